@@ -1,0 +1,22 @@
+//! # blame-formats: the files between the pipeline's stages
+//!
+//! ```text
+//! sampler ──sample stream──> blame-post <──static db── blame-static
+//!                                │
+//!                             results ──> gui-export
+//! ```
+//!
+//! Every binary file is a [`container`]: magic, version, then zstd-compressed
+//! chunks with checksums, so a crash loses at most the last chunk and readers
+//! report torn or corrupt data as typed [`FormatError`]s instead of panicking.
+//! [`jsonl`] is the text form of samples with symbolic frames. This crate
+//! depends on no other workspace crate; `FORMATS.md` documents the layouts.
+
+pub mod container;
+pub mod error;
+pub mod jsonl;
+pub mod results;
+pub mod static_db;
+pub mod stream;
+
+pub use error::{FormatError, Result};

@@ -1,0 +1,225 @@
+//! Results: resolved blame per variable, per process (rank) and context,
+//! written by `blame post` (one file per shard) and reduced by `blame merge`.
+
+use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind};
+use crate::error::{FormatError, Result};
+use crate::stream::EventDesc;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+pub const RESULTS: Kind = Kind {
+    name: "blame results",
+    magic: *b"BLAMERES",
+    version: 1,
+};
+
+/// A symbolized frame, as results and JSON-lines samples carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SymFrame {
+    pub function: String,
+    #[serde(default)]
+    pub file: String,
+    #[serde(default)]
+    pub line: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub column: u32,
+    /// True for a frame expanded from DWARF inline info.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inlined: bool,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// One profiled process in the results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    pub rank: Option<u32>,
+    pub pid: u32,
+    pub host: String,
+    pub command: Vec<String>,
+    /// mpirun, a shell...: recorded, but not part of the application's ranks.
+    pub launcher: bool,
+    /// Samples of each event (indexed like `ResultsHeader::events`).
+    pub samples: Vec<f64>,
+}
+
+/// Which slice of the run a partial result covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultsHeader {
+    pub producer: String,
+    pub events: Vec<EventDesc>,
+    pub processes: Vec<ProcessInfo>,
+    /// `None` for a complete (merged) result.
+    pub shard: Option<Shard>,
+}
+
+/// The blame of one variable (or function) in one process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessValue {
+    /// Index into `ResultsHeader::processes`.
+    pub process: u32,
+    /// Samples whose blame reaches the variable (fractional for memory events).
+    pub inclusive: f64,
+    /// Samples that wrote the variable's own memory directly.
+    pub exclusive: f64,
+    /// For memory events: the attribution under each method (`raw`, `loop`, `skid`, `direct`).
+    #[serde(default)]
+    pub methods: Vec<(String, f64)>,
+}
+
+/// What a blamed name is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct VariableKey {
+    pub name: String,
+    /// Defining function (demangled); empty for globals.
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    pub type_name: String,
+    /// local, param, global, field, heap.
+    pub kind: String,
+    pub event: u16,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariableBlame {
+    pub key: VariableKey,
+    pub values: Vec<ProcessValue>,
+}
+
+/// Code-centric totals for one function.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FunctionKey {
+    pub name: String,
+    pub file: String,
+    pub event: u16,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionBlame {
+    pub key: FunctionKey,
+    pub values: Vec<ProcessValue>,
+}
+
+/// One calling context (stack + line) that contributed to a variable's blame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextBlame {
+    pub variable: VariableKey,
+    pub process: u32,
+    /// Innermost first.
+    pub frames: Vec<SymFrame>,
+    pub samples: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ResultRecord {
+    Variable(VariableBlame),
+    Function(FunctionBlame),
+    Context(ContextBlame),
+}
+
+/// A results file in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Results {
+    pub header: ResultsHeader,
+    pub variables: Vec<VariableBlame>,
+    pub functions: Vec<FunctionBlame>,
+    pub contexts: Vec<ContextBlame>,
+}
+
+impl Results {
+    /// Writes atomically (temporary file, then rename), so a reader never sees half a result.
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+        let file = File::create(&tmp).map_err(|e| FormatError::io(&tmp, e))?;
+        let mut w = ContainerWriter::new(std::io::BufWriter::new(file), &tmp, RESULTS, &self.header)?;
+        let mut buf = Vec::new();
+        let mut count = 0u32;
+        let records = self
+            .variables
+            .iter()
+            .cloned()
+            .map(ResultRecord::Variable)
+            .chain(self.functions.iter().cloned().map(ResultRecord::Function))
+            .chain(self.contexts.iter().cloned().map(ResultRecord::Context));
+        for rec in records {
+            encode_into(&mut buf, &rec)?;
+            count += 1;
+            if buf.len() > 1 << 20 {
+                w.write_chunk(&buf, count)?;
+                buf.clear();
+                count = 0;
+            }
+        }
+        if count > 0 {
+            w.write_chunk(&buf, count)?;
+        }
+        w.flush()?;
+        let file = w.into_inner().into_inner().map_err(|e| FormatError::io(&tmp, e.into_error()))?;
+        file.sync_all().map_err(|e| FormatError::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| FormatError::io(path, e))
+    }
+
+    pub fn read(path: impl AsRef<Path>) -> Result<Results> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| FormatError::io(path, e))?;
+        Self::read_from(BufReader::new(file), path)
+    }
+
+    pub fn read_bytes(bytes: &[u8]) -> Result<Results> {
+        Self::read_from(bytes, Path::new("<memory>"))
+    }
+
+    fn read_from<R: Read>(input: R, path: &Path) -> Result<Results> {
+        let (mut r, header): (_, ResultsHeader) = ContainerReader::open(input, path, RESULTS)?;
+        let mut out = Results {
+            header,
+            variables: Vec::new(),
+            functions: Vec::new(),
+            contexts: Vec::new(),
+        };
+        let nproc = out.header.processes.len() as u32;
+        while let Some(chunk) = r.next_chunk()? {
+            for rec in chunk.decode::<ResultRecord>(path)? {
+                let bad_process = |p: u32| FormatError::CorruptChunk {
+                    path: path.to_path_buf(),
+                    chunk: chunk.index,
+                    offset: chunk.offset,
+                    reason: format!("refers to process {p} of {nproc}"),
+                };
+                match rec {
+                    ResultRecord::Variable(v) => {
+                        if let Some(p) = v.values.iter().find(|x| x.process >= nproc) {
+                            return Err(bad_process(p.process));
+                        }
+                        out.variables.push(v)
+                    }
+                    ResultRecord::Function(f) => {
+                        if let Some(p) = f.values.iter().find(|x| x.process >= nproc) {
+                            return Err(bad_process(p.process));
+                        }
+                        out.functions.push(f)
+                    }
+                    ResultRecord::Context(c) => {
+                        if c.process >= nproc {
+                            return Err(bad_process(c.process));
+                        }
+                        out.contexts.push(c)
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}

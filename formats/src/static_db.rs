@@ -1,0 +1,332 @@
+//! Static db: the per-function blame summaries written by `blame cc` /
+//! `blame analyze` and read by post-processing.
+//!
+//! A summary holds what post-mortem resolution needs (dissertation ch. 3):
+//! each variable's blamed source lines (explicit and implicit), the exit
+//! variables, per call site the caller variables each call output reaches
+//! (the transfer function), side-effect and parameter-alias pairs, and for
+//! the cache-miss passes (ch. 5) the natural loops and the distinct reads of
+//! each line. Functions are keyed by (linkage name, source file) and carry a
+//! hash of their IR, so dbs from many translation units merge and an
+//! unchanged function is never re-analysed.
+
+use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind};
+use crate::error::{FormatError, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+pub const STATIC_DB: Kind = Kind {
+    name: "blame static db",
+    magic: *b"BLAMESDB",
+    version: 1,
+};
+
+/// What a variable is, as the reports show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum VarKind {
+    Local,
+    Param,
+    Return,
+    Global,
+    Field,
+}
+
+impl VarKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VarKind::Local => "local",
+            VarKind::Param => "param",
+            VarKind::Return => "return",
+            VarKind::Global => "global",
+            VarKind::Field => "field",
+        }
+    }
+}
+
+/// One node of a function's compact blame graph that is reported to users:
+/// a local, parameter, return value, global, or a field path below one of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Variable {
+    /// Dotted path, e.g. `se`, `se.sX`, `solver->ksp` is written `solver.ksp`.
+    pub name: String,
+    pub kind: VarKind,
+    /// Source type name from debug info, e.g. `int *`, `struct StructEx`.
+    pub type_name: String,
+    /// Declaration line (0 when unknown).
+    pub line: u32,
+    /// Index of the containing variable for fields (container resolution).
+    pub parent: Option<u32>,
+    /// For parameters: the argument position. For fields of parameters the
+    /// root's position is found through `parent`.
+    pub param_index: Option<u32>,
+    /// True for exit variables (parameters reached through pointers, the
+    /// return value, globals): blame on them flows to the caller.
+    pub is_exit: bool,
+    /// True when the variable (or field) is a pointer: blame reaches the memory it points to.
+    pub is_pointer: bool,
+    /// Lines in the backward slices of writes to the variable (explicit blame).
+    pub explicit_lines: Vec<u32>,
+    /// Lines that blame the variable through control flow only (implicit blame).
+    pub implicit_lines: Vec<u32>,
+    /// Lines that store directly into the variable's own memory (exclusive blame).
+    pub write_lines: Vec<u32>,
+    /// Other variables of this function that alias this one.
+    pub aliases: Vec<u32>,
+}
+
+impl Variable {
+    /// All blamed lines, explicit and implicit, sorted and unique.
+    pub fn lines(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.explicit_lines.iter().chain(&self.implicit_lines).copied().collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// A value a call hands back to its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CallOutput {
+    /// The return value.
+    Return,
+    /// The memory reached through argument N (0-based).
+    Arg(u32),
+}
+
+/// Caller variables blamed when one output of a call is blamed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputBinding {
+    pub output: CallOutput,
+    /// Caller variables (indices into `FunctionSummary::variables`) that the
+    /// output writes or flows into, already closed over the caller's compact
+    /// graph; containers are added by post-processing.
+    pub blamed: Vec<u32>,
+}
+
+/// One call instruction of a function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallSite {
+    pub line: u32,
+    pub column: u32,
+    /// Linkage name of the callee, `None` for calls through a pointer.
+    pub callee: Option<String>,
+    pub arg_count: u32,
+    pub outputs: Vec<OutputBinding>,
+    /// For callees without IR: the outputs a sample inside the callee blames,
+    /// from the library models (libm: return; MPI_Recv: the buffer; ...) or the
+    /// prototype heuristic. `None` when the callee is expected to have a summary.
+    pub model: Option<Vec<CallOutput>>,
+}
+
+/// A parameter that, inside the function, takes blame from another (3.3.1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideEffect {
+    pub blamed_param: u32,
+    pub from_param: u32,
+}
+
+/// A natural loop: the source lines of its blocks, and its enclosing loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoopInfo {
+    pub header_line: u32,
+    pub lines: Vec<u32>,
+    pub parent: Option<u32>,
+}
+
+/// How a read's address was indexed, to tell distinct reads apart (5.2.1).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ReadIndex {
+    /// A scalar read, or a field at a fixed offset.
+    None,
+    /// Indexed by the value of this variable.
+    Var(u32),
+    /// Indexed by a constant.
+    Const(i64),
+    /// Indexed by some other expression; equal ids mean the same SSA value.
+    Expr(u32),
+}
+
+/// One distinct memory read on a line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct MemRead {
+    pub variable: u32,
+    pub index: ReadIndex,
+}
+
+/// The distinct reads of one source line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineReads {
+    pub line: u32,
+    pub reads: Vec<MemRead>,
+}
+
+/// Everything post-processing needs about one function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionSummary {
+    pub linkage_name: String,
+    /// Demangled name (equal to the linkage name for C).
+    pub name: String,
+    pub file: String,
+    pub line: u32,
+    /// Hash of the function's IR: equal hashes mean the summary can be reused.
+    pub ir_hash: u64,
+    /// False when the IR had no debug locations: lines are missing and
+    /// reports for this function can be by function only.
+    pub has_line_info: bool,
+    pub variables: Vec<Variable>,
+    pub call_sites: Vec<CallSite>,
+    pub side_effects: Vec<SideEffect>,
+    /// Pairs of parameters that alias after the call returns.
+    pub param_aliases: Vec<(u32, u32)>,
+    pub loops: Vec<LoopInfo>,
+    pub reads: Vec<LineReads>,
+    /// Every line with an instruction, sorted (for skid negation and coverage).
+    pub lines: Vec<u32>,
+}
+
+impl FunctionSummary {
+    pub fn key(&self) -> (String, String) {
+        (self.linkage_name.clone(), self.file.clone())
+    }
+
+    /// Checks internal references so a corrupt summary is an error, not a panic later.
+    pub fn validate(&self) -> Result<()> {
+        let n = self.variables.len() as u32;
+        let bad = |reason: String| FormatError::Invalid {
+            context: format!("static summary of {}", self.linkage_name),
+            reason,
+        };
+        for (i, v) in self.variables.iter().enumerate() {
+            if let Some(p) = v.parent {
+                if p >= n || p as usize == i {
+                    return Err(bad(format!("variable {} has parent {p} of {n}", v.name)));
+                }
+            }
+            if let Some(a) = v.aliases.iter().find(|&&a| a >= n) {
+                return Err(bad(format!("variable {} aliases {a} of {n}", v.name)));
+            }
+        }
+        for c in &self.call_sites {
+            for o in &c.outputs {
+                if let Some(b) = o.blamed.iter().find(|&&b| b >= n) {
+                    return Err(bad(format!("call at line {} blames variable {b} of {n}", c.line)));
+                }
+            }
+        }
+        for l in &self.loops {
+            if l.parent.is_some_and(|p| p as usize >= self.loops.len()) {
+                return Err(bad("loop parent out of range".into()));
+            }
+        }
+        for lr in &self.reads {
+            if let Some(r) = lr.reads.iter().find(|r| r.variable >= n) {
+                return Err(bad(format!("read of variable {} on line {}", r.variable, lr.line)));
+            }
+        }
+        // A cycle in parents would hang container resolution.
+        for start in 0..self.variables.len() {
+            let mut cur = self.variables[start].parent;
+            let mut steps = 0;
+            while let Some(p) = cur {
+                steps += 1;
+                if steps > self.variables.len() {
+                    return Err(bad(format!("parent cycle at variable {}", self.variables[start].name)));
+                }
+                cur = self.variables[p as usize].parent;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Header of a static db file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StaticDbHeader {
+    /// e.g. `blame 0.1.0`.
+    pub producer: String,
+    /// LLVM version the IR was read with.
+    pub llvm_version: String,
+}
+
+/// A set of function summaries, keyed by (linkage name, file).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StaticDb {
+    pub functions: BTreeMap<(String, String), FunctionSummary>,
+}
+
+impl StaticDb {
+    pub fn insert(&mut self, f: FunctionSummary) {
+        self.functions.insert(f.key(), f);
+    }
+
+    /// Adds every function of `other`, replacing summaries with the same key.
+    pub fn merge(&mut self, other: StaticDb) {
+        self.functions.extend(other.functions);
+    }
+
+    /// The summary for `key` if its IR hash is still `ir_hash`.
+    pub fn cached(&self, linkage_name: &str, file: &str, ir_hash: u64) -> Option<&FunctionSummary> {
+        self.functions
+            .get(&(linkage_name.to_string(), file.to_string()))
+            .filter(|f| f.ir_hash == ir_hash)
+    }
+
+    pub fn len(&self) -> usize {
+        self.functions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty()
+    }
+
+    /// Writes atomically: to a temporary file beside `path`, then renamed.
+    pub fn write(&self, path: impl AsRef<Path>, header: &StaticDbHeader) -> Result<()> {
+        let path = path.as_ref();
+        let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+        let file = File::create(&tmp).map_err(|e| FormatError::io(&tmp, e))?;
+        let mut w = ContainerWriter::new(std::io::BufWriter::new(file), &tmp, STATIC_DB, header)?;
+        let mut buf = Vec::new();
+        let mut count = 0u32;
+        for f in self.functions.values() {
+            encode_into(&mut buf, f)?;
+            count += 1;
+            if buf.len() > 1 << 20 {
+                w.write_chunk(&buf, count)?;
+                buf.clear();
+                count = 0;
+            }
+        }
+        if count > 0 {
+            w.write_chunk(&buf, count)?;
+        }
+        w.flush()?;
+        let file = w.into_inner().into_inner().map_err(|e| FormatError::io(&tmp, e.into_error()))?;
+        file.sync_all().map_err(|e| FormatError::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| FormatError::io(path, e))
+    }
+
+    pub fn read(path: impl AsRef<Path>) -> Result<(StaticDb, StaticDbHeader)> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| FormatError::io(path, e))?;
+        Self::read_from(BufReader::new(file), path)
+    }
+
+    pub fn read_bytes(bytes: &[u8]) -> Result<(StaticDb, StaticDbHeader)> {
+        Self::read_from(bytes, Path::new("<memory>"))
+    }
+
+    fn read_from<R: Read>(input: R, path: &Path) -> Result<(StaticDb, StaticDbHeader)> {
+        let (mut r, header) = ContainerReader::open(input, path, STATIC_DB)?;
+        let mut db = StaticDb::default();
+        while let Some(chunk) = r.next_chunk()? {
+            for f in chunk.decode::<FunctionSummary>(path)? {
+                f.validate()?;
+                db.insert(f);
+            }
+        }
+        Ok((db, header))
+    }
+}

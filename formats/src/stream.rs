@@ -1,0 +1,536 @@
+//! Sample stream: one file per profiled process, written by the sampler.
+//!
+//! Records are appended in chunks (see [`crate::container`]). Stacks are
+//! deduplicated into a parent-linked table: each [`StackNode`] is one frame
+//! plus the id of the node for its caller, so a sample stores a single id and
+//! a stack of depth 20 seen a million times is stored once.
+
+use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind};
+use crate::error::{FormatError, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+pub const STREAM: Kind = Kind {
+    name: "blame sample stream",
+    magic: *b"BLAMESMP",
+    version: 1,
+};
+
+/// How an event is sampled: every N occurrences, or N times a second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Sampling {
+    Period(u64),
+    Frequency(u64),
+}
+
+/// One event the sampler recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventDesc {
+    /// User-facing name, e.g. `cpu-clock`, `cache-misses`, `r01a1`.
+    pub name: String,
+    pub sampling: Sampling,
+    /// What one unit of a sample's weight is: `ns` for clocks, `events` for counters.
+    pub unit: String,
+    /// True for cache/TLB miss events: post-processing uses the approximate data-centric passes.
+    pub memory: bool,
+}
+
+/// Everything known about the process when its stream is opened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamHeader {
+    pub host: String,
+    pub command: Vec<String>,
+    pub pid: u32,
+    pub ppid: u32,
+    /// MPI rank from `OMPI_COMM_WORLD_RANK`, `PMI_RANK` or `SLURM_PROCID`.
+    pub rank: Option<u32>,
+    pub world_size: Option<u32>,
+    pub events: Vec<EventDesc>,
+    /// `dwarf`, `fp` or `ptrace`.
+    pub call_graph: String,
+    /// Unix time in nanoseconds when sampling of this process began.
+    pub start_time_ns: u64,
+    /// Free-form facts (sampler version, kernel, paranoid level...).
+    pub extra: Vec<(String, String)>,
+}
+
+/// A file mapped into the process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mapping {
+    pub pid: u32,
+    pub start: u64,
+    pub end: u64,
+    pub file_offset: u64,
+    pub path: String,
+    /// GNU build-id of the object, empty when it has none or it could not be read.
+    pub build_id: Vec<u8>,
+}
+
+/// A thread's name (from PERF_RECORD_COMM or /proc).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadName {
+    pub pid: u32,
+    pub tid: u32,
+    pub name: String,
+}
+
+/// One node of the stack table. The stack of a node is its frame followed by
+/// the stack of its parent, so the innermost frame comes first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackNode {
+    /// Ids start at 1; 0 is the empty stack.
+    pub id: u32,
+    pub parent: u32,
+    /// The sampled PC for the innermost frame, a return address for the others.
+    pub address: u64,
+}
+
+/// One sample. `time_delta_ns` is relative to the previous sample of the same
+/// chunk (the first sample of a chunk carries the absolute time), which keeps
+/// samples a few bytes each; readers hand out absolute times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct EncodedSample {
+    tid: u32,
+    time_delta_ns: i64,
+    event: u16,
+    weight: u64,
+    stack: u32,
+    data_address: Option<u64>,
+}
+
+/// A sample as readers see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub tid: u32,
+    /// Nanoseconds, on the clock of `StreamHeader::start_time_ns`'s host (CLOCK_MONOTONIC for perf).
+    pub time_ns: u64,
+    /// Index into `StreamHeader::events`.
+    pub event: u16,
+    /// The event count this sample stands for (period, or ns for clocks).
+    pub weight: u64,
+    pub stack: u32,
+    pub data_address: Option<u64>,
+}
+
+/// Samples the kernel or the sampler had to drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lost {
+    pub event: u16,
+    pub count: u64,
+}
+
+/// The last record of a stream whose process ended while being recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessEnd {
+    /// Exit code, or `128 + signal` when killed.
+    pub exit_status: Option<i32>,
+    pub signal: Option<i32>,
+    pub time_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+enum WireRecord {
+    Mapping(Mapping),
+    Thread(ThreadName),
+    Stack(StackNode),
+    Sample(EncodedSample),
+    Lost(Lost),
+    Exec { command: Vec<String> },
+    End(ProcessEnd),
+}
+
+/// A record as readers see it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Mapping(Mapping),
+    Thread(ThreadName),
+    Stack(StackNode),
+    Sample(Sample),
+    Lost(Lost),
+    Exec { command: Vec<String> },
+    End(ProcessEnd),
+}
+
+/// Interns stacks (outermost caller last) into parent-linked nodes.
+#[derive(Default)]
+pub struct StackInterner {
+    nodes: HashMap<(u32, u64), u32>,
+    next_id: u32,
+}
+
+impl StackInterner {
+    /// Returns the id of `frames` (innermost first) and pushes any new nodes to `new_nodes`.
+    pub fn intern(&mut self, frames: &[u64], new_nodes: &mut Vec<StackNode>) -> u32 {
+        let mut parent = 0u32;
+        for &address in frames.iter().rev() {
+            parent = match self.nodes.get(&(parent, address)) {
+                Some(&id) => id,
+                None => {
+                    self.next_id += 1;
+                    let id = self.next_id;
+                    self.nodes.insert((parent, address), id);
+                    new_nodes.push(StackNode { id, parent, address });
+                    id
+                }
+            };
+        }
+        parent
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// Appends records to a sample stream, in chunks of about `chunk_bytes`.
+pub struct StreamWriter<W: Write = std::io::BufWriter<File>> {
+    container: ContainerWriter<W>,
+    buf: Vec<u8>,
+    records_in_buf: u32,
+    last_time: u64,
+    chunk_bytes: usize,
+    stacks: StackInterner,
+    new_nodes: Vec<StackNode>,
+    samples_written: u64,
+    records_written: u64,
+}
+
+impl StreamWriter<std::io::BufWriter<File>> {
+    /// Creates `path` (failing if it exists, so concurrent recorders never clobber each other).
+    pub fn create(path: impl AsRef<Path>, header: &StreamHeader) -> Result<Self> {
+        let path = path.as_ref();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| FormatError::io(path, e))?;
+        Self::new(std::io::BufWriter::new(file), path, header)
+    }
+}
+
+impl<W: Write> StreamWriter<W> {
+    pub fn new(out: W, path: impl Into<PathBuf>, header: &StreamHeader) -> Result<Self> {
+        Ok(StreamWriter {
+            container: ContainerWriter::new(out, path, STREAM, header)?,
+            buf: Vec::with_capacity(1 << 18),
+            records_in_buf: 0,
+            last_time: 0,
+            chunk_bytes: 1 << 18,
+            stacks: StackInterner::default(),
+            new_nodes: Vec::new(),
+            samples_written: 0,
+            records_written: 0,
+        })
+    }
+
+    /// Sets the uncompressed size at which a chunk is sealed (the most a crash can lose).
+    pub fn with_chunk_bytes(mut self, bytes: usize) -> Self {
+        self.chunk_bytes = bytes.clamp(1 << 10, crate::container::MAX_CHUNK_BYTES as usize / 2);
+        self
+    }
+
+    fn push(&mut self, record: &WireRecord) -> Result<()> {
+        encode_into(&mut self.buf, record)?;
+        self.records_in_buf += 1;
+        self.records_written += 1;
+        if self.buf.len() >= self.chunk_bytes {
+            self.seal_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered records as one chunk.
+    pub fn seal_chunk(&mut self) -> Result<()> {
+        if self.records_in_buf == 0 {
+            return Ok(());
+        }
+        self.container.write_chunk(&self.buf, self.records_in_buf)?;
+        self.buf.clear();
+        self.records_in_buf = 0;
+        self.last_time = 0;
+        Ok(())
+    }
+
+    /// Seals the current chunk and flushes it to the operating system.
+    pub fn flush(&mut self) -> Result<()> {
+        self.seal_chunk()?;
+        self.container.flush()
+    }
+
+    pub fn write_mapping(&mut self, m: Mapping) -> Result<()> {
+        self.push(&WireRecord::Mapping(m))
+    }
+
+    pub fn write_thread(&mut self, t: ThreadName) -> Result<()> {
+        self.push(&WireRecord::Thread(t))
+    }
+
+    pub fn write_lost(&mut self, lost: Lost) -> Result<()> {
+        self.push(&WireRecord::Lost(lost))
+    }
+
+    pub fn write_exec(&mut self, command: Vec<String>) -> Result<()> {
+        self.push(&WireRecord::Exec { command })
+    }
+
+    pub fn write_end(&mut self, end: ProcessEnd) -> Result<()> {
+        self.push(&WireRecord::End(end))
+    }
+
+    /// Interns `frames` (innermost first) and returns its stack id, writing new table nodes.
+    pub fn intern_stack(&mut self, frames: &[u64]) -> Result<u32> {
+        let id = self.stacks.intern(frames, &mut self.new_nodes);
+        let nodes = std::mem::take(&mut self.new_nodes);
+        for node in &nodes {
+            self.push(&WireRecord::Stack(*node))?;
+        }
+        self.new_nodes = nodes;
+        self.new_nodes.clear();
+        Ok(id)
+    }
+
+    /// Writes a sample whose stack was interned with [`Self::intern_stack`].
+    pub fn write_sample(&mut self, s: Sample) -> Result<()> {
+        let delta = s.time_ns.wrapping_sub(self.last_time) as i64;
+        self.last_time = s.time_ns;
+        self.samples_written += 1;
+        self.push(&WireRecord::Sample(EncodedSample {
+            tid: s.tid,
+            time_delta_ns: delta,
+            event: s.event,
+            weight: s.weight,
+            stack: s.stack,
+            data_address: s.data_address,
+        }))
+    }
+
+    /// Interns the stack and writes the sample in one call.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_sample_with_stack(&mut self, tid: u32, time_ns: u64, event: u16, weight: u64, frames: &[u64], data_address: Option<u64>) -> Result<()> {
+        let stack = self.intern_stack(frames)?;
+        self.write_sample(Sample {
+            tid,
+            time_ns,
+            event,
+            weight,
+            stack,
+            data_address,
+        })
+    }
+
+    pub fn samples_written(&self) -> u64 {
+        self.samples_written
+    }
+
+    pub fn records_written(&self) -> u64 {
+        self.records_written
+    }
+
+    /// Bytes on disk so far (sealed chunks only).
+    pub fn bytes_written(&self) -> u64 {
+        self.container.bytes_written()
+    }
+
+    /// Seals the last chunk and returns the underlying writer, flushed.
+    pub fn finish(mut self) -> Result<W> {
+        self.flush()?;
+        Ok(self.container.into_inner())
+    }
+}
+
+/// Reads a sample stream record by record.
+pub struct StreamReader<R: Read> {
+    container: ContainerReader<R>,
+    pending: std::vec::IntoIter<WireRecord>,
+    last_time: u64,
+    records_read: u64,
+}
+
+impl StreamReader<BufReader<File>> {
+    pub fn open(path: impl AsRef<Path>) -> Result<(Self, StreamHeader)> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| FormatError::io(path, e))?;
+        Self::new(BufReader::new(file), path)
+    }
+}
+
+impl<R: Read> StreamReader<R> {
+    pub fn new(input: R, path: impl Into<PathBuf>) -> Result<(Self, StreamHeader)> {
+        let (container, header) = ContainerReader::open(input, path, STREAM)?;
+        Ok((
+            StreamReader {
+                container,
+                pending: Vec::new().into_iter(),
+                last_time: 0,
+                records_read: 0,
+            },
+            header,
+        ))
+    }
+
+    /// The next record, `Ok(None)` at a clean end.
+    pub fn next_record(&mut self) -> Result<Option<Record>> {
+        loop {
+            if let Some(wire) = self.pending.next() {
+                self.records_read += 1;
+                return Ok(Some(match wire {
+                    WireRecord::Mapping(m) => Record::Mapping(m),
+                    WireRecord::Thread(t) => Record::Thread(t),
+                    WireRecord::Stack(s) => Record::Stack(s),
+                    WireRecord::Lost(l) => Record::Lost(l),
+                    WireRecord::Exec { command } => Record::Exec { command },
+                    WireRecord::End(e) => Record::End(e),
+                    WireRecord::Sample(e) => {
+                        self.last_time = self.last_time.wrapping_add(e.time_delta_ns as u64);
+                        Record::Sample(Sample {
+                            tid: e.tid,
+                            time_ns: self.last_time,
+                            event: e.event,
+                            weight: e.weight,
+                            stack: e.stack,
+                            data_address: e.data_address,
+                        })
+                    }
+                }));
+            }
+            match self.container.next_chunk()? {
+                None => return Ok(None),
+                Some(chunk) => {
+                    // Decode the whole chunk before handing any of it out: a
+                    // corrupt chunk yields an error, never half its records.
+                    let records: Vec<WireRecord> = chunk.decode(self.container.path())?;
+                    self.pending = records.into_iter();
+                    self.last_time = 0;
+                }
+            }
+        }
+    }
+
+    pub fn records_read(&self) -> u64 {
+        self.records_read
+    }
+}
+
+/// A whole stream in memory, with its stack table resolved.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    pub header: Option<StreamHeader>,
+    pub mappings: Vec<Mapping>,
+    pub threads: Vec<ThreadName>,
+    /// Indexed by stack id; entry 0 is the empty stack.
+    pub stacks: Vec<StackNode>,
+    pub samples: Vec<Sample>,
+    pub lost: Vec<Lost>,
+    pub execs: Vec<Vec<String>>,
+    pub end: Option<ProcessEnd>,
+}
+
+impl Stream {
+    /// The frames of stack `id`, innermost first. Fails on a dangling or cyclic id.
+    pub fn frames(&self, id: u32) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        let mut cur = id;
+        while cur != 0 {
+            let node = self.stacks.get(cur as usize).filter(|n| n.id == cur).ok_or_else(|| FormatError::Invalid {
+                context: "stack table".into(),
+                reason: format!("stack id {cur} is not defined"),
+            })?;
+            out.push(node.address);
+            if out.len() > self.stacks.len() {
+                return Err(FormatError::Invalid {
+                    context: "stack table".into(),
+                    reason: format!("stack {id} has a cycle"),
+                });
+            }
+            cur = node.parent;
+        }
+        Ok(out)
+    }
+
+    pub fn header(&self) -> &StreamHeader {
+        self.header.as_ref().expect("a read stream has a header")
+    }
+}
+
+/// How much of a damaged stream could be read.
+#[derive(Debug)]
+pub struct Recovery {
+    pub records_recovered: u64,
+    /// Why reading stopped early; `None` when the file was complete.
+    pub stopped_by: Option<FormatError>,
+}
+
+/// Reads a whole stream; any damage is an error.
+pub fn read_stream(path: impl AsRef<Path>) -> Result<Stream> {
+    let (stream, recovery) = read_stream_recovering(path)?;
+    match recovery.stopped_by {
+        None => Ok(stream),
+        Some(e) => Err(e),
+    }
+}
+
+/// Reads as much of a stream as is intact. A damaged header is still an
+/// error; damage after it stops reading and is reported in [`Recovery`].
+pub fn read_stream_recovering(path: impl AsRef<Path>) -> Result<(Stream, Recovery)> {
+    let (reader, header) = StreamReader::open(path)?;
+    collect(reader, header)
+}
+
+/// [`read_stream_recovering`] over bytes in memory (used by tests and fuzzing).
+pub fn read_stream_bytes(bytes: &[u8]) -> Result<(Stream, Recovery)> {
+    let (reader, header) = StreamReader::new(bytes, "<memory>")?;
+    collect(reader, header)
+}
+
+fn collect<R: Read>(mut reader: StreamReader<R>, header: StreamHeader) -> Result<(Stream, Recovery)> {
+    let mut s = Stream {
+        header: Some(header),
+        stacks: vec![StackNode { id: 0, parent: 0, address: 0 }],
+        ..Default::default()
+    };
+    let stopped_by = loop {
+        match reader.next_record() {
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+            Ok(Some(record)) => match record {
+                Record::Mapping(m) => s.mappings.push(m),
+                Record::Thread(t) => s.threads.push(t),
+                Record::Stack(node) => {
+                    if node.id as usize != s.stacks.len() || node.parent >= node.id {
+                        break Some(FormatError::Invalid {
+                            context: reader.container.path().display().to_string(),
+                            reason: format!("stack node {} (parent {}) out of order after {} nodes", node.id, node.parent, s.stacks.len() - 1),
+                        });
+                    }
+                    s.stacks.push(node);
+                }
+                Record::Sample(sample) => {
+                    if sample.stack as usize >= s.stacks.len() {
+                        break Some(FormatError::Invalid {
+                            context: reader.container.path().display().to_string(),
+                            reason: format!("sample refers to stack {} before it is defined", sample.stack),
+                        });
+                    }
+                    s.samples.push(sample)
+                }
+                Record::Lost(l) => s.lost.push(l),
+                Record::Exec { command } => s.execs.push(command),
+                Record::End(e) => s.end = Some(e),
+            },
+        }
+    };
+    Ok((
+        s,
+        Recovery {
+            records_recovered: reader.records_read(),
+            stopped_by,
+        },
+    ))
+}

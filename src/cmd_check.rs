@@ -1,0 +1,75 @@
+//! `blame check FILE...`: validates blame files and summarizes them, reporting
+//! how many records a damaged sample stream still yields.
+
+use anyhow::{bail, Context, Result};
+use blame_formats::{results::Results, static_db::StaticDb, stream};
+use std::io::Read;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Files to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+pub fn run(args: CheckArgs) -> Result<()> {
+    let mut failed = 0;
+    for path in &args.files {
+        match check_one(path) {
+            Ok(summary) => println!("{}: {summary}", path.display()),
+            Err(e) => {
+                failed += 1;
+                eprintln!("{}: {e:#}", path.display());
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} files are damaged", args.files.len());
+    }
+    Ok(())
+}
+
+fn check_one(path: &PathBuf) -> Result<String> {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?
+        .read_exact(&mut magic)
+        .with_context(|| format!("{} is too short to be a blame file", path.display()))?;
+    match &magic {
+        m if m == &stream::STREAM.magic => {
+            let (s, rec) = stream::read_stream_recovering(path)?;
+            let h = s.header();
+            let mut text = format!(
+                "sample stream of pid {} rank {} ({}), {} samples, {} stacks, {} mappings, {} records",
+                h.pid,
+                h.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+                h.command.join(" "),
+                s.samples.len(),
+                s.stacks.len().saturating_sub(1),
+                s.mappings.len(),
+                rec.records_recovered
+            );
+            if let Some(e) = rec.stopped_by {
+                text.push_str(&format!("; DAMAGED, reading stopped: {e}"));
+                bail!("{text}");
+            }
+            Ok(text)
+        }
+        m if m == &blame_formats::static_db::STATIC_DB.magic => {
+            let (db, h) = StaticDb::read(path)?;
+            Ok(format!("static db from {} (LLVM {}), {} functions", h.producer, h.llvm_version, db.len()))
+        }
+        m if m == &blame_formats::results::RESULTS.magic => {
+            let r = Results::read(path)?;
+            Ok(format!(
+                "results of {} processes, {} variables, {} functions, {} contexts",
+                r.header.processes.len(),
+                r.variables.len(),
+                r.functions.len(),
+                r.contexts.len()
+            ))
+        }
+        _ => bail!("not a blame file (magic {magic:?})"),
+    }
+}
