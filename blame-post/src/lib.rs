@@ -1,1 +1,70 @@
-//! placeholder
+//! # blame-post: post-mortem blame resolution
+//!
+//! ```text
+//! run dir (sample streams) or JSONL ──┐
+//!                         static db ──┼──> blame-post ──> results (per shard) ──merge──> results
+//!                          binaries ──┘
+//! ```
+//!
+//! Reads what the sampler recorded and what the static pass summarized,
+//! symbolizes stacks (with inlined frames), resolves each unique calling
+//! context once through transfer functions, side effects and container
+//! resolution ([`resolve`]), and sums blame per variable, function and
+//! context per process ([`aggregate`]). `blame post --shard I/N` processes a
+//! slice of the run ([`shard`]); [`merge`] reduces the slices. Nothing here
+//! prints: rendering is `blame-gui-export`'s job.
+
+pub mod aggregate;
+pub mod error;
+pub mod input;
+pub mod merge;
+pub mod resolve;
+pub mod shard;
+pub mod static_index;
+pub mod symbolize;
+
+pub use error::{PostError, Result};
+pub use input::Run;
+pub use shard::ShardSpec;
+pub use static_index::StaticIndex;
+
+use blame_formats::results::{Results, ResultsHeader, Shard};
+
+/// Resolves the part of `run` that belongs to `shard`.
+///
+/// Returns the results and any warnings (missing binaries, torn streams).
+pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<(Results, Vec<String>)> {
+    let nevents = run.events.len();
+    let mut acc = aggregate::Accumulator::default();
+    let mut warnings = Vec::new();
+    for i in 0..run.processes.len() {
+        let profile = run.load_process(i, shard)?;
+        warnings.extend(profile.warnings.iter().cloned());
+        acc.add_process(index, &profile, nevents);
+    }
+    let mut processes = run.processes.clone();
+    for (i, p) in processes.iter_mut().enumerate() {
+        p.samples = acc.totals.get(&(i as u32)).cloned().unwrap_or_else(|| vec![0.0; nevents]);
+    }
+    let (variables, functions, contexts) = acc.into_records();
+    Ok((
+        Results {
+            header: ResultsHeader {
+                producer: format!("blame {}", env!("CARGO_PKG_VERSION")),
+                events: run.events.clone(),
+                processes,
+                shard: (!shard.is_whole()).then_some(Shard {
+                    index: shard.index,
+                    count: shard.count,
+                }),
+            },
+            variables,
+            functions,
+            contexts,
+        },
+        warnings,
+    ))
+}
+
+#[cfg(test)]
+mod tests_fig3_14;

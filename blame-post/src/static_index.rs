@@ -1,0 +1,99 @@
+//! Finds the static summary of a symbolized frame: by linkage name, then by
+//! demangled name, with the source file breaking ties between same-named
+//! functions (C `static` functions in different files).
+
+use blame_formats::static_db::{FunctionSummary, StaticDb};
+use std::collections::HashMap;
+
+pub struct StaticIndex {
+    pub functions: Vec<FunctionSummary>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+/// `A::f(int) const` → `A::f`: symbolizers and summaries disagree on
+/// whether parameter lists are part of a demangled name.
+fn strip_params(name: &str) -> &str {
+    match name.find('(') {
+        Some(i) if i > 0 => &name[..i],
+        _ => name,
+    }
+}
+
+/// True when two paths plausibly name the same source file (one may be
+/// relative to a build directory, the other absolute).
+pub fn same_file(a: &str, b: &str) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return true;
+    }
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    let short = short.trim_start_matches("./");
+    long == short || long.ends_with(&format!("/{short}")) || {
+        let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+        base(long) == base(short) && !short.contains('/')
+    }
+}
+
+impl StaticIndex {
+    pub fn new(db: StaticDb) -> Self {
+        let functions: Vec<FunctionSummary> = db.functions.into_values().collect();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, f) in functions.iter().enumerate() {
+            let mut names = vec![f.linkage_name.clone(), f.name.clone(), strip_params(&f.name).to_string()];
+            names.sort();
+            names.dedup();
+            for n in names {
+                by_name.entry(n).or_default().push(i);
+            }
+        }
+        StaticIndex { functions, by_name }
+    }
+
+    pub fn empty() -> Self {
+        Self::new(StaticDb::default())
+    }
+
+    /// The summary for a frame's function name and file, if the static db has one.
+    pub fn lookup(&self, function: &str, file: &str) -> Option<usize> {
+        let candidates = self
+            .by_name
+            .get(function)
+            .or_else(|| self.by_name.get(strip_params(function)))?;
+        if candidates.len() == 1 {
+            return Some(candidates[0]);
+        }
+        candidates
+            .iter()
+            .copied()
+            .find(|&i| same_file(&self.functions[i].file, file))
+            .or_else(|| candidates.first().copied())
+    }
+
+    /// The summary of a callee named at a call site (linkage name).
+    pub fn callee(&self, linkage_name: &str) -> Option<usize> {
+        self.by_name.get(linkage_name).and_then(|c| c.first().copied())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_matching_accepts_relative_and_absolute_forms() {
+        assert!(same_file("/home/u/proj/src/ex.c", "src/ex.c"));
+        assert!(same_file("/home/u/proj/src/ex.c", "ex.c"));
+        assert!(same_file("./ex.c", "/tmp/ex.c"));
+        assert!(!same_file("/a/src/ex.c", "other/ex.c"));
+        assert!(!same_file("/a/ex.c", "/a/fx.c"));
+    }
+
+    #[test]
+    fn parameter_lists_are_ignored_for_lookup() {
+        assert_eq!(strip_params("Solver::step(double) const"), "Solver::step");
+        assert_eq!(strip_params("main"), "main");
+    }
+}

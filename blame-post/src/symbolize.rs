@@ -1,0 +1,226 @@
+//! Symbolization: runtime addresses to functions, files and lines, with
+//! inlined frames expanded, using the objects' DWARF through `addr2line`.
+//!
+//! The object for an address is found through the recording's mappings; the
+//! file is looked up under `--binary-path` directories first, then at its
+//! recorded path, then in `/usr/lib/debug/.build-id`. A file whose build-id
+//! differs from the recorded one is refused.
+
+use crate::error::{hex, PostError, Result};
+use blame_formats::results::SymFrame;
+use blame_formats::stream::Mapping;
+use object::{Object, ObjectSegment};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One object file opened for symbolization.
+struct ObjectSymbols {
+    loader: addr2line::Loader,
+    /// (file offset, file size, virtual address) of each loadable segment.
+    segments: Vec<(u64, u64, u64)>,
+}
+
+impl ObjectSymbols {
+    fn file_offset_to_vaddr(&self, offset: u64) -> Option<u64> {
+        self.segments
+            .iter()
+            .find(|(off, size, _)| offset >= *off && offset < off + size)
+            .map(|(off, _, vaddr)| offset - off + vaddr)
+    }
+}
+
+/// Symbolizes addresses of one recording, caching objects and addresses.
+pub struct Symbolizer {
+    search_dirs: Vec<PathBuf>,
+    objects: HashMap<String, Option<ObjectSymbols>>,
+    cache: HashMap<(u64, bool), Vec<SymFrame>>,
+    /// Objects that could not be found or read, with the reason (reported once).
+    pub warnings: Vec<String>,
+}
+
+impl Symbolizer {
+    pub fn new(search_dirs: Vec<PathBuf>) -> Self {
+        Symbolizer {
+            search_dirs,
+            objects: HashMap::new(),
+            cache: HashMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Checks every mapped object with a recorded build-id against the file
+    /// that would be used, so a changed binary is refused before any work.
+    pub fn verify_build_ids(&self, mappings: &[Mapping]) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for m in mappings {
+            if m.build_id.is_empty() || !seen.insert(&m.path) {
+                continue;
+            }
+            if let Some(path) = self.locate(m) {
+                let data = std::fs::read(&path).map_err(crate::error::io(&path))?;
+                let Ok(file) = object::File::parse(&*data) else { continue };
+                if let Ok(Some(found)) = file.build_id() {
+                    if found != m.build_id.as_slice() {
+                        return Err(PostError::BuildIdMismatch {
+                            path,
+                            recorded: hex(&m.build_id),
+                            found: hex(found),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the object of mapping `m` is on this machine, if anywhere.
+    fn locate(&self, m: &Mapping) -> Option<PathBuf> {
+        let recorded = Path::new(&m.path);
+        let name = recorded.file_name()?;
+        let by_build_id = (m.build_id.len() > 1).then(|| {
+            let id = hex(&m.build_id);
+            PathBuf::from(format!("/usr/lib/debug/.build-id/{}/{}.debug", &id[..2], &id[2..]))
+        });
+        self.search_dirs
+            .iter()
+            .map(|d| d.join(name))
+            .chain(std::iter::once(recorded.to_path_buf()))
+            .chain(by_build_id)
+            .find(|p| p.is_file())
+    }
+
+    fn object(&mut self, m: &Mapping) -> Option<&ObjectSymbols> {
+        if !self.objects.contains_key(&m.path) {
+            let opened = match self.locate(m) {
+                None => {
+                    self.warnings.push(format!("{}: not found; its frames stay unsymbolized (use --binary-path)", m.path));
+                    None
+                }
+                Some(path) => match open_object(&path) {
+                    Ok(o) => Some(o),
+                    Err(e) => {
+                        self.warnings.push(format!("{}: {e}", path.display()));
+                        None
+                    }
+                },
+            };
+            self.objects.insert(m.path.clone(), opened);
+        }
+        self.objects.get(&m.path).and_then(|o| o.as_ref())
+    }
+
+    /// Frames for one runtime address (inlined frames first, then the
+    /// enclosing function). `is_return` addresses are looked up one byte
+    /// earlier so they land on the call instruction.
+    pub fn frames_for(&mut self, mappings: &[Mapping], address: u64, is_return: bool) -> Vec<SymFrame> {
+        if let Some(hit) = self.cache.get(&(address, is_return)) {
+            return hit.clone();
+        }
+        let frames = self.lookup(mappings, address, is_return);
+        self.cache.insert((address, is_return), frames.clone());
+        frames
+    }
+
+    fn lookup(&mut self, mappings: &[Mapping], address: u64, is_return: bool) -> Vec<SymFrame> {
+        let probe_addr = if is_return { address.saturating_sub(1) } else { address };
+        let unknown = |what: String| {
+            vec![SymFrame {
+                function: what,
+                file: String::new(),
+                line: 0,
+                column: 0,
+                inlined: false,
+            }]
+        };
+        let Some(m) = mappings.iter().rev().find(|m| probe_addr >= m.start && probe_addr < m.end) else {
+            return unknown(format!("[unknown {address:#x}]"));
+        };
+        let offset = probe_addr - m.start + m.file_offset;
+        let base = Path::new(&m.path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let m = m.clone();
+        let Some(obj) = self.object(&m) else {
+            return unknown(format!("[{base}+{offset:#x}]"));
+        };
+        let Some(vaddr) = obj.file_offset_to_vaddr(offset) else {
+            return unknown(format!("[{base}+{offset:#x}]"));
+        };
+        let mut out = Vec::new();
+        if let Ok(mut iter) = obj.loader.find_frames(vaddr) {
+            while let Ok(Some(frame)) = iter.next() {
+                let function = frame
+                    .function
+                    .as_ref()
+                    .and_then(|f| f.raw_name().ok().map(|n| n.into_owned()))
+                    .unwrap_or_default();
+                let (file, line, column) = frame
+                    .location
+                    .as_ref()
+                    .map(|l| (l.file.unwrap_or("").to_string(), l.line.unwrap_or(0), l.column.unwrap_or(0)))
+                    .unwrap_or_default();
+                out.push(SymFrame {
+                    function,
+                    file,
+                    line,
+                    column,
+                    inlined: true,
+                });
+            }
+        }
+        if let Some(last) = out.last_mut() {
+            last.inlined = false;
+        }
+        if out.is_empty() || out.last().is_some_and(|f| f.function.is_empty()) {
+            // No DWARF for this address: fall back to the symbol table.
+            let name = obj.loader.find_symbol(vaddr).map(str::to_string);
+            match (out.last_mut(), name) {
+                (Some(last), Some(n)) => last.function = n,
+                (None, Some(n)) => out.push(SymFrame {
+                    function: n,
+                    file: String::new(),
+                    line: 0,
+                    column: 0,
+                    inlined: false,
+                }),
+                (None, None) => return unknown(format!("[{base}+{offset:#x}]")),
+                (Some(_), None) => {}
+            }
+        }
+        out
+    }
+
+    /// Symbolizes a whole stack (innermost first): the first address is the
+    /// sampled PC, the others return addresses. Inlined frames are expanded.
+    pub fn stack(&mut self, mappings: &[Mapping], addresses: &[u64]) -> Vec<SymFrame> {
+        let mut out = Vec::with_capacity(addresses.len() + 4);
+        for (i, &a) in addresses.iter().enumerate() {
+            out.extend(self.frames_for(mappings, a, i > 0));
+        }
+        out
+    }
+}
+
+fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
+    let data = std::fs::read(path).map_err(|e| e.to_string())?;
+    let file = object::File::parse(&*data).map_err(|e| format!("not an object file: {e}"))?;
+    let segments = file
+        .segments()
+        .map(|s| {
+            let (off, size) = s.file_range();
+            (off, size, s.address())
+        })
+        .collect();
+    let loader = addr2line::Loader::new(path).map_err(|e| e.to_string())?;
+    Ok(ObjectSymbols { loader, segments })
+}
+
+/// Demangles a C++ (Itanium) linkage name; other names are returned unchanged.
+pub fn demangle(name: &str) -> String {
+    if name.starts_with("_Z") {
+        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
+            if let Ok(s) = sym.demangle() {
+                return s;
+            }
+        }
+    }
+    name.to_string()
+}

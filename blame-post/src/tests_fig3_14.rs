@@ -1,0 +1,221 @@
+//! Resolution over hand-written summaries of the dissertation's Figure 3.14
+//! program (blamed lines of Table 3.8), independent of the static pass.
+
+use crate::aggregate::Accumulator;
+use crate::input::{Context, ProcessProfile};
+use crate::resolve::resolve;
+use crate::static_index::StaticIndex;
+use blame_formats::results::SymFrame;
+use blame_formats::static_db::*;
+
+pub(crate) fn var(name: &str, kind: VarKind, parent: Option<u32>, param: Option<u32>, exit: bool, lines: &[u32]) -> Variable {
+    Variable {
+        name: name.into(),
+        kind,
+        type_name: "int *".into(),
+        line: 0,
+        parent,
+        param_index: param,
+        is_exit: exit,
+        is_pointer: exit,
+        explicit_lines: lines.to_vec(),
+        implicit_lines: vec![],
+        write_lines: vec![],
+        aliases: vec![],
+    }
+}
+
+pub(crate) fn func(name: &str, variables: Vec<Variable>, call_sites: Vec<CallSite>) -> FunctionSummary {
+    FunctionSummary {
+        linkage_name: name.into(),
+        name: name.into(),
+        file: "fig3_14.c".into(),
+        line: 0,
+        ir_hash: 0,
+        has_line_info: true,
+        variables,
+        call_sites,
+        side_effects: vec![],
+        param_aliases: vec![],
+        loops: vec![],
+        reads: vec![],
+        lines: vec![],
+    }
+}
+
+pub(crate) fn fig3_14_index() -> StaticIndex {
+    let bar = func(
+        "bar",
+        vec![
+            var("i", VarKind::Local, None, None, false, &[7, 8]),
+            var("loopC", VarKind::Local, None, None, false, &[7, 8, 9]),
+            var("x", VarKind::Param, None, Some(0), true, &[7, 8, 9, 11, 12]),
+            var("y", VarKind::Param, None, Some(1), true, &[7, 8, 9, 11, 14]),
+        ],
+        vec![],
+    );
+    let foo = func(
+        "foo",
+        vec![
+            var("se", VarKind::Local, None, None, false, &[19, 20, 21]),
+            var("se.sX", VarKind::Field, Some(0), None, false, &[20]),
+            var("se.sY", VarKind::Field, Some(0), None, false, &[21]),
+        ],
+        vec![CallSite {
+            line: 22,
+            column: 3,
+            callee: Some("bar".into()),
+            arg_count: 2,
+            outputs: vec![
+                OutputBinding {
+                    output: CallOutput::Arg(0),
+                    blamed: vec![1],
+                },
+                OutputBinding {
+                    output: CallOutput::Arg(1),
+                    blamed: vec![2],
+                },
+            ],
+            model: None,
+        }],
+    );
+    let main = func(
+        "main",
+        vec![],
+        vec![CallSite {
+            line: 27,
+            column: 3,
+            callee: Some("foo".into()),
+            arg_count: 0,
+            outputs: vec![],
+            model: None,
+        }],
+    );
+    let mut db = StaticDb::default();
+    for f in [bar, foo, main] {
+        db.insert(f);
+    }
+    StaticIndex::new(db)
+}
+
+fn frame(function: &str, line: u32) -> SymFrame {
+    SymFrame {
+        function: function.into(),
+        file: "fig3_14.c".into(),
+        line,
+        column: 0,
+        inlined: false,
+    }
+}
+
+pub(crate) fn stack(bar_line: u32) -> Vec<SymFrame> {
+    vec![frame("bar", bar_line), frame("foo", 22), frame("main", 27)]
+}
+
+#[test]
+fn table_3_10_from_the_three_samples_of_table_3_9() {
+    let index = fig3_14_index();
+    let profile = ProcessProfile {
+        index: 0,
+        contexts: [9, 12, 14].iter().map(|&l| Context { frames: stack(l), counts: vec![1.0] }).collect(),
+        warnings: vec![],
+    };
+    let mut acc = Accumulator::default();
+    acc.add_process(&index, &profile, 1);
+    let (vars, _, _) = acc.into_records();
+    let got: std::collections::BTreeMap<String, f64> = vars.iter().map(|v| (format!("{}:{}", v.key.function, v.key.name), v.values[0].inclusive)).collect();
+    let want: std::collections::BTreeMap<String, f64> = [("foo:se", 3.0), ("foo:se.sX", 2.0), ("foo:se.sY", 2.0), ("bar:loopC", 1.0)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    // Exit variables x and y are intermediate steps (3.4.3): not listed.
+    assert_eq!(got, want);
+}
+
+#[test]
+fn sample_on_a_write_to_x_blames_only_x_lifted_to_se_sx() {
+    let index = fig3_14_index();
+    let r = resolve(&index, &stack(12));
+    let names: Vec<String> = r.blamed.iter().map(|&(f, v)| index.functions[f as usize].variables[v as usize].name.clone()).collect();
+    assert_eq!(names, vec!["se", "se.sX"]);
+}
+
+#[test]
+fn stack_without_any_summary_is_code_only() {
+    let index = fig3_14_index();
+    let r = resolve(&index, &[frame("memcpy", 0), frame("_start", 0)]);
+    assert!(r.code_only);
+    assert!(r.blamed.is_empty());
+}
+
+#[test]
+fn library_frames_pass_blame_through_the_call_site_model() {
+    let mut db = StaticDb::default();
+    db.insert(func(
+        "main",
+        vec![var("buf", VarKind::Local, None, None, false, &[5]), var("other", VarKind::Local, None, None, false, &[6])],
+        vec![CallSite {
+            line: 5,
+            column: 1,
+            callee: Some("MPI_Recv".into()),
+            arg_count: 7,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+            }],
+            model: Some(vec![CallOutput::Arg(0)]),
+        }],
+    ));
+    let index = StaticIndex::new(db);
+    let frames = vec![frame("poll_progress", 0), frame("PMPI_Recv", 0), frame("main", 5)];
+    let r = resolve(&index, &frames);
+    assert_eq!(r.blamed, vec![(0, 0)]);
+}
+
+#[test]
+fn recursion_blames_a_variable_once_per_sample() {
+    let mut db = StaticDb::default();
+    db.insert(func(
+        "walk",
+        vec![var("acc", VarKind::Param, None, Some(0), true, &[3, 4])],
+        vec![CallSite {
+            line: 4,
+            column: 1,
+            callee: Some("walk".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+            }],
+            model: None,
+        }],
+    ));
+    db.insert(func(
+        "main",
+        vec![var("total", VarKind::Local, None, None, false, &[9])],
+        vec![CallSite {
+            line: 9,
+            column: 1,
+            callee: Some("walk".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+            }],
+            model: None,
+        }],
+    ));
+    let index = StaticIndex::new(db);
+    let frames = vec![frame("walk", 3), frame("walk", 4), frame("walk", 4), frame("main", 9)];
+    let profile = ProcessProfile {
+        index: 0,
+        contexts: vec![Context { frames, counts: vec![1.0] }],
+        warnings: vec![],
+    };
+    let mut acc = Accumulator::default();
+    acc.add_process(&index, &profile, 1);
+    let (vars, _, _) = acc.into_records();
+    assert_eq!(vars.len(), 1);
+    assert_eq!(vars[0].key.name, "total");
+    assert_eq!(vars[0].values[0].inclusive, 1.0);
+}
