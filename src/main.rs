@@ -17,14 +17,27 @@ struct Cli {
 enum Command {
     /// Check a blame file (sample stream, static db or results) and print what it holds.
     Check(cmd_check::CheckArgs),
+    /// Resolve recorded (or JSON-lines) samples to variable blame; shards with --shard I/N.
+    Post(cmd_post::PostArgs),
+    /// Reduce the partial results of `blame post --shard` runs.
+    Merge(cmd_post::MergeArgs),
+    /// Show blame: --by-variable (default), --by-function, --blame-points, --variable PATH.
+    Report(cmd_post::ReportArgs),
+    /// Print a recording as JSON-lines samples with symbolic frames.
+    Dump(cmd_post::DumpArgs),
 }
 
 mod cmd_check;
+mod cmd_post;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => cmd_check::run(args),
+        Command::Post(args) => cmd_post::run_post(args),
+        Command::Merge(args) => cmd_post::run_merge(args),
+        Command::Report(args) => cmd_post::run_report(args),
+        Command::Dump(args) => cmd_post::run_dump(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

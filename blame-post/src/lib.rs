@@ -47,6 +47,7 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<(Results
         p.samples = acc.totals.get(&(i as u32)).cloned().unwrap_or_else(|| vec![0.0; nevents]);
     }
     let (variables, functions, contexts) = acc.into_records();
+    let blame_points = implicit_blame_points(index, &functions);
     Ok((
         Results {
             header: ResultsHeader {
@@ -57,6 +58,7 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<(Results
                     index: shard.index,
                     count: shard.count,
                 }),
+                blame_points,
             },
             variables,
             functions,
@@ -68,3 +70,16 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<(Results
 
 #[cfg(test)]
 mod tests_fig3_14;
+
+/// Functions in the samples whose summaries have no exit variables.
+fn implicit_blame_points(index: &StaticIndex, functions: &[blame_formats::results::FunctionBlame]) -> Vec<String> {
+    let mut out: Vec<String> = functions
+        .iter()
+        .filter_map(|f| index.lookup(&f.key.name, &f.key.file))
+        .filter(|&i| !index.functions[i].variables.iter().any(|v| v.is_exit))
+        .map(|i| index.functions[i].name.clone())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}

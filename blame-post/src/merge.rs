@@ -52,6 +52,7 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
                 *a += b;
             }
         }
+        header.blame_points.extend(part.header.blame_points.iter().cloned());
         for v in part.variables {
             add_values(vars.entry(v.key).or_default(), &v.values);
         }
@@ -62,6 +63,8 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
             *ctxs.entry((c.variable, c.process, c.frames)).or_default() += c.samples;
         }
     }
+    header.blame_points.sort();
+    header.blame_points.dedup();
     Ok(Results {
         header,
         variables: vars.into_iter().map(|(key, m)| VariableBlame { key, values: to_values(m) }).collect(),

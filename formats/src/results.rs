@@ -61,6 +61,9 @@ pub struct ResultsHeader {
     pub processes: Vec<ProcessInfo>,
     /// `None` for a complete (merged) result.
     pub shard: Option<Shard>,
+    /// Implicit blame points (3.5.1.2): functions seen in the samples whose
+    /// summaries have no exit variables, so their variables cannot be lifted further.
+    pub blame_points: Vec<String>,
 }
 
 /// The blame of one variable (or function) in one process.

@@ -1,1 +1,16 @@
-//! placeholder
+//! # blame-gui-export: how people see blame
+//!
+//! ```text
+//! results (blame-post) ──> blame-gui-export ──> text / json / csv reports
+//! ```
+//!
+//! The last stage of the pipeline. It renders [`Results`](blame_formats::results::Results)
+//! and never computes blame: [`views`] selects, filters and summarizes rows
+//! (per-rank statistics, percentages of the run), [`render`] turns a view into
+//! a text table, JSON or CSV.
+
+pub mod render;
+pub mod source;
+pub mod views;
+
+pub use views::{Filters, OutputFormat};

@@ -1,0 +1,219 @@
+//! Text tables, JSON and CSV for the views.
+
+use crate::views::*;
+use serde::Serialize;
+
+/// True when a symbolized frame's function is the variable's defining
+/// function (symbolizers may add parameter lists to C++ names).
+pub fn same_function(frame_fn: &str, function: &str) -> bool {
+    frame_fn == function || frame_fn.strip_prefix(function).is_some_and(|rest| rest.starts_with('('))
+}
+
+/// A table of strings: headers, rows, and which columns are numeric.
+pub struct Table {
+    pub headers: Vec<&'static str>,
+    pub numeric: Vec<bool>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn text(&self) -> String {
+        let mut widths: Vec<usize> = self.headers.iter().map(|h| h.len()).collect();
+        for r in &self.rows {
+            for (w, cell) in widths.iter_mut().zip(r) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        let line = |cells: Vec<String>, out: &mut String| {
+            let mut s = String::new();
+            for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                let pad = w.saturating_sub(cell.chars().count());
+                if self.numeric[i] {
+                    s.push_str(&" ".repeat(pad));
+                    s.push_str(cell);
+                } else {
+                    s.push_str(cell);
+                    if i + 1 < cells.len() {
+                        s.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+            out.push_str(s.trim_end());
+            out.push('\n');
+        };
+        line(self.headers.iter().map(|h| h.to_string()).collect(), &mut out);
+        for r in &self.rows {
+            line(r.clone(), &mut out);
+        }
+        out
+    }
+
+    pub fn csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&self.headers).expect("in-memory csv");
+        for r in &self.rows {
+            w.write_record(r).expect("in-memory csv");
+        }
+        String::from_utf8(w.into_inner().expect("in-memory csv")).expect("csv of utf-8 strings")
+    }
+}
+
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{x:.1}%")
+}
+
+fn defined_at(r: &VariableRow) -> String {
+    let file = r.file.rsplit('/').next().unwrap_or(&r.file);
+    match (r.function.is_empty(), r.line) {
+        (true, 0) => "(global)".into(),
+        (true, l) => format!("(global) :{l}"),
+        (false, 0) => format!("{} {file}", r.function),
+        (false, l) => format!("{} {file}:{l}", r.function),
+    }
+}
+
+pub fn variable_table(v: &VariableView) -> Table {
+    let multi = v.variables.iter().any(|r| r.ranks.ranks > 1);
+    let mut headers = vec!["variable", "type", "kind", "defined at", "samples", "% run", "excl %"];
+    let mut numeric = vec![false, false, false, false, true, true, true];
+    if multi {
+        headers.extend(["rank mean", "min", "median", "max", "imbalance"]);
+        numeric.extend([true; 5]);
+    }
+    let rows = v
+        .variables
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.name.clone(), r.type_name.clone(), r.kind.clone(), defined_at(r), num(r.samples), pct(r.percent), pct(r.exclusive_percent)];
+            if multi {
+                row.extend([pct(r.ranks.mean), pct(r.ranks.min), pct(r.ranks.median), pct(r.ranks.max), pct(r.ranks.imbalance)]);
+            }
+            row
+        })
+        .collect();
+    Table { headers, numeric, rows }
+}
+
+pub fn function_table(v: &FunctionView) -> Table {
+    Table {
+        headers: vec!["function", "file", "inclusive", "incl %", "exclusive", "excl %"],
+        numeric: vec![false, false, true, true, true, true],
+        rows: v
+            .functions
+            .iter()
+            .map(|r| vec![r.function.clone(), r.file.clone(), num(r.inclusive), pct(r.inclusive_percent), num(r.exclusive), pct(r.exclusive_percent)])
+            .collect(),
+    }
+}
+
+pub fn blame_point_table(v: &BlamePointView) -> Table {
+    Table {
+        headers: vec!["blame point", "reason", "variable", "type", "samples", "% run"],
+        numeric: vec![false, false, false, false, true, true],
+        rows: v
+            .blame_points
+            .iter()
+            .flat_map(|p| {
+                p.variables
+                    .iter()
+                    .map(move |r| vec![p.function.clone(), p.reason.clone(), r.name.clone(), r.type_name.clone(), num(r.samples), pct(r.percent)])
+            })
+            .collect(),
+    }
+}
+
+pub fn drill_table(v: &DrillView) -> Table {
+    let mut rows = Vec::new();
+    for d in &v.variables {
+        for c in &d.contexts {
+            let stack: Vec<String> = c.frames.iter().map(|f| format!("{}:{}", f.function, f.line)).collect();
+            let inner = c.frames.first();
+            rows.push(vec![
+                format!("{}::{}", d.variable.function, d.variable.name),
+                c.rank.map(|r| r.to_string()).unwrap_or_default(),
+                num(c.samples),
+                pct(c.percent_of_variable),
+                stack.join(" <- "),
+                inner.and_then(|f| f.source.clone()).unwrap_or_default(),
+            ]);
+        }
+    }
+    Table {
+        headers: vec!["variable", "rank", "samples", "% of var", "context (innermost first)", "source"],
+        numeric: vec![false, true, true, true, false, false],
+        rows,
+    }
+}
+
+fn json<T: Serialize>(v: &T) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("views serialize");
+    s.push('\n');
+    s
+}
+
+pub fn render_variables(v: &VariableView, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => json(v),
+        OutputFormat::Csv => variable_table(v).csv(),
+        OutputFormat::Text => format!("# event {}, {} samples; blame is inclusive, so percentages add up to more than 100%\n{}", v.event, num(v.total_samples), variable_table(v).text()),
+    }
+}
+
+pub fn render_functions(v: &FunctionView, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => json(v),
+        OutputFormat::Csv => function_table(v).csv(),
+        OutputFormat::Text => format!("# event {}, {} samples (code-centric)\n{}", v.event, num(v.total_samples), function_table(v).text()),
+    }
+}
+
+pub fn render_blame_points(v: &BlamePointView, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => json(v),
+        OutputFormat::Csv => blame_point_table(v).csv(),
+        OutputFormat::Text => format!("# event {}, {} samples: blame points and their variables\n{}", v.event, num(v.total_samples), blame_point_table(v).text()),
+    }
+}
+
+pub fn render_drilldown(v: &DrillView, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => json(v),
+        OutputFormat::Csv => drill_table(v).csv(),
+        OutputFormat::Text => {
+            let mut out = format!("# event {}, {} samples\n", v.event, num(v.total_samples));
+            for d in &v.variables {
+                let r = &d.variable;
+                out.push_str(&format!("\n{} [{}] {} — {} samples, {} of the run\n", r.name, r.type_name, defined_at(r), num(r.samples), pct(r.percent)));
+                out.push_str("  blamed lines:\n");
+                for l in &d.lines {
+                    out.push_str(&format!("    {:>8}  {}:{}  {}\n", num(l.samples), l.file.rsplit('/').next().unwrap_or(&l.file), l.line, l.source.as_deref().unwrap_or("")));
+                }
+                out.push_str("  contexts:\n");
+                for c in &d.contexts {
+                    out.push_str(&format!(
+                        "    {:>8} ({}){}\n",
+                        num(c.samples),
+                        pct(c.percent_of_variable),
+                        c.rank.map(|r| format!(" rank {r}")).unwrap_or_default()
+                    ));
+                    for f in &c.frames {
+                        out.push_str(&format!("      {} {}:{}  {}\n", f.function, f.file.rsplit('/').next().unwrap_or(&f.file), f.line, f.source.as_deref().unwrap_or("")));
+                    }
+                }
+            }
+            out
+        }
+    }
+}

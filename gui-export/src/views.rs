@@ -1,0 +1,443 @@
+//! The report views of section 3.5 as plain data: flat data-centric (by
+//! variable), code-centric (by function), blame points, and drill-down into
+//! one variable's contexts. Rendering is in [`crate::render`].
+
+use crate::source::SourceCache;
+use blame_formats::results::{ProcessValue, Results, VariableKey};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "text" => Ok(OutputFormat::Text),
+            "json" => Ok(OutputFormat::Json),
+            "csv" => Ok(OutputFormat::Csv),
+            _ => Err(format!("unknown format {s:?}: use text, json or csv")),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    #[error("{0}")]
+    Filter(String),
+}
+
+/// Row filters shared by every view.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub type_re: Option<Regex>,
+    pub function_re: Option<Regex>,
+    pub rank: Option<u32>,
+    pub top: Option<usize>,
+    pub min_percent: f64,
+    pub event: Option<String>,
+}
+
+/// Per-rank spread of a variable's blame, in percent of each rank's samples.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct RankStats {
+    pub ranks: usize,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub median: f64,
+    /// max / mean - 1, in percent: 0 when perfectly balanced.
+    pub imbalance: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VariableRow {
+    pub name: String,
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub kind: String,
+    pub samples: f64,
+    pub percent: f64,
+    pub exclusive: f64,
+    pub exclusive_percent: f64,
+    pub ranks: RankStats,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VariableView {
+    pub event: String,
+    pub total_samples: f64,
+    pub variables: Vec<VariableRow>,
+}
+
+/// Which processes and event a view covers.
+struct Scope {
+    event: u16,
+    event_name: String,
+    processes: Vec<u32>,
+    total: f64,
+}
+
+impl Scope {
+    fn new(results: &Results, filters: &Filters) -> Result<Scope, ViewError> {
+        let events = &results.header.events;
+        if events.is_empty() {
+            return Err(ViewError::Filter("the results hold no events (no samples were recorded)".into()));
+        }
+        let event = match &filters.event {
+            Some(name) => events.iter().position(|e| &e.name == name).ok_or_else(|| {
+                ViewError::Filter(format!(
+                    "event {name:?} is not in the results; recorded: {}",
+                    events.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            })?,
+            None => (0..events.len())
+                .find(|&e| results.header.processes.iter().any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0))
+                .unwrap_or(0),
+        };
+        let procs = &results.header.processes;
+        let processes: Vec<u32> = match filters.rank {
+            Some(r) => {
+                let found: Vec<u32> = (0..procs.len() as u32).filter(|&i| procs[i as usize].rank == Some(r)).collect();
+                if found.is_empty() {
+                    let ranks: Vec<String> = procs.iter().filter_map(|p| p.rank.map(|r| r.to_string())).collect();
+                    return Err(ViewError::Filter(format!("no process has rank {r}; ranks in this run: {}", if ranks.is_empty() { "none".into() } else { ranks.join(", ") })));
+                }
+                found
+            }
+            None => {
+                let app: Vec<u32> = (0..procs.len() as u32).filter(|&i| !procs[i as usize].launcher).collect();
+                if app.is_empty() {
+                    (0..procs.len() as u32).collect()
+                } else {
+                    app
+                }
+            }
+        };
+        let total = processes.iter().map(|&p| procs[p as usize].samples.get(event).copied().unwrap_or(0.0)).sum();
+        Ok(Scope {
+            event: event as u16,
+            event_name: events[event].name.clone(),
+            processes,
+            total,
+        })
+    }
+
+    fn sum(&self, values: &[ProcessValue]) -> (f64, f64) {
+        values
+            .iter()
+            .filter(|v| self.processes.contains(&v.process))
+            .fold((0.0, 0.0), |(i, e), v| (i + v.inclusive, e + v.exclusive))
+    }
+
+    fn percent(&self, x: f64) -> f64 {
+        if self.total > 0.0 {
+            100.0 * x / self.total
+        } else {
+            0.0
+        }
+    }
+
+    fn rank_stats(&self, results: &Results, values: &[ProcessValue]) -> RankStats {
+        let mut pcts: Vec<f64> = self
+            .processes
+            .iter()
+            .map(|&p| {
+                let total = results.header.processes[p as usize].samples.get(self.event as usize).copied().unwrap_or(0.0);
+                let mine: f64 = values.iter().filter(|v| v.process == p).map(|v| v.inclusive).sum();
+                if total > 0.0 {
+                    100.0 * mine / total
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        if pcts.is_empty() {
+            return RankStats::default();
+        }
+        pcts.sort_by(|a, b| a.total_cmp(b));
+        let n = pcts.len();
+        let mean = pcts.iter().sum::<f64>() / n as f64;
+        let median = if n % 2 == 1 { pcts[n / 2] } else { (pcts[n / 2 - 1] + pcts[n / 2]) / 2.0 };
+        let max = pcts[n - 1];
+        RankStats {
+            ranks: n,
+            mean,
+            min: pcts[0],
+            max,
+            median,
+            imbalance: if mean > 0.0 { 100.0 * (max / mean - 1.0) } else { 0.0 },
+        }
+    }
+}
+
+fn keep_key(filters: &Filters, key: &VariableKey) -> bool {
+    filters.type_re.as_ref().is_none_or(|re| re.is_match(&key.type_name)) && filters.function_re.as_ref().is_none_or(|re| re.is_match(&key.function))
+}
+
+fn variable_rows(results: &Results, filters: &Filters, scope: &Scope) -> Vec<VariableRow> {
+    let mut rows: Vec<VariableRow> = results
+        .variables
+        .iter()
+        .filter(|v| v.key.event == scope.event && keep_key(filters, &v.key))
+        .filter_map(|v| {
+            let (inc, exc) = scope.sum(&v.values);
+            (inc > 0.0 || exc > 0.0).then(|| VariableRow {
+                name: v.key.name.clone(),
+                function: v.key.function.clone(),
+                file: v.key.file.clone(),
+                line: v.key.line,
+                type_name: v.key.type_name.clone(),
+                kind: v.key.kind.clone(),
+                samples: inc,
+                percent: scope.percent(inc),
+                exclusive: exc,
+                exclusive_percent: scope.percent(exc),
+                ranks: scope.rank_stats(results, &v.values),
+            })
+        })
+        .filter(|r| r.percent >= filters.min_percent)
+        .collect();
+    rows.sort_by(|a, b| b.samples.total_cmp(&a.samples).then_with(|| a.name.cmp(&b.name)).then_with(|| a.function.cmp(&b.function)));
+    rows
+}
+
+/// The flat data-centric view: variables by descending blame.
+pub fn by_variable(results: &Results, filters: &Filters) -> Result<VariableView, ViewError> {
+    let scope = Scope::new(results, filters)?;
+    let mut rows = variable_rows(results, filters, &scope);
+    if let Some(n) = filters.top {
+        rows.truncate(n);
+    }
+    Ok(VariableView {
+        event: scope.event_name,
+        total_samples: scope.total,
+        variables: rows,
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionRow {
+    pub function: String,
+    pub file: String,
+    pub inclusive: f64,
+    pub inclusive_percent: f64,
+    pub exclusive: f64,
+    pub exclusive_percent: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionView {
+    pub event: String,
+    pub total_samples: f64,
+    pub functions: Vec<FunctionRow>,
+}
+
+/// The code-centric view: functions by inclusive samples.
+pub fn by_function(results: &Results, filters: &Filters) -> Result<FunctionView, ViewError> {
+    let scope = Scope::new(results, filters)?;
+    let mut rows: Vec<FunctionRow> = results
+        .functions
+        .iter()
+        .filter(|f| f.key.event == scope.event)
+        .filter(|f| filters.function_re.as_ref().is_none_or(|re| re.is_match(&f.key.name)))
+        .filter_map(|f| {
+            let (inc, exc) = scope.sum(&f.values);
+            (inc > 0.0).then(|| FunctionRow {
+                function: f.key.name.clone(),
+                file: f.key.file.clone(),
+                inclusive: inc,
+                inclusive_percent: scope.percent(inc),
+                exclusive: exc,
+                exclusive_percent: scope.percent(exc),
+            })
+        })
+        .filter(|r| r.inclusive_percent >= filters.min_percent)
+        .collect();
+    rows.sort_by(|a, b| b.inclusive.total_cmp(&a.inclusive).then_with(|| b.exclusive.total_cmp(&a.exclusive)).then_with(|| a.function.cmp(&b.function)));
+    if let Some(n) = filters.top {
+        rows.truncate(n);
+    }
+    Ok(FunctionView {
+        event: scope.event_name,
+        total_samples: scope.total,
+        functions: rows,
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BlamePoint {
+    pub function: String,
+    /// `implicit` (no exit variables) or `explicit` (over the threshold).
+    pub reason: String,
+    pub variables: Vec<VariableRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BlamePointView {
+    pub event: String,
+    pub total_samples: f64,
+    pub blame_points: Vec<BlamePoint>,
+}
+
+/// Blame points (3.5.1.2): implicit ones from the results, explicit ones for
+/// every function holding a variable over `threshold` percent.
+pub fn blame_points(results: &Results, filters: &Filters, threshold: Option<f64>) -> Result<BlamePointView, ViewError> {
+    let scope = Scope::new(results, filters)?;
+    let rows = variable_rows(results, filters, &scope);
+    let mut by_function: BTreeMap<String, Vec<VariableRow>> = BTreeMap::new();
+    for r in rows {
+        by_function.entry(r.function.clone()).or_default().push(r);
+    }
+    let mut points = Vec::new();
+    for (function, mut vars) in by_function {
+        if function.is_empty() {
+            continue;
+        }
+        let implicit = results.header.blame_points.contains(&function);
+        let explicit = threshold.is_some_and(|t| vars.iter().any(|v| v.percent >= t));
+        if !(implicit || explicit) {
+            continue;
+        }
+        if let Some(n) = filters.top {
+            vars.truncate(n);
+        }
+        points.push(BlamePoint {
+            function,
+            reason: if implicit { "implicit" } else { "explicit" }.to_string(),
+            variables: vars,
+        });
+    }
+    points.sort_by(|a, b| {
+        let top = |p: &BlamePoint| p.variables.first().map(|v| v.samples).unwrap_or(0.0);
+        top(b).total_cmp(&top(a)).then_with(|| a.function.cmp(&b.function))
+    });
+    Ok(BlamePointView {
+        event: scope.event_name,
+        total_samples: scope.total,
+        blame_points: points,
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DrillFrame {
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DrillContext {
+    pub samples: f64,
+    pub percent_of_variable: f64,
+    pub rank: Option<u32>,
+    pub frames: Vec<DrillFrame>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DrillVariable {
+    pub variable: VariableRow,
+    pub contexts: Vec<DrillContext>,
+    /// Blame by source line of the defining function: (file, line, samples, source).
+    pub lines: Vec<DrillLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DrillLine {
+    pub file: String,
+    pub line: u32,
+    pub samples: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DrillView {
+    pub event: String,
+    pub total_samples: f64,
+    pub variables: Vec<DrillVariable>,
+}
+
+/// The contexts and lines that make up the blame of variables named `path`
+/// (every function's variable of that name; `function::path` picks one).
+pub fn drilldown(results: &Results, filters: &Filters, path: &str, sources: &mut SourceCache) -> Result<DrillView, ViewError> {
+    let scope = Scope::new(results, filters)?;
+    let (want_fn, want_name) = match path.rsplit_once("::") {
+        Some((f, n)) => (Some(f), n),
+        None => (None, path),
+    };
+    let rows: Vec<VariableRow> = variable_rows(results, filters, &scope)
+        .into_iter()
+        .filter(|r| r.name == want_name && want_fn.is_none_or(|f| r.function == f))
+        .collect();
+    if rows.is_empty() {
+        return Err(ViewError::Filter(format!("no blamed variable named {path:?} for event {}; see `blame report --by-variable` for names", scope.event_name)));
+    }
+    let mut variables = Vec::new();
+    for row in rows {
+        let mut contexts: Vec<DrillContext> = Vec::new();
+        let mut lines: BTreeMap<(String, u32), f64> = BTreeMap::new();
+        for c in &results.contexts {
+            let k = &c.variable;
+            if k.event != scope.event || k.name != row.name || k.function != row.function || k.file != row.file || k.line != row.line || !scope.processes.contains(&c.process) {
+                continue;
+            }
+            // The line that blames it: the frame in the defining function
+            // (for globals, the innermost frame).
+            let at = if row.function.is_empty() {
+                c.frames.first()
+            } else {
+                c.frames.iter().find(|f| crate::render::same_function(&f.function, &row.function))
+            };
+            if let Some(f) = at {
+                *lines.entry((f.file.clone(), f.line)).or_default() += c.samples;
+            }
+            contexts.push(DrillContext {
+                samples: c.samples,
+                percent_of_variable: if row.samples > 0.0 { 100.0 * c.samples / row.samples } else { 0.0 },
+                rank: results.header.processes[c.process as usize].rank,
+                frames: c
+                    .frames
+                    .iter()
+                    .map(|f| DrillFrame {
+                        function: f.function.clone(),
+                        file: f.file.clone(),
+                        line: f.line,
+                        source: sources.line(&f.file, f.line),
+                    })
+                    .collect(),
+            });
+        }
+        contexts.sort_by(|a, b| b.samples.total_cmp(&a.samples));
+        if let Some(n) = filters.top {
+            contexts.truncate(n);
+        }
+        let mut lines: Vec<DrillLine> = lines
+            .into_iter()
+            .map(|((file, line), samples)| DrillLine {
+                source: sources.line(&file, line),
+                file,
+                line,
+                samples,
+            })
+            .collect();
+        lines.sort_by(|a, b| b.samples.total_cmp(&a.samples).then(a.line.cmp(&b.line)));
+        variables.push(DrillVariable { variable: row, contexts, lines });
+    }
+    Ok(DrillView {
+        event: scope.event_name,
+        total_samples: scope.total,
+        variables,
+    })
+}

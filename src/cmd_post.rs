@@ -1,0 +1,361 @@
+//! `blame post`, `blame merge`, `blame report` and `blame dump`: resolution
+//! of recorded (or JSON-lines) samples against the static db, sharding
+//! across a cluster, and the report views.
+
+use anyhow::{bail, Context, Result};
+use blame_formats::jsonl::{write_sample, JsonSample};
+use blame_formats::results::Results;
+use blame_formats::static_db::StaticDb;
+use blame_formats::stream::{self, StreamReader};
+use blame_gui_export::render;
+use blame_gui_export::source::SourceCache;
+use blame_gui_export::views::{self, Filters, OutputFormat};
+use blame_post::{post, Run, ShardSpec, StaticIndex};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const RESULTS_FILE: &str = "results.bres";
+
+/// Where samples come from, shared by `post` and `report`.
+#[derive(clap::Args, Clone)]
+pub struct InputArgs {
+    /// Run directory written by `blame record`.
+    run_dir: Option<PathBuf>,
+    /// JSON-lines symbolic samples instead of a recording.
+    #[arg(long, conflicts_with = "run_dir")]
+    samples: Option<PathBuf>,
+    /// Static db from `blame cc` / `blame analyze` [default: $BLAME_DB, else .blame/static.db].
+    #[arg(long = "static")]
+    static_db: Option<PathBuf>,
+    /// Directory to look for the recorded binaries and libraries in first (repeatable).
+    #[arg(long = "binary-path")]
+    binary_paths: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct PostArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Process the I-th of N slices (0-based), e.g. 0/4 [default: from SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/SIZE].
+    #[arg(long)]
+    shard: Option<String>,
+    /// Output file [default: RUN_DIR/results.bres, or SAMPLES.bres].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// Run directory (or the results path given to `blame post -o`) whose shard results to reduce.
+    target: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Flat data-centric view: variables by descending blame (the default).
+    #[arg(long, group = "view")]
+    by_variable: bool,
+    /// Code-centric view: functions, inclusive and exclusive.
+    #[arg(long, group = "view")]
+    by_function: bool,
+    /// Blame points: functions whose variables cannot be lifted further, plus explicit ones.
+    #[arg(long, group = "view")]
+    blame_points: bool,
+    /// Drill down into a variable (`name` or `function::name`): its contexts and lines.
+    #[arg(long, group = "view", value_name = "PATH")]
+    variable: Option<String>,
+    /// With --blame-points: also functions holding a variable over P percent.
+    #[arg(long, value_name = "P")]
+    blame_point_threshold: Option<f64>,
+    #[arg(long, default_value = "text")]
+    format: OutputFormat,
+    /// Only variables whose type matches REGEX.
+    #[arg(long = "type", value_name = "REGEX")]
+    type_re: Option<String>,
+    /// Only variables defined in (or functions) matching REGEX.
+    #[arg(long = "function", value_name = "REGEX")]
+    function_re: Option<String>,
+    /// Only the process with this MPI rank.
+    #[arg(long)]
+    rank: Option<u32>,
+    /// At most N rows.
+    #[arg(long)]
+    top: Option<usize>,
+    /// Only rows with at least P percent of the run.
+    #[arg(long, default_value_t = 0.0)]
+    min_percent: f64,
+    /// Event to report [default: the first recorded event with samples].
+    #[arg(short, long)]
+    event: Option<String>,
+    /// Directories to find source files in for drill-downs (repeatable) [default: current directory].
+    #[arg(long = "source-root")]
+    source_roots: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct DumpArgs {
+    /// A run directory or one sample stream (.bstream).
+    input: PathBuf,
+    #[arg(long = "binary-path")]
+    binary_paths: Vec<PathBuf>,
+    /// Output file [default: standard output].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
+    explicit
+        .clone()
+        .or_else(|| std::env::var_os("BLAME_DB").map(PathBuf::from))
+        .or_else(|| Some(PathBuf::from(".blame/static.db")).filter(|p| p.exists()))
+}
+
+fn load_static(explicit: &Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
+    match static_db_path(explicit) {
+        Some(path) => {
+            let (db, _) = StaticDb::read(&path).with_context(|| format!("cannot read the static db {}", path.display()))?;
+            Ok((StaticIndex::new(db), Some(path)))
+        }
+        None => {
+            eprintln!("blame: note: no static db (--static, $BLAME_DB or .blame/static.db); variables need one, so only code views will have data. Build with `blame cc` or run `blame analyze`.");
+            Ok((StaticIndex::empty(), None))
+        }
+    }
+}
+
+fn open_run(input: &InputArgs) -> Result<Run> {
+    match (&input.run_dir, &input.samples) {
+        (Some(dir), None) => Ok(Run::open_dir(dir, input.binary_paths.clone())?),
+        (None, Some(s)) => Ok(Run::open_jsonl(s)?),
+        _ => bail!("give a run directory or --samples FILE.jsonl"),
+    }
+}
+
+fn default_output(input: &InputArgs) -> PathBuf {
+    match (&input.run_dir, &input.samples) {
+        (Some(dir), _) => dir.join(RESULTS_FILE),
+        (_, Some(s)) => s.with_extension("bres"),
+        _ => PathBuf::from(RESULTS_FILE),
+    }
+}
+
+fn shard_path(whole: &Path, shard: ShardSpec) -> PathBuf {
+    let name = whole.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| RESULTS_FILE.into());
+    whole.with_file_name(format!("{name}.shard-{}-of-{}", shard.index, shard.count))
+}
+
+/// Shard files of `whole`: `(index, count, path)`.
+fn shard_files(whole: &Path) -> Result<Vec<(u32, u32, PathBuf)>> {
+    let dir = whole.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let prefix = format!("{}.shard-", whole.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Some(rest) = name.strip_prefix(&prefix) {
+            if let Some((i, n)) = rest.split_once("-of-") {
+                if let (Ok(i), Ok(n)) = (i.parse(), n.parse()) {
+                    out.push((i, n, path));
+                }
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn print_warnings(warnings: &[String]) {
+    let mut seen = std::collections::BTreeSet::new();
+    for w in warnings {
+        if seen.insert(w) {
+            eprintln!("blame: warning: {w}");
+        }
+    }
+}
+
+pub fn run_post(args: PostArgs) -> Result<()> {
+    let shard = match &args.shard {
+        Some(s) => ShardSpec::parse(s)?,
+        None => match ShardSpec::from_env(|k| std::env::var(k).ok()) {
+            Some(s) => s?,
+            None => ShardSpec::WHOLE,
+        },
+    };
+    let run = open_run(&args.input)?;
+    let (index, _) = load_static(&args.input.static_db)?;
+    let (results, warnings) = post(&run, &index, shard)?;
+    print_warnings(&warnings);
+    let whole = args.output.clone().unwrap_or_else(|| default_output(&args.input));
+    if shard.is_whole() {
+        results.write(&whole)?;
+        eprintln!("blame: wrote {} ({} variables, {} processes)", whole.display(), results.variables.len(), results.header.processes.len());
+        return Ok(());
+    }
+    let part = shard_path(&whole, shard);
+    results.write(&part)?;
+    eprintln!("blame: shard {}/{} wrote {}", shard.index, shard.count, part.display());
+    // The last shard to finish reduces them all.
+    let parts: Vec<_> = shard_files(&whole)?.into_iter().filter(|(_, n, _)| *n == shard.count).collect();
+    if parts.len() == shard.count as usize {
+        merge_into(&whole, shard.count)?;
+    }
+    Ok(())
+}
+
+fn merge_into(whole: &Path, count: u32) -> Result<Results> {
+    let parts: Vec<_> = shard_files(whole)?.into_iter().filter(|(_, n, _)| *n == count).collect();
+    let missing: Vec<String> = (0..count).filter(|i| !parts.iter().any(|(j, _, _)| j == i)).map(|i| format!("{i}/{count}")).collect();
+    if !missing.is_empty() {
+        bail!("cannot merge {}: shards {} have not written their results yet", whole.display(), missing.join(", "));
+    }
+    let results: Vec<Results> = parts.iter().map(|(_, _, p)| Results::read(p)).collect::<Result<_, _>>()?;
+    let merged = blame_post::merge::merge(results)?;
+    merged.write(whole)?;
+    eprintln!("blame: merged {count} shards into {}", whole.display());
+    Ok(merged)
+}
+
+pub fn run_merge(args: MergeArgs) -> Result<()> {
+    let whole = if args.target.is_dir() { args.target.join(RESULTS_FILE) } else { args.target.clone() };
+    let counts: std::collections::BTreeSet<u32> = shard_files(&whole)?.into_iter().map(|(_, n, _)| n).collect();
+    match counts.len() {
+        0 => bail!("no shard results next to {}; run `blame post --shard I/N` first", whole.display()),
+        1 => merge_into(&whole, *counts.first().expect("one count")).map(|_| ()),
+        _ => bail!(
+            "shard results of several shard counts ({}) are next to {}; remove the stale ones",
+            counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+            whole.display()
+        ),
+    }
+}
+
+fn newer_than(a: &Path, b: &Path) -> bool {
+    let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    matches!((m(a), m(b)), (Some(x), Some(y)) if x >= y)
+}
+
+/// Results for a report: the run's stored results when they are up to date, else a fresh post.
+fn results_for_report(input: &InputArgs) -> Result<Results> {
+    if let Some(dir) = &input.run_dir {
+        let stored = dir.join(RESULTS_FILE);
+        let db = static_db_path(&input.static_db);
+        let fresh = stored.exists()
+            && db.as_ref().is_none_or(|d| newer_than(&stored, d))
+            && std::fs::read_dir(dir)?.filter_map(|e| e.ok()).all(|e| e.path().extension().is_none_or(|x| x != "bstream") || newer_than(&stored, &e.path()));
+        if fresh {
+            return Ok(Results::read(&stored)?);
+        }
+    }
+    let run = open_run(input)?;
+    let (index, _) = load_static(&input.static_db)?;
+    let (results, warnings) = post(&run, &index, ShardSpec::WHOLE)?;
+    print_warnings(&warnings);
+    if let Some(dir) = &input.run_dir {
+        if let Err(e) = results.write(dir.join(RESULTS_FILE)) {
+            eprintln!("blame: note: could not store results in {}: {e}", dir.display());
+        }
+    }
+    Ok(results)
+}
+
+pub fn run_report(args: ReportArgs) -> Result<()> {
+    let compile = |re: &Option<String>, what: &str| -> Result<Option<regex::Regex>> {
+        re.as_deref().map(|r| regex::Regex::new(r).with_context(|| format!("--{what} {r:?} is not a valid regular expression"))).transpose()
+    };
+    let filters = Filters {
+        type_re: compile(&args.type_re, "type")?,
+        function_re: compile(&args.function_re, "function")?,
+        rank: args.rank,
+        top: args.top,
+        min_percent: args.min_percent,
+        event: args.event.clone(),
+    };
+    let results = results_for_report(&args.input)?;
+    let text = if args.by_function {
+        render::render_functions(&views::by_function(&results, &filters)?, args.format)
+    } else if args.blame_points {
+        render::render_blame_points(&views::blame_points(&results, &filters, args.blame_point_threshold)?, args.format)
+    } else if let Some(path) = &args.variable {
+        let mut roots = args.source_roots.clone();
+        roots.push(PathBuf::from("."));
+        if let Some(d) = &args.input.run_dir {
+            roots.push(d.clone());
+        }
+        render::render_drilldown(&views::drilldown(&results, &filters, path, &mut SourceCache::new(roots))?, args.format)
+    } else {
+        render::render_variables(&views::by_variable(&results, &filters)?, args.format)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+pub fn run_dump(args: DumpArgs) -> Result<()> {
+    let streams: Vec<PathBuf> = if args.input.is_dir() {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&args.input)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "bstream"))
+            .collect();
+        v.sort();
+        v
+    } else {
+        vec![args.input.clone()]
+    };
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    for path in streams {
+        // Mappings and stacks precede the samples that use them, so one pass suffices.
+        let (mut reader, header) = StreamReader::open(&path)?;
+        let mut mappings = Vec::new();
+        let mut parents: Vec<(u32, u64)> = vec![(0, 0)];
+        let mut symbolizer = blame_post::symbolize::Symbolizer::new(args.binary_paths.clone());
+        let mut checked = 0;
+        loop {
+            let record = match reader.next_record() {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(e) if e.is_truncation() => {
+                    eprintln!("blame: warning: {e}; dumped the records before it");
+                    break;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            match record {
+                stream::Record::Mapping(m) => mappings.push(m),
+                stream::Record::Stack(n) => parents.push((n.parent, n.address)),
+                stream::Record::Sample(s) => {
+                    if checked < mappings.len() {
+                        symbolizer.verify_build_ids(&mappings[checked..])?;
+                        checked = mappings.len();
+                    }
+                    let mut addresses = Vec::new();
+                    let mut cur = s.stack;
+                    while cur != 0 && (cur as usize) < parents.len() {
+                        addresses.push(parents[cur as usize].1);
+                        cur = parents[cur as usize].0;
+                    }
+                    let sample = JsonSample {
+                        stack: symbolizer.stack(&mappings, &addresses),
+                        event: header.events.get(s.event as usize).map(|e| e.name.clone()).unwrap_or_else(|| format!("event{}", s.event)),
+                        weight: 1.0,
+                        rank: header.rank,
+                        thread: s.tid,
+                        pid: Some(header.pid),
+                        time_ns: Some(s.time_ns),
+                        data_address: s.data_address,
+                    };
+                    write_sample(&mut out, &sample)?;
+                }
+                _ => {}
+            }
+        }
+        for w in &symbolizer.warnings {
+            eprintln!("blame: warning: {w}");
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
