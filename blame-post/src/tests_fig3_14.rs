@@ -219,3 +219,37 @@ fn recursion_blames_a_variable_once_per_sample() {
     assert_eq!(vars[0].key.name, "total");
     assert_eq!(vars[0].values[0].inclusive, 1.0);
 }
+
+fn json_samples(n: usize) -> Vec<blame_formats::jsonl::JsonSample> {
+    // Two ranks, three sample points, uneven counts so every shard split differs.
+    (0..n)
+        .map(|i| blame_formats::jsonl::JsonSample {
+            stack: stack([9, 12, 14][i % 3]),
+            event: "cpu-clock".into(),
+            weight: 1.0 + (i % 5) as f64,
+            rank: Some((i % 2) as u32),
+            thread: 1,
+            pid: None,
+            time_ns: None,
+            data_address: None,
+        })
+        .collect()
+}
+
+#[test]
+fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
+    let index = fig3_14_index();
+    let run = crate::Run::from_json_samples(json_samples(101)).unwrap();
+    let (whole, _) = crate::post(&run, &index, crate::ShardSpec::WHOLE).unwrap();
+    let whole = crate::merge::merge(vec![whole]).unwrap();
+    assert!(whole.variables.iter().any(|v| v.key.name == "se"));
+    for n in [1u32, 2, 3, 7] {
+        let parts: Vec<_> = (0..n).map(|i| crate::post(&run, &index, crate::ShardSpec::new(i, n).unwrap()).unwrap().0).collect();
+        // Partial results are sums over disjoint samples: no shard holds everything when n > 1.
+        if n > 1 {
+            assert!(parts.iter().all(|p| p.header.shard.is_some()));
+        }
+        let merged = crate::merge::merge(parts).unwrap();
+        assert_eq!(merged, whole, "merge of {n} shards differs from the whole");
+    }
+}
