@@ -185,8 +185,19 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     };
     let run = open_run(&args.input)?;
     let (index, _) = load_static(&args.input.static_db)?;
-    let (results, warnings) = post(&run, &index, shard)?;
-    print_warnings(&warnings);
+    let out = post(&run, &index, shard)?;
+    print_warnings(&out.warnings);
+    let results = out.results;
+    let t = out.times;
+    eprintln!(
+        "blame: resolved {} samples in {} calling contexts (read {:.2}s, symbolize {:.2}s, resolve {:.2}s, reduce {:.2}s)",
+        out.samples,
+        out.contexts,
+        t.read.as_secs_f64(),
+        t.symbolize.as_secs_f64(),
+        t.resolve.as_secs_f64(),
+        t.reduce.as_secs_f64()
+    );
     let whole = args.output.clone().unwrap_or_else(|| default_output(&args.input));
     if shard.is_whole() {
         results.write(&whole)?;
@@ -250,8 +261,9 @@ fn results_for_report(input: &InputArgs) -> Result<Results> {
     }
     let run = open_run(input)?;
     let (index, _) = load_static(&input.static_db)?;
-    let (results, warnings) = post(&run, &index, ShardSpec::WHOLE)?;
-    print_warnings(&warnings);
+    let out = post(&run, &index, ShardSpec::WHOLE)?;
+    print_warnings(&out.warnings);
+    let results = out.results;
     if let Some(dir) = &input.run_dir {
         if let Err(e) = results.write(dir.join(RESULTS_FILE)) {
             eprintln!("blame: note: could not store results in {}: {e}", dir.display());

@@ -20,6 +20,8 @@ pub struct Accumulator {
     pub contexts: BTreeMap<(VariableKey, u32, Vec<blame_formats::results::SymFrame>), f64>,
     /// Process index → samples per event.
     pub totals: BTreeMap<u32, Vec<f64>>,
+    pub resolve_time: std::time::Duration,
+    pub reduce_time: std::time::Duration,
 }
 
 /// The report key of a summary variable.
@@ -59,7 +61,10 @@ pub fn variable_key(index: &StaticIndex, (fi, vi): VarRef, event: u16) -> Variab
 impl Accumulator {
     /// Resolves every context of `profile` (in parallel) and adds it.
     pub fn add_process(&mut self, index: &StaticIndex, profile: &ProcessProfile, nevents: usize) {
+        let started = std::time::Instant::now();
         let resolved: Vec<Resolution> = profile.contexts.par_iter().map(|c| resolve(index, &c.frames)).collect();
+        self.resolve_time += started.elapsed();
+        let started = std::time::Instant::now();
         let p = profile.index;
         let totals = self.totals.entry(p).or_insert_with(|| vec![0.0; nevents]);
         for c in &profile.contexts {
@@ -101,6 +106,7 @@ impl Accumulator {
                 }
             }
         }
+        self.reduce_time += started.elapsed();
     }
 
     pub fn into_records(self) -> (Vec<VariableBlame>, Vec<FunctionBlame>, Vec<ContextBlame>) {

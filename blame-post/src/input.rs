@@ -9,7 +9,8 @@ use crate::shard::ShardSpec;
 use crate::symbolize::Symbolizer;
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::results::{ProcessInfo, SymFrame};
-use blame_formats::stream::{EventDesc, Record, Sampling, StreamReader};
+use blame_formats::stream::{decode_chunk, EventDesc, Mapping, Record, Sampling, StreamReader};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,9 @@ pub struct ProcessProfile {
     pub index: u32,
     pub contexts: Vec<Context>,
     pub warnings: Vec<String>,
+    /// Time spent reading and counting samples, and symbolizing stacks.
+    pub read_time: std::time::Duration,
+    pub symbolize_time: std::time::Duration,
 }
 
 /// Where the samples come from.
@@ -183,10 +187,13 @@ impl Run {
                 index: index as u32,
                 contexts: Vec::new(),
                 warnings: Vec::new(),
+                read_time: Default::default(),
+                symbolize_time: Default::default(),
             });
         }
         let keep = |seq: usize| whole_process || shard.owns_unit(seq);
         let nevents = self.events.len();
+        let started = std::time::Instant::now();
         match &self.source {
             Source::Json { samples, groups } => {
                 let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
@@ -202,44 +209,21 @@ impl Run {
                     index: index as u32,
                     contexts: into_contexts(by_stack),
                     warnings: Vec::new(),
+                    read_time: started.elapsed(),
+                    symbolize_time: Default::default(),
                 })
             }
             Source::RunDir { streams, binary_paths, .. } => {
                 let path = &streams[index];
                 let (mut reader, header) = StreamReader::open(path)?;
                 let map_event: Vec<usize> = header.events.iter().map(|e| self.events.iter().position(|x| x.name == e.name).expect("event indexed at open")).collect();
-                let mut mappings = Vec::new();
-                let mut parents: Vec<(u32, u64)> = vec![(0, 0)];
-                let mut counts: HashMap<(u32, u16), f64> = HashMap::new();
-                let mut seq = 0usize;
-                let mut warnings = Vec::new();
-                loop {
-                    match reader.next_record() {
-                        Ok(None) => break,
-                        Err(e) if e.is_truncation() => {
-                            warnings.push(format!("{e}; using the {} records before it", reader.records_read()));
-                            break;
-                        }
-                        Err(e) => return Err(e.into()),
-                        Ok(Some(Record::Mapping(m))) => mappings.push(m),
-                        Ok(Some(Record::Stack(n))) => {
-                            if n.id as usize != parents.len() || n.parent >= n.id {
-                                return Err(PostError::Input(format!("{}: stack node {} out of order", path.display(), n.id)));
-                            }
-                            parents.push((n.parent, n.address));
-                        }
-                        Ok(Some(Record::Sample(s))) => {
-                            if keep(seq) {
-                                if s.stack as usize >= parents.len() || s.event as usize >= map_event.len() {
-                                    return Err(PostError::Input(format!("{}: sample {seq} refers to an undefined stack or event", path.display())));
-                                }
-                                *counts.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
-                            }
-                            seq += 1;
-                        }
-                        Ok(Some(_)) => {}
-                    }
+                let tally = tally_stream(&mut reader, &keep)?;
+                let StreamTally { mappings, parents, counts, mut warnings } = tally;
+                if let Some((stack, event)) = counts.keys().find(|(s, e)| *s as usize >= parents.len() || *e as usize >= map_event.len()) {
+                    return Err(PostError::Input(format!("{}: a sample refers to stack {stack} or event {event}, which the stream never defines", path.display())));
                 }
+                let read_time = started.elapsed();
+                let symbolizing = std::time::Instant::now();
                 let mut symbolizer = Symbolizer::new(binary_paths.clone());
                 symbolizer.verify_build_ids(&mappings)?;
                 let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
@@ -260,10 +244,98 @@ impl Run {
                     index: index as u32,
                     contexts: into_contexts(by_stack),
                     warnings,
+                    read_time,
+                    symbolize_time: symbolizing.elapsed(),
                 })
             }
         }
     }
+}
+
+/// What one pass over a stream collects: mappings, the stack table, and
+/// sample counts per (stack, event) for the samples `keep` selects.
+struct StreamTally {
+    mappings: Vec<Mapping>,
+    /// Indexed by stack id: (parent, address); entry 0 is the empty stack.
+    parents: Vec<(u32, u64)>,
+    counts: HashMap<(u32, u16), f64>,
+    warnings: Vec<String>,
+}
+
+/// Chunks decoded at once: enough to keep every core busy, few enough that
+/// memory stays independent of the stream's length.
+const CHUNK_BATCH: usize = 16;
+
+fn tally_stream<R: std::io::Read>(reader: &mut StreamReader<R>, keep: &(dyn Fn(usize) -> bool + Sync)) -> Result<StreamTally> {
+    let path = reader.path().to_path_buf();
+    let mut t = StreamTally {
+        mappings: Vec::new(),
+        parents: vec![(0, 0)],
+        counts: HashMap::new(),
+        warnings: Vec::new(),
+    };
+    let mut seq = 0usize;
+    let mut done = false;
+    while !done {
+        let mut batch = Vec::with_capacity(CHUNK_BATCH);
+        while batch.len() < CHUNK_BATCH {
+            match reader.next_chunk() {
+                Ok(Some(c)) => batch.push(c),
+                Ok(None) => {
+                    done = true;
+                    break;
+                }
+                Err(e) if e.is_truncation() => {
+                    t.warnings.push(format!("{e}; using the complete chunks before it"));
+                    done = true;
+                    break;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let decoded: Vec<Vec<Record>> = batch.par_iter().map(|c| decode_chunk(c, &path)).collect::<Result<_, _>>()?;
+        // Sample numbers (for sample-level sharding) continue across chunks.
+        let mut offsets = Vec::with_capacity(decoded.len());
+        for records in &decoded {
+            offsets.push(seq);
+            seq += records.iter().filter(|r| matches!(r, Record::Sample(_))).count();
+        }
+        let partial: Vec<HashMap<(u32, u16), f64>> = decoded
+            .par_iter()
+            .zip(&offsets)
+            .map(|(records, &first)| {
+                let mut local: HashMap<(u32, u16), f64> = HashMap::new();
+                let mut n = first;
+                for r in records {
+                    if let Record::Sample(s) = r {
+                        if keep(n) {
+                            *local.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
+                        }
+                        n += 1;
+                    }
+                }
+                local
+            })
+            .collect();
+        for local in partial {
+            for (k, v) in local {
+                *t.counts.entry(k).or_insert(0.0) += v;
+            }
+        }
+        for r in decoded.into_iter().flatten() {
+            match r {
+                Record::Mapping(m) => t.mappings.push(m),
+                Record::Stack(n) => {
+                    if n.id as usize != t.parents.len() || n.parent >= n.id {
+                        return Err(PostError::Input(format!("{}: stack node {} (parent {}) out of order", path.display(), n.id, n.parent)));
+                    }
+                    t.parents.push((n.parent, n.address));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(t)
 }
 
 fn into_contexts(by_stack: HashMap<Vec<SymFrame>, Vec<f64>>) -> Vec<Context> {

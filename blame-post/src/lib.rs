@@ -30,26 +30,57 @@ pub use static_index::StaticIndex;
 
 use blame_formats::results::{Results, ResultsHeader, Shard};
 
+/// Wall time of each post-processing stage (the stages of Figure 4.10).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StageTimes {
+    /// Reading streams and counting samples per calling context.
+    pub read: std::time::Duration,
+    pub symbolize: std::time::Duration,
+    /// Transfer functions and container resolution, per unique context.
+    pub resolve: std::time::Duration,
+    /// Summing blame per variable, function and context.
+    pub reduce: std::time::Duration,
+}
+
+/// Results of one `post` call, with what went wrong along the way.
+pub struct PostOutput {
+    pub results: Results,
+    /// Missing binaries, torn streams: reported, not fatal.
+    pub warnings: Vec<String>,
+    pub times: StageTimes,
+    /// Samples resolved (summed over events).
+    pub samples: f64,
+    pub contexts: usize,
+}
+
 /// Resolves the part of `run` that belongs to `shard`.
-///
-/// Returns the results and any warnings (missing binaries, torn streams).
-pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<(Results, Vec<String>)> {
+pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<PostOutput> {
     let nevents = run.events.len();
     let mut acc = aggregate::Accumulator::default();
     let mut warnings = Vec::new();
+    let mut times = StageTimes::default();
+    let mut contexts = 0;
     for i in 0..run.processes.len() {
         let profile = run.load_process(i, shard)?;
+        times.read += profile.read_time;
+        times.symbolize += profile.symbolize_time;
+        contexts += profile.contexts.len();
         warnings.extend(profile.warnings.iter().cloned());
         acc.add_process(index, &profile, nevents);
     }
+    times.resolve = acc.resolve_time;
+    let reduce_started = std::time::Instant::now();
     let mut processes = run.processes.clone();
     for (i, p) in processes.iter_mut().enumerate() {
         p.samples = acc.totals.get(&(i as u32)).cloned().unwrap_or_else(|| vec![0.0; nevents]);
     }
-    let (variables, functions, contexts) = acc.into_records();
+    let samples: f64 = acc.totals.values().flatten().sum();
+    let reduce_before = acc.reduce_time;
+    let (variables, functions, context_records) = acc.into_records();
     let blame_points = implicit_blame_points(index, &functions);
-    Ok((
-        Results {
+    times.reduce = reduce_before + reduce_started.elapsed();
+    Ok(PostOutput {
+        results: Results {
             header: ResultsHeader {
                 producer: format!("blame {}", env!("CARGO_PKG_VERSION")),
                 events: run.events.clone(),
@@ -62,10 +93,13 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<(Results
             },
             variables,
             functions,
-            contexts,
+            contexts: context_records,
         },
         warnings,
-    ))
+        times,
+        samples,
+        contexts,
+    })
 }
 
 #[cfg(test)]

@@ -119,6 +119,8 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
         index: 0,
         contexts: [9, 12, 14].iter().map(|&l| Context { frames: stack(l), counts: vec![1.0] }).collect(),
         warnings: vec![],
+        read_time: Default::default(),
+        symbolize_time: Default::default(),
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
@@ -211,6 +213,8 @@ fn recursion_blames_a_variable_once_per_sample() {
         index: 0,
         contexts: vec![Context { frames, counts: vec![1.0] }],
         warnings: vec![],
+        read_time: Default::default(),
+        symbolize_time: Default::default(),
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
@@ -240,11 +244,11 @@ fn json_samples(n: usize) -> Vec<blame_formats::jsonl::JsonSample> {
 fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
     let index = fig3_14_index();
     let run = crate::Run::from_json_samples(json_samples(101)).unwrap();
-    let (whole, _) = crate::post(&run, &index, crate::ShardSpec::WHOLE).unwrap();
+    let whole = crate::post(&run, &index, crate::ShardSpec::WHOLE).unwrap().results;
     let whole = crate::merge::merge(vec![whole]).unwrap();
     assert!(whole.variables.iter().any(|v| v.key.name == "se"));
     for n in [1u32, 2, 3, 7] {
-        let parts: Vec<_> = (0..n).map(|i| crate::post(&run, &index, crate::ShardSpec::new(i, n).unwrap()).unwrap().0).collect();
+        let parts: Vec<_> = (0..n).map(|i| crate::post(&run, &index, crate::ShardSpec::new(i, n).unwrap()).unwrap().results).collect();
         // Partial results are sums over disjoint samples: no shard holds everything when n > 1.
         if n > 1 {
             assert!(parts.iter().all(|p| p.header.shard.is_some()));

@@ -5,7 +5,7 @@
 //! plus the id of the node for its caller, so a sample stores a single id and
 //! a stack of depth 20 seen a million times is stored once.
 
-use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind};
+use crate::container::{encode_into, Chunk, ContainerReader, ContainerWriter, Kind};
 use crate::error::{FormatError, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -380,25 +380,7 @@ impl<R: Read> StreamReader<R> {
         loop {
             if let Some(wire) = self.pending.next() {
                 self.records_read += 1;
-                return Ok(Some(match wire {
-                    WireRecord::Mapping(m) => Record::Mapping(m),
-                    WireRecord::Thread(t) => Record::Thread(t),
-                    WireRecord::Stack(s) => Record::Stack(s),
-                    WireRecord::Lost(l) => Record::Lost(l),
-                    WireRecord::Exec { command } => Record::Exec { command },
-                    WireRecord::End(e) => Record::End(e),
-                    WireRecord::Sample(e) => {
-                        self.last_time = self.last_time.wrapping_add(e.time_delta_ns as u64);
-                        Record::Sample(Sample {
-                            tid: e.tid,
-                            time_ns: self.last_time,
-                            event: e.event,
-                            weight: e.weight,
-                            stack: e.stack,
-                            data_address: e.data_address,
-                        })
-                    }
-                }));
+                return Ok(Some(from_wire(wire, &mut self.last_time)));
             }
             match self.container.next_chunk()? {
                 None => return Ok(None),
@@ -413,9 +395,48 @@ impl<R: Read> StreamReader<R> {
         }
     }
 
+    /// The next undecoded chunk, for readers that decode chunks in parallel
+    /// with [`decode_chunk`] (chunks are independent). Do not mix with
+    /// [`Self::next_record`] on the same reader.
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
+        self.container.next_chunk()
+    }
+
+    pub fn path(&self) -> &Path {
+        self.container.path()
+    }
+
     pub fn records_read(&self) -> u64 {
         self.records_read
     }
+}
+
+fn from_wire(wire: WireRecord, last_time: &mut u64) -> Record {
+    match wire {
+        WireRecord::Mapping(m) => Record::Mapping(m),
+        WireRecord::Thread(t) => Record::Thread(t),
+        WireRecord::Stack(s) => Record::Stack(s),
+        WireRecord::Lost(l) => Record::Lost(l),
+        WireRecord::Exec { command } => Record::Exec { command },
+        WireRecord::End(e) => Record::End(e),
+        WireRecord::Sample(e) => {
+            *last_time = last_time.wrapping_add(e.time_delta_ns as u64);
+            Record::Sample(Sample {
+                tid: e.tid,
+                time_ns: *last_time,
+                event: e.event,
+                weight: e.weight,
+                stack: e.stack,
+                data_address: e.data_address,
+            })
+        }
+    }
+}
+
+/// Decodes every record of one chunk of a sample stream (see [`StreamReader::next_chunk`]).
+pub fn decode_chunk(chunk: &Chunk, path: &Path) -> Result<Vec<Record>> {
+    let mut last_time = 0;
+    Ok(chunk.decode::<WireRecord>(path)?.into_iter().map(|w| from_wire(w, &mut last_time)).collect())
 }
 
 /// A whole stream in memory, with its stack table resolved.
