@@ -63,10 +63,11 @@ fn check_one(path: &PathBuf) -> Result<String> {
         m if m == &blame_formats::results::RESULTS.magic => {
             let r = Results::read(path)?;
             Ok(format!(
-                "results of {} processes, {} variables, {} functions, {} contexts",
+                "results of {} processes, {} variables, {} functions, {} stacks, {} contexts",
                 r.header.processes.len(),
                 r.variables.len(),
                 r.functions.len(),
+                r.stacks.len(),
                 r.contexts.len()
             ))
         }

@@ -5,10 +5,10 @@
 use crate::input::ProcessProfile;
 use crate::resolve::{resolve, Resolution, VarRef};
 use crate::static_index::StaticIndex;
-use blame_formats::results::{ContextBlame, FunctionBlame, FunctionKey, ProcessValue, VariableBlame, VariableKey};
+use blame_formats::results::{ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, VariableBlame, VariableKey};
 use blame_formats::static_db::VarKind;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// Sums for one key across processes: process index → (inclusive, exclusive).
 type PerProcess = BTreeMap<u32, (f64, f64)>;
@@ -17,7 +17,8 @@ type PerProcess = BTreeMap<u32, (f64, f64)>;
 pub struct Accumulator {
     pub variables: BTreeMap<VariableKey, PerProcess>,
     pub functions: BTreeMap<FunctionKey, PerProcess>,
-    pub contexts: BTreeMap<(VariableKey, u32, Vec<blame_formats::results::SymFrame>), f64>,
+    pub stacks: Vec<StackRecord>,
+    pub contexts: Vec<ContextBlame>,
     /// Process index → samples per event.
     pub totals: BTreeMap<u32, Vec<f64>>,
     pub resolve_time: std::time::Duration,
@@ -72,7 +73,29 @@ impl Accumulator {
                 totals[e] += n;
             }
         }
-        for (ctx, res) in profile.contexts.iter().zip(&resolved) {
+        // Sum under small interned ids first; build string keys once per id.
+        let mut var_ids: HashMap<(VarRef, u16), usize> = HashMap::new();
+        let mut var_keys: Vec<VariableKey> = Vec::new();
+        let mut var_sums: Vec<(f64, f64)> = Vec::new();
+        let mut ctx_sums: HashMap<(usize, usize), f64> = HashMap::new();
+        let mut fn_ids: HashMap<(&str, &str, u16), usize> = HashMap::new();
+        let mut fn_sums: Vec<(f64, f64)> = Vec::new();
+        let mut intern_var = |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<(f64, f64)>| -> usize {
+            *var_ids.entry((v, e)).or_insert_with(|| {
+                let key = variable_key(index, v, e);
+                // Globals seen through several summaries share one key.
+                match keys.iter().position(|k| k == &key) {
+                    Some(i) if key.function.is_empty() => i,
+                    _ => {
+                        keys.push(key);
+                        sums.push((0.0, 0.0));
+                        keys.len() - 1
+                    }
+                }
+            })
+        };
+        let mut ids: Vec<usize> = Vec::new();
+        for (ci, (ctx, res)) in profile.contexts.iter().zip(&resolved).enumerate() {
             for (e, &n) in ctx.counts.iter().enumerate() {
                 if n == 0.0 {
                     continue;
@@ -80,36 +103,69 @@ impl Accumulator {
                 let e16 = e as u16;
                 // A variable is blamed at most once per sample, however many
                 // frames (recursion) or summaries (globals) name it.
-                let inclusive: BTreeSet<VariableKey> = res.blamed.iter().map(|&v| variable_key(index, v, e16)).collect();
-                let exclusive: BTreeSet<VariableKey> = res.exclusive.iter().map(|&v| variable_key(index, v, e16)).collect();
-                for key in &inclusive {
-                    self.variables.entry(key.clone()).or_default().entry(p).or_default().0 += n;
-                    *self.contexts.entry((key.clone(), p, ctx.frames.clone())).or_default() += n;
+                ids.clear();
+                ids.extend(res.blamed.iter().map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)));
+                ids.sort_unstable();
+                ids.dedup();
+                for &id in &ids {
+                    var_sums[id].0 += n;
+                    *ctx_sums.entry((id, ci)).or_default() += n;
                 }
-                for key in exclusive {
-                    self.variables.entry(key).or_default().entry(p).or_default().1 += n;
+                ids.clear();
+                ids.extend(res.exclusive.iter().map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)));
+                ids.sort_unstable();
+                ids.dedup();
+                for &id in &ids {
+                    var_sums[id].1 += n;
                 }
-                let mut seen = BTreeSet::new();
+                ids.clear();
                 for (depth, frame) in ctx.frames.iter().enumerate() {
-                    let key = FunctionKey {
-                        name: crate::symbolize::demangle(&frame.function),
-                        file: frame.file.clone(),
-                        event: e16,
-                    };
-                    let entry = self.functions.entry(key.clone()).or_default().entry(p).or_default();
-                    if depth == 0 {
-                        entry.1 += n;
+                    let next = fn_ids.len();
+                    let id = *fn_ids.entry((frame.function.as_str(), frame.file.as_str(), e16)).or_insert(next);
+                    if id == fn_sums.len() {
+                        fn_sums.push((0.0, 0.0));
                     }
-                    if seen.insert(key) {
-                        entry.0 += n;
+                    if depth == 0 {
+                        fn_sums[id].1 += n;
+                    }
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                        fn_sums[id].0 += n;
                     }
                 }
             }
         }
+        for (id, (inc, exc)) in var_sums.iter().enumerate() {
+            let e = self.variables.entry(var_keys[id].clone()).or_default().entry(p).or_default();
+            e.0 += inc;
+            e.1 += exc;
+        }
+        let base = self.stacks.len() as u32;
+        self.stacks.extend(profile.contexts.iter().map(|c| StackRecord {
+            process: p,
+            frames: c.frames.clone(),
+            samples: c.counts.clone(),
+        }));
+        self.contexts.extend(ctx_sums.into_iter().map(|((id, ci), samples)| ContextBlame {
+            variable: var_keys[id].clone(),
+            process: p,
+            stack: base + ci as u32,
+            samples,
+        }));
+        for ((function, file, event), id) in fn_ids {
+            let key = FunctionKey {
+                name: crate::symbolize::demangle(function),
+                file: file.to_string(),
+                event,
+            };
+            let e = self.functions.entry(key).or_default().entry(p).or_default();
+            e.0 += fn_sums[id].0;
+            e.1 += fn_sums[id].1;
+        }
         self.reduce_time += started.elapsed();
     }
 
-    pub fn into_records(self) -> (Vec<VariableBlame>, Vec<FunctionBlame>, Vec<ContextBlame>) {
+    pub fn into_records(self) -> (Vec<VariableBlame>, Vec<FunctionBlame>, Vec<StackRecord>, Vec<ContextBlame>) {
         let values = |per: PerProcess| {
             per.into_iter()
                 .map(|(process, (inclusive, exclusive))| ProcessValue {
@@ -122,16 +178,7 @@ impl Accumulator {
         };
         let variables = self.variables.into_iter().map(|(key, per)| VariableBlame { key, values: values(per) }).collect();
         let functions = self.functions.into_iter().map(|(key, per)| FunctionBlame { key, values: values(per) }).collect();
-        let contexts = self
-            .contexts
-            .into_iter()
-            .map(|((variable, process, frames), samples)| ContextBlame {
-                variable,
-                process,
-                frames,
-                samples,
-            })
-            .collect();
-        (variables, functions, contexts)
+        let (stacks, contexts) = crate::merge::canonical_contexts(vec![(self.stacks, self.contexts)]);
+        (variables, functions, stacks, contexts)
     }
 }

@@ -293,7 +293,7 @@ fn tally_stream<R: std::io::Read>(reader: &mut StreamReader<R>, keep: &(dyn Fn(u
                 Err(e) => return Err(e.into()),
             }
         }
-        let decoded: Vec<Vec<Record>> = batch.par_iter().map(|c| decode_chunk(c, &path)).collect::<Result<_, _>>()?;
+        let decoded: Vec<Vec<Record>> = batch.into_par_iter().map(|c| decode_chunk(c, &path)).collect::<Result<_, _>>()?;
         // Sample numbers (for sample-level sharding) continue across chunks.
         let mut offsets = Vec::with_capacity(decoded.len());
         for records in &decoded {

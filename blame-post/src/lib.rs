@@ -76,7 +76,7 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<PostOutp
     }
     let samples: f64 = acc.totals.values().flatten().sum();
     let reduce_before = acc.reduce_time;
-    let (variables, functions, context_records) = acc.into_records();
+    let (variables, functions, stacks, context_records) = acc.into_records();
     let blame_points = implicit_blame_points(index, &functions);
     times.reduce = reduce_before + reduce_started.elapsed();
     Ok(PostOutput {
@@ -93,6 +93,7 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<PostOutp
             },
             variables,
             functions,
+            stacks,
             contexts: context_records,
         },
         warnings,

@@ -124,7 +124,7 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
-    let (vars, _, _) = acc.into_records();
+    let (vars, _, _, _) = acc.into_records();
     let got: std::collections::BTreeMap<String, f64> = vars.iter().map(|v| (format!("{}:{}", v.key.function, v.key.name), v.values[0].inclusive)).collect();
     let want: std::collections::BTreeMap<String, f64> = [("foo:se", 3.0), ("foo:se.sX", 2.0), ("foo:se.sY", 2.0), ("bar:loopC", 1.0)]
         .into_iter()
@@ -218,7 +218,7 @@ fn recursion_blames_a_variable_once_per_sample() {
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
-    let (vars, _, _) = acc.into_records();
+    let (vars, _, _, _) = acc.into_records();
     assert_eq!(vars.len(), 1);
     assert_eq!(vars[0].key.name, "total");
     assert_eq!(vars[0].values[0].inclusive, 1.0);

@@ -157,6 +157,37 @@ impl Chunk {
     }
 }
 
+/// A chunk whose checksum matched, not yet decompressed.
+pub struct RawChunk {
+    pub index: u64,
+    pub offset: u64,
+    pub record_count: u32,
+    pub uncompressed_len: u32,
+    pub compressed: Vec<u8>,
+}
+
+impl RawChunk {
+    pub fn decompress(self, path: &Path) -> Result<Chunk> {
+        let corrupt = |reason: String| FormatError::CorruptChunk {
+            path: path.to_path_buf(),
+            chunk: self.index,
+            offset: self.offset,
+            reason,
+        };
+        let ulen = self.uncompressed_len as usize;
+        let payload = zstd::bulk::decompress(&self.compressed, ulen).map_err(|e| corrupt(format!("zstd: {e}")))?;
+        if payload.len() != ulen {
+            return Err(corrupt(format!("decompressed to {} bytes, header says {ulen}", payload.len())));
+        }
+        Ok(Chunk {
+            index: self.index,
+            offset: self.offset,
+            record_count: self.record_count,
+            payload,
+        })
+    }
+}
+
 /// Reads a container chunk by chunk from any byte source.
 pub struct ContainerReader<R: Read> {
     input: R,
@@ -236,6 +267,15 @@ impl<R: Read> ContainerReader<R> {
 
     /// The next chunk, `None` at a clean end of file.
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
+        match self.next_raw_chunk()? {
+            None => Ok(None),
+            Some(raw) => raw.decompress(&self.path).map(Some),
+        }
+    }
+
+    /// The next chunk with its checksum verified but still compressed, so
+    /// callers can decompress several chunks in parallel.
+    pub fn next_raw_chunk(&mut self) -> Result<Option<RawChunk>> {
         let start = self.offset;
         let mut head = [0u8; CHUNK_HEADER_LEN as usize];
         let got = self.read_up_to(&mut head)?;
@@ -275,16 +315,13 @@ impl<R: Read> ContainerReader<R> {
         if crc32fast::hash(&compressed) != crc {
             return Err(corrupt("checksum mismatch".into()));
         }
-        let payload = zstd::bulk::decompress(&compressed, ulen as usize).map_err(|e| corrupt(format!("zstd: {e}")))?;
-        if payload.len() != ulen as usize {
-            return Err(corrupt(format!("decompressed to {} bytes, header says {ulen}", payload.len())));
-        }
         self.next_index += 1;
-        Ok(Some(Chunk {
+        Ok(Some(RawChunk {
             index,
             offset: start,
             record_count: count,
-            payload,
+            uncompressed_len: ulen,
+            compressed,
         }))
     }
 

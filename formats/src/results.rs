@@ -114,13 +114,24 @@ pub struct FunctionBlame {
     pub values: Vec<ProcessValue>,
 }
 
-/// One calling context (stack + line) that contributed to a variable's blame.
+/// A symbolized calling context of one process, stored once and referred
+/// to by index from [`ContextBlame`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StackRecord {
+    pub process: u32,
+    /// Innermost first; the innermost frame's line is the sampled line.
+    pub frames: Vec<SymFrame>,
+    /// Samples of each event with exactly this stack (for code-centric trees).
+    pub samples: Vec<f64>,
+}
+
+/// One calling context that contributed to a variable's blame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextBlame {
     pub variable: VariableKey,
     pub process: u32,
-    /// Innermost first.
-    pub frames: Vec<SymFrame>,
+    /// Index into `Results::stacks`.
+    pub stack: u32,
     pub samples: f64,
 }
 
@@ -128,6 +139,7 @@ pub struct ContextBlame {
 pub enum ResultRecord {
     Variable(VariableBlame),
     Function(FunctionBlame),
+    Stack(StackRecord),
     Context(ContextBlame),
 }
 
@@ -137,6 +149,7 @@ pub struct Results {
     pub header: ResultsHeader,
     pub variables: Vec<VariableBlame>,
     pub functions: Vec<FunctionBlame>,
+    pub stacks: Vec<StackRecord>,
     pub contexts: Vec<ContextBlame>,
 }
 
@@ -155,6 +168,7 @@ impl Results {
             .cloned()
             .map(ResultRecord::Variable)
             .chain(self.functions.iter().cloned().map(ResultRecord::Function))
+            .chain(self.stacks.iter().cloned().map(ResultRecord::Stack))
             .chain(self.contexts.iter().cloned().map(ResultRecord::Context));
         for rec in records {
             encode_into(&mut buf, &rec)?;
@@ -190,6 +204,7 @@ impl Results {
             header,
             variables: Vec::new(),
             functions: Vec::new(),
+            stacks: Vec::new(),
             contexts: Vec::new(),
         };
         let nproc = out.header.processes.len() as u32;
@@ -214,9 +229,23 @@ impl Results {
                         }
                         out.functions.push(f)
                     }
+                    ResultRecord::Stack(st) => {
+                        if st.process >= nproc {
+                            return Err(bad_process(st.process));
+                        }
+                        out.stacks.push(st)
+                    }
                     ResultRecord::Context(c) => {
                         if c.process >= nproc {
                             return Err(bad_process(c.process));
+                        }
+                        if c.stack as usize >= out.stacks.len() {
+                            return Err(FormatError::CorruptChunk {
+                                path: path.to_path_buf(),
+                                chunk: chunk.index,
+                                offset: chunk.offset,
+                                reason: format!("context refers to stack {} of {}", c.stack, out.stacks.len()),
+                            });
                         }
                         out.contexts.push(c)
                     }

@@ -5,7 +5,7 @@
 //! plus the id of the node for its caller, so a sample stores a single id and
 //! a stack of depth 20 seen a million times is stored once.
 
-use crate::container::{encode_into, Chunk, ContainerReader, ContainerWriter, Kind};
+use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind, RawChunk};
 use crate::error::{FormatError, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -398,8 +398,8 @@ impl<R: Read> StreamReader<R> {
     /// The next undecoded chunk, for readers that decode chunks in parallel
     /// with [`decode_chunk`] (chunks are independent). Do not mix with
     /// [`Self::next_record`] on the same reader.
-    pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
-        self.container.next_chunk()
+    pub fn next_chunk(&mut self) -> Result<Option<RawChunk>> {
+        self.container.next_raw_chunk()
     }
 
     pub fn path(&self) -> &Path {
@@ -433,8 +433,10 @@ fn from_wire(wire: WireRecord, last_time: &mut u64) -> Record {
     }
 }
 
-/// Decodes every record of one chunk of a sample stream (see [`StreamReader::next_chunk`]).
-pub fn decode_chunk(chunk: &Chunk, path: &Path) -> Result<Vec<Record>> {
+/// Decompresses and decodes every record of one chunk of a sample stream
+/// (see [`StreamReader::next_chunk`]).
+pub fn decode_chunk(chunk: RawChunk, path: &Path) -> Result<Vec<Record>> {
+    let chunk = chunk.decompress(path)?;
     let mut last_time = 0;
     Ok(chunk.decode::<WireRecord>(path)?.into_iter().map(|w| from_wire(w, &mut last_time)).collect())
 }

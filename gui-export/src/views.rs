@@ -395,10 +395,11 @@ pub fn drilldown(results: &Results, filters: &Filters, path: &str, sources: &mut
             }
             // The line that blames it: the frame in the defining function
             // (for globals, the innermost frame).
+            let frames = &results.stacks[c.stack as usize].frames;
             let at = if row.function.is_empty() {
-                c.frames.first()
+                frames.first()
             } else {
-                c.frames.iter().find(|f| crate::render::same_function(&f.function, &row.function))
+                frames.iter().find(|f| crate::render::same_function(&f.function, &row.function))
             };
             if let Some(f) = at {
                 *lines.entry((f.file.clone(), f.line)).or_default() += c.samples;
@@ -407,8 +408,7 @@ pub fn drilldown(results: &Results, filters: &Filters, path: &str, sources: &mut
                 samples: c.samples,
                 percent_of_variable: if row.samples > 0.0 { 100.0 * c.samples / row.samples } else { 0.0 },
                 rank: results.header.processes[c.process as usize].rank,
-                frames: c
-                    .frames
+                frames: frames
                     .iter()
                     .map(|f| DrillFrame {
                         function: f.function.clone(),
