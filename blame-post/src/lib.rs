@@ -15,6 +15,7 @@
 //! prints: rendering is `blame-gui-export`'s job.
 
 pub mod aggregate;
+pub mod datacentric;
 pub mod error;
 pub mod input;
 pub mod merge;
@@ -118,3 +119,6 @@ fn implicit_blame_points(index: &StaticIndex, functions: &[blame_formats::result
     out.dedup();
     out
 }
+
+#[cfg(test)]
+mod tests_ch5;

@@ -1,0 +1,246 @@
+//! Approximate data-centric attribution of memory-event samples (ch. 5):
+//! a miss sampled at a source line is shared among the distinct reads that
+//! could have caused it.
+//!
+//! - [`raw_shares`] (5.2.1): equal shares over the unique reads of the line.
+//! - [`loop_weights`] (5.2.2, eq. 5.1–5.5): reads that recur on many lines of
+//!   the innermost loop (index scalars) are unlikely to miss; weights move
+//!   their share to the rarely read arrays.
+//! - [`skid_window`] + [`skid_shares`] (5.2.3, eq. 5.6–5.8): the reported line
+//!   may be a few lines after the one that missed; a distribution over the
+//!   preceding lines (never across a call or the function's start) replaces
+//!   the raw shares, and loop compensation applies on top.
+//!
+//! Every function returns shares that sum to 1 per miss (or nothing when
+//! the lines read no memory), so totals are conserved.
+
+use blame_formats::static_db::{FunctionSummary, MemRead};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A distribution of skid in source lines: the true line is `mean` lines
+/// before the reported one, give or take `spread`, with triangular weights
+/// (spread 1: 0.25 / 0.5 / 0.25 as in the dissertation's Itanium model).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineSkid {
+    pub mean: u32,
+    pub spread: u32,
+}
+
+impl LineSkid {
+    /// The dissertation's model (5.3): one line before, spread one line.
+    pub const DISSERTATION: LineSkid = LineSkid { mean: 1, spread: 1 };
+
+    /// Parses `lines:MEAN:SPREAD`.
+    pub fn parse(text: &str) -> Result<LineSkid, String> {
+        let parts: Vec<&str> = text.split(':').collect();
+        match parts.as_slice() {
+            ["lines", mean, spread] => Ok(LineSkid {
+                mean: mean.parse().map_err(|_| format!("--skid {text}: MEAN must be a whole number of lines"))?,
+                spread: spread.parse().map_err(|_| format!("--skid {text}: SPREAD must be a whole number of lines"))?,
+            }),
+            _ => Err(format!("--skid {text}: expected lines:MEAN:SPREAD, e.g. lines:1:1")),
+        }
+    }
+
+    /// (lines before the reported one, probability), for offsets that may be negative
+    /// (after the reported line) when spread > mean; those are dropped by [`skid_window`].
+    fn offsets(&self) -> Vec<(i64, f64)> {
+        let k = self.spread as i64;
+        let raw: Vec<(i64, f64)> = (-k..=k).map(|d| (self.mean as i64 + d, (k + 1 - d.abs()) as f64)).collect();
+        let total: f64 = raw.iter().map(|(_, w)| w).sum();
+        raw.into_iter().map(|(o, w)| (o, w / total)).collect()
+    }
+}
+
+/// The unique reads of `line` (a variable indexed the same way counts once).
+pub fn reads_on_line(f: &FunctionSummary, line: u32) -> Vec<MemRead> {
+    let set: BTreeSet<MemRead> = f.reads.iter().filter(|r| r.line == line).flat_map(|r| r.reads.iter().cloned()).collect();
+    set.into_iter().collect()
+}
+
+/// Raw approximate assignment (5.2.1): one equal share per unique read.
+pub fn raw_shares(f: &FunctionSummary, line: u32) -> Vec<(MemRead, f64)> {
+    let reads = reads_on_line(f, line);
+    let n = reads.len() as f64;
+    reads.into_iter().map(|r| (r, 1.0 / n)).collect()
+}
+
+/// The innermost natural loop containing `line`.
+pub fn innermost_loop(f: &FunctionSummary, line: u32) -> Option<usize> {
+    f.loops
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.lines.contains(&line))
+        .min_by_key(|(_, l)| l.lines.len())
+        .map(|(i, _)| i)
+}
+
+/// Raw, adjusted and final weight of one read (Table 5.2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoopWeight {
+    pub raw: f64,
+    pub adjusted: f64,
+    pub final_weight: f64,
+}
+
+/// Loop compensation weights (eq. 5.1–5.5) of every unique read in loop `l`.
+pub fn loop_weights(f: &FunctionSummary, l: usize, threshold: f64) -> BTreeMap<MemRead, LoopWeight> {
+    let lines = &f.loops[l].lines;
+    let nlines = lines.len().max(1) as f64;
+    let mut lines_per_read: BTreeMap<MemRead, usize> = BTreeMap::new();
+    for &line in lines {
+        for r in reads_on_line(f, line) {
+            *lines_per_read.entry(r).or_default() += 1;
+        }
+    }
+    // 5.1: raw = 1 - (lines reading v / lines in L)^2
+    let raw: BTreeMap<MemRead, f64> = lines_per_read.into_iter().map(|(r, n)| (r, 1.0 - (n as f64 / nlines).powi(2))).collect();
+    // 5.2: what the frequently read lose is handed to the rarely read.
+    let to_redistribute: f64 = raw.values().map(|w| 1.0 - w).sum();
+    // 5.3: reads at or over the threshold share it in proportion to their raw weight.
+    let threshold_weights: f64 = raw.values().filter(|&&w| w >= threshold).sum();
+    raw.into_iter()
+        .map(|(r, w)| {
+            // 5.4 and 5.5
+            let adjusted = if w >= threshold && threshold_weights > 0.0 { w / threshold_weights * to_redistribute } else { 0.0 };
+            (
+                r,
+                LoopWeight {
+                    raw: w,
+                    adjusted,
+                    final_weight: w + adjusted,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Applies loop weights to per-read shares and renormalizes to the same
+/// total, so each miss is still counted exactly once. Shares of reads
+/// outside any loop keep weight 1.
+pub fn loop_compensate(f: &FunctionSummary, shares: &[(u32, MemRead, f64)], threshold: f64) -> Vec<(u32, MemRead, f64)> {
+    let total: f64 = shares.iter().map(|s| s.2).sum();
+    let mut cache: BTreeMap<usize, BTreeMap<MemRead, LoopWeight>> = BTreeMap::new();
+    let weighted: Vec<(u32, MemRead, f64)> = shares
+        .iter()
+        .map(|(line, r, share)| {
+            let w = match innermost_loop(f, *line) {
+                Some(l) => cache.entry(l).or_insert_with(|| loop_weights(f, l, threshold)).get(r).map(|w| w.final_weight).unwrap_or(1.0),
+                None => 1.0,
+            };
+            (*line, r.clone(), share * w)
+        })
+        .collect();
+    let wsum: f64 = weighted.iter().map(|s| s.2).sum();
+    if wsum <= 0.0 {
+        // Only reads the loop says never miss: keep the unweighted shares.
+        return shares.to_vec();
+    }
+    weighted.into_iter().map(|(l, r, x)| (l, r, x * total / wsum)).collect()
+}
+
+/// What a skid window looked like: lines with probabilities, and whether a
+/// call or the function's start cut it short.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkidWindow {
+    pub lines: Vec<(u32, f64)>,
+    pub truncated: bool,
+}
+
+/// The source lines the miss reported at `line` may really come from.
+/// Lines are counted among the function's lines with code; the window stops
+/// at a line holding a call (blame does not move backwards through calls)
+/// and at the function's first line. Probabilities are renormalized.
+pub fn skid_window(f: &FunctionSummary, line: u32, model: LineSkid) -> SkidWindow {
+    let Some(pos) = f.lines.iter().position(|&l| l == line) else {
+        return SkidWindow {
+            lines: vec![(line, 1.0)],
+            truncated: false,
+        };
+    };
+    let call_lines: BTreeSet<u32> = f.call_sites.iter().map(|c| c.line).collect();
+    // Earliest reachable position going back from the reported line.
+    let mut earliest = pos;
+    while earliest > 0 && !call_lines.contains(&f.lines[earliest - 1]) {
+        earliest -= 1;
+    }
+    if earliest > 0 {
+        earliest -= 1; // the call's own line is included, nothing before it
+    }
+    let mut truncated = false;
+    let mut lines: BTreeMap<u32, f64> = BTreeMap::new();
+    for (back, p) in model.offsets() {
+        if back < 0 {
+            continue; // after the reported line: skid only moves forward
+        }
+        let target = pos as i64 - back;
+        if target < earliest as i64 {
+            truncated = true;
+            continue;
+        }
+        *lines.entry(f.lines[target as usize]).or_default() += p;
+    }
+    let total: f64 = lines.values().sum();
+    if total <= 0.0 {
+        return SkidWindow {
+            lines: vec![(line, 1.0)],
+            truncated,
+        };
+    }
+    SkidWindow {
+        lines: lines.into_iter().map(|(l, p)| (l, p / total)).collect(),
+        truncated,
+    }
+}
+
+/// Skid negation (eq. 5.6–5.8): every unique read on a line of the window
+/// gets that line's probability; values are normalized to sum to 1.
+pub fn skid_shares(f: &FunctionSummary, window: &SkidWindow) -> Vec<(u32, MemRead, f64)> {
+    let raw: Vec<(u32, MemRead, f64)> = window
+        .lines
+        .iter()
+        .flat_map(|&(line, p)| reads_on_line(f, line).into_iter().map(move |r| (line, r, p)))
+        .collect();
+    let sum: f64 = raw.iter().map(|r| r.2).sum();
+    if sum <= 0.0 {
+        return Vec::new();
+    }
+    raw.into_iter().map(|(l, r, v)| (l, r, v / sum)).collect()
+}
+
+/// Per-method shares of one miss at `line`: raw, loop-compensated, and (with
+/// a skid model) skid-negated then loop-compensated.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MissShares {
+    pub raw: Vec<(u32, f64)>,
+    pub loop_adjusted: Vec<(u32, f64)>,
+    pub skid: Vec<(u32, f64)>,
+    pub skid_loop: Vec<(u32, f64)>,
+    pub skid_truncated: bool,
+}
+
+fn by_variable(shares: &[(u32, MemRead, f64)]) -> Vec<(u32, f64)> {
+    let mut m: BTreeMap<u32, f64> = BTreeMap::new();
+    for (_, r, x) in shares {
+        *m.entry(r.variable).or_default() += x;
+    }
+    m.into_iter().collect()
+}
+
+/// All methods for one miss at `line` of `f`, by variable index.
+pub fn attribute_miss(f: &FunctionSummary, line: u32, threshold: f64, skid: Option<LineSkid>) -> MissShares {
+    let raw: Vec<(u32, MemRead, f64)> = raw_shares(f, line).into_iter().map(|(r, x)| (line, r, x)).collect();
+    let mut out = MissShares {
+        raw: by_variable(&raw),
+        loop_adjusted: by_variable(&loop_compensate(f, &raw, threshold)),
+        ..Default::default()
+    };
+    if let Some(model) = skid {
+        let window = skid_window(f, line, model);
+        let s = skid_shares(f, &window);
+        out.skid = by_variable(&s);
+        out.skid_loop = by_variable(&loop_compensate(f, &s, threshold));
+        out.skid_truncated = window.truncated;
+    }
+    out
+}
