@@ -30,6 +30,27 @@ pub struct InputArgs {
     /// Directory to look for the recorded binaries and libraries in first (repeatable).
     #[arg(long = "binary-path")]
     binary_paths: Vec<PathBuf>,
+    /// Treat this event as a memory event (cache/TLB misses): approximate data-centric attribution (repeatable).
+    #[arg(long = "memory-event", value_name = "EVENT")]
+    memory_events: Vec<String>,
+    /// Skid model of memory events, `lines:MEAN:SPREAD` (e.g. lines:1:1, the dissertation's model) [default: no skid].
+    #[arg(long)]
+    skid: Option<String>,
+    /// Loop compensation threshold (5.2.2).
+    #[arg(long, default_value_t = 0.75)]
+    loop_threshold: f64,
+}
+
+impl InputArgs {
+    fn memory_options(&self) -> Result<blame_post::MemoryOptions> {
+        if !(0.0..=1.0).contains(&self.loop_threshold) {
+            bail!("--loop-threshold {} must be between 0 and 1", self.loop_threshold);
+        }
+        Ok(blame_post::MemoryOptions {
+            loop_threshold: self.loop_threshold,
+            skid: self.skid.as_deref().map(blame_post::datacentric::LineSkid::parse).transpose().map_err(anyhow::Error::msg)?,
+        })
+    }
 }
 
 #[derive(clap::Args)]
@@ -89,6 +110,9 @@ pub struct ReportArgs {
     /// Event to report [default: the first recorded event with samples].
     #[arg(short, long)]
     event: Option<String>,
+    /// For memory events: the attribution method shown, raw, loop, skid, skid+loop or all (columns side by side) [default: skid+loop with --skid, else loop].
+    #[arg(long)]
+    method: Option<String>,
     /// Directories to find source files in for drill-downs (repeatable) [default: current directory].
     #[arg(long = "source-root")]
     source_roots: Vec<PathBuf>,
@@ -126,11 +150,13 @@ fn load_static(explicit: &Option<PathBuf>) -> Result<(StaticIndex, Option<PathBu
 }
 
 fn open_run(input: &InputArgs) -> Result<Run> {
-    match (&input.run_dir, &input.samples) {
-        (Some(dir), None) => Ok(Run::open_dir(dir, input.binary_paths.clone())?),
-        (None, Some(s)) => Ok(Run::open_jsonl(s)?),
+    let mut run = match (&input.run_dir, &input.samples) {
+        (Some(dir), None) => Run::open_dir(dir, input.binary_paths.clone())?,
+        (None, Some(s)) => Run::open_jsonl(s)?,
         _ => bail!("give a run directory or --samples FILE.jsonl"),
-    }
+    };
+    run.mark_memory_events(&input.memory_events)?;
+    Ok(run)
 }
 
 fn default_output(input: &InputArgs) -> PathBuf {
@@ -185,7 +211,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     };
     let run = open_run(&args.input)?;
     let (index, _) = load_static(&args.input.static_db)?;
-    let out = post(&run, &index, shard)?;
+    let out = post(&run, &index, shard, args.input.memory_options()?)?;
     print_warnings(&out.warnings);
     let results = out.results;
     let t = out.times;
@@ -252,7 +278,9 @@ fn results_for_report(input: &InputArgs) -> Result<Results> {
     if let Some(dir) = &input.run_dir {
         let stored = dir.join(RESULTS_FILE);
         let db = static_db_path(&input.static_db);
-        let fresh = stored.exists()
+        let options_given = !input.memory_events.is_empty() || input.skid.is_some() || input.loop_threshold != 0.75;
+        let fresh = !options_given
+            && stored.exists()
             && db.as_ref().is_none_or(|d| newer_than(&stored, d))
             && std::fs::read_dir(dir)?.filter_map(|e| e.ok()).all(|e| e.path().extension().is_none_or(|x| x != "bstream") || newer_than(&stored, &e.path()));
         if fresh {
@@ -261,7 +289,7 @@ fn results_for_report(input: &InputArgs) -> Result<Results> {
     }
     let run = open_run(input)?;
     let (index, _) = load_static(&input.static_db)?;
-    let out = post(&run, &index, ShardSpec::WHOLE)?;
+    let out = post(&run, &index, ShardSpec::WHOLE, input.memory_options()?)?;
     print_warnings(&out.warnings);
     let results = out.results;
     if let Some(dir) = &input.run_dir {
@@ -283,6 +311,7 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
         top: args.top,
         min_percent: args.min_percent,
         event: args.event.clone(),
+        method: args.method.clone(),
     };
     let results = results_for_report(&args.input)?;
     let text = if args.by_function {

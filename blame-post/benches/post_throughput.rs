@@ -182,7 +182,7 @@ fn main() {
                 let index = StaticIndex::new(db);
                 let load_static = t0.elapsed();
                 let run = Run::open_dir(&run_dir, vec![]).unwrap();
-                let out = post(&run, &index, ShardSpec::WHOLE).unwrap();
+                let out = post(&run, &index, ShardSpec::WHOLE, Default::default()).unwrap();
                 let total = t0.elapsed();
                 let t = out.times;
                 let no_sym = total - t.symbolize;

@@ -3,15 +3,44 @@
 //! results of shards reduce by addition in any order.
 
 use crate::input::ProcessProfile;
-use crate::resolve::{resolve, Resolution, VarRef};
+use crate::resolve::{resolve, resolve_memory, with_containers, MemoryResolution, Resolution, VarRef};
 use crate::static_index::StaticIndex;
 use blame_formats::results::{ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, VariableBlame, VariableKey};
 use blame_formats::static_db::VarKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
-/// Sums for one key across processes: process index → (inclusive, exclusive).
-type PerProcess = BTreeMap<u32, (f64, f64)>;
+/// Sums for one key across processes: process index → (inclusive, exclusive, per-method values).
+type PerProcess = BTreeMap<u32, (f64, f64, BTreeMap<&'static str, f64>)>;
+
+/// Settings of the approximate data-centric passes for memory events.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryOptions {
+    /// Loop compensation threshold (5.2.2), 0.75 in the dissertation.
+    pub loop_threshold: f64,
+    /// Skid model (5.2.3); `None` when the samples are skid-free.
+    pub skid: Option<crate::datacentric::LineSkid>,
+}
+
+impl Default for MemoryOptions {
+    fn default() -> Self {
+        MemoryOptions {
+            loop_threshold: 0.75,
+            skid: None,
+        }
+    }
+}
+
+impl MemoryOptions {
+    /// The method whose value is reported as a memory event's count.
+    pub fn reported_method(&self) -> &'static str {
+        if self.skid.is_some() {
+            crate::resolve::METHOD_SKID_LOOP
+        } else {
+            crate::resolve::METHOD_LOOP
+        }
+    }
+}
 
 #[derive(Default)]
 pub struct Accumulator {
@@ -23,6 +52,31 @@ pub struct Accumulator {
     pub totals: BTreeMap<u32, Vec<f64>>,
     pub resolve_time: std::time::Duration,
     pub reduce_time: std::time::Duration,
+    /// Which events count memory misses (approximate data-centric mode).
+    pub memory_events: Vec<bool>,
+    pub memory: MemoryOptions,
+    /// Memory samples whose skid window a call or the function start cut short.
+    pub skid_truncated: f64,
+}
+
+/// Adds one context's samples to the code-centric sums: inclusive once per
+/// function per sample, exclusive for the innermost frame.
+fn add_functions<'a>(fn_ids: &mut HashMap<(&'a str, &'a str, u16), usize>, fn_sums: &mut Vec<(f64, f64)>, ctx: &'a crate::input::Context, e16: u16, n: f64, seen: &mut Vec<usize>) {
+    seen.clear();
+    for (depth, frame) in ctx.frames.iter().enumerate() {
+        let next = fn_ids.len();
+        let id = *fn_ids.entry((frame.function.as_str(), frame.file.as_str(), e16)).or_insert(next);
+        if id == fn_sums.len() {
+            fn_sums.push((0.0, 0.0));
+        }
+        if depth == 0 {
+            fn_sums[id].1 += n;
+        }
+        if !seen.contains(&id) {
+            seen.push(id);
+            fn_sums[id].0 += n;
+        }
+    }
 }
 
 /// The report key of a summary variable.
@@ -63,7 +117,24 @@ impl Accumulator {
     /// Resolves every context of `profile` (in parallel) and adds it.
     pub fn add_process(&mut self, index: &StaticIndex, profile: &ProcessProfile, nevents: usize) {
         let started = std::time::Instant::now();
-        let resolved: Vec<Resolution> = profile.contexts.par_iter().map(|c| resolve(index, &c.frames)).collect();
+        let memory_events = &self.memory_events;
+        let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
+        let has_time = |c: &crate::input::Context| c.counts.iter().enumerate().any(|(e, &n)| n > 0.0 && !is_memory(e));
+        let has_memory = |c: &crate::input::Context| c.counts.iter().enumerate().any(|(e, &n)| n > 0.0 && is_memory(e));
+        let mem = self.memory;
+        let resolved: Vec<(Resolution, MemoryResolution)> = profile
+            .contexts
+            .par_iter()
+            .map(|c| {
+                let blame = if has_time(c) { resolve(index, &c.frames) } else { Resolution::default() };
+                let memory = if has_memory(c) {
+                    resolve_memory(index, &c.frames, mem.loop_threshold, mem.skid)
+                } else {
+                    MemoryResolution::default()
+                };
+                (blame, memory)
+            })
+            .collect();
         self.resolve_time += started.elapsed();
         let started = std::time::Instant::now();
         let p = profile.index;
@@ -76,11 +147,11 @@ impl Accumulator {
         // Sum under small interned ids first; build string keys once per id.
         let mut var_ids: HashMap<(VarRef, u16), usize> = HashMap::new();
         let mut var_keys: Vec<VariableKey> = Vec::new();
-        let mut var_sums: Vec<(f64, f64)> = Vec::new();
+        let mut var_sums: Vec<(f64, f64, BTreeMap<&'static str, f64>)> = Vec::new();
         let mut ctx_sums: HashMap<(usize, usize), f64> = HashMap::new();
         let mut fn_ids: HashMap<(&str, &str, u16), usize> = HashMap::new();
         let mut fn_sums: Vec<(f64, f64)> = Vec::new();
-        let mut intern_var = |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<(f64, f64)>| -> usize {
+        let mut intern_var = |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<(f64, f64, BTreeMap<&'static str, f64>)>| -> usize {
             *var_ids.entry((v, e)).or_insert_with(|| {
                 let key = variable_key(index, v, e);
                 // Globals seen through several summaries share one key.
@@ -88,19 +159,40 @@ impl Accumulator {
                     Some(i) if key.function.is_empty() => i,
                     _ => {
                         keys.push(key);
-                        sums.push((0.0, 0.0));
+                        sums.push((0.0, 0.0, BTreeMap::new()));
                         keys.len() - 1
                     }
                 }
             })
         };
         let mut ids: Vec<usize> = Vec::new();
-        for (ci, (ctx, res)) in profile.contexts.iter().zip(&resolved).enumerate() {
+        let reported = self.memory.reported_method();
+        for (ci, (ctx, (res, mres))) in profile.contexts.iter().zip(&resolved).enumerate() {
             for (e, &n) in ctx.counts.iter().enumerate() {
                 if n == 0.0 {
                     continue;
                 }
                 let e16 = e as u16;
+                if is_memory(e) {
+                    if mres.skid_truncated {
+                        self.skid_truncated += n;
+                    }
+                    for &(method, v, share) in &mres.shares {
+                        for (depth, lifted) in with_containers(index, v).into_iter().enumerate() {
+                            let id = intern_var(lifted, e16, &mut var_keys, &mut var_sums);
+                            *var_sums[id].2.entry(method).or_default() += share * n;
+                            if method == reported {
+                                var_sums[id].0 += share * n;
+                                if depth == 0 {
+                                    var_sums[id].1 += share * n;
+                                }
+                                *ctx_sums.entry((id, ci)).or_default() += share * n;
+                            }
+                        }
+                    }
+                    add_functions(&mut fn_ids, &mut fn_sums, ctx, e16, n, &mut ids);
+                    continue;
+                }
                 // A variable is blamed at most once per sample, however many
                 // frames (recursion) or summaries (globals) name it.
                 ids.clear();
@@ -118,27 +210,16 @@ impl Accumulator {
                 for &id in &ids {
                     var_sums[id].1 += n;
                 }
-                ids.clear();
-                for (depth, frame) in ctx.frames.iter().enumerate() {
-                    let next = fn_ids.len();
-                    let id = *fn_ids.entry((frame.function.as_str(), frame.file.as_str(), e16)).or_insert(next);
-                    if id == fn_sums.len() {
-                        fn_sums.push((0.0, 0.0));
-                    }
-                    if depth == 0 {
-                        fn_sums[id].1 += n;
-                    }
-                    if !ids.contains(&id) {
-                        ids.push(id);
-                        fn_sums[id].0 += n;
-                    }
-                }
+                add_functions(&mut fn_ids, &mut fn_sums, ctx, e16, n, &mut ids);
             }
         }
-        for (id, (inc, exc)) in var_sums.iter().enumerate() {
+        for (id, (inc, exc, methods)) in var_sums.into_iter().enumerate() {
             let e = self.variables.entry(var_keys[id].clone()).or_default().entry(p).or_default();
             e.0 += inc;
             e.1 += exc;
+            for (m, x) in methods {
+                *e.2.entry(m).or_default() += x;
+            }
         }
         let base = self.stacks.len() as u32;
         self.stacks.extend(profile.contexts.iter().map(|c| StackRecord {
@@ -168,11 +249,11 @@ impl Accumulator {
     pub fn into_records(self) -> (Vec<VariableBlame>, Vec<FunctionBlame>, Vec<StackRecord>, Vec<ContextBlame>) {
         let values = |per: PerProcess| {
             per.into_iter()
-                .map(|(process, (inclusive, exclusive))| ProcessValue {
+                .map(|(process, (inclusive, exclusive, methods))| ProcessValue {
                     process,
                     inclusive,
                     exclusive,
-                    methods: Vec::new(),
+                    methods: methods.into_iter().map(|(m, x)| (m.to_string(), x)).collect(),
                 })
                 .collect()
         };

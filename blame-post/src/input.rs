@@ -170,6 +170,22 @@ impl Run {
         })
     }
 
+    /// Marks events as memory events (approximate data-centric attribution).
+    pub fn mark_memory_events(&mut self, names: &[String]) -> Result<()> {
+        for name in names {
+            match self.events.iter_mut().find(|e| &e.name == name) {
+                Some(e) => e.memory = true,
+                None => {
+                    return Err(PostError::Input(format!(
+                        "--memory-event {name}: no such event in the samples (events: {})",
+                        self.events.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The run directory, when the input is a recording.
     pub fn dir(&self) -> Option<&Path> {
         match &self.source {

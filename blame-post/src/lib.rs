@@ -25,6 +25,7 @@ pub mod static_index;
 pub mod symbolize;
 
 pub use error::{PostError, Result};
+pub use aggregate::MemoryOptions;
 pub use input::Run;
 pub use shard::ShardSpec;
 pub use static_index::StaticIndex;
@@ -55,9 +56,15 @@ pub struct PostOutput {
 }
 
 /// Resolves the part of `run` that belongs to `shard`.
-pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<PostOutput> {
+/// Memory events (cache misses...) are attributed with the approximate
+/// data-centric passes of chapter 5 under `memory`; other events get blame.
+pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec, memory: aggregate::MemoryOptions) -> Result<PostOutput> {
     let nevents = run.events.len();
-    let mut acc = aggregate::Accumulator::default();
+    let mut acc = aggregate::Accumulator {
+        memory_events: run.events.iter().map(|e| e.memory).collect(),
+        memory,
+        ..Default::default()
+    };
     let mut warnings = Vec::new();
     let mut times = StageTimes::default();
     let mut contexts = 0;
@@ -70,6 +77,12 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<PostOutp
         acc.add_process(index, &profile, nevents);
     }
     times.resolve = acc.resolve_time;
+    if acc.skid_truncated > 0.0 {
+        warnings.push(format!(
+            "{} memory samples had their skid window cut short by a call or the function start (skid is not followed backwards through calls)",
+            acc.skid_truncated
+        ));
+    }
     let reduce_started = std::time::Instant::now();
     let mut processes = run.processes.clone();
     for (i, p) in processes.iter_mut().enumerate() {

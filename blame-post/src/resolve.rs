@@ -245,3 +245,83 @@ fn close(index: &StaticIndex, f: &FunctionSummary, here: &mut BTreeSet<u32>) {
         }
     }
 }
+
+/// Attribution of one memory-event sample under each method, by variable.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct MemoryResolution {
+    /// (method, variable, share); shares of one method sum to at most 1.
+    pub shares: Vec<(&'static str, VarRef, f64)>,
+    pub skid_truncated: bool,
+}
+
+/// Method names as results and reports show them.
+pub const METHOD_RAW: &str = "raw";
+pub const METHOD_LOOP: &str = "loop";
+pub const METHOD_SKID: &str = "skid";
+pub const METHOD_SKID_LOOP: &str = "skid+loop";
+
+/// Approximate data-centric attribution of a memory-event sample (ch. 5):
+/// the innermost frame with a summary distributes the miss over the reads
+/// near its line; reads through a parameter are mapped to the caller's
+/// variables (interprocedural aliasing from the call stack, 5.1).
+pub fn resolve_memory(index: &StaticIndex, frames: &[SymFrame], threshold: f64, skid: Option<crate::datacentric::LineSkid>) -> MemoryResolution {
+    let mut out = MemoryResolution::default();
+    let Some(depth) = frames.iter().position(|fr| index.lookup(&fr.function, &fr.file).is_some()) else {
+        return out;
+    };
+    let fi = index.lookup(&frames[depth].function, &frames[depth].file).expect("found above");
+    let f = &index.functions[fi];
+    let m = crate::datacentric::attribute_miss(f, frames[depth].line, threshold, skid);
+    out.skid_truncated = m.skid_truncated;
+    let methods: [(&'static str, &Vec<(u32, f64)>); 4] = [(METHOD_RAW, &m.raw), (METHOD_LOOP, &m.loop_adjusted), (METHOD_SKID, &m.skid), (METHOD_SKID_LOOP, &m.skid_loop)];
+    for (method, shares) in methods {
+        for &(vi, share) in shares {
+            for (target, part) in lift_through_callers(index, frames, depth, fi as u32, vi, share) {
+                out.shares.push((method, target, part));
+            }
+        }
+    }
+    out
+}
+
+/// Follows a read of a parameter's memory up the stack to the caller
+/// variables passed in that position, splitting the share among them.
+fn lift_through_callers(index: &StaticIndex, frames: &[SymFrame], depth: usize, fi: u32, vi: u32, share: f64) -> Vec<(VarRef, f64)> {
+    let f = &index.functions[fi as usize];
+    let root = root_of(f, vi);
+    let rv = &f.variables[root as usize];
+    let (VarKind::Param, Some(k), true) = (rv.kind, rv.param_index, rv.is_exit) else {
+        return vec![((fi, vi), share)];
+    };
+    let Some((cdepth, cfi)) = frames.iter().enumerate().skip(depth + 1).find_map(|(d, fr)| index.lookup(&fr.function, &fr.file).map(|i| (d, i))) else {
+        return vec![((fi, vi), share)];
+    };
+    let caller = &index.functions[cfi];
+    let mut targets: BTreeSet<u32> = BTreeSet::new();
+    for c in call_sites_at(caller, frames[cdepth].line, &f.linkage_name) {
+        targets.extend(output_vars(c, k));
+    }
+    // Containers of other targets get their share through container resolution.
+    let containers: BTreeSet<u32> = targets.iter().filter_map(|&t| caller.variables[t as usize].parent).collect();
+    let direct: Vec<u32> = targets.difference(&containers).copied().collect();
+    if direct.is_empty() {
+        return vec![((fi, vi), share)];
+    }
+    let part = share / direct.len() as f64;
+    direct.into_iter().flat_map(|t| lift_through_callers(index, frames, cdepth, cfi as u32, t, part)).collect()
+}
+
+/// The variable and all its containers (container resolution).
+pub fn with_containers(index: &StaticIndex, (fi, vi): VarRef) -> Vec<VarRef> {
+    let f = &index.functions[fi as usize];
+    let mut out = vec![(fi, vi)];
+    let mut p = f.variables[vi as usize].parent;
+    while let Some(pi) = p {
+        if out.len() > f.variables.len() {
+            break;
+        }
+        out.push((fi, pi));
+        p = f.variables[pi as usize].parent;
+    }
+    out
+}

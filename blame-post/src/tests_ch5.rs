@@ -175,3 +175,40 @@ fn skid_model_parsing() {
     assert!(LineSkid::parse("insns:3").is_err());
     assert!(LineSkid::parse("lines:x:1").is_err());
 }
+
+/// Memory samples of the Figure 5.2 loop go through post: every method
+/// conserves the misses, and the reported count is the loop method's.
+#[test]
+fn memory_event_samples_through_post() {
+    let f = figure_5_2();
+    let mut db = StaticDb::default();
+    db.insert(f);
+    let index = crate::StaticIndex::new(db);
+    let sample = |line| blame_formats::jsonl::JsonSample {
+        stack: vec![blame_formats::results::SymFrame {
+            function: "loop".into(),
+            file: "fig3_14.c".into(),
+            line,
+            column: 0,
+            inlined: false,
+        }],
+        event: "cache-misses".into(),
+        weight: 1.0,
+        rank: Some(0),
+        thread: 0,
+        pid: None,
+        time_ns: None,
+        data_address: None,
+    };
+    let run = crate::Run::from_json_samples(vec![sample(2), sample(3), sample(4)]).unwrap();
+    assert!(run.events[0].memory, "cache-misses is a memory event by name");
+    let out = crate::post(&run, &index, crate::ShardSpec::WHOLE, crate::MemoryOptions::default()).unwrap();
+    let method_total = |m: &str| -> f64 { out.results.variables.iter().flat_map(|v| &v.values).flat_map(|pv| &pv.methods).filter(|(n, _)| n == m).map(|(_, x)| x).sum() };
+    assert!((method_total("raw") - 3.0).abs() < 1e-9);
+    assert!((method_total("loop") - 3.0).abs() < 1e-9);
+    let x = out.results.variables.iter().find(|v| v.key.name == "x").unwrap();
+    assert_eq!(two(x.values[0].inclusive), "1.48");
+    let with_skid = crate::post(&run, &index, crate::ShardSpec::WHOLE, crate::MemoryOptions { loop_threshold: 0.75, skid: Some(LineSkid::DISSERTATION) }).unwrap();
+    let skid_total: f64 = with_skid.results.variables.iter().map(|v| v.values[0].inclusive).sum();
+    assert!((skid_total - 3.0).abs() < 1e-9, "skid+loop conserves the misses: {skid_total}");
+}

@@ -244,11 +244,11 @@ fn json_samples(n: usize) -> Vec<blame_formats::jsonl::JsonSample> {
 fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
     let index = fig3_14_index();
     let run = crate::Run::from_json_samples(json_samples(101)).unwrap();
-    let whole = crate::post(&run, &index, crate::ShardSpec::WHOLE).unwrap().results;
+    let whole = crate::post(&run, &index, crate::ShardSpec::WHOLE, Default::default()).unwrap().results;
     let whole = crate::merge::merge(vec![whole]).unwrap();
     assert!(whole.variables.iter().any(|v| v.key.name == "se"));
     for n in [1u32, 2, 3, 7] {
-        let parts: Vec<_> = (0..n).map(|i| crate::post(&run, &index, crate::ShardSpec::new(i, n).unwrap()).unwrap().results).collect();
+        let parts: Vec<_> = (0..n).map(|i| crate::post(&run, &index, crate::ShardSpec::new(i, n).unwrap(), Default::default()).unwrap().results).collect();
         // Partial results are sums over disjoint samples: no shard holds everything when n > 1.
         if n > 1 {
             assert!(parts.iter().all(|p| p.header.shard.is_some()));

@@ -84,10 +84,15 @@ fn defined_at(r: &VariableRow) -> String {
     }
 }
 
+const METHODS: [&str; 4] = ["raw", "loop", "skid", "skid+loop"];
+
 pub fn variable_table(v: &VariableView) -> Table {
     let multi = v.variables.iter().any(|r| r.ranks.ranks > 1);
+    let methods: Vec<&str> = METHODS.into_iter().filter(|m| v.variables.iter().any(|r| r.methods.contains_key(*m))).collect();
     let mut headers = vec!["variable", "type", "kind", "defined at", "samples", "% run", "excl %"];
     let mut numeric = vec![false, false, false, false, true, true, true];
+    headers.extend(methods.iter().copied());
+    numeric.extend(methods.iter().map(|_| true));
     if multi {
         headers.extend(["rank mean", "min", "median", "max", "imbalance"]);
         numeric.extend([true; 5]);
@@ -97,6 +102,7 @@ pub fn variable_table(v: &VariableView) -> Table {
         .iter()
         .map(|r| {
             let mut row = vec![r.name.clone(), r.type_name.clone(), r.kind.clone(), defined_at(r), num(r.samples), pct(r.percent), pct(r.exclusive_percent)];
+            row.extend(methods.iter().map(|m| num(r.methods.get(*m).copied().unwrap_or(0.0))));
             if multi {
                 row.extend([pct(r.ranks.mean), pct(r.ranks.min), pct(r.ranks.median), pct(r.ranks.max), pct(r.ranks.imbalance)]);
             }
@@ -167,7 +173,15 @@ pub fn render_variables(v: &VariableView, format: OutputFormat) -> String {
     match format {
         OutputFormat::Json => json(v),
         OutputFormat::Csv => variable_table(v).csv(),
-        OutputFormat::Text => format!("# event {}, {} samples; blame is inclusive, so percentages add up to more than 100%\n{}", v.event, num(v.total_samples), variable_table(v).text()),
+        OutputFormat::Text => match &v.method {
+            Some(m) => format!(
+                "# memory event {}, {} samples attributed approximately (method: {m}); containers include their fields\n{}",
+                v.event,
+                num(v.total_samples),
+                variable_table(v).text()
+            ),
+            None => format!("# event {}, {} samples; blame is inclusive, so percentages add up to more than 100%\n{}", v.event, num(v.total_samples), variable_table(v).text()),
+        },
     }
 }
 

@@ -42,6 +42,8 @@ pub struct Filters {
     pub top: Option<usize>,
     pub min_percent: f64,
     pub event: Option<String>,
+    /// Memory events: `raw`, `loop`, `skid`, `skid+loop`, or `all`.
+    pub method: Option<String>,
 }
 
 /// Per-rank spread of a variable's blame, in percent of each rank's samples.
@@ -70,11 +72,17 @@ pub struct VariableRow {
     pub exclusive: f64,
     pub exclusive_percent: f64,
     pub ranks: RankStats,
+    /// Memory events: the attributed count under each method.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub methods: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct VariableView {
     pub event: String,
+    /// Memory events: the method behind `samples`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     pub total_samples: f64,
     pub variables: Vec<VariableRow>,
 }
@@ -85,6 +93,8 @@ struct Scope {
     event_name: String,
     processes: Vec<u32>,
     total: f64,
+    /// For memory events: the method whose values are shown.
+    method: Option<String>,
 }
 
 impl Scope {
@@ -124,19 +134,50 @@ impl Scope {
             }
         };
         let total = processes.iter().map(|&p| procs[p as usize].samples.get(event).copied().unwrap_or(0.0)).sum();
+        let method = if events[event].memory {
+            match filters.method.as_deref() {
+                None | Some("all") => None,
+                Some(m @ ("raw" | "loop" | "skid" | "skid+loop")) => Some(m.to_string()),
+                Some(m) => return Err(ViewError::Filter(format!("--method {m}: use raw, loop, skid, skid+loop or all"))),
+            }
+        } else {
+            if filters.method.as_deref().is_some_and(|m| m != "all") {
+                return Err(ViewError::Filter(format!("--method applies to memory events; {} is not one (mark it with --memory-event)", events[event].name)));
+            }
+            None
+        };
         Ok(Scope {
             event: event as u16,
             event_name: events[event].name.clone(),
             processes,
             total,
+            method,
         })
+    }
+
+    /// The value of one process under the scope's method.
+    fn value(&self, v: &ProcessValue) -> f64 {
+        match &self.method {
+            Some(m) => v.methods.iter().find(|(name, _)| name == m).map(|(_, x)| *x).unwrap_or(0.0),
+            None => v.inclusive,
+        }
     }
 
     fn sum(&self, values: &[ProcessValue]) -> (f64, f64) {
         values
             .iter()
             .filter(|v| self.processes.contains(&v.process))
-            .fold((0.0, 0.0), |(i, e), v| (i + v.inclusive, e + v.exclusive))
+            .fold((0.0, 0.0), |(i, e), v| (i + self.value(v), e + v.exclusive))
+    }
+
+    fn methods(&self, values: &[ProcessValue]) -> BTreeMap<String, f64> {
+        let mut out = BTreeMap::new();
+        for v in values.iter().filter(|v| self.processes.contains(&v.process)) {
+            for (m, x) in &v.methods {
+                *out.entry(m.clone()).or_default() += x;
+            }
+        }
+        out
     }
 
     fn percent(&self, x: f64) -> f64 {
@@ -153,7 +194,7 @@ impl Scope {
             .iter()
             .map(|&p| {
                 let total = results.header.processes[p as usize].samples.get(self.event as usize).copied().unwrap_or(0.0);
-                let mine: f64 = values.iter().filter(|v| v.process == p).map(|v| v.inclusive).sum();
+                let mine: f64 = values.iter().filter(|v| v.process == p).map(|v| self.value(v)).sum();
                 if total > 0.0 {
                     100.0 * mine / total
                 } else {
@@ -203,6 +244,7 @@ fn variable_rows(results: &Results, filters: &Filters, scope: &Scope) -> Vec<Var
                 exclusive: exc,
                 exclusive_percent: scope.percent(exc),
                 ranks: scope.rank_stats(results, &v.values),
+                methods: scope.methods(&v.values),
             })
         })
         .filter(|r| r.percent >= filters.min_percent)
@@ -218,7 +260,15 @@ pub fn by_variable(results: &Results, filters: &Filters) -> Result<VariableView,
     if let Some(n) = filters.top {
         rows.truncate(n);
     }
+    let memory = results.header.events.get(scope.event as usize).is_some_and(|e| e.memory);
     Ok(VariableView {
+        method: memory.then(|| {
+            scope.method.clone().unwrap_or_else(|| {
+                // Without --method, `samples` is what post reported: skid+loop when a skid model was given.
+                let skid = rows.iter().any(|r| r.methods.contains_key("skid+loop"));
+                if skid { "skid+loop" } else { "loop" }.to_string()
+            })
+        }),
         event: scope.event_name,
         total_samples: scope.total,
         variables: rows,
