@@ -20,7 +20,7 @@ const RESULTS_FILE: &str = "results.bres";
 #[derive(clap::Args, Clone)]
 pub struct InputArgs {
     /// Run directory written by `blame record`.
-    run_dir: Option<PathBuf>,
+    pub(crate) run_dir: Option<PathBuf>,
     /// JSON-lines symbolic samples instead of a recording.
     #[arg(long, conflicts_with = "run_dir")]
     samples: Option<PathBuf>,
@@ -274,7 +274,7 @@ fn newer_than(a: &Path, b: &Path) -> bool {
 }
 
 /// Results for a report: the run's stored results when they are up to date, else a fresh post.
-fn results_for_report(input: &InputArgs) -> Result<Results> {
+pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
     if let Some(dir) = &input.run_dir {
         let stored = dir.join(RESULTS_FILE);
         let db = static_db_path(&input.static_db);

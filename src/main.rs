@@ -25,9 +25,12 @@ enum Command {
     Report(cmd_post::ReportArgs),
     /// Print a recording as JSON-lines samples with symbolic frames.
     Dump(cmd_post::DumpArgs),
+    /// Write an HTML report or a speedscope/firefox/pprof/folded/svg/hatchet/csv export.
+    Export(cmd_export::ExportArgs),
 }
 
 mod cmd_check;
+mod cmd_export;
 mod cmd_post;
 
 fn main() -> ExitCode {
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cmd_post::run_merge(args),
         Command::Report(args) => cmd_post::run_report(args),
         Command::Dump(args) => cmd_post::run_dump(args),
+        Command::Export(args) => cmd_export::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,8 +9,14 @@
 //! (per-rank statistics, percentages of the run), [`render`] turns a view into
 //! a text table, JSON or CSV.
 
+pub mod export;
+pub mod html;
 pub mod render;
 pub mod source;
+pub mod trees;
 pub mod views;
 
 pub use views::{Filters, OutputFormat};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,71 @@
+//! `blame export`: results in the formats of other profilers' viewers, each
+//! with a code-centric or data-centric tree ([`crate::trees`]).
+
+pub mod firefox;
+pub mod folded;
+pub mod hatchet;
+pub mod pprof;
+pub mod speedscope;
+
+use crate::trees::{self, TreeKind};
+use blame_formats::results::Results;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Html,
+    Speedscope,
+    Firefox,
+    Pprof,
+    Folded,
+    Svg,
+    Hatchet,
+    Csv,
+}
+
+impl std::str::FromStr for ExportFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "html" => ExportFormat::Html,
+            "speedscope" => ExportFormat::Speedscope,
+            "firefox" => ExportFormat::Firefox,
+            "pprof" => ExportFormat::Pprof,
+            "folded" => ExportFormat::Folded,
+            "svg" | "flamegraph" => ExportFormat::Svg,
+            "hatchet" => ExportFormat::Hatchet,
+            "csv" => ExportFormat::Csv,
+            _ => return Err(format!("unknown export format {s:?}: use html, speedscope, firefox, pprof, folded, svg, hatchet or csv")),
+        })
+    }
+}
+
+/// Renders `results` (one event) as `format` with the chosen tree.
+pub fn export(results: &Results, format: ExportFormat, tree: TreeKind, event: Option<&str>) -> Result<Vec<u8>, String> {
+    let e = trees::event_index(results, event)?;
+    let event_name = results.header.events.get(e).map(|x| x.name.clone()).unwrap_or_default();
+    let stacks = trees::stacks(results, e, tree);
+    let title = match tree {
+        TreeKind::Code => format!("blame: {event_name} by calling context"),
+        TreeKind::Data => format!("blame: {event_name} by variable"),
+    };
+    Ok(match format {
+        ExportFormat::Folded => folded::folded(results, &stacks).into_bytes(),
+        ExportFormat::Svg => folded::svg(results, &stacks, &title)?,
+        ExportFormat::Speedscope => speedscope::speedscope(results, &stacks, &title, &event_name),
+        ExportFormat::Pprof => pprof::pprof(results, &stacks, &event_name, tree),
+        ExportFormat::Firefox => firefox::firefox(results, &stacks, &title)?,
+        ExportFormat::Hatchet => hatchet::hatchet(results, &stacks, &event_name),
+        ExportFormat::Csv => {
+            let filters = crate::views::Filters {
+                event: Some(event_name.clone()),
+                ..Default::default()
+            };
+            match tree {
+                TreeKind::Data => crate::render::variable_table(&crate::views::by_variable(results, &filters).map_err(|e| e.to_string())?).csv(),
+                TreeKind::Code => crate::render::function_table(&crate::views::by_function(results, &filters).map_err(|e| e.to_string())?).csv(),
+            }
+            .into_bytes()
+        }
+        ExportFormat::Html => crate::html::html(results, event).map_err(|e| e.to_string())?.into_bytes(),
+    })
+}

@@ -1,0 +1,46 @@
+//! `blame export`: results as an HTML report or in other profilers' formats.
+
+use crate::cmd_post::{results_for_report, InputArgs};
+use anyhow::{Context, Result};
+use blame_gui_export::export::{export, ExportFormat};
+use blame_gui_export::source::SourceCache;
+use blame_gui_export::trees::TreeKind;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// html, speedscope, firefox, pprof, folded, svg, hatchet or csv.
+    #[arg(long)]
+    format: ExportFormat,
+    /// Output file.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Tree to export: code (calling contexts) or data (variable paths).
+    #[arg(long, default_value = "code")]
+    tree: TreeKind,
+    /// Event to export [default: the first recorded event with samples].
+    #[arg(short, long)]
+    event: Option<String>,
+    /// Directories to find source files in (HTML drill-downs) [default: current directory].
+    #[arg(long = "source-root")]
+    source_roots: Vec<PathBuf>,
+}
+
+pub fn run(args: ExportArgs) -> Result<()> {
+    let results = results_for_report(&args.input)?;
+    let bytes = if args.format == ExportFormat::Html {
+        let mut roots = args.source_roots.clone();
+        roots.push(PathBuf::from("."));
+        if let Some(dir) = &args.input.run_dir {
+            roots.push(dir.clone());
+        }
+        blame_gui_export::html::html_with_sources(&results, args.event.as_deref(), &mut SourceCache::new(roots))?.into_bytes()
+    } else {
+        export(&results, args.format, args.tree, args.event.as_deref()).map_err(anyhow::Error::msg)?
+    };
+    std::fs::write(&args.output, &bytes).with_context(|| format!("cannot write {}", args.output.display()))?;
+    eprintln!("blame: wrote {} ({} bytes)", args.output.display(), bytes.len());
+    Ok(())
+}
