@@ -79,6 +79,20 @@ fn add_functions<'a>(fn_ids: &mut HashMap<(&'a str, &'a str, u16), usize>, fn_su
     }
 }
 
+/// The report keys of a derived field path and of every path between it and its base.
+pub fn derived_keys(index: &StaticIndex, d: &crate::resolve::DerivedField, event: u16) -> Vec<VariableKey> {
+    let base = variable_key(index, d.base, event);
+    let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
+    (1..=parts.len())
+        .map(|n| VariableKey {
+            name: format!("{}.{}", base.name, parts[..n].join(".")),
+            type_name: if n == parts.len() { d.type_name.clone() } else { String::new() },
+            kind: "field".into(),
+            ..base.clone()
+        })
+        .collect()
+}
+
 /// The report key of a summary variable.
 pub fn variable_key(index: &StaticIndex, (fi, vi): VarRef, event: u16) -> VariableKey {
     let f = &index.functions[fi as usize];
@@ -166,6 +180,7 @@ impl Accumulator {
             })
         };
         let mut ids: Vec<usize> = Vec::new();
+        let mut derived_ids: HashMap<(String, String, u16), usize> = HashMap::new();
         let reported = self.memory.reported_method();
         for (ci, (ctx, (res, mres))) in profile.contexts.iter().zip(&resolved).enumerate() {
             for (e, &n) in ctx.counts.iter().enumerate() {
@@ -197,6 +212,28 @@ impl Accumulator {
                 // frames (recursion) or summaries (globals) name it.
                 ids.clear();
                 ids.extend(res.blamed.iter().map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)));
+                for d in &res.derived {
+                    for key in derived_keys(index, d, e16) {
+                        // One row per path: an intermediate path reached without
+                        // a type takes the type another context knows.
+                        let path = (key.function.clone(), key.name.clone(), key.event);
+                        let id = match derived_ids.get(&path) {
+                            Some(&id) => {
+                                if var_keys[id].type_name.is_empty() {
+                                    var_keys[id].type_name = key.type_name;
+                                }
+                                id
+                            }
+                            None => {
+                                var_keys.push(key);
+                                var_sums.push((0.0, 0.0, BTreeMap::new()));
+                                derived_ids.insert(path, var_keys.len() - 1);
+                                var_keys.len() - 1
+                            }
+                        };
+                        ids.push(id);
+                    }
+                }
                 ids.sort_unstable();
                 ids.dedup();
                 for &id in &ids {

@@ -18,21 +18,38 @@ use std::collections::BTreeSet;
 /// A variable of one function summary: (function index, variable index).
 pub type VarRef = (u32, u32);
 
+/// A field path below a caller variable that the caller's own code never
+/// names, reached because a callee blamed that field of its parameter:
+/// `base` is `sim.fields`, `suffix` `.temperature`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DerivedField {
+    pub base: VarRef,
+    pub suffix: String,
+    /// Type from the callee's debug info; empty for intermediate paths.
+    pub type_name: String,
+}
+
 /// What one calling context blames.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Resolution {
     /// Variables to report (exit variables whose blame moved to a caller are left out).
     pub blamed: Vec<VarRef>,
+    /// Field paths below blamed variables, carried over from callees.
+    pub derived: Vec<DerivedField>,
     /// Variables whose own memory the sampled line writes.
     pub exclusive: Vec<VarRef>,
     /// True when no frame had a static summary: the sample counts for code views only.
     pub code_only: bool,
 }
 
+/// A blamed call output and the field path below it that was blamed
+/// (empty for the whole output), with that field's type.
+type OutputPath = (CallOutput, String, String);
+
 /// What flows from a frame to its caller.
 enum Pending {
     /// Outputs of a callee with a summary.
-    Outputs { callee: String, outputs: BTreeSet<CallOutput> },
+    Outputs { callee: String, outputs: BTreeSet<OutputPath> },
     /// The sample is inside (or below) a function without IR, called as `callee`.
     Library { callee: String },
 }
@@ -43,6 +60,7 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
     let mut pending: Option<Pending> = None;
     let mut seen_known = false;
     let mut blamed: BTreeSet<VarRef> = BTreeSet::new();
+    let mut derived_out: BTreeSet<DerivedField> = BTreeSet::new();
 
     for (depth, frame) in frames.iter().enumerate() {
         let Some(fi) = index.lookup(&frame.function, &frame.file) else {
@@ -59,6 +77,7 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
         let f = &index.functions[fi];
         let fi = fi as u32;
         let mut here: BTreeSet<u32> = BTreeSet::new();
+        let mut derived: BTreeSet<(u32, String, String)> = BTreeSet::new();
         match pending.take() {
             None if !seen_known => {
                 for (vi, v) in f.variables.iter().enumerate() {
@@ -72,43 +91,52 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
             }
             None => break,
             Some(Pending::Outputs { callee, outputs }) => {
-                bind(index, f, frame.line, &callee, &outputs, &mut here);
+                bind(f, frame.line, &callee, &outputs, &mut here, &mut derived);
             }
             Some(Pending::Library { callee }) => {
-                let outputs = library_outputs(f, frame.line, &callee);
-                bind(index, f, frame.line, &callee, &outputs, &mut here);
+                let outputs = library_outputs(f, frame.line, &callee).into_iter().map(|o| (o, String::new(), String::new())).collect();
+                bind(f, frame.line, &callee, &outputs, &mut here, &mut derived);
             }
         }
         seen_known = true;
         close(index, f, &mut here);
 
-        // Exit variables flow on to the caller; find which outputs they are.
-        let mut outputs = BTreeSet::new();
-        for &vi in &here {
+        // Exit variables flow on to the caller; find which outputs (and
+        // which field paths below them) they are.
+        let mut outputs: BTreeSet<OutputPath> = BTreeSet::new();
+        let as_output = |vi: u32, extra: &str, type_name: &str| -> Option<OutputPath> {
             let v = &f.variables[vi as usize];
             if !v.is_exit {
-                continue;
+                return None;
             }
-            let root = root_of(f, vi);
-            match f.variables[root as usize].kind {
-                VarKind::Param => {
-                    if let Some(k) = f.variables[root as usize].param_index {
-                        outputs.insert(CallOutput::Arg(k));
-                    }
-                }
-                VarKind::Return => {
-                    outputs.insert(CallOutput::Return);
-                }
-                _ => {}
+            let root = &f.variables[root_of(f, vi) as usize];
+            let path = format!("{}{extra}", v.name.strip_prefix(root.name.as_str()).unwrap_or(""));
+            let ty = if extra.is_empty() { v.type_name.clone() } else { type_name.to_string() };
+            match root.kind {
+                VarKind::Param => root.param_index.map(|k| (CallOutput::Arg(k), path, ty)),
+                VarKind::Return => Some((CallOutput::Return, path, ty)),
+                _ => None,
+            }
+        };
+        outputs.extend(here.iter().filter_map(|&vi| as_output(vi, "", "")));
+        outputs.extend(derived.iter().filter_map(|(base, suffix, ty)| as_output(*base, suffix, ty)));
+        let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
+        let lifted = |vi: u32| {
+            let v = &f.variables[vi as usize];
+            v.is_exit && matches!(f.variables[root_of(f, vi) as usize].kind, VarKind::Param | VarKind::Return) && caller_binds
+        };
+        for &vi in &here {
+            if !lifted(vi) {
+                blamed.insert((fi, vi));
             }
         }
-        let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
-        for &vi in &here {
-            let v = &f.variables[vi as usize];
-            let root_kind = f.variables[root_of(f, vi) as usize].kind;
-            let lifted = v.is_exit && matches!(root_kind, VarKind::Param | VarKind::Return) && caller_binds;
-            if !lifted {
-                blamed.insert((fi, vi));
+        for (base, suffix, type_name) in derived {
+            if !lifted(base) {
+                derived_out.insert(DerivedField {
+                    base: (fi, base),
+                    suffix,
+                    type_name,
+                });
             }
         }
         if outputs.is_empty() {
@@ -121,6 +149,7 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
     }
     out.code_only = !seen_known;
     out.blamed = blamed.into_iter().collect();
+    out.derived = derived_out.into_iter().collect();
     out.exclusive.sort_unstable();
     out.exclusive.dedup();
     out
@@ -183,11 +212,38 @@ fn library_outputs(f: &FunctionSummary, line: u32, callee: &str) -> BTreeSet<Cal
     out
 }
 
-fn bind(_index: &StaticIndex, f: &FunctionSummary, line: u32, callee: &str, outputs: &BTreeSet<CallOutput>, here: &mut BTreeSet<u32>) {
+/// Blames the caller variables bound to blamed call outputs. A blamed field
+/// path below an output continues below each variable passed there: to the
+/// caller's own variable of that name, or else as a derived field path.
+fn bind(f: &FunctionSummary, line: u32, callee: &str, outputs: &BTreeSet<OutputPath>, here: &mut BTreeSet<u32>, derived: &mut BTreeSet<(u32, String, String)>) {
     for c in call_sites_at(f, line, callee) {
         for b in &c.outputs {
-            if outputs.contains(&b.output) {
+            for (_, suffix, type_name) in outputs.iter().filter(|(o, _, _)| *o == b.output) {
                 here.extend(b.blamed.iter().copied());
+                if suffix.is_empty() {
+                    continue;
+                }
+                // The variables passed, not their containers.
+                let containers: BTreeSet<u32> = b.blamed.iter().filter_map(|&t| f.variables[t as usize].parent).collect();
+                for &t in b.blamed.iter().filter(|t| !containers.contains(t)) {
+                    let base = &f.variables[t as usize].name;
+                    let full = format!("{base}{suffix}");
+                    // The deepest variable of this function on the path: the
+                    // rest of the path (if any) is derived below it.
+                    let deepest = f
+                        .variables
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.name.starts_with(base.as_str()) && (full == v.name || full.starts_with(&format!("{}.", v.name))))
+                        .max_by_key(|(_, v)| v.name.len())
+                        .map(|(i, _)| i as u32)
+                        .unwrap_or(t);
+                    here.insert(deepest);
+                    let rest = &full[f.variables[deepest as usize].name.len()..];
+                    if !rest.is_empty() {
+                        derived.insert((deepest, rest.to_string(), type_name.clone()));
+                    }
+                }
             }
         }
     }

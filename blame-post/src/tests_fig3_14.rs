@@ -257,3 +257,61 @@ fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
         assert_eq!(merged, whole, "merge of {n} shards differs from the whole");
     }
 }
+
+/// `diffuse(f->temperature, ...)` in `advance(Fields *f)`, called as
+/// `advance(&sim->fields)` from `simulate(Simulation *sim)`, called as
+/// `simulate(&sim)` from main: main gets `sim.fields.temperature`.
+#[test]
+fn field_paths_continue_below_the_variables_passed() {
+    let call = |line, callee: &str, targets: Vec<u32>| CallSite {
+        line,
+        column: 1,
+        callee: Some(callee.into()),
+        arg_count: 1,
+        outputs: vec![OutputBinding {
+            output: CallOutput::Arg(0),
+            blamed: targets,
+        }],
+        model: None,
+    };
+    let mut temperature = var("f.temperature", VarKind::Field, Some(0), None, true, &[]);
+    temperature.type_name = "double *".into();
+    let mut db = StaticDb::default();
+    db.insert(func(
+        "diffuse",
+        vec![var("out", VarKind::Param, None, Some(0), true, &[3])],
+        vec![],
+    ));
+    db.insert(func(
+        "advance",
+        vec![var("f", VarKind::Param, None, Some(0), true, &[]), temperature],
+        vec![call(10, "diffuse", vec![1, 0])],
+    ));
+    db.insert(func(
+        "simulate",
+        vec![var("sim", VarKind::Param, None, Some(0), true, &[]), var("sim.fields", VarKind::Field, Some(0), None, true, &[])],
+        vec![call(20, "advance", vec![1])],
+    ));
+    db.insert(func("main", vec![var("sim", VarKind::Local, None, None, false, &[])], vec![call(30, "simulate", vec![0])]));
+    let index = StaticIndex::new(db);
+    let frames = vec![frame("diffuse", 3), frame("advance", 10), frame("simulate", 20), frame("main", 30)];
+    let profile = ProcessProfile {
+        index: 0,
+        contexts: vec![Context { frames, counts: vec![1.0] }],
+        warnings: vec![],
+        read_time: Default::default(),
+        symbolize_time: Default::default(),
+    };
+    let mut acc = Accumulator::default();
+    acc.add_process(&index, &profile, 1);
+    let (vars, _, _, _) = acc.into_records();
+    let got: Vec<(String, String, String)> = vars.iter().map(|v| (v.key.function.clone(), v.key.name.clone(), v.key.type_name.clone())).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("main".to_string(), "sim".to_string(), "int *".to_string()),
+            ("main".into(), "sim.fields".into(), "int *".into()),
+            ("main".into(), "sim.fields.temperature".into(), "double *".into()),
+        ]
+    );
+}
