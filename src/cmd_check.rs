@@ -58,7 +58,12 @@ fn check_one(path: &PathBuf) -> Result<String> {
         }
         m if m == &blame_formats::static_db::STATIC_DB.magic => {
             let (db, h) = StaticDb::read(path)?;
-            Ok(format!("static db from {} (LLVM {}), {} functions", h.producer, h.llvm_version, db.len()))
+            Ok(format!(
+                "static db from {} (LLVM {}), {} functions",
+                h.producer,
+                h.llvm_version,
+                db.len()
+            ))
         }
         m if m == &blame_formats::results::RESULTS.magic => {
             let r = Results::read(path)?;

@@ -36,11 +36,22 @@ pub fn run(args: ExportArgs) -> Result<()> {
         if let Some(dir) = &args.input.run_dir {
             roots.push(dir.clone());
         }
-        blame_gui_export::html::html_with_sources(&results, args.event.as_deref(), &mut SourceCache::new(roots))?.into_bytes()
+        blame_gui_export::html::html_with_sources(
+            &results,
+            args.event.as_deref(),
+            &mut SourceCache::new(roots),
+        )?
+        .into_bytes()
     } else {
-        export(&results, args.format, args.tree, args.event.as_deref()).map_err(anyhow::Error::msg)?
+        export(&results, args.format, args.tree, args.event.as_deref())
+            .map_err(anyhow::Error::msg)?
     };
-    std::fs::write(&args.output, &bytes).with_context(|| format!("cannot write {}", args.output.display()))?;
-    eprintln!("blame: wrote {} ({} bytes)", args.output.display(), bytes.len());
+    std::fs::write(&args.output, &bytes)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    eprintln!(
+        "blame: wrote {} ({} bytes)",
+        args.output.display(),
+        bytes.len()
+    );
     Ok(())
 }

@@ -44,11 +44,19 @@ pub struct InputArgs {
 impl InputArgs {
     fn memory_options(&self) -> Result<blame_post::MemoryOptions> {
         if !(0.0..=1.0).contains(&self.loop_threshold) {
-            bail!("--loop-threshold {} must be between 0 and 1", self.loop_threshold);
+            bail!(
+                "--loop-threshold {} must be between 0 and 1",
+                self.loop_threshold
+            );
         }
         Ok(blame_post::MemoryOptions {
             loop_threshold: self.loop_threshold,
-            skid: self.skid.as_deref().map(blame_post::datacentric::LineSkid::parse).transpose().map_err(anyhow::Error::msg)?,
+            skid: self
+                .skid
+                .as_deref()
+                .map(blame_post::datacentric::LineSkid::parse)
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
         })
     }
 }
@@ -139,7 +147,8 @@ fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
 fn load_static(explicit: &Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
     match static_db_path(explicit) {
         Some(path) => {
-            let (db, _) = StaticDb::read(&path).with_context(|| format!("cannot read the static db {}", path.display()))?;
+            let (db, _) = StaticDb::read(&path)
+                .with_context(|| format!("cannot read the static db {}", path.display()))?;
             Ok((StaticIndex::new(db), Some(path)))
         }
         None => {
@@ -168,18 +177,33 @@ fn default_output(input: &InputArgs) -> PathBuf {
 }
 
 fn shard_path(whole: &Path, shard: ShardSpec) -> PathBuf {
-    let name = whole.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| RESULTS_FILE.into());
+    let name = whole
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| RESULTS_FILE.into());
     whole.with_file_name(format!("{name}.shard-{}-of-{}", shard.index, shard.count))
 }
 
 /// Shard files of `whole`: `(index, count, path)`.
 fn shard_files(whole: &Path) -> Result<Vec<(u32, u32, PathBuf)>> {
-    let dir = whole.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let prefix = format!("{}.shard-", whole.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let dir = whole
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let prefix = format!(
+        "{}.shard-",
+        whole
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if let Some(rest) = name.strip_prefix(&prefix) {
             if let Some((i, n)) = rest.split_once("-of-") {
                 if let (Ok(i), Ok(n)) = (i.parse(), n.parse()) {
@@ -224,17 +248,33 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         t.resolve.as_secs_f64(),
         t.reduce.as_secs_f64()
     );
-    let whole = args.output.clone().unwrap_or_else(|| default_output(&args.input));
+    let whole = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&args.input));
     if shard.is_whole() {
         results.write(&whole)?;
-        eprintln!("blame: wrote {} ({} variables, {} processes)", whole.display(), results.variables.len(), results.header.processes.len());
+        eprintln!(
+            "blame: wrote {} ({} variables, {} processes)",
+            whole.display(),
+            results.variables.len(),
+            results.header.processes.len()
+        );
         return Ok(());
     }
     let part = shard_path(&whole, shard);
     results.write(&part)?;
-    eprintln!("blame: shard {}/{} wrote {}", shard.index, shard.count, part.display());
+    eprintln!(
+        "blame: shard {}/{} wrote {}",
+        shard.index,
+        shard.count,
+        part.display()
+    );
     // The last shard to finish reduces them all.
-    let parts: Vec<_> = shard_files(&whole)?.into_iter().filter(|(_, n, _)| *n == shard.count).collect();
+    let parts: Vec<_> = shard_files(&whole)?
+        .into_iter()
+        .filter(|(_, n, _)| *n == shard.count)
+        .collect();
     if parts.len() == shard.count as usize {
         merge_into(&whole, shard.count)?;
     }
@@ -242,12 +282,25 @@ pub fn run_post(args: PostArgs) -> Result<()> {
 }
 
 fn merge_into(whole: &Path, count: u32) -> Result<Results> {
-    let parts: Vec<_> = shard_files(whole)?.into_iter().filter(|(_, n, _)| *n == count).collect();
-    let missing: Vec<String> = (0..count).filter(|i| !parts.iter().any(|(j, _, _)| j == i)).map(|i| format!("{i}/{count}")).collect();
+    let parts: Vec<_> = shard_files(whole)?
+        .into_iter()
+        .filter(|(_, n, _)| *n == count)
+        .collect();
+    let missing: Vec<String> = (0..count)
+        .filter(|i| !parts.iter().any(|(j, _, _)| j == i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
     if !missing.is_empty() {
-        bail!("cannot merge {}: shards {} have not written their results yet", whole.display(), missing.join(", "));
+        bail!(
+            "cannot merge {}: shards {} have not written their results yet",
+            whole.display(),
+            missing.join(", ")
+        );
     }
-    let results: Vec<Results> = parts.iter().map(|(_, _, p)| Results::read(p)).collect::<Result<_, _>>()?;
+    let results: Vec<Results> = parts
+        .iter()
+        .map(|(_, _, p)| Results::read(p))
+        .collect::<Result<_, _>>()?;
     let merged = blame_post::merge::merge(results)?;
     merged.write(whole)?;
     eprintln!("blame: merged {count} shards into {}", whole.display());
@@ -255,14 +308,28 @@ fn merge_into(whole: &Path, count: u32) -> Result<Results> {
 }
 
 pub fn run_merge(args: MergeArgs) -> Result<()> {
-    let whole = if args.target.is_dir() { args.target.join(RESULTS_FILE) } else { args.target.clone() };
-    let counts: std::collections::BTreeSet<u32> = shard_files(&whole)?.into_iter().map(|(_, n, _)| n).collect();
+    let whole = if args.target.is_dir() {
+        args.target.join(RESULTS_FILE)
+    } else {
+        args.target.clone()
+    };
+    let counts: std::collections::BTreeSet<u32> = shard_files(&whole)?
+        .into_iter()
+        .map(|(_, n, _)| n)
+        .collect();
     match counts.len() {
-        0 => bail!("no shard results next to {}; run `blame post --shard I/N` first", whole.display()),
+        0 => bail!(
+            "no shard results next to {}; run `blame post --shard I/N` first",
+            whole.display()
+        ),
         1 => merge_into(&whole, *counts.first().expect("one count")).map(|_| ()),
         _ => bail!(
             "shard results of several shard counts ({}) are next to {}; remove the stale ones",
-            counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+            counts
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
             whole.display()
         ),
     }
@@ -278,11 +345,15 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
     if let Some(dir) = &input.run_dir {
         let stored = dir.join(RESULTS_FILE);
         let db = static_db_path(&input.static_db);
-        let options_given = !input.memory_events.is_empty() || input.skid.is_some() || input.loop_threshold != 0.75;
+        let options_given =
+            !input.memory_events.is_empty() || input.skid.is_some() || input.loop_threshold != 0.75;
         let fresh = !options_given
             && stored.exists()
             && db.as_ref().is_none_or(|d| newer_than(&stored, d))
-            && std::fs::read_dir(dir)?.filter_map(|e| e.ok()).all(|e| e.path().extension().is_none_or(|x| x != "bstream") || newer_than(&stored, &e.path()));
+            && std::fs::read_dir(dir)?.filter_map(|e| e.ok()).all(|e| {
+                e.path().extension().is_none_or(|x| x != "bstream")
+                    || newer_than(&stored, &e.path())
+            });
         if fresh {
             return Ok(Results::read(&stored)?);
         }
@@ -294,7 +365,10 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
     let results = out.results;
     if let Some(dir) = &input.run_dir {
         if let Err(e) = results.write(dir.join(RESULTS_FILE)) {
-            eprintln!("blame: note: could not store results in {}: {e}", dir.display());
+            eprintln!(
+                "blame: note: could not store results in {}: {e}",
+                dir.display()
+            );
         }
     }
     Ok(results)
@@ -302,7 +376,12 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
 
 pub fn run_report(args: ReportArgs) -> Result<()> {
     let compile = |re: &Option<String>, what: &str| -> Result<Option<regex::Regex>> {
-        re.as_deref().map(|r| regex::Regex::new(r).with_context(|| format!("--{what} {r:?} is not a valid regular expression"))).transpose()
+        re.as_deref()
+            .map(|r| {
+                regex::Regex::new(r)
+                    .with_context(|| format!("--{what} {r:?} is not a valid regular expression"))
+            })
+            .transpose()
     };
     let filters = Filters {
         type_re: compile(&args.type_re, "type")?,
@@ -317,14 +396,20 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
     let text = if args.by_function {
         render::render_functions(&views::by_function(&results, &filters)?, args.format)
     } else if args.blame_points {
-        render::render_blame_points(&views::blame_points(&results, &filters, args.blame_point_threshold)?, args.format)
+        render::render_blame_points(
+            &views::blame_points(&results, &filters, args.blame_point_threshold)?,
+            args.format,
+        )
     } else if let Some(path) = &args.variable {
         let mut roots = args.source_roots.clone();
         roots.push(PathBuf::from("."));
         if let Some(d) = &args.input.run_dir {
             roots.push(d.clone());
         }
-        render::render_drilldown(&views::drilldown(&results, &filters, path, &mut SourceCache::new(roots))?, args.format)
+        render::render_drilldown(
+            &views::drilldown(&results, &filters, path, &mut SourceCache::new(roots))?,
+            args.format,
+        )
     } else {
         render::render_variables(&views::by_variable(&results, &filters)?, args.format)
     };
@@ -344,7 +429,9 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         vec![args.input.clone()]
     };
     let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     for path in streams {
@@ -380,7 +467,11 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
                     }
                     let sample = JsonSample {
                         stack: symbolizer.stack(&mappings, &addresses),
-                        event: header.events.get(s.event as usize).map(|e| e.name.clone()).unwrap_or_else(|| format!("event{}", s.event)),
+                        event: header
+                            .events
+                            .get(s.event as usize)
+                            .map(|e| e.name.clone())
+                            .unwrap_or_else(|| format!("event{}", s.event)),
                         weight: 1.0,
                         rank: header.rank,
                         thread: s.tid,

@@ -7,7 +7,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "blame", version, about = "Variable-blame sampling profiler: which variables your time and cache misses are spent on")]
+#[command(
+    name = "blame",
+    version,
+    about = "Variable-blame sampling profiler: which variables your time and cache misses are spent on"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -7,8 +7,8 @@
 //!
 //! Run: `cargo bench -p blame-post --bench post_throughput`
 
-use blame_formats::stream::{EventDesc, Mapping, Sampling, StreamHeader, StreamWriter};
 use blame_formats::static_db::*;
+use blame_formats::stream::{EventDesc, Mapping, Sampling, StreamHeader, StreamWriter};
 use blame_post::symbolize::Symbolizer;
 use blame_post::{post, Run, ShardSpec, StaticIndex};
 use std::hint::black_box;
@@ -20,10 +20,44 @@ macro_rules! leaf_functions {
         fn code_addresses() -> Vec<u64> { vec![$($name as fn(u64) -> u64 as usize as u64 + 4),*] }
     };
 }
-leaf_functions!(f00 = 1000003, f01 = 2007925, f02 = 3031685, f03 = 4071283, f04 = 5126719, f05 = 6197993, f06 = 7285105, f07 = 8388055, f08 = 9506843, f09 = 10641469, f10 = 11791933, f11 = 12958235, f12 = 14140375, f13 = 15338353, f14 = 16552169, f15 = 17781823, f16 = 19027315, f17 = 20288645, f18 = 21565813, f19 = 22858819, f20 = 24167663, f21 = 25492345, f22 = 26832865, f23 = 28189223, f24 = 29561419, f25 = 30949453, f26 = 32353325, f27 = 33773035, f28 = 35208583, f29 = 36659969);
+leaf_functions!(
+    f00 = 1000003,
+    f01 = 2007925,
+    f02 = 3031685,
+    f03 = 4071283,
+    f04 = 5126719,
+    f05 = 6197993,
+    f06 = 7285105,
+    f07 = 8388055,
+    f08 = 9506843,
+    f09 = 10641469,
+    f10 = 11791933,
+    f11 = 12958235,
+    f12 = 14140375,
+    f13 = 15338353,
+    f14 = 16552169,
+    f15 = 17781823,
+    f16 = 19027315,
+    f17 = 20288645,
+    f18 = 21565813,
+    f19 = 22858819,
+    f20 = 24167663,
+    f21 = 25492345,
+    f22 = 26832865,
+    f23 = 28189223,
+    f24 = 29561419,
+    f25 = 30949453,
+    f26 = 32353325,
+    f27 = 33773035,
+    f28 = 35208583,
+    f29 = 36659969
+);
 
 fn self_mappings() -> Vec<Mapping> {
-    let exe = std::fs::read_link("/proc/self/exe").unwrap().to_string_lossy().into_owned();
+    let exe = std::fs::read_link("/proc/self/exe")
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     std::fs::read_to_string("/proc/self/maps")
         .unwrap()
         .lines()
@@ -44,7 +78,10 @@ fn self_mappings() -> Vec<Mapping> {
 }
 
 fn main() {
-    let samples: usize = std::env::var("POST_BENCH_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
+    let samples: usize = std::env::var("POST_BENCH_SAMPLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2_000_000);
     let dir = tempfile::tempdir().unwrap();
     let mappings = self_mappings();
     let code = code_addresses();
@@ -58,7 +95,9 @@ fn main() {
     };
     let stacks: Vec<Vec<u64>> = (0..1000)
         .map(|_| {
-            let mut s: Vec<u64> = (0..20).map(|d| code[(d * 7 + (next() % 3) as usize) % code.len()]).collect();
+            let mut s: Vec<u64> = (0..20)
+                .map(|d| code[(d * 7 + (next() % 3) as usize) % code.len()])
+                .collect();
             s.reverse();
             s
         })
@@ -89,7 +128,15 @@ fn main() {
     for i in 0..samples {
         let s = &stacks[(next() % 1000) as usize];
         let jitter = next() % 50_000;
-        w.write_sample_with_stack(1 + (i % 4) as u32, i as u64 * 1_000_000 + jitter, 0, 1_000_000, s, None).unwrap();
+        w.write_sample_with_stack(
+            1 + (i % 4) as u32,
+            i as u64 * 1_000_000 + jitter,
+            0,
+            1_000_000,
+            s,
+            None,
+        )
+        .unwrap();
     }
     w.finish().unwrap();
 
@@ -170,11 +217,19 @@ fn main() {
         },
     )
     .unwrap();
-    let bytes = std::fs::metadata(run_dir.join("rank-0.bstream")).unwrap().len();
-    println!("profile: {samples} samples, 1000 stacks of depth 20, {bytes} bytes ({:.2} B/sample)", bytes as f64 / samples as f64);
+    let bytes = std::fs::metadata(run_dir.join("rank-0.bstream"))
+        .unwrap()
+        .len();
+    println!(
+        "profile: {samples} samples, 1000 stacks of depth 20, {bytes} bytes ({:.2} B/sample)",
+        bytes as f64 / samples as f64
+    );
 
     for threads in [1usize, 2] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             for round in ["cold", "warm"] {
                 let t0 = std::time::Instant::now();

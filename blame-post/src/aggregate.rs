@@ -3,9 +3,13 @@
 //! results of shards reduce by addition in any order.
 
 use crate::input::ProcessProfile;
-use crate::resolve::{resolve, resolve_memory, with_containers, MemoryResolution, Resolution, VarRef};
+use crate::resolve::{
+    resolve, resolve_memory, with_containers, MemoryResolution, Resolution, VarRef,
+};
 use crate::static_index::StaticIndex;
-use blame_formats::results::{ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, VariableBlame, VariableKey};
+use blame_formats::results::{
+    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, VariableBlame, VariableKey,
+};
 use blame_formats::static_db::VarKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -61,11 +65,20 @@ pub struct Accumulator {
 
 /// Adds one context's samples to the code-centric sums: inclusive once per
 /// function per sample, exclusive for the innermost frame.
-fn add_functions<'a>(fn_ids: &mut HashMap<(&'a str, &'a str, u16), usize>, fn_sums: &mut Vec<(f64, f64)>, ctx: &'a crate::input::Context, e16: u16, n: f64, seen: &mut Vec<usize>) {
+fn add_functions<'a>(
+    fn_ids: &mut HashMap<(&'a str, &'a str, u16), usize>,
+    fn_sums: &mut Vec<(f64, f64)>,
+    ctx: &'a crate::input::Context,
+    e16: u16,
+    n: f64,
+    seen: &mut Vec<usize>,
+) {
     seen.clear();
     for (depth, frame) in ctx.frames.iter().enumerate() {
         let next = fn_ids.len();
-        let id = *fn_ids.entry((frame.function.as_str(), frame.file.as_str(), e16)).or_insert(next);
+        let id = *fn_ids
+            .entry((frame.function.as_str(), frame.file.as_str(), e16))
+            .or_insert(next);
         if id == fn_sums.len() {
             fn_sums.push((0.0, 0.0));
         }
@@ -80,13 +93,21 @@ fn add_functions<'a>(fn_ids: &mut HashMap<(&'a str, &'a str, u16), usize>, fn_su
 }
 
 /// The report keys of a derived field path and of every path between it and its base.
-pub fn derived_keys(index: &StaticIndex, d: &crate::resolve::DerivedField, event: u16) -> Vec<VariableKey> {
+pub fn derived_keys(
+    index: &StaticIndex,
+    d: &crate::resolve::DerivedField,
+    event: u16,
+) -> Vec<VariableKey> {
     let base = variable_key(index, d.base, event);
     let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
     (1..=parts.len())
         .map(|n| VariableKey {
             name: format!("{}.{}", base.name, parts[..n].join(".")),
-            type_name: if n == parts.len() { d.type_name.clone() } else { String::new() },
+            type_name: if n == parts.len() {
+                d.type_name.clone()
+            } else {
+                String::new()
+            },
             kind: "field".into(),
             ..base.clone()
         })
@@ -118,8 +139,16 @@ pub fn variable_key(index: &StaticIndex, (fi, vi): VarRef, event: u16) -> Variab
     };
     VariableKey {
         name: v.name.clone(),
-        function: if global { String::new() } else { f.name.clone() },
-        file: if global { String::new() } else { f.file.clone() },
+        function: if global {
+            String::new()
+        } else {
+            f.name.clone()
+        },
+        file: if global {
+            String::new()
+        } else {
+            f.file.clone()
+        },
         line: v.line,
         type_name: v.type_name.clone(),
         kind: kind.to_string(),
@@ -133,14 +162,28 @@ impl Accumulator {
         let started = std::time::Instant::now();
         let memory_events = &self.memory_events;
         let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
-        let has_time = |c: &crate::input::Context| c.counts.iter().enumerate().any(|(e, &n)| n > 0.0 && !is_memory(e));
-        let has_memory = |c: &crate::input::Context| c.counts.iter().enumerate().any(|(e, &n)| n > 0.0 && is_memory(e));
+        let has_time = |c: &crate::input::Context| {
+            c.counts
+                .iter()
+                .enumerate()
+                .any(|(e, &n)| n > 0.0 && !is_memory(e))
+        };
+        let has_memory = |c: &crate::input::Context| {
+            c.counts
+                .iter()
+                .enumerate()
+                .any(|(e, &n)| n > 0.0 && is_memory(e))
+        };
         let mem = self.memory;
         let resolved: Vec<(Resolution, MemoryResolution)> = profile
             .contexts
             .par_iter()
             .map(|c| {
-                let blame = if has_time(c) { resolve(index, &c.frames) } else { Resolution::default() };
+                let blame = if has_time(c) {
+                    resolve(index, &c.frames)
+                } else {
+                    Resolution::default()
+                };
                 let memory = if has_memory(c) {
                     resolve_memory(index, &c.frames, mem.loop_threshold, mem.skid)
                 } else {
@@ -165,7 +208,11 @@ impl Accumulator {
         let mut ctx_sums: HashMap<(usize, usize), f64> = HashMap::new();
         let mut fn_ids: HashMap<(&str, &str, u16), usize> = HashMap::new();
         let mut fn_sums: Vec<(f64, f64)> = Vec::new();
-        let mut intern_var = |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<(f64, f64, BTreeMap<&'static str, f64>)>| -> usize {
+        let mut intern_var = |v: VarRef,
+                              e: u16,
+                              keys: &mut Vec<VariableKey>,
+                              sums: &mut Vec<(f64, f64, BTreeMap<&'static str, f64>)>|
+         -> usize {
             *var_ids.entry((v, e)).or_insert_with(|| {
                 let key = variable_key(index, v, e);
                 // Globals seen through several summaries share one key.
@@ -211,7 +258,11 @@ impl Accumulator {
                 // A variable is blamed at most once per sample, however many
                 // frames (recursion) or summaries (globals) name it.
                 ids.clear();
-                ids.extend(res.blamed.iter().map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)));
+                ids.extend(
+                    res.blamed
+                        .iter()
+                        .map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)),
+                );
                 for d in &res.derived {
                     for key in derived_keys(index, d, e16) {
                         // One row per path: an intermediate path reached without
@@ -241,7 +292,11 @@ impl Accumulator {
                     *ctx_sums.entry((id, ci)).or_default() += n;
                 }
                 ids.clear();
-                ids.extend(res.exclusive.iter().map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)));
+                ids.extend(
+                    res.exclusive
+                        .iter()
+                        .map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)),
+                );
                 ids.sort_unstable();
                 ids.dedup();
                 for &id in &ids {
@@ -251,7 +306,12 @@ impl Accumulator {
             }
         }
         for (id, (inc, exc, methods)) in var_sums.into_iter().enumerate() {
-            let e = self.variables.entry(var_keys[id].clone()).or_default().entry(p).or_default();
+            let e = self
+                .variables
+                .entry(var_keys[id].clone())
+                .or_default()
+                .entry(p)
+                .or_default();
             e.0 += inc;
             e.1 += exc;
             for (m, x) in methods {
@@ -259,17 +319,22 @@ impl Accumulator {
             }
         }
         let base = self.stacks.len() as u32;
-        self.stacks.extend(profile.contexts.iter().map(|c| StackRecord {
-            process: p,
-            frames: c.frames.clone(),
-            samples: c.counts.clone(),
-        }));
-        self.contexts.extend(ctx_sums.into_iter().map(|((id, ci), samples)| ContextBlame {
-            variable: var_keys[id].clone(),
-            process: p,
-            stack: base + ci as u32,
-            samples,
-        }));
+        self.stacks
+            .extend(profile.contexts.iter().map(|c| StackRecord {
+                process: p,
+                frames: c.frames.clone(),
+                samples: c.counts.clone(),
+            }));
+        self.contexts.extend(
+            ctx_sums
+                .into_iter()
+                .map(|((id, ci), samples)| ContextBlame {
+                    variable: var_keys[id].clone(),
+                    process: p,
+                    stack: base + ci as u32,
+                    samples,
+                }),
+        );
         for ((function, file, event), id) in fn_ids {
             let key = FunctionKey {
                 name: crate::symbolize::demangle(function),
@@ -283,20 +348,45 @@ impl Accumulator {
         self.reduce_time += started.elapsed();
     }
 
-    pub fn into_records(self) -> (Vec<VariableBlame>, Vec<FunctionBlame>, Vec<StackRecord>, Vec<ContextBlame>) {
+    pub fn into_records(
+        self,
+    ) -> (
+        Vec<VariableBlame>,
+        Vec<FunctionBlame>,
+        Vec<StackRecord>,
+        Vec<ContextBlame>,
+    ) {
         let values = |per: PerProcess| {
             per.into_iter()
                 .map(|(process, (inclusive, exclusive, methods))| ProcessValue {
                     process,
                     inclusive,
                     exclusive,
-                    methods: methods.into_iter().map(|(m, x)| (m.to_string(), x)).collect(),
+                    methods: methods
+                        .into_iter()
+                        .map(|(m, x)| (m.to_string(), x))
+                        .collect(),
                 })
                 .collect()
         };
-        let variables = self.variables.into_iter().map(|(key, per)| VariableBlame { key, values: values(per) }).collect();
-        let functions = self.functions.into_iter().map(|(key, per)| FunctionBlame { key, values: values(per) }).collect();
-        let (stacks, contexts) = crate::merge::canonical_contexts(vec![(self.stacks, self.contexts)]);
+        let variables = self
+            .variables
+            .into_iter()
+            .map(|(key, per)| VariableBlame {
+                key,
+                values: values(per),
+            })
+            .collect();
+        let functions = self
+            .functions
+            .into_iter()
+            .map(|(key, per)| FunctionBlame {
+                key,
+                values: values(per),
+            })
+            .collect();
+        let (stacks, contexts) =
+            crate::merge::canonical_contexts(vec![(self.stacks, self.contexts)]);
         (variables, functions, stacks, contexts)
     }
 }

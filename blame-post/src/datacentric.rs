@@ -35,10 +35,16 @@ impl LineSkid {
         let parts: Vec<&str> = text.split(':').collect();
         match parts.as_slice() {
             ["lines", mean, spread] => Ok(LineSkid {
-                mean: mean.parse().map_err(|_| format!("--skid {text}: MEAN must be a whole number of lines"))?,
-                spread: spread.parse().map_err(|_| format!("--skid {text}: SPREAD must be a whole number of lines"))?,
+                mean: mean
+                    .parse()
+                    .map_err(|_| format!("--skid {text}: MEAN must be a whole number of lines"))?,
+                spread: spread.parse().map_err(|_| {
+                    format!("--skid {text}: SPREAD must be a whole number of lines")
+                })?,
             }),
-            _ => Err(format!("--skid {text}: expected lines:MEAN:SPREAD, e.g. lines:1:1")),
+            _ => Err(format!(
+                "--skid {text}: expected lines:MEAN:SPREAD, e.g. lines:1:1"
+            )),
         }
     }
 
@@ -46,7 +52,9 @@ impl LineSkid {
     /// (after the reported line) when spread > mean; those are dropped by [`skid_window`].
     fn offsets(&self) -> Vec<(i64, f64)> {
         let k = self.spread as i64;
-        let raw: Vec<(i64, f64)> = (-k..=k).map(|d| (self.mean as i64 + d, (k + 1 - d.abs()) as f64)).collect();
+        let raw: Vec<(i64, f64)> = (-k..=k)
+            .map(|d| (self.mean as i64 + d, (k + 1 - d.abs()) as f64))
+            .collect();
         let total: f64 = raw.iter().map(|(_, w)| w).sum();
         raw.into_iter().map(|(o, w)| (o, w / total)).collect()
     }
@@ -54,7 +62,12 @@ impl LineSkid {
 
 /// The unique reads of `line` (a variable indexed the same way counts once).
 pub fn reads_on_line(f: &FunctionSummary, line: u32) -> Vec<MemRead> {
-    let set: BTreeSet<MemRead> = f.reads.iter().filter(|r| r.line == line).flat_map(|r| r.reads.iter().cloned()).collect();
+    let set: BTreeSet<MemRead> = f
+        .reads
+        .iter()
+        .filter(|r| r.line == line)
+        .flat_map(|r| r.reads.iter().cloned())
+        .collect();
     set.into_iter().collect()
 }
 
@@ -84,7 +97,11 @@ pub struct LoopWeight {
 }
 
 /// Loop compensation weights (eq. 5.1–5.5) of every unique read in loop `l`.
-pub fn loop_weights(f: &FunctionSummary, l: usize, threshold: f64) -> BTreeMap<MemRead, LoopWeight> {
+pub fn loop_weights(
+    f: &FunctionSummary,
+    l: usize,
+    threshold: f64,
+) -> BTreeMap<MemRead, LoopWeight> {
     let lines = &f.loops[l].lines;
     let nlines = lines.len().max(1) as f64;
     let mut lines_per_read: BTreeMap<MemRead, usize> = BTreeMap::new();
@@ -94,7 +111,10 @@ pub fn loop_weights(f: &FunctionSummary, l: usize, threshold: f64) -> BTreeMap<M
         }
     }
     // 5.1: raw = 1 - (lines reading v / lines in L)^2
-    let raw: BTreeMap<MemRead, f64> = lines_per_read.into_iter().map(|(r, n)| (r, 1.0 - (n as f64 / nlines).powi(2))).collect();
+    let raw: BTreeMap<MemRead, f64> = lines_per_read
+        .into_iter()
+        .map(|(r, n)| (r, 1.0 - (n as f64 / nlines).powi(2)))
+        .collect();
     // 5.2: what the frequently read lose is handed to the rarely read.
     let to_redistribute: f64 = raw.values().map(|w| 1.0 - w).sum();
     // 5.3: reads at or over the threshold share it in proportion to their raw weight.
@@ -102,7 +122,11 @@ pub fn loop_weights(f: &FunctionSummary, l: usize, threshold: f64) -> BTreeMap<M
     raw.into_iter()
         .map(|(r, w)| {
             // 5.4 and 5.5
-            let adjusted = if w >= threshold && threshold_weights > 0.0 { w / threshold_weights * to_redistribute } else { 0.0 };
+            let adjusted = if w >= threshold && threshold_weights > 0.0 {
+                w / threshold_weights * to_redistribute
+            } else {
+                0.0
+            };
             (
                 r,
                 LoopWeight {
@@ -118,14 +142,23 @@ pub fn loop_weights(f: &FunctionSummary, l: usize, threshold: f64) -> BTreeMap<M
 /// Applies loop weights to per-read shares and renormalizes to the same
 /// total, so each miss is still counted exactly once. Shares of reads
 /// outside any loop keep weight 1.
-pub fn loop_compensate(f: &FunctionSummary, shares: &[(u32, MemRead, f64)], threshold: f64) -> Vec<(u32, MemRead, f64)> {
+pub fn loop_compensate(
+    f: &FunctionSummary,
+    shares: &[(u32, MemRead, f64)],
+    threshold: f64,
+) -> Vec<(u32, MemRead, f64)> {
     let total: f64 = shares.iter().map(|s| s.2).sum();
     let mut cache: BTreeMap<usize, BTreeMap<MemRead, LoopWeight>> = BTreeMap::new();
     let weighted: Vec<(u32, MemRead, f64)> = shares
         .iter()
         .map(|(line, r, share)| {
             let w = match innermost_loop(f, *line) {
-                Some(l) => cache.entry(l).or_insert_with(|| loop_weights(f, l, threshold)).get(r).map(|w| w.final_weight).unwrap_or(1.0),
+                Some(l) => cache
+                    .entry(l)
+                    .or_insert_with(|| loop_weights(f, l, threshold))
+                    .get(r)
+                    .map(|w| w.final_weight)
+                    .unwrap_or(1.0),
                 None => 1.0,
             };
             (*line, r.clone(), share * w)
@@ -136,7 +169,10 @@ pub fn loop_compensate(f: &FunctionSummary, shares: &[(u32, MemRead, f64)], thre
         // Only reads the loop says never miss: keep the unweighted shares.
         return shares.to_vec();
     }
-    weighted.into_iter().map(|(l, r, x)| (l, r, x * total / wsum)).collect()
+    weighted
+        .into_iter()
+        .map(|(l, r, x)| (l, r, x * total / wsum))
+        .collect()
 }
 
 /// What a skid window looked like: lines with probabilities, and whether a
@@ -164,9 +200,8 @@ pub fn skid_window(f: &FunctionSummary, line: u32, model: LineSkid) -> SkidWindo
     while earliest > 0 && !call_lines.contains(&f.lines[earliest - 1]) {
         earliest -= 1;
     }
-    if earliest > 0 {
-        earliest -= 1; // the call's own line is included, nothing before it
-    }
+    // The call's own line is included, nothing before it.
+    earliest = earliest.saturating_sub(1);
     let mut truncated = false;
     let mut lines: BTreeMap<u32, f64> = BTreeMap::new();
     for (back, p) in model.offsets() {
@@ -199,7 +234,11 @@ pub fn skid_shares(f: &FunctionSummary, window: &SkidWindow) -> Vec<(u32, MemRea
     let raw: Vec<(u32, MemRead, f64)> = window
         .lines
         .iter()
-        .flat_map(|&(line, p)| reads_on_line(f, line).into_iter().map(move |r| (line, r, p)))
+        .flat_map(|&(line, p)| {
+            reads_on_line(f, line)
+                .into_iter()
+                .map(move |r| (line, r, p))
+        })
         .collect();
     let sum: f64 = raw.iter().map(|r| r.2).sum();
     if sum <= 0.0 {
@@ -228,8 +267,16 @@ fn by_variable(shares: &[(u32, MemRead, f64)]) -> Vec<(u32, f64)> {
 }
 
 /// All methods for one miss at `line` of `f`, by variable index.
-pub fn attribute_miss(f: &FunctionSummary, line: u32, threshold: f64, skid: Option<LineSkid>) -> MissShares {
-    let raw: Vec<(u32, MemRead, f64)> = raw_shares(f, line).into_iter().map(|(r, x)| (line, r, x)).collect();
+pub fn attribute_miss(
+    f: &FunctionSummary,
+    line: u32,
+    threshold: f64,
+    skid: Option<LineSkid>,
+) -> MissShares {
+    let raw: Vec<(u32, MemRead, f64)> = raw_shares(f, line)
+        .into_iter()
+        .map(|(r, x)| (line, r, x))
+        .collect();
     let mut out = MissShares {
         raw: by_variable(&raw),
         loop_adjusted: by_variable(&loop_compensate(f, &raw, threshold)),

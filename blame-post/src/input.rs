@@ -15,12 +15,32 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Names of processes that launch the application rather than being part of it.
-const LAUNCHERS: &[&str] = &["mpirun", "mpiexec", "orterun", "prterun", "orted", "prted", "srun", "hydra_pmi_proxy", "bash", "sh", "dash", "env", "blame", "time"];
+const LAUNCHERS: &[&str] = &[
+    "mpirun",
+    "mpiexec",
+    "orterun",
+    "prterun",
+    "orted",
+    "prted",
+    "srun",
+    "hydra_pmi_proxy",
+    "bash",
+    "sh",
+    "dash",
+    "env",
+    "blame",
+    "time",
+];
 
 pub fn is_launcher(command: &[String]) -> bool {
     command
         .first()
-        .map(|c| Path::new(c).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        .map(|c| {
+            Path::new(c)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
         .is_some_and(|name| LAUNCHERS.contains(&name.as_str()))
 }
 
@@ -45,8 +65,15 @@ pub struct ProcessProfile {
 
 /// Where the samples come from.
 pub enum Source {
-    RunDir { dir: PathBuf, streams: Vec<PathBuf>, binary_paths: Vec<PathBuf> },
-    Json { samples: Vec<JsonSample>, groups: Vec<Vec<usize>> },
+    RunDir {
+        dir: PathBuf,
+        streams: Vec<PathBuf>,
+        binary_paths: Vec<PathBuf>,
+    },
+    Json {
+        samples: Vec<JsonSample>,
+        groups: Vec<Vec<usize>>,
+    },
 }
 
 /// A whole run: its events and processes, before any samples are resolved.
@@ -162,7 +189,10 @@ impl Run {
                 samples: Vec::new(),
             })
             .collect();
-        let groups = order.iter().map(|&g| std::mem::take(&mut groups[g])).collect();
+        let groups = order
+            .iter()
+            .map(|&g| std::mem::take(&mut groups[g]))
+            .collect();
         Ok(Run {
             events,
             processes,
@@ -178,7 +208,11 @@ impl Run {
                 None => {
                     return Err(PostError::Input(format!(
                         "--memory-event {name}: no such event in the samples (events: {})",
-                        self.events.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+                        self.events
+                            .iter()
+                            .map(|e| e.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )))
                 }
             }
@@ -218,8 +252,14 @@ impl Run {
                         continue;
                     }
                     let s = &samples[i];
-                    let e = self.events.iter().position(|x| x.name == s.event).expect("event indexed at open");
-                    by_stack.entry(s.stack.clone()).or_insert_with(|| vec![0.0; nevents])[e] += s.weight;
+                    let e = self
+                        .events
+                        .iter()
+                        .position(|x| x.name == s.event)
+                        .expect("event indexed at open");
+                    by_stack
+                        .entry(s.stack.clone())
+                        .or_insert_with(|| vec![0.0; nevents])[e] += s.weight;
                 }
                 Ok(ProcessProfile {
                     index: index as u32,
@@ -229,13 +269,34 @@ impl Run {
                     symbolize_time: Default::default(),
                 })
             }
-            Source::RunDir { streams, binary_paths, .. } => {
+            Source::RunDir {
+                streams,
+                binary_paths,
+                ..
+            } => {
                 let path = &streams[index];
                 let (mut reader, header) = StreamReader::open(path)?;
-                let map_event: Vec<usize> = header.events.iter().map(|e| self.events.iter().position(|x| x.name == e.name).expect("event indexed at open")).collect();
+                let map_event: Vec<usize> = header
+                    .events
+                    .iter()
+                    .map(|e| {
+                        self.events
+                            .iter()
+                            .position(|x| x.name == e.name)
+                            .expect("event indexed at open")
+                    })
+                    .collect();
                 let tally = tally_stream(&mut reader, &keep)?;
-                let StreamTally { mappings, parents, counts, mut warnings } = tally;
-                if let Some((stack, event)) = counts.keys().find(|(s, e)| *s as usize >= parents.len() || *e as usize >= map_event.len()) {
+                let StreamTally {
+                    mappings,
+                    parents,
+                    counts,
+                    mut warnings,
+                } = tally;
+                if let Some((stack, event)) = counts
+                    .keys()
+                    .find(|(s, e)| *s as usize >= parents.len() || *e as usize >= map_event.len())
+                {
                     return Err(PostError::Input(format!("{}: a sample refers to stack {stack} or event {event}, which the stream never defines", path.display())));
                 }
                 let read_time = started.elapsed();
@@ -253,7 +314,8 @@ impl Run {
                         cur = parent;
                     }
                     let frames = symbolizer.stack(&mappings, &addresses);
-                    by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[map_event[event as usize]] += n;
+                    by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])
+                        [map_event[event as usize]] += n;
                 }
                 warnings.append(&mut symbolizer.warnings);
                 Ok(ProcessProfile {
@@ -282,7 +344,10 @@ struct StreamTally {
 /// memory stays independent of the stream's length.
 const CHUNK_BATCH: usize = 16;
 
-fn tally_stream<R: std::io::Read>(reader: &mut StreamReader<R>, keep: &(dyn Fn(usize) -> bool + Sync)) -> Result<StreamTally> {
+fn tally_stream<R: std::io::Read>(
+    reader: &mut StreamReader<R>,
+    keep: &(dyn Fn(usize) -> bool + Sync),
+) -> Result<StreamTally> {
     let path = reader.path().to_path_buf();
     let mut t = StreamTally {
         mappings: Vec::new(),
@@ -302,19 +367,26 @@ fn tally_stream<R: std::io::Read>(reader: &mut StreamReader<R>, keep: &(dyn Fn(u
                     break;
                 }
                 Err(e) if e.is_truncation() => {
-                    t.warnings.push(format!("{e}; using the complete chunks before it"));
+                    t.warnings
+                        .push(format!("{e}; using the complete chunks before it"));
                     done = true;
                     break;
                 }
                 Err(e) => return Err(e.into()),
             }
         }
-        let decoded: Vec<Vec<Record>> = batch.into_par_iter().map(|c| decode_chunk(c, &path)).collect::<Result<_, _>>()?;
+        let decoded: Vec<Vec<Record>> = batch
+            .into_par_iter()
+            .map(|c| decode_chunk(c, &path))
+            .collect::<Result<_, _>>()?;
         // Sample numbers (for sample-level sharding) continue across chunks.
         let mut offsets = Vec::with_capacity(decoded.len());
         for records in &decoded {
             offsets.push(seq);
-            seq += records.iter().filter(|r| matches!(r, Record::Sample(_))).count();
+            seq += records
+                .iter()
+                .filter(|r| matches!(r, Record::Sample(_)))
+                .count();
         }
         let partial: Vec<HashMap<(u32, u16), f64>> = decoded
             .par_iter()
@@ -343,7 +415,12 @@ fn tally_stream<R: std::io::Read>(reader: &mut StreamReader<R>, keep: &(dyn Fn(u
                 Record::Mapping(m) => t.mappings.push(m),
                 Record::Stack(n) => {
                     if n.id as usize != t.parents.len() || n.parent >= n.id {
-                        return Err(PostError::Input(format!("{}: stack node {} (parent {}) out of order", path.display(), n.id, n.parent)));
+                        return Err(PostError::Input(format!(
+                            "{}: stack node {} (parent {}) out of order",
+                            path.display(),
+                            n.id,
+                            n.parent
+                        )));
                     }
                     t.parents.push((n.parent, n.address));
                 }
@@ -355,7 +432,10 @@ fn tally_stream<R: std::io::Read>(reader: &mut StreamReader<R>, keep: &(dyn Fn(u
 }
 
 fn into_contexts(by_stack: HashMap<Vec<SymFrame>, Vec<f64>>) -> Vec<Context> {
-    let mut contexts: Vec<Context> = by_stack.into_iter().map(|(frames, counts)| Context { frames, counts }).collect();
+    let mut contexts: Vec<Context> = by_stack
+        .into_iter()
+        .map(|(frames, counts)| Context { frames, counts })
+        .collect();
     contexts.sort_by(|a, b| a.frames.cmp(&b.frames));
     contexts
 }

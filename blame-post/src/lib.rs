@@ -24,8 +24,8 @@ pub mod shard;
 pub mod static_index;
 pub mod symbolize;
 
-pub use error::{PostError, Result};
 pub use aggregate::MemoryOptions;
+pub use error::{PostError, Result};
 pub use input::Run;
 pub use shard::ShardSpec;
 pub use static_index::StaticIndex;
@@ -58,7 +58,12 @@ pub struct PostOutput {
 /// Resolves the part of `run` that belongs to `shard`.
 /// Memory events (cache misses...) are attributed with the approximate
 /// data-centric passes of chapter 5 under `memory`; other events get blame.
-pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec, memory: aggregate::MemoryOptions) -> Result<PostOutput> {
+pub fn post(
+    run: &Run,
+    index: &StaticIndex,
+    shard: ShardSpec,
+    memory: aggregate::MemoryOptions,
+) -> Result<PostOutput> {
     let nevents = run.events.len();
     let mut acc = aggregate::Accumulator {
         memory_events: run.events.iter().map(|e| e.memory).collect(),
@@ -86,7 +91,11 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec, memory: aggregate:
     let reduce_started = std::time::Instant::now();
     let mut processes = run.processes.clone();
     for (i, p) in processes.iter_mut().enumerate() {
-        p.samples = acc.totals.get(&(i as u32)).cloned().unwrap_or_else(|| vec![0.0; nevents]);
+        p.samples = acc
+            .totals
+            .get(&(i as u32))
+            .cloned()
+            .unwrap_or_else(|| vec![0.0; nevents]);
     }
     let samples: f64 = acc.totals.values().flatten().sum();
     let reduce_before = acc.reduce_time;
@@ -121,7 +130,10 @@ pub fn post(run: &Run, index: &StaticIndex, shard: ShardSpec, memory: aggregate:
 mod tests_fig3_14;
 
 /// Functions in the samples whose summaries have no exit variables.
-fn implicit_blame_points(index: &StaticIndex, functions: &[blame_formats::results::FunctionBlame]) -> Vec<String> {
+fn implicit_blame_points(
+    index: &StaticIndex,
+    functions: &[blame_formats::results::FunctionBlame],
+) -> Vec<String> {
     let mut out: Vec<String> = functions
         .iter()
         .filter_map(|f| index.lookup(&f.key.name, &f.key.file))

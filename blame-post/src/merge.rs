@@ -3,10 +3,16 @@
 //! number of shards or the order they finish in.
 
 use crate::error::{PostError, Result};
-use blame_formats::results::{ContextBlame, FunctionBlame, ProcessValue, Results, StackRecord, SymFrame, VariableBlame, VariableKey};
+use blame_formats::results::{
+    ContextBlame, FunctionBlame, ProcessValue, Results, StackRecord, SymFrame, VariableBlame,
+    VariableKey,
+};
 use std::collections::BTreeMap;
 
-fn add_values(into: &mut BTreeMap<u32, (f64, f64, BTreeMap<String, f64>)>, values: &[ProcessValue]) {
+fn add_values(
+    into: &mut BTreeMap<u32, (f64, f64, BTreeMap<String, f64>)>,
+    values: &[ProcessValue],
+) {
     for v in values {
         let e = into.entry(v.process).or_default();
         e.0 += v.inclusive;
@@ -31,7 +37,9 @@ fn to_values(m: BTreeMap<u32, (f64, f64, BTreeMap<String, f64>)>) -> Vec<Process
 /// Deduplicates stacks by (process, frames), sums their samples, renumbers
 /// them in sorted order and sums contexts per (variable, process, stack):
 /// the same calling contexts give the same records however they were split.
-pub fn canonical_contexts(parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>) -> (Vec<StackRecord>, Vec<ContextBlame>) {
+pub fn canonical_contexts(
+    parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>,
+) -> (Vec<StackRecord>, Vec<ContextBlame>) {
     let mut stacks: BTreeMap<(u32, Vec<SymFrame>), Vec<f64>> = BTreeMap::new();
     let mut remaps = Vec::new();
     for (part_stacks, _) in &parts {
@@ -49,12 +57,20 @@ pub fn canonical_contexts(parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>) -> 
         }
         remaps.push(keys);
     }
-    let ids: BTreeMap<&(u32, Vec<SymFrame>), u32> = stacks.keys().enumerate().map(|(i, k)| (k, i as u32)).collect();
+    let ids: BTreeMap<&(u32, Vec<SymFrame>), u32> = stacks
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (k, i as u32))
+        .collect();
     let mut contexts: BTreeMap<(VariableKey, u32, u32), f64> = BTreeMap::new();
     for ((_, part_contexts), keys) in parts.iter().zip(&remaps) {
         for c in part_contexts {
-            let Some(key) = keys.get(c.stack as usize) else { continue };
-            *contexts.entry((c.variable.clone(), c.process, ids[key])).or_default() += c.samples;
+            let Some(key) = keys.get(c.stack as usize) else {
+                continue;
+            };
+            *contexts
+                .entry((c.variable.clone(), c.process, ids[key]))
+                .or_default() += c.samples;
         }
     }
     let contexts = contexts
@@ -66,14 +82,23 @@ pub fn canonical_contexts(parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>) -> 
             samples,
         })
         .collect();
-    let stacks = stacks.into_iter().map(|((process, frames), samples)| StackRecord { process, frames, samples }).collect();
+    let stacks = stacks
+        .into_iter()
+        .map(|((process, frames), samples)| StackRecord {
+            process,
+            frames,
+            samples,
+        })
+        .collect();
     (stacks, contexts)
 }
 
 /// Merges results of the same run (same processes and events).
 pub fn merge(parts: Vec<Results>) -> Result<Results> {
     let mut parts = parts.into_iter();
-    let first = parts.next().ok_or_else(|| PostError::Input("nothing to merge: no partial results found".into()))?;
+    let first = parts
+        .next()
+        .ok_or_else(|| PostError::Input("nothing to merge: no partial results found".into()))?;
     let mut header = first.header.clone();
     header.shard = None;
     for p in header.processes.iter_mut() {
@@ -83,7 +108,9 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
     let mut funcs = BTreeMap::new();
     let mut stack_parts = Vec::new();
     for part in std::iter::once(first).chain(parts) {
-        if part.header.events != header.events || part.header.processes.len() != header.processes.len() {
+        if part.header.events != header.events
+            || part.header.processes.len() != header.processes.len()
+        {
             return Err(PostError::Input("partial results come from different runs (events or processes differ); remove stale shard files and re-run `blame post`".into()));
         }
         for (into, from) in header.processes.iter_mut().zip(&part.header.processes) {
@@ -94,7 +121,9 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
                 *a += b;
             }
         }
-        header.blame_points.extend(part.header.blame_points.iter().cloned());
+        header
+            .blame_points
+            .extend(part.header.blame_points.iter().cloned());
         for v in part.variables {
             add_values(vars.entry(v.key).or_default(), &v.values);
         }
@@ -108,8 +137,20 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
     header.blame_points.dedup();
     Ok(Results {
         header,
-        variables: vars.into_iter().map(|(key, m)| VariableBlame { key, values: to_values(m) }).collect(),
-        functions: funcs.into_iter().map(|(key, m)| FunctionBlame { key, values: to_values(m) }).collect(),
+        variables: vars
+            .into_iter()
+            .map(|(key, m)| VariableBlame {
+                key,
+                values: to_values(m),
+            })
+            .collect(),
+        functions: funcs
+            .into_iter()
+            .map(|(key, m)| FunctionBlame {
+                key,
+                values: to_values(m),
+            })
+            .collect(),
         stacks,
         contexts,
     })

@@ -49,7 +49,10 @@ type OutputPath = (CallOutput, String, String);
 /// What flows from a frame to its caller.
 enum Pending {
     /// Outputs of a callee with a summary.
-    Outputs { callee: String, outputs: BTreeSet<OutputPath> },
+    Outputs {
+        callee: String,
+        outputs: BTreeSet<OutputPath>,
+    },
     /// The sample is inside (or below) a function without IR, called as `callee`.
     Library { callee: String },
 }
@@ -81,7 +84,9 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
         match pending.take() {
             None if !seen_known => {
                 for (vi, v) in f.variables.iter().enumerate() {
-                    if v.explicit_lines.binary_search(&frame.line).is_ok() || v.implicit_lines.binary_search(&frame.line).is_ok() {
+                    if v.explicit_lines.binary_search(&frame.line).is_ok()
+                        || v.implicit_lines.binary_search(&frame.line).is_ok()
+                    {
                         here.insert(vi as u32);
                     }
                     if depth == 0 && v.write_lines.binary_search(&frame.line).is_ok() {
@@ -94,7 +99,10 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
                 bind(f, frame.line, &callee, &outputs, &mut here, &mut derived);
             }
             Some(Pending::Library { callee }) => {
-                let outputs = library_outputs(f, frame.line, &callee).into_iter().map(|o| (o, String::new(), String::new())).collect();
+                let outputs = library_outputs(f, frame.line, &callee)
+                    .into_iter()
+                    .map(|o| (o, String::new(), String::new()))
+                    .collect();
                 bind(f, frame.line, &callee, &outputs, &mut here, &mut derived);
             }
         }
@@ -110,8 +118,15 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
                 return None;
             }
             let root = &f.variables[root_of(f, vi) as usize];
-            let path = format!("{}{extra}", v.name.strip_prefix(root.name.as_str()).unwrap_or(""));
-            let ty = if extra.is_empty() { v.type_name.clone() } else { type_name.to_string() };
+            let path = format!(
+                "{}{extra}",
+                v.name.strip_prefix(root.name.as_str()).unwrap_or("")
+            );
+            let ty = if extra.is_empty() {
+                v.type_name.clone()
+            } else {
+                type_name.to_string()
+            };
             match root.kind {
                 VarKind::Param => root.param_index.map(|k| (CallOutput::Arg(k), path, ty)),
                 VarKind::Return => Some((CallOutput::Return, path, ty)),
@@ -119,11 +134,20 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
             }
         };
         outputs.extend(here.iter().filter_map(|&vi| as_output(vi, "", "")));
-        outputs.extend(derived.iter().filter_map(|(base, suffix, ty)| as_output(*base, suffix, ty)));
+        outputs.extend(
+            derived
+                .iter()
+                .filter_map(|(base, suffix, ty)| as_output(*base, suffix, ty)),
+        );
         let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
         let lifted = |vi: u32| {
             let v = &f.variables[vi as usize];
-            v.is_exit && matches!(f.variables[root_of(f, vi) as usize].kind, VarKind::Param | VarKind::Return) && caller_binds
+            v.is_exit
+                && matches!(
+                    f.variables[root_of(f, vi) as usize].kind,
+                    VarKind::Param | VarKind::Return
+                )
+                && caller_binds
         };
         for &vi in &here {
             if !lifted(vi) {
@@ -157,7 +181,9 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
 
 /// True when some caller frame further up has a summary to take the blame.
 fn caller_can_bind(index: &StaticIndex, callers: &[SymFrame]) -> bool {
-    callers.iter().any(|c| index.lookup(&c.function, &c.file).is_some())
+    callers
+        .iter()
+        .any(|c| index.lookup(&c.function, &c.file).is_some())
 }
 
 fn root_of(f: &FunctionSummary, mut vi: u32) -> u32 {
@@ -175,7 +201,11 @@ fn root_of(f: &FunctionSummary, mut vi: u32) -> u32 {
 /// The call sites of `f` that a frame at `line` calling `callee` stands for.
 fn call_sites_at<'a>(f: &'a FunctionSummary, line: u32, callee: &str) -> Vec<&'a CallSite> {
     let names_match = |c: &CallSite| match &c.callee {
-        Some(name) => name == callee || crate::symbolize::demangle(name) == callee || callee.starts_with(&format!("{name}(")),
+        Some(name) => {
+            name == callee
+                || crate::symbolize::demangle(name) == callee
+                || callee.starts_with(&format!("{name}("))
+        }
         None => false,
     };
     let on_line: Vec<&CallSite> = f.call_sites.iter().filter(|c| c.line == line).collect();
@@ -215,7 +245,14 @@ fn library_outputs(f: &FunctionSummary, line: u32, callee: &str) -> BTreeSet<Cal
 /// Blames the caller variables bound to blamed call outputs. A blamed field
 /// path below an output continues below each variable passed there: to the
 /// caller's own variable of that name, or else as a derived field path.
-fn bind(f: &FunctionSummary, line: u32, callee: &str, outputs: &BTreeSet<OutputPath>, here: &mut BTreeSet<u32>, derived: &mut BTreeSet<(u32, String, String)>) {
+fn bind(
+    f: &FunctionSummary,
+    line: u32,
+    callee: &str,
+    outputs: &BTreeSet<OutputPath>,
+    here: &mut BTreeSet<u32>,
+    derived: &mut BTreeSet<(u32, String, String)>,
+) {
     for c in call_sites_at(f, line, callee) {
         for b in &c.outputs {
             for (_, suffix, type_name) in outputs.iter().filter(|(o, _, _)| *o == b.output) {
@@ -224,7 +261,11 @@ fn bind(f: &FunctionSummary, line: u32, callee: &str, outputs: &BTreeSet<OutputP
                     continue;
                 }
                 // The variables passed, not their containers.
-                let containers: BTreeSet<u32> = b.blamed.iter().filter_map(|&t| f.variables[t as usize].parent).collect();
+                let containers: BTreeSet<u32> = b
+                    .blamed
+                    .iter()
+                    .filter_map(|&t| f.variables[t as usize].parent)
+                    .collect();
                 for &t in b.blamed.iter().filter(|t| !containers.contains(t)) {
                     let base = &f.variables[t as usize].name;
                     let full = format!("{base}{suffix}");
@@ -234,7 +275,10 @@ fn bind(f: &FunctionSummary, line: u32, callee: &str, outputs: &BTreeSet<OutputP
                         .variables
                         .iter()
                         .enumerate()
-                        .filter(|(_, v)| v.name.starts_with(base.as_str()) && (full == v.name || full.starts_with(&format!("{}.", v.name))))
+                        .filter(|(_, v)| {
+                            v.name.starts_with(base.as_str())
+                                && (full == v.name || full.starts_with(&format!("{}.", v.name)))
+                        })
                         .max_by_key(|(_, v)| v.name.len())
                         .map(|(i, _)| i as u32)
                         .unwrap_or(t);
@@ -320,16 +364,31 @@ pub const METHOD_SKID_LOOP: &str = "skid+loop";
 /// the innermost frame with a summary distributes the miss over the reads
 /// near its line; reads through a parameter are mapped to the caller's
 /// variables (interprocedural aliasing from the call stack, 5.1).
-pub fn resolve_memory(index: &StaticIndex, frames: &[SymFrame], threshold: f64, skid: Option<crate::datacentric::LineSkid>) -> MemoryResolution {
+pub fn resolve_memory(
+    index: &StaticIndex,
+    frames: &[SymFrame],
+    threshold: f64,
+    skid: Option<crate::datacentric::LineSkid>,
+) -> MemoryResolution {
     let mut out = MemoryResolution::default();
-    let Some(depth) = frames.iter().position(|fr| index.lookup(&fr.function, &fr.file).is_some()) else {
+    let Some(depth) = frames
+        .iter()
+        .position(|fr| index.lookup(&fr.function, &fr.file).is_some())
+    else {
         return out;
     };
-    let fi = index.lookup(&frames[depth].function, &frames[depth].file).expect("found above");
+    let fi = index
+        .lookup(&frames[depth].function, &frames[depth].file)
+        .expect("found above");
     let f = &index.functions[fi];
     let m = crate::datacentric::attribute_miss(f, frames[depth].line, threshold, skid);
     out.skid_truncated = m.skid_truncated;
-    let methods: [(&'static str, &Vec<(u32, f64)>); 4] = [(METHOD_RAW, &m.raw), (METHOD_LOOP, &m.loop_adjusted), (METHOD_SKID, &m.skid), (METHOD_SKID_LOOP, &m.skid_loop)];
+    let methods: [(&'static str, &Vec<(u32, f64)>); 4] = [
+        (METHOD_RAW, &m.raw),
+        (METHOD_LOOP, &m.loop_adjusted),
+        (METHOD_SKID, &m.skid),
+        (METHOD_SKID_LOOP, &m.skid_loop),
+    ];
     for (method, shares) in methods {
         for &(vi, share) in shares {
             for (target, part) in lift_through_callers(index, frames, depth, fi as u32, vi, share) {
@@ -342,14 +401,26 @@ pub fn resolve_memory(index: &StaticIndex, frames: &[SymFrame], threshold: f64, 
 
 /// Follows a read of a parameter's memory up the stack to the caller
 /// variables passed in that position, splitting the share among them.
-fn lift_through_callers(index: &StaticIndex, frames: &[SymFrame], depth: usize, fi: u32, vi: u32, share: f64) -> Vec<(VarRef, f64)> {
+fn lift_through_callers(
+    index: &StaticIndex,
+    frames: &[SymFrame],
+    depth: usize,
+    fi: u32,
+    vi: u32,
+    share: f64,
+) -> Vec<(VarRef, f64)> {
     let f = &index.functions[fi as usize];
     let root = root_of(f, vi);
     let rv = &f.variables[root as usize];
     let (VarKind::Param, Some(k), true) = (rv.kind, rv.param_index, rv.is_exit) else {
         return vec![((fi, vi), share)];
     };
-    let Some((cdepth, cfi)) = frames.iter().enumerate().skip(depth + 1).find_map(|(d, fr)| index.lookup(&fr.function, &fr.file).map(|i| (d, i))) else {
+    let Some((cdepth, cfi)) = frames
+        .iter()
+        .enumerate()
+        .skip(depth + 1)
+        .find_map(|(d, fr)| index.lookup(&fr.function, &fr.file).map(|i| (d, i)))
+    else {
         return vec![((fi, vi), share)];
     };
     let caller = &index.functions[cfi];
@@ -358,13 +429,19 @@ fn lift_through_callers(index: &StaticIndex, frames: &[SymFrame], depth: usize, 
         targets.extend(output_vars(c, k));
     }
     // Containers of other targets get their share through container resolution.
-    let containers: BTreeSet<u32> = targets.iter().filter_map(|&t| caller.variables[t as usize].parent).collect();
+    let containers: BTreeSet<u32> = targets
+        .iter()
+        .filter_map(|&t| caller.variables[t as usize].parent)
+        .collect();
     let direct: Vec<u32> = targets.difference(&containers).copied().collect();
     if direct.is_empty() {
         return vec![((fi, vi), share)];
     }
     let part = share / direct.len() as f64;
-    direct.into_iter().flat_map(|t| lift_through_callers(index, frames, cdepth, cfi as u32, t, part)).collect()
+    direct
+        .into_iter()
+        .flat_map(|t| lift_through_callers(index, frames, cdepth, cfi as u32, t, part))
+        .collect()
 }
 
 /// The variable and all its containers (container resolution).

@@ -27,16 +27,25 @@ impl ShardSpec {
     pub fn parse(text: &str) -> Result<Self> {
         let bad = || PostError::Input(format!("--shard {text:?}: expected I/N, e.g. 0/4"));
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        Self::new(i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?)
+        Self::new(
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        )
     }
 
     /// The shard given by a launcher's environment (srun, mpirun, PMI), if any.
     pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Option<Result<Self>> {
-        for (rank, size) in [("SLURM_PROCID", "SLURM_NTASKS"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"), ("PMI_RANK", "PMI_SIZE")] {
+        for (rank, size) in [
+            ("SLURM_PROCID", "SLURM_NTASKS"),
+            ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+            ("PMI_RANK", "PMI_SIZE"),
+        ] {
             if let (Some(r), Some(s)) = (get(rank), get(size)) {
                 let parsed = match (r.trim().parse(), s.trim().parse()) {
                     (Ok(r), Ok(s)) => Self::new(r, s),
-                    _ => Err(PostError::Input(format!("{rank}={r} {size}={s}: not numbers"))),
+                    _ => Err(PostError::Input(format!(
+                        "{rank}={r} {size}={s}: not numbers"
+                    ))),
                 };
                 return Some(parsed);
             }
@@ -59,7 +68,10 @@ mod tests {
 
     #[test]
     fn parses_and_rejects() {
-        assert_eq!(ShardSpec::parse("1/3").unwrap(), ShardSpec { index: 1, count: 3 });
+        assert_eq!(
+            ShardSpec::parse("1/3").unwrap(),
+            ShardSpec { index: 1, count: 3 }
+        );
         assert!(ShardSpec::parse("3/3").is_err());
         assert!(ShardSpec::parse("x").is_err());
         assert!(ShardSpec::parse("0/0").is_err());
@@ -72,7 +84,10 @@ mod tests {
             "OMPI_COMM_WORLD_SIZE" => Some("2".to_string()),
             _ => None,
         };
-        assert_eq!(ShardSpec::from_env(env).unwrap().unwrap(), ShardSpec { index: 1, count: 2 });
+        assert_eq!(
+            ShardSpec::from_env(env).unwrap().unwrap(),
+            ShardSpec { index: 1, count: 2 }
+        );
         assert!(ShardSpec::from_env(|_| None).is_none());
     }
 
@@ -80,7 +95,9 @@ mod tests {
     fn every_unit_in_exactly_one_shard() {
         for n in [1u32, 2, 3, 7] {
             for unit in 0..50 {
-                let owners = (0..n).filter(|&i| ShardSpec::new(i, n).unwrap().owns_unit(unit)).count();
+                let owners = (0..n)
+                    .filter(|&i| ShardSpec::new(i, n).unwrap().owns_unit(unit))
+                    .count();
                 assert_eq!(owners, 1);
             }
         }

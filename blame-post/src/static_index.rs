@@ -38,7 +38,11 @@ impl StaticIndex {
         let functions: Vec<FunctionSummary> = db.functions.into_values().collect();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, f) in functions.iter().enumerate() {
-            let mut names = vec![f.linkage_name.clone(), f.name.clone(), strip_params(&f.name).to_string()];
+            let mut names = vec![
+                f.linkage_name.clone(),
+                f.name.clone(),
+                strip_params(&f.name).to_string(),
+            ];
             names.sort();
             names.dedup();
             for n in names {
@@ -70,7 +74,9 @@ impl StaticIndex {
 
     /// The summary of a callee named at a call site (linkage name).
     pub fn callee(&self, linkage_name: &str) -> Option<usize> {
-        self.by_name.get(linkage_name).and_then(|c| c.first().copied())
+        self.by_name
+            .get(linkage_name)
+            .and_then(|c| c.first().copied())
     }
 
     pub fn is_empty(&self) -> bool {

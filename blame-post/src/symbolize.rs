@@ -58,7 +58,9 @@ impl Symbolizer {
             }
             if let Some(path) = self.locate(m) {
                 let data = std::fs::read(&path).map_err(crate::error::io(&path))?;
-                let Ok(file) = object::File::parse(&*data) else { continue };
+                let Ok(file) = object::File::parse(&*data) else {
+                    continue;
+                };
                 if let Ok(Some(found)) = file.build_id() {
                     if found != m.build_id.as_slice() {
                         return Err(PostError::BuildIdMismatch {
@@ -79,7 +81,11 @@ impl Symbolizer {
         let name = recorded.file_name()?;
         let by_build_id = (m.build_id.len() > 1).then(|| {
             let id = hex(&m.build_id);
-            PathBuf::from(format!("/usr/lib/debug/.build-id/{}/{}.debug", &id[..2], &id[2..]))
+            PathBuf::from(format!(
+                "/usr/lib/debug/.build-id/{}/{}.debug",
+                &id[..2],
+                &id[2..]
+            ))
         });
         self.search_dirs
             .iter()
@@ -93,7 +99,10 @@ impl Symbolizer {
         if !self.objects.contains_key(&m.path) {
             let opened = match self.locate(m) {
                 None => {
-                    self.warnings.push(format!("{}: not found; its frames stay unsymbolized (use --binary-path)", m.path));
+                    self.warnings.push(format!(
+                        "{}: not found; its frames stay unsymbolized (use --binary-path)",
+                        m.path
+                    ));
                     None
                 }
                 Some(path) => match open_object(&path) {
@@ -112,7 +121,12 @@ impl Symbolizer {
     /// Frames for one runtime address (inlined frames first, then the
     /// enclosing function). `is_return` addresses are looked up one byte
     /// earlier so they land on the call instruction.
-    pub fn frames_for(&mut self, mappings: &[Mapping], address: u64, is_return: bool) -> Vec<SymFrame> {
+    pub fn frames_for(
+        &mut self,
+        mappings: &[Mapping],
+        address: u64,
+        is_return: bool,
+    ) -> Vec<SymFrame> {
         if let Some(hit) = self.cache.get(&(address, is_return)) {
             return hit.clone();
         }
@@ -122,7 +136,11 @@ impl Symbolizer {
     }
 
     fn lookup(&mut self, mappings: &[Mapping], address: u64, is_return: bool) -> Vec<SymFrame> {
-        let probe_addr = if is_return { address.saturating_sub(1) } else { address };
+        let probe_addr = if is_return {
+            address.saturating_sub(1)
+        } else {
+            address
+        };
         let unknown = |what: String| {
             vec![SymFrame {
                 function: what,
@@ -132,11 +150,18 @@ impl Symbolizer {
                 inlined: false,
             }]
         };
-        let Some(m) = mappings.iter().rev().find(|m| probe_addr >= m.start && probe_addr < m.end) else {
+        let Some(m) = mappings
+            .iter()
+            .rev()
+            .find(|m| probe_addr >= m.start && probe_addr < m.end)
+        else {
             return unknown(format!("[unknown {address:#x}]"));
         };
         let offset = probe_addr - m.start + m.file_offset;
-        let base = Path::new(&m.path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let base = Path::new(&m.path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let m = m.clone();
         let Some(obj) = self.object(&m) else {
             return unknown(format!("[{base}+{offset:#x}]"));
@@ -155,7 +180,13 @@ impl Symbolizer {
                 let (file, line, column) = frame
                     .location
                     .as_ref()
-                    .map(|l| (l.file.unwrap_or("").to_string(), l.line.unwrap_or(0), l.column.unwrap_or(0)))
+                    .map(|l| {
+                        (
+                            l.file.unwrap_or("").to_string(),
+                            l.line.unwrap_or(0),
+                            l.column.unwrap_or(0),
+                        )
+                    })
                     .unwrap_or_default();
                 out.push(SymFrame {
                     function,

@@ -34,19 +34,37 @@ fn figure_5_2() -> FunctionSummary {
     );
     let s = |v| rd(v, ReadIndex::None);
     f.reads = vec![
-        LineReads { line: 1, reads: vec![s(A), s(B)] },
+        LineReads {
+            line: 1,
+            reads: vec![s(A), s(B)],
+        },
         LineReads {
             line: 2,
-            reads: vec![rd(X, ReadIndex::Var(A)), rd(Y, ReadIndex::Var(B)), s(A), s(B)],
+            reads: vec![
+                rd(X, ReadIndex::Var(A)),
+                rd(Y, ReadIndex::Var(B)),
+                s(A),
+                s(B),
+            ],
         },
         LineReads {
             line: 3,
-            reads: vec![rd(Y, ReadIndex::Var(A)), rd(Y, ReadIndex::Var(B)), s(A), s(B)],
+            reads: vec![
+                rd(Y, ReadIndex::Var(A)),
+                rd(Y, ReadIndex::Var(B)),
+                s(A),
+                s(B),
+            ],
         },
         // x[b] + x[b]: the same array with the same index is one read.
         LineReads {
             line: 4,
-            reads: vec![rd(X, ReadIndex::Var(B)), rd(X, ReadIndex::Var(B)), s(B), s(B)],
+            reads: vec![
+                rd(X, ReadIndex::Var(B)),
+                rd(X, ReadIndex::Var(B)),
+                s(B),
+                s(B),
+            ],
         },
     ];
     f.loops = vec![LoopInfo {
@@ -59,7 +77,10 @@ fn figure_5_2() -> FunctionSummary {
 }
 
 fn share(v: &[(u32, f64)], var: u32) -> f64 {
-    v.iter().find(|(x, _)| *x == var).map(|(_, s)| *s).unwrap_or(0.0)
+    v.iter()
+        .find(|(x, _)| *x == var)
+        .map(|(_, s)| *s)
+        .unwrap_or(0.0)
 }
 
 fn two(x: f64) -> String {
@@ -69,11 +90,19 @@ fn two(x: f64) -> String {
 #[test]
 fn table_5_1_raw_approximate_assignment() {
     let f = figure_5_2();
-    let expected = [(2, [0.25, 0.25, 0.25, 0.25]), (3, [0.0, 0.5, 0.25, 0.25]), (4, [0.5, 0.0, 0.0, 0.5])];
+    let expected = [
+        (2, [0.25, 0.25, 0.25, 0.25]),
+        (3, [0.0, 0.5, 0.25, 0.25]),
+        (4, [0.5, 0.0, 0.0, 0.5]),
+    ];
     for (line, want) in expected {
         let got = attribute_miss(&f, line, 0.75, None).raw;
         for (v, w) in [X, Y, A, B].into_iter().zip(want) {
-            assert!((share(&got, v) - w).abs() < 1e-12, "line {line} var {v}: {} != {w}", share(&got, v));
+            assert!(
+                (share(&got, v) - w).abs() < 1e-12,
+                "line {line} var {v}: {} != {w}",
+                share(&got, v)
+            );
         }
     }
 }
@@ -93,7 +122,11 @@ fn table_5_2_loop_weights() {
     ];
     for (r, raw, fin) in &expect {
         let got = row(r.variable, r.index.clone());
-        assert_eq!((two(got.raw), two(got.final_weight)), (raw.to_string(), fin.to_string()), "{r:?}");
+        assert_eq!(
+            (two(got.raw), two(got.final_weight)),
+            (raw.to_string(), fin.to_string()),
+            "{r:?}"
+        );
     }
     // The printed "Adjusted" column truncates: x[a] adjusts by 0.9375/3.5625*2 = 0.5263,
     // printed .52 (rounded it is .53); the final 1.46 agrees either way.
@@ -139,14 +172,23 @@ fn table_5_4_skid_negation() {
     assert_eq!(window.lines, vec![(2, 0.25), (3, 0.5), (4, 0.25)]);
     assert!(!window.truncated);
     let m = attribute_miss(&f, 4, 0.75, Some(LineSkid::DISSERTATION));
-    let got: Vec<String> = [X, Y, A, B].iter().map(|&v| two(share(&m.skid, v))).collect();
+    let got: Vec<String> = [X, Y, A, B]
+        .iter()
+        .map(|&v| two(share(&m.skid, v)))
+        .collect();
     assert_eq!(got, ["0.14", "0.36", "0.21", "0.29"]);
     // Line 2's values match the printed .07 each.
-    let per_line: Vec<String> = skid_shares(&f, &window).iter().filter(|s| s.0 == 2).map(|s| two(s.2)).collect();
+    let per_line: Vec<String> = skid_shares(&f, &window)
+        .iter()
+        .filter(|s| s.0 == 2)
+        .map(|s| two(s.2))
+        .collect();
     assert_eq!(per_line, ["0.07"; 4]);
     assert!((m.skid_loop.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-12);
     // Loop compensation after skid moves the scalars' share to the arrays.
-    assert!(share(&m.skid_loop, X) > share(&m.skid, X) && share(&m.skid_loop, B) < share(&m.skid, B));
+    assert!(
+        share(&m.skid_loop, X) > share(&m.skid, X) && share(&m.skid_loop, B) < share(&m.skid, B)
+    );
 }
 
 #[test]
@@ -171,7 +213,10 @@ fn skid_stops_at_calls_and_the_function_start() {
 
 #[test]
 fn skid_model_parsing() {
-    assert_eq!(LineSkid::parse("lines:2:1").unwrap(), LineSkid { mean: 2, spread: 1 });
+    assert_eq!(
+        LineSkid::parse("lines:2:1").unwrap(),
+        LineSkid { mean: 2, spread: 1 }
+    );
     assert!(LineSkid::parse("insns:3").is_err());
     assert!(LineSkid::parse("lines:x:1").is_err());
 }
@@ -201,14 +246,54 @@ fn memory_event_samples_through_post() {
         data_address: None,
     };
     let run = crate::Run::from_json_samples(vec![sample(2), sample(3), sample(4)]).unwrap();
-    assert!(run.events[0].memory, "cache-misses is a memory event by name");
-    let out = crate::post(&run, &index, crate::ShardSpec::WHOLE, crate::MemoryOptions::default()).unwrap();
-    let method_total = |m: &str| -> f64 { out.results.variables.iter().flat_map(|v| &v.values).flat_map(|pv| &pv.methods).filter(|(n, _)| n == m).map(|(_, x)| x).sum() };
+    assert!(
+        run.events[0].memory,
+        "cache-misses is a memory event by name"
+    );
+    let out = crate::post(
+        &run,
+        &index,
+        crate::ShardSpec::WHOLE,
+        crate::MemoryOptions::default(),
+    )
+    .unwrap();
+    let method_total = |m: &str| -> f64 {
+        out.results
+            .variables
+            .iter()
+            .flat_map(|v| &v.values)
+            .flat_map(|pv| &pv.methods)
+            .filter(|(n, _)| n == m)
+            .map(|(_, x)| x)
+            .sum()
+    };
     assert!((method_total("raw") - 3.0).abs() < 1e-9);
     assert!((method_total("loop") - 3.0).abs() < 1e-9);
-    let x = out.results.variables.iter().find(|v| v.key.name == "x").unwrap();
+    let x = out
+        .results
+        .variables
+        .iter()
+        .find(|v| v.key.name == "x")
+        .unwrap();
     assert_eq!(two(x.values[0].inclusive), "1.48");
-    let with_skid = crate::post(&run, &index, crate::ShardSpec::WHOLE, crate::MemoryOptions { loop_threshold: 0.75, skid: Some(LineSkid::DISSERTATION) }).unwrap();
-    let skid_total: f64 = with_skid.results.variables.iter().map(|v| v.values[0].inclusive).sum();
-    assert!((skid_total - 3.0).abs() < 1e-9, "skid+loop conserves the misses: {skid_total}");
+    let with_skid = crate::post(
+        &run,
+        &index,
+        crate::ShardSpec::WHOLE,
+        crate::MemoryOptions {
+            loop_threshold: 0.75,
+            skid: Some(LineSkid::DISSERTATION),
+        },
+    )
+    .unwrap();
+    let skid_total: f64 = with_skid
+        .results
+        .variables
+        .iter()
+        .map(|v| v.values[0].inclusive)
+        .sum();
+    assert!(
+        (skid_total - 3.0).abs() < 1e-9,
+        "skid+loop conserves the misses: {skid_total}"
+    );
 }

@@ -8,7 +8,14 @@ use crate::static_index::StaticIndex;
 use blame_formats::results::SymFrame;
 use blame_formats::static_db::*;
 
-pub(crate) fn var(name: &str, kind: VarKind, parent: Option<u32>, param: Option<u32>, exit: bool, lines: &[u32]) -> Variable {
+pub(crate) fn var(
+    name: &str,
+    kind: VarKind,
+    parent: Option<u32>,
+    param: Option<u32>,
+    exit: bool,
+    lines: &[u32],
+) -> Variable {
     Variable {
         name: name.into(),
         kind,
@@ -25,7 +32,11 @@ pub(crate) fn var(name: &str, kind: VarKind, parent: Option<u32>, param: Option<
     }
 }
 
-pub(crate) fn func(name: &str, variables: Vec<Variable>, call_sites: Vec<CallSite>) -> FunctionSummary {
+pub(crate) fn func(
+    name: &str,
+    variables: Vec<Variable>,
+    call_sites: Vec<CallSite>,
+) -> FunctionSummary {
     FunctionSummary {
         linkage_name: name.into(),
         name: name.into(),
@@ -117,7 +128,13 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
     let index = fig3_14_index();
     let profile = ProcessProfile {
         index: 0,
-        contexts: [9, 12, 14].iter().map(|&l| Context { frames: stack(l), counts: vec![1.0] }).collect(),
+        contexts: [9, 12, 14]
+            .iter()
+            .map(|&l| Context {
+                frames: stack(l),
+                counts: vec![1.0],
+            })
+            .collect(),
         warnings: vec![],
         read_time: Default::default(),
         symbolize_time: Default::default(),
@@ -125,11 +142,24 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
     let (vars, _, _, _) = acc.into_records();
-    let got: std::collections::BTreeMap<String, f64> = vars.iter().map(|v| (format!("{}:{}", v.key.function, v.key.name), v.values[0].inclusive)).collect();
-    let want: std::collections::BTreeMap<String, f64> = [("foo:se", 3.0), ("foo:se.sX", 2.0), ("foo:se.sY", 2.0), ("bar:loopC", 1.0)]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
+    let got: std::collections::BTreeMap<String, f64> = vars
+        .iter()
+        .map(|v| {
+            (
+                format!("{}:{}", v.key.function, v.key.name),
+                v.values[0].inclusive,
+            )
+        })
         .collect();
+    let want: std::collections::BTreeMap<String, f64> = [
+        ("foo:se", 3.0),
+        ("foo:se.sX", 2.0),
+        ("foo:se.sY", 2.0),
+        ("bar:loopC", 1.0),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
     // Exit variables x and y are intermediate steps (3.4.3): not listed.
     assert_eq!(got, want);
 }
@@ -138,7 +168,15 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
 fn sample_on_a_write_to_x_blames_only_x_lifted_to_se_sx() {
     let index = fig3_14_index();
     let r = resolve(&index, &stack(12));
-    let names: Vec<String> = r.blamed.iter().map(|&(f, v)| index.functions[f as usize].variables[v as usize].name.clone()).collect();
+    let names: Vec<String> = r
+        .blamed
+        .iter()
+        .map(|&(f, v)| {
+            index.functions[f as usize].variables[v as usize]
+                .name
+                .clone()
+        })
+        .collect();
     assert_eq!(names, vec!["se", "se.sX"]);
 }
 
@@ -155,7 +193,10 @@ fn library_frames_pass_blame_through_the_call_site_model() {
     let mut db = StaticDb::default();
     db.insert(func(
         "main",
-        vec![var("buf", VarKind::Local, None, None, false, &[5]), var("other", VarKind::Local, None, None, false, &[6])],
+        vec![
+            var("buf", VarKind::Local, None, None, false, &[5]),
+            var("other", VarKind::Local, None, None, false, &[6]),
+        ],
         vec![CallSite {
             line: 5,
             column: 1,
@@ -169,7 +210,11 @@ fn library_frames_pass_blame_through_the_call_site_model() {
         }],
     ));
     let index = StaticIndex::new(db);
-    let frames = vec![frame("poll_progress", 0), frame("PMPI_Recv", 0), frame("main", 5)];
+    let frames = vec![
+        frame("poll_progress", 0),
+        frame("PMPI_Recv", 0),
+        frame("main", 5),
+    ];
     let r = resolve(&index, &frames);
     assert_eq!(r.blamed, vec![(0, 0)]);
 }
@@ -208,10 +253,18 @@ fn recursion_blames_a_variable_once_per_sample() {
         }],
     ));
     let index = StaticIndex::new(db);
-    let frames = vec![frame("walk", 3), frame("walk", 4), frame("walk", 4), frame("main", 9)];
+    let frames = vec![
+        frame("walk", 3),
+        frame("walk", 4),
+        frame("walk", 4),
+        frame("main", 9),
+    ];
     let profile = ProcessProfile {
         index: 0,
-        contexts: vec![Context { frames, counts: vec![1.0] }],
+        contexts: vec![Context {
+            frames,
+            counts: vec![1.0],
+        }],
         warnings: vec![],
         read_time: Default::default(),
         symbolize_time: Default::default(),
@@ -244,11 +297,24 @@ fn json_samples(n: usize) -> Vec<blame_formats::jsonl::JsonSample> {
 fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
     let index = fig3_14_index();
     let run = crate::Run::from_json_samples(json_samples(101)).unwrap();
-    let whole = crate::post(&run, &index, crate::ShardSpec::WHOLE, Default::default()).unwrap().results;
+    let whole = crate::post(&run, &index, crate::ShardSpec::WHOLE, Default::default())
+        .unwrap()
+        .results;
     let whole = crate::merge::merge(vec![whole]).unwrap();
     assert!(whole.variables.iter().any(|v| v.key.name == "se"));
     for n in [1u32, 2, 3, 7] {
-        let parts: Vec<_> = (0..n).map(|i| crate::post(&run, &index, crate::ShardSpec::new(i, n).unwrap(), Default::default()).unwrap().results).collect();
+        let parts: Vec<_> = (0..n)
+            .map(|i| {
+                crate::post(
+                    &run,
+                    &index,
+                    crate::ShardSpec::new(i, n).unwrap(),
+                    Default::default(),
+                )
+                .unwrap()
+                .results
+            })
+            .collect();
         // Partial results are sums over disjoint samples: no shard holds everything when n > 1.
         if n > 1 {
             assert!(parts.iter().all(|p| p.header.shard.is_some()));
@@ -284,20 +350,38 @@ fn field_paths_continue_below_the_variables_passed() {
     ));
     db.insert(func(
         "advance",
-        vec![var("f", VarKind::Param, None, Some(0), true, &[]), temperature],
+        vec![
+            var("f", VarKind::Param, None, Some(0), true, &[]),
+            temperature,
+        ],
         vec![call(10, "diffuse", vec![1, 0])],
     ));
     db.insert(func(
         "simulate",
-        vec![var("sim", VarKind::Param, None, Some(0), true, &[]), var("sim.fields", VarKind::Field, Some(0), None, true, &[])],
+        vec![
+            var("sim", VarKind::Param, None, Some(0), true, &[]),
+            var("sim.fields", VarKind::Field, Some(0), None, true, &[]),
+        ],
         vec![call(20, "advance", vec![1])],
     ));
-    db.insert(func("main", vec![var("sim", VarKind::Local, None, None, false, &[])], vec![call(30, "simulate", vec![0])]));
+    db.insert(func(
+        "main",
+        vec![var("sim", VarKind::Local, None, None, false, &[])],
+        vec![call(30, "simulate", vec![0])],
+    ));
     let index = StaticIndex::new(db);
-    let frames = vec![frame("diffuse", 3), frame("advance", 10), frame("simulate", 20), frame("main", 30)];
+    let frames = vec![
+        frame("diffuse", 3),
+        frame("advance", 10),
+        frame("simulate", 20),
+        frame("main", 30),
+    ];
     let profile = ProcessProfile {
         index: 0,
-        contexts: vec![Context { frames, counts: vec![1.0] }],
+        contexts: vec![Context {
+            frames,
+            counts: vec![1.0],
+        }],
         warnings: vec![],
         read_time: Default::default(),
         symbolize_time: Default::default(),
@@ -305,13 +389,26 @@ fn field_paths_continue_below_the_variables_passed() {
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
     let (vars, _, _, _) = acc.into_records();
-    let got: Vec<(String, String, String)> = vars.iter().map(|v| (v.key.function.clone(), v.key.name.clone(), v.key.type_name.clone())).collect();
+    let got: Vec<(String, String, String)> = vars
+        .iter()
+        .map(|v| {
+            (
+                v.key.function.clone(),
+                v.key.name.clone(),
+                v.key.type_name.clone(),
+            )
+        })
+        .collect();
     assert_eq!(
         got,
         vec![
             ("main".to_string(), "sim".to_string(), "int *".to_string()),
             ("main".into(), "sim.fields".into(), "int *".into()),
-            ("main".into(), "sim.fields.temperature".into(), "double *".into()),
+            (
+                "main".into(),
+                "sim.fields.temperature".into(),
+                "double *".into()
+            ),
         ]
     );
 }

@@ -18,21 +18,34 @@ const TEMPLATE: &str = include_str!("report.html");
 
 /// Makes JSON safe to embed in an HTML script element.
 pub fn escape_json_for_html(json: &str) -> String {
-    json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 /// Builds the report for one event (by name, else the first with samples).
 pub fn html(results: &Results, event: Option<&str>) -> Result<String, views::ViewError> {
-    html_with_sources(results, event, &mut SourceCache::new(vec![std::path::PathBuf::from(".")]))
+    html_with_sources(
+        results,
+        event,
+        &mut SourceCache::new(vec![std::path::PathBuf::from(".")]),
+    )
 }
 
-pub fn html_with_sources(results: &Results, event: Option<&str>, sources: &mut SourceCache) -> Result<String, views::ViewError> {
+pub fn html_with_sources(
+    results: &Results,
+    event: Option<&str>,
+    sources: &mut SourceCache,
+) -> Result<String, views::ViewError> {
     let filters = Filters {
         event: event.map(str::to_string),
         ..Default::default()
     };
     let view = views::by_variable(results, &filters)?;
-    let e = crate::trees::event_index(results, Some(&view.event)).map_err(views::ViewError::Filter)?;
+    let e =
+        crate::trees::event_index(results, Some(&view.event)).map_err(views::ViewError::Filter)?;
     let memory = results.header.events.get(e).is_some_and(|x| x.memory);
     // Frames and stacks, deduplicated.
     let mut frame_ids: HashMap<(String, String, u32), usize> = HashMap::new();
@@ -44,13 +57,16 @@ pub fn html_with_sources(results: &Results, event: Option<&str>, sources: &mut S
             .frames
             .iter()
             .map(|f| {
-                *frame_ids.entry((f.function.clone(), f.file.clone(), f.line)).or_insert_with(|| {
-                    if let Some(text) = sources.line(&f.file, f.line) {
-                        source_lines.insert(format!("{}:{}", f.file, f.line), text);
-                    }
-                    frames.push(json!({"function": f.function, "file": f.file, "line": f.line}));
-                    frames.len() - 1
-                })
+                *frame_ids
+                    .entry((f.function.clone(), f.file.clone(), f.line))
+                    .or_insert_with(|| {
+                        if let Some(text) = sources.line(&f.file, f.line) {
+                            source_lines.insert(format!("{}:{}", f.file, f.line), text);
+                        }
+                        frames
+                            .push(json!({"function": f.function, "file": f.file, "line": f.line}));
+                        frames.len() - 1
+                    })
             })
             .collect();
         stacks.push(ids);
@@ -60,9 +76,23 @@ pub fn html_with_sources(results: &Results, event: Option<&str>, sources: &mut S
     let mut index_of: HashMap<(String, String, String, u32), usize> = HashMap::new();
     let mut variables = Vec::new();
     for row in &view.variables {
-        index_of.insert((row.name.clone(), row.function.clone(), row.file.clone(), row.line), variables.len());
+        index_of.insert(
+            (
+                row.name.clone(),
+                row.function.clone(),
+                row.file.clone(),
+                row.line,
+            ),
+            variables.len(),
+        );
         let mut per_rank = vec![0.0; nproc];
-        if let Some(v) = results.variables.iter().find(|v| v.key.event as usize == e && v.key.name == row.name && v.key.function == row.function && v.key.file == row.file && v.key.line == row.line) {
+        if let Some(v) = results.variables.iter().find(|v| {
+            v.key.event as usize == e
+                && v.key.name == row.name
+                && v.key.function == row.function
+                && v.key.file == row.file
+                && v.key.line == row.line
+        }) {
             for pv in &v.values {
                 per_rank[pv.process as usize] += pv.inclusive;
             }
@@ -75,16 +105,25 @@ pub fn html_with_sources(results: &Results, event: Option<&str>, sources: &mut S
         }));
     }
     let mut contexts: BTreeMap<usize, Vec<serde_json::Value>> = BTreeMap::new();
-    for c in results.contexts.iter().filter(|c| c.variable.event as usize == e) {
+    for c in results
+        .contexts
+        .iter()
+        .filter(|c| c.variable.event as usize == e)
+    {
         let k = &c.variable;
-        if let Some(&vi) = index_of.get(&(k.name.clone(), k.function.clone(), k.file.clone(), k.line)) {
+        if let Some(&vi) =
+            index_of.get(&(k.name.clone(), k.function.clone(), k.file.clone(), k.line))
+        {
             contexts.entry(vi).or_default().push(json!({
                 "samples": c.samples, "process": c.process, "stack": c.stack,
                 "rank": results.header.processes.get(c.process as usize).and_then(|p| p.rank),
             }));
         }
     }
-    let contexts: serde_json::Map<String, serde_json::Value> = contexts.into_iter().map(|(k, v)| (k.to_string(), serde_json::Value::Array(v))).collect();
+    let contexts: serde_json::Map<String, serde_json::Value> = contexts
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::Array(v)))
+        .collect();
     let code: Vec<serde_json::Value> = results
         .stacks
         .iter()
@@ -118,6 +157,7 @@ pub fn html_with_sources(results: &Results, event: Option<&str>, sources: &mut S
         "code": code,
         "blame_points": points.blame_points.iter().map(|p| json!({"function": p.function, "reason": p.reason})).collect::<Vec<_>>(),
     });
-    let embedded = escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));
+    let embedded =
+        escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));
     Ok(TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1))
 }

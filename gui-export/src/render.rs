@@ -6,7 +6,10 @@ use serde::Serialize;
 /// True when a symbolized frame's function is the variable's defining
 /// function (symbolizers may add parameter lists to C++ names).
 pub fn same_function(frame_fn: &str, function: &str) -> bool {
-    frame_fn == function || frame_fn.strip_prefix(function).is_some_and(|rest| rest.starts_with('('))
+    frame_fn == function
+        || frame_fn
+            .strip_prefix(function)
+            .is_some_and(|rest| rest.starts_with('('))
 }
 
 /// A table of strings: headers, rows, and which columns are numeric.
@@ -45,7 +48,10 @@ impl Table {
             out.push_str(s.trim_end());
             out.push('\n');
         };
-        line(self.headers.iter().map(|h| h.to_string()).collect(), &mut out);
+        line(
+            self.headers.iter().map(|h| h.to_string()).collect(),
+            &mut out,
+        );
         for r in &self.rows {
             line(r.clone(), &mut out);
         }
@@ -88,8 +94,19 @@ const METHODS: [&str; 4] = ["raw", "loop", "skid", "skid+loop"];
 
 pub fn variable_table(v: &VariableView) -> Table {
     let multi = v.variables.iter().any(|r| r.ranks.ranks > 1);
-    let methods: Vec<&str> = METHODS.into_iter().filter(|m| v.variables.iter().any(|r| r.methods.contains_key(*m))).collect();
-    let mut headers = vec!["variable", "type", "kind", "defined at", "samples", "% run", "excl %"];
+    let methods: Vec<&str> = METHODS
+        .into_iter()
+        .filter(|m| v.variables.iter().any(|r| r.methods.contains_key(*m)))
+        .collect();
+    let mut headers = vec![
+        "variable",
+        "type",
+        "kind",
+        "defined at",
+        "samples",
+        "% run",
+        "excl %",
+    ];
     let mut numeric = vec![false, false, false, false, true, true, true];
     headers.extend(methods.iter().copied());
     numeric.extend(methods.iter().map(|_| true));
@@ -101,40 +118,92 @@ pub fn variable_table(v: &VariableView) -> Table {
         .variables
         .iter()
         .map(|r| {
-            let mut row = vec![r.name.clone(), r.type_name.clone(), r.kind.clone(), defined_at(r), num(r.samples), pct(r.percent), pct(r.exclusive_percent)];
-            row.extend(methods.iter().map(|m| num(r.methods.get(*m).copied().unwrap_or(0.0))));
+            let mut row = vec![
+                r.name.clone(),
+                r.type_name.clone(),
+                r.kind.clone(),
+                defined_at(r),
+                num(r.samples),
+                pct(r.percent),
+                pct(r.exclusive_percent),
+            ];
+            row.extend(
+                methods
+                    .iter()
+                    .map(|m| num(r.methods.get(*m).copied().unwrap_or(0.0))),
+            );
             if multi {
-                row.extend([pct(r.ranks.mean), pct(r.ranks.min), pct(r.ranks.median), pct(r.ranks.max), pct(r.ranks.imbalance)]);
+                row.extend([
+                    pct(r.ranks.mean),
+                    pct(r.ranks.min),
+                    pct(r.ranks.median),
+                    pct(r.ranks.max),
+                    pct(r.ranks.imbalance),
+                ]);
             }
             row
         })
         .collect();
-    Table { headers, numeric, rows }
+    Table {
+        headers,
+        numeric,
+        rows,
+    }
 }
 
 pub fn function_table(v: &FunctionView) -> Table {
     Table {
-        headers: vec!["function", "file", "inclusive", "incl %", "exclusive", "excl %"],
+        headers: vec![
+            "function",
+            "file",
+            "inclusive",
+            "incl %",
+            "exclusive",
+            "excl %",
+        ],
         numeric: vec![false, false, true, true, true, true],
         rows: v
             .functions
             .iter()
-            .map(|r| vec![r.function.clone(), r.file.clone(), num(r.inclusive), pct(r.inclusive_percent), num(r.exclusive), pct(r.exclusive_percent)])
+            .map(|r| {
+                vec![
+                    r.function.clone(),
+                    r.file.clone(),
+                    num(r.inclusive),
+                    pct(r.inclusive_percent),
+                    num(r.exclusive),
+                    pct(r.exclusive_percent),
+                ]
+            })
             .collect(),
     }
 }
 
 pub fn blame_point_table(v: &BlamePointView) -> Table {
     Table {
-        headers: vec!["blame point", "reason", "variable", "type", "samples", "% run"],
+        headers: vec![
+            "blame point",
+            "reason",
+            "variable",
+            "type",
+            "samples",
+            "% run",
+        ],
         numeric: vec![false, false, false, false, true, true],
         rows: v
             .blame_points
             .iter()
             .flat_map(|p| {
-                p.variables
-                    .iter()
-                    .map(move |r| vec![p.function.clone(), p.reason.clone(), r.name.clone(), r.type_name.clone(), num(r.samples), pct(r.percent)])
+                p.variables.iter().map(move |r| {
+                    vec![
+                        p.function.clone(),
+                        p.reason.clone(),
+                        r.name.clone(),
+                        r.type_name.clone(),
+                        num(r.samples),
+                        pct(r.percent),
+                    ]
+                })
             })
             .collect(),
     }
@@ -144,7 +213,11 @@ pub fn drill_table(v: &DrillView) -> Table {
     let mut rows = Vec::new();
     for d in &v.variables {
         for c in &d.contexts {
-            let stack: Vec<String> = c.frames.iter().map(|f| format!("{}:{}", f.function, f.line)).collect();
+            let stack: Vec<String> = c
+                .frames
+                .iter()
+                .map(|f| format!("{}:{}", f.function, f.line))
+                .collect();
             let inner = c.frames.first();
             rows.push(vec![
                 format!("{}::{}", d.variable.function, d.variable.name),
@@ -157,7 +230,14 @@ pub fn drill_table(v: &DrillView) -> Table {
         }
     }
     Table {
-        headers: vec!["variable", "rank", "samples", "% of var", "context (innermost first)", "source"],
+        headers: vec![
+            "variable",
+            "rank",
+            "samples",
+            "% of var",
+            "context (innermost first)",
+            "source",
+        ],
         numeric: vec![false, true, true, true, false, false],
         rows,
     }
@@ -189,7 +269,12 @@ pub fn render_functions(v: &FunctionView, format: OutputFormat) -> String {
     match format {
         OutputFormat::Json => json(v),
         OutputFormat::Csv => function_table(v).csv(),
-        OutputFormat::Text => format!("# event {}, {} samples (code-centric)\n{}", v.event, num(v.total_samples), function_table(v).text()),
+        OutputFormat::Text => format!(
+            "# event {}, {} samples (code-centric)\n{}",
+            v.event,
+            num(v.total_samples),
+            function_table(v).text()
+        ),
     }
 }
 
@@ -197,7 +282,12 @@ pub fn render_blame_points(v: &BlamePointView, format: OutputFormat) -> String {
     match format {
         OutputFormat::Json => json(v),
         OutputFormat::Csv => blame_point_table(v).csv(),
-        OutputFormat::Text => format!("# event {}, {} samples: blame points and their variables\n{}", v.event, num(v.total_samples), blame_point_table(v).text()),
+        OutputFormat::Text => format!(
+            "# event {}, {} samples: blame points and their variables\n{}",
+            v.event,
+            num(v.total_samples),
+            blame_point_table(v).text()
+        ),
     }
 }
 
@@ -209,10 +299,23 @@ pub fn render_drilldown(v: &DrillView, format: OutputFormat) -> String {
             let mut out = format!("# event {}, {} samples\n", v.event, num(v.total_samples));
             for d in &v.variables {
                 let r = &d.variable;
-                out.push_str(&format!("\n{} [{}] {} — {} samples, {} of the run\n", r.name, r.type_name, defined_at(r), num(r.samples), pct(r.percent)));
+                out.push_str(&format!(
+                    "\n{} [{}] {} — {} samples, {} of the run\n",
+                    r.name,
+                    r.type_name,
+                    defined_at(r),
+                    num(r.samples),
+                    pct(r.percent)
+                ));
                 out.push_str("  blamed lines:\n");
                 for l in &d.lines {
-                    out.push_str(&format!("    {:>8}  {}:{}  {}\n", num(l.samples), l.file.rsplit('/').next().unwrap_or(&l.file), l.line, l.source.as_deref().unwrap_or("")));
+                    out.push_str(&format!(
+                        "    {:>8}  {}:{}  {}\n",
+                        num(l.samples),
+                        l.file.rsplit('/').next().unwrap_or(&l.file),
+                        l.line,
+                        l.source.as_deref().unwrap_or("")
+                    ));
                 }
                 out.push_str("  contexts:\n");
                 for c in &d.contexts {
@@ -223,7 +326,13 @@ pub fn render_drilldown(v: &DrillView, format: OutputFormat) -> String {
                         c.rank.map(|r| format!(" rank {r}")).unwrap_or_default()
                     ));
                     for f in &c.frames {
-                        out.push_str(&format!("      {} {}:{}  {}\n", f.function, f.file.rsplit('/').next().unwrap_or(&f.file), f.line, f.source.as_deref().unwrap_or("")));
+                        out.push_str(&format!(
+                            "      {} {}:{}  {}\n",
+                            f.function,
+                            f.file.rsplit('/').next().unwrap_or(&f.file),
+                            f.line,
+                            f.source.as_deref().unwrap_or("")
+                        ));
                     }
                 }
             }

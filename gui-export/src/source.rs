@@ -28,13 +28,20 @@ impl SourceCache {
             let candidates: Vec<PathBuf> = if p.is_absolute() {
                 vec![p.to_path_buf()]
             } else {
-                roots.iter().map(|r| r.join(p)).chain(std::iter::once(p.to_path_buf())).collect()
+                roots
+                    .iter()
+                    .map(|r| r.join(p))
+                    .chain(std::iter::once(p.to_path_buf()))
+                    .collect()
             };
             candidates
                 .iter()
                 .find_map(|c| std::fs::read_to_string(c).ok())
                 .map(|text| text.lines().map(str::to_string).collect())
         });
-        lines.as_ref()?.get(line as usize - 1).map(|s| s.trim().to_string())
+        lines
+            .as_ref()?
+            .get(line as usize - 1)
+            .map(|s| s.trim().to_string())
     }
 }

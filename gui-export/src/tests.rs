@@ -86,7 +86,14 @@ pub(crate) fn fixture() -> Results {
             },
         ],
         functions: vec![],
-        stacks: vec![stack(0, 9), stack(0, 12), stack(0, 14), stack(1, 9), stack(1, 12), stack(1, 14)],
+        stacks: vec![
+            stack(0, 9),
+            stack(0, 12),
+            stack(0, 14),
+            stack(1, 9),
+            stack(1, 12),
+            stack(1, 14),
+        ],
         contexts: vec![
             ContextBlame {
                 variable: key("loopC", "bar", "local"),
@@ -114,20 +121,41 @@ fn by_variable_has_rank_statistics_and_percentages_of_the_run() {
     assert_eq!(sx.percent, 50.0);
     assert_eq!((sx.ranks.min, sx.ranks.max), (100.0 / 3.0, 200.0 / 3.0));
     assert!((sx.ranks.imbalance - (200.0 / 3.0 / 50.0 - 1.0) * 100.0).abs() < 1e-9);
-    let only_rank1 = views::by_variable(&fixture(), &Filters { rank: Some(1), ..Default::default() }).unwrap();
+    let only_rank1 = views::by_variable(
+        &fixture(),
+        &Filters {
+            rank: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(only_rank1.total_samples, 3.0);
     assert!(only_rank1.variables.iter().all(|r| r.name != "loopC"));
-    assert!(views::by_variable(&fixture(), &Filters { rank: Some(7), ..Default::default() }).is_err());
+    assert!(views::by_variable(
+        &fixture(),
+        &Filters {
+            rank: Some(7),
+            ..Default::default()
+        }
+    )
+    .is_err());
 }
 
 #[test]
 fn data_tree_nests_fields_under_their_container() {
     let r = fixture();
     let stacks = trees::data_stacks(&r, 0);
-    let se_rank0: Vec<_> = stacks.iter().filter(|s| s.process == 0 && s.frames[0].name == "foo::se").collect();
+    let se_rank0: Vec<_> = stacks
+        .iter()
+        .filter(|s| s.process == 0 && s.frames[0].name == "foo::se")
+        .collect();
     // se's own weight is floored at zero: its fields (2 + 2) exceed its blame (3).
-    assert_eq!(se_rank0.iter().map(|s| s.frames.len()).collect::<Vec<_>>(), vec![2, 2]);
-    let folded = String::from_utf8(export(&r, ExportFormat::Folded, TreeKind::Data, None).unwrap()).unwrap();
+    assert_eq!(
+        se_rank0.iter().map(|s| s.frames.len()).collect::<Vec<_>>(),
+        vec![2, 2]
+    );
+    let folded =
+        String::from_utf8(export(&r, ExportFormat::Folded, TreeKind::Data, None).unwrap()).unwrap();
     assert!(folded.contains("rank 0;foo::se;sX 2\n"), "{folded}");
     assert!(folded.contains("rank 1;foo::se;sX 1\n"), "{folded}");
 }
@@ -135,30 +163,54 @@ fn data_tree_nests_fields_under_their_container() {
 #[test]
 fn code_tree_exports_decode() {
     let r = fixture();
-    let folded = String::from_utf8(export(&r, ExportFormat::Folded, TreeKind::Code, None).unwrap()).unwrap();
+    let folded =
+        String::from_utf8(export(&r, ExportFormat::Folded, TreeKind::Code, None).unwrap()).unwrap();
     assert_eq!(folded, "rank 0;main;foo;bar 3\nrank 1;main;foo;bar 3\n");
-    let speedscope: serde_json::Value = serde_json::from_slice(&export(&r, ExportFormat::Speedscope, TreeKind::Code, None).unwrap()).unwrap();
+    let speedscope: serde_json::Value = serde_json::from_slice(
+        &export(&r, ExportFormat::Speedscope, TreeKind::Code, None).unwrap(),
+    )
+    .unwrap();
     assert_eq!(speedscope["profiles"].as_array().unwrap().len(), 2);
     assert_eq!(speedscope["profiles"][0]["type"], "sampled");
     let gz = export(&r, ExportFormat::Pprof, TreeKind::Data, None).unwrap();
     let mut raw = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut raw).unwrap();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
     let p = pprof::Profile::decode(&raw[..]).unwrap();
     assert_eq!(p.string_table[0], "");
     let total: i64 = p.sample.iter().map(|s| s.value[0]).sum();
     assert!(total > 0);
-    let label_keys: Vec<&str> = p.sample[0].label.iter().map(|l| p.string_table[l.key as usize].as_str()).collect();
+    let label_keys: Vec<&str> = p.sample[0]
+        .label
+        .iter()
+        .map(|l| p.string_table[l.key as usize].as_str())
+        .collect();
     assert_eq!(label_keys, ["variable", "rank"]);
-    let hatchet: serde_json::Value = serde_json::from_slice(&export(&r, ExportFormat::Hatchet, TreeKind::Code, None).unwrap()).unwrap();
+    let hatchet: serde_json::Value =
+        serde_json::from_slice(&export(&r, ExportFormat::Hatchet, TreeKind::Code, None).unwrap())
+            .unwrap();
     assert_eq!(hatchet[0]["frame"]["name"], "main");
     assert_eq!(hatchet[0]["metrics"]["cpu-clock (inc)"], 6.0);
-    let firefox: serde_json::Value = serde_json::from_slice(&export(&r, ExportFormat::Firefox, TreeKind::Code, None).unwrap()).unwrap();
+    let firefox: serde_json::Value =
+        serde_json::from_slice(&export(&r, ExportFormat::Firefox, TreeKind::Code, None).unwrap())
+            .unwrap();
     let threads = firefox["threads"].as_array().unwrap();
     assert_eq!(threads.len(), 2, "one thread per rank");
     assert_eq!(threads[0]["processName"], "rank 0");
-    let weights: i64 = threads.iter().flat_map(|t| t["samples"]["weight"].as_array().unwrap().iter().map(|w| w.as_i64().unwrap())).sum();
+    let weights: i64 = threads
+        .iter()
+        .flat_map(|t| {
+            t["samples"]["weight"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w.as_i64().unwrap())
+        })
+        .sum();
     assert_eq!(weights, 6);
-    let svg = String::from_utf8(export(&r, ExportFormat::Svg, TreeKind::Code, None).unwrap()).unwrap();
+    let svg =
+        String::from_utf8(export(&r, ExportFormat::Svg, TreeKind::Code, None).unwrap()).unwrap();
     assert!(svg.starts_with("<?xml") && svg.contains("bar"));
 }
 
@@ -166,17 +218,29 @@ fn code_tree_exports_decode() {
 fn html_shows_hostile_names_and_source_as_text() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("evil.c");
-    std::fs::write(&src, "int x;\n  x = 1; // </script><script>alert(1)</script>\n").unwrap();
+    std::fs::write(
+        &src,
+        "int x;\n  x = 1; // </script><script>alert(1)</script>\n",
+    )
+    .unwrap();
     let mut r = fixture();
     for st in &mut r.stacks {
         st.frames[0].file = src.display().to_string();
         st.frames[0].line = 2;
     }
     r.variables[3].key.name = "</script><script>alert(2)</script>".into();
-    let html = crate::html::html_with_sources(&r, None, &mut crate::source::SourceCache::new(vec![])).unwrap();
+    let html =
+        crate::html::html_with_sources(&r, None, &mut crate::source::SourceCache::new(vec![]))
+            .unwrap();
     // The only script end tags are the page's own two.
-    assert_eq!(html.matches("</script>").count(), 2, "data must not close the script element");
+    assert_eq!(
+        html.matches("</script>").count(),
+        2,
+        "data must not close the script element"
+    );
     assert!(html.contains("\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"));
-    assert!(!html.contains("innerHTML"), "the page never parses data as markup");
+    assert!(
+        !html.contains("innerHTML"),
+        "the page never parses data as markup"
+    );
 }
-

@@ -53,9 +53,18 @@ pub struct WeightedStack {
 pub fn event_index(results: &Results, name: Option<&str>) -> Result<usize, String> {
     let events = &results.header.events;
     match name {
-        Some(n) => events.iter().position(|e| e.name == n).ok_or_else(|| format!("event {n:?} is not in the results")),
+        Some(n) => events
+            .iter()
+            .position(|e| e.name == n)
+            .ok_or_else(|| format!("event {n:?} is not in the results")),
         None => Ok((0..events.len())
-            .find(|&e| results.header.processes.iter().any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0))
+            .find(|&e| {
+                results
+                    .header
+                    .processes
+                    .iter()
+                    .any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0)
+            })
             .unwrap_or(0)),
     }
 }
@@ -90,31 +99,53 @@ pub fn code_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
 pub fn data_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
     // (process, path) → (blame, file, line)
     let mut nodes: BTreeMap<(u32, Vec<String>), (f64, String, u32)> = BTreeMap::new();
-    for v in results.variables.iter().filter(|v| v.key.event as usize == event) {
+    for v in results
+        .variables
+        .iter()
+        .filter(|v| v.key.event as usize == event)
+    {
         let mut parts: Vec<String> = v.key.name.split('.').map(str::to_string).collect();
-        parts[0] = if v.key.function.is_empty() { parts[0].clone() } else { format!("{}::{}", v.key.function, parts[0]) };
+        parts[0] = if v.key.function.is_empty() {
+            parts[0].clone()
+        } else {
+            format!("{}::{}", v.key.function, parts[0])
+        };
         for pv in &v.values {
-            let e = nodes.entry((pv.process, parts.clone())).or_insert((0.0, v.key.file.clone(), v.key.line));
+            let e = nodes.entry((pv.process, parts.clone())).or_insert((
+                0.0,
+                v.key.file.clone(),
+                v.key.line,
+            ));
             e.0 += pv.inclusive;
         }
     }
     let mut children_sum: BTreeMap<(u32, Vec<String>), f64> = BTreeMap::new();
     for ((p, path), (w, _, _)) in &nodes {
         if path.len() > 1 {
-            *children_sum.entry((*p, path[..path.len() - 1].to_vec())).or_default() += w;
+            *children_sum
+                .entry((*p, path[..path.len() - 1].to_vec()))
+                .or_default() += w;
         }
     }
     nodes
         .iter()
         .filter_map(|((p, path), (w, file, line))| {
-            let own = (w - children_sum.get(&(*p, path.clone())).copied().unwrap_or(0.0)).max(0.0);
+            let own = (w - children_sum
+                .get(&(*p, path.clone()))
+                .copied()
+                .unwrap_or(0.0))
+            .max(0.0);
             (own > 0.0).then(|| WeightedStack {
                 frames: path
                     .iter()
                     .enumerate()
                     .map(|(i, name)| TreeFrame {
                         name: name.clone(),
-                        file: if i == path.len() - 1 { file.clone() } else { String::new() },
+                        file: if i == path.len() - 1 {
+                            file.clone()
+                        } else {
+                            String::new()
+                        },
                         line: if i == path.len() - 1 { *line } else { 0 },
                     })
                     .collect(),

@@ -101,31 +101,57 @@ impl Scope {
     fn new(results: &Results, filters: &Filters) -> Result<Scope, ViewError> {
         let events = &results.header.events;
         if events.is_empty() {
-            return Err(ViewError::Filter("the results hold no events (no samples were recorded)".into()));
+            return Err(ViewError::Filter(
+                "the results hold no events (no samples were recorded)".into(),
+            ));
         }
         let event = match &filters.event {
             Some(name) => events.iter().position(|e| &e.name == name).ok_or_else(|| {
                 ViewError::Filter(format!(
                     "event {name:?} is not in the results; recorded: {}",
-                    events.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+                    events
+                        .iter()
+                        .map(|e| e.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             })?,
             None => (0..events.len())
-                .find(|&e| results.header.processes.iter().any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0))
+                .find(|&e| {
+                    results
+                        .header
+                        .processes
+                        .iter()
+                        .any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0)
+                })
                 .unwrap_or(0),
         };
         let procs = &results.header.processes;
         let processes: Vec<u32> = match filters.rank {
             Some(r) => {
-                let found: Vec<u32> = (0..procs.len() as u32).filter(|&i| procs[i as usize].rank == Some(r)).collect();
+                let found: Vec<u32> = (0..procs.len() as u32)
+                    .filter(|&i| procs[i as usize].rank == Some(r))
+                    .collect();
                 if found.is_empty() {
-                    let ranks: Vec<String> = procs.iter().filter_map(|p| p.rank.map(|r| r.to_string())).collect();
-                    return Err(ViewError::Filter(format!("no process has rank {r}; ranks in this run: {}", if ranks.is_empty() { "none".into() } else { ranks.join(", ") })));
+                    let ranks: Vec<String> = procs
+                        .iter()
+                        .filter_map(|p| p.rank.map(|r| r.to_string()))
+                        .collect();
+                    return Err(ViewError::Filter(format!(
+                        "no process has rank {r}; ranks in this run: {}",
+                        if ranks.is_empty() {
+                            "none".into()
+                        } else {
+                            ranks.join(", ")
+                        }
+                    )));
                 }
                 found
             }
             None => {
-                let app: Vec<u32> = (0..procs.len() as u32).filter(|&i| !procs[i as usize].launcher).collect();
+                let app: Vec<u32> = (0..procs.len() as u32)
+                    .filter(|&i| !procs[i as usize].launcher)
+                    .collect();
                 if app.is_empty() {
                     (0..procs.len() as u32).collect()
                 } else {
@@ -133,12 +159,19 @@ impl Scope {
                 }
             }
         };
-        let total = processes.iter().map(|&p| procs[p as usize].samples.get(event).copied().unwrap_or(0.0)).sum();
+        let total = processes
+            .iter()
+            .map(|&p| procs[p as usize].samples.get(event).copied().unwrap_or(0.0))
+            .sum();
         let method = if events[event].memory {
             match filters.method.as_deref() {
                 None | Some("all") => None,
                 Some(m @ ("raw" | "loop" | "skid" | "skid+loop")) => Some(m.to_string()),
-                Some(m) => return Err(ViewError::Filter(format!("--method {m}: use raw, loop, skid, skid+loop or all"))),
+                Some(m) => {
+                    return Err(ViewError::Filter(format!(
+                        "--method {m}: use raw, loop, skid, skid+loop or all"
+                    )))
+                }
             }
         } else {
             if filters.method.as_deref().is_some_and(|m| m != "all") {
@@ -158,7 +191,12 @@ impl Scope {
     /// The value of one process under the scope's method.
     fn value(&self, v: &ProcessValue) -> f64 {
         match &self.method {
-            Some(m) => v.methods.iter().find(|(name, _)| name == m).map(|(_, x)| *x).unwrap_or(0.0),
+            Some(m) => v
+                .methods
+                .iter()
+                .find(|(name, _)| name == m)
+                .map(|(_, x)| *x)
+                .unwrap_or(0.0),
             None => v.inclusive,
         }
     }
@@ -172,7 +210,10 @@ impl Scope {
 
     fn methods(&self, values: &[ProcessValue]) -> BTreeMap<String, f64> {
         let mut out = BTreeMap::new();
-        for v in values.iter().filter(|v| self.processes.contains(&v.process)) {
+        for v in values
+            .iter()
+            .filter(|v| self.processes.contains(&v.process))
+        {
             for (m, x) in &v.methods {
                 *out.entry(m.clone()).or_default() += x;
             }
@@ -193,8 +234,16 @@ impl Scope {
             .processes
             .iter()
             .map(|&p| {
-                let total = results.header.processes[p as usize].samples.get(self.event as usize).copied().unwrap_or(0.0);
-                let mine: f64 = values.iter().filter(|v| v.process == p).map(|v| self.value(v)).sum();
+                let total = results.header.processes[p as usize]
+                    .samples
+                    .get(self.event as usize)
+                    .copied()
+                    .unwrap_or(0.0);
+                let mine: f64 = values
+                    .iter()
+                    .filter(|v| v.process == p)
+                    .map(|v| self.value(v))
+                    .sum();
                 if total > 0.0 {
                     100.0 * mine / total
                 } else {
@@ -208,7 +257,11 @@ impl Scope {
         pcts.sort_by(|a, b| a.total_cmp(b));
         let n = pcts.len();
         let mean = pcts.iter().sum::<f64>() / n as f64;
-        let median = if n % 2 == 1 { pcts[n / 2] } else { (pcts[n / 2 - 1] + pcts[n / 2]) / 2.0 };
+        let median = if n % 2 == 1 {
+            pcts[n / 2]
+        } else {
+            (pcts[n / 2 - 1] + pcts[n / 2]) / 2.0
+        };
         let max = pcts[n - 1];
         RankStats {
             ranks: n,
@@ -216,13 +269,24 @@ impl Scope {
             min: pcts[0],
             max,
             median,
-            imbalance: if mean > 0.0 { 100.0 * (max / mean - 1.0) } else { 0.0 },
+            imbalance: if mean > 0.0 {
+                100.0 * (max / mean - 1.0)
+            } else {
+                0.0
+            },
         }
     }
 }
 
 fn keep_key(filters: &Filters, key: &VariableKey) -> bool {
-    filters.type_re.as_ref().is_none_or(|re| re.is_match(&key.type_name)) && filters.function_re.as_ref().is_none_or(|re| re.is_match(&key.function))
+    filters
+        .type_re
+        .as_ref()
+        .is_none_or(|re| re.is_match(&key.type_name))
+        && filters
+            .function_re
+            .as_ref()
+            .is_none_or(|re| re.is_match(&key.function))
 }
 
 fn variable_rows(results: &Results, filters: &Filters, scope: &Scope) -> Vec<VariableRow> {
@@ -249,7 +313,12 @@ fn variable_rows(results: &Results, filters: &Filters, scope: &Scope) -> Vec<Var
         })
         .filter(|r| r.percent >= filters.min_percent)
         .collect();
-    rows.sort_by(|a, b| b.samples.total_cmp(&a.samples).then_with(|| a.name.cmp(&b.name)).then_with(|| a.function.cmp(&b.function)));
+    rows.sort_by(|a, b| {
+        b.samples
+            .total_cmp(&a.samples)
+            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| a.function.cmp(&b.function))
+    });
     rows
 }
 
@@ -260,7 +329,11 @@ pub fn by_variable(results: &Results, filters: &Filters) -> Result<VariableView,
     if let Some(n) = filters.top {
         rows.truncate(n);
     }
-    let memory = results.header.events.get(scope.event as usize).is_some_and(|e| e.memory);
+    let memory = results
+        .header
+        .events
+        .get(scope.event as usize)
+        .is_some_and(|e| e.memory);
     Ok(VariableView {
         method: memory.then(|| {
             scope.method.clone().unwrap_or_else(|| {
@@ -299,7 +372,12 @@ pub fn by_function(results: &Results, filters: &Filters) -> Result<FunctionView,
         .functions
         .iter()
         .filter(|f| f.key.event == scope.event)
-        .filter(|f| filters.function_re.as_ref().is_none_or(|re| re.is_match(&f.key.name)))
+        .filter(|f| {
+            filters
+                .function_re
+                .as_ref()
+                .is_none_or(|re| re.is_match(&f.key.name))
+        })
         .filter_map(|f| {
             let (inc, exc) = scope.sum(&f.values);
             (inc > 0.0).then(|| FunctionRow {
@@ -313,7 +391,12 @@ pub fn by_function(results: &Results, filters: &Filters) -> Result<FunctionView,
         })
         .filter(|r| r.inclusive_percent >= filters.min_percent)
         .collect();
-    rows.sort_by(|a, b| b.inclusive.total_cmp(&a.inclusive).then_with(|| b.exclusive.total_cmp(&a.exclusive)).then_with(|| a.function.cmp(&b.function)));
+    rows.sort_by(|a, b| {
+        b.inclusive
+            .total_cmp(&a.inclusive)
+            .then_with(|| b.exclusive.total_cmp(&a.exclusive))
+            .then_with(|| a.function.cmp(&b.function))
+    });
     if let Some(n) = filters.top {
         rows.truncate(n);
     }
@@ -341,7 +424,11 @@ pub struct BlamePointView {
 
 /// Blame points (3.5.1.2): implicit ones from the results, explicit ones for
 /// every function holding a variable over `threshold` percent.
-pub fn blame_points(results: &Results, filters: &Filters, threshold: Option<f64>) -> Result<BlamePointView, ViewError> {
+pub fn blame_points(
+    results: &Results,
+    filters: &Filters,
+    threshold: Option<f64>,
+) -> Result<BlamePointView, ViewError> {
     let scope = Scope::new(results, filters)?;
     let rows = variable_rows(results, filters, &scope);
     let mut by_function: BTreeMap<String, Vec<VariableRow>> = BTreeMap::new();
@@ -369,7 +456,9 @@ pub fn blame_points(results: &Results, filters: &Filters, threshold: Option<f64>
     }
     points.sort_by(|a, b| {
         let top = |p: &BlamePoint| p.variables.first().map(|v| v.samples).unwrap_or(0.0);
-        top(b).total_cmp(&top(a)).then_with(|| a.function.cmp(&b.function))
+        top(b)
+            .total_cmp(&top(a))
+            .then_with(|| a.function.cmp(&b.function))
     });
     Ok(BlamePointView {
         event: scope.event_name,
@@ -421,7 +510,12 @@ pub struct DrillView {
 
 /// The contexts and lines that make up the blame of variables named `path`
 /// (every function's variable of that name; `function::path` picks one).
-pub fn drilldown(results: &Results, filters: &Filters, path: &str, sources: &mut SourceCache) -> Result<DrillView, ViewError> {
+pub fn drilldown(
+    results: &Results,
+    filters: &Filters,
+    path: &str,
+    sources: &mut SourceCache,
+) -> Result<DrillView, ViewError> {
     let scope = Scope::new(results, filters)?;
     let (want_fn, want_name) = match path.rsplit_once("::") {
         Some((f, n)) => (Some(f), n),
@@ -440,7 +534,13 @@ pub fn drilldown(results: &Results, filters: &Filters, path: &str, sources: &mut
         let mut lines: BTreeMap<(String, u32), f64> = BTreeMap::new();
         for c in &results.contexts {
             let k = &c.variable;
-            if k.event != scope.event || k.name != row.name || k.function != row.function || k.file != row.file || k.line != row.line || !scope.processes.contains(&c.process) {
+            if k.event != scope.event
+                || k.name != row.name
+                || k.function != row.function
+                || k.file != row.file
+                || k.line != row.line
+                || !scope.processes.contains(&c.process)
+            {
                 continue;
             }
             // The line that blames it: the frame in the defining function
@@ -449,14 +549,20 @@ pub fn drilldown(results: &Results, filters: &Filters, path: &str, sources: &mut
             let at = if row.function.is_empty() {
                 frames.first()
             } else {
-                frames.iter().find(|f| crate::render::same_function(&f.function, &row.function))
+                frames
+                    .iter()
+                    .find(|f| crate::render::same_function(&f.function, &row.function))
             };
             if let Some(f) = at {
                 *lines.entry((f.file.clone(), f.line)).or_default() += c.samples;
             }
             contexts.push(DrillContext {
                 samples: c.samples,
-                percent_of_variable: if row.samples > 0.0 { 100.0 * c.samples / row.samples } else { 0.0 },
+                percent_of_variable: if row.samples > 0.0 {
+                    100.0 * c.samples / row.samples
+                } else {
+                    0.0
+                },
                 rank: results.header.processes[c.process as usize].rank,
                 frames: frames
                     .iter()
@@ -483,7 +589,11 @@ pub fn drilldown(results: &Results, filters: &Filters, path: &str, sources: &mut
             })
             .collect();
         lines.sort_by(|a, b| b.samples.total_cmp(&a.samples).then(a.line.cmp(&b.line)));
-        variables.push(DrillVariable { variable: row, contexts, lines });
+        variables.push(DrillVariable {
+            variable: row,
+            contexts,
+            lines,
+        });
     }
     Ok(DrillView {
         event: scope.event_name,

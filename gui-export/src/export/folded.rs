@@ -48,8 +48,13 @@ pub fn svg(results: &Results, stacks: &[WeightedStack], title: &str) -> Result<V
     let text = folded(results, stacks);
     let mut options = inferno::flamegraph::Options::default();
     options.title = title.to_string();
-    options.count_name = if scale(stacks) == 1.0 { "samples".into() } else { "milli-samples".into() };
+    options.count_name = if scale(stacks) == 1.0 {
+        "samples".into()
+    } else {
+        "milli-samples".into()
+    };
     let mut out = Vec::new();
-    inferno::flamegraph::from_lines(&mut options, text.lines(), &mut out).map_err(|e| format!("flame graph: {e}"))?;
+    inferno::flamegraph::from_lines(&mut options, text.lines(), &mut out)
+        .map_err(|e| format!("flame graph: {e}"))?;
     Ok(out)
 }

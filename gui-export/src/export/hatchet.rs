@@ -26,7 +26,9 @@ pub fn hatchet(_results: &Results, stacks: &[WeightedStack], event: &str) -> Vec
     let mut roots: BTreeMap<String, Node> = BTreeMap::new();
     let data = stacks.iter().any(|s| s.variable.is_some());
     for s in stacks {
-        let Some((first, rest)) = s.frames.split_first() else { continue };
+        let Some((first, rest)) = s.frames.split_first() else {
+            continue;
+        };
         let mut node = roots.entry(first.name.clone()).or_default();
         node.inclusive += s.weight;
         for f in rest {
@@ -36,6 +38,9 @@ pub fn hatchet(_results: &Results, stacks: &[WeightedStack], event: &str) -> Vec
         node.exclusive += s.weight;
     }
     let kind = if data { "variable" } else { "function" };
-    let list: Vec<Value> = roots.iter().map(|(n, node)| to_value(n, node, kind, event)).collect();
+    let list: Vec<Value> = roots
+        .iter()
+        .map(|(n, node)| to_value(n, node, kind, event))
+        .collect();
     serde_json::to_vec_pretty(&list).expect("json values serialize")
 }

@@ -40,9 +40,19 @@ impl std::str::FromStr for ExportFormat {
 }
 
 /// Renders `results` (one event) as `format` with the chosen tree.
-pub fn export(results: &Results, format: ExportFormat, tree: TreeKind, event: Option<&str>) -> Result<Vec<u8>, String> {
+pub fn export(
+    results: &Results,
+    format: ExportFormat,
+    tree: TreeKind,
+    event: Option<&str>,
+) -> Result<Vec<u8>, String> {
     let e = trees::event_index(results, event)?;
-    let event_name = results.header.events.get(e).map(|x| x.name.clone()).unwrap_or_default();
+    let event_name = results
+        .header
+        .events
+        .get(e)
+        .map(|x| x.name.clone())
+        .unwrap_or_default();
     let stacks = trees::stacks(results, e, tree);
     let title = match tree {
         TreeKind::Code => format!("blame: {event_name} by calling context"),
@@ -61,11 +71,19 @@ pub fn export(results: &Results, format: ExportFormat, tree: TreeKind, event: Op
                 ..Default::default()
             };
             match tree {
-                TreeKind::Data => crate::render::variable_table(&crate::views::by_variable(results, &filters).map_err(|e| e.to_string())?).csv(),
-                TreeKind::Code => crate::render::function_table(&crate::views::by_function(results, &filters).map_err(|e| e.to_string())?).csv(),
+                TreeKind::Data => crate::render::variable_table(
+                    &crate::views::by_variable(results, &filters).map_err(|e| e.to_string())?,
+                )
+                .csv(),
+                TreeKind::Code => crate::render::function_table(
+                    &crate::views::by_function(results, &filters).map_err(|e| e.to_string())?,
+                )
+                .csv(),
             }
             .into_bytes()
         }
-        ExportFormat::Html => crate::html::html(results, event).map_err(|e| e.to_string())?.into_bytes(),
+        ExportFormat::Html => crate::html::html(results, event)
+            .map_err(|e| e.to_string())?
+            .into_bytes(),
     })
 }

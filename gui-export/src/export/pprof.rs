@@ -157,10 +157,19 @@ impl Strings {
 }
 
 /// The profile, before gzip (exposed for tests).
-pub fn profile(results: &Results, stacks: &[WeightedStack], event: &str, tree: TreeKind) -> Profile {
+pub fn profile(
+    results: &Results,
+    stacks: &[WeightedStack],
+    event: &str,
+    tree: TreeKind,
+) -> Profile {
     let mut strings = Strings::new();
     let fractional = stacks.iter().any(|s| s.weight.fract() != 0.0);
-    let (unit, scale) = if fractional { ("millisamples", 1000.0) } else { ("count", 1.0) };
+    let (unit, scale) = if fractional {
+        ("millisamples", 1000.0)
+    } else {
+        ("count", 1.0)
+    };
     let sample_type = vec![ValueType {
         r#type: strings.id(&format!("{event} samples")),
         unit: strings.id(unit),
@@ -221,7 +230,12 @@ pub fn profile(results: &Results, stacks: &[WeightedStack], event: &str, tree: T
                 ..Default::default()
             });
         }
-        if let Some(r) = results.header.processes.get(s.process as usize).and_then(|p| p.rank) {
+        if let Some(r) = results
+            .header
+            .processes
+            .get(s.process as usize)
+            .and_then(|p| p.rank)
+        {
             label.push(Label {
                 key: rank_key,
                 num: r as i64,

@@ -6,7 +6,12 @@ use blame_formats::results::Results;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 
-pub fn speedscope(results: &Results, stacks: &[WeightedStack], title: &str, event: &str) -> Vec<u8> {
+pub fn speedscope(
+    results: &Results,
+    stacks: &[WeightedStack],
+    title: &str,
+    event: &str,
+) -> Vec<u8> {
     let mut frame_ids: HashMap<&TreeFrame, usize> = HashMap::new();
     let mut frames = Vec::new();
     let mut by_process: BTreeMap<u32, (Vec<Vec<usize>>, Vec<f64>)> = BTreeMap::new();
