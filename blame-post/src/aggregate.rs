@@ -2,6 +2,7 @@
 //! (variable, context), each per process. Values are plain sums, so partial
 //! results of shards reduce by addition in any order.
 
+use crate::direct::{global_variable, name_allocation, DirectTarget, Named};
 use crate::input::ProcessProfile;
 use crate::resolve::{
     resolve, resolve_memory, with_containers, MemoryResolution, Resolution, VarRef,
@@ -61,6 +62,8 @@ pub struct Accumulator {
     pub memory: MemoryOptions,
     /// Memory samples whose skid window a call or the function start cut short.
     pub skid_truncated: f64,
+    /// Samples with a data address that no variable's memory holds (stack, unknown blocks).
+    pub direct_unattributed: f64,
 }
 
 /// Adds one context's samples to the code-centric sums: inclusive once per
@@ -89,6 +92,28 @@ fn add_functions<'a>(
             seen.push(id);
             fn_sums[id].0 += n;
         }
+    }
+}
+
+/// A heap block whose allocation site has no static summary: named by the
+/// site's innermost frame, e.g. `[heap from read_mesh:42]`.
+fn heap_site_key(
+    function: &str,
+    frames: &[blame_formats::results::SymFrame],
+    event: u16,
+) -> VariableKey {
+    let at = frames.iter().find(|f| f.line > 0).or(frames.first());
+    VariableKey {
+        name: match at {
+            Some(f) => format!("[{function} in {}:{}]", f.function, f.line),
+            None => format!("[{function}]"),
+        },
+        function: at.map(|f| f.function.clone()).unwrap_or_default(),
+        file: at.map(|f| f.file.clone()).unwrap_or_default(),
+        line: at.map(|f| f.line).unwrap_or(0),
+        type_name: String::new(),
+        kind: "heap".into(),
+        event,
     }
 }
 
@@ -303,6 +328,77 @@ impl Accumulator {
                     var_sums[id].1 += n;
                 }
                 add_functions(&mut fn_ids, &mut fn_sums, ctx, e16, n, &mut ids);
+            }
+        }
+        // Direct attribution of samples that carried data addresses.
+        let mut site_keys: HashMap<u32, Vec<VariableKey>> = HashMap::new();
+        for ctx in &profile.contexts {
+            for (e16, target, n) in &ctx.direct {
+                if !is_memory(*e16 as usize) {
+                    continue;
+                }
+                let keys = match target {
+                    DirectTarget::Heap(site) => site_keys
+                        .entry(*site)
+                        .or_insert_with(|| {
+                            let (function, frames) = &profile.heap_sites[*site as usize];
+                            match name_allocation(index, function, frames) {
+                                Some(Named::Var(v)) => with_containers(index, v)
+                                    .into_iter()
+                                    .map(|v| variable_key(index, v, *e16))
+                                    .collect(),
+                                Some(Named::Derived(d)) => {
+                                    let mut keys: Vec<VariableKey> = with_containers(index, d.base)
+                                        .into_iter()
+                                        .map(|v| variable_key(index, v, *e16))
+                                        .collect();
+                                    keys.extend(derived_keys(index, &d, *e16));
+                                    keys
+                                }
+                                None => vec![heap_site_key(function, frames, *e16)],
+                            }
+                        })
+                        .clone(),
+                    DirectTarget::Global(symbol) => match global_variable(index, symbol) {
+                        Some(v) => with_containers(index, v)
+                            .into_iter()
+                            .map(|v| variable_key(index, v, *e16))
+                            .collect(),
+                        None => vec![VariableKey {
+                            name: symbol.clone(),
+                            function: String::new(),
+                            file: String::new(),
+                            line: 0,
+                            type_name: String::new(),
+                            kind: "global".into(),
+                            event: *e16,
+                        }],
+                    },
+                    DirectTarget::Unattributed => {
+                        self.direct_unattributed += n;
+                        continue;
+                    }
+                };
+                for key in keys {
+                    let path = (key.function.clone(), key.name.clone(), key.event);
+                    let id = match derived_ids
+                        .get(&path)
+                        .copied()
+                        .or_else(|| var_keys.iter().position(|k| k == &key))
+                    {
+                        Some(id) => id,
+                        None => {
+                            var_keys.push(key);
+                            var_sums.push((0.0, 0.0, BTreeMap::new()));
+                            derived_ids.insert(path, var_keys.len() - 1);
+                            var_keys.len() - 1
+                        }
+                    };
+                    *var_sums[id]
+                        .2
+                        .entry(crate::resolve::METHOD_DIRECT)
+                        .or_default() += n;
+                }
             }
         }
         for (id, (inc, exc, methods)) in var_sums.into_iter().enumerate() {

@@ -4,9 +4,11 @@
 //! samples that share a stack are resolved once (memoization per calling
 //! context), and memory does not grow with the number of samples.
 
+use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
 use crate::shard::ShardSpec;
 use crate::symbolize::Symbolizer;
+use blame_formats::alloc_log::AllocLog;
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::results::{ProcessInfo, SymFrame};
 use blame_formats::stream::{decode_chunk, EventDesc, Mapping, Record, Sampling, StreamReader};
@@ -50,6 +52,9 @@ pub struct Context {
     pub frames: Vec<SymFrame>,
     /// Indexed by the run's event list.
     pub counts: Vec<f64>,
+    /// Samples of this context that carried a data address: (event, what
+    /// the address was found in, samples).
+    pub direct: Vec<(u16, DirectTarget, f64)>,
 }
 
 /// The samples of one process that fall in this shard.
@@ -57,6 +62,8 @@ pub struct Context {
 pub struct ProcessProfile {
     pub index: u32,
     pub contexts: Vec<Context>,
+    /// Allocation sites of heap blocks that samples hit: (allocation function, symbolized stack).
+    pub heap_sites: Vec<(String, Vec<SymFrame>)>,
     pub warnings: Vec<String>,
     /// Time spent reading and counting samples, and symbolizing stacks.
     pub read_time: std::time::Duration,
@@ -236,6 +243,7 @@ impl Run {
             return Ok(ProcessProfile {
                 index: index as u32,
                 contexts: Vec::new(),
+                heap_sites: Vec::new(),
                 warnings: Vec::new(),
                 read_time: Default::default(),
                 symbolize_time: Default::default(),
@@ -263,7 +271,8 @@ impl Run {
                 }
                 Ok(ProcessProfile {
                     index: index as u32,
-                    contexts: into_contexts(by_stack),
+                    contexts: into_contexts(by_stack, HashMap::new()),
+                    heap_sites: Vec::new(),
                     warnings: Vec::new(),
                     read_time: started.elapsed(),
                     symbolize_time: Default::default(),
@@ -292,6 +301,7 @@ impl Run {
                     parents,
                     counts,
                     mut warnings,
+                    with_address,
                 } = tally;
                 if let Some((stack, event)) = counts
                     .keys()
@@ -304,23 +314,90 @@ impl Run {
                 let mut symbolizer = Symbolizer::new(binary_paths.clone());
                 symbolizer.verify_build_ids(&mappings)?;
                 let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
+                let mut frames_of: HashMap<u32, Vec<SymFrame>> = HashMap::new();
                 let mut addresses = Vec::new();
+                let mut symbolize_stack =
+                    |stack: u32, symbolizer: &mut Symbolizer| -> Vec<SymFrame> {
+                        frames_of
+                            .entry(stack)
+                            .or_insert_with(|| {
+                                addresses.clear();
+                                let mut cur = stack;
+                                while cur != 0 {
+                                    let (parent, address) = parents[cur as usize];
+                                    addresses.push(address);
+                                    cur = parent;
+                                }
+                                symbolizer.stack(&mappings, &addresses)
+                            })
+                            .clone()
+                    };
                 for ((stack, event), n) in counts {
-                    addresses.clear();
-                    let mut cur = stack;
-                    while cur != 0 {
-                        let (parent, address) = parents[cur as usize];
-                        addresses.push(address);
-                        cur = parent;
-                    }
-                    let frames = symbolizer.stack(&mappings, &addresses);
+                    let frames = symbolize_stack(stack, &mut symbolizer);
                     by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])
                         [map_event[event as usize]] += n;
+                }
+                let mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>> =
+                    HashMap::new();
+                let mut heap_sites = Vec::new();
+                if with_address > 0 {
+                    let dir = path.parent().unwrap_or(Path::new("."));
+                    let alloc_path = dir.join(format!("alloc-{}.balloc", header.pid));
+                    let heap = if alloc_path.exists() {
+                        let log = AllocLog::read(&alloc_path)?;
+                        if let Some(at) = log.torn_at {
+                            warnings.push(format!(
+                                "{}: torn at byte {at}; using the records before it",
+                                alloc_path.display()
+                            ));
+                        }
+                        Some(HeapBlocks::from_log(&log))
+                    } else {
+                        warnings.push(format!(
+                            "{}: samples carry data addresses but there is no allocation log ({}): heap blocks stay unattributed (record with --track-allocations)",
+                            path.display(),
+                            alloc_path.display()
+                        ));
+                        None
+                    };
+                    let hits = direct_pass(path, &keep, &mappings, heap.as_ref(), &mut symbolizer)?;
+                    let mut used_sites: HashMap<u32, u32> = HashMap::new();
+                    for ((stack, event, target), n) in hits {
+                        let target = match target {
+                            DirectTarget::Heap(site) => {
+                                let next = used_sites.len() as u32;
+                                let id = *used_sites.entry(site).or_insert_with(|| {
+                                    let heap = heap.as_ref().expect("heap targets come from a log");
+                                    let (function, frames) = &heap.sites[site as usize];
+                                    let maps = if heap.maps.is_empty() {
+                                        &mappings
+                                    } else {
+                                        &heap.maps
+                                    };
+                                    let symbolized: Vec<SymFrame> = frames
+                                        .iter()
+                                        .flat_map(|&a| symbolizer.frames_for(maps, a, true))
+                                        .collect();
+                                    heap_sites.push((function.clone(), symbolized));
+                                    next
+                                });
+                                DirectTarget::Heap(id)
+                            }
+                            other => other,
+                        };
+                        let frames = symbolize_stack(stack, &mut symbolizer);
+                        by_direct.entry(frames).or_default().push((
+                            map_event[event as usize] as u16,
+                            target,
+                            n,
+                        ));
+                    }
                 }
                 warnings.append(&mut symbolizer.warnings);
                 Ok(ProcessProfile {
                     index: index as u32,
-                    contexts: into_contexts(by_stack),
+                    contexts: into_contexts(by_stack, by_direct),
+                    heap_sites,
                     warnings,
                     read_time,
                     symbolize_time: symbolizing.elapsed(),
@@ -338,7 +415,52 @@ struct StreamTally {
     parents: Vec<(u32, u64)>,
     counts: HashMap<(u32, u16), f64>,
     warnings: Vec<String>,
+    /// Selected samples that carry a data address.
+    with_address: u64,
 }
+
+/// Second pass for samples with data addresses: what each address is in,
+/// counted per (stack, event, target). Mappings are all known by now.
+fn direct_pass(
+    path: &Path,
+    keep: &(dyn Fn(usize) -> bool + Sync),
+    mappings: &[Mapping],
+    heap: Option<&HeapBlocks>,
+    symbolizer: &mut Symbolizer,
+) -> Result<HashMap<(u32, u16, DirectTarget), f64>> {
+    let (mut reader, _) = StreamReader::open(path)?;
+    let mut hits = HashMap::new();
+    let mut seq = 0usize;
+    let mut globals: HashMap<u64, DirectTarget> = HashMap::new();
+    loop {
+        let record = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) if e.is_truncation() => break,
+            Err(e) => return Err(e.into()),
+        };
+        if let Record::Sample(s) = record {
+            if let (true, Some(addr)) = (keep(seq), s.data_address) {
+                let target = match heap.and_then(|h| h.find(addr, s.time_ns)) {
+                    Some(b) => DirectTarget::Heap(b.site),
+                    None => globals
+                        .entry(addr)
+                        .or_insert_with(|| match symbolizer.data_symbol(mappings, addr) {
+                            Some(name) => DirectTarget::Global(name),
+                            None => DirectTarget::Unattributed,
+                        })
+                        .clone(),
+                };
+                *hits.entry((s.stack, s.event, target)).or_insert(0.0) += 1.0;
+            }
+            seq += 1;
+        }
+    }
+    Ok(hits)
+}
+
+/// Samples per (stack id, event).
+type StackCounts = HashMap<(u32, u16), f64>;
 
 /// Chunks decoded at once: enough to keep every core busy, few enough that
 /// memory stays independent of the stream's length.
@@ -354,6 +476,7 @@ fn tally_stream<R: std::io::Read>(
         parents: vec![(0, 0)],
         counts: HashMap::new(),
         warnings: Vec::new(),
+        with_address: 0,
     };
     let mut seq = 0usize;
     let mut done = false;
@@ -388,24 +511,27 @@ fn tally_stream<R: std::io::Read>(
                 .filter(|r| matches!(r, Record::Sample(_)))
                 .count();
         }
-        let partial: Vec<HashMap<(u32, u16), f64>> = decoded
+        let partial: Vec<(StackCounts, u64)> = decoded
             .par_iter()
             .zip(&offsets)
             .map(|(records, &first)| {
                 let mut local: HashMap<(u32, u16), f64> = HashMap::new();
+                let mut with_address = 0;
                 let mut n = first;
                 for r in records {
                     if let Record::Sample(s) = r {
                         if keep(n) {
                             *local.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
+                            with_address += s.data_address.is_some() as u64;
                         }
                         n += 1;
                     }
                 }
-                local
+                (local, with_address)
             })
             .collect();
-        for local in partial {
+        for (local, with_address) in partial {
+            t.with_address += with_address;
             for (k, v) in local {
                 *t.counts.entry(k).or_insert(0.0) += v;
             }
@@ -431,10 +557,21 @@ fn tally_stream<R: std::io::Read>(
     Ok(t)
 }
 
-fn into_contexts(by_stack: HashMap<Vec<SymFrame>, Vec<f64>>) -> Vec<Context> {
+fn into_contexts(
+    by_stack: HashMap<Vec<SymFrame>, Vec<f64>>,
+    mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>>,
+) -> Vec<Context> {
     let mut contexts: Vec<Context> = by_stack
         .into_iter()
-        .map(|(frames, counts)| Context { frames, counts })
+        .map(|(frames, counts)| {
+            let mut direct = by_direct.remove(&frames).unwrap_or_default();
+            direct.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            Context {
+                frames,
+                counts,
+                direct,
+            }
+        })
         .collect();
     contexts.sort_by(|a, b| a.frames.cmp(&b.frames));
     contexts

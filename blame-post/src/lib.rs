@@ -16,6 +16,7 @@
 
 pub mod aggregate;
 pub mod datacentric;
+pub mod direct;
 pub mod error;
 pub mod input;
 pub mod merge;
@@ -82,6 +83,12 @@ pub fn post(
         acc.add_process(index, &profile, nevents);
     }
     times.resolve = acc.resolve_time;
+    if acc.direct_unattributed > 0.0 {
+        warnings.push(format!(
+            "{} samples had data addresses outside every known variable (stack, or blocks the allocation log does not know)",
+            acc.direct_unattributed
+        ));
+    }
     if acc.skid_truncated > 0.0 {
         warnings.push(format!(
             "{} memory samples had their skid window cut short by a call or the function start (skid is not followed backwards through calls)",

@@ -359,6 +359,8 @@ pub const METHOD_RAW: &str = "raw";
 pub const METHOD_LOOP: &str = "loop";
 pub const METHOD_SKID: &str = "skid";
 pub const METHOD_SKID_LOOP: &str = "skid+loop";
+/// Attribution by the data address itself (the ground truth, 5.3.4).
+pub const METHOD_DIRECT: &str = "direct";
 
 /// Approximate data-centric attribution of a memory-event sample (ch. 5):
 /// the innermost frame with a summary distributes the miss over the reads

@@ -9,7 +9,7 @@
 use crate::error::{hex, PostError, Result};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
-use object::{Object, ObjectSegment};
+use object::{Object, ObjectSegment, ObjectSymbol};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -18,6 +18,9 @@ struct ObjectSymbols {
     loader: addr2line::Loader,
     /// (file offset, file size, virtual address) of each loadable segment.
     segments: Vec<(u64, u64, u64)>,
+    /// Data objects (globals, statics) as (start, end, name) in the
+    /// object's virtual addresses, sorted by start.
+    data_symbols: Vec<(u64, u64, String)>,
 }
 
 impl ObjectSymbols {
@@ -219,6 +222,35 @@ impl Symbolizer {
         out
     }
 
+    /// The global or static variable whose memory holds `address`, by its
+    /// symbol name (demangled), searching every object mapped in the process.
+    /// `.bss` past the file-backed pages is found through the object's load bias.
+    pub fn data_symbol(&mut self, mappings: &[Mapping], address: u64) -> Option<String> {
+        let mut seen = std::collections::HashSet::new();
+        for m in mappings {
+            if !seen.insert(m.path.clone()) {
+                continue;
+            }
+            let m = m.clone();
+            let Some(obj) = self.object(&m) else { continue };
+            let Some(vaddr) = obj.file_offset_to_vaddr(m.file_offset) else {
+                continue;
+            };
+            let bias = m.start.wrapping_sub(vaddr);
+            let svma = address.wrapping_sub(bias);
+            let i = obj
+                .data_symbols
+                .partition_point(|(start, _, _)| *start <= svma);
+            if i > 0 {
+                let (start, end, name) = &obj.data_symbols[i - 1];
+                if svma >= *start && svma < *end {
+                    return Some(demangle(name));
+                }
+            }
+        }
+        None
+    }
+
     /// Symbolizes a whole stack (innermost first): the first address is the
     /// sampled PC, the others return addresses. Inlined frames are expanded.
     pub fn stack(&mut self, mappings: &[Mapping], addresses: &[u64]) -> Vec<SymFrame> {
@@ -240,8 +272,22 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
             (off, size, s.address())
         })
         .collect();
+    let mut data_symbols: Vec<(u64, u64, String)> = file
+        .symbols()
+        .filter(|sym| sym.kind() == object::SymbolKind::Data && sym.size() > 0)
+        .filter_map(|sym| {
+            sym.name()
+                .ok()
+                .map(|n| (sym.address(), sym.address() + sym.size(), n.to_string()))
+        })
+        .collect();
+    data_symbols.sort();
     let loader = addr2line::Loader::new(path).map_err(|e| e.to_string())?;
-    Ok(ObjectSymbols { loader, segments })
+    Ok(ObjectSymbols {
+        loader,
+        segments,
+        data_symbols,
+    })
 }
 
 /// Demangles a C++ (Itanium) linkage name; other names are returned unchanged.

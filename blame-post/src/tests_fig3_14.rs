@@ -133,8 +133,10 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
             .map(|&l| Context {
                 frames: stack(l),
                 counts: vec![1.0],
+                direct: vec![],
             })
             .collect(),
+        heap_sites: vec![],
         warnings: vec![],
         read_time: Default::default(),
         symbolize_time: Default::default(),
@@ -264,7 +266,9 @@ fn recursion_blames_a_variable_once_per_sample() {
         contexts: vec![Context {
             frames,
             counts: vec![1.0],
+            direct: vec![],
         }],
+        heap_sites: vec![],
         warnings: vec![],
         read_time: Default::default(),
         symbolize_time: Default::default(),
@@ -381,7 +385,9 @@ fn field_paths_continue_below_the_variables_passed() {
         contexts: vec![Context {
             frames,
             counts: vec![1.0],
+            direct: vec![],
         }],
+        heap_sites: vec![],
         warnings: vec![],
         read_time: Default::default(),
         symbolize_time: Default::default(),

@@ -61,7 +61,12 @@ pub struct ContainerWriter<W: Write> {
 }
 
 impl<W: Write> ContainerWriter<W> {
-    pub fn new<H: Serialize>(out: W, path: impl Into<PathBuf>, kind: Kind, header: &H) -> Result<Self> {
+    pub fn new<H: Serialize>(
+        out: W,
+        path: impl Into<PathBuf>,
+        kind: Kind,
+        header: &H,
+    ) -> Result<Self> {
         let mut w = ContainerWriter {
             out,
             path: path.into(),
@@ -85,10 +90,15 @@ impl<W: Write> ContainerWriter<W> {
         if payload.len() > MAX_CHUNK_BYTES as usize {
             return Err(FormatError::Encode {
                 context: self.path.display().to_string(),
-                reason: format!("chunk of {} bytes exceeds the {} byte limit", payload.len(), MAX_CHUNK_BYTES),
+                reason: format!(
+                    "chunk of {} bytes exceeds the {} byte limit",
+                    payload.len(),
+                    MAX_CHUNK_BYTES
+                ),
             });
         }
-        let compressed = zstd::bulk::compress(payload, self.level).map_err(|e| FormatError::io(&self.path, e))?;
+        let compressed = zstd::bulk::compress(payload, self.level)
+            .map_err(|e| FormatError::io(&self.path, e))?;
         let mut head = Vec::with_capacity(CHUNK_HEADER_LEN as usize);
         head.extend_from_slice(&CHUNK_MAGIC.to_le_bytes());
         head.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
@@ -103,7 +113,9 @@ impl<W: Write> ContainerWriter<W> {
     }
 
     fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
-        self.out.write_all(bytes).map_err(|e| FormatError::io(&self.path, e))?;
+        self.out
+            .write_all(bytes)
+            .map_err(|e| FormatError::io(&self.path, e))?;
         self.bytes_written += bytes.len() as u64;
         Ok(())
     }
@@ -145,11 +157,13 @@ impl Chunk {
         // Never trust the count for allocation: each record takes at least one byte.
         let mut out = Vec::with_capacity((self.record_count as usize).min(self.payload.len()));
         for i in 0..self.record_count {
-            let value = serde::Deserialize::deserialize(&mut de).map_err(|e| FormatError::CorruptChunk {
-                path: path.to_path_buf(),
-                chunk: self.index,
-                offset: self.offset,
-                reason: format!("record {i} of {}: {e}", self.record_count),
+            let value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
+                FormatError::CorruptChunk {
+                    path: path.to_path_buf(),
+                    chunk: self.index,
+                    offset: self.offset,
+                    reason: format!("record {i} of {}: {e}", self.record_count),
+                }
             })?;
             out.push(value);
         }
@@ -175,9 +189,13 @@ impl RawChunk {
             reason,
         };
         let ulen = self.uncompressed_len as usize;
-        let payload = zstd::bulk::decompress(&self.compressed, ulen).map_err(|e| corrupt(format!("zstd: {e}")))?;
+        let payload = zstd::bulk::decompress(&self.compressed, ulen)
+            .map_err(|e| corrupt(format!("zstd: {e}")))?;
         if payload.len() != ulen {
-            return Err(corrupt(format!("decompressed to {} bytes, header says {ulen}", payload.len())));
+            return Err(corrupt(format!(
+                "decompressed to {} bytes, header says {ulen}",
+                payload.len()
+            )));
         }
         Ok(Chunk {
             index: self.index,
@@ -199,7 +217,11 @@ pub struct ContainerReader<R: Read> {
 
 impl<R: Read> ContainerReader<R> {
     /// Checks the preamble and returns the reader with the decoded header.
-    pub fn open<H: DeserializeOwned>(input: R, path: impl Into<PathBuf>, kind: Kind) -> Result<(Self, H)> {
+    pub fn open<H: DeserializeOwned>(
+        input: R,
+        path: impl Into<PathBuf>,
+        kind: Kind,
+    ) -> Result<(Self, H)> {
         let mut r = ContainerReader {
             input,
             path: path.into(),
@@ -243,10 +265,13 @@ impl<R: Read> ContainerReader<R> {
             }
             Err(e) => return Err(e),
         };
-        let mut headers: Vec<H> = header_chunk.decode(&r.path).map_err(|e| FormatError::CorruptHeader {
-            path: r.path.clone(),
-            reason: e.to_string(),
-        })?;
+        let mut headers: Vec<H> =
+            header_chunk
+                .decode(&r.path)
+                .map_err(|e| FormatError::CorruptHeader {
+                    path: r.path.clone(),
+                    reason: e.to_string(),
+                })?;
         if headers.len() != 1 {
             return Err(FormatError::CorruptHeader {
                 path: r.path.clone(),
@@ -283,9 +308,18 @@ impl<R: Read> ContainerReader<R> {
             return Ok(None);
         }
         if got < head.len() {
-            return Err(self.truncated(start, format!("chunk {} header ({} of {} bytes present)", self.next_index, got, head.len())));
+            return Err(self.truncated(
+                start,
+                format!(
+                    "chunk {} header ({} of {} bytes present)",
+                    self.next_index,
+                    got,
+                    head.len()
+                ),
+            ));
         }
-        let field = |i: usize| u32::from_le_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+        let field =
+            |i: usize| u32::from_le_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
         let (magic, clen, ulen, count, crc) = (field(0), field(1), field(2), field(3), field(4));
         let index = self.next_index;
         let corrupt = |reason: String| FormatError::CorruptChunk {
@@ -301,7 +335,9 @@ impl<R: Read> ContainerReader<R> {
             return Err(corrupt(format!("chunk claims {ulen} bytes ({clen} compressed), over the {MAX_CHUNK_BYTES} byte limit")));
         }
         if count as u64 > ulen as u64 {
-            return Err(corrupt(format!("chunk claims {count} records in {ulen} bytes")));
+            return Err(corrupt(format!(
+                "chunk claims {count} records in {ulen} bytes"
+            )));
         }
         let mut compressed = Vec::new();
         let got = (&mut self.input)
@@ -310,7 +346,10 @@ impl<R: Read> ContainerReader<R> {
             .map_err(|e| FormatError::io(&self.path, e))?;
         self.offset += got as u64;
         if got < clen as usize {
-            return Err(self.truncated(start, format!("chunk {index} body ({got} of {clen} bytes present)")));
+            return Err(self.truncated(
+                start,
+                format!("chunk {index} body ({got} of {clen} bytes present)"),
+            ));
         }
         if crc32fast::hash(&compressed) != crc {
             return Err(corrupt("checksum mismatch".into()));

@@ -159,7 +159,8 @@ impl Results {
         let path = path.as_ref();
         let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
         let file = File::create(&tmp).map_err(|e| FormatError::io(&tmp, e))?;
-        let mut w = ContainerWriter::new(std::io::BufWriter::new(file), &tmp, RESULTS, &self.header)?;
+        let mut w =
+            ContainerWriter::new(std::io::BufWriter::new(file), &tmp, RESULTS, &self.header)?;
         let mut buf = Vec::new();
         let mut count = 0u32;
         let records = self
@@ -183,7 +184,10 @@ impl Results {
             w.write_chunk(&buf, count)?;
         }
         w.flush()?;
-        let file = w.into_inner().into_inner().map_err(|e| FormatError::io(&tmp, e.into_error()))?;
+        let file = w
+            .into_inner()
+            .into_inner()
+            .map_err(|e| FormatError::io(&tmp, e.into_error()))?;
         file.sync_all().map_err(|e| FormatError::io(&tmp, e))?;
         std::fs::rename(&tmp, path).map_err(|e| FormatError::io(path, e))
     }
@@ -244,7 +248,11 @@ impl Results {
                                 path: path.to_path_buf(),
                                 chunk: chunk.index,
                                 offset: chunk.offset,
-                                reason: format!("context refers to stack {} of {}", c.stack, out.stacks.len()),
+                                reason: format!(
+                                    "context refers to stack {} of {}",
+                                    c.stack,
+                                    out.stacks.len()
+                                ),
                             });
                         }
                         out.contexts.push(c)

@@ -80,7 +80,12 @@ pub struct Variable {
 impl Variable {
     /// All blamed lines, explicit and implicit, sorted and unique.
     pub fn lines(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self.explicit_lines.iter().chain(&self.implicit_lines).copied().collect();
+        let mut v: Vec<u32> = self
+            .explicit_lines
+            .iter()
+            .chain(&self.implicit_lines)
+            .copied()
+            .collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -212,7 +217,10 @@ impl FunctionSummary {
         for c in &self.call_sites {
             for o in &c.outputs {
                 if let Some(b) = o.blamed.iter().find(|&&b| b >= n) {
-                    return Err(bad(format!("call at line {} blames variable {b} of {n}", c.line)));
+                    return Err(bad(format!(
+                        "call at line {} blames variable {b} of {n}",
+                        c.line
+                    )));
                 }
             }
         }
@@ -223,7 +231,10 @@ impl FunctionSummary {
         }
         for lr in &self.reads {
             if let Some(r) = lr.reads.iter().find(|r| r.variable >= n) {
-                return Err(bad(format!("read of variable {} on line {}", r.variable, lr.line)));
+                return Err(bad(format!(
+                    "read of variable {} on line {}",
+                    r.variable, lr.line
+                )));
             }
         }
         // A cycle in parents would hang container resolution.
@@ -233,7 +244,10 @@ impl FunctionSummary {
             while let Some(p) = cur {
                 steps += 1;
                 if steps > self.variables.len() {
-                    return Err(bad(format!("parent cycle at variable {}", self.variables[start].name)));
+                    return Err(bad(format!(
+                        "parent cycle at variable {}",
+                        self.variables[start].name
+                    )));
                 }
                 cur = self.variables[p as usize].parent;
             }
@@ -303,7 +317,10 @@ impl StaticDb {
             w.write_chunk(&buf, count)?;
         }
         w.flush()?;
-        let file = w.into_inner().into_inner().map_err(|e| FormatError::io(&tmp, e.into_error()))?;
+        let file = w
+            .into_inner()
+            .into_inner()
+            .map_err(|e| FormatError::io(&tmp, e.into_error()))?;
         file.sync_all().map_err(|e| FormatError::io(&tmp, e))?;
         std::fs::rename(&tmp, path).map_err(|e| FormatError::io(path, e))
     }

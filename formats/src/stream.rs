@@ -172,7 +172,11 @@ impl StackInterner {
                     self.next_id += 1;
                     let id = self.next_id;
                     self.nodes.insert((parent, address), id);
-                    new_nodes.push(StackNode { id, parent, address });
+                    new_nodes.push(StackNode {
+                        id,
+                        parent,
+                        address,
+                    });
                     id
                 }
             };
@@ -313,7 +317,15 @@ impl<W: Write> StreamWriter<W> {
 
     /// Interns the stack and writes the sample in one call.
     #[allow(clippy::too_many_arguments)]
-    pub fn write_sample_with_stack(&mut self, tid: u32, time_ns: u64, event: u16, weight: u64, frames: &[u64], data_address: Option<u64>) -> Result<()> {
+    pub fn write_sample_with_stack(
+        &mut self,
+        tid: u32,
+        time_ns: u64,
+        event: u16,
+        weight: u64,
+        frames: &[u64],
+        data_address: Option<u64>,
+    ) -> Result<()> {
         let stack = self.intern_stack(frames)?;
         self.write_sample(Sample {
             tid,
@@ -438,7 +450,11 @@ fn from_wire(wire: WireRecord, last_time: &mut u64) -> Record {
 pub fn decode_chunk(chunk: RawChunk, path: &Path) -> Result<Vec<Record>> {
     let chunk = chunk.decompress(path)?;
     let mut last_time = 0;
-    Ok(chunk.decode::<WireRecord>(path)?.into_iter().map(|w| from_wire(w, &mut last_time)).collect())
+    Ok(chunk
+        .decode::<WireRecord>(path)?
+        .into_iter()
+        .map(|w| from_wire(w, &mut last_time))
+        .collect())
 }
 
 /// A whole stream in memory, with its stack table resolved.
@@ -461,10 +477,14 @@ impl Stream {
         let mut out = Vec::new();
         let mut cur = id;
         while cur != 0 {
-            let node = self.stacks.get(cur as usize).filter(|n| n.id == cur).ok_or_else(|| FormatError::Invalid {
-                context: "stack table".into(),
-                reason: format!("stack id {cur} is not defined"),
-            })?;
+            let node = self
+                .stacks
+                .get(cur as usize)
+                .filter(|n| n.id == cur)
+                .ok_or_else(|| FormatError::Invalid {
+                    context: "stack table".into(),
+                    reason: format!("stack id {cur} is not defined"),
+                })?;
             out.push(node.address);
             if out.len() > self.stacks.len() {
                 return Err(FormatError::Invalid {
@@ -512,10 +532,17 @@ pub fn read_stream_bytes(bytes: &[u8]) -> Result<(Stream, Recovery)> {
     collect(reader, header)
 }
 
-fn collect<R: Read>(mut reader: StreamReader<R>, header: StreamHeader) -> Result<(Stream, Recovery)> {
+fn collect<R: Read>(
+    mut reader: StreamReader<R>,
+    header: StreamHeader,
+) -> Result<(Stream, Recovery)> {
     let mut s = Stream {
         header: Some(header),
-        stacks: vec![StackNode { id: 0, parent: 0, address: 0 }],
+        stacks: vec![StackNode {
+            id: 0,
+            parent: 0,
+            address: 0,
+        }],
         ..Default::default()
     };
     let stopped_by = loop {
@@ -529,7 +556,12 @@ fn collect<R: Read>(mut reader: StreamReader<R>, header: StreamHeader) -> Result
                     if node.id as usize != s.stacks.len() || node.parent >= node.id {
                         break Some(FormatError::Invalid {
                             context: reader.container.path().display().to_string(),
-                            reason: format!("stack node {} (parent {}) out of order after {} nodes", node.id, node.parent, s.stacks.len() - 1),
+                            reason: format!(
+                                "stack node {} (parent {}) out of order after {} nodes",
+                                node.id,
+                                node.parent,
+                                s.stacks.len() - 1
+                            ),
                         });
                     }
                     s.stacks.push(node);
@@ -538,7 +570,10 @@ fn collect<R: Read>(mut reader: StreamReader<R>, header: StreamHeader) -> Result
                     if sample.stack as usize >= s.stacks.len() {
                         break Some(FormatError::Invalid {
                             context: reader.container.path().display().to_string(),
-                            reason: format!("sample refers to stack {} before it is defined", sample.stack),
+                            reason: format!(
+                                "sample refers to stack {} before it is defined",
+                                sample.stack
+                            ),
                         });
                     }
                     s.samples.push(sample)

@@ -1,0 +1,214 @@
+//! Direct data-centric attribution: a sample that carries the data address
+//! it touched (PEBS, IBS, SPE, `perf mem`) is attributed to the variable
+//! whose memory holds that address. This is the ground truth the
+//! approximate methods of chapter 5 are compared against (5.3.4).
+//!
+//! - Heap blocks come from the allocation log (`--track-allocations`): the
+//!   block alive at the sample's time that contains the address, named by
+//!   the variable that received the allocation — the allocation's call
+//!   stack resolved through the static db like a sample inside `malloc`.
+//! - Globals and statics come from the objects' symbol tables.
+
+use crate::resolve::{resolve, DerivedField, Resolution, VarRef};
+use crate::static_index::StaticIndex;
+use crate::symbolize::Symbolizer;
+use blame_formats::alloc_log::{AllocKind, AllocLog};
+use blame_formats::results::SymFrame;
+use blame_formats::stream::Mapping;
+use std::collections::HashMap;
+
+/// What a data address was found in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DirectTarget {
+    /// Index into [`HeapBlocks::sites`]: the allocation site.
+    Heap(u32),
+    /// A global or static, by symbol name.
+    Global(String),
+    /// Stack, unmapped memory, or a block the log does not know.
+    Unattributed,
+}
+
+/// One heap block's lifetime.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeapBlock {
+    pub start: u64,
+    pub end: u64,
+    pub alloc_ns: u64,
+    pub free_ns: u64,
+    /// Index into [`HeapBlocks::sites`].
+    pub site: u32,
+}
+
+/// Every heap block of one process, and the distinct allocation sites.
+#[derive(Debug, Clone, Default)]
+pub struct HeapBlocks {
+    /// Sorted by start address.
+    pub blocks: Vec<HeapBlock>,
+    /// (allocation function, return addresses innermost first).
+    pub sites: Vec<(String, Vec<u64>)>,
+    /// The process's mappings as the tracer saw them.
+    pub maps: Vec<Mapping>,
+}
+
+/// Parses a /proc/PID/maps line into a mapping of a file.
+pub fn parse_maps_line(line: &str, pid: u32) -> Option<Mapping> {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    if f.len() < 6 || !f[5].starts_with('/') {
+        return None;
+    }
+    let (s, e) = f[0].split_once('-')?;
+    Some(Mapping {
+        pid,
+        start: u64::from_str_radix(s, 16).ok()?,
+        end: u64::from_str_radix(e, 16).ok()?,
+        file_offset: u64::from_str_radix(f[2], 16).ok()?,
+        path: f[5..].join(" "),
+        build_id: Vec::new(),
+    })
+}
+
+impl HeapBlocks {
+    /// Pairs allocations with frees (a realloc frees its old block).
+    pub fn from_log(log: &AllocLog) -> Self {
+        let mut out = HeapBlocks::default();
+        let mut site_ids: HashMap<(String, Vec<u64>), u32> = HashMap::new();
+        let mut live: HashMap<u64, usize> = HashMap::new();
+        let close =
+            |blocks: &mut Vec<HeapBlock>, live: &mut HashMap<u64, usize>, addr: u64, time: u64| {
+                if let Some(i) = live.remove(&addr) {
+                    blocks[i].free_ns = time;
+                }
+            };
+        let mut blocks = Vec::new();
+        for e in &log.events {
+            match e.kind {
+                AllocKind::Free => close(&mut blocks, &mut live, e.address, e.time_ns),
+                kind => {
+                    if kind == AllocKind::Realloc && e.old_address != 0 {
+                        close(&mut blocks, &mut live, e.old_address, e.time_ns);
+                    }
+                    let function = match kind {
+                        AllocKind::Malloc => "malloc",
+                        AllocKind::Calloc => "calloc",
+                        AllocKind::Realloc => "realloc",
+                        _ => "aligned_alloc",
+                    };
+                    let key = (function.to_string(), e.frames.clone());
+                    let next = site_ids.len() as u32;
+                    let site = *site_ids.entry(key.clone()).or_insert_with(|| {
+                        out.sites.push(key);
+                        next
+                    });
+                    // An address reused without a logged free (a torn log): close the old block.
+                    close(&mut blocks, &mut live, e.address, e.time_ns);
+                    blocks.push(HeapBlock {
+                        start: e.address,
+                        end: e.address + e.size.max(1),
+                        alloc_ns: e.time_ns,
+                        free_ns: u64::MAX,
+                        site,
+                    });
+                    live.insert(e.address, blocks.len() - 1);
+                }
+            }
+        }
+        blocks.sort_by_key(|b| (b.start, b.alloc_ns));
+        out.blocks = blocks;
+        out.maps = log
+            .maps
+            .iter()
+            .filter_map(|l| parse_maps_line(l, log.pid))
+            .collect();
+        out
+    }
+
+    /// The block holding `address` at `time_ns`. When no block was alive
+    /// then (clocks not comparable), the latest block holding it.
+    pub fn find(&self, address: u64, time_ns: u64) -> Option<&HeapBlock> {
+        let upto = self.blocks.partition_point(|b| b.start <= address);
+        let holding = self.blocks[..upto]
+            .iter()
+            .rev()
+            .take(4096)
+            .filter(|b| address < b.end);
+        let mut latest: Option<&HeapBlock> = None;
+        for b in holding {
+            if b.alloc_ns <= time_ns && time_ns < b.free_ns {
+                return Some(b);
+            }
+            if latest.is_none_or(|l| b.alloc_ns > l.alloc_ns) {
+                latest = Some(b);
+            }
+        }
+        latest
+    }
+}
+
+/// Finds the target of one data address.
+pub fn classify(
+    address: u64,
+    time_ns: u64,
+    heap: Option<&HeapBlocks>,
+    symbolizer: &mut Symbolizer,
+    mappings: &[Mapping],
+) -> DirectTarget {
+    if let Some(b) = heap.and_then(|h| h.find(address, time_ns)) {
+        return DirectTarget::Heap(b.site);
+    }
+    match symbolizer.data_symbol(mappings, address) {
+        Some(name) => DirectTarget::Global(name),
+        None => DirectTarget::Unattributed,
+    }
+}
+
+/// The variable an allocation site's block belongs to: the most specific
+/// variable that receives the allocation's result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Named {
+    Var(VarRef),
+    Derived(DerivedField),
+}
+
+/// Names the heap block allocated at `frames` (symbolized, innermost first)
+/// by `function` (malloc, calloc...).
+pub fn name_allocation(index: &StaticIndex, function: &str, frames: &[SymFrame]) -> Option<Named> {
+    let mut stack = Vec::with_capacity(frames.len() + 1);
+    stack.push(SymFrame {
+        function: function.to_string(),
+        file: String::new(),
+        line: 0,
+        column: 0,
+        inlined: false,
+    });
+    stack.extend(frames.iter().cloned());
+    let r: Resolution = resolve(index, &stack);
+    if let Some(d) = r.derived.iter().max_by_key(|d| d.suffix.len()) {
+        return Some(Named::Derived(d.clone()));
+    }
+    // Not a container of another blamed variable; the longest path wins.
+    let is_parent = |&(fi, vi): &VarRef| {
+        r.blamed.iter().any(|&(f2, v2)| {
+            f2 == fi && index.functions[fi as usize].variables[v2 as usize].parent == Some(vi)
+        })
+    };
+    r.blamed
+        .iter()
+        .filter(|v| !is_parent(v))
+        .max_by_key(|&&(fi, vi)| {
+            index.functions[fi as usize].variables[vi as usize]
+                .name
+                .len()
+        })
+        .map(|&v| Named::Var(v))
+}
+
+/// Finds the static variable of a global symbol, so direct and approximate
+/// attributions of a global share one key.
+pub fn global_variable(index: &StaticIndex, symbol: &str) -> Option<VarRef> {
+    index.functions.iter().enumerate().find_map(|(fi, f)| {
+        f.variables
+            .iter()
+            .position(|v| v.kind == blame_formats::static_db::VarKind::Global && v.name == symbol)
+            .map(|vi| (fi as u32, vi as u32))
+    })
+}

@@ -1,0 +1,128 @@
+//! Helpers for end-to-end tests: compile real programs with clang-19, build
+//! a static db with `blame analyze`, record with `blame record`, report.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn blame() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_blame"))
+}
+
+pub fn program(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/programs")
+        .join(name)
+}
+
+/// Runs a command and fails the test with its output when it fails.
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed with {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn is_cxx(src: &Path) -> bool {
+    src.extension().is_some_and(|e| e == "cpp" || e == "cc")
+}
+
+fn mpi_flags() -> Vec<String> {
+    let out = run_ok(Command::new("mpicc").arg("--showme:compile"));
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Compiles `src` into an optimized binary with debug info in `dir`.
+pub fn compile(src: &Path, dir: &Path, mpi: bool) -> PathBuf {
+    let exe = dir.join(src.file_stem().unwrap());
+    let mut cmd = if mpi {
+        let mut c = Command::new("mpicc");
+        c.env("OMPI_CC", "clang-19");
+        c
+    } else if is_cxx(src) {
+        Command::new("clang++-19")
+    } else {
+        Command::new("clang-19")
+    };
+    run_ok(
+        cmd.args(["-g", "-O2", "-fno-omit-frame-pointer"])
+            .arg(src)
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lm"),
+    );
+    exe
+}
+
+/// Builds the static db of `src` with clang-19 bitcode and `blame analyze`.
+pub fn analyze(src: &Path, dir: &Path, mpi: bool) -> PathBuf {
+    let bc = dir.join(format!("{}.bc", src.file_stem().unwrap().to_string_lossy()));
+    let mut cmd = Command::new(if is_cxx(src) {
+        "clang++-19"
+    } else {
+        "clang-19"
+    });
+    cmd.args(["-g", "-O0", "-emit-llvm", "-c"])
+        .arg(src)
+        .arg("-o")
+        .arg(&bc);
+    if mpi {
+        cmd.args(mpi_flags());
+    }
+    run_ok(&mut cmd);
+    let db = dir.join("static.db");
+    run_ok(blame().arg("analyze").arg(&bc).arg("-o").arg(&db));
+    db
+}
+
+/// Records `argv` into `dir/run` with the default sampler.
+pub fn record(dir: &Path, argv: &[&str]) -> PathBuf {
+    let run = dir.join("run");
+    run_ok(
+        blame()
+            .args(["record", "-F", "2000", "-o"])
+            .arg(&run)
+            .arg("--")
+            .args(argv),
+    );
+    run
+}
+
+pub fn report_json(args: &[&str]) -> serde_json::Value {
+    let out = run_ok(blame().arg("report").args(args).args(["--format", "json"]));
+    serde_json::from_slice(&out.stdout).expect("report --format json prints JSON")
+}
+
+/// (name, function) → percent, from a by-variable report.
+pub fn percents(report: &serde_json::Value) -> Vec<(String, String, f64)> {
+    report["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap().to_string(),
+                v["function"].as_str().unwrap().to_string(),
+                v["percent"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+pub fn percent_of(report: &serde_json::Value, function: &str, name: &str) -> f64 {
+    percents(report)
+        .into_iter()
+        .find(|(n, f, _)| n == name && f == function)
+        .map(|x| x.2)
+        .unwrap_or(0.0)
+}
