@@ -95,6 +95,9 @@ pub struct ReportArgs {
     /// Drill down into a variable (`name` or `function::name`): its contexts and lines.
     #[arg(long, group = "view", value_name = "PATH")]
     variable: Option<String>,
+    /// Memory events: compare every attribution method with BASELINE (direct): values, rank order, Pearson correlation.
+    #[arg(long, group = "view", value_name = "BASELINE")]
+    compare: Option<String>,
     /// With --blame-points: also functions holding a variable over P percent.
     #[arg(long, value_name = "P")]
     blame_point_threshold: Option<f64>,
@@ -393,7 +396,9 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
         method: args.method.clone(),
     };
     let results = results_for_report(&args.input)?;
-    let text = if args.by_function {
+    let text = if let Some(baseline) = &args.compare {
+        render::render_compare(&views::compare(&results, &filters, baseline)?, args.format)
+    } else if args.by_function {
         render::render_functions(&views::by_function(&results, &filters)?, args.format)
     } else if args.blame_points {
         render::render_blame_points(

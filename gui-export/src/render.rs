@@ -14,7 +14,7 @@ pub fn same_function(frame_fn: &str, function: &str) -> bool {
 
 /// A table of strings: headers, rows, and which columns are numeric.
 pub struct Table {
-    pub headers: Vec<&'static str>,
+    pub headers: Vec<String>,
     pub numeric: Vec<bool>,
     pub rows: Vec<Vec<String>>,
 }
@@ -68,6 +68,10 @@ impl Table {
     }
 }
 
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
 fn num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
@@ -90,7 +94,7 @@ fn defined_at(r: &VariableRow) -> String {
     }
 }
 
-const METHODS: [&str; 4] = ["raw", "loop", "skid", "skid+loop"];
+const METHODS: [&str; 5] = ["raw", "loop", "skid", "skid+loop", "direct"];
 
 pub fn variable_table(v: &VariableView) -> Table {
     let multi = v.variables.iter().any(|r| r.ranks.ranks > 1);
@@ -98,7 +102,7 @@ pub fn variable_table(v: &VariableView) -> Table {
         .into_iter()
         .filter(|m| v.variables.iter().any(|r| r.methods.contains_key(*m)))
         .collect();
-    let mut headers = vec![
+    let mut headers = strings(&[
         "variable",
         "type",
         "kind",
@@ -106,12 +110,12 @@ pub fn variable_table(v: &VariableView) -> Table {
         "samples",
         "% run",
         "excl %",
-    ];
+    ]);
     let mut numeric = vec![false, false, false, false, true, true, true];
-    headers.extend(methods.iter().copied());
+    headers.extend(methods.iter().map(|m| m.to_string()));
     numeric.extend(methods.iter().map(|_| true));
     if multi {
-        headers.extend(["rank mean", "min", "median", "max", "imbalance"]);
+        headers.extend(strings(&["rank mean", "min", "median", "max", "imbalance"]));
         numeric.extend([true; 5]);
     }
     let rows = v
@@ -153,14 +157,14 @@ pub fn variable_table(v: &VariableView) -> Table {
 
 pub fn function_table(v: &FunctionView) -> Table {
     Table {
-        headers: vec![
+        headers: strings(&[
             "function",
             "file",
             "inclusive",
             "incl %",
             "exclusive",
             "excl %",
-        ],
+        ]),
         numeric: vec![false, false, true, true, true, true],
         rows: v
             .functions
@@ -181,14 +185,14 @@ pub fn function_table(v: &FunctionView) -> Table {
 
 pub fn blame_point_table(v: &BlamePointView) -> Table {
     Table {
-        headers: vec![
+        headers: strings(&[
             "blame point",
             "reason",
             "variable",
             "type",
             "samples",
             "% run",
-        ],
+        ]),
         numeric: vec![false, false, false, false, true, true],
         rows: v
             .blame_points
@@ -230,14 +234,14 @@ pub fn drill_table(v: &DrillView) -> Table {
         }
     }
     Table {
-        headers: vec![
+        headers: strings(&[
             "variable",
             "rank",
             "samples",
             "% of var",
             "context (innermost first)",
             "source",
-        ],
+        ]),
         numeric: vec![false, true, true, true, false, false],
         rows,
     }
@@ -335,6 +339,56 @@ pub fn render_drilldown(v: &DrillView, format: OutputFormat) -> String {
                         ));
                     }
                 }
+            }
+            out
+        }
+    }
+}
+
+pub fn compare_table(v: &CompareView) -> Table {
+    let mut headers = strings(&["variable", "function", "type"]);
+    let mut numeric = vec![false, false, false];
+    headers.extend(v.methods.iter().map(|m| format!("{m} (rank)")));
+    numeric.extend(v.methods.iter().map(|_| true));
+    let rows = v
+        .variables
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.name.clone(), r.function.clone(), r.type_name.clone()];
+            row.extend(v.methods.iter().map(|m| {
+                format!(
+                    "{} ({})",
+                    num(r.values.get(m).copied().unwrap_or(0.0)),
+                    r.ranks.get(m).copied().unwrap_or(0)
+                )
+            }));
+            row
+        })
+        .collect();
+    Table {
+        headers,
+        numeric,
+        rows,
+    }
+}
+
+pub fn render_compare(v: &CompareView, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => json(v),
+        OutputFormat::Csv => compare_table(v).csv(),
+        OutputFormat::Text => {
+            let mut out = format!(
+                "# memory event {}: attribution methods against {} (rank order in parentheses)\n",
+                v.event, v.baseline
+            );
+            out.push_str(&compare_table(v).text());
+            out.push_str(&format!("\nPearson correlation with {}:\n", v.baseline));
+            for (m, r) in &v.correlation {
+                out.push_str(&format!(
+                    "  {m:<10} {}\n",
+                    r.map(|r| format!("{r:.3}"))
+                        .unwrap_or_else(|| "undefined (constant values)".into())
+                ));
             }
             out
         }

@@ -244,3 +244,53 @@ fn html_shows_hostile_names_and_source_as_text() {
         "the page never parses data as markup"
     );
 }
+
+#[test]
+fn pearson_and_method_comparison() {
+    assert_eq!(
+        views::pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]).map(|r| (r * 1e9).round()),
+        Some(1e9)
+    );
+    assert!((views::pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]).unwrap() + 1.0).abs() < 1e-12);
+    assert_eq!(views::pearson(&[1.0, 1.0], &[1.0, 2.0]), None);
+    let mut r = fixture();
+    r.header.events[0].memory = true;
+    let methods = |direct: f64, raw: f64, lp: f64| {
+        vec![
+            ("direct".to_string(), direct),
+            ("raw".to_string(), raw),
+            ("loop".to_string(), lp),
+        ]
+    };
+    r.variables[0].values = vec![ProcessValue {
+        methods: methods(5.0, 2.0, 4.0),
+        ..value(0, 4.0)
+    }];
+    r.variables[1].values = vec![ProcessValue {
+        methods: methods(1.0, 3.0, 1.5),
+        ..value(0, 1.5)
+    }];
+    r.variables[2].values = vec![ProcessValue {
+        methods: methods(0.0, 1.0, 0.5),
+        ..value(0, 0.5)
+    }];
+    r.variables[3].values = vec![];
+    let c = views::compare(&r, &Filters::default(), "direct").unwrap();
+    assert_eq!(c.methods, ["direct", "loop", "raw"]);
+    assert_eq!(
+        c.variables
+            .iter()
+            .map(|v| v.ranks["direct"])
+            .collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_eq!(c.variables[0].ranks["raw"], 2, "raw ranks se second");
+    let loop_r = c.correlation["loop"].unwrap();
+    let raw_r = c.correlation["raw"].unwrap();
+    assert!(loop_r > 0.99 && raw_r < loop_r, "loop {loop_r} raw {raw_r}");
+    r.header.events[0].memory = false;
+    assert!(
+        views::compare(&r, &Filters::default(), "direct").is_err(),
+        "time events have no methods to compare"
+    );
+}
