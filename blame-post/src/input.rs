@@ -75,7 +75,6 @@ pub enum Source {
     RunDir {
         dir: PathBuf,
         streams: Vec<PathBuf>,
-        binary_paths: Vec<PathBuf>,
     },
     Json {
         samples: Vec<JsonSample>,
@@ -88,6 +87,8 @@ pub struct Run {
     pub events: Vec<EventDesc>,
     pub processes: Vec<ProcessInfo>,
     source: Source,
+    /// Shared by the run's processes: ranks of one binary symbolize once.
+    symbolizer: std::sync::Mutex<Symbolizer>,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -141,10 +142,10 @@ impl Run {
         Ok(Run {
             events,
             processes,
+            symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths.clone())),
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
-                binary_paths,
             },
         })
     }
@@ -204,6 +205,7 @@ impl Run {
             events,
             processes,
             source: Source::Json { samples, groups },
+            symbolizer: std::sync::Mutex::new(Symbolizer::new(Vec::new())),
         })
     }
 
@@ -278,11 +280,7 @@ impl Run {
                     symbolize_time: Default::default(),
                 })
             }
-            Source::RunDir {
-                streams,
-                binary_paths,
-                ..
-            } => {
+            Source::RunDir { streams, .. } => {
                 let path = &streams[index];
                 let (mut reader, header) = StreamReader::open(path)?;
                 let map_event: Vec<usize> = header
@@ -311,7 +309,8 @@ impl Run {
                 }
                 let read_time = started.elapsed();
                 let symbolizing = std::time::Instant::now();
-                let mut symbolizer = Symbolizer::new(binary_paths.clone());
+                let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
+                let symbolizer: &mut Symbolizer = &mut guard;
                 symbolizer.verify_build_ids(&mappings)?;
                 let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
                 let mut frames_of: HashMap<u32, Vec<SymFrame>> = HashMap::new();
@@ -333,7 +332,7 @@ impl Run {
                             .clone()
                     };
                 for ((stack, event), n) in counts {
-                    let frames = symbolize_stack(stack, &mut symbolizer);
+                    let frames = symbolize_stack(stack, symbolizer);
                     by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])
                         [map_event[event as usize]] += n;
                 }
@@ -360,7 +359,7 @@ impl Run {
                         ));
                         None
                     };
-                    let hits = direct_pass(path, &keep, &mappings, heap.as_ref(), &mut symbolizer)?;
+                    let hits = direct_pass(path, &keep, &mappings, heap.as_ref(), symbolizer)?;
                     let mut used_sites: HashMap<u32, u32> = HashMap::new();
                     for ((stack, event, target), n) in hits {
                         let target = match target {
@@ -385,7 +384,7 @@ impl Run {
                             }
                             other => other,
                         };
-                        let frames = symbolize_stack(stack, &mut symbolizer);
+                        let frames = symbolize_stack(stack, symbolizer);
                         by_direct.entry(frames).or_default().push((
                             map_event[event as usize] as u16,
                             target,

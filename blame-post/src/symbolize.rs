@@ -36,7 +36,10 @@ impl ObjectSymbols {
 pub struct Symbolizer {
     search_dirs: Vec<PathBuf>,
     objects: HashMap<String, Option<ObjectSymbols>>,
-    cache: HashMap<(u64, bool), Vec<SymFrame>>,
+    /// Keyed by (object id, offset in the object, is_return), so processes
+    /// of the same binary (at different ASLR addresses) share lookups.
+    cache: HashMap<(u32, u64, bool), Vec<SymFrame>>,
+    object_ids: HashMap<String, u32>,
     /// Objects that could not be found or read, with the reason (reported once).
     pub warnings: Vec<String>,
 }
@@ -47,6 +50,7 @@ impl Symbolizer {
             search_dirs,
             objects: HashMap::new(),
             cache: HashMap::new(),
+            object_ids: HashMap::new(),
             warnings: Vec::new(),
         }
     }
@@ -130,11 +134,28 @@ impl Symbolizer {
         address: u64,
         is_return: bool,
     ) -> Vec<SymFrame> {
-        if let Some(hit) = self.cache.get(&(address, is_return)) {
+        let probe = if is_return {
+            address.saturating_sub(1)
+        } else {
+            address
+        };
+        let key = match mappings
+            .iter()
+            .rev()
+            .find(|m| probe >= m.start && probe < m.end)
+        {
+            Some(m) => {
+                let next = self.object_ids.len() as u32 + 1;
+                let id = *self.object_ids.entry(m.path.clone()).or_insert(next);
+                (id, probe - m.start + m.file_offset, is_return)
+            }
+            None => (0, address, is_return),
+        };
+        if let Some(hit) = self.cache.get(&key) {
             return hit.clone();
         }
         let frames = self.lookup(mappings, address, is_return);
-        self.cache.insert((address, is_return), frames.clone());
+        self.cache.insert(key, frames.clone());
         frames
     }
 
