@@ -33,7 +33,7 @@ pub struct InputArgs {
     /// Treat this event as a memory event (cache/TLB misses): approximate data-centric attribution (repeatable).
     #[arg(long = "memory-event", value_name = "EVENT")]
     memory_events: Vec<String>,
-    /// Skid model of memory events, `lines:MEAN:SPREAD` (e.g. lines:1:1, the dissertation's model) [default: no skid].
+    /// Skid model of memory events: `lines:MEAN:SPREAD` (lines:1:1 is the dissertation's Itanium model) or `insns:MEAN:SPREAD` (instructions, mapped to lines by disassembling the binary) [default: no skid].
     #[arg(long)]
     skid: Option<String>,
     /// Loop compensation threshold (5.2.2).
@@ -54,7 +54,7 @@ impl InputArgs {
             skid: self
                 .skid
                 .as_deref()
-                .map(blame_post::datacentric::LineSkid::parse)
+                .map(blame_post::datacentric::SkidModel::parse)
                 .transpose()
                 .map_err(anyhow::Error::msg)?,
         })
@@ -168,6 +168,7 @@ fn open_run(input: &InputArgs) -> Result<Run> {
         _ => bail!("give a run directory or --samples FILE.jsonl"),
     };
     run.mark_memory_events(&input.memory_events)?;
+    run.set_skid_model(input.memory_options()?.skid)?;
     Ok(run)
 }
 

@@ -24,7 +24,7 @@ pub struct MemoryOptions {
     /// Loop compensation threshold (5.2.2), 0.75 in the dissertation.
     pub loop_threshold: f64,
     /// Skid model (5.2.3); `None` when the samples are skid-free.
-    pub skid: Option<crate::datacentric::LineSkid>,
+    pub skid: Option<crate::datacentric::SkidModel>,
 }
 
 impl Default for MemoryOptions {
@@ -210,7 +210,13 @@ impl Accumulator {
                     Resolution::default()
                 };
                 let memory = if has_memory(c) {
-                    resolve_memory(index, &c.frames, mem.loop_threshold, mem.skid)
+                    resolve_memory(
+                        index,
+                        &c.frames,
+                        mem.loop_threshold,
+                        mem.skid,
+                        c.skid_window.as_ref(),
+                    )
                 } else {
                     MemoryResolution::default()
                 };

@@ -26,31 +26,62 @@ pub struct LineSkid {
     pub spread: u32,
 }
 
+/// How far samples skid: in source lines, or in instructions (mapped to
+/// lines through the binary's disassembly when the samples are loaded).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SkidModel {
+    Lines(LineSkid),
+    Instructions(LineSkid),
+}
+
+impl SkidModel {
+    /// Parses `lines:MEAN:SPREAD` or `insns:MEAN:SPREAD`.
+    pub fn parse(text: &str) -> Result<SkidModel, String> {
+        let parts: Vec<&str> = text.split(':').collect();
+        let [kind, mean, spread] = parts.as_slice() else {
+            return Err(format!(
+                "--skid {text}: expected lines:MEAN:SPREAD or insns:MEAN:SPREAD, e.g. lines:1:1"
+            ));
+        };
+        let unit = if *kind == "insns" {
+            "instructions"
+        } else {
+            "lines"
+        };
+        let model = LineSkid {
+            mean: mean
+                .parse()
+                .map_err(|_| format!("--skid {text}: MEAN must be a whole number of {unit}"))?,
+            spread: spread
+                .parse()
+                .map_err(|_| format!("--skid {text}: SPREAD must be a whole number of {unit}"))?,
+        };
+        match *kind {
+            "lines" => Ok(SkidModel::Lines(model)),
+            "insns" => Ok(SkidModel::Instructions(model)),
+            _ => Err(format!("--skid {text}: the unit is lines or insns")),
+        }
+    }
+}
+
 impl LineSkid {
     /// The dissertation's model (5.3): one line before, spread one line.
     pub const DISSERTATION: LineSkid = LineSkid { mean: 1, spread: 1 };
 
     /// Parses `lines:MEAN:SPREAD`.
     pub fn parse(text: &str) -> Result<LineSkid, String> {
-        let parts: Vec<&str> = text.split(':').collect();
-        match parts.as_slice() {
-            ["lines", mean, spread] => Ok(LineSkid {
-                mean: mean
-                    .parse()
-                    .map_err(|_| format!("--skid {text}: MEAN must be a whole number of lines"))?,
-                spread: spread.parse().map_err(|_| {
-                    format!("--skid {text}: SPREAD must be a whole number of lines")
-                })?,
-            }),
-            _ => Err(format!(
-                "--skid {text}: expected lines:MEAN:SPREAD, e.g. lines:1:1"
-            )),
+        match SkidModel::parse(text)? {
+            SkidModel::Lines(l) => Ok(l),
+            SkidModel::Instructions(_) => {
+                Err(format!("--skid {text}: expected a model in lines here"))
+            }
         }
     }
 
-    /// (lines before the reported one, probability), for offsets that may be negative
-    /// (after the reported line) when spread > mean; those are dropped by [`skid_window`].
-    fn offsets(&self) -> Vec<(i64, f64)> {
+    /// (steps before the reported one, probability) with triangular
+    /// weights; steps after the reported one (spread > mean) are dropped by
+    /// the callers, since skid only moves forward.
+    pub fn offsets(&self) -> Vec<(i64, f64)> {
         let k = self.spread as i64;
         let raw: Vec<(i64, f64)> = (-k..=k)
             .map(|d| (self.mean as i64 + d, (k + 1 - d.abs()) as f64))
@@ -271,7 +302,7 @@ pub fn attribute_miss(
     f: &FunctionSummary,
     line: u32,
     threshold: f64,
-    skid: Option<LineSkid>,
+    skid: Option<&SkidWindow>,
 ) -> MissShares {
     let raw: Vec<(u32, MemRead, f64)> = raw_shares(f, line)
         .into_iter()
@@ -282,9 +313,8 @@ pub fn attribute_miss(
         loop_adjusted: by_variable(&loop_compensate(f, &raw, threshold)),
         ..Default::default()
     };
-    if let Some(model) = skid {
-        let window = skid_window(f, line, model);
-        let s = skid_shares(f, &window);
+    if let Some(window) = skid {
+        let s = skid_shares(f, window);
         out.skid = by_variable(&s);
         out.skid_loop = by_variable(&loop_compensate(f, &s, threshold));
         out.skid_truncated = window.truncated;

@@ -4,9 +4,11 @@
 //! samples that share a stack are resolved once (memoization per calling
 //! context), and memory does not grow with the number of samples.
 
+use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
 use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
 use crate::shard::ShardSpec;
+use crate::skid_insns::{instruction_window, SkidLines};
 use crate::symbolize::Symbolizer;
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::jsonl::{read_samples, JsonSample};
@@ -55,6 +57,9 @@ pub struct Context {
     /// Samples of this context that carried a data address: (event, what
     /// the address was found in, samples).
     pub direct: Vec<(u16, DirectTarget, f64)>,
+    /// With an instruction skid model: the lines of the innermost function
+    /// the memory samples of this context may come from.
+    pub skid_window: Option<SkidWindow>,
 }
 
 /// The samples of one process that fall in this shard.
@@ -89,6 +94,8 @@ pub struct Run {
     source: Source,
     /// Shared by the run's processes: ranks of one binary symbolize once.
     symbolizer: std::sync::Mutex<Symbolizer>,
+    /// Instruction skid model of memory events, mapped to lines at load time.
+    instruction_skid: Option<LineSkid>,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -143,6 +150,7 @@ impl Run {
             events,
             processes,
             symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths.clone())),
+            instruction_skid: None,
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
@@ -206,7 +214,23 @@ impl Run {
             processes,
             source: Source::Json { samples, groups },
             symbolizer: std::sync::Mutex::new(Symbolizer::new(Vec::new())),
+            instruction_skid: None,
         })
+    }
+
+    /// Sets the skid model of memory events. An instruction model needs the
+    /// binaries, so it only applies to recordings, not to JSON-lines samples.
+    pub fn set_skid_model(&mut self, model: Option<SkidModel>) -> Result<()> {
+        self.instruction_skid = match model {
+            Some(SkidModel::Instructions(m)) => {
+                if matches!(self.source, Source::Json { .. }) {
+                    return Err(PostError::Input("--skid insns:... needs a recording (the binaries' code); JSON-lines samples have only lines: use --skid lines:MEAN:SPREAD".into()));
+                }
+                Some(m)
+            }
+            _ => None,
+        };
+        Ok(())
     }
 
     /// Marks events as memory events (approximate data-centric attribution).
@@ -273,7 +297,7 @@ impl Run {
                 }
                 Ok(ProcessProfile {
                     index: index as u32,
-                    contexts: into_contexts(by_stack, HashMap::new()),
+                    contexts: into_contexts(by_stack, HashMap::new(), HashMap::new()),
                     heap_sites: Vec::new(),
                     warnings: Vec::new(),
                     read_time: started.elapsed(),
@@ -331,10 +355,28 @@ impl Run {
                             })
                             .clone()
                     };
+                let mut skid_windows: HashMap<Vec<SymFrame>, SkidLines> = HashMap::new();
                 for ((stack, event), n) in counts {
                     let frames = symbolize_stack(stack, symbolizer);
-                    by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])
-                        [map_event[event as usize]] += n;
+                    let run_event = map_event[event as usize];
+                    if let (Some(model), true, true) = (
+                        self.instruction_skid,
+                        self.events[run_event].memory,
+                        stack != 0,
+                    ) {
+                        let leaf = parents[stack as usize].1;
+                        if let Some((lines, truncated)) =
+                            instruction_window(symbolizer, &mappings, leaf, model)
+                                .filter(|(l, _)| !l.is_empty())
+                        {
+                            let entry = skid_windows.entry(frames.clone()).or_default();
+                            for (l, p) in lines {
+                                *entry.0.entry(l).or_insert(0.0) += p * n;
+                            }
+                            entry.1 |= truncated;
+                        }
+                    }
+                    by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
                 }
                 let mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>> =
                     HashMap::new();
@@ -395,7 +437,7 @@ impl Run {
                 warnings.append(&mut symbolizer.warnings);
                 Ok(ProcessProfile {
                     index: index as u32,
-                    contexts: into_contexts(by_stack, by_direct),
+                    contexts: into_contexts(by_stack, by_direct, skid_windows),
                     heap_sites,
                     warnings,
                     read_time,
@@ -559,16 +601,25 @@ fn tally_stream<R: std::io::Read>(
 fn into_contexts(
     by_stack: HashMap<Vec<SymFrame>, Vec<f64>>,
     mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>>,
+    mut skid_windows: HashMap<Vec<SymFrame>, SkidLines>,
 ) -> Vec<Context> {
     let mut contexts: Vec<Context> = by_stack
         .into_iter()
         .map(|(frames, counts)| {
             let mut direct = by_direct.remove(&frames).unwrap_or_default();
             direct.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            let skid_window = skid_windows.remove(&frames).map(|(lines, truncated)| {
+                let total: f64 = lines.values().sum();
+                SkidWindow {
+                    lines: lines.into_iter().map(|(l, w)| (l, w / total)).collect(),
+                    truncated,
+                }
+            });
             Context {
                 frames,
                 counts,
                 direct,
+                skid_window,
             }
         })
         .collect();

@@ -22,6 +22,7 @@ pub mod input;
 pub mod merge;
 pub mod resolve;
 pub mod shard;
+pub mod skid_insns;
 pub mod static_index;
 pub mod symbolize;
 

@@ -370,7 +370,8 @@ pub fn resolve_memory(
     index: &StaticIndex,
     frames: &[SymFrame],
     threshold: f64,
-    skid: Option<crate::datacentric::LineSkid>,
+    skid: Option<crate::datacentric::SkidModel>,
+    instruction_window: Option<&crate::datacentric::SkidWindow>,
 ) -> MemoryResolution {
     let mut out = MemoryResolution::default();
     let Some(depth) = frames
@@ -383,7 +384,24 @@ pub fn resolve_memory(
         .lookup(&frames[depth].function, &frames[depth].file)
         .expect("found above");
     let f = &index.functions[fi];
-    let m = crate::datacentric::attribute_miss(f, frames[depth].line, threshold, skid);
+    // An instruction model was mapped to lines when the samples were loaded;
+    // without code for this sample, the reported line stands alone.
+    let window =
+        match skid {
+            Some(crate::datacentric::SkidModel::Lines(model)) => Some(
+                crate::datacentric::skid_window(f, frames[depth].line, model),
+            ),
+            Some(crate::datacentric::SkidModel::Instructions(_)) => Some(
+                instruction_window
+                    .cloned()
+                    .unwrap_or(crate::datacentric::SkidWindow {
+                        lines: vec![(frames[depth].line, 1.0)],
+                        truncated: false,
+                    }),
+            ),
+            None => None,
+        };
+    let m = crate::datacentric::attribute_miss(f, frames[depth].line, threshold, window.as_ref());
     out.skid_truncated = m.skid_truncated;
     let methods: [(&'static str, &Vec<(u32, f64)>); 4] = [
         (METHOD_RAW, &m.raw),

@@ -9,7 +9,7 @@
 use crate::error::{hex, PostError, Result};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
-use object::{Object, ObjectSegment, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -21,6 +21,10 @@ struct ObjectSymbols {
     /// Data objects (globals, statics) as (start, end, name) in the
     /// object's virtual addresses, sorted by start.
     data_symbols: Vec<(u64, u64, String)>,
+    /// Functions as (start, end) virtual addresses, sorted.
+    functions: Vec<(u64, u64)>,
+    /// Executable sections: (virtual address, bytes).
+    code: Vec<(u64, Vec<u8>)>,
 }
 
 impl ObjectSymbols {
@@ -243,6 +247,55 @@ impl Symbolizer {
         out
     }
 
+    /// Every instruction of the function enclosing `address`, as (runtime
+    /// address, is a call), in order. `None` when the code cannot be read.
+    pub fn function_instructions(
+        &mut self,
+        mappings: &[Mapping],
+        address: u64,
+    ) -> Option<Vec<(u64, bool)>> {
+        let m = mappings
+            .iter()
+            .rev()
+            .find(|m| address >= m.start && address < m.end)?
+            .clone();
+        let obj = self.object(&m)?;
+        let vaddr = obj.file_offset_to_vaddr(address - m.start + m.file_offset)?;
+        let bias = address - vaddr;
+        let fi = obj.functions.partition_point(|(start, _)| *start <= vaddr);
+        let (fstart, fend) = *obj.functions.get(fi.checked_sub(1)?)?;
+        if vaddr >= fend {
+            return None;
+        }
+        let (sec_addr, bytes) = obj
+            .code
+            .iter()
+            .find(|(a, d)| fstart >= *a && fend <= a + d.len() as u64)?;
+        let body = &bytes[(fstart - sec_addr) as usize..(fend - sec_addr) as usize];
+        let mut decoder =
+            iced_x86::Decoder::with_ip(64, body, fstart, iced_x86::DecoderOptions::NONE);
+        let mut out = Vec::new();
+        while decoder.can_decode() {
+            let ins = decoder.decode();
+            out.push((ins.ip() + bias, ins.mnemonic() == iced_x86::Mnemonic::Call));
+        }
+        Some(out)
+    }
+
+    /// The instructions of the enclosing function up to and including the
+    /// one at `address`, oldest first; at most `limit` of them. `None` when
+    /// the code cannot be read or `address` is not an instruction boundary.
+    pub fn instructions_before(
+        &mut self,
+        mappings: &[Mapping],
+        address: u64,
+        limit: usize,
+    ) -> Option<Vec<(u64, bool)>> {
+        let all = self.function_instructions(mappings, address)?;
+        let end = all.iter().position(|i| i.0 == address)? + 1;
+        Some(all[end.saturating_sub(limit)..end].to_vec())
+    }
+
     /// The global or static variable whose memory holds `address`, by its
     /// symbol name (demangled), searching every object mapped in the process.
     /// `.bss` past the file-backed pages is found through the object's load bias.
@@ -303,11 +356,24 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
         })
         .collect();
     data_symbols.sort();
+    let mut functions: Vec<(u64, u64)> = file
+        .symbols()
+        .filter(|sym| sym.kind() == object::SymbolKind::Text && sym.size() > 0)
+        .map(|sym| (sym.address(), sym.address() + sym.size()))
+        .collect();
+    functions.sort();
+    let code = file
+        .sections()
+        .filter(|sec| sec.kind() == object::SectionKind::Text)
+        .filter_map(|sec| sec.data().ok().map(|d| (sec.address(), d.to_vec())))
+        .collect();
     let loader = addr2line::Loader::new(path).map_err(|e| e.to_string())?;
     Ok(ObjectSymbols {
         loader,
         segments,
         data_symbols,
+        functions,
+        code,
     })
 }
 

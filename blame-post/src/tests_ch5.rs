@@ -171,7 +171,12 @@ fn table_5_4_skid_negation() {
     let window = skid_window(&f, 4, LineSkid::DISSERTATION);
     assert_eq!(window.lines, vec![(2, 0.25), (3, 0.5), (4, 0.25)]);
     assert!(!window.truncated);
-    let m = attribute_miss(&f, 4, 0.75, Some(LineSkid::DISSERTATION));
+    let m = attribute_miss(
+        &f,
+        4,
+        0.75,
+        Some(&skid_window(&f, 4, LineSkid::DISSERTATION)),
+    );
     let got: Vec<String> = [X, Y, A, B]
         .iter()
         .map(|&v| two(share(&m.skid, v)))
@@ -218,6 +223,11 @@ fn skid_model_parsing() {
         LineSkid { mean: 2, spread: 1 }
     );
     assert!(LineSkid::parse("insns:3").is_err());
+    assert_eq!(
+        SkidModel::parse("insns:3:2").unwrap(),
+        SkidModel::Instructions(LineSkid { mean: 3, spread: 2 })
+    );
+    assert!(SkidModel::parse("cycles:1:1").is_err());
     assert!(LineSkid::parse("lines:x:1").is_err());
 }
 
@@ -282,7 +292,7 @@ fn memory_event_samples_through_post() {
         crate::ShardSpec::WHOLE,
         crate::MemoryOptions {
             loop_threshold: 0.75,
-            skid: Some(LineSkid::DISSERTATION),
+            skid: Some(SkidModel::Lines(LineSkid::DISSERTATION)),
         },
     )
     .unwrap();

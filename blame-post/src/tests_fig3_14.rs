@@ -134,6 +134,7 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
                 frames: stack(l),
                 counts: vec![1.0],
                 direct: vec![],
+                skid_window: None,
             })
             .collect(),
         heap_sites: vec![],
@@ -267,6 +268,7 @@ fn recursion_blames_a_variable_once_per_sample() {
             frames,
             counts: vec![1.0],
             direct: vec![],
+            skid_window: None,
         }],
         heap_sites: vec![],
         warnings: vec![],
@@ -386,6 +388,7 @@ fn field_paths_continue_below_the_variables_passed() {
             frames,
             counts: vec![1.0],
             direct: vec![],
+            skid_window: None,
         }],
         heap_sites: vec![],
         warnings: vec![],

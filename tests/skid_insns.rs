@@ -1,0 +1,107 @@
+//! Instruction skid on a real optimized binary: windows go back through the
+//! disassembly to lines of the same function and never across a call.
+
+mod e2e_support;
+use blame_formats::stream::Mapping;
+use blame_post::datacentric::LineSkid;
+use blame_post::skid_insns::instruction_window;
+use blame_post::symbolize::Symbolizer;
+use e2e_support::*;
+use object::{Object, ObjectSegment, ObjectSymbol};
+
+/// The binary mapped at its own virtual addresses, as a loader without ASLR would.
+fn mappings_of(exe: &std::path::Path) -> Vec<Mapping> {
+    let data = std::fs::read(exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    file.segments()
+        .map(|s| {
+            let (offset, size) = s.file_range();
+            Mapping {
+                pid: 1,
+                start: s.address(),
+                end: s.address() + size.max(1),
+                file_offset: offset,
+                path: exe.display().to_string(),
+                build_id: vec![],
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn windows_follow_the_disassembly_and_stop_at_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("post_effects.c"), dir.path(), false);
+    let maps = mappings_of(&exe);
+    let data = std::fs::read(&exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    // fill() is inlined into main at -O2: its instructions are main's.
+    let main = file
+        .symbols()
+        .find(|s| s.name() == Ok("main"))
+        .unwrap()
+        .address();
+    let mut sym = Symbolizer::new(vec![]);
+    let insns = sym
+        .function_instructions(&maps, main)
+        .expect("main disassembles");
+    assert!(insns.len() > 8, "{insns:?}");
+    let calls: Vec<usize> = insns
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.1)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(
+        !calls.is_empty(),
+        "main calls sin and cos (and the kernels)"
+    );
+    let lines = |addr: u64, sym: &mut Symbolizer| sym.frames_for(&maps, addr, false)[0].line;
+
+    // Right after a call, one instruction back is the call: the window stops.
+    let after_call = calls[0] + 1;
+    let (w, truncated) = instruction_window(
+        &mut sym,
+        &maps,
+        insns[after_call].0,
+        LineSkid { mean: 1, spread: 0 },
+    )
+    .unwrap_or_default();
+    assert!(truncated && w.is_empty(), "never across a call: {w:?}");
+
+    // Zero skid is the sampled instruction's own line.
+    let k = insns.len() - 2;
+    let (w, truncated) =
+        instruction_window(&mut sym, &maps, insns[k].0, LineSkid { mean: 0, spread: 0 }).unwrap();
+    assert!(!truncated);
+    assert_eq!(
+        w.keys().copied().collect::<Vec<_>>(),
+        vec![lines(insns[k].0, &mut sym)]
+    );
+
+    // Inside the inlined fill(), a window stays on lines of fill()'s own
+    // instructions: instructions of other functions never enter it.
+    let in_fill =
+        |addr: u64, sym: &mut Symbolizer| sym.frames_for(&maps, addr, false)[0].function == "fill";
+    let k = (2..insns.len())
+        .find(|&k| in_fill(insns[k].0, &mut sym) && !insns[k - 2..=k].iter().any(|i| i.1))
+        .expect("call-free code of fill()");
+    let (w, _) =
+        instruction_window(&mut sym, &maps, insns[k].0, LineSkid { mean: 1, spread: 1 }).unwrap();
+    let total: f64 = w.values().sum();
+    assert!(total > 0.0 && total <= 1.0 + 1e-9, "weights: {w:?}");
+    let mut fill_lines = std::collections::BTreeSet::new();
+    for i in &insns {
+        if in_fill(i.0, &mut sym) {
+            fill_lines.insert(lines(i.0, &mut sym));
+        }
+    }
+    assert!(
+        fill_lines.contains(&15),
+        "fill()'s loop body is line 15: {fill_lines:?}"
+    );
+    assert!(
+        w.keys().all(|l| fill_lines.contains(l)),
+        "lines of fill(): {w:?} not within {fill_lines:?}"
+    );
+}
