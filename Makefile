@@ -14,6 +14,7 @@ MPI_ENV = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rma
 
 deps:
 	bash scripts/deps.sh
+	bash scripts/test-tools.sh
 
 build: deps
 	$(LLVM_ENV) $(CARGO) build --workspace --tests --bins

@@ -9,6 +9,7 @@ packages=(
   openmpi-bin libopenmpi-dev                          # MPI programs and mpirun
   linux-perf                                          # perf, the overhead baseline and perf.data import
   valgrind                                            # data-centric evaluation (lackey traces)
+  golang-go                                           # go tool pprof: validates our pprof export
   chromium chromium-driver                            # HTML report browser test
   pkg-config make
 )

@@ -20,3 +20,5 @@ pub use views::{Filters, OutputFormat};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_consumers;

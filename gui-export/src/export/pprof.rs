@@ -236,9 +236,10 @@ pub fn profile(
             .get(s.process as usize)
             .and_then(|p| p.rank)
         {
+            // A string label: pprof drops numeric labels whose value is 0.
             label.push(Label {
                 key: rank_key,
-                num: r as i64,
+                str: strings.id(&r.to_string()),
                 ..Default::default()
             });
         }
@@ -253,6 +254,8 @@ pub fn profile(
         TreeKind::Data => "blame: data-centric tree (frames are variable paths)",
     })];
     Profile {
+        period_type: sample_type.first().cloned(),
+        period: 1,
         sample_type,
         sample: samples,
         location: locations,

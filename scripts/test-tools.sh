@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The real consumers the export tests validate against, installed from the
+# registries into target/test-tools (idempotent, skips what is present):
+#   - Hatchet (PyPI llnl-hatchet) loads our Hatchet literal JSON
+#   - jsonschema (PyPI) + speedscope's published file-format-schema.json (npm)
+#   - go tool pprof (Debian golang-go, installed by deps.sh) reads our pprof
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tools=${BLAME_TEST_TOOLS:-$root/target/test-tools}
+mkdir -p "$tools"
+
+if [[ ! -x $tools/venv/bin/python ]] || ! "$tools/venv/bin/python" -c "import hatchet, jsonschema" 2>/dev/null; then
+  echo "test-tools: installing hatchet and jsonschema into $tools/venv"
+  python3 -m venv "$tools/venv"
+  "$tools/venv/bin/pip" install -q --disable-pip-version-check llnl-hatchet jsonschema
+else
+  echo "test-tools: hatchet and jsonschema present"
+fi
+
+schema=$tools/speedscope/file-format-schema.json
+if [[ ! -s $schema ]]; then
+  echo "test-tools: fetching speedscope's file-format schema (npm package speedscope)"
+  work=$(mktemp -d)
+  (cd "$work" && npm pack --silent speedscope >/dev/null)
+  mkdir -p "$tools/speedscope"
+  tar -xzf "$work"/speedscope-*.tgz -C "$work"
+  cp "$work/package/dist/release/file-format-schema.json" "$schema"
+  rm -rf "$work"
+else
+  echo "test-tools: speedscope schema present"
+fi
