@@ -81,7 +81,7 @@ fn go_tool_pprof_reads_both_trees_with_variable_and_rank_labels() {
             .env("HOME", dir.path())
             .env("PPROF_TMPDIR", dir.path()));
         assert!(top.contains(leaf), "{top}");
-        assert!(top.contains("accounting for 3, 50% of 6 total"), "rank 1 is half: {top}");
+        assert!(top.contains("accounting for 3, 50.00% of 6 total"), "rank 1 is half: {top}");
     }
 }
 
