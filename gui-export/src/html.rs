@@ -75,6 +75,23 @@ pub fn html_with_sources(
     let nproc = results.header.processes.len();
     let mut index_of: HashMap<(String, String, String, u32), usize> = HashMap::new();
     let mut variables = Vec::new();
+    let by_key: HashMap<(&str, &str, &str, u32), usize> = results
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.key.event as usize == e)
+        .map(|(i, v)| {
+            (
+                (
+                    v.key.name.as_str(),
+                    v.key.function.as_str(),
+                    v.key.file.as_str(),
+                    v.key.line,
+                ),
+                i,
+            )
+        })
+        .collect();
     for row in &view.variables {
         index_of.insert(
             (
@@ -86,13 +103,15 @@ pub fn html_with_sources(
             variables.len(),
         );
         let mut per_rank = vec![0.0; nproc];
-        if let Some(v) = results.variables.iter().find(|v| {
-            v.key.event as usize == e
-                && v.key.name == row.name
-                && v.key.function == row.function
-                && v.key.file == row.file
-                && v.key.line == row.line
-        }) {
+        if let Some(v) = by_key
+            .get(&(
+                row.name.as_str(),
+                row.function.as_str(),
+                row.file.as_str(),
+                row.line,
+            ))
+            .map(|&i| &results.variables[i])
+        {
             for pv in &v.values {
                 per_rank[pv.process as usize] += pv.inclusive;
             }

@@ -21,4 +21,6 @@ pub use views::{Filters, OutputFormat};
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_browser;
+#[cfg(test)]
 mod tests_consumers;
