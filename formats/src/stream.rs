@@ -350,9 +350,12 @@ impl<W: Write> StreamWriter<W> {
         self.container.bytes_written()
     }
 
-    /// Seals the last chunk and returns the underlying writer, flushed.
+    /// Seals the last chunk, appends the end marker (so readers know the
+    /// stream is complete) and returns the underlying writer, flushed.
     pub fn finish(mut self) -> Result<W> {
-        self.flush()?;
+        self.seal_chunk()?;
+        self.container.write_end()?;
+        self.container.flush()?;
         Ok(self.container.into_inner())
     }
 }
@@ -420,6 +423,12 @@ impl<R: Read> StreamReader<R> {
 
     pub fn records_read(&self) -> u64 {
         self.records_read
+    }
+
+    /// True once the end marker written by [`StreamWriter::finish`] was read:
+    /// the recording of this process was closed cleanly.
+    pub fn complete(&self) -> bool {
+        self.container.saw_end()
     }
 }
 
@@ -506,8 +515,12 @@ impl Stream {
 #[derive(Debug)]
 pub struct Recovery {
     pub records_recovered: u64,
-    /// Why reading stopped early; `None` when the file was complete.
+    /// Why reading stopped early; `None` when every chunk present was intact.
     pub stopped_by: Option<FormatError>,
+    /// True when the stream ends with the writer's end marker. False with
+    /// `stopped_by == None` means the file ends at a chunk boundary without
+    /// it: the sampler was killed, or the copy was cut between chunks.
+    pub complete: bool,
 }
 
 /// Reads a whole stream; any damage is an error.
@@ -588,6 +601,7 @@ fn collect<R: Read>(
         s,
         Recovery {
             records_recovered: reader.records_read(),
+            complete: stopped_by.is_none() && reader.complete(),
             stopped_by,
         },
     ))
