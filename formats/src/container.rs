@@ -10,6 +10,12 @@
 //! A chunk's payload is `record_count` bincode values (varint, little endian).
 //! Chunks are independent, so a writer that dies loses at most the chunk it was
 //! filling, and a reader stops at the last complete chunk of a torn file.
+//!
+//! A writer that finishes cleanly appends an *end marker*: a chunk with zero
+//! records and an empty payload ([`ContainerWriter::write_end`]). Nothing may
+//! follow it. Whole-file formats (static db, results) require it, so a file
+//! cut exactly at a chunk boundary is reported as truncated instead of being
+//! read as a smaller, wrong, result.
 
 use crate::error::{FormatError, Result};
 use bincode::Options;
@@ -112,6 +118,12 @@ impl<W: Write> ContainerWriter<W> {
         Ok(())
     }
 
+    /// Appends the end marker (a chunk of zero records): the file is complete.
+    /// Write nothing after it.
+    pub fn write_end(&mut self) -> Result<()> {
+        self.write_chunk(&[], 0)
+    }
+
     fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
         self.out
             .write_all(bytes)
@@ -153,9 +165,16 @@ impl Chunk {
     /// Decodes every record of the chunk, or fails naming this chunk.
     pub fn decode<T: DeserializeOwned>(&self, path: &Path) -> Result<Vec<T>> {
         let opts = codec(self.payload.len() as u64);
-        let mut de = bincode::Deserializer::from_slice(&self.payload, opts);
-        // Never trust the count for allocation: each record takes at least one byte.
-        let mut out = Vec::with_capacity((self.record_count as usize).min(self.payload.len()));
+        let mut rest: &[u8] = &self.payload;
+        let mut de = bincode::Deserializer::with_reader(&mut rest, opts);
+        // Never trust the count for allocation: each record takes at least one
+        // byte, and a record may be much larger in memory than on disk, so the
+        // up-front reservation is capped; the vector grows with what decodes.
+        let mut out = Vec::with_capacity(
+            (self.record_count as usize)
+                .min(self.payload.len())
+                .min(4096),
+        );
         for i in 0..self.record_count {
             let value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
                 FormatError::CorruptChunk {
@@ -166,6 +185,19 @@ impl Chunk {
                 }
             })?;
             out.push(value);
+        }
+        drop(de);
+        if !rest.is_empty() {
+            return Err(FormatError::CorruptChunk {
+                path: path.to_path_buf(),
+                chunk: self.index,
+                offset: self.offset,
+                reason: format!(
+                    "{} bytes left over after its {} records",
+                    rest.len(),
+                    self.record_count
+                ),
+            });
         }
         Ok(out)
     }
@@ -189,6 +221,17 @@ impl RawChunk {
             reason,
         };
         let ulen = self.uncompressed_len as usize;
+        // The zstd frame states its own size: check it against the chunk
+        // header before allocating the output buffer.
+        match zstd::zstd_safe::get_frame_content_size(&self.compressed) {
+            Ok(Some(n)) if n != ulen as u64 => {
+                return Err(corrupt(format!(
+                    "zstd frame holds {n} bytes, chunk header says {ulen}"
+                )))
+            }
+            Ok(_) => {}
+            Err(_) => return Err(corrupt("zstd: not a zstd frame".into())),
+        }
         let payload = zstd::bulk::decompress(&self.compressed, ulen)
             .map_err(|e| corrupt(format!("zstd: {e}")))?;
         if payload.len() != ulen {
@@ -212,6 +255,7 @@ pub struct ContainerReader<R: Read> {
     path: PathBuf,
     offset: u64,
     next_index: u64,
+    ended: bool,
     pub version: u32,
 }
 
@@ -227,11 +271,29 @@ impl<R: Read> ContainerReader<R> {
             path: path.into(),
             offset: 0,
             next_index: 0,
+            ended: false,
             version: 0,
         };
         let mut pre = [0u8; PREAMBLE_LEN as usize];
-        r.read_exact_or_truncated(&mut pre, "file preamble (magic and version)")?;
+        let got = r.read_up_to(&mut pre)?;
         let magic: [u8; 8] = pre[0..8].try_into().expect("8 bytes");
+        // A short file that does not even start like the magic is the wrong
+        // file, not a truncated one.
+        let seen = got.min(8);
+        if magic[..seen] != kind.magic[..seen] {
+            return Err(FormatError::WrongMagic {
+                path: r.path.clone(),
+                expected: kind.name,
+                found: magic,
+            });
+        }
+        if got < pre.len() {
+            return Err(FormatError::Truncated {
+                path: r.path.clone(),
+                offset: got as u64,
+                what: "file preamble (magic and version) incomplete".into(),
+            });
+        }
         if magic != kind.magic {
             return Err(FormatError::WrongMagic {
                 path: r.path.clone(),
@@ -250,6 +312,12 @@ impl<R: Read> ContainerReader<R> {
         }
         let header_chunk = match r.next_chunk() {
             Ok(Some(c)) => c,
+            Ok(None) if r.ended => {
+                return Err(FormatError::CorruptHeader {
+                    path: r.path.clone(),
+                    reason: "end marker where the header chunk should be".into(),
+                })
+            }
             Ok(None) => {
                 return Err(FormatError::Truncated {
                     path: r.path.clone(),
@@ -290,7 +358,29 @@ impl<R: Read> ContainerReader<R> {
         self.offset
     }
 
-    /// The next chunk, `None` at a clean end of file.
+    /// True once the end marker was read: the writer finished the file.
+    pub fn saw_end(&self) -> bool {
+        self.ended
+    }
+
+    /// For whole-file formats: fails with [`FormatError::Truncated`] unless
+    /// the end marker was read (call after `next_chunk` returned `None`).
+    pub fn require_end(&self) -> Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        Err(FormatError::Truncated {
+            path: self.path.clone(),
+            offset: self.offset,
+            what: format!(
+                "the file ends after chunk {} without its end marker; it was cut short \
+                 (copy it again or re-create it)",
+                self.next_index.saturating_sub(1)
+            ),
+        })
+    }
+
+    /// The next chunk, `None` at a clean end of file or at the end marker.
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
         match self.next_raw_chunk()? {
             None => Ok(None),
@@ -301,6 +391,9 @@ impl<R: Read> ContainerReader<R> {
     /// The next chunk with its checksum verified but still compressed, so
     /// callers can decompress several chunks in parallel.
     pub fn next_raw_chunk(&mut self) -> Result<Option<RawChunk>> {
+        if self.ended {
+            return Ok(None);
+        }
         let start = self.offset;
         let mut head = [0u8; CHUNK_HEADER_LEN as usize];
         let got = self.read_up_to(&mut head)?;
@@ -351,10 +444,30 @@ impl<R: Read> ContainerReader<R> {
                 format!("chunk {index} body ({got} of {clen} bytes present)"),
             ));
         }
-        if crc32fast::hash(&compressed) != crc {
+        // Fuzzing builds skip the checksum so mutated inputs reach the decoders.
+        if !cfg!(fuzzing) && crc32fast::hash(&compressed) != crc {
             return Err(corrupt("checksum mismatch".into()));
         }
         self.next_index += 1;
+        if count == 0 {
+            // The end marker: an empty payload, and nothing after it.
+            if ulen != 0 {
+                return Err(corrupt(format!(
+                    "end marker (0 records) with a {ulen} byte payload"
+                )));
+            }
+            let mut probe = [0u8; 1];
+            if self.read_up_to(&mut probe)? != 0 {
+                return Err(FormatError::CorruptChunk {
+                    path: self.path.clone(),
+                    chunk: index + 1,
+                    offset: self.offset - 1,
+                    reason: "data after the end marker".into(),
+                });
+            }
+            self.ended = true;
+            return Ok(None);
+        }
         Ok(Some(RawChunk {
             index,
             offset: start,
@@ -384,18 +497,5 @@ impl<R: Read> ContainerReader<R> {
         }
         self.offset += filled as u64;
         Ok(filled)
-    }
-
-    fn read_exact_or_truncated(&mut self, buf: &mut [u8], what: &str) -> Result<()> {
-        let start = self.offset;
-        let got = self.read_up_to(buf)?;
-        if got < buf.len() {
-            return Err(FormatError::Truncated {
-                path: self.path.clone(),
-                offset: start + got as u64,
-                what: format!("{what} incomplete"),
-            });
-        }
-        Ok(())
     }
 }

@@ -16,22 +16,48 @@ pub const RESULTS: Kind = Kind {
 };
 
 /// A symbolized frame, as results and JSON-lines samples carry it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+///
+/// In JSON a zero `column` and a false `inlined` are left out; in the binary
+/// (bincode) files every field is always written, because bincode is not
+/// self-describing and cannot skip fields (see the manual `Serialize`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 pub struct SymFrame {
     pub function: String,
     #[serde(default)]
     pub file: String,
     #[serde(default)]
     pub line: u32,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub column: u32,
     /// True for a frame expanded from DWARF inline info.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub inlined: bool,
 }
 
-fn is_zero(v: &u32) -> bool {
-    *v == 0
+impl Serialize for SymFrame {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        // Skipping fields is only safe for self-describing formats.
+        let human = s.is_human_readable();
+        let skip_column = human && self.column == 0;
+        let skip_inlined = human && !self.inlined;
+        let fields = 3 + usize::from(!skip_column) + usize::from(!skip_inlined);
+        let mut st = s.serialize_struct("SymFrame", fields)?;
+        st.serialize_field("function", &self.function)?;
+        st.serialize_field("file", &self.file)?;
+        st.serialize_field("line", &self.line)?;
+        if skip_column {
+            st.skip_field("column")?;
+        } else {
+            st.serialize_field("column", &self.column)?;
+        }
+        if skip_inlined {
+            st.skip_field("inlined")?;
+        } else {
+            st.serialize_field("inlined", &self.inlined)?;
+        }
+        st.end()
+    }
 }
 
 /// One profiled process in the results.
@@ -183,6 +209,7 @@ impl Results {
         if count > 0 {
             w.write_chunk(&buf, count)?;
         }
+        w.write_end()?;
         w.flush()?;
         let file = w
             .into_inner()
@@ -260,6 +287,7 @@ impl Results {
                 }
             }
         }
+        r.require_end()?;
         Ok(out)
     }
 }

@@ -237,19 +237,33 @@ impl FunctionSummary {
                 )));
             }
         }
-        // A cycle in parents would hang container resolution.
+        // A cycle in parents would hang container resolution. Each variable
+        // is walked once (linear, so a huge corrupt chain cannot stall the reader).
+        const UNSEEN: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const ACYCLIC: u8 = 2;
+        let mut state = vec![UNSEEN; self.variables.len()];
+        let mut path = Vec::new();
         for start in 0..self.variables.len() {
-            let mut cur = self.variables[start].parent;
-            let mut steps = 0;
+            let mut cur = Some(start as u32);
             while let Some(p) = cur {
-                steps += 1;
-                if steps > self.variables.len() {
-                    return Err(bad(format!(
-                        "parent cycle at variable {}",
-                        self.variables[start].name
-                    )));
+                match state[p as usize] {
+                    ACYCLIC => break,
+                    ON_PATH => {
+                        return Err(bad(format!(
+                            "parent cycle at variable {}",
+                            self.variables[p as usize].name
+                        )))
+                    }
+                    _ => {
+                        state[p as usize] = ON_PATH;
+                        path.push(p);
+                        cur = self.variables[p as usize].parent;
+                    }
                 }
-                cur = self.variables[p as usize].parent;
+            }
+            for p in path.drain(..) {
+                state[p as usize] = ACYCLIC;
             }
         }
         Ok(())
@@ -316,6 +330,7 @@ impl StaticDb {
         if count > 0 {
             w.write_chunk(&buf, count)?;
         }
+        w.write_end()?;
         w.flush()?;
         let file = w
             .into_inner()
@@ -344,6 +359,7 @@ impl StaticDb {
                 db.insert(f);
             }
         }
+        r.require_end()?;
         Ok((db, header))
     }
 }

@@ -154,16 +154,85 @@ pub enum Record {
     End(ProcessEnd),
 }
 
+/// A fast hasher for (parent id, address) keys: one multiply per word.
+/// The keys come from the profiled program's own code addresses, so the
+/// DoS resistance of the default SipHash buys nothing here and costs half
+/// the writer's time.
+#[derive(Default, Clone, Copy)]
+struct NodeHasher(u64);
+
+impl std::hash::Hasher for NodeHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        // FxHash-style mixing, with a final fold so hashbrown's top bits vary.
+        let h = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
+type NodeMap = HashMap<(u32, u64), u32, std::hash::BuildHasherDefault<NodeHasher>>;
+
+/// Words of frames the whole-stack cache of [`StackInterner`] may hold (8 MiB).
+const STACK_CACHE_WORDS: usize = 1 << 20;
+
 /// Interns stacks (outermost caller last) into parent-linked nodes.
+///
+/// A cache of whole stacks (hash of all frames → id, frames kept in an arena
+/// to confirm the match) answers a repeated stack with one lookup instead of
+/// one per frame; it is cleared when it reaches `STACK_CACHE_WORDS`, so its
+/// memory is bounded however many distinct stacks a program has.
 #[derive(Default)]
 pub struct StackInterner {
-    nodes: HashMap<(u32, u64), u32>,
+    nodes: NodeMap,
     next_id: u32,
+    /// Hash of a whole stack → (id, start in `arena`, depth).
+    whole: HashMap<u64, (u32, u32, u32), std::hash::BuildHasherDefault<NodeHasher>>,
+    arena: Vec<u64>,
+}
+
+fn hash_frames(frames: &[u64]) -> u64 {
+    let mut h = (frames.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    for &f in frames {
+        h = (h.rotate_left(23) ^ f).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    h ^ (h >> 31)
 }
 
 impl StackInterner {
     /// Returns the id of `frames` (innermost first) and pushes any new nodes to `new_nodes`.
     pub fn intern(&mut self, frames: &[u64], new_nodes: &mut Vec<StackNode>) -> u32 {
+        let hash = hash_frames(frames);
+        if let Some(&(id, start, len)) = self.whole.get(&hash) {
+            let start = start as usize;
+            if self.arena.get(start..start + len as usize) == Some(frames) {
+                return id;
+            }
+        }
+        let id = self.intern_frames(frames, new_nodes);
+        if frames.len() <= STACK_CACHE_WORDS / 16 {
+            if self.arena.len() + frames.len() > STACK_CACHE_WORDS {
+                self.arena.clear();
+                self.whole.clear();
+            }
+            let start = self.arena.len() as u32;
+            self.arena.extend_from_slice(frames);
+            self.whole.insert(hash, (id, start, frames.len() as u32));
+        }
+        id
+    }
+
+    /// The frame-by-frame walk: one lookup per frame, from the outermost.
+    fn intern_frames(&mut self, frames: &[u64], new_nodes: &mut Vec<StackNode>) -> u32 {
         let mut parent = 0u32;
         for &address in frames.iter().rev() {
             parent = match self.nodes.get(&(parent, address)) {
@@ -350,9 +419,12 @@ impl<W: Write> StreamWriter<W> {
         self.container.bytes_written()
     }
 
-    /// Seals the last chunk and returns the underlying writer, flushed.
+    /// Seals the last chunk, appends the end marker (so readers know the
+    /// stream is complete) and returns the underlying writer, flushed.
     pub fn finish(mut self) -> Result<W> {
-        self.flush()?;
+        self.seal_chunk()?;
+        self.container.write_end()?;
+        self.container.flush()?;
         Ok(self.container.into_inner())
     }
 }
@@ -420,6 +492,12 @@ impl<R: Read> StreamReader<R> {
 
     pub fn records_read(&self) -> u64 {
         self.records_read
+    }
+
+    /// True once the end marker written by [`StreamWriter::finish`] was read:
+    /// the recording of this process was closed cleanly.
+    pub fn complete(&self) -> bool {
+        self.container.saw_end()
     }
 }
 
@@ -506,8 +584,12 @@ impl Stream {
 #[derive(Debug)]
 pub struct Recovery {
     pub records_recovered: u64,
-    /// Why reading stopped early; `None` when the file was complete.
+    /// Why reading stopped early; `None` when every chunk present was intact.
     pub stopped_by: Option<FormatError>,
+    /// True when the stream ends with the writer's end marker. False with
+    /// `stopped_by == None` means the file ends at a chunk boundary without
+    /// it: the sampler was killed, or the copy was cut between chunks.
+    pub complete: bool,
 }
 
 /// Reads a whole stream; any damage is an error.
@@ -588,7 +670,46 @@ fn collect<R: Read>(
         s,
         Recovery {
             records_recovered: reader.records_read(),
+            complete: stopped_by.is_none() && reader.complete(),
             stopped_by,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole-stack cache must give exactly the ids of the frame-by-frame
+    /// walk, before and after it is cleared for being full.
+    #[test]
+    fn whole_stack_cache_agrees_with_the_frame_walk() {
+        let mut cached = StackInterner::default();
+        let mut walk = StackInterner::default();
+        let mut nodes = Vec::new();
+        let stack = |i: u64| -> Vec<u64> {
+            let depth = 1 + (i % 23) as usize;
+            (0..depth as u64)
+                .map(|d| 0x4000 + d * 16 + (i * 7919) % (d + 3))
+                .collect()
+        };
+        // Enough distinct words to overflow the cache at least once.
+        let n = (STACK_CACHE_WORDS / 8) as u64;
+        for round in 0..2 {
+            for i in 0..n {
+                let f = stack(i);
+                let a = cached.intern(&f, &mut nodes);
+                let b = walk.intern_frames(&f, &mut Vec::new());
+                assert_eq!(a, b, "stack {i} round {round}");
+            }
+        }
+        assert_eq!(cached.len(), walk.len());
+        // Every node was announced exactly once, in id order.
+        assert_eq!(nodes.len(), cached.len());
+        assert!(nodes
+            .iter()
+            .enumerate()
+            .all(|(i, n)| n.id as usize == i + 1));
+        assert_eq!(cached.intern(&[], &mut nodes), 0);
+    }
 }

@@ -1,0 +1,595 @@
+//! Damaged files: every truncation and every flipped byte gives a typed
+//! error or a clean, correct prefix, never a panic or a wrong answer.
+
+mod common;
+
+use blame_formats::alloc_log::AllocLog;
+use blame_formats::container::{ContainerWriter, Kind};
+use blame_formats::results::{ResultRecord, Results, RESULTS};
+use blame_formats::static_db::{StaticDb, STATIC_DB};
+use blame_formats::stream::*;
+use blame_formats::FormatError;
+use common::*;
+use std::path::Path;
+
+/// Records in the data chunks that end at or before `cut`.
+fn records_before(spans: &[Span], cut: usize) -> u64 {
+    spans[1..]
+        .iter()
+        .filter(|s| s.end <= cut)
+        .map(|s| s.records as u64)
+        .sum()
+}
+
+/// The recovered part of a stream is exactly a prefix of what was written.
+fn assert_prefix(s: &Stream, fx: &StreamFixture) {
+    assert!(s.samples.len() <= fx.samples.len());
+    for (got, want) in s.samples.iter().zip(&fx.samples) {
+        assert_eq!((got.tid, got.time_ns, got.weight), (want.0, want.1, want.3));
+        assert_eq!(s.frames(got.stack).unwrap(), want.4);
+    }
+    assert_eq!(s.mappings[..], fx.mappings[..s.mappings.len()]);
+}
+
+#[test]
+fn stream_cut_at_every_chunk_boundary_is_a_clean_prefix() {
+    let fx = stream_fixture(4000, 1024);
+    let spans = chunks(&fx.bytes);
+    assert!(spans.len() > 20);
+    let last = spans.len() - 1; // the end marker
+    assert_eq!(spans[last].records, 0);
+    for (i, span) in spans.iter().enumerate() {
+        let (s, rec) = read_stream_bytes(&fx.bytes[..span.end]).unwrap();
+        assert!(rec.stopped_by.is_none(), "cut after chunk {i}");
+        assert_eq!(rec.complete, i == last, "cut after chunk {i}");
+        assert_eq!(rec.records_recovered, records_before(&spans, span.end));
+        assert_prefix(&s, &fx);
+        // The strict reader accepts a sampler killed between chunks too.
+        if i == last {
+            assert_eq!(rec.records_recovered, fx.records);
+        }
+    }
+}
+
+#[test]
+fn stream_cut_at_every_byte_of_the_last_chunks_reports_truncation() {
+    let fx = stream_fixture(4000, 1024);
+    let spans = chunks(&fx.bytes);
+    let n = spans.len();
+    // The last data chunk and the end marker.
+    for span in &spans[n - 2..] {
+        for cut in span.start + 1..span.end {
+            let (s, rec) = read_stream_bytes(&fx.bytes[..cut]).unwrap();
+            match &rec.stopped_by {
+                Some(FormatError::Truncated { offset, what, .. }) => {
+                    assert_eq!(*offset, span.start as u64, "cut at {cut}");
+                    assert!(what.contains("incomplete chunk"), "{what}");
+                }
+                other => panic!("cut at {cut}: {other:?}"),
+            }
+            assert!(!rec.complete);
+            assert_eq!(rec.records_recovered, records_before(&spans, cut));
+            assert_prefix(&s, &fx);
+        }
+    }
+}
+
+#[test]
+fn stream_cut_anywhere_never_panics_and_recovers_whole_chunks() {
+    let fx = stream_fixture(600, 1024);
+    let spans = chunks(&fx.bytes);
+    for cut in 0..fx.bytes.len() {
+        match read_stream_bytes(&fx.bytes[..cut]) {
+            Ok((s, rec)) => {
+                assert!(cut >= spans[0].end, "header cut at {cut} was accepted");
+                assert_eq!(rec.records_recovered, records_before(&spans, cut));
+                assert_prefix(&s, &fx);
+                let at_boundary = spans.iter().any(|s| s.end == cut);
+                assert_eq!(rec.stopped_by.is_none(), at_boundary, "cut at {cut}");
+            }
+            Err(e) => {
+                assert!(cut < spans[0].end, "cut at {cut}: {e}");
+                assert!(e.is_truncation(), "cut at {cut}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn stream_flipped_bytes_name_the_damage() {
+    let fx = stream_fixture(500, 1024);
+    let spans = chunks(&fx.bytes);
+    assert!(spans.len() > 5);
+    let header_end = spans[0].end;
+    for pos in 0..fx.bytes.len() {
+        // Every byte, with a mask that rotates over all eight bits.
+        for mask in [0xffu8, 1 << (pos % 8)] {
+            let mut bad = fx.bytes.clone();
+            bad[pos] ^= mask;
+            let got = read_stream_bytes(&bad);
+            match pos {
+                0..=7 => assert!(
+                    matches!(got, Err(FormatError::WrongMagic { found, .. }) if found[..] == bad[..8]),
+                    "{pos}: {got:?}"
+                ),
+                8..=11 => {
+                    let v = u32::from_le_bytes(bad[8..12].try_into().unwrap());
+                    assert!(
+                        matches!(got, Err(FormatError::UnsupportedVersion { found, supported: 1, .. }) if found == v),
+                        "{pos}: {got:?}"
+                    )
+                }
+                // Flags are reserved: version 1 readers ignore them.
+                12..=15 => assert!(got.is_ok_and(|(_, r)| r.complete)),
+                _ if pos < header_end => assert!(
+                    matches!(
+                        got,
+                        Err(FormatError::CorruptHeader { .. } | FormatError::Truncated { .. })
+                    ),
+                    "{pos}: {got:?}"
+                ),
+                _ => {
+                    let chunk = spans
+                        .iter()
+                        .position(|s| s.start <= pos && pos < s.end)
+                        .unwrap();
+                    let (s, rec) = got.unwrap();
+                    match rec.stopped_by {
+                        Some(FormatError::CorruptChunk {
+                            chunk: c, offset, ..
+                        }) => {
+                            assert_eq!(c, chunk as u64, "byte {pos}");
+                            assert_eq!(offset, spans[chunk].start as u64);
+                        }
+                        // A length field that grew past the end of the file.
+                        Some(FormatError::Truncated { offset, .. }) => {
+                            assert_eq!(offset, spans[chunk].start as u64, "byte {pos}")
+                        }
+                        other => panic!("byte {pos} mask {mask:#x}: {other:?}"),
+                    }
+                    assert!(!rec.complete);
+                    assert_eq!(
+                        rec.records_recovered,
+                        records_before(&spans, spans[chunk].start)
+                    );
+                    assert_prefix(&s, &fx);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn stream_with_data_after_the_end_marker_is_corrupt() {
+    let fx = stream_fixture(10, 1024);
+    let mut bad = fx.bytes.clone();
+    bad.extend(raw_chunk(&[0], 1));
+    let (_, rec) = read_stream_bytes(&bad).unwrap();
+    assert!(
+        matches!(&rec.stopped_by, Some(FormatError::CorruptChunk { reason, .. }) if reason.contains("after the end marker")),
+        "{:?}",
+        rec.stopped_by
+    );
+}
+
+/// Whole-file formats: any cut or flip (outside the reserved flags) is an error.
+fn whole_file_damage(bytes: &[u8], read: impl Fn(&[u8]) -> Result<(), FormatError>, stride: usize) {
+    read(bytes).unwrap();
+    let spans = chunks(bytes);
+    assert!(spans.len() >= 3);
+    for span in &spans {
+        let e = read(&bytes[..span.end]);
+        if span.end == bytes.len() {
+            assert!(e.is_ok());
+        } else {
+            assert!(
+                matches!(&e, Err(FormatError::Truncated { offset, what, .. }) if *offset == span.end as u64 && what.contains("end marker")),
+                "cut at boundary {}: {e:?}",
+                span.end
+            );
+        }
+    }
+    // Every byte of every chunk header, then a stride through the payloads.
+    let mut positions: Vec<usize> = (0..16).collect();
+    for s in &spans {
+        positions.extend(s.start..s.start + 20);
+        positions.extend((s.start + 20..s.end).step_by(stride));
+        positions.push(s.end - 1);
+    }
+    for &pos in &positions {
+        let cut = read(&bytes[..pos]);
+        assert!(cut.is_err(), "cut at {pos} accepted");
+        let mut bad = bytes.to_vec();
+        bad[pos] ^= 0x5a;
+        let got = read(&bad);
+        if (12..16).contains(&pos) {
+            assert!(got.is_ok());
+            continue;
+        }
+        let e = got.expect_err("flipped byte accepted");
+        let chunk = spans.iter().position(|s| s.start <= pos && pos < s.end);
+        match (&e, chunk) {
+            (FormatError::WrongMagic { .. }, None) => assert!(pos < 8),
+            (FormatError::UnsupportedVersion { .. }, None) => assert!(pos < 12),
+            (FormatError::CorruptHeader { .. }, Some(0)) => {}
+            (FormatError::CorruptChunk { chunk: c, .. }, Some(i)) => assert_eq!(*c, i as u64),
+            (FormatError::Truncated { .. }, Some(_)) => {}
+            _ => panic!("byte {pos} (chunk {chunk:?}): {e}"),
+        }
+    }
+}
+
+/// A container with `per_chunk` records per chunk, encoded the way FORMATS.md
+/// documents it (bincode, varint, little endian) independently of the writers.
+fn rechunk<H: serde::Serialize, T: serde::Serialize>(
+    kind: Kind,
+    header: &H,
+    records: &[T],
+    per_chunk: usize,
+) -> Vec<u8> {
+    use bincode::Options;
+    let opts = bincode::DefaultOptions::new()
+        .with_varint_encoding()
+        .with_little_endian();
+    let mut w = ContainerWriter::new(Vec::new(), "<t>", kind, header).unwrap();
+    for group in records.chunks(per_chunk) {
+        let mut payload = Vec::new();
+        for r in group {
+            opts.serialize_into(&mut payload, r).unwrap();
+        }
+        w.write_chunk(&payload, group.len() as u32).unwrap();
+    }
+    w.write_end().unwrap();
+    w.into_inner()
+}
+
+#[test]
+fn static_db_damage_is_always_an_error() {
+    let db = static_db(200, 9);
+    let records: Vec<_> = db.functions.values().cloned().collect();
+    let bytes = rechunk(STATIC_DB, &db_header(), &records, 10);
+    assert_eq!(StaticDb::read_bytes(&bytes).unwrap(), (db, db_header()));
+    whole_file_damage(&bytes, |b| StaticDb::read_bytes(b).map(|_| ()), 211);
+}
+
+#[test]
+fn results_damage_is_always_an_error() {
+    let r = results(200);
+    let records: Vec<ResultRecord> = r
+        .variables
+        .iter()
+        .cloned()
+        .map(ResultRecord::Variable)
+        .chain(r.functions.iter().cloned().map(ResultRecord::Function))
+        .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
+        .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
+        .collect();
+    let bytes = rechunk(RESULTS, &r.header, &records, 25);
+    assert_eq!(Results::read_bytes(&bytes).unwrap(), r);
+    whole_file_damage(&bytes, |b| Results::read_bytes(b).map(|_| ()), 211);
+}
+
+#[test]
+fn small_static_db_every_byte_flipped_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    static_db(3, 1).write(&path, &db_header()).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    for pos in (0..bytes.len()).filter(|p| !(12..16).contains(p)) {
+        for mask in [1u8, 0x10, 0xff] {
+            let mut bad = bytes.clone();
+            bad[pos] ^= mask;
+            assert!(
+                StaticDb::read_bytes(&bad).is_err(),
+                "byte {pos} ^ {mask:#x}"
+            );
+        }
+        assert!(StaticDb::read_bytes(&bytes[..pos]).is_err(), "cut at {pos}");
+    }
+}
+
+/// Encodes a bincode varint the way the container does (u64 > u32::MAX).
+fn varint_u64(v: u64) -> Vec<u8> {
+    let mut b = vec![253u8];
+    b.extend_from_slice(&v.to_le_bytes());
+    b
+}
+
+#[test]
+fn length_fields_claiming_2_pow_60_entries_are_errors_not_allocations() {
+    let valid = stream_fixture(1, 1024).bytes;
+    // WireRecord::Exec (variant 5) with a command list of 2^60 strings, and
+    // with one string of 2^60 bytes; WireRecord::Mapping with a huge path.
+    let mut huge_vec = vec![5u8];
+    huge_vec.extend(varint_u64(1 << 60));
+    huge_vec.extend([1, b'x']);
+    let mut huge_string = vec![5u8, 1];
+    huge_string.extend(varint_u64(1 << 60));
+    huge_string.extend(b"abc");
+    let mut huge_path = vec![0u8, 1, 2, 3, 4];
+    huge_path.extend(varint_u64(1 << 60));
+    for payload in [huge_vec, huge_string, huge_path] {
+        let file = with_payload_chunk(&valid, &payload, 1);
+        let (_, rec) = read_stream_bytes(&file).unwrap();
+        assert!(
+            matches!(
+                &rec.stopped_by,
+                Some(FormatError::CorruptChunk { chunk: 1, .. })
+            ),
+            "{:?}",
+            rec.stopped_by
+        );
+        assert_eq!(rec.records_recovered, 0);
+    }
+    // The same in the header: a stream header whose host claims 2^60 bytes.
+    let mut header = valid[..16].to_vec();
+    let mut payload = varint_u64(1 << 60);
+    payload.extend(b"host");
+    header.extend(raw_chunk(&payload, 1));
+    assert!(matches!(
+        read_stream_bytes(&header),
+        Err(FormatError::CorruptHeader { .. })
+    ));
+    // A static db whose function list claims 2^60 variables.
+    let dir = tempfile::tempdir().unwrap();
+    static_db(1, 1)
+        .write(dir.path().join("db"), &db_header())
+        .unwrap();
+    let db = std::fs::read(dir.path().join("db")).unwrap();
+    let mut f = vec![1, b'f', 1, b'f', 1, b'a', 1, 0, 1];
+    f.extend(varint_u64(1 << 60));
+    let file = with_payload_chunk(&db, &f, 1);
+    assert!(matches!(
+        StaticDb::read_bytes(&file),
+        Err(FormatError::CorruptChunk { chunk: 1, .. })
+    ));
+}
+
+#[test]
+fn chunk_headers_claiming_huge_sizes_or_counts_are_rejected_before_reading() {
+    let valid = stream_fixture(1, 1024).bytes;
+    let header_end = chunks(&valid)[0].end;
+    let chunk_header = |clen: u32, ulen: u32, count: u32| {
+        let mut b = valid[..header_end].to_vec();
+        b.extend_from_slice(b"CHNK");
+        for v in [clen, ulen, count, 0] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&[0u8; 64]);
+        b
+    };
+    for (clen, ulen, count, needle) in [
+        (u32::MAX, 100, 1, "over the"),
+        (10, u32::MAX, 1, "over the"),
+        (10, 100, u32::MAX, "records in 100 bytes"),
+        (64, 100, 0, "checksum"),
+        (64, 100, 1, "checksum"),
+    ] {
+        let (_, rec) = read_stream_bytes(&chunk_header(clen, ulen, count)).unwrap();
+        match rec.stopped_by {
+            Some(FormatError::CorruptChunk {
+                chunk: 1, reason, ..
+            }) => {
+                assert!(reason.contains(needle), "{reason}")
+            }
+            other => panic!("{clen} {ulen} {count}: {other:?}"),
+        }
+    }
+    // An end marker (0 records) must have an empty payload.
+    let mut b = valid[..header_end].to_vec();
+    b.extend(raw_chunk(&[1, 2, 3], 0));
+    let (_, rec) = read_stream_bytes(&b).unwrap();
+    assert!(
+        matches!(&rec.stopped_by, Some(FormatError::CorruptChunk { reason, .. }) if reason.contains("end marker (0 records) with a 3 byte payload")),
+        "{:?}",
+        rec.stopped_by
+    );
+    // A valid zstd frame whose size disagrees with the chunk header.
+    let mut b = valid[..header_end].to_vec();
+    let mut c = raw_chunk(&[0u8; 10], 1);
+    c[8..12].copy_from_slice(&(1u32 << 20).to_le_bytes());
+    b.extend(c);
+    let (_, rec) = read_stream_bytes(&b).unwrap();
+    assert!(
+        matches!(&rec.stopped_by, Some(FormatError::CorruptChunk { reason, .. }) if reason.contains("zstd frame holds 10 bytes")),
+        "{:?}",
+        rec.stopped_by
+    );
+}
+
+#[test]
+fn leftover_bytes_in_a_chunk_are_corruption() {
+    let valid = stream_fixture(1, 1024).bytes;
+    // One Lost record (variant 4: event 0, count 1) and two stray bytes.
+    let file = with_payload_chunk(&valid, &[4, 0, 1, 7, 7], 1);
+    let (_, rec) = read_stream_bytes(&file).unwrap();
+    assert!(
+        matches!(&rec.stopped_by, Some(FormatError::CorruptChunk { reason, .. }) if reason.contains("2 bytes left over")),
+        "{:?}",
+        rec.stopped_by
+    );
+    let ok = with_payload_chunk(&valid, &[4, 0, 1], 1);
+    let (s, rec) = read_stream_bytes(&ok).unwrap();
+    assert!(rec.stopped_by.is_none());
+    assert_eq!(s.lost, vec![Lost { event: 0, count: 1 }]);
+}
+
+#[test]
+fn inconsistent_stack_tables_are_errors() {
+    let valid = stream_fixture(1, 1024).bytes;
+    // Stack node 2 before node 1; a node that is its own parent; a sample
+    // referring to an undefined stack.
+    for payload in [
+        vec![2u8, 2, 0, 5],
+        vec![2u8, 1, 1, 5],
+        vec![3u8, 1, 0, 0, 1, 9, 0],
+    ] {
+        let file = with_payload_chunk(&valid, &payload, 1);
+        let (_, rec) = read_stream_bytes(&file).unwrap();
+        assert!(
+            matches!(&rec.stopped_by, Some(FormatError::Invalid { .. })),
+            "{payload:?}: {:?}",
+            rec.stopped_by
+        );
+    }
+}
+
+#[test]
+fn wrong_files_are_named_as_such() {
+    let stream = stream_fixture(1, 1024).bytes;
+    let e = StaticDb::read_bytes(&stream).unwrap_err();
+    assert!(matches!(e, FormatError::WrongMagic { found, .. } if &found == b"BLAMESMP"));
+    // A short text file is the wrong file, not a truncated one.
+    for short in [&b"hello"[..], b"{\"stack\":[]}", b"\x7fELF\x02\x01\x01"] {
+        assert!(matches!(
+            read_stream_bytes(short),
+            Err(FormatError::WrongMagic { .. })
+        ));
+    }
+    // A real prefix of the magic is a truncation at that byte.
+    assert!(matches!(
+        read_stream_bytes(b"BLAME"),
+        Err(FormatError::Truncated { offset: 5, .. })
+    ));
+    assert!(matches!(
+        read_stream_bytes(b""),
+        Err(FormatError::Truncated { offset: 0, .. })
+    ));
+    let mut v2 = stream.clone();
+    v2[8] = 2;
+    let e = read_stream_bytes(&v2).unwrap_err();
+    assert!(matches!(
+        e,
+        FormatError::UnsupportedVersion {
+            found: 2,
+            supported: 1,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn error_messages_say_what_where_and_what_to_do() {
+    let p = || Path::new("run1/rank-0.bstream").to_path_buf();
+    let cases = [
+        (
+            FormatError::WrongMagic {
+                path: p(),
+                expected: "blame sample stream",
+                found: *b"BLAMESDB",
+            },
+            "run1/rank-0.bstream: not a blame sample stream file (magic bytes [66, 76, 65, 77, 69, 83, 68, 66]); check that you passed the right file",
+        ),
+        (
+            FormatError::UnsupportedVersion {
+                path: p(),
+                kind: "blame sample stream",
+                found: 7,
+                supported: 1,
+            },
+            "run1/rank-0.bstream: blame sample stream format version 7 is not supported (this build reads version 1); use a matching blame release",
+        ),
+        (
+            FormatError::Truncated {
+                path: p(),
+                offset: 4096,
+                what: "incomplete chunk 3 body (10 of 99 bytes present)".into(),
+            },
+            "run1/rank-0.bstream: truncated at byte 4096: incomplete chunk 3 body (10 of 99 bytes present)",
+        ),
+        (
+            FormatError::CorruptChunk {
+                path: p(),
+                chunk: 3,
+                offset: 4096,
+                reason: "checksum mismatch".into(),
+            },
+            "run1/rank-0.bstream: corrupt chunk 3 at byte 4096: checksum mismatch",
+        ),
+        (
+            FormatError::CorruptHeader {
+                path: p(),
+                reason: "zstd: not a zstd frame".into(),
+            },
+            "run1/rank-0.bstream: corrupt header: zstd: not a zstd frame",
+        ),
+    ];
+    for (e, want) in cases {
+        assert_eq!(e.to_string(), want);
+    }
+    // Real errors from the reader carry the file, the byte and the chunk.
+    let fx = stream_fixture(300, 1024);
+    let spans = chunks(&fx.bytes);
+    let mut bad = fx.bytes.clone();
+    bad[spans[2].start + 30] ^= 1;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rank-0.bstream");
+    std::fs::write(&path, &bad).unwrap();
+    let e = read_stream(&path).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}: corrupt chunk 2 at byte {}: checksum mismatch",
+            path.display(),
+            spans[2].start
+        )
+    );
+    std::fs::write(&path, &fx.bytes[..spans[2].start + 7]).unwrap();
+    let e = read_stream(&path).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("truncated at byte {}", spans[2].start))
+            && e.contains("everything before byte"),
+        "{e}"
+    );
+    let e = blame_formats::static_db::StaticDb::read(dir.path().join("missing")).unwrap_err();
+    assert!(e.to_string().contains("missing: I/O error"), "{e}");
+}
+
+#[test]
+fn alloc_log_cut_anywhere_and_flipped_bytes() {
+    let bytes = alloc_log_bytes(40);
+    let full = AllocLog::parse(&bytes, Path::new("t")).unwrap();
+    for cut in 0..bytes.len() {
+        match AllocLog::parse(&bytes[..cut], Path::new("t")) {
+            Ok(l) => {
+                assert!(cut >= 16);
+                assert_eq!(l.events[..], full.events[..l.events.len()]);
+            }
+            Err(e) => {
+                assert!(cut < 16, "cut at {cut}: {e}");
+                assert!(e.is_truncation() || matches!(e, FormatError::WrongMagic { .. }));
+            }
+        }
+    }
+    for pos in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[pos] ^= 0xff;
+        match AllocLog::parse(&bad, Path::new("t")) {
+            Ok(l) => assert!(pos >= 12, "byte {pos}: {l:?}"),
+            Err(FormatError::WrongMagic { .. }) => assert!(pos < 8),
+            Err(FormatError::UnsupportedVersion { found, .. }) => {
+                assert!((8..12).contains(&pos));
+                assert_ne!(found, 1);
+            }
+            // Found at the damaged record or, when a length was hit, at a later one.
+            Err(FormatError::CorruptChunk { .. }) => assert!(pos >= 16),
+            Err(e) => panic!("byte {pos}: {e}"),
+        }
+    }
+    // Length fields claiming huge sizes.
+    let mut deep = bytes[..16].to_vec();
+    deep.extend(alloc_record(1, 0, 0, 0, 0, &[]));
+    deep[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(matches!(
+        AllocLog::parse(&deep, Path::new("t")),
+        Err(FormatError::CorruptChunk { .. })
+    ));
+    let mut maps = bytes[..16].to_vec();
+    maps.extend(alloc_record(6, 0, 0, 1 << 60, 0, &[]));
+    let e = AllocLog::parse(&maps, Path::new("t")).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("maps line of 1152921504606846976 bytes"),
+        "{e}"
+    );
+}

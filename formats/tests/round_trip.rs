@@ -1,0 +1,347 @@
+//! What each writer writes, its reader reads back unchanged.
+
+mod common;
+
+use blame_formats::alloc_log::{AllocKind, AllocLog};
+use blame_formats::jsonl::{read_samples, write_sample, JsonSample};
+use blame_formats::results::{Results, SymFrame};
+use blame_formats::static_db::StaticDb;
+use blame_formats::stream::*;
+use common::*;
+use std::path::Path;
+
+#[test]
+fn stream_round_trip_of_every_record_kind_in_many_chunks() {
+    let fx = stream_fixture(5000, 1024);
+    let spans = chunks(&fx.bytes);
+    assert!(spans.len() > 20, "want many chunks, got {}", spans.len());
+    let (s, rec) = read_stream_bytes(&fx.bytes).unwrap();
+    assert!(rec.stopped_by.is_none());
+    assert!(rec.complete);
+    assert_eq!(rec.records_recovered, fx.records);
+    assert_eq!(s.header(), &stream_header());
+    assert_eq!(s.mappings, fx.mappings);
+    assert_eq!(s.threads, fx.threads);
+    assert_eq!(s.lost, fx.lost);
+    assert_eq!(s.execs, fx.execs);
+    assert_eq!(s.end.as_ref(), Some(&fx.end));
+    assert_eq!(s.samples.len(), fx.samples.len());
+    for (got, (tid, time, event, weight, frames, data)) in s.samples.iter().zip(&fx.samples) {
+        assert_eq!(
+            (
+                got.tid,
+                got.time_ns,
+                got.event,
+                got.weight,
+                got.data_address
+            ),
+            (*tid, *time, *event, *weight, *data)
+        );
+        assert_eq!(&s.frames(got.stack).unwrap(), frames);
+    }
+}
+
+#[test]
+fn stacks_are_interned_once_and_shared_prefixes_share_nodes() {
+    let mut w = StreamWriter::new(Vec::new(), "<t>", &stream_header()).unwrap();
+    let a = w.intern_stack(&[3, 2, 1]).unwrap();
+    let b = w.intern_stack(&[4, 2, 1]).unwrap();
+    let a2 = w.intern_stack(&[3, 2, 1]).unwrap();
+    let empty = w.intern_stack(&[]).unwrap();
+    let outer = w.intern_stack(&[2, 1]).unwrap();
+    assert_eq!(a, a2);
+    assert_ne!(a, b);
+    assert_eq!(empty, 0);
+    // Nodes: 1, 2<-1, 3<-2<-1, 4<-2<-1: the suffix [2, 1] was already there.
+    assert_eq!(w.records_written(), 4);
+    for (stack, t) in [(a, 10), (b, 20), (empty, 30), (outer, 40)] {
+        w.write_sample(Sample {
+            tid: 1,
+            time_ns: t,
+            event: 0,
+            weight: 1,
+            stack,
+            data_address: None,
+        })
+        .unwrap();
+    }
+    let (s, rec) = read_stream_bytes(&w.finish().unwrap()).unwrap();
+    assert!(rec.complete);
+    assert_eq!(s.stacks.len(), 5);
+    let frames: Vec<Vec<u64>> = s
+        .samples
+        .iter()
+        .map(|x| s.frames(x.stack).unwrap())
+        .collect();
+    assert_eq!(
+        frames,
+        vec![vec![3, 2, 1], vec![4, 2, 1], vec![], vec![2, 1]]
+    );
+    assert!(s.frames(99).is_err());
+}
+
+#[test]
+fn stream_times_survive_chunk_boundaries_and_going_backwards() {
+    // Per-chunk delta coding: times that go back (two CPUs' clocks) and
+    // extreme values must still read back exactly.
+    let mut w = StreamWriter::new(Vec::new(), "<t>", &stream_header())
+        .unwrap()
+        .with_chunk_bytes(1024);
+    let times = [5u64, 3, u64::MAX, 0, 1 << 63, 42];
+    let mut all = Vec::new();
+    for round in 0..200u64 {
+        for &t in &times {
+            let t = t.wrapping_add(round);
+            w.write_sample_with_stack(7, t, 0, u64::MAX, &[round, 1], Some(u64::MAX))
+                .unwrap();
+            all.push(t);
+        }
+    }
+    let bytes = w.finish().unwrap();
+    assert!(chunks(&bytes).len() > 3);
+    let (s, _) = read_stream_bytes(&bytes).unwrap();
+    let got: Vec<u64> = s.samples.iter().map(|x| x.time_ns).collect();
+    assert_eq!(got, all);
+}
+
+#[test]
+fn stream_file_round_trip_and_create_refuses_to_clobber() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rank-3.bstream");
+    let mut w = StreamWriter::create(&path, &stream_header()).unwrap();
+    w.write_sample_with_stack(1, 100, 0, 1, &[0x401000, 0x401100], None)
+        .unwrap();
+    w.flush().unwrap();
+    w.finish().unwrap();
+    let s = read_stream(&path).unwrap();
+    assert_eq!(s.samples.len(), 1);
+    assert!(matches!(
+        StreamWriter::create(&path, &stream_header()),
+        Err(blame_formats::FormatError::Io { .. })
+    ));
+}
+
+#[test]
+fn parallel_chunk_decoding_gives_the_same_records() {
+    let fx = stream_fixture(3000, 2048);
+    let (mut r, _) = StreamReader::new(&fx.bytes[..], "<t>").unwrap();
+    let mut via_chunks = Vec::new();
+    while let Some(c) = r.next_chunk().unwrap() {
+        via_chunks.extend(decode_chunk(c, Path::new("<t>")).unwrap());
+    }
+    let (mut r, _) = StreamReader::new(&fx.bytes[..], "<t>").unwrap();
+    let mut sequential = Vec::new();
+    while let Some(rec) = r.next_record().unwrap() {
+        sequential.push(rec);
+    }
+    assert!(r.complete());
+    assert_eq!(via_chunks, sequential);
+    assert_eq!(sequential.len() as u64, fx.records);
+}
+
+#[test]
+fn static_db_round_trip_in_several_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = static_db(3000, 1);
+    let path = dir.path().join("unit.bsdb");
+    db.write(&path, &db_header()).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(chunks(&bytes).len() >= 3, "{} chunks", chunks(&bytes).len());
+    let (back, header) = StaticDb::read(&path).unwrap();
+    assert_eq!(header, db_header());
+    assert_eq!(back, db);
+    assert_eq!(StaticDb::read_bytes(&bytes).unwrap().0, db);
+    // No temporary file is left beside it.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn static_db_merge_across_translation_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = static_db(10, 1);
+    let b_all = static_db(20, 2); // functions 0..20, other hashes
+    let mut b = StaticDb::default();
+    for f in b_all.functions.values().filter(|f| f.line >= 105) {
+        b.insert(f.clone());
+    }
+    a.write(dir.path().join("a.bsdb"), &db_header()).unwrap();
+    b.write(dir.path().join("b.bsdb"), &db_header()).unwrap();
+    let (mut merged, _) = StaticDb::read(dir.path().join("a.bsdb")).unwrap();
+    merged.merge(StaticDb::read(dir.path().join("b.bsdb")).unwrap().0);
+    assert_eq!(merged.len(), 20);
+    // Overlapping keys (functions 5..10) take the later summary.
+    let f7 = &b_all.functions.values().find(|f| f.line == 107).unwrap();
+    assert_eq!(
+        merged.cached(&f7.linkage_name, &f7.file, f7.ir_hash),
+        Some(*f7)
+    );
+    let f2 = a
+        .functions
+        .values()
+        .find(|f| f.line == 102)
+        .unwrap()
+        .clone();
+    assert!(merged
+        .cached(&f2.linkage_name, &f2.file, f2.ir_hash)
+        .is_some());
+    assert!(merged
+        .cached(&f2.linkage_name, &f2.file, f2.ir_hash ^ 1)
+        .is_none());
+    // Merging is what writing both into one db gives.
+    a.merge(b);
+    assert_eq!(a, merged);
+    a.write(dir.path().join("m.bsdb"), &db_header()).unwrap();
+    assert_eq!(StaticDb::read(dir.path().join("m.bsdb")).unwrap().0, merged);
+}
+
+#[test]
+fn empty_static_db_and_results_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    StaticDb::default()
+        .write(dir.path().join("e.bsdb"), &db_header())
+        .unwrap();
+    assert!(StaticDb::read(dir.path().join("e.bsdb"))
+        .unwrap()
+        .0
+        .is_empty());
+    let mut r = results(0);
+    r.variables.clear();
+    r.functions.clear();
+    r.stacks.clear();
+    r.contexts.clear();
+    r.write(dir.path().join("e.bres")).unwrap();
+    assert_eq!(Results::read(dir.path().join("e.bres")).unwrap(), r);
+}
+
+#[test]
+fn results_round_trip_in_several_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = results(20000);
+    let path = dir.path().join("shard-1.bres");
+    r.write(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(chunks(&bytes).len() >= 3, "{} chunks", chunks(&bytes).len());
+    assert_eq!(Results::read(&path).unwrap(), r);
+    assert_eq!(Results::read_bytes(&bytes).unwrap(), r);
+}
+
+#[test]
+fn jsonl_round_trip_and_defaults() {
+    let samples = vec![
+        JsonSample {
+            stack: vec![
+                SymFrame {
+                    function: "bar".into(),
+                    file: "ex.c".into(),
+                    line: 9,
+                    column: 3,
+                    inlined: true,
+                },
+                SymFrame {
+                    function: "foo \"quoted\" ünïcode".into(),
+                    file: "ex.c".into(),
+                    line: 22,
+                    column: 0,
+                    inlined: false,
+                },
+            ],
+            event: "cpu-clock".into(),
+            weight: 2.5,
+            rank: Some(0),
+            thread: 1,
+            pid: Some(77),
+            time_ns: Some(u64::MAX),
+            data_address: Some(0x7ffd_0000_1000),
+        },
+        JsonSample {
+            stack: vec![],
+            event: "cache-misses".into(),
+            weight: 0.0,
+            rank: None,
+            thread: 0,
+            pid: None,
+            time_ns: None,
+            data_address: None,
+        },
+    ];
+    let mut out = Vec::new();
+    for s in &samples {
+        write_sample(&mut out, s).unwrap();
+    }
+    let text = String::from_utf8(out.clone()).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    assert!(!text.lines().nth(1).unwrap().contains("rank"));
+    // JSON leaves out a zero column and a false `inlined` (bincode does not).
+    assert!(text.contains("\"column\":3,\"inlined\":true"));
+    assert!(!text.contains("\"column\":0") && !text.contains("\"inlined\":false"));
+    assert_eq!(read_samples(&out[..], "t").unwrap(), samples);
+
+    // The example line, comments and blank lines.
+    let doc = b"# a comment\n\n{\"stack\":[{\"function\":\"bar\",\"file\":\"ex.c\",\"line\":9},{\"function\":\"foo\",\"file\":\"ex.c\",\"line\":22}],\"event\":\"cpu-clock\",\"weight\":1,\"rank\":0,\"thread\":1}\n{\"stack\":[{\"function\":\"main\"}],\"event\":\"cpu-clock\"}\n";
+    let got = read_samples(&doc[..], "t").unwrap();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].stack[0].function, "bar");
+    assert_eq!(got[0].stack[1].line, 22);
+    assert_eq!(got[0].rank, Some(0));
+    assert_eq!((got[1].weight, got[1].thread, got[1].rank), (1.0, 0, None));
+    assert_eq!(
+        (got[1].stack[0].file.as_str(), got[1].stack[0].line),
+        ("", 0)
+    );
+}
+
+#[test]
+fn jsonl_errors_name_the_line() {
+    for (doc, needle) in [
+        (
+            &b"{\"stack\":[],\"event\":\"e\"}\nnot json\n"[..],
+            "t.jsonl:2: not a sample",
+        ),
+        (
+            b"{\"stack\":[],\"event\":\"e\",\"weight\":-1}\n",
+            "t.jsonl:1: weight -1",
+        ),
+        (b"{\"stack\":[],\"weight\":1}\n", "missing field `event`"),
+        (b"{\"stack\":[],\"event\":\"e\"}\n\xff\xfe\n", "t.jsonl:2"),
+    ] {
+        let e = read_samples(doc, "t.jsonl").unwrap_err().to_string();
+        assert!(e.contains(needle), "{e:?} lacks {needle:?}");
+    }
+}
+
+#[test]
+fn alloc_log_round_trip_of_every_kind() {
+    let bytes = alloc_log_bytes(100);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("alloc-4242.log");
+    std::fs::write(&path, &bytes).unwrap();
+    let log = AllocLog::read(&path).unwrap();
+    assert_eq!(log.pid, 4242);
+    assert_eq!(log.maps.len(), 1);
+    assert_eq!(log.events.len(), 100);
+    assert_eq!(log.torn_at, None);
+    let kinds = [
+        AllocKind::Malloc,
+        AllocKind::Calloc,
+        AllocKind::Realloc,
+        AllocKind::Free,
+        AllocKind::Aligned,
+    ];
+    for (i, e) in log.events.iter().enumerate() {
+        let i = i as u64;
+        assert_eq!(e.kind, kinds[i as usize % 5]);
+        assert_eq!(
+            (e.time_ns, e.address, e.size),
+            (10 * i, 0x1000 + i * 64, 64 + i)
+        );
+        assert_eq!(
+            e.old_address,
+            if e.kind == AllocKind::Realloc {
+                0x1000
+            } else {
+                0
+            }
+        );
+        assert_eq!(e.frames.len() as u64, i % 7);
+    }
+}
