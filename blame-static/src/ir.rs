@@ -41,14 +41,18 @@ pub enum Op {
     /// args: [value, address]
     Store,
     /// args: [base, idx...]; `steps` describe args 1.. (the first is always an Index).
-    Gep { steps: Vec<GepStep> },
+    Gep {
+        steps: Vec<GepStep>,
+    },
     Cast,
     Phi,
     Select,
     Binary,
     Compare,
     /// args: the call arguments. `callee` is the linkage name for direct calls.
-    Call { callee: Option<String> },
+    Call {
+        callee: Option<String>,
+    },
     /// args: [cond] when conditional.
     Branch,
     /// args: [cond]
@@ -57,9 +61,13 @@ pub enum Op {
     Ret,
     Unreachable,
     /// `llvm.dbg.declare(addr, var)`: args [addr].
-    DbgDeclare { var: u32 },
+    DbgDeclare {
+        var: u32,
+    },
     /// `llvm.dbg.value(value, var)`: args [value].
-    DbgValue { var: u32 },
+    DbgValue {
+        var: u32,
+    },
     /// Any other instruction (extractvalue, atomicrmw, ...): value depends on all args.
     Other(String),
 }
@@ -156,14 +164,34 @@ pub struct Member {
 /// Debug-info types.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DiType {
-    Basic { name: String },
-    Pointer { base: Option<TypeId> },
-    Reference { base: Option<TypeId> },
-    Typedef { name: String, base: Option<TypeId> },
-    Qualified { qualifier: String, base: Option<TypeId> },
-    Struct { keyword: String, name: String, members: Vec<Member> },
-    Array { base: Option<TypeId> },
-    Other { name: String },
+    Basic {
+        name: String,
+    },
+    Pointer {
+        base: Option<TypeId>,
+    },
+    Reference {
+        base: Option<TypeId>,
+    },
+    Typedef {
+        name: String,
+        base: Option<TypeId>,
+    },
+    Qualified {
+        qualifier: String,
+        base: Option<TypeId>,
+    },
+    Struct {
+        keyword: String,
+        name: String,
+        members: Vec<Member>,
+    },
+    Array {
+        base: Option<TypeId>,
+    },
+    Other {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone, Default)]

@@ -24,7 +24,9 @@ pub enum LoadError {
     },
     #[error("{path}: not LLVM bitcode or textual IR")]
     NotBitcode { path: String },
-    #[error("{path}: bitcode from a newer LLVM than {ours} (this blame reads LLVM <= 19): {message}")]
+    #[error(
+        "{path}: bitcode from a newer LLVM than {ours} (this blame reads LLVM <= 19): {message}"
+    )]
     NewerLlvm {
         path: String,
         ours: &'static str,
@@ -65,7 +67,8 @@ pub fn load_bytes(bytes: &[u8], name: &str) -> Result<Module, LoadError> {
     if !looks_like_ir(bytes) {
         return Err(LoadError::NotBitcode { path: name.into() });
     }
-    let is_bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    let is_bitcode =
+        bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
     let cname = CString::new(name.replace('\0', "")).unwrap_or_default();
     // SAFETY: all LLVM objects created here are owned by `ctx` (the buffer is
     // consumed by LLVMParseIRInContext), converted to plain Rust values by
@@ -213,7 +216,12 @@ impl Conv {
 
     unsafe fn md_string(&self, md: LLVMMetadataRef) -> String {
         // SAFETY (caller): `md` is null or live metadata of `self.ctx`.
-        if md.is_null() || !matches!(LLVMGetMetadataKind(md), LLVMMetadataKind::LLVMMDStringMetadataKind) {
+        if md.is_null()
+            || !matches!(
+                LLVMGetMetadataKind(md),
+                LLVMMetadataKind::LLVMMDStringMetadataKind
+            )
+        {
             return String::new();
         }
         let v = LLVMMetadataAsValue(self.ctx, md);
@@ -303,7 +311,10 @@ impl Conv {
                         let mut members = Vec::new();
                         for m in self.md_ops(op(4)) {
                             if m.is_null()
-                                || !matches!(LLVMGetMetadataKind(m), LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind)
+                                || !matches!(
+                                    LLVMGetMetadataKind(m),
+                                    LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind
+                                )
                             {
                                 continue;
                             }
@@ -321,9 +332,7 @@ impl Conv {
                             let mops = self.md_ops(m);
                             let mty = self.di_type(mops.get(3).copied().unwrap_or(ptr::null_mut()));
                             if tag == 0x1c {
-                                mname = mty
-                                    .map(|t| self.out.type_name(t))
-                                    .unwrap_or_default();
+                                mname = mty.map(|t| self.out.type_name(t)).unwrap_or_default();
                             }
                             members.push(Member {
                                 name: mname,
@@ -376,7 +385,10 @@ impl Conv {
             for i in 0..n as u32 {
                 let md = LLVMValueMetadataEntriesGetMetadata(entries, i);
                 if md.is_null()
-                    || !matches!(LLVMGetMetadataKind(md), LLVMMetadataKind::LLVMDIGlobalVariableExpressionMetadataKind)
+                    || !matches!(
+                        LLVMGetMetadataKind(md),
+                        LLVMMetadataKind::LLVMDIGlobalVariableExpressionMetadataKind
+                    )
                 {
                     continue;
                 }
@@ -385,7 +397,8 @@ impl Conv {
                     continue;
                 }
                 let ops = self.md_ops(var);
-                global.source_name = Some(self.md_string(ops.get(1).copied().unwrap_or(ptr::null_mut())));
+                global.source_name =
+                    Some(self.md_string(ops.get(1).copied().unwrap_or(ptr::null_mut())));
                 global.line = LLVMDIVariableGetLine(var);
                 global.ty = self.di_type(ops.get(3).copied().unwrap_or(ptr::null_mut()));
             }
@@ -421,7 +434,8 @@ impl Conv {
             ..Default::default()
         };
         let fty = LLVMGlobalGetValueType(f);
-        out.returns_value = LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMTypeKind::LLVMVoidTypeKind;
+        out.returns_value =
+            LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMTypeKind::LLVMVoidTypeKind;
         let nparams = LLVMCountParams(f);
         let mut args = HashMap::new();
         for i in 0..nparams {
@@ -546,7 +560,13 @@ impl Conv {
     }
 
     /// Converts an instruction or constant expression whose opcode is known.
-    unsafe fn generic(&mut self, v: LLVMValueRef, opcode: LLVMOpcode, block: BlockId, cx: &mut FnCx) -> Inst {
+    unsafe fn generic(
+        &mut self,
+        v: LLVMValueRef,
+        opcode: LLVMOpcode,
+        block: BlockId,
+        cx: &mut FnCx,
+    ) -> Inst {
         // SAFETY (caller): `v` is a live instruction or constant expression.
         use LLVMOpcode::*;
         let nops = LLVMGetNumOperands(v) as u32;
@@ -686,7 +706,10 @@ impl Conv {
 
     unsafe fn md_value(&mut self, v: LLVMValueRef, cx: &mut FnCx) -> Value {
         // SAFETY (caller): `v` is a MetadataAsValue operand of a dbg intrinsic.
-        if v.is_null() || LLVMIsAMDNode(v).is_null() && LLVMGetValueKind(v) != llvm_sys::LLVMValueKind::LLVMMetadataAsValueValueKind {
+        if v.is_null()
+            || LLVMIsAMDNode(v).is_null()
+                && LLVMGetValueKind(v) != llvm_sys::LLVMValueKind::LLVMMetadataAsValueValueKind
+        {
             return Value::Other;
         }
         let md = LLVMValueAsMetadata(v);
@@ -712,7 +735,11 @@ impl Conv {
         }
         let ops = self.md_ops(md);
         let name = self.md_string(ops.get(1).copied().unwrap_or(ptr::null_mut()));
-        let line = if md.is_null() || !matches!(LLVMGetMetadataKind(md), LLVMMetadataKind::LLVMDILocalVariableMetadataKind) {
+        let line = if md.is_null()
+            || !matches!(
+                LLVMGetMetadataKind(md),
+                LLVMMetadataKind::LLVMDILocalVariableMetadataKind
+            ) {
             0
         } else {
             LLVMDIVariableGetLine(md)
