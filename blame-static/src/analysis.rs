@@ -224,6 +224,8 @@ struct Vars<'a> {
     out: Vec<Variable>,
     by_key: HashMap<Key, u32>,
     declared: BTreeSet<u32>,
+    /// Declared debug type of each variable.
+    decl_ty: Vec<Option<TypeId>>,
 }
 
 impl Vars<'_> {
@@ -235,6 +237,7 @@ impl Vars<'_> {
         if let Some(&i) = self.by_key.get(&key) {
             return Some(i);
         }
+        let mut decl_field_ty = None;
         let var = if path.is_empty() {
             match root {
                 Root::Var(v) => {
@@ -299,8 +302,29 @@ impl Vars<'_> {
         } else {
             let parent = self.get(root, &path[..path.len() - 1], None)?;
             let p = &self.out[parent as usize];
+            let last = &path[path.len() - 1];
+            // The member's declared type, found through the parent's type
+            // (the location's type is the pointee once dereferenced).
+            let mut pt = self.decl_ty.get(parent as usize).copied().flatten();
+            for _ in 0..8 {
+                if self.m.is_struct(pt) {
+                    break;
+                }
+                match self.m.pointee(pt) {
+                    Some(t) => pt = Some(t),
+                    None => break,
+                }
+            }
+            let member = match self.m.resolve(pt).map(|t| self.m.ty(t)) {
+                Some(DiType::Struct { members, .. }) => {
+                    members.iter().find(|mm| &mm.name == last).map(|mm| mm.ty)
+                }
+                _ => None,
+            };
+            let ty = member.unwrap_or(ty);
+            decl_field_ty = ty;
             Variable {
-                name: format!("{}.{}", p.name, path[path.len() - 1]),
+                name: format!("{}.{}", p.name, last),
                 kind: VarKind::Field,
                 type_name: self.m.type_name_opt(ty),
                 line: p.line,
@@ -315,6 +339,12 @@ impl Vars<'_> {
             }
         };
         let idx = self.out.len() as u32;
+        let decl = match (root, path.is_empty()) {
+            (Root::Var(v), true) => self.f.vars[v as usize].ty,
+            (Root::Global(g), true) => self.m.globals[g as usize].ty,
+            _ => decl_field_ty,
+        };
+        self.decl_ty.push(decl);
         self.out.push(var);
         self.by_key.insert(key, idx);
         Some(idx)
@@ -390,6 +420,7 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
         out: Vec::new(),
         by_key: HashMap::new(),
         declared: BTreeSet::new(),
+        decl_ty: Vec::new(),
     };
     // Parameters first (by position), then locals in declaration order.
     let mut declared: Vec<u32> = declared_line.keys().copied().collect();
@@ -672,6 +703,12 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
             edges.sort_unstable();
             edges.dedup();
             edges.retain(|&e| e != i);
+            if matches!(inst.op, Op::Call { .. }) {
+                // A call reads its pointer arguments before it writes them.
+                edges.retain(|&e| {
+                    (e as usize) < ni + np || out_node_info[e as usize - ni - np].0 != i
+                });
+            }
             data[i as usize] = edges;
         }
     }

@@ -92,26 +92,7 @@ pub fn load_bytes(bytes: &[u8], name: &str) -> Result<Module, LoadError> {
                 s
             };
             LLVMContextDispose(ctx);
-            let newer = is_bitcode
-                && (message.contains("Unknown attribute")
-                    || message.contains("Invalid record")
-                    || message.contains("Unknown")
-                    || message.contains("version")
-                    || message.contains("Invalid value"));
-            return Err(if newer {
-                LoadError::NewerLlvm {
-                    path: name.into(),
-                    ours: LLVM_VERSION,
-                    message,
-                }
-            } else if is_bitcode || message.contains("expected") {
-                LoadError::Invalid {
-                    path: name.into(),
-                    message,
-                }
-            } else {
-                LoadError::NotBitcode { path: name.into() }
-            });
+            return Err(classify_parse_error(name, is_bitcode, message));
         }
         // Debug records (#dbg_declare) are invisible to the C API of LLVM 19:
         // convert them back into llvm.dbg.* intrinsic calls.
@@ -780,5 +761,35 @@ fn strip_casts(mut v: LLVMValueRef) -> LLVMValueRef {
             }
         }
         v
+    }
+}
+
+/// Why LLVM 19 refused a file: bitcode written by a newer LLVM names its
+/// producer in the reader's message, or uses records and attributes this
+/// reader does not know.
+pub fn classify_parse_error(name: &str, is_bitcode: bool, message: String) -> LoadError {
+    let producer_major = message
+        .split("Producer: 'LLVM")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|v| v.parse::<u32>().ok());
+    let newer = is_bitcode
+        && (producer_major.is_some_and(|v| v > 19)
+            || message.contains("Unknown attribute kind")
+            || message.contains("Incompatible epoch")
+            || message.contains("newer"));
+    if newer {
+        LoadError::NewerLlvm {
+            path: name.into(),
+            ours: LLVM_VERSION,
+            message,
+        }
+    } else if is_bitcode || message.contains("expected") || message.contains("error:") {
+        LoadError::Invalid {
+            path: name.into(),
+            message,
+        }
+    } else {
+        LoadError::NotBitcode { path: name.into() }
     }
 }
