@@ -368,7 +368,10 @@ fn bit(s: &[u64], i: usize) -> bool {
 pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
     let ni = f.insts.len();
     let np = f.params.len();
+    let t0 = std::time::Instant::now();
+    let profile = std::env::var_os("BLAME_PROFILE").is_some();
     let cfg = Cfg::new(f);
+    let t_cfg = t0.elapsed();
 
     // Variables of allocas and arguments, and which parameter each variable holds.
     let mut alloca_var = HashMap::new();
@@ -621,9 +624,51 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
         }
     }
 
+    // Memory-object nodes keep the edges linear: a read depends on the
+    // object, the object on every write to it (instead of reads x writes edges).
+    let n_out = out_node_info.len();
+    let mut obj_edges: Vec<Vec<u32>> = Vec::new();
+    let mut new_obj = |edges: Vec<u32>, node_line: &mut Vec<u32>, node_block: &mut Vec<u32>| {
+        let id = node_line.len() as u32;
+        node_line.push(0);
+        node_block.push(u32::MAX);
+        obj_edges.push(edges);
+        id
+    };
+    let mut may_obj: HashMap<(Key, u32), u32> = HashMap::new();
+    let mut call_obj: HashMap<(Key, u32), u32> = HashMap::new();
+    for (k, ns) in &may_defs {
+        may_obj.insert(
+            k.clone(),
+            new_obj(ns.clone(), &mut node_line, &mut node_block),
+        );
+        let calls: Vec<u32> = ns
+            .iter()
+            .copied()
+            .filter(|&n| n as usize >= ni + np)
+            .collect();
+        if !calls.is_empty() {
+            call_obj.insert(k.clone(), new_obj(calls, &mut node_line, &mut node_block));
+        }
+    }
+    let mut kill_all_obj: HashMap<Key, u32> = HashMap::new();
+    for (k, ds) in &kill_defs {
+        let nodes = ds.iter().map(|&d| def_node[d as usize]).collect();
+        kill_all_obj.insert(k.clone(), new_obj(nodes, &mut node_line, &mut node_block));
+    }
+    let def_number: HashMap<InstId, u32> = def_node
+        .iter()
+        .enumerate()
+        .map(|(d, &n)| (n, d as u32))
+        .collect();
+
     // Data edges.
     let nn = node_line.len();
+    let first_obj = ni + np + n_out;
     let mut data: Vec<Vec<u32>> = vec![Vec::new(); nn];
+    for (j, e) in obj_edges.into_iter().enumerate() {
+        data[first_obj + j] = e;
+    }
     let push_val = |edges: &mut Vec<u32>, v: &Value| match v {
         Value::Inst(j) => edges.push(*j),
         Value::Arg(k) => edges.push(arg_node(*k)),
@@ -676,28 +721,27 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
                     }
                     // Exact writes to enclosing objects (whole-struct stores).
                     for k in 0..l.path.len() {
-                        if let Some(ds) = kill_defs.get(&(l.root, l.path[..k].to_vec())) {
-                            edges.extend(ds.iter().map(|&d| def_node[d as usize]));
+                        if let Some(&o) = kill_all_obj.get(&(l.root, l.path[..k].to_vec())) {
+                            edges.push(o);
                         }
                     }
                 }
                 for k in 0..=l.path.len() {
                     let pk = (l.root, l.path[..k].to_vec());
                     for d in 0..=l.deref {
-                        if let Some(ns) = may_defs.get(&(pk.clone(), d)) {
-                            if d == l.deref || ns.iter().any(|&n| n as usize >= ni + np) {
-                                edges.extend(
-                                    ns.iter()
-                                        .copied()
-                                        .filter(|&n| d == l.deref || n as usize >= ni + np),
-                                );
-                            }
+                        let obj = if d == l.deref {
+                            may_obj.get(&(pk.clone(), d))
+                        } else {
+                            call_obj.get(&(pk.clone(), d))
+                        };
+                        if let Some(&o) = obj {
+                            edges.push(o);
                         }
                     }
                 }
             }
             if let Some(key) = kill_key.get(&i) {
-                let d = def_node.iter().position(|&n| n == i).unwrap_or(0) as u32;
+                let d = def_number[&i];
                 current.insert(key.clone(), d);
             }
             edges.sort_unstable();
@@ -706,7 +750,18 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
             if matches!(inst.op, Op::Call { .. }) {
                 // A call reads its pointer arguments before it writes them.
                 edges.retain(|&e| {
-                    (e as usize) < ni + np || out_node_info[e as usize - ni - np].0 != i
+                    let e = e as usize;
+                    if (ni + np..first_obj).contains(&e) {
+                        return out_node_info[e - ni - np].0 != i;
+                    }
+                    if e >= first_obj {
+                        // An object written by this call only.
+                        return data[e].iter().any(|&w| {
+                            let w = w as usize;
+                            !(ni + np..first_obj).contains(&w) || out_node_info[w - ni - np].0 != i
+                        });
+                    }
+                    true
                 });
             }
             data[i as usize] = edges;
@@ -797,18 +852,25 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
         .iter()
         .map(|b| b.insts.last().copied().unwrap_or(u32::MAX))
         .collect();
-    let ctrl = |n: u32| -> Vec<u32> {
-        let b = node_block[n as usize];
-        if b == u32::MAX {
-            return vec![];
+    let block_ctrl: Vec<Vec<u32>> = cfg
+        .control_deps
+        .iter()
+        .map(|deps| {
+            deps.iter()
+                .map(|&a| term[a as usize])
+                .filter(|&t| t != u32::MAX)
+                .collect()
+        })
+        .collect();
+    let no_ctrl: Vec<u32> = Vec::new();
+    let ctrl = |n: u32| -> &[u32] {
+        match node_block[n as usize] {
+            u32::MAX => &no_ctrl,
+            b => &block_ctrl[b as usize],
         }
-        cfg.control_deps[b as usize]
-            .iter()
-            .map(|&a| term[a as usize])
-            .filter(|&t| t != u32::MAX)
-            .collect()
     };
 
+    let t_graph = t0.elapsed();
     // Reachability per variable.
     let mut stamp1 = vec![0u32; nn];
     let mut stamp2 = vec![0u32; nn];
@@ -853,7 +915,7 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
                 }
             } else if nu < ni + np {
                 reads[v].insert((nu - ni) as u32);
-            } else {
+            } else if nu < first_obj {
                 let key = out_node_info[nu - ni - np];
                 arg_bind.entry(key).or_default().insert(v as u32);
             }
@@ -872,7 +934,7 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
             }
         }
         for &n in &visited {
-            for t in ctrl(n) {
+            for &t in ctrl(n) {
                 if stamp2[t as usize] != cur {
                     stamp2[t as usize] = cur;
                     stack.push(t);
@@ -884,7 +946,7 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
                 implicit.push(node_line[n as usize]);
             }
             hit(n, v, &mut reads_param);
-            for d in data[n as usize].iter().copied().chain(ctrl(n)) {
+            for d in data[n as usize].iter().chain(ctrl(n)).copied() {
                 if stamp2[d as usize] != cur {
                     stamp2[d as usize] = cur;
                     stack.push(d);
@@ -908,6 +970,20 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
         var.write_lines.dedup();
     }
     let _ = ret_var;
+    if profile && t0.elapsed().as_millis() > 20 {
+        eprintln!(
+            "{}: {} insts, {} blocks, {} vars, {} nodes, {} defs: cfg {:?}, graph {:?}, reach {:?}",
+            f.name,
+            ni,
+            f.blocks.len(),
+            nv,
+            nn,
+            def_node.len(),
+            t_cfg,
+            t_graph - t_cfg,
+            t0.elapsed() - t_graph
+        );
+    }
 
     // Aliases per variable.
     for v in 0..uf.len() as u32 {
