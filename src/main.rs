@@ -31,8 +31,14 @@ enum Command {
     Dump(cmd_post::DumpArgs),
     /// Write an HTML report or a speedscope/firefox/pprof/folded/svg/hatchet/csv export.
     Export(cmd_export::ExportArgs),
+    /// Static pass: analyze LLVM bitcode/IR into a static db (--dump json to inspect).
+    Analyze(cmd_analyze::AnalyzeArgs),
+    /// Compiler launcher: compile unchanged, then add the unit's blame summaries to the static db.
+    Cc(cmd_cc::CcArgs),
 }
 
+mod cmd_analyze;
+mod cmd_cc;
 mod cmd_check;
 mod cmd_export;
 mod cmd_post;
@@ -46,6 +52,8 @@ fn main() -> ExitCode {
         Command::Report(args) => cmd_post::run_report(args),
         Command::Dump(args) => cmd_post::run_dump(args),
         Command::Export(args) => cmd_export::run(args),
+        Command::Analyze(args) => cmd_analyze::run(args),
+        Command::Cc(args) => return cmd_cc::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,1 +1,232 @@
-//! placeholder
+//! Static variable-blame analysis (dissertation ch. 3 and 5.1) over LLVM IR.
+//!
+//! [`llvm_loader`] converts bitcode or textual IR into the plain model of
+//! [`ir`]; [`analysis`] computes one function's summary on that model; this
+//! module runs it in parallel over a module, reusing cached summaries whose
+//! IR hash is unchanged, and renders the `--dump json` view.
+
+pub mod analysis;
+pub mod cfg;
+pub mod ir;
+pub mod library;
+pub mod llvm_loader;
+
+use blame_formats::static_db::{FunctionSummary, StaticDb};
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// Bumped whenever the analysis changes, so cached summaries are recomputed.
+pub const ANALYSIS_VERSION: u64 = 1;
+
+pub use llvm_loader::{load_file, LoadError};
+
+/// Demangled name of a linkage name (the name itself for C).
+pub fn demangle(name: &str) -> String {
+    if name.starts_with("_Z") {
+        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
+            if let Ok(s) = sym.demangle() {
+                return s;
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// Result of analyzing one module.
+#[derive(Debug, Default)]
+pub struct ModuleResult {
+    pub summaries: Vec<FunctionSummary>,
+    /// Functions whose cached summary was reused.
+    pub reused: usize,
+    /// Per analyzed function: (linkage name, time).
+    pub timings: Vec<(String, Duration)>,
+}
+
+/// Analyzes every defined function of `m` in parallel; summaries in `cache`
+/// with the same (name, file, IR hash) are reused instead.
+pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult {
+    let results: Vec<(FunctionSummary, Option<Duration>)> = m
+        .functions
+        .par_iter()
+        .filter(|f| !f.is_declaration && !f.blocks.is_empty())
+        .map(|f| {
+            let file = if f.file.is_empty() {
+                m.source_file.clone()
+            } else {
+                f.file.clone()
+            };
+            let hash = f.content_hash(m);
+            if let Some(c) = cache.and_then(|c| c.cached(&f.name, &file, hash)) {
+                return (c.clone(), None);
+            }
+            let t = Instant::now();
+            let mut s = analysis::analyze(m, f);
+            s.name = demangle(&f.name);
+            s.file = file;
+            s.ir_hash = hash;
+            (s, Some(t.elapsed()))
+        })
+        .collect();
+    let mut out = ModuleResult::default();
+    for (s, t) in results {
+        match t {
+            Some(t) => out.timings.push((s.linkage_name.clone(), t)),
+            None => out.reused += 1,
+        }
+        out.summaries.push(s);
+    }
+    out
+}
+
+/// The `--dump json` view: per function, each variable with its kind, type,
+/// declaration line and blamed lines.
+pub fn dump_json(db: &StaticDb) -> serde_json::Value {
+    use serde_json::json;
+    let functions: Vec<serde_json::Value> = db
+        .functions
+        .values()
+        .map(|f| {
+            let vars: Vec<serde_json::Value> = f
+                .variables
+                .iter()
+                .map(|v| {
+                    json!({
+                        "name": v.name,
+                        "kind": v.kind.as_str(),
+                        "type": v.type_name,
+                        "line": v.line,
+                        "explicit_lines": v.explicit_lines,
+                        "implicit_lines": v.implicit_lines,
+                        "lines": v.lines(),
+                        "write_lines": v.write_lines,
+                        "exit": v.is_exit,
+                        "parent": v.parent.map(|p| f.variables[p as usize].name.clone()),
+                        "aliases": v.aliases.iter().map(|&a| f.variables[a as usize].name.clone()).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let calls: Vec<serde_json::Value> = f
+                .call_sites
+                .iter()
+                .map(|c| {
+                    json!({
+                        "line": c.line,
+                        "callee": c.callee,
+                        "outputs": c.outputs.iter().map(|o| json!({
+                            "output": match o.output {
+                                blame_formats::static_db::CallOutput::Return => "return".to_string(),
+                                blame_formats::static_db::CallOutput::Arg(k) => format!("arg{k}"),
+                            },
+                            "blamed": o.blamed.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
+                        })).collect::<Vec<_>>(),
+                        "model": c.model.as_ref().map(|m| m.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>()),
+                    })
+                })
+                .collect();
+            json!({
+                "name": f.name,
+                "linkage_name": f.linkage_name,
+                "file": f.file,
+                "line": f.line,
+                "has_line_info": f.has_line_info,
+                "variables": vars,
+                "call_sites": calls,
+                "side_effects": f.side_effects.iter().map(|s| json!({"blamed_param": s.blamed_param, "from_param": s.from_param})).collect::<Vec<_>>(),
+                "param_aliases": f.param_aliases,
+                "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "functions": functions })
+}
+
+/// Errors of the analyze step as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum StaticError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Format(#[from] blame_formats::error::FormatError),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// What one `analyze_into_db` call did.
+#[derive(Debug, Default)]
+pub struct DbUpdate {
+    pub analyzed: usize,
+    pub reused: usize,
+    pub functions_without_lines: usize,
+    pub elapsed: Duration,
+    pub slowest: Option<(String, Duration)>,
+    /// The summaries of this run's inputs only.
+    pub db: StaticDb,
+}
+
+pub fn header() -> blame_formats::static_db::StaticDbHeader {
+    blame_formats::static_db::StaticDbHeader {
+        producer: format!("blame {}", env!("CARGO_PKG_VERSION")),
+        llvm_version: llvm_loader::LLVM_VERSION.into(),
+    }
+}
+
+/// Loads and analyzes `inputs`, merging the summaries into the static db at
+/// `db_path` (created if missing). The db is locked (`DB.lock`) for the
+/// whole read–merge–write so concurrent `blame cc` processes never lose work.
+pub fn analyze_into_db(
+    inputs: &[std::path::PathBuf],
+    db_path: &std::path::Path,
+) -> Result<DbUpdate, StaticError> {
+    use fs4::fs_std::FileExt;
+    let start = Instant::now();
+    // Load first: a bad input fails before the db is touched.
+    let modules: Vec<ir::Module> = inputs
+        .iter()
+        .map(|p| load_file(p))
+        .collect::<Result<_, _>>()?;
+    let io = |p: &std::path::Path| {
+        let path = p.display().to_string();
+        move |source| StaticError::Io { path, source }
+    };
+    if let Some(dir) = db_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    let lock_path = db_path.with_extension("lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    FileExt::lock_exclusive(&lock).map_err(io(&lock_path))?;
+    let mut db = if db_path.exists() {
+        StaticDb::read(db_path)?.0
+    } else {
+        StaticDb::default()
+    };
+    let mut up = DbUpdate::default();
+    for m in &modules {
+        let r = analyze_module(m, Some(&db));
+        up.reused += r.reused;
+        up.analyzed += r.timings.len();
+        for (n, t) in r.timings {
+            if up.slowest.as_ref().is_none_or(|(_, s)| t > *s) {
+                up.slowest = Some((n, t));
+            }
+        }
+        for s in r.summaries {
+            if !s.has_line_info {
+                up.functions_without_lines += 1;
+            }
+            up.db.insert(s.clone());
+            db.insert(s);
+        }
+    }
+    db.write(db_path, &header())?;
+    FileExt::unlock(&lock).map_err(io(&lock_path))?;
+    up.elapsed = start.elapsed();
+    Ok(up)
+}

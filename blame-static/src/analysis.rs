@@ -1,0 +1,1280 @@
+//! Intraprocedural variable blame of one function (dissertation 3.1–3.3,
+//! 5.1) on the plain IR model.
+//!
+//! The blame graph has one node per instruction, per parameter value, and
+//! per (call, pointer argument) output. Data edges follow Table 3.1: a value
+//! depends on its operands; `load @V` depends on the stores to V that reach
+//! it (the Temp-Blame set, with kills), a load through a pointer on every
+//! write to that memory; a store depends on the stored value and on its
+//! address computation (the Down-pointer edge). Stores are attributed with
+//! `doStore` semantics: to the variable or field the address resolves to
+//! through GEP/load/cast chains (Up pointers, GEP as BASE or FIELD), then
+//! to its containers (Field parent) and aliases. Implicit edges (Figure 3.4)
+//! go from every instruction of a block to the terminators it is control
+//! dependent on (post-dominator based; loop bodies depend on the loop's
+//! exit test). A variable's explicit lines are the lines reached over data
+//! edges from its writes; its implicit lines those reached once a control
+//! edge has been taken. Reachability replaces the compact graph of 3.2.1:
+//! the lines stored at each migrated node are exactly what it reaches.
+
+use crate::cfg::Cfg;
+use crate::ir::*;
+use crate::library::{self, LibModel};
+use blame_formats::static_db::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+enum Root {
+    /// A DILocalVariable of the function.
+    Var(u32),
+    Global(u32),
+    /// An alloca without debug info (retval, temporaries): tracked, never reported.
+    Hidden(u32),
+    /// A pointer parameter used without a declared variable (optimized IR).
+    RawArg(u32),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+struct Loc {
+    root: Root,
+    path: Vec<String>,
+    /// Number of pointer dereferences from the root's own storage.
+    deref: u32,
+    /// Debug type of the memory at this location.
+    ty: Option<TypeId>,
+    /// False once an array index or pointer arithmetic was applied.
+    exact: bool,
+}
+
+type Key = (Root, Vec<String>);
+
+const MAX_LOCS: usize = 16;
+
+struct Resolver<'a> {
+    m: &'a Module,
+    f: &'a Function,
+    alloca_var: HashMap<InstId, u32>,
+    arg_var: HashMap<u32, (u32, bool)>,
+    memo: Vec<Option<Vec<Loc>>>,
+    busy: Vec<bool>,
+}
+
+impl Resolver<'_> {
+    fn locs(&mut self, v: &Value) -> Vec<Loc> {
+        match v {
+            Value::Inst(i) => self.inst_locs(*i),
+            Value::Arg(k) => match self.arg_var.get(k) {
+                Some(&(var, true)) => vec![Loc {
+                    root: Root::Var(var),
+                    path: vec![],
+                    deref: 0,
+                    ty: self.f.vars[var as usize].ty,
+                    exact: true,
+                }],
+                Some(&(var, false)) => vec![Loc {
+                    root: Root::Var(var),
+                    path: vec![],
+                    deref: 1,
+                    ty: self.m.pointee(self.f.vars[var as usize].ty),
+                    exact: true,
+                }],
+                None if self.f.params.get(*k as usize).is_some_and(|p| p.is_pointer) => {
+                    vec![Loc {
+                        root: Root::RawArg(*k),
+                        path: vec![],
+                        deref: 1,
+                        ty: None,
+                        exact: true,
+                    }]
+                }
+                None => vec![],
+            },
+            Value::Global(g) => vec![Loc {
+                root: Root::Global(*g),
+                path: vec![],
+                deref: 0,
+                ty: self.m.globals[*g as usize].ty,
+                exact: true,
+            }],
+            _ => vec![],
+        }
+    }
+
+    fn inst_locs(&mut self, i: InstId) -> Vec<Loc> {
+        if let Some(l) = &self.memo[i as usize] {
+            return l.clone();
+        }
+        if self.busy[i as usize] {
+            return vec![];
+        }
+        self.busy[i as usize] = true;
+        let inst = &self.f.insts[i as usize];
+        let mut out: Vec<Loc> = match &inst.op {
+            Op::Alloca => match self.alloca_var.get(&i) {
+                Some(&var) => vec![Loc {
+                    root: Root::Var(var),
+                    path: vec![],
+                    deref: 0,
+                    ty: self.f.vars[var as usize].ty,
+                    exact: true,
+                }],
+                None => vec![Loc {
+                    root: Root::Hidden(i),
+                    path: vec![],
+                    deref: 0,
+                    ty: None,
+                    exact: true,
+                }],
+            },
+            Op::Load if inst.is_pointer => {
+                let a = inst.args[0].clone();
+                self.locs(&a)
+                    .into_iter()
+                    .map(|l| Loc {
+                        deref: l.deref + 1,
+                        ty: self.m.pointee(l.ty),
+                        exact: true,
+                        ..l
+                    })
+                    .collect()
+            }
+            Op::Gep { steps } => {
+                let base = inst.args[0].clone();
+                let first_zero = matches!(inst.args.get(1), Some(Value::ConstInt(0)));
+                let steps = steps.clone();
+                self.locs(&base)
+                    .into_iter()
+                    .map(|mut l| {
+                        if !first_zero {
+                            l.exact = false;
+                        }
+                        for s in &steps {
+                            match s {
+                                GepStep::Field { index, offset } => {
+                                    let (name, ty) = match self.m.member_at(l.ty, *offset, *index) {
+                                        Some(mem) => (mem.name.clone(), mem.ty),
+                                        None => (format!("field{index}"), None),
+                                    };
+                                    l.path.push(if name.is_empty() {
+                                        format!("field{index}")
+                                    } else {
+                                        name
+                                    });
+                                    l.ty = ty;
+                                }
+                                GepStep::Index { .. } => {
+                                    l.exact = false;
+                                    if let Some(DiType::Array { base }) =
+                                        self.m.resolve(l.ty).map(|t| self.m.ty(t))
+                                    {
+                                        l.ty = *base;
+                                    }
+                                }
+                            }
+                        }
+                        l
+                    })
+                    .collect()
+            }
+            Op::Cast => {
+                let a = inst.args[0].clone();
+                self.locs(&a)
+            }
+            Op::Phi | Op::Select => {
+                let args: Vec<Value> = if matches!(inst.op, Op::Select) {
+                    inst.args.iter().skip(1).cloned().collect()
+                } else {
+                    inst.args.clone()
+                };
+                let mut v = Vec::new();
+                for a in &args {
+                    for l in self.locs(a) {
+                        if !v.contains(&l) {
+                            v.push(l);
+                        }
+                    }
+                }
+                v
+            }
+            _ => vec![],
+        };
+        out.truncate(MAX_LOCS);
+        self.busy[i as usize] = false;
+        self.memo[i as usize] = Some(out.clone());
+        out
+    }
+}
+
+fn strip_casts<'a>(f: &'a Function, mut v: &'a Value) -> Value {
+    for _ in 0..16 {
+        match v {
+            Value::Inst(i) if matches!(f.insts[*i as usize].op, Op::Cast) => {
+                v = &f.insts[*i as usize].args[0]
+            }
+            _ => break,
+        }
+    }
+    v.clone()
+}
+
+struct Vars<'a> {
+    m: &'a Module,
+    f: &'a Function,
+    param_of: &'a HashMap<u32, u32>,
+    out: Vec<Variable>,
+    by_key: HashMap<Key, u32>,
+    declared: BTreeSet<u32>,
+    /// Declared debug type of each variable.
+    decl_ty: Vec<Option<TypeId>>,
+}
+
+impl Vars<'_> {
+    fn get(&mut self, root: Root, path: &[String], ty: Option<TypeId>) -> Option<u32> {
+        if matches!(root, Root::Hidden(_)) {
+            return None;
+        }
+        let key = (root, path.to_vec());
+        if let Some(&i) = self.by_key.get(&key) {
+            return Some(i);
+        }
+        let mut decl_field_ty = None;
+        let var = if path.is_empty() {
+            match root {
+                Root::Var(v) => {
+                    let lv = &self.f.vars[v as usize];
+                    let param = self.param_of.get(&v).copied();
+                    let ir_ptr = param
+                        .and_then(|k| self.f.params.get(k as usize))
+                        .is_some_and(|p| p.is_pointer);
+                    let ptr = self.m.is_pointer(lv.ty) || (lv.ty.is_none() && ir_ptr);
+                    Variable {
+                        name: lv.name.clone(),
+                        kind: if param.is_some() {
+                            VarKind::Param
+                        } else {
+                            VarKind::Local
+                        },
+                        type_name: self.m.type_name_opt(lv.ty),
+                        line: lv.line,
+                        parent: None,
+                        param_index: param,
+                        is_exit: param.is_some() && ptr,
+                        is_pointer: ptr,
+                        explicit_lines: vec![],
+                        implicit_lines: vec![],
+                        write_lines: vec![],
+                        aliases: vec![],
+                    }
+                }
+                Root::Global(g) => {
+                    let gl = &self.m.globals[g as usize];
+                    Variable {
+                        name: gl.source_name.clone().unwrap_or_else(|| gl.name.clone()),
+                        kind: VarKind::Global,
+                        type_name: self.m.type_name_opt(gl.ty),
+                        line: gl.line,
+                        parent: None,
+                        param_index: None,
+                        is_exit: true,
+                        is_pointer: self.m.is_pointer(gl.ty),
+                        explicit_lines: vec![],
+                        implicit_lines: vec![],
+                        write_lines: vec![],
+                        aliases: vec![],
+                    }
+                }
+                Root::RawArg(k) => Variable {
+                    name: format!("arg{k}"),
+                    kind: VarKind::Param,
+                    type_name: String::new(),
+                    line: 0,
+                    parent: None,
+                    param_index: Some(k),
+                    is_exit: true,
+                    is_pointer: true,
+                    explicit_lines: vec![],
+                    implicit_lines: vec![],
+                    write_lines: vec![],
+                    aliases: vec![],
+                },
+                Root::Hidden(_) => return None,
+            }
+        } else {
+            let parent = self.get(root, &path[..path.len() - 1], None)?;
+            let p = &self.out[parent as usize];
+            let last = &path[path.len() - 1];
+            // The member's declared type, found through the parent's type
+            // (the location's type is the pointee once dereferenced).
+            let mut pt = self.decl_ty.get(parent as usize).copied().flatten();
+            for _ in 0..8 {
+                if self.m.is_struct(pt) {
+                    break;
+                }
+                match self.m.pointee(pt) {
+                    Some(t) => pt = Some(t),
+                    None => break,
+                }
+            }
+            let member = match self.m.resolve(pt).map(|t| self.m.ty(t)) {
+                Some(DiType::Struct { members, .. }) => {
+                    members.iter().find(|mm| &mm.name == last).map(|mm| mm.ty)
+                }
+                _ => None,
+            };
+            let ty = member.unwrap_or(ty);
+            decl_field_ty = ty;
+            Variable {
+                name: format!("{}.{}", p.name, last),
+                kind: VarKind::Field,
+                type_name: self.m.type_name_opt(ty),
+                line: p.line,
+                parent: Some(parent),
+                param_index: None,
+                is_exit: p.is_exit,
+                is_pointer: self.m.is_pointer(ty),
+                explicit_lines: vec![],
+                implicit_lines: vec![],
+                write_lines: vec![],
+                aliases: vec![],
+            }
+        };
+        let idx = self.out.len() as u32;
+        let decl = match (root, path.is_empty()) {
+            (Root::Var(v), true) => self.f.vars[v as usize].ty,
+            (Root::Global(g), true) => self.m.globals[g as usize].ty,
+            _ => decl_field_ty,
+        };
+        self.decl_ty.push(decl);
+        self.out.push(var);
+        self.by_key.insert(key, idx);
+        Some(idx)
+    }
+}
+
+fn find(uf: &mut [u32], mut x: u32) -> u32 {
+    while uf[x as usize] != x {
+        uf[x as usize] = uf[uf[x as usize] as usize];
+        x = uf[x as usize];
+    }
+    x
+}
+
+/// Bitset helpers for reaching definitions.
+fn bit(s: &[u64], i: usize) -> bool {
+    s[i / 64] >> (i % 64) & 1 == 1
+}
+
+/// Analyzes one defined function into its summary (names, file, hash filled by the caller).
+pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
+    let ni = f.insts.len();
+    let np = f.params.len();
+    let t0 = std::time::Instant::now();
+    let profile = std::env::var_os("BLAME_PROFILE").is_some();
+    let cfg = Cfg::new(f);
+    let t_cfg = t0.elapsed();
+
+    // Variables of allocas and arguments, and which parameter each variable holds.
+    let mut alloca_var = HashMap::new();
+    let mut arg_var = HashMap::new();
+    let mut declared_line: BTreeMap<u32, u32> = BTreeMap::new();
+    for inst in &f.insts {
+        match (&inst.op, inst.args.first()) {
+            (Op::DbgDeclare { var }, Some(Value::Inst(a))) => {
+                alloca_var.insert(*a, *var);
+                declared_line.insert(*var, f.vars[*var as usize].line);
+            }
+            (Op::DbgDeclare { var }, Some(Value::Arg(k))) => {
+                arg_var.insert(*k, (*var, true));
+            }
+            (Op::DbgValue { var }, Some(Value::Arg(k))) => {
+                arg_var.entry(*k).or_insert((*var, false));
+            }
+            _ => {}
+        }
+    }
+    let mut param_of: HashMap<u32, u32> = HashMap::new();
+    for (k, &(var, _)) in &arg_var {
+        param_of.insert(var, *k);
+    }
+    // -O0: a parameter is spilled to its variable's alloca; the incoming
+    // value is that variable's value.
+    for inst in &f.insts {
+        if let (Op::Store, Some(Value::Arg(k)), Some(Value::Inst(a))) =
+            (&inst.op, inst.args.first(), inst.args.get(1))
+        {
+            if let Some(&var) = alloca_var.get(a) {
+                param_of.entry(var).or_insert(*k);
+                arg_var.entry(*k).or_insert((var, false));
+            }
+        }
+    }
+    let mut res = Resolver {
+        m,
+        f,
+        alloca_var,
+        arg_var,
+        memo: vec![None; ni],
+        busy: vec![false; ni],
+    };
+    let mut vars = Vars {
+        m,
+        f,
+        param_of: &param_of,
+        out: Vec::new(),
+        by_key: HashMap::new(),
+        declared: BTreeSet::new(),
+        decl_ty: Vec::new(),
+    };
+    // Parameters first (by position), then locals in declaration order.
+    let mut declared: Vec<u32> = declared_line.keys().copied().collect();
+    declared.extend(res.arg_var.values().map(|&(v, _)| v));
+    declared.sort_by_key(|v| (param_of.get(v).copied().unwrap_or(u32::MAX), *v));
+    declared.dedup();
+    for &v in &declared {
+        if let Some(i) = vars.get(Root::Var(v), &[], None) {
+            if param_of.get(&v).is_none() {
+                vars.declared.insert(i);
+            }
+        }
+    }
+
+    // Node numbering: instructions, parameters, call outputs.
+    let mut node_line: Vec<u32> = f.insts.iter().map(|i| i.line).collect();
+    let mut node_block: Vec<u32> = f.insts.iter().map(|i| i.block).collect();
+    node_line.extend(std::iter::repeat_n(0, np));
+    node_block.extend(std::iter::repeat_n(u32::MAX, np));
+    let arg_node = |k: u32| (ni + k as usize) as u32;
+    // (call, arg) -> output node
+    let mut out_nodes: HashMap<(InstId, u32), u32> = HashMap::new();
+    let mut out_node_info: Vec<(InstId, u32)> = Vec::new();
+
+    // Writes: killing definitions (exact stores to a slot) and may-definitions.
+    let mut kill_key: HashMap<InstId, Key> = HashMap::new();
+    let mut kill_defs: HashMap<Key, Vec<u32>> = HashMap::new(); // key -> def numbers
+    let mut def_node: Vec<u32> = Vec::new();
+    let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::new();
+    // Store/out node -> direct target variables
+    let mut writes: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
+    let mut own_writes: Vec<(u32, u32)> = Vec::new();
+    let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
+
+    let callee_name = |inst: &Inst| -> Option<Option<String>> {
+        match &inst.op {
+            Op::Call { callee: Some(c) } if c.starts_with("llvm.") => {
+                library::intrinsic_as_libc(c).map(|n| Some(n.to_string()))
+            }
+            Op::Call { callee } => Some(callee.clone()),
+            _ => None,
+        }
+    };
+    let is_ptr_value = |v: &Value| match v {
+        Value::Inst(i) => f.insts[*i as usize].is_pointer,
+        Value::Arg(k) => f.params.get(*k as usize).is_some_and(|p| p.is_pointer),
+        Value::Global(_) => true,
+        _ => false,
+    };
+
+    for (i, inst) in f.insts.iter().enumerate() {
+        let i = i as InstId;
+        match &inst.op {
+            Op::Store => {
+                let locs = res.locs(&inst.args[1]);
+                let mut targets = Vec::new();
+                for l in &locs {
+                    if let Some(v) = vars.get(l.root, &l.path, l.ty) {
+                        targets.push(v);
+                        // Exclusive blame: a store into the variable's own storage
+                        // (not into memory it points to).
+                        if l.deref == 0 && inst.line > 0 {
+                            own_writes.push((v, inst.line));
+                        }
+                    }
+                }
+                if locs.len() == 1 && locs[0].deref == 0 && locs[0].exact {
+                    let key = (locs[0].root, locs[0].path.clone());
+                    let d = def_node.len() as u32;
+                    def_node.push(i);
+                    kill_defs.entry(key.clone()).or_default().push(d);
+                    kill_key.insert(i, key);
+                } else {
+                    for l in &locs {
+                        may_defs
+                            .entry(((l.root, l.path.clone()), l.deref))
+                            .or_default()
+                            .push(i);
+                    }
+                }
+                if is_ptr_value(&inst.args[0]) {
+                    for src in res.locs(&inst.args[0]) {
+                        if let Some(sv) = vars.get(src.root, &src.path, src.ty) {
+                            for &t in &targets {
+                                if t != sv {
+                                    alias_pairs.push((sv, t));
+                                }
+                            }
+                        }
+                    }
+                }
+                writes.push((i, targets));
+            }
+            Op::Call { .. } => {
+                let Some(name) = callee_name(inst) else {
+                    continue;
+                };
+                let defined = name
+                    .as_deref()
+                    .and_then(|n| m.functions.iter().find(|g| g.name == n))
+                    .is_some_and(|g| !g.is_declaration);
+                let ptr_args: Vec<u32> = (0..inst.args.len() as u32)
+                    .filter(|&k| is_ptr_value(&inst.args[k as usize]))
+                    .collect();
+                let model = match &name {
+                    Some(n) if !defined => Some(
+                        library::known(n)
+                            .or_else(|| library::omp_fork(n, inst.args.len() as u32))
+                            .unwrap_or_else(|| library::heuristic(&ptr_args, !inst.is_void)),
+                    ),
+                    _ => None,
+                };
+                for &k in &ptr_args {
+                    let locs = res.locs(&inst.args[k as usize]);
+                    if locs.is_empty() {
+                        continue;
+                    }
+                    let node = node_line.len() as u32;
+                    node_line.push(inst.line);
+                    node_block.push(inst.block);
+                    out_nodes.insert((i, k), node);
+                    out_node_info.push((i, k));
+                    let mut targets = Vec::new();
+                    for l in &locs {
+                        may_defs
+                            .entry(((l.root, l.path.clone()), l.deref))
+                            .or_default()
+                            .push(node);
+                        if let Some(v) = vars.get(l.root, &l.path, l.ty) {
+                            targets.push(v);
+                        }
+                    }
+                    let written = model
+                        .as_ref()
+                        .is_some_and(|md| md.writes && md.outputs.contains(&CallOutput::Arg(k)));
+                    if written {
+                        writes.push((node, targets));
+                    }
+                }
+                call_models.insert(i, (name, model));
+            }
+            _ => {}
+        }
+    }
+
+    // Reaching definitions of exact slots (the Temp-Blame set with kills).
+    let nd = def_node.len();
+    let words = nd.div_ceil(64);
+    let nb = f.blocks.len();
+    let mut gen = vec![vec![0u64; words]; nb];
+    let mut killm = vec![vec![0u64; words]; nb];
+    if nd > 0 {
+        let def_of: HashMap<InstId, u32> = def_node
+            .iter()
+            .enumerate()
+            .map(|(d, &n)| (n, d as u32))
+            .collect();
+        for (b, blk) in f.blocks.iter().enumerate() {
+            let mut last: HashMap<&Key, u32> = HashMap::new();
+            for &i in &blk.insts {
+                if let Some(key) = kill_key.get(&i) {
+                    last.insert(key, def_of[&i]);
+                }
+            }
+            for (key, d) in last {
+                for &o in &kill_defs[key] {
+                    killm[b][o as usize / 64] |= 1 << (o % 64);
+                }
+                gen[b][d as usize / 64] |= 1 << (d % 64);
+            }
+        }
+    }
+    let mut inb = vec![vec![0u64; words]; nb];
+    let mut outb = gen.clone();
+    if nd > 0 {
+        let order: Vec<u32> = (0..nb as u32).filter(|&b| cfg.reachable(b)).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &order {
+                let b = b as usize;
+                let mut new_in = vec![0u64; words];
+                for &p in &cfg.preds[b] {
+                    for (w, x) in new_in.iter_mut().zip(&outb[p as usize]) {
+                        *w |= x;
+                    }
+                }
+                let new_out: Vec<u64> = (0..words)
+                    .map(|w| gen[b][w] | (new_in[w] & !killm[b][w]))
+                    .collect();
+                if new_out != outb[b] {
+                    outb[b] = new_out;
+                    changed = true;
+                }
+                inb[b] = new_in;
+            }
+        }
+    }
+
+    // Memory-object nodes keep the edges linear: a read depends on the
+    // object, the object on every write to it (instead of reads x writes edges).
+    let n_out = out_node_info.len();
+    let mut obj_edges: Vec<Vec<u32>> = Vec::new();
+    let mut new_obj = |edges: Vec<u32>, node_line: &mut Vec<u32>, node_block: &mut Vec<u32>| {
+        let id = node_line.len() as u32;
+        node_line.push(0);
+        node_block.push(u32::MAX);
+        obj_edges.push(edges);
+        id
+    };
+    let mut may_obj: HashMap<(Key, u32), u32> = HashMap::new();
+    let mut call_obj: HashMap<(Key, u32), u32> = HashMap::new();
+    for (k, ns) in &may_defs {
+        may_obj.insert(
+            k.clone(),
+            new_obj(ns.clone(), &mut node_line, &mut node_block),
+        );
+        let calls: Vec<u32> = ns
+            .iter()
+            .copied()
+            .filter(|&n| n as usize >= ni + np)
+            .collect();
+        if !calls.is_empty() {
+            call_obj.insert(k.clone(), new_obj(calls, &mut node_line, &mut node_block));
+        }
+    }
+    let mut kill_all_obj: HashMap<Key, u32> = HashMap::new();
+    for (k, ds) in &kill_defs {
+        let nodes = ds.iter().map(|&d| def_node[d as usize]).collect();
+        kill_all_obj.insert(k.clone(), new_obj(nodes, &mut node_line, &mut node_block));
+    }
+    let def_number: HashMap<InstId, u32> = def_node
+        .iter()
+        .enumerate()
+        .map(|(d, &n)| (n, d as u32))
+        .collect();
+
+    // Data edges.
+    let nn = node_line.len();
+    let first_obj = ni + np + n_out;
+    let mut data: Vec<Vec<u32>> = vec![Vec::new(); nn];
+    for (j, e) in obj_edges.into_iter().enumerate() {
+        data[first_obj + j] = e;
+    }
+    let push_val = |edges: &mut Vec<u32>, v: &Value| match v {
+        Value::Inst(j) => edges.push(*j),
+        Value::Arg(k) => edges.push(arg_node(*k)),
+        _ => {}
+    };
+    // Reads of a location: reaching exact defs, then every other write to it or an enclosing object.
+    let mut load_roots: HashMap<InstId, Vec<Root>> = HashMap::new();
+    let mut current: HashMap<Key, u32> = HashMap::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        current.clear();
+        for &i in &blk.insts {
+            let inst = &f.insts[i as usize];
+            let mut edges = Vec::new();
+            let mut read_locs: Vec<Loc> = Vec::new();
+            match &inst.op {
+                Op::Load => read_locs = res.locs(&inst.args[0]),
+                Op::Store => {
+                    push_val(&mut edges, &inst.args[0]);
+                    push_val(&mut edges, &inst.args[1]);
+                }
+                Op::Call { .. } => {
+                    for a in &inst.args {
+                        push_val(&mut edges, a);
+                        if is_ptr_value(a) {
+                            read_locs.extend(res.locs(a));
+                        }
+                    }
+                }
+                Op::DbgDeclare { .. } | Op::DbgValue { .. } | Op::Alloca => {}
+                _ => {
+                    for a in &inst.args {
+                        push_val(&mut edges, a);
+                    }
+                }
+            }
+            for l in &read_locs {
+                if matches!(inst.op, Op::Load) {
+                    load_roots.entry(i).or_default().push(l.root);
+                }
+                let key = (l.root, l.path.clone());
+                if l.deref == 0 {
+                    if let Some(&d) = current.get(&key) {
+                        edges.push(def_node[d as usize]);
+                    } else if let Some(ds) = kill_defs.get(&key) {
+                        for &d in ds {
+                            if bit(&inb[b], d as usize) {
+                                edges.push(def_node[d as usize]);
+                            }
+                        }
+                    }
+                    // Exact writes to enclosing objects (whole-struct stores).
+                    for k in 0..l.path.len() {
+                        if let Some(&o) = kill_all_obj.get(&(l.root, l.path[..k].to_vec())) {
+                            edges.push(o);
+                        }
+                    }
+                }
+                for k in 0..=l.path.len() {
+                    let pk = (l.root, l.path[..k].to_vec());
+                    for d in 0..=l.deref {
+                        let obj = if d == l.deref {
+                            may_obj.get(&(pk.clone(), d))
+                        } else {
+                            call_obj.get(&(pk.clone(), d))
+                        };
+                        if let Some(&o) = obj {
+                            edges.push(o);
+                        }
+                    }
+                }
+            }
+            if let Some(key) = kill_key.get(&i) {
+                let d = def_number[&i];
+                current.insert(key.clone(), d);
+            }
+            edges.sort_unstable();
+            edges.dedup();
+            edges.retain(|&e| e != i);
+            if matches!(inst.op, Op::Call { .. }) {
+                // A call reads its pointer arguments before it writes them.
+                edges.retain(|&e| {
+                    let e = e as usize;
+                    if (ni + np..first_obj).contains(&e) {
+                        return out_node_info[e - ni - np].0 != i;
+                    }
+                    if e >= first_obj {
+                        // An object written by this call only.
+                        return data[e].iter().any(|&w| {
+                            let w = w as usize;
+                            !(ni + np..first_obj).contains(&w) || out_node_info[w - ni - np].0 != i
+                        });
+                    }
+                    true
+                });
+            }
+            data[i as usize] = edges;
+        }
+    }
+    for (&(c, _), &node) in &out_nodes {
+        data[node as usize].push(c);
+    }
+
+    // Alias classes (Table 3.1 A sets), closed under containers.
+    let nv = vars.out.len();
+    let mut uf: Vec<u32> = (0..nv as u32).collect();
+    for &(a, b) in &alias_pairs {
+        let (ra, rb) = (find(&mut uf, a), find(&mut uf, b));
+        if ra != rb {
+            uf[ra as usize] = rb;
+        }
+    }
+    let mut classes: HashMap<u32, Vec<u32>> = HashMap::new();
+    for v in 0..nv as u32 {
+        let r = find(&mut uf, v);
+        classes.entry(r).or_default().push(v);
+    }
+    let class_of = |uf: &mut Vec<u32>, v: u32| -> Vec<u32> {
+        let r = find(uf, v);
+        classes.get(&r).cloned().unwrap_or_else(|| vec![v])
+    };
+
+    // doStore: each write reaches its targets, their containers and aliases.
+    let mut var_writes: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    for &(v, line) in &own_writes {
+        vars.out[v as usize].write_lines.push(line);
+    }
+    for (node, targets) in &writes {
+        let line = node_line[*node as usize];
+        let mut seen: BTreeSet<u32> = BTreeSet::new();
+        let mut stack: Vec<u32> = targets.clone();
+        let _ = line;
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            if let Some(p) = vars.out[t as usize].parent {
+                stack.push(p);
+            }
+            for a in class_of(&mut uf, t) {
+                stack.push(a);
+            }
+        }
+        for t in seen {
+            var_writes[t as usize].push(*node);
+        }
+    }
+    // The return value.
+    let ret_var = if f.returns_value {
+        let idx = vars.out.len() as u32;
+        vars.out.push(Variable {
+            name: "return".into(),
+            kind: VarKind::Return,
+            type_name: String::new(),
+            line: f.line,
+            parent: None,
+            param_index: None,
+            is_exit: true,
+            is_pointer: false,
+            explicit_lines: vec![],
+            implicit_lines: vec![],
+            write_lines: vec![],
+            aliases: vec![],
+        });
+        let rets: Vec<u32> = f
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i.op, Op::Ret) && !i.args.is_empty())
+            .map(|(n, _)| n as u32)
+            .collect();
+        var_writes.push(rets);
+        Some(idx)
+    } else {
+        None
+    };
+    let nv = vars.out.len();
+
+    // Control edges: terminators of the blocks each block depends on.
+    let term: Vec<u32> = f
+        .blocks
+        .iter()
+        .map(|b| b.insts.last().copied().unwrap_or(u32::MAX))
+        .collect();
+    let block_ctrl: Vec<Vec<u32>> = cfg
+        .control_deps
+        .iter()
+        .map(|deps| {
+            deps.iter()
+                .map(|&a| term[a as usize])
+                .filter(|&t| t != u32::MAX)
+                .collect()
+        })
+        .collect();
+    let no_ctrl: Vec<u32> = Vec::new();
+    let ctrl = |n: u32| -> &[u32] {
+        match node_block[n as usize] {
+            u32::MAX => &no_ctrl,
+            b => &block_ctrl[b as usize],
+        }
+    };
+
+    let t_graph = t0.elapsed();
+    // Reachability per variable.
+    let mut stamp1 = vec![0u32; nn];
+    let mut stamp2 = vec![0u32; nn];
+    let mut ret_bind: BTreeMap<InstId, BTreeSet<u32>> = BTreeMap::new();
+    let mut arg_bind: BTreeMap<(InstId, u32), BTreeSet<u32>> = BTreeMap::new();
+    let mut reads_param: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
+    for v in 0..nv {
+        let cur = v as u32 + 1;
+        let mut explicit: Vec<u32> = Vec::new();
+        let mut implicit: Vec<u32> = Vec::new();
+        let mut visited = Vec::new();
+        let mut stack: Vec<u32> = Vec::new();
+        for &w in &var_writes[v] {
+            if stamp1[w as usize] != cur {
+                stamp1[w as usize] = cur;
+                stack.push(w);
+            }
+        }
+        let mut hit = |n: u32, v: usize, reads: &mut Vec<BTreeSet<u32>>| {
+            let nu = n as usize;
+            if nu < ni {
+                match &f.insts[nu].op {
+                    Op::Call { .. } if !f.insts[nu].is_void => {
+                        ret_bind.entry(n).or_default().insert(v as u32);
+                    }
+                    Op::Load => {
+                        for r in load_roots.get(&n).into_iter().flatten() {
+                            match r {
+                                Root::Var(x) => {
+                                    if let Some(&k) = param_of.get(x) {
+                                        reads[v].insert(k);
+                                    }
+                                }
+                                Root::RawArg(k) => {
+                                    reads[v].insert(*k);
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            } else if nu < ni + np {
+                reads[v].insert((nu - ni) as u32);
+            } else if nu < first_obj {
+                let key = out_node_info[nu - ni - np];
+                arg_bind.entry(key).or_default().insert(v as u32);
+            }
+        };
+        while let Some(n) = stack.pop() {
+            visited.push(n);
+            if node_line[n as usize] > 0 {
+                explicit.push(node_line[n as usize]);
+            }
+            hit(n, v, &mut reads_param);
+            for &d in &data[n as usize] {
+                if stamp1[d as usize] != cur {
+                    stamp1[d as usize] = cur;
+                    stack.push(d);
+                }
+            }
+        }
+        for &n in &visited {
+            for &t in ctrl(n) {
+                if stamp2[t as usize] != cur {
+                    stamp2[t as usize] = cur;
+                    stack.push(t);
+                }
+            }
+        }
+        while let Some(n) = stack.pop() {
+            if node_line[n as usize] > 0 {
+                implicit.push(node_line[n as usize]);
+            }
+            hit(n, v, &mut reads_param);
+            for d in data[n as usize].iter().chain(ctrl(n)).copied() {
+                if stamp2[d as usize] != cur {
+                    stamp2[d as usize] = cur;
+                    stack.push(d);
+                }
+            }
+        }
+        if vars.declared.contains(&(v as u32)) {
+            let l = vars.out[v].line;
+            if l > 0 {
+                explicit.push(l);
+            }
+        }
+        explicit.sort_unstable();
+        explicit.dedup();
+        implicit.sort_unstable();
+        implicit.dedup();
+        let var = &mut vars.out[v];
+        var.explicit_lines = explicit;
+        var.implicit_lines = implicit;
+        var.write_lines.sort_unstable();
+        var.write_lines.dedup();
+    }
+    let _ = ret_var;
+    if profile && t0.elapsed().as_millis() > 20 {
+        eprintln!(
+            "{}: {} insts, {} blocks, {} vars, {} nodes, {} defs: cfg {:?}, graph {:?}, reach {:?}",
+            f.name,
+            ni,
+            f.blocks.len(),
+            nv,
+            nn,
+            def_node.len(),
+            t_cfg,
+            t_graph - t_cfg,
+            t0.elapsed() - t_graph
+        );
+    }
+
+    // Aliases per variable.
+    for v in 0..uf.len() as u32 {
+        let mut a: Vec<u32> = class_of(&mut uf, v)
+            .into_iter()
+            .filter(|&x| x != v)
+            .collect();
+        a.sort_unstable();
+        vars.out[v as usize].aliases = a;
+    }
+
+    // Root parameter of a variable (through containers).
+    let root_param = |vars: &Vec<Variable>, mut v: u32| -> Option<u32> {
+        for _ in 0..64 {
+            match vars[v as usize].parent {
+                Some(p) => v = p,
+                None => break,
+            }
+        }
+        let r = &vars[v as usize];
+        if r.kind == VarKind::Param {
+            r.param_index
+        } else {
+            None
+        }
+    };
+
+    // Side effects (3.3.1.3): a pointer parameter whose writes read another parameter.
+    let mut side: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for v in 0..nv as u32 {
+        if !vars.out[v as usize].is_exit {
+            continue;
+        }
+        if let Some(k) = root_param(&vars.out, v) {
+            for &j in &reads_param[v as usize] {
+                if j != k {
+                    side.insert((k, j));
+                }
+            }
+        }
+    }
+    let mut param_aliases: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for members in classes.values() {
+        let ps: BTreeSet<u32> = members
+            .iter()
+            .filter_map(|&m| root_param(&vars.out, m))
+            .collect();
+        let ps: Vec<u32> = ps.into_iter().collect();
+        for a in 0..ps.len() {
+            for b in a + 1..ps.len() {
+                param_aliases.insert((ps[a], ps[b]));
+            }
+        }
+    }
+
+    // Call sites with their output bindings (the transfer function's caller side).
+    let mut call_sites = Vec::new();
+    let mut irecv_buffers: Vec<(BTreeSet<u32>, BTreeSet<u32>)> = Vec::new();
+    let targets_of = |res: &mut Resolver, vars: &Vars, v: &Value| -> BTreeSet<u32> {
+        res.locs(v)
+            .iter()
+            .filter_map(|l| vars.by_key.get(&(l.root, l.path.clone())).copied())
+            .collect()
+    };
+    for (i, inst) in f.insts.iter().enumerate() {
+        let i = i as InstId;
+        let Some((name, model)) = call_models.get(&i) else {
+            continue;
+        };
+        let mut outputs = Vec::new();
+        if !inst.is_void {
+            if let Some(b) = ret_bind.get(&i) {
+                outputs.push(OutputBinding {
+                    output: CallOutput::Return,
+                    blamed: b.iter().copied().collect(),
+                });
+            }
+        }
+        for k in 0..inst.args.len() as u32 {
+            if !is_ptr_value(&inst.args[k as usize]) {
+                continue;
+            }
+            let mut blamed = targets_of(&mut res, &vars, &inst.args[k as usize]);
+            for t in blamed.clone() {
+                blamed.extend(class_of(&mut uf, t));
+            }
+            if let Some(b) = arg_bind.get(&(i, k)) {
+                blamed.extend(b.iter().copied());
+            }
+            if !blamed.is_empty() {
+                outputs.push(OutputBinding {
+                    output: CallOutput::Arg(k),
+                    blamed: blamed.into_iter().collect(),
+                });
+            }
+        }
+        let short = name
+            .as_deref()
+            .map(|n| n.strip_prefix("P").unwrap_or(n))
+            .unwrap_or("");
+        if short == "MPI_Irecv" && inst.args.len() > 6 {
+            let buf = targets_of(&mut res, &vars, &inst.args[0]);
+            let req = targets_of(&mut res, &vars, &inst.args[6]);
+            irecv_buffers.push((req, buf));
+        }
+        call_sites.push((
+            i,
+            CallSite {
+                line: inst.line,
+                column: inst.col,
+                callee: name.clone(),
+                arg_count: inst.args.len() as u32,
+                outputs,
+                model: model.as_ref().map(|md| md.outputs.clone()),
+            },
+        ));
+    }
+    // MPI_Wait/Waitall complete an Irecv: the request's buffer is what they blame.
+    for (i, cs) in &mut call_sites {
+        let short = cs.callee.as_deref().unwrap_or("");
+        let short = short.strip_prefix("P").unwrap_or(short);
+        let k = match short {
+            "MPI_Wait" | "MPI_Test" => 0,
+            "MPI_Waitall" | "MPI_Testall" | "MPI_Waitany" | "MPI_Waitsome" => 1,
+            _ => continue,
+        };
+        let req = targets_of(&mut res, &vars, &f.insts[*i as usize].args[k]);
+        let mut extra: BTreeSet<u32> = BTreeSet::new();
+        for (r, b) in &irecv_buffers {
+            if !r.is_disjoint(&req) {
+                extra.extend(b.iter().copied());
+            }
+        }
+        if extra.is_empty() {
+            continue;
+        }
+        match cs
+            .outputs
+            .iter_mut()
+            .find(|o| o.output == CallOutput::Arg(k as u32))
+        {
+            Some(o) => {
+                extra.extend(o.blamed.iter().copied());
+                o.blamed = extra.into_iter().collect();
+            }
+            None => cs.outputs.push(OutputBinding {
+                output: CallOutput::Arg(k as u32),
+                blamed: extra.into_iter().collect(),
+            }),
+        }
+    }
+    let call_sites: Vec<CallSite> = call_sites.into_iter().map(|(_, c)| c).collect();
+
+    // Chapter 5: loops and the distinct reads of each line.
+    let mut loops = Vec::new();
+    for l in &cfg.loops {
+        let mut lines: Vec<u32> = l
+            .blocks
+            .iter()
+            .flat_map(|&b| f.blocks[b as usize].insts.iter())
+            .map(|&i| f.insts[i as usize].line)
+            .filter(|&x| x > 0)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let header_line = f.blocks[l.header as usize]
+            .insts
+            .iter()
+            .map(|&i| f.insts[i as usize].line)
+            .find(|&x| x > 0)
+            .unwrap_or(0);
+        loops.push(LoopInfo {
+            header_line,
+            lines,
+            parent: l.parent.map(|p| p as u32),
+        });
+    }
+    let mut address_only = vec![true; ni];
+    for inst in &f.insts {
+        for (pos, a) in inst.args.iter().enumerate() {
+            if let Value::Inst(j) = a {
+                let addr_use = matches!(
+                    (&inst.op, pos),
+                    (Op::Load, 0) | (Op::Store, 1) | (Op::Gep { .. }, 0) | (Op::Cast, 0)
+                );
+                if !addr_use {
+                    address_only[*j as usize] = false;
+                }
+            }
+        }
+    }
+    let mut reads: BTreeMap<u32, BTreeSet<MemRead>> = BTreeMap::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        if !matches!(inst.op, Op::Load) || inst.line == 0 {
+            continue;
+        }
+        if inst.is_pointer && address_only[i] {
+            continue;
+        }
+        let addr = strip_casts(f, &inst.args[0]);
+        let index = read_index(f, &mut res, &vars, &addr);
+        for l in res.locs(&addr) {
+            if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
+                reads.entry(inst.line).or_default().insert(MemRead {
+                    variable: v,
+                    index: index.clone(),
+                });
+            }
+        }
+    }
+    let reads = reads
+        .into_iter()
+        .map(|(line, r)| LineReads {
+            line,
+            reads: r.into_iter().collect(),
+        })
+        .collect();
+
+    let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    FunctionSummary {
+        linkage_name: f.name.clone(),
+        name: f.name.clone(),
+        file: f.file.clone(),
+        line: f.line,
+        ir_hash: 0,
+        has_line_info: !lines.is_empty(),
+        variables: vars.out,
+        call_sites,
+        side_effects: side
+            .into_iter()
+            .map(|(blamed_param, from_param)| SideEffect {
+                blamed_param,
+                from_param,
+            })
+            .collect(),
+        param_aliases: param_aliases.into_iter().collect(),
+        loops,
+        reads,
+        lines,
+    }
+}
+
+/// How the address of a read is indexed (5.2.1).
+fn read_index(f: &Function, res: &mut Resolver, vars: &Vars, addr: &Value) -> ReadIndex {
+    let Value::Inst(g) = addr else {
+        return ReadIndex::None;
+    };
+    let Op::Gep { steps } = &f.insts[*g as usize].op else {
+        return ReadIndex::None;
+    };
+    let inst = &f.insts[*g as usize];
+    let mut idx: Vec<&Value> = Vec::new();
+    if let Some(first) = inst.args.get(1) {
+        idx.push(first);
+    }
+    let mut has_field = false;
+    for s in steps {
+        match s {
+            GepStep::Index { arg } => {
+                if let Some(v) = inst.args.get(*arg as usize) {
+                    idx.push(v)
+                }
+            }
+            GepStep::Field { .. } => has_field = true,
+        }
+    }
+    if let Some(v) = idx.iter().rev().find(|v| !matches!(v, Value::ConstInt(_))) {
+        let v = strip_casts(f, v);
+        if let Value::Inst(j) = v {
+            let li = &f.insts[j as usize];
+            if matches!(li.op, Op::Load) {
+                let locs = res.locs(&li.args[0]);
+                if let [l] = locs.as_slice() {
+                    if l.deref == 0 {
+                        if let Some(&var) = vars.by_key.get(&(l.root, l.path.clone())) {
+                            return ReadIndex::Var(var);
+                        }
+                    }
+                }
+            }
+            return ReadIndex::Expr(j);
+        }
+        return ReadIndex::Expr(*g);
+    }
+    if has_field {
+        return ReadIndex::None;
+    }
+    match idx.last() {
+        Some(Value::ConstInt(c)) => ReadIndex::Const(*c),
+        _ => ReadIndex::None,
+    }
+}

@@ -1,0 +1,299 @@
+//! Control-flow facts of one function: dominators and post-dominators
+//! (Cooper–Harvey–Kennedy), control dependence (Ferrante et al., from the
+//! post-dominator tree) and natural loops. Everything is linear or near
+//! linear in the number of blocks and edges for real code; control
+//! dependence is kept as direct dependences only (transitive implicit blame
+//! follows from the blame graph itself), so nothing is quadratic in blocks.
+
+use crate::ir::Function;
+
+pub const NONE: u32 = u32::MAX;
+
+/// Reverse post-order of the nodes reachable from `entry`.
+fn rpo(n: usize, entry: u32, succs: &dyn Fn(u32) -> Vec<u32>) -> Vec<u32> {
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<(u32, Vec<u32>, usize)> = Vec::new();
+    seen[entry as usize] = true;
+    stack.push((entry, succs(entry), 0));
+    while let Some((node, ss, i)) = stack.last_mut() {
+        if *i < ss.len() {
+            let s = ss[*i];
+            *i += 1;
+            if !seen[s as usize] {
+                seen[s as usize] = true;
+                let next = succs(s);
+                stack.push((s, next, 0));
+            }
+        } else {
+            order.push(*node);
+            stack.pop();
+        }
+    }
+    order.reverse();
+    order
+}
+
+/// Immediate dominators of a graph (NONE for unreachable nodes and the entry's own idom is itself).
+pub fn idoms(
+    n: usize,
+    entry: u32,
+    succs: &dyn Fn(u32) -> Vec<u32>,
+    preds: &dyn Fn(u32) -> Vec<u32>,
+) -> Vec<u32> {
+    let order = rpo(n, entry, succs);
+    let mut po_num = vec![NONE; n];
+    for (i, &b) in order.iter().enumerate() {
+        po_num[b as usize] = (order.len() - 1 - i) as u32;
+    }
+    let mut idom = vec![NONE; n];
+    idom[entry as usize] = entry;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().skip(1) {
+            let mut new = NONE;
+            for p in preds(b) {
+                if idom[p as usize] == NONE {
+                    continue;
+                }
+                new = if new == NONE {
+                    p
+                } else {
+                    let (mut a, mut c) = (p, new);
+                    while a != c {
+                        while po_num[a as usize] < po_num[c as usize] {
+                            a = idom[a as usize];
+                        }
+                        while po_num[c as usize] < po_num[a as usize] {
+                            c = idom[c as usize];
+                        }
+                    }
+                    a
+                };
+            }
+            if new != NONE && idom[b as usize] != new {
+                idom[b as usize] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+pub struct Cfg {
+    pub preds: Vec<Vec<u32>>,
+    pub idom: Vec<u32>,
+    /// Immediate post-dominator; `exit` (= number of blocks) is the virtual exit.
+    pub ipdom: Vec<u32>,
+    /// Per block, the blocks whose terminator it is directly control dependent on.
+    pub control_deps: Vec<Vec<u32>>,
+    pub loops: Vec<Loop>,
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+pub struct Loop {
+    pub header: u32,
+    /// Sorted blocks of the loop, the header included.
+    pub blocks: Vec<u32>,
+    pub parent: Option<usize>,
+}
+
+impl Cfg {
+    pub fn new(f: &Function) -> Cfg {
+        let n = f.blocks.len();
+        let mut preds = vec![Vec::new(); n];
+        for (b, blk) in f.blocks.iter().enumerate() {
+            for &s in &blk.succs {
+                preds[s as usize].push(b as u32);
+            }
+        }
+        let succ = |b: u32| f.blocks[b as usize].succs.clone();
+        let pred = |b: u32| preds[b as usize].clone();
+        let idom = if n > 0 {
+            idoms(n, 0, &succ, &pred)
+        } else {
+            vec![]
+        };
+
+        // Post-dominators on the reverse graph with a virtual exit that
+        // every returning block, and every block stuck in an endless loop, reaches.
+        let exit = n as u32;
+        let mut to_exit = vec![false; n];
+        for (b, blk) in f.blocks.iter().enumerate() {
+            if blk.succs.is_empty() {
+                to_exit[b] = true;
+            }
+        }
+        // Blocks that cannot reach a return get an edge to the exit too.
+        let mut reaches = vec![false; n];
+        let mut stack: Vec<u32> = (0..n as u32).filter(|&b| to_exit[b as usize]).collect();
+        for &b in &stack {
+            reaches[b as usize] = true;
+        }
+        while let Some(b) = stack.pop() {
+            for &p in &preds[b as usize] {
+                if !reaches[p as usize] {
+                    reaches[p as usize] = true;
+                    stack.push(p);
+                }
+            }
+        }
+        for b in 0..n {
+            if !reaches[b] {
+                to_exit[b] = true;
+            }
+        }
+        let rsucc = |b: u32| -> Vec<u32> {
+            if b == exit {
+                (0..n as u32).filter(|&x| to_exit[x as usize]).collect()
+            } else {
+                preds[b as usize].clone()
+            }
+        };
+        let rpred = |b: u32| -> Vec<u32> {
+            if b == exit {
+                vec![]
+            } else {
+                let mut v = f.blocks[b as usize].succs.clone();
+                if to_exit[b as usize] {
+                    v.push(exit);
+                }
+                v
+            }
+        };
+        let ipdom = idoms(n + 1, exit, &rsucc, &rpred);
+
+        // Direct control dependence: for an edge a->s where s does not
+        // post-dominate a, the blocks from s up the post-dominator tree to
+        // (excluding) ipdom(a) depend on a's terminator.
+        let mut control_deps = vec![Vec::new(); n];
+        for a in 0..n {
+            let succs = &f.blocks[a].succs;
+            if succs.len() < 2 {
+                continue;
+            }
+            let stop = ipdom[a];
+            for &s in succs {
+                let mut r = s;
+                let mut steps = 0;
+                while r != stop && r != exit && r != NONE && steps <= n {
+                    let deps = &mut control_deps[r as usize];
+                    if deps.last() != Some(&(a as u32)) {
+                        deps.push(a as u32);
+                    }
+                    r = ipdom[r as usize];
+                    steps += 1;
+                }
+            }
+        }
+        for d in &mut control_deps {
+            d.sort_unstable();
+            d.dedup();
+        }
+
+        // Dominator-tree pre/post numbers for O(1) dominance tests.
+        let mut children = vec![Vec::new(); n];
+        for b in 1..n {
+            if idom[b] != NONE && idom[b] as usize != b {
+                children[idom[b] as usize].push(b as u32);
+            }
+        }
+        let mut pre = vec![0u32; n];
+        let mut post = vec![0u32; n];
+        if n > 0 {
+            let mut clock = 0u32;
+            let mut st: Vec<(u32, usize)> = vec![(0, 0)];
+            pre[0] = clock;
+            clock += 1;
+            while let Some((b, i)) = st.last_mut() {
+                if *i < children[*b as usize].len() {
+                    let c = children[*b as usize][*i];
+                    *i += 1;
+                    pre[c as usize] = clock;
+                    clock += 1;
+                    st.push((c, 0));
+                } else {
+                    post[*b as usize] = clock;
+                    clock += 1;
+                    st.pop();
+                }
+            }
+        }
+        let mut cfg = Cfg {
+            preds,
+            idom,
+            ipdom,
+            control_deps,
+            loops: Vec::new(),
+            pre,
+            post,
+        };
+        cfg.loops = cfg.natural_loops(f);
+        cfg
+    }
+
+    pub fn reachable(&self, b: u32) -> bool {
+        self.idom.get(b as usize).is_some_and(|&d| d != NONE)
+    }
+
+    /// True when `a` dominates `b` (both reachable).
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
+        self.reachable(a)
+            && self.reachable(b)
+            && self.pre[a as usize] <= self.pre[b as usize]
+            && self.post[b as usize] <= self.post[a as usize]
+    }
+
+    fn natural_loops(&self, f: &Function) -> Vec<Loop> {
+        let n = f.blocks.len();
+        let mut by_header: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for b in 0..n as u32 {
+            for &h in &f.blocks[b as usize].succs {
+                if self.dominates(h, b) {
+                    by_header.entry(h).or_default().push(b);
+                }
+            }
+        }
+        let mut loops = Vec::new();
+        let mut mark = vec![NONE; n];
+        for (li, (h, latches)) in by_header.into_iter().enumerate() {
+            let mut blocks = vec![h];
+            mark[h as usize] = li as u32;
+            let mut stack = Vec::new();
+            for l in latches {
+                if mark[l as usize] != li as u32 {
+                    mark[l as usize] = li as u32;
+                    blocks.push(l);
+                    stack.push(l);
+                }
+            }
+            while let Some(b) = stack.pop() {
+                for &p in &self.preds[b as usize] {
+                    if mark[p as usize] != li as u32 && self.reachable(p) {
+                        mark[p as usize] = li as u32;
+                        blocks.push(p);
+                        stack.push(p);
+                    }
+                }
+            }
+            blocks.sort_unstable();
+            loops.push(Loop {
+                header: h,
+                blocks,
+                parent: None,
+            });
+        }
+        // The parent is the smallest other loop containing the header.
+        for i in 0..loops.len() {
+            let h = loops[i].header;
+            let parent = (0..loops.len())
+                .filter(|&j| j != i && loops[j].blocks.binary_search(&h).is_ok())
+                .filter(|&j| loops[j].blocks.len() > loops[i].blocks.len())
+                .min_by_key(|&j| loops[j].blocks.len());
+            loops[i].parent = parent;
+        }
+        loops
+    }
+}

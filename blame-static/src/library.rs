@@ -1,0 +1,215 @@
+//! Transfer functions of functions without IR (3.3.1.1): libm, libc, MPI,
+//! OpenMP, and the prototype heuristic for everything else.
+
+use blame_formats::static_db::CallOutput;
+
+/// What a library call does, as far as blame goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LibModel {
+    /// Outputs a sample inside the callee blames.
+    pub outputs: Vec<CallOutput>,
+    /// True when the outputs are written by the call (the caller's lines get them).
+    pub writes: bool,
+}
+
+const LIBM: &[&str] = &[
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "pow",
+    "sqrt",
+    "cbrt",
+    "hypot",
+    "fabs",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fmod",
+    "remainder",
+    "fmin",
+    "fmax",
+    "fma",
+    "erf",
+    "erfc",
+    "tgamma",
+    "lgamma",
+    "ldexp",
+    "rint",
+    "nearbyint",
+    "lround",
+    "copysign",
+    "abs",
+    "labs",
+];
+
+fn is_libm(name: &str) -> bool {
+    LIBM.contains(&name)
+        || name
+            .strip_suffix('f')
+            .or_else(|| name.strip_suffix('l'))
+            .is_some_and(|n| LIBM.contains(&n))
+}
+
+fn args(v: &[u32]) -> Vec<CallOutput> {
+    v.iter().map(|&k| CallOutput::Arg(k)).collect()
+}
+
+/// The model of a known library function, by linkage name.
+pub fn known(name: &str) -> Option<LibModel> {
+    let n = name.strip_prefix("__builtin_").unwrap_or(name);
+    let n = n.strip_suffix("_chk").unwrap_or(n);
+    let n = n.strip_prefix("__").unwrap_or(n);
+    let w = |v: &[u32]| {
+        Some(LibModel {
+            outputs: args(v),
+            writes: true,
+        })
+    };
+    let none = || {
+        Some(LibModel {
+            outputs: vec![],
+            writes: false,
+        })
+    };
+    if is_libm(n) {
+        return Some(LibModel {
+            outputs: vec![CallOutput::Return],
+            writes: false,
+        });
+    }
+    // MPI (and the profiling interface names).
+    if let Some(m) = n.strip_prefix("PMPI_").or_else(|| n.strip_prefix("MPI_")) {
+        return match m {
+            "Send" | "Isend" | "Ssend" | "Rsend" | "Bsend" | "Issend" | "Barrier" | "Init"
+            | "Init_thread" | "Finalize" | "Abort" => none(),
+            "Recv" | "Irecv" | "Bcast" | "Ibcast" => w(&[0]),
+            "Reduce" | "Allreduce" | "Ireduce" | "Iallreduce" | "Scan" | "Exscan" => w(&[1]),
+            "Gather" | "Scatter" | "Allgather" | "Alltoall" | "Igather" | "Iscatter"
+            | "Iallgather" | "Ialltoall" => w(&[3]),
+            "Gatherv" | "Allgatherv" => w(&[3]),
+            "Scatterv" | "Alltoallv" => w(&[4]),
+            "Sendrecv" => w(&[5]),
+            "Sendrecv_replace" => w(&[0]),
+            "Wait" | "Test" => w(&[0]),
+            "Waitall" | "Testall" | "Waitany" | "Waitsome" => w(&[1]),
+            "Comm_rank" | "Comm_size" => w(&[1]),
+            "Wtime" => Some(LibModel {
+                outputs: vec![CallOutput::Return],
+                writes: false,
+            }),
+            _ => None,
+        };
+    }
+    match n {
+        "memcpy" | "memmove" | "memset" | "strcpy" | "strncpy" | "strcat" | "strncat"
+        | "sprintf" | "snprintf" | "vsprintf" | "vsnprintf" | "bzero" | "qsort" | "fgets"
+        | "gets" | "memcpy_chk" => w(&[0]),
+        "fread" | "read" | "pread" | "recv" => w(&[if n == "fread" { 0 } else { 1 }]),
+        "sscanf" | "fscanf" | "scanf" => Some(LibModel {
+            outputs: vec![],
+            writes: false,
+        }),
+        "printf" | "fprintf" | "vprintf" | "vfprintf" | "puts" | "putchar" | "fputs" | "fputc"
+        | "putc" | "fwrite" | "fflush" | "write" | "perror" | "free" | "fclose" | "exit"
+        | "abort" | "assert_fail" => none(),
+        "malloc"
+        | "calloc"
+        | "realloc"
+        | "aligned_alloc"
+        | "strdup"
+        | "strndup"
+        | "valloc"
+        | "_Znwm"
+        | "_Znam"
+        | "_ZnwmSt11align_val_t"
+        | "fopen" => Some(LibModel {
+            outputs: vec![CallOutput::Return],
+            writes: false,
+        }),
+        "posix_memalign" => w(&[0]),
+        "strlen"
+        | "strcmp"
+        | "strncmp"
+        | "memcmp"
+        | "atoi"
+        | "atof"
+        | "atol"
+        | "strtol"
+        | "strtod"
+        | "rand"
+        | "time"
+        | "clock"
+        | "omp_get_wtime"
+        | "omp_get_thread_num"
+        | "omp_get_num_threads" => Some(LibModel {
+            outputs: vec![CallOutput::Return],
+            writes: false,
+        }),
+        _ => None,
+    }
+}
+
+/// `__kmpc_fork_call(loc, argc, microtask, shared...)`: blame in the
+/// outlined region reaches the shared variables passed after the microtask.
+pub fn omp_fork(name: &str, arg_count: u32) -> Option<LibModel> {
+    if name == "__kmpc_fork_call" || name == "__kmpc_fork_teams" || name == "GOMP_parallel" {
+        let first = if name == "GOMP_parallel" { 1 } else { 3 };
+        return Some(LibModel {
+            outputs: args(&(first..arg_count).collect::<Vec<_>>()),
+            writes: false,
+        });
+    }
+    None
+}
+
+/// The prototype heuristic (3.3.1.1): pointer parameters share the blame;
+/// without any, the return value takes it.
+pub fn heuristic(pointer_args: &[u32], returns_value: bool) -> LibModel {
+    if !pointer_args.is_empty() {
+        LibModel {
+            outputs: args(pointer_args),
+            writes: false,
+        }
+    } else if returns_value {
+        LibModel {
+            outputs: vec![CallOutput::Return],
+            writes: false,
+        }
+    } else {
+        LibModel {
+            outputs: vec![],
+            writes: false,
+        }
+    }
+}
+
+/// Intrinsics that are calls to libc in the binary.
+pub fn intrinsic_as_libc(name: &str) -> Option<&'static str> {
+    if name.starts_with("llvm.memcpy") {
+        Some("memcpy")
+    } else if name.starts_with("llvm.memmove") {
+        Some("memmove")
+    } else if name.starts_with("llvm.memset") {
+        Some("memset")
+    } else {
+        None
+    }
+}

@@ -1,0 +1,164 @@
+//! `blame cc -- <compiler command...>`: a compiler launcher. Runs the real
+//! compile unchanged (its exit status is ours), then emits bitcode for each
+//! translation unit with clang-19 (same -I/-D/-U/-std/-include flags plus
+//! `-g -O0 -emit-llvm -c`), analyzes it and merges the summaries into the
+//! static db (`$BLAME_DB`, default `.blame/static.db`) under a file lock.
+//! Failures of the extra step are warnings: they never fail the build.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+#[derive(clap::Args)]
+pub struct CcArgs {
+    /// The compiler command, e.g. `mpicc -O2 -c x.c -o x.o`.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+const SOURCE_EXTS: &[&str] = &["c", "cc", "cpp", "cxx", "c++", "C", "cp"];
+
+fn is_source(a: &str) -> bool {
+    !a.starts_with('-')
+        && Path::new(a)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| SOURCE_EXTS.contains(&e))
+}
+
+fn is_cxx(compiler: &str, src: &str) -> bool {
+    let c = Path::new(compiler)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    c.contains("++") || c.contains("cxx") || c.contains("CC") || !src.ends_with(".c")
+}
+
+/// Flags that change what the preprocessor and front end see.
+fn frontend_flags(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let with_value = [
+        "-I",
+        "-D",
+        "-U",
+        "-include",
+        "-isystem",
+        "-iquote",
+        "-idirafter",
+        "-imacros",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if with_value.contains(&a.as_str()) {
+            if let Some(v) = args.get(i + 1) {
+                out.push(a.clone());
+                out.push(v.clone());
+            }
+            i += 2;
+            continue;
+        }
+        if with_value
+            .iter()
+            .any(|p| a.starts_with(p) && a.len() > p.len())
+            || a.starts_with("-std=")
+            || a == "-fopenmp"
+            || a.starts_with("-fopenmp=")
+            || a == "-pthread"
+            || a == "-ansi"
+            || a.starts_with("-fno-exceptions")
+            || a.starts_with("-fno-rtti")
+        {
+            out.push(a.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Include and define flags an MPI compiler wrapper adds.
+fn wrapper_flags(compiler: &str) -> Vec<String> {
+    let name = Path::new(compiler)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    if !name.starts_with("mpi") {
+        return vec![];
+    }
+    for probe in [["--showme:compile"], ["-show"]] {
+        if let Ok(out) = Command::new(compiler).args(probe).output() {
+            if out.status.success() {
+                let s = String::from_utf8_lossy(&out.stdout);
+                let words: Vec<String> = s.split_whitespace().map(str::to_string).collect();
+                return frontend_flags(&words);
+            }
+        }
+    }
+    vec![]
+}
+
+pub fn run(args: CcArgs) -> ExitCode {
+    let cmd = &args.command;
+    let status = match Command::new(&cmd[0]).args(&cmd[1..]).status() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("blame cc: cannot run {}: {e}", cmd[0]);
+            return ExitCode::from(127);
+        }
+    };
+    if !status.success() {
+        use std::os::unix::process::ExitStatusExt;
+        let code = status
+            .code()
+            .or_else(|| status.signal().map(|s| 128 + s))
+            .unwrap_or(1);
+        return ExitCode::from(code.clamp(1, 255) as u8);
+    }
+    if cmd.iter().any(|a| a == "-E" || a == "-M" || a == "-MM") {
+        return ExitCode::SUCCESS;
+    }
+    let sources: Vec<&String> = cmd[1..].iter().filter(|a| is_source(a)).collect();
+    if sources.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    let db = std::env::var_os("BLAME_DB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(".blame/static.db"));
+    let mut flags = wrapper_flags(&cmd[0]);
+    flags.extend(frontend_flags(&cmd[1..]));
+    let tmp = std::env::temp_dir().join(format!("blame-cc-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&tmp) {
+        eprintln!("blame cc: warning: {}: {e}", tmp.display());
+        return ExitCode::SUCCESS;
+    }
+    let mut bitcode = Vec::new();
+    for (n, src) in sources.iter().enumerate() {
+        let bc = tmp.join(format!("tu{n}.bc"));
+        let clang = if is_cxx(&cmd[0], src) {
+            "clang++-19"
+        } else {
+            "clang-19"
+        };
+        let out = Command::new(clang)
+            .args(&flags)
+            .args(["-g", "-O0", "-emit-llvm", "-c", "-w"])
+            .arg(src.as_str())
+            .arg("-o")
+            .arg(&bc)
+            .output();
+        match out {
+            Ok(o) if o.status.success() => bitcode.push(bc),
+            Ok(o) => eprintln!(
+                "blame cc: warning: {clang} could not emit bitcode for {src}; no blame summary:\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => eprintln!("blame cc: warning: cannot run {clang}: {e}"),
+        }
+    }
+    if !bitcode.is_empty() {
+        if let Err(e) = blame_static::analyze_into_db(&bitcode, &db) {
+            eprintln!("blame cc: warning: static analysis failed: {e}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    ExitCode::SUCCESS
+}
