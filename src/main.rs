@@ -19,6 +19,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Sample a command (and all its processes and threads) or a running pid into a run directory.
+    Record(cmd_record::RecordArgs),
     /// Check a blame file (sample stream, static db or results) and print what it holds.
     Check(cmd_check::CheckArgs),
     /// Resolve recorded (or JSON-lines) samples to variable blame; shards with --shard I/N.
@@ -42,10 +44,12 @@ mod cmd_cc;
 mod cmd_check;
 mod cmd_export;
 mod cmd_post;
+mod cmd_record;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Record(args) => cmd_record::run(args),
         Command::Check(args) => cmd_check::run(args),
         Command::Post(args) => cmd_post::run_post(args),
         Command::Merge(args) => cmd_post::run_merge(args),

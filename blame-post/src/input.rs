@@ -18,35 +18,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Names of processes that launch the application rather than being part of it.
-const LAUNCHERS: &[&str] = &[
-    "mpirun",
-    "mpiexec",
-    "orterun",
-    "prterun",
-    "orted",
-    "prted",
-    "srun",
-    "hydra_pmi_proxy",
-    "bash",
-    "sh",
-    "dash",
-    "env",
-    "blame",
-    "time",
-];
-
-pub fn is_launcher(command: &[String]) -> bool {
-    command
-        .first()
-        .map(|c| {
-            Path::new(c)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        })
-        .is_some_and(|name| LAUNCHERS.contains(&name.as_str()))
-}
+pub use blame_formats::stream::{is_launcher, is_memory_event};
 
 /// One unique calling context of a process and how many samples of each event hit it.
 #[derive(Debug, Clone)]
@@ -106,12 +78,6 @@ fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
             events.len() - 1
         }
     }
-}
-
-/// Event names that count memory misses (approximate data-centric mode).
-pub fn is_memory_event(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n.contains("miss") || n.starts_with("mem-") || n.starts_with("mem_")
 }
 
 impl Run {

@@ -57,6 +57,38 @@ pub struct StreamHeader {
     pub extra: Vec<(String, String)>,
 }
 
+/// Names of processes that launch the application rather than being part of it.
+const LAUNCHERS: &[&str] = &[
+    "mpirun",
+    "mpiexec",
+    "orterun",
+    "prterun",
+    "orted",
+    "prted",
+    "srun",
+    "hydra_pmi_proxy",
+    "bash",
+    "sh",
+    "dash",
+    "env",
+    "blame",
+    "time",
+];
+
+/// True when `command` runs a launcher (mpirun, a shell, ...) rather than the application.
+pub fn is_launcher(command: &[String]) -> bool {
+    command
+        .first()
+        .and_then(|c| Path::new(c).file_name())
+        .is_some_and(|name| LAUNCHERS.contains(&name.to_string_lossy().as_ref()))
+}
+
+/// Event names that count memory misses (approximate data-centric mode).
+pub fn is_memory_event(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("miss") || n.starts_with("mem-") || n.starts_with("mem_")
+}
+
 /// A file mapped into the process.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mapping {

@@ -1,1 +1,77 @@
-//! placeholder
+//! `blame record`: the first stage of the pipeline. Samples a command and
+//! every process and thread it starts (or an attached pid) with
+//! perf_event, unwinds each sample's user stack while recording, and writes
+//! one sample stream per process image (see `blame_formats::stream`) plus
+//! a manifest into the run directory that `blame post` reads. When the
+//! kernel refuses perf_event_open, a ptrace sampler takes over.
+//!
+//! | module | job |
+//! |---|---|
+//! | `sys` | the only `unsafe`: perf_event_open, ioctls, ring buffer mmap, fork |
+//! | `records` | parsing perf records |
+//! | `events` | event names to perf types |
+//! | `perf` | the perf_event sampler |
+//! | `ptrace` | the ptrace fallback sampler |
+//! | `unwind` | framehop unwinding of copied stacks |
+//! | `recording` | process table and per-process stream files |
+//! | `procfs` | /proc: command lines, MPI ranks, mappings |
+//! | `manifest` | the run's manifest.json |
+//! | `session` | launching or attaching, signals, the loop that ties it together |
+
+pub mod events;
+pub mod manifest;
+pub mod perf;
+pub mod procfs;
+pub mod ptrace;
+pub mod records;
+pub mod recording;
+mod session;
+mod sys;
+pub mod unwind;
+
+pub use session::{record, RecordOptions, RecordSummary, SamplerKind, Target};
+use thiserror::Error;
+
+/// How stacks are walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallGraph {
+    /// Copy the user stack with each sample and unwind it from DWARF CFI in the recorder.
+    Dwarf,
+    /// Kernel frame-pointer callchains.
+    Fp,
+}
+
+impl std::str::FromStr for CallGraph {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "dwarf" => Ok(CallGraph::Dwarf),
+            "fp" => Ok(CallGraph::Fp),
+            other => Err(format!("--call-graph {other}: use dwarf or fp")),
+        }
+    }
+}
+
+impl CallGraph {
+    pub fn name(self) -> &'static str {
+        match self {
+            CallGraph::Dwarf => "dwarf",
+            CallGraph::Fp => "fp",
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum RecordError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("{0}")]
+    Sampler(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,86 @@
+//! The run directory's manifest: what was recorded, how, and what each
+//! process's stream holds. JSON, written when the recording ends (and
+//! rewritten, so an interrupted recorder still leaves one).
+
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One process image's stream.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProcessEntry {
+    pub file: String,
+    pub pid: u32,
+    pub ppid: u32,
+    pub rank: Option<u32>,
+    pub command: Vec<String>,
+    /// mpirun, a shell, ...: recorded, but not the application.
+    pub launcher: bool,
+    pub samples: u64,
+    pub lost: u64,
+    pub exit_status: Option<i32>,
+    pub signal: Option<i32>,
+    /// False when the image was replaced by exec or still ran when recording stopped.
+    pub ended: bool,
+    pub duration_ns: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EventEntry {
+    pub name: String,
+    /// `frequency` (Hz) or `period` (events or ns per sample).
+    pub mode: String,
+    pub rate: u64,
+    pub unit: String,
+    pub memory: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub command: Vec<String>,
+    pub host: String,
+    pub sampler: String,
+    pub call_graph: String,
+    pub events: Vec<EventEntry>,
+    pub start_unix_ns: u64,
+    pub end_unix_ns: u64,
+    /// Exit code of the recorded command (None when killed by a signal or attached).
+    pub exit_status: Option<i32>,
+    pub signal: Option<i32>,
+    /// Why recording stopped early (a signal to the recorder), if it did.
+    pub interrupted: Option<String>,
+    pub samples: u64,
+    pub lost: u64,
+    pub processes: Vec<ProcessEntry>,
+    pub notices: Vec<String>,
+}
+
+impl Manifest {
+    /// Writes `manifest.json` in `dir` (or `manifest-rank-N.json` when
+    /// this recorder runs as MPI rank N, so per-rank recorders share a
+    /// directory), atomically through a temporary file.
+    pub fn write(&self, dir: &Path, own_rank: Option<u32>) -> std::io::Result<PathBuf> {
+        let name = match own_rank {
+            Some(r) => format!("manifest-rank-{r}.json"),
+            None => "manifest.json".to_string(),
+        };
+        let path = dir.join(name);
+        let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?)?;
+        f.write_all(b"\n")?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &path)?;
+        Ok(path)
+    }
+
+    pub fn read(path: &Path) -> std::io::Result<Manifest> {
+        let bytes = std::fs::read(path)?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: not a blame manifest: {e}", path.display()),
+            )
+        })
+    }
+}

@@ -1,0 +1,359 @@
+//! The perf_event sampler: one event per CPU for the target (inherited by
+//! every descendant process and thread), one ring buffer per CPU, records
+//! of all buffers merged by time and fed to the [`Recording`], stacks
+//! unwound as they arrive.
+
+use crate::events::EventSpec;
+use crate::records::{self, Layout, PerfRecord};
+use crate::recording::{Recording, SampledStack};
+use crate::sys::{self, RingBuffer};
+use crate::{CallGraph, RecordError};
+use blame_formats::stream::Sampling;
+use perf_event_open_sys::bindings::perf_event_attr;
+use std::collections::HashMap;
+use std::os::fd::{AsFd, OwnedFd};
+
+/// How the events are opened.
+pub struct PerfConfig<'a> {
+    pub events: &'a [EventSpec],
+    pub sampling: Sampling,
+    pub call_graph: CallGraph,
+    pub kernel: bool,
+    /// Bytes of user stack copied with each sample (dwarf mode).
+    pub stack_size: u32,
+}
+
+/// Why opening failed, for the caller to choose a fallback.
+#[derive(Debug)]
+pub enum OpenFailure {
+    /// The kernel refuses perf_event_open to this user (paranoid level, seccomp, container).
+    NotPermitted(std::io::Error),
+    /// The event cannot be counted on this machine (no PMU for it).
+    Unsupported { event: String, error: std::io::Error },
+    Other(String),
+}
+
+/// Open perf events of one recording.
+pub struct PerfSession {
+    rings: Vec<RingBuffer>,
+    /// Events that write into another event's ring buffer.
+    others: Vec<OwnedFd>,
+    layout: Layout,
+    event_of_id: HashMap<u64, u16>,
+    buf: Vec<u8>,
+    offsets: Vec<(usize, usize)>,
+    kernel: bool,
+}
+
+fn attr_for(
+    event: &EventSpec,
+    cfg: &PerfConfig,
+    leader: bool,
+    enable_on_exec: bool,
+    with_build_id: bool,
+    exclude_kernel: bool,
+) -> (perf_event_attr, Layout) {
+    let mut a = perf_event_attr {
+        type_: event.type_,
+        config: event.config,
+        ..Default::default()
+    };
+    match cfg.sampling {
+        Sampling::Frequency(hz) => {
+            a.set_freq(1);
+            a.__bindgen_anon_1.sample_freq = hz;
+        }
+        Sampling::Period(p) => a.__bindgen_anon_1.sample_period = p,
+    }
+    let mut st = records::SAMPLE_IDENTIFIER
+        | records::SAMPLE_IP
+        | records::SAMPLE_TID
+        | records::SAMPLE_TIME
+        | records::SAMPLE_PERIOD;
+    if event.desc(cfg.sampling.clone()).memory {
+        st |= records::SAMPLE_ADDR;
+    }
+    match cfg.call_graph {
+        CallGraph::Fp => {
+            st |= records::SAMPLE_CALLCHAIN;
+            if !cfg.kernel {
+                a.set_exclude_callchain_kernel(1);
+            }
+        }
+        CallGraph::Dwarf => {
+            st |= records::SAMPLE_REGS_USER | records::SAMPLE_STACK_USER;
+            a.sample_regs_user = records::REGS_MASK;
+            a.sample_stack_user = cfg.stack_size;
+            if cfg.kernel {
+                st |= records::SAMPLE_CALLCHAIN;
+                a.set_exclude_callchain_user(1);
+            }
+        }
+    }
+    a.sample_type = st;
+    a.set_disabled(1);
+    a.set_inherit(1);
+    a.set_enable_on_exec(enable_on_exec as u64);
+    a.set_exclude_hv(1);
+    a.set_exclude_kernel(exclude_kernel as u64);
+    a.set_sample_id_all(1);
+    a.set_use_clockid(1);
+    a.clockid = libc::CLOCK_MONOTONIC;
+    if leader {
+        a.set_mmap(1);
+        a.set_mmap2(1);
+        a.set_comm(1);
+        a.set_comm_exec(1);
+        a.set_task(1);
+        a.set_build_id(with_build_id as u64);
+        a.set_watermark(1);
+        a.__bindgen_anon_2.wakeup_watermark = 1 << 16;
+    }
+    (
+        a,
+        Layout {
+            sample_type: st,
+            regs_mask: a.sample_regs_user,
+        },
+    )
+}
+
+fn classify(err: std::io::Error, event: &EventSpec) -> OpenFailure {
+    match err.raw_os_error() {
+        Some(libc::EACCES) | Some(libc::EPERM) => OpenFailure::NotPermitted(err),
+        Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV)
+        | Some(libc::EINVAL)
+            if event.is_hardware() =>
+        {
+            OpenFailure::Unsupported {
+                event: event.name.clone(),
+                error: err,
+            }
+        }
+        _ => OpenFailure::Other(format!("perf_event_open({}): {err}", event.name)),
+    }
+}
+
+impl PerfSession {
+    /// Opens every event on every CPU for the threads `tids` (one pid for a
+    /// launched command, which inherits to its descendants; each thread of
+    /// an attached process). Launched commands start counting at exec.
+    pub fn open(cfg: &PerfConfig, tids: &[u32], enable_on_exec: bool) -> Result<PerfSession, OpenFailure> {
+        // Try the richest attributes first, then what older kernels or a
+        // stricter paranoid level accept.
+        let attempts = [(true, false), (false, false), (false, true)];
+        let mut last = None;
+        for (with_build_id, exclude_kernel) in attempts {
+            if exclude_kernel && cfg.kernel {
+                break;
+            }
+            match Self::open_with(cfg, tids, enable_on_exec, with_build_id, exclude_kernel) {
+                Ok(s) => return Ok(s),
+                Err(OpenFailure::Other(m)) if m.contains("Invalid argument") => {
+                    last = Some(OpenFailure::Other(m))
+                }
+                Err(OpenFailure::NotPermitted(e)) => last = Some(OpenFailure::NotPermitted(e)),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| OpenFailure::Other("perf_event_open failed".into())))
+    }
+
+    fn open_with(
+        cfg: &PerfConfig,
+        tids: &[u32],
+        enable_on_exec: bool,
+        with_build_id: bool,
+        exclude_kernel: bool,
+    ) -> Result<PerfSession, OpenFailure> {
+        let data_pages = match cfg.call_graph {
+            CallGraph::Dwarf => 1024,
+            CallGraph::Fp => 128,
+        };
+        let mut rings = Vec::new();
+        let mut others = Vec::new();
+        let mut event_of_id = HashMap::new();
+        let mut layout = None;
+        for cpu in 0..sys::possible_cpus() as i32 {
+            let mut leader: Option<RingBuffer> = None;
+            for &tid in tids {
+                for (index, event) in cfg.events.iter().enumerate() {
+                    let is_leader = leader.is_none();
+                    let (attr, l) =
+                        attr_for(event, cfg, is_leader, enable_on_exec, with_build_id, exclude_kernel);
+                    layout = Some(l);
+                    let fd = match sys::perf_event_open(&attr, tid as i32, cpu) {
+                        Ok(fd) => fd,
+                        // A CPU that is offline has no events to open.
+                        Err(e) if e.raw_os_error() == Some(libc::ENODEV) && cpu > 0 => break,
+                        Err(e) => return Err(classify(e, event)),
+                    };
+                    let id = sys::event_id(&fd).map_err(|e| OpenFailure::Other(e.to_string()))?;
+                    event_of_id.insert(id, index as u16);
+                    match &leader {
+                        None => {
+                            leader = Some(RingBuffer::map(fd, data_pages).map_err(|e| {
+                                OpenFailure::Other(format!(
+                                    "mmap of the perf ring buffer ({} KiB): {e}; raise `ulimit -l` or kernel.perf_event_mlock_kb",
+                                    data_pages * sys::page_size() / 1024
+                                ))
+                            })?)
+                        }
+                        Some(ring) => {
+                            sys::set_output(&fd, ring.fd())
+                                .map_err(|e| OpenFailure::Other(format!("PERF_EVENT_IOC_SET_OUTPUT: {e}")))?;
+                            others.push(fd);
+                        }
+                    }
+                }
+            }
+            if let Some(ring) = leader {
+                rings.push(ring);
+            }
+        }
+        Ok(PerfSession {
+            rings,
+            others,
+            layout: layout.ok_or_else(|| OpenFailure::Other("no events".into()))?,
+            event_of_id,
+            buf: Vec::with_capacity(1 << 20),
+            offsets: Vec::new(),
+            kernel: cfg.kernel,
+        })
+    }
+
+    /// Starts counting now (attached processes; launched ones start at exec).
+    pub fn enable(&self) -> Result<(), RecordError> {
+        for fd in self.rings.iter().map(|r| r.fd()).chain(self.others.iter()) {
+            sys::enable(fd).map_err(|e| RecordError::Sampler(format!("enabling events: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// Stops counting (the ring buffers stay readable).
+    pub fn disable(&self) {
+        for fd in self.rings.iter().map(|r| r.fd()).chain(self.others.iter()) {
+            let _ = sys::disable(fd);
+        }
+    }
+
+    /// Waits up to `timeout_ms` for data in any ring buffer.
+    pub fn wait(&self, timeout_ms: u16) {
+        let mut fds: Vec<nix::poll::PollFd> = self
+            .rings
+            .iter()
+            .map(|r| nix::poll::PollFd::new(r.fd().as_fd(), nix::poll::PollFlags::POLLIN))
+            .collect();
+        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(timeout_ms));
+    }
+
+    /// Reads every ring buffer, merges the records by time and feeds them
+    /// to `rec`. Returns how many records were read.
+    pub fn drain(&mut self, rec: &mut Recording) -> usize {
+        self.buf.clear();
+        self.offsets.clear();
+        let mut ring_of = Vec::new();
+        for (i, ring) in self.rings.iter_mut().enumerate() {
+            let n = ring.drain(&mut self.buf, &mut self.offsets);
+            ring_of.extend(std::iter::repeat_n(i, n));
+        }
+        let mut parsed: Vec<(PerfRecord, usize)> = self
+            .offsets
+            .iter()
+            .zip(ring_of)
+            .filter_map(|(&(start, len), ring)| {
+                records::parse(&self.buf[start..start + len], &self.layout).map(|r| (r, ring))
+            })
+            .collect();
+        // Records of one buffer are in time order; merge the buffers.
+        parsed.sort_by_key(|(r, _)| r.time());
+        let n = parsed.len();
+        let mut last_pid_of_ring: HashMap<usize, u32> = HashMap::new();
+        for (record, ring) in parsed {
+            match record {
+                PerfRecord::Sample(s) => {
+                    last_pid_of_ring.insert(ring, s.pid);
+                    self.sample(rec, &s);
+                }
+                PerfRecord::Mmap {
+                    pid,
+                    start,
+                    len,
+                    pgoff,
+                    executable,
+                    build_id,
+                    path,
+                    ..
+                } => {
+                    if executable {
+                        rec.mmap(pid, start, start + len, pgoff, &path, build_id);
+                    }
+                }
+                PerfRecord::Comm {
+                    pid,
+                    tid,
+                    exec,
+                    name,
+                    time,
+                } => {
+                    if exec && pid == tid {
+                        rec.exec(pid, &name, time);
+                    } else {
+                        rec.thread_name(pid, tid, &name);
+                    }
+                }
+                PerfRecord::Fork { pid, ppid, tid, .. } => rec.fork(pid, ppid, tid),
+                PerfRecord::Exit { pid, tid, time } => rec.exit(pid, tid, None, time),
+                PerfRecord::Lost { count, .. } => {
+                    rec.lost(last_pid_of_ring.get(&ring).copied(), count)
+                }
+                PerfRecord::Other { .. } => {}
+            }
+        }
+        n
+    }
+
+    fn sample(&self, rec: &mut Recording, s: &records::RawSample) {
+        let event = self.event_of_id.get(&s.id).copied().unwrap_or(0);
+        let kernel: &[u64] = if self.kernel { &s.kernel_chain } else { &[] };
+        if let Some((bp, sp, ip)) = s.regs {
+            rec.sample(
+                s.pid,
+                s.tid,
+                s.time,
+                event,
+                s.period,
+                SampledStack::Raw {
+                    ip,
+                    sp,
+                    bp,
+                    stack: s.stack,
+                    kernel,
+                },
+                s.addr,
+            );
+        } else if !s.callchain.is_empty() || !kernel.is_empty() {
+            let mut frames = kernel.to_vec();
+            frames.extend_from_slice(&s.callchain);
+            rec.sample(
+                s.pid,
+                s.tid,
+                s.time,
+                event,
+                s.period,
+                SampledStack::Frames(&frames),
+                s.addr,
+            );
+        } else if s.stack.is_empty() && s.ip != 0 && self.layout.regs_mask == 0 {
+            rec.sample(
+                s.pid,
+                s.tid,
+                s.time,
+                event,
+                s.period,
+                SampledStack::Frames(&[s.ip]),
+                s.addr,
+            );
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! What the sampler reads about processes from /proc: command lines, MPI
+//! ranks from the environment, executable mappings, exit codes of zombies.
+
+use blame_formats::stream::Mapping;
+
+pub fn hostname() -> String {
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+pub fn unix_time_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock perf events are opened with.
+pub fn monotonic_ns() -> u64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .map(|t| t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64)
+        .unwrap_or(0)
+}
+
+pub fn cmdline(pid: u32) -> Option<Vec<String>> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<String> = raw
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    (!args.is_empty()).then_some(args)
+}
+
+pub fn comm(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim_end().to_string())
+}
+
+/// Fields of /proc/PID/stat after the command name (which may contain spaces).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    Some(after.split_whitespace().map(str::to_string).collect())
+}
+
+/// The thread-group (process) id of a thread.
+pub fn tgid(tid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+pub fn ppid(pid: u32) -> Option<u32> {
+    stat_fields(pid)?.get(1)?.parse().ok()
+}
+
+/// Exit code and signal of a process that exited but was not reaped yet.
+pub fn zombie_exit_status(pid: u32) -> Option<(Option<i32>, Option<i32>)> {
+    let f = stat_fields(pid)?;
+    if f.first()? != "Z" {
+        return None;
+    }
+    // Field 52 (exit_code) is the 50th after the name; a wait status.
+    let code: i32 = f.get(49)?.parse().ok()?;
+    Some(decode_wait_status(code))
+}
+
+/// (exit code, terminating signal) of a wait status.
+pub fn decode_wait_status(status: i32) -> (Option<i32>, Option<i32>) {
+    if status & 0x7f == 0 {
+        (Some((status >> 8) & 0xff), None)
+    } else {
+        (None, Some(status & 0x7f))
+    }
+}
+
+/// The MPI rank and world size of a process, from the variables MPI
+/// launchers set (OpenMPI, MPICH/PMI, SLURM).
+pub fn mpi_rank(pid: u32) -> (Option<u32>, Option<u32>) {
+    let Ok(raw) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return (None, None);
+    };
+    let vars: Vec<(&[u8], &[u8])> = raw
+        .split(|&b| b == 0)
+        .filter_map(|kv| {
+            let eq = kv.iter().position(|&b| b == b'=')?;
+            Some((&kv[..eq], &kv[eq + 1..]))
+        })
+        .collect();
+    rank_from_vars(|name| {
+        vars.iter()
+            .find(|(k, _)| *k == name.as_bytes())
+            .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse().ok())
+    })
+}
+
+/// Rank and size from the first launcher whose rank variable is set.
+pub fn rank_from_vars(get: impl Fn(&str) -> Option<u32>) -> (Option<u32>, Option<u32>) {
+    const PAIRS: [(&str, &str); 3] = [
+        ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+        ("PMI_RANK", "PMI_SIZE"),
+        ("SLURM_PROCID", "SLURM_NTASKS"),
+    ];
+    PAIRS
+        .iter()
+        .find_map(|(rank, size)| get(rank).map(|r| (Some(r), get(size))))
+        .unwrap_or((None, None))
+}
+
+/// The executable file mappings of a process.
+pub fn exec_mappings(pid: u32) -> Vec<Mapping> {
+    let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else {
+        return Vec::new();
+    };
+    maps.lines()
+        .filter_map(|line| parse_maps_line(pid, line))
+        .collect()
+}
+
+fn parse_maps_line(pid: u32, line: &str) -> Option<Mapping> {
+    let mut parts = line.split_whitespace();
+    let range = parts.next()?;
+    let perms = parts.next()?;
+    let offset = parts.next()?;
+    let _dev = parts.next()?;
+    let _inode = parts.next()?;
+    let path = parts.collect::<Vec<_>>().join(" ");
+    if !perms.contains('x') || path.is_empty() {
+        return None;
+    }
+    let (start, end) = range.split_once('-')?;
+    Some(Mapping {
+        pid,
+        start: u64::from_str_radix(start, 16).ok()?,
+        end: u64::from_str_radix(end, 16).ok()?,
+        file_offset: u64::from_str_radix(offset, 16).ok()?,
+        path,
+        build_id: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_process_is_readable() {
+        let me = std::process::id();
+        assert!(cmdline(me).unwrap()[0].contains("blame_sampler"));
+        assert_eq!(ppid(me), Some(std::os::unix::process::parent_id()));
+        let maps = exec_mappings(me);
+        let exe = std::env::current_exe().unwrap();
+        assert!(
+            maps.iter().any(|m| m.path == exe.to_string_lossy()),
+            "{maps:?}"
+        );
+    }
+
+    #[test]
+    fn maps_lines() {
+        let m = parse_maps_line(
+            1,
+            "55d0c000-55d0d000 r-xp 00001000 08:01 1234   /usr/bin/my app",
+        )
+        .unwrap();
+        assert_eq!((m.start, m.end, m.file_offset), (0x55d0c000, 0x55d0d000, 0x1000));
+        assert_eq!(m.path, "/usr/bin/my app");
+        assert!(parse_maps_line(1, "7ffd-7ffe rw-p 00000000 00:00 0 [stack]").is_none());
+    }
+
+    #[test]
+    fn ranks_from_each_launcher() {
+        let vars = |pairs: &'static [(&'static str, u32)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| *v)
+        };
+        assert_eq!(
+            rank_from_vars(vars(&[("OMPI_COMM_WORLD_RANK", 3), ("OMPI_COMM_WORLD_SIZE", 4)])),
+            (Some(3), Some(4))
+        );
+        assert_eq!(rank_from_vars(vars(&[("PMI_RANK", 1)])), (Some(1), None));
+        assert_eq!(
+            rank_from_vars(vars(&[("SLURM_PROCID", 7), ("SLURM_NTASKS", 8)])),
+            (Some(7), Some(8))
+        );
+        assert_eq!(rank_from_vars(vars(&[])), (None, None));
+    }
+
+    #[test]
+    fn wait_status_decoding() {
+        assert_eq!(decode_wait_status(3 << 8), (Some(3), None));
+        assert_eq!(decode_wait_status(9), (None, Some(9)));
+    }
+}

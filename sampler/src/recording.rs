@@ -1,0 +1,499 @@
+//! What the samplers feed: the table of profiled processes (their images,
+//! mappings, threads, unwinders and MPI ranks) and one sample stream per
+//! process image in the run directory. Both the perf_event and the ptrace
+//! sampler report fork, exec, mmap, sample and exit events here.
+
+use crate::manifest::ProcessEntry;
+use crate::procfs;
+use crate::unwind::{ObjectCache, ProcessUnwinder};
+use blame_formats::stream::{
+    is_launcher, EventDesc, Lost, Mapping, ProcessEnd, Sample, StreamHeader, StreamWriter,
+    ThreadName,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// How a sample's stack arrives.
+pub enum SampledStack<'a> {
+    /// Addresses already walked (kernel callchain, or unwound elsewhere), innermost first.
+    Frames(&'a [u64]),
+    /// Registers and a copy of the user stack starting at `sp`, to unwind
+    /// here, below `kernel` frames (innermost first) when kernel stacks are wanted.
+    Raw {
+        ip: u64,
+        sp: u64,
+        bp: u64,
+        stack: &'a [u8],
+        kernel: &'a [u64],
+    },
+}
+
+struct Proc {
+    pid: u32,
+    ppid: u32,
+    command: Vec<String>,
+    rank: Option<u32>,
+    world_size: Option<u32>,
+    mappings: Vec<Mapping>,
+    threads: HashMap<u32, String>,
+    unwinder: ProcessUnwinder,
+    stream: Option<OpenStream>,
+    /// Set once the image's first sample or record was seen after an exec.
+    lost: u64,
+}
+
+struct OpenStream {
+    writer: StreamWriter,
+    path: PathBuf,
+    samples: u64,
+    start_ns: u64,
+}
+
+/// The run directory being written.
+pub struct Recording {
+    dir: PathBuf,
+    host: String,
+    events: Vec<EventDesc>,
+    call_graph: String,
+    extra: Vec<(String, String)>,
+    objects: ObjectCache,
+    procs: HashMap<u32, Proc>,
+    /// Streams closed so far, for the manifest.
+    pub entries: Vec<ProcessEntry>,
+    /// Samples the kernel dropped that could not be tied to one process.
+    pub unattributed_lost: u64,
+    /// Samples whose stack could not be walked past the sampled address.
+    pub shallow_stacks: u64,
+    pub samples: u64,
+    frames: Vec<u64>,
+    /// Failures writing a stream (disk full...): reported, recording goes on for the others.
+    pub errors: Vec<String>,
+}
+
+impl Recording {
+    pub fn new(
+        dir: &Path,
+        events: Vec<EventDesc>,
+        call_graph: &str,
+        extra: Vec<(String, String)>,
+    ) -> Recording {
+        Recording {
+            dir: dir.to_path_buf(),
+            host: procfs::hostname(),
+            events,
+            call_graph: call_graph.to_string(),
+            extra,
+            objects: ObjectCache::default(),
+            procs: HashMap::new(),
+            entries: Vec::new(),
+            unattributed_lost: 0,
+            shallow_stacks: 0,
+            samples: 0,
+            frames: Vec::with_capacity(128),
+            errors: Vec::new(),
+        }
+    }
+
+    pub fn events(&self) -> &[EventDesc] {
+        &self.events
+    }
+
+    /// Registers a process known before its first event (the launched
+    /// command, an attached pid) or first seen in a sample: its image is
+    /// read from /proc.
+    pub fn adopt(&mut self, pid: u32) {
+        if self.procs.contains_key(&pid) {
+            return;
+        }
+        let mut p = Proc {
+            pid,
+            ppid: procfs::ppid(pid).unwrap_or(0),
+            command: Vec::new(),
+            rank: None,
+            world_size: None,
+            mappings: Vec::new(),
+            threads: HashMap::new(),
+            unwinder: ProcessUnwinder::default(),
+            stream: None,
+            lost: 0,
+        };
+        self.read_image(&mut p);
+        for m in procfs::exec_mappings(pid) {
+            self.add_mapping(&mut p, m);
+        }
+        self.procs.insert(pid, p);
+    }
+
+    fn read_image(&self, p: &mut Proc) {
+        p.command = procfs::cmdline(p.pid).unwrap_or_default();
+        let (rank, size) = procfs::mpi_rank(p.pid);
+        p.rank = rank;
+        p.world_size = size;
+        if let Some(name) = procfs::comm(p.pid) {
+            p.threads.insert(p.pid, name);
+        }
+    }
+
+    /// A new process (`pid == tid`) or thread.
+    pub fn fork(&mut self, pid: u32, ppid: u32, tid: u32) {
+        if pid != tid {
+            if let Some(p) = self.procs.get_mut(&pid) {
+                let name = p.threads.get(&pid).cloned().unwrap_or_default();
+                p.threads.entry(tid).or_insert(name);
+            }
+            return;
+        }
+        if self.procs.contains_key(&pid) {
+            return;
+        }
+        let Some(parent) = self.procs.get(&ppid) else {
+            self.adopt(pid);
+            return;
+        };
+        let child = Proc {
+            pid,
+            ppid,
+            command: parent.command.clone(),
+            rank: parent.rank,
+            world_size: parent.world_size,
+            mappings: parent
+                .mappings
+                .iter()
+                .map(|m| Mapping { pid, ..m.clone() })
+                .collect(),
+            threads: parent
+                .threads
+                .get(&ppid)
+                .map(|n| HashMap::from([(pid, n.clone())]))
+                .unwrap_or_default(),
+            unwinder: parent.unwinder.clone(),
+            stream: None,
+            lost: 0,
+        };
+        self.procs.insert(pid, child);
+    }
+
+    /// The process replaced its image: the old image's stream ends here and
+    /// the new one (with its own command line and MPI rank) starts afresh.
+    pub fn exec(&mut self, pid: u32, name: &str, time_ns: u64) {
+        let Some(mut p) = self.procs.remove(&pid) else {
+            self.adopt(pid);
+            return;
+        };
+        self.close_stream(&mut p, None, time_ns);
+        p.mappings.clear();
+        p.unwinder.clear();
+        p.threads.clear();
+        self.read_image(&mut p);
+        p.threads.insert(pid, name.to_string());
+        if p.command.is_empty() {
+            p.command = vec![name.to_string()];
+        }
+        self.procs.insert(pid, p);
+    }
+
+    pub fn thread_name(&mut self, pid: u32, tid: u32, name: &str) {
+        let Some(p) = self.procs.get_mut(&pid) else {
+            return;
+        };
+        p.threads.insert(tid, name.to_string());
+        if let Some(s) = &mut p.stream {
+            let r = s.writer.write_thread(ThreadName {
+                pid,
+                tid,
+                name: name.to_string(),
+            });
+            if let Err(e) = r {
+                self.errors.push(e.to_string());
+            }
+        }
+    }
+
+    /// An executable mapping.
+    pub fn mmap(&mut self, pid: u32, start: u64, end: u64, pgoff: u64, path: &str, build_id: Vec<u8>) {
+        let Some(mut p) = self.procs.remove(&pid) else {
+            return;
+        };
+        self.add_mapping(
+            &mut p,
+            Mapping {
+                pid,
+                start,
+                end,
+                file_offset: pgoff,
+                path: path.to_string(),
+                build_id,
+            },
+        );
+        self.procs.insert(pid, p);
+    }
+
+    fn add_mapping(&mut self, p: &mut Proc, mut m: Mapping) {
+        if m.build_id.is_empty() {
+            if let Some(obj) = self.objects.get(&m.path) {
+                m.build_id = obj.build_id.clone();
+            }
+        }
+        p.unwinder
+            .add_mapping(&mut self.objects, &m.path, m.start, m.end, m.file_offset);
+        p.mappings.retain(|old| old.start != m.start);
+        if let Some(s) = &mut p.stream {
+            if let Err(e) = s.writer.write_mapping(m.clone()) {
+                self.errors.push(e.to_string());
+            }
+        }
+        p.mappings.push(m);
+    }
+
+    /// Refreshes a process's mappings from /proc (ptrace sampler: dlopen'ed code).
+    pub fn refresh_mappings(&mut self, pid: u32) {
+        let Some(mut p) = self.procs.remove(&pid) else {
+            return;
+        };
+        for m in procfs::exec_mappings(pid) {
+            if !p.mappings.iter().any(|old| old.start == m.start && old.path == m.path) {
+                self.add_mapping(&mut p, m);
+            }
+        }
+        self.procs.insert(pid, p);
+    }
+
+    /// True when `address` lies in a known mapping of `pid`.
+    pub fn is_mapped(&self, pid: u32, address: u64) -> bool {
+        self.procs.get(&pid).is_some_and(|p| {
+            p.mappings
+                .iter()
+                .any(|m| address >= m.start && address < m.end)
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn sample(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        time_ns: u64,
+        event: u16,
+        weight: u64,
+        stack: SampledStack,
+        data_address: Option<u64>,
+    ) {
+        if !self.procs.contains_key(&pid) {
+            self.adopt(pid);
+        }
+        let mut frames = std::mem::take(&mut self.frames);
+        let Some(mut p) = self.procs.remove(&pid) else {
+            return;
+        };
+        match stack {
+            SampledStack::Frames(f) => {
+                frames.clear();
+                frames.extend_from_slice(&f[..f.len().min(crate::unwind::MAX_FRAMES)]);
+            }
+            SampledStack::Raw {
+                ip,
+                sp,
+                bp,
+                stack,
+                kernel,
+            } => {
+                p.unwinder.unwind(ip, sp, bp, stack, &mut frames);
+                if !kernel.is_empty() {
+                    frames.splice(0..0, kernel.iter().copied());
+                }
+            }
+        }
+        if frames.len() <= 1 {
+            self.shallow_stacks += 1;
+        }
+        if frames.is_empty() {
+            self.frames = frames;
+            self.procs.insert(pid, p);
+            return;
+        }
+        if p.stream.is_none() {
+            self.open_stream(&mut p, time_ns);
+        }
+        if let Some(s) = &mut p.stream {
+            let r = s.writer.intern_stack(&frames).and_then(|stack| {
+                s.writer.write_sample(Sample {
+                    tid,
+                    time_ns,
+                    event,
+                    weight,
+                    stack,
+                    data_address,
+                })
+            });
+            match r {
+                Ok(()) => {
+                    s.samples += 1;
+                    self.samples += 1;
+                }
+                Err(e) => self.errors.push(e.to_string()),
+            }
+        }
+        self.frames = frames;
+        self.procs.insert(pid, p);
+    }
+
+    /// Samples the kernel dropped, charged to `pid` when known.
+    pub fn lost(&mut self, pid: Option<u32>, count: u64) {
+        match pid.and_then(|pid| self.procs.get_mut(&pid)) {
+            Some(p) => {
+                p.lost += count;
+                if let Some(s) = &mut p.stream {
+                    let _ = s.writer.write_lost(Lost { event: 0, count });
+                }
+            }
+            None => self.unattributed_lost += count,
+        }
+    }
+
+    /// The process (`pid == tid`) or one of its threads ended.
+    pub fn exit(&mut self, pid: u32, tid: u32, status: Option<(Option<i32>, Option<i32>)>, time_ns: u64) {
+        if pid != tid {
+            return;
+        }
+        let Some(mut p) = self.procs.remove(&pid) else {
+            return;
+        };
+        let status = status.or_else(|| procfs::zombie_exit_status(pid));
+        self.close_stream(&mut p, Some(status.unwrap_or((None, None))), time_ns);
+    }
+
+    /// Records how a process ended when it is learned after its exit record (waitpid of the root).
+    pub fn set_exit_status(&mut self, pid: u32, exit: Option<i32>, signal: Option<i32>) {
+        for e in self.entries.iter_mut().rev().filter(|e| e.pid == pid) {
+            if e.exit_status.is_none() && e.signal.is_none() {
+                e.exit_status = exit;
+                e.signal = signal;
+            }
+        }
+    }
+
+    fn open_stream(&mut self, p: &mut Proc, time_ns: u64) {
+        let header = StreamHeader {
+            host: self.host.clone(),
+            command: p.command.clone(),
+            pid: p.pid,
+            ppid: p.ppid,
+            rank: p.rank,
+            world_size: p.world_size,
+            events: self.events.clone(),
+            call_graph: self.call_graph.clone(),
+            start_time_ns: procfs::unix_time_ns(),
+            extra: self.extra.clone(),
+        };
+        let base = match p.rank {
+            Some(r) => format!("rank-{r}"),
+            None => format!("pid-{}", p.pid),
+        };
+        let mut attempt = 0;
+        let created = loop {
+            let name = match attempt {
+                0 => format!("{base}.bstream"),
+                n => format!("{base}.{}.{n}.bstream", p.pid),
+            };
+            let path = self.dir.join(&name);
+            match StreamWriter::create(&path, &header) {
+                Ok(w) => break Ok((w, path)),
+                Err(_) if path.exists() && attempt < 64 => attempt += 1,
+                Err(e) => break Err(e),
+            }
+        };
+        let (mut writer, path) = match created {
+            Ok(x) => x,
+            Err(e) => {
+                self.errors.push(e.to_string());
+                return;
+            }
+        };
+        let mut threads: Vec<_> = p.threads.iter().collect();
+        threads.sort();
+        let mut r = Ok(());
+        for (&tid, name) in threads {
+            r = r.and_then(|_| {
+                writer.write_thread(ThreadName {
+                    pid: p.pid,
+                    tid,
+                    name: name.clone(),
+                })
+            });
+        }
+        for m in &p.mappings {
+            r = r.and_then(|_| writer.write_mapping(m.clone()));
+        }
+        if let Err(e) = r {
+            self.errors.push(e.to_string());
+        }
+        p.stream = Some(OpenStream {
+            writer,
+            path,
+            samples: 0,
+            start_ns: time_ns,
+        });
+    }
+
+    /// Ends the stream of `p`'s current image. `end` is Some when the
+    /// process itself ended (with exit code and signal when known).
+    fn close_stream(&mut self, p: &mut Proc, end: Option<(Option<i32>, Option<i32>)>, time_ns: u64) {
+        let Some(mut s) = p.stream.take() else {
+            return;
+        };
+        let mut r = Ok(());
+        if let Some((exit_status, signal)) = end {
+            r = s.writer.write_end(ProcessEnd {
+                exit_status,
+                signal,
+                time_ns,
+            });
+        }
+        if let Err(e) = r.and_then(|_| s.writer.flush()) {
+            self.errors.push(format!("{}: {e}", s.path.display()));
+        }
+        let (exit_status, signal) = end.unwrap_or((None, None));
+        self.entries.push(ProcessEntry {
+            file: s
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            pid: p.pid,
+            ppid: p.ppid,
+            rank: p.rank,
+            command: p.command.clone(),
+            launcher: is_launcher(&p.command),
+            samples: s.samples,
+            lost: p.lost,
+            exit_status,
+            signal,
+            ended: end.is_some(),
+            duration_ns: time_ns.saturating_sub(s.start_ns),
+        });
+        p.lost = 0;
+    }
+
+    /// Closes every stream still open (end of recording: processes still running).
+    pub fn finish(&mut self, time_ns: u64) {
+        let mut pids: Vec<u32> = self.procs.keys().copied().collect();
+        pids.sort();
+        for pid in pids {
+            if let Some(mut p) = self.procs.remove(&pid) {
+                self.close_stream(&mut p, None, time_ns);
+            }
+        }
+        self.entries.sort_by(|a, b| a.file.cmp(&b.file));
+    }
+
+    /// Flushes every open stream's buffered chunk to the OS (periodic, bounds what a crash of the recorder loses).
+    pub fn flush_all(&mut self) {
+        for p in self.procs.values_mut() {
+            if let Some(s) = &mut p.stream {
+                if let Err(e) = s.writer.flush() {
+                    self.errors.push(e.to_string());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,438 @@
+//! One recording from start to end: prepare the run directory, launch the
+//! command held before exec (or attach to a pid), open perf events (falling
+//! back to ptrace when the kernel refuses them), run the sampling loop,
+//! forward Ctrl-C/SIGTERM to the target, and close every file validly.
+
+use crate::events::{parse_events, EventSpec};
+use crate::manifest::{EventEntry, Manifest};
+use crate::perf::{OpenFailure, PerfConfig, PerfSession};
+use crate::ptrace::PtraceSampler;
+use crate::recording::Recording;
+use crate::{procfs, sys, CallGraph, RecordError};
+use blame_formats::stream::Sampling;
+use nix::sys::signal::Signal;
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What to record.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// Launch this command and follow it and all its descendants.
+    Command(Vec<String>),
+    /// Attach to a running process and its threads, until it ends or `duration` passes.
+    Pid { pid: u32, duration: Option<Duration> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SamplerKind {
+    /// perf_event, or ptrace when the kernel refuses perf_event_open.
+    Auto,
+    Perf,
+    Ptrace,
+}
+
+#[derive(Debug, Clone)]
+pub struct RecordOptions {
+    pub target: Target,
+    pub output: PathBuf,
+    /// Comma-separated event names; None: `cycles`, or `cpu-clock` without a PMU.
+    pub events: Option<String>,
+    pub frequency: Option<u64>,
+    pub period: Option<u64>,
+    pub call_graph: CallGraph,
+    pub kernel: bool,
+    pub sampler: SamplerKind,
+    /// Bytes of user stack copied per sample for dwarf unwinding.
+    pub stack_size: u32,
+    /// Replace the sample streams of an earlier recording in `output`.
+    pub force: bool,
+}
+
+pub struct RecordSummary {
+    pub manifest: Manifest,
+    pub manifest_path: PathBuf,
+}
+
+/// Default sampling rate, as `perf record -F`.
+const DEFAULT_HZ: u64 = 1000;
+/// How long the target may take to stop after a forwarded signal.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+fn notice(notices: &mut Vec<String>, text: String) {
+    eprintln!("blame record: {text}");
+    notices.push(text);
+}
+
+fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordError> {
+    let io = |source| RecordError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    if under_mpi {
+        // One recorder per rank shares the directory: names never collide.
+        return Ok(());
+    }
+    let old: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.ends_with(".bstream") || (name.starts_with("manifest") && name.ends_with(".json"))
+        })
+        .collect();
+    if old.is_empty() {
+        return Ok(());
+    }
+    if !force {
+        return Err(RecordError::Usage(format!(
+            "{} already holds a recording ({} files); choose another -o or pass --force to replace it",
+            dir.display(),
+            old.len()
+        )));
+    }
+    for p in old {
+        std::fs::remove_file(&p).map_err(|source| RecordError::Io { path: p, source })?;
+    }
+    Ok(())
+}
+
+fn own_rank() -> Option<u32> {
+    procfs::rank_from_vars(|name| std::env::var(name).ok()?.parse().ok()).0
+}
+
+/// Records as `opts` says and returns the manifest written.
+pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
+    if opts.frequency.is_some() && opts.period.is_some() {
+        return Err(RecordError::Usage("-F and -c exclude each other".into()));
+    }
+    let sampling = match (opts.frequency, opts.period) {
+        (_, Some(0)) | (Some(0), _) => {
+            return Err(RecordError::Usage("the sampling rate must be positive".into()))
+        }
+        (_, Some(p)) => Sampling::Period(p),
+        (Some(f), None) => Sampling::Frequency(f),
+        (None, None) => Sampling::Frequency(DEFAULT_HZ),
+    };
+    let mut notices = Vec::new();
+    let default_event = opts.events.is_none();
+    let mut events = parse_events(opts.events.as_deref().unwrap_or("cycles"))
+        .map_err(RecordError::Usage)?;
+    let rank = own_rank();
+    prepare_dir(&opts.output, opts.force, rank.is_some())?;
+
+    let stop = Arc::new(AtomicUsize::new(0));
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        signal_hook::flag::register_usize(sig, stop.clone(), sig as usize)
+            .map_err(|e| RecordError::Sampler(format!("installing signal handlers: {e}")))?;
+    }
+
+    let start_unix_ns = procfs::unix_time_ns();
+    let (root, tids, held) = match &opts.target {
+        Target::Command(argv) => {
+            if argv.is_empty() {
+                return Err(RecordError::Usage("no command to record (blame record -- CMD ARGS...)".into()));
+            }
+            let child = sys::fork_held(argv).map_err(|e| RecordError::Sampler(format!("fork: {e}")))?;
+            (child.pid as u32, vec![child.pid as u32], Some(child))
+        }
+        Target::Pid { pid, .. } => {
+            let tids = procfs_tasks(*pid);
+            if tids.is_empty() {
+                return Err(RecordError::Usage(format!("--pid {pid}: no such process")));
+            }
+            (*pid, tids, None)
+        }
+    };
+    let attach = held.is_none();
+    let mut held = held;
+
+    // perf_event first; ptrace when refused (or asked for).
+    let mut session = None;
+    if opts.sampler != SamplerKind::Ptrace {
+        loop {
+            let cfg = PerfConfig {
+                events: &events,
+                sampling: sampling.clone(),
+                call_graph: opts.call_graph,
+                kernel: opts.kernel,
+                stack_size: opts.stack_size,
+            };
+            match PerfSession::open(&cfg, &tids, !attach) {
+                Ok(s) => {
+                    session = Some(s);
+                    break;
+                }
+                Err(OpenFailure::Unsupported { event, error }) => {
+                    if default_event && event == "cycles" {
+                        notice(
+                            &mut notices,
+                            "no hardware PMU for `cycles` on this machine; sampling `cpu-clock` instead".into(),
+                        );
+                        events = parse_events("cpu-clock").map_err(RecordError::Usage)?;
+                        continue;
+                    }
+                    if let Some(c) = held.take() {
+                        c.abort();
+                    }
+                    return Err(RecordError::Unsupported(format!(
+                        "event '{event}' is not supported on this machine ({error}): its hardware PMU does not count it. \
+                         Sample time with -e cpu-clock, or record with `perf record` where the PMU exists and import with `blame post --perf-data`"
+                    )));
+                }
+                Err(OpenFailure::NotPermitted(e)) if opts.sampler == SamplerKind::Auto => {
+                    let level = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+                        .map(|s| s.trim().to_string())
+                        .unwrap_or_else(|_| "?".into());
+                    notice(
+                        &mut notices,
+                        format!(
+                            "perf_event_open refused ({e}; kernel.perf_event_paranoid={level}); falling back to the ptrace sampler"
+                        ),
+                    );
+                    break;
+                }
+                Err(OpenFailure::NotPermitted(e)) => {
+                    if let Some(c) = held.take() {
+                        c.abort();
+                    }
+                    return Err(RecordError::Sampler(format!(
+                        "perf_event_open refused: {e}; lower kernel.perf_event_paranoid or use --sampler ptrace"
+                    )));
+                }
+                Err(OpenFailure::Other(m)) => {
+                    if let Some(c) = held.take() {
+                        c.abort();
+                    }
+                    return Err(RecordError::Sampler(m));
+                }
+            }
+        }
+    }
+    let sampler_name = if session.is_some() { "perf_event" } else { "ptrace" };
+    let mut ptrace = None;
+    if session.is_none() {
+        if let Some(e) = events.iter().find(|e| !e.is_clock) {
+            if let Some(c) = held.take() {
+                c.abort();
+            }
+            return Err(RecordError::Unsupported(format!(
+                "the ptrace sampler samples time only; event '{}' needs perf_event",
+                e.name
+            )));
+        }
+        let hz = match sampling {
+            Sampling::Frequency(hz) => hz,
+            Sampling::Period(ns) => (1_000_000_000 / ns).max(1),
+        };
+        ptrace = Some(
+            PtraceSampler::seize(&tids, hz, opts.stack_size as usize)
+                .map_err(|e| RecordError::Sampler(format!("ptrace: {e}")))?,
+        );
+    }
+
+    let descs: Vec<_> = events.iter().map(|e| e.desc(sampling.clone())).collect();
+    let call_graph = if ptrace.is_some() { "ptrace" } else { opts.call_graph.name() };
+    let extra = vec![
+        ("sampler".to_string(), sampler_name.to_string()),
+        ("blame".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        (
+            "kernel".to_string(),
+            nix::sys::utsname::uname()
+                .map(|u| u.release().to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
+    ];
+    let mut rec = Recording::new(&opts.output, descs, call_graph, extra);
+    if attach {
+        rec.adopt(root);
+    }
+    let mut control = Control::new(root, attach, stop, &opts.target);
+    if let Some(session) = &mut session {
+        if attach {
+            session.enable()?;
+        }
+        if let Some(c) = &mut held {
+            c.release();
+        }
+        run_perf(session, &mut rec, &mut control);
+    } else if let Some(sampler) = &mut ptrace {
+        if let Some(c) = &mut held {
+            c.release();
+        }
+        sampler.run(&mut rec, &mut control);
+    }
+
+    rec.finish(procfs::monotonic_ns());
+    if let Some((exit, signal)) = control.root_status {
+        rec.set_exit_status(root, exit, signal);
+    }
+    for e in &rec.errors {
+        notice(&mut notices, format!("write error: {e}"));
+    }
+    let lost: u64 = rec.entries.iter().map(|e| e.lost).sum::<u64>() + rec.unattributed_lost;
+    if lost > 0 {
+        notice(
+            &mut notices,
+            format!("{lost} samples lost to ring-buffer overruns; lower -F or use --call-graph fp"),
+        );
+    }
+    if let Some(sig) = control.interrupted {
+        notice(&mut notices, format!("stopped by signal {sig}; every stream was closed"));
+    }
+    let manifest = Manifest {
+        command: match &opts.target {
+            Target::Command(argv) => argv.clone(),
+            Target::Pid { pid, .. } => procfs::cmdline(*pid).unwrap_or_else(|| vec![pid.to_string()]),
+        },
+        host: procfs::hostname(),
+        sampler: sampler_name.into(),
+        call_graph: call_graph.into(),
+        events: events
+            .iter()
+            .map(|e: &EventSpec| {
+                let d = e.desc(sampling.clone());
+                let (mode, rate) = match sampling {
+                    Sampling::Frequency(hz) => ("frequency", hz),
+                    Sampling::Period(p) => ("period", p),
+                };
+                EventEntry {
+                    name: d.name,
+                    mode: mode.into(),
+                    rate,
+                    unit: d.unit,
+                    memory: d.memory,
+                }
+            })
+            .collect(),
+        start_unix_ns,
+        end_unix_ns: procfs::unix_time_ns(),
+        exit_status: control.root_status.and_then(|s| s.0),
+        signal: control.root_status.and_then(|s| s.1),
+        interrupted: control.interrupted.map(|s| format!("signal {s}")),
+        samples: rec.samples,
+        lost,
+        processes: std::mem::take(&mut rec.entries),
+        notices,
+    };
+    let manifest_path = manifest.write(&opts.output, rank).map_err(|source| RecordError::Io {
+        path: opts.output.clone(),
+        source,
+    })?;
+    Ok(RecordSummary {
+        manifest,
+        manifest_path,
+    })
+}
+
+fn procfs_tasks(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut tids: Vec<u32> = dir
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    tids.sort();
+    tids
+}
+
+/// When the sampling loop stops: the root ended, a signal, the duration.
+pub struct Control {
+    root: u32,
+    attach: bool,
+    stop: Arc<AtomicUsize>,
+    deadline: Option<Instant>,
+    forwarded_at: Option<Instant>,
+    /// Exit code and signal of the root process, once known.
+    pub root_status: Option<(Option<i32>, Option<i32>)>,
+    pub interrupted: Option<i32>,
+    last_flush: Instant,
+}
+
+impl Control {
+    fn new(root: u32, attach: bool, stop: Arc<AtomicUsize>, target: &Target) -> Control {
+        let deadline = match target {
+            Target::Pid {
+                duration: Some(d), ..
+            } => Some(Instant::now() + *d),
+            _ => None,
+        };
+        Control {
+            root,
+            attach,
+            stop,
+            deadline,
+            forwarded_at: None,
+            root_status: None,
+            interrupted: None,
+            last_flush: Instant::now(),
+        }
+    }
+
+    pub fn root(&self) -> u32 {
+        self.root
+    }
+
+    /// Called by the loops once per round; true when sampling must stop.
+    /// `root_gone` is the sampler's own knowledge that the root ended.
+    pub fn should_stop(&mut self, rec: &mut Recording, reap_root: bool) -> bool {
+        if self.last_flush.elapsed() >= Duration::from_secs(1) {
+            rec.flush_all();
+            self.last_flush = Instant::now();
+        }
+        if reap_root && !self.attach && self.root_status.is_none() {
+            match waitpid(Pid::from_raw(self.root as i32), Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::Exited(_, code)) => self.root_status = Some((Some(code), None)),
+                Ok(WaitStatus::Signaled(_, sig, _)) => {
+                    self.root_status = Some((None, Some(sig as i32)))
+                }
+                _ => {}
+            }
+        }
+        if self.root_status.is_some() {
+            return true;
+        }
+        if self.attach && !Path::new(&format!("/proc/{}", self.root)).exists() {
+            return true;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return true;
+        }
+        let sig = self.stop.swap(0, Ordering::SeqCst);
+        if sig != 0 {
+            if self.forwarded_at.is_some() || self.attach {
+                // A second signal, or nothing of ours to stop: stop now.
+                self.interrupted = Some(sig as i32);
+                return true;
+            }
+            self.interrupted = Some(sig as i32);
+            if let Ok(s) = Signal::try_from(sig as i32) {
+                let _ = nix::sys::signal::kill(Pid::from_raw(self.root as i32), s);
+            }
+            self.forwarded_at = Some(Instant::now());
+        }
+        self.forwarded_at.is_some_and(|t| t.elapsed() >= STOP_GRACE)
+    }
+
+    /// Records the root's status learned by the sampler itself (ptrace's waitpid).
+    pub fn set_root_status(&mut self, exit: Option<i32>, signal: Option<i32>) {
+        self.root_status = Some((exit, signal));
+    }
+}
+
+fn run_perf(session: &mut PerfSession, rec: &mut Recording, control: &mut Control) {
+    loop {
+        session.wait(50);
+        session.drain(rec);
+        if control.should_stop(rec, true) {
+            break;
+        }
+    }
+    session.disable();
+    // Everything the kernel wrote before the events were disabled.
+    while session.drain(rec) > 0 {}
+}

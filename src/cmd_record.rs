@@ -1,0 +1,100 @@
+//! `blame record [-e EV] [-F HZ|-c N] [--call-graph dwarf|fp] [-o DIR] -- CMD`
+//! and `blame record --pid PID [--duration S]`.
+
+use anyhow::{bail, Result};
+use blame_sampler::{record, CallGraph, RecordOptions, SamplerKind, Target};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub struct RecordArgs {
+    /// Events to sample, comma-separated (cycles, cpu-clock, cache-misses,
+    /// L1-dcache-load-misses, rNNNN...). Default: cycles, or cpu-clock
+    /// where the machine has no PMU.
+    #[arg(short = 'e', long = "event")]
+    pub events: Option<String>,
+    /// Samples per second (per thread).
+    #[arg(short = 'F', long = "freq", conflicts_with = "period")]
+    pub frequency: Option<u64>,
+    /// Sample every N events (nanoseconds for cpu-clock/task-clock).
+    #[arg(short = 'c', long = "count")]
+    pub period: Option<u64>,
+    /// How stacks are walked: dwarf (copy the user stack, unwind while recording) or fp.
+    #[arg(long = "call-graph", default_value = "dwarf")]
+    pub call_graph: CallGraph,
+    /// Run directory to write (one sample stream per process, and a manifest).
+    #[arg(short = 'o', long = "output", default_value = "blame.run")]
+    pub output: PathBuf,
+    /// Keep kernel frames on top of user stacks.
+    #[arg(long)]
+    pub kernel: bool,
+    /// perf (perf_event), ptrace, or auto (perf_event, ptrace when refused).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "perf", "ptrace"])]
+    pub sampler: String,
+    /// Bytes of user stack copied per sample for dwarf unwinding.
+    #[arg(long, default_value_t = 8192)]
+    pub stack_size: u32,
+    /// Attach to a running process (and its threads) instead of launching a command.
+    #[arg(short = 'p', long, conflicts_with = "command")]
+    pub pid: Option<u32>,
+    /// With --pid: stop after this many seconds.
+    #[arg(long, requires = "pid")]
+    pub duration: Option<f64>,
+    /// Replace an earlier recording in the output directory.
+    #[arg(short = 'f', long)]
+    pub force: bool,
+    /// The command to record, after `--`.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+pub fn run(args: RecordArgs) -> Result<()> {
+    let target = match (args.pid, args.command.is_empty()) {
+        (Some(pid), true) => Target::Pid {
+            pid,
+            duration: args.duration.map(Duration::from_secs_f64),
+        },
+        (None, false) => Target::Command(args.command.clone()),
+        (None, true) => bail!("nothing to record: give a command after `--`, or --pid PID"),
+        (Some(_), false) => bail!("--pid and a command exclude each other"),
+    };
+    if !(1024..=65528).contains(&args.stack_size) || args.stack_size % 8 != 0 {
+        bail!("--stack-size must be a multiple of 8 between 1024 and 65528");
+    }
+    let opts = RecordOptions {
+        target,
+        output: args.output.clone(),
+        events: args.events.clone(),
+        frequency: args.frequency,
+        period: args.period,
+        call_graph: args.call_graph,
+        kernel: args.kernel,
+        sampler: match args.sampler.as_str() {
+            "perf" => SamplerKind::Perf,
+            "ptrace" => SamplerKind::Ptrace,
+            _ => SamplerKind::Auto,
+        },
+        stack_size: args.stack_size,
+        force: args.force,
+    };
+    let summary = record(&opts)?;
+    let m = &summary.manifest;
+    let app: Vec<_> = m.processes.iter().filter(|p| !p.launcher).collect();
+    eprintln!(
+        "[ blame record: {} samples ({} lost) of {} process image(s) ({} application, {} launcher) with {} ({}), manifest {} ]",
+        m.samples,
+        m.lost,
+        m.processes.len(),
+        app.len(),
+        m.processes.len() - app.len(),
+        m.sampler,
+        m.call_graph,
+        summary.manifest_path.display()
+    );
+    match (m.exit_status, m.signal) {
+        (Some(0), _) | (None, None) => {}
+        (Some(code), _) => eprintln!("blame record: the command exited with status {code}"),
+        (None, Some(sig)) => eprintln!("blame record: the command was killed by signal {sig}"),
+    }
+    Ok(())
+}
