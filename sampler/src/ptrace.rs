@@ -28,7 +28,11 @@ pub struct PtraceSampler {
     threads: HashMap<u32, Thread>,
     period: Duration,
     stack: Vec<u8>,
+    /// When each process's mappings were last read from /proc.
+    maps_read: HashMap<u32, Instant>,
 }
+
+const MAPS_REFRESH: Duration = Duration::from_millis(100);
 
 fn options() -> Options {
     Options::PTRACE_O_TRACECLONE
@@ -67,6 +71,7 @@ impl PtraceSampler {
             threads,
             period: Duration::from_nanos(1_000_000_000 / hz.max(1)),
             stack: vec![0; stack_size],
+            maps_read: HashMap::new(),
         })
     }
 
@@ -230,8 +235,15 @@ impl PtraceSampler {
             &remote,
         )
         .unwrap_or(0);
-        if !rec.is_mapped(tgid, ip) {
+        // ptrace sees no mmap events: re-read the mappings when the pc is
+        // outside them and now and then (libraries loaded by ld.so, dlopen).
+        let stale = self
+            .maps_read
+            .get(&tgid)
+            .is_none_or(|t| t.elapsed() >= MAPS_REFRESH);
+        if stale || !rec.is_mapped(tgid, ip) {
             rec.refresh_mappings(tgid);
+            self.maps_read.insert(tgid, Instant::now());
         }
         rec.sample(
             tgid,

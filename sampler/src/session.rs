@@ -216,6 +216,9 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let sampler_name = if session.is_some() { "perf_event" } else { "ptrace" };
     let mut ptrace = None;
     if session.is_none() {
+        if default_event {
+            events = parse_events("cpu-clock").map_err(RecordError::Usage)?;
+        }
         if let Some(e) = events.iter().find(|e| !e.is_clock) {
             if let Some(c) = held.take() {
                 c.abort();

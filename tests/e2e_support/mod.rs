@@ -126,3 +126,49 @@ pub fn percent_of(report: &serde_json::Value, function: &str, name: &str) -> f64
         .map(|x| x.2)
         .unwrap_or(0.0)
 }
+
+/// Whether this machine lets us sample with perf_event (root, or a
+/// permissive perf_event_paranoid). In CI sampling must work: a machine
+/// that refuses it fails the test instead of skipping it.
+pub fn sampling_allowed() -> bool {
+    let root = nix_is_root();
+    let paranoid: i32 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(4);
+    let ok = root || paranoid <= 1;
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must be able to sample: run as root or set kernel.perf_event_paranoid<=1"
+        );
+        eprintln!("skipping: perf_event sampling not permitted here (paranoid={paranoid}, not root)");
+    }
+    ok
+}
+
+fn nix_is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|v| v.split_whitespace().nth(1).map(|u| u == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// The samples of a recording as JSON values (`blame dump`).
+pub fn dump(run: &Path) -> Vec<serde_json::Value> {
+    let out = run_ok(blame().arg("dump").arg(run));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("dump prints JSON lines"))
+        .collect()
+}
+
+/// The recording's manifest.
+pub fn manifest(run: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(run.join("manifest.json")).expect("manifest.json written");
+    serde_json::from_slice(&bytes).expect("manifest is JSON")
+}

@@ -1,0 +1,337 @@
+//! `blame record` on real programs compiled with clang-19: the hottest
+//! stack, every sampler and call-graph mode, MPI ranks, threads, and a
+//! recorder or target stopped mid-run. These need perf_event (root in CI).
+
+mod e2e_support;
+use e2e_support::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn functions(sample: &Value) -> Vec<String> {
+    sample["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["function"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Share of samples whose innermost frames are `callee` called from `caller`.
+fn share_of_call(samples: &[Value], callee: &str, caller: &str) -> f64 {
+    let hits = samples
+        .iter()
+        .filter(|s| {
+            let f = functions(s);
+            f.windows(2).any(|w| w[0] == callee && w[1] == caller) && f[0] == callee
+        })
+        .count();
+    hits as f64 / samples.len().max(1) as f64
+}
+
+fn record_hot(extra: &[&str]) -> (tempfile::TempDir, Vec<Value>, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("hot.c"), dir.path(), false);
+    let run = dir.path().join("run");
+    let out = run_ok(
+        blame()
+            .arg("record")
+            .args(extra)
+            .args(["-F", "1000", "-o"])
+            .arg(&run)
+            .arg("--")
+            .arg(&exe)
+            .arg("30000"),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(stderr.contains("[ blame record:"), "{stderr}");
+    let samples = dump(&run);
+    let m = manifest(&run);
+    (dir, samples, m)
+}
+
+fn check_hot(samples: &[Value], manifest: &Value, mode: &str) {
+    assert!(samples.len() >= 50, "{mode}: only {} samples", samples.len());
+    assert_eq!(manifest["samples"].as_u64().unwrap() as usize, samples.len());
+    let share = share_of_call(samples, "hot_loop", "main");
+    assert!(
+        share > 0.8,
+        "{mode}: main -> hot_loop in {:.0}% of samples; first: {:?}",
+        share * 100.0,
+        samples.first().map(functions)
+    );
+    assert_eq!(manifest["exit_status"], 0);
+}
+
+#[test]
+fn hottest_stack_with_dwarf_unwinding() {
+    if !sampling_allowed() {
+        return;
+    }
+    let (_dir, samples, m) = record_hot(&["--call-graph", "dwarf"]);
+    check_hot(&samples, &m, "dwarf");
+    assert_eq!(m["call_graph"], "dwarf");
+    // Unwound through libc to the entry point: full stacks.
+    let full = samples
+        .iter()
+        .filter(|s| functions(s).iter().any(|f| f == "_start"))
+        .count();
+    assert!(full * 10 >= samples.len() * 9, "{full} of {} reach _start", samples.len());
+}
+
+#[test]
+fn hottest_stack_with_frame_pointers() {
+    if !sampling_allowed() {
+        return;
+    }
+    let (_dir, samples, m) = record_hot(&["--call-graph", "fp"]);
+    check_hot(&samples, &m, "fp");
+    assert_eq!(m["call_graph"], "fp");
+}
+
+#[test]
+fn hottest_stack_with_the_ptrace_sampler() {
+    let (_dir, samples, m) = record_hot(&["--sampler", "ptrace"]);
+    check_hot(&samples, &m, "ptrace");
+    assert_eq!(m["sampler"], "ptrace");
+    assert_eq!(m["events"][0]["name"], "cpu-clock");
+}
+
+#[test]
+fn mpi_ranks_get_their_own_streams() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("quad_mpi.c"), dir.path(), true);
+    let run = dir.path().join("run");
+    run_ok(
+        blame()
+            .args(["record", "-F", "2000", "-o"])
+            .arg(&run)
+            .args(["--", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"])
+            .arg(&exe),
+    );
+    assert!(run.join("rank-0.bstream").exists() && run.join("rank-1.bstream").exists());
+    let m = manifest(&run);
+    let procs = m["processes"].as_array().unwrap();
+    for rank in [0, 1] {
+        let p = procs
+            .iter()
+            .find(|p| p["rank"] == rank)
+            .unwrap_or_else(|| panic!("rank {rank} in {procs:?}"));
+        assert_eq!(p["file"], format!("rank-{rank}.bstream"));
+        assert_eq!(p["launcher"], false);
+        assert!(p["samples"].as_u64().unwrap() > 0, "rank {rank} has samples");
+    }
+    assert!(
+        procs.iter().any(|p| p["launcher"] == true),
+        "mpirun is recorded and marked as a launcher"
+    );
+    let samples = dump(&run);
+    for rank in [0, 1] {
+        let n = samples.iter().filter(|s| s["rank"] == rank).count();
+        assert!(n > 0, "samples of rank {rank}");
+    }
+}
+
+#[test]
+fn threads_are_sampled_separately() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("threads");
+    run_ok(
+        Command::new("clang-19")
+            .args(["-g", "-O2", "-pthread"])
+            .arg(program("threads.c"))
+            .arg("-o")
+            .arg(&exe),
+    );
+    let run = dir.path().join("run");
+    run_ok(blame().args(["record", "-o"]).arg(&run).arg("--").arg(&exe));
+    let samples = dump(&run);
+    let thread_of = |f: &str| -> Vec<u64> {
+        let mut t: Vec<u64> = samples
+            .iter()
+            .filter(|s| functions(s)[0] == f)
+            .map(|s| s["thread"].as_u64().unwrap())
+            .collect();
+        t.dedup();
+        t
+    };
+    let (a, b) = (thread_of("work_a"), thread_of("work_b"));
+    assert_eq!(a.len(), 1, "work_a runs on one thread: {a:?}");
+    assert_eq!(b.len(), 1, "work_b runs on one thread: {b:?}");
+    assert_ne!(a, b, "two threads");
+    for (f, thread_fn) in [("work_a", "thread_a"), ("work_b", "thread_b")] {
+        assert!(
+            share_of_call(&samples, f, thread_fn) > 0.3,
+            "{f} <- {thread_fn} stacks"
+        );
+    }
+}
+
+/// Starts a long recording of hot.c in the background.
+fn start_long_recording(dir: &Path) -> (std::process::Child, std::path::PathBuf) {
+    let exe = compile(&program("hot.c"), dir, false);
+    let run = dir.join("run");
+    let child = blame()
+        .args(["record", "-o"])
+        .arg(&run)
+        .arg("--")
+        .arg(&exe)
+        .arg("100000000")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the target runs and samples are being taken.
+    let start = Instant::now();
+    while target_of(child.id()).is_none() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    (child, run)
+}
+
+fn target_of(recorder: u32) -> Option<i32> {
+    std::fs::read_to_string(format!("/proc/{recorder}/task/{recorder}/children"))
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Files of an interrupted recording are complete: `blame check` reads
+/// them and the manifest's counts match the samples in them.
+fn check_complete(run: &Path) -> Value {
+    let m = manifest(run);
+    for p in m["processes"].as_array().unwrap() {
+        let file = run.join(p["file"].as_str().unwrap());
+        let out = run_ok(blame().arg("check").arg(&file));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("torn"), "{text}");
+    }
+    let samples = dump(run);
+    assert!(samples.len() > 100, "{} samples", samples.len());
+    assert_eq!(m["samples"].as_u64().unwrap() as usize, samples.len());
+    m
+}
+
+#[test]
+fn ctrl_c_to_the_recorder_stops_the_target_and_closes_the_files() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (child, run) = start_long_recording(dir.path());
+    nix_kill(child.id() as i32, "INT");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m = check_complete(&run);
+    assert_eq!(m["interrupted"], "signal 2");
+    assert_eq!(m["signal"], 2, "the target got the forwarded SIGINT");
+}
+
+#[test]
+fn a_killed_target_leaves_complete_files() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (child, run) = start_long_recording(dir.path());
+    let target = target_of(child.id()).expect("target runs");
+    nix_kill(target, "KILL");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m = check_complete(&run);
+    assert_eq!(m["signal"], 9);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("killed by signal 9"));
+}
+
+#[test]
+fn attach_to_a_running_pid_for_a_duration() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("hot.c"), dir.path(), false);
+    let mut target = Command::new(&exe)
+        .arg("100000000")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let run = dir.path().join("run");
+    let out = blame()
+        .args(["record", "--pid", &target.id().to_string(), "--duration", "0.7", "-o"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    target.kill().unwrap();
+    target.wait().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let samples = dump(&run);
+    assert!(samples.len() > 100, "{} samples", samples.len());
+    assert!(share_of_call(&samples, "hot_loop", "main") > 0.8);
+}
+
+#[test]
+fn clear_errors_for_bad_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let out = blame()
+        .args(["record", "-e", "cylces", "-o"])
+        .arg(&run)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown event 'cylces'"));
+
+    if sampling_allowed() {
+        // A hardware event: recorded where the PMU exists, refused clearly where not.
+        let out = blame()
+            .args(["record", "-e", "cache-misses", "-o"])
+            .arg(&run)
+            .args(["--", "true"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            assert!(
+                stderr.contains("event 'cache-misses' is not supported on this machine"),
+                "{stderr}"
+            );
+            assert!(!run.exists() || std::fs::read_dir(&run).unwrap().count() == 0);
+        }
+        // A directory that already holds a recording is not overwritten silently.
+        run_ok(blame().args(["record", "-f", "-o"]).arg(&run).args(["--", "true"]));
+        let out = blame()
+            .args(["record", "-o"])
+            .arg(&run)
+            .args(["--", "true"])
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    }
+
+    let out = blame()
+        .args(["record", "-o"])
+        .arg(dir.path().join("run2"))
+        .args(["--", "/nonexistent/program"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/program"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn nix_kill(pid: i32, sig: &str) {
+    run_ok(Command::new("kill").arg(format!("-{sig}")).arg(pid.to_string()));
+}
