@@ -43,6 +43,10 @@ pub struct RecordArgs {
     /// Replace an earlier recording in the output directory.
     #[arg(short = 'f', long)]
     pub force: bool,
+    /// Log heap allocations with their call stacks (LD_PRELOAD tracer) for
+    /// direct data-centric attribution of samples that carry data addresses.
+    #[arg(long)]
+    pub track_allocations: bool,
     /// The command to record, after `--`.
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -76,6 +80,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         },
         stack_size: args.stack_size,
         force: args.force,
+        track_allocations: args.track_allocations,
     };
     let summary = record(&opts)?;
     let m = &summary.manifest;

@@ -52,8 +52,15 @@ fn record_hot(extra: &[&str]) -> (tempfile::TempDir, Vec<Value>, Value) {
 }
 
 fn check_hot(samples: &[Value], manifest: &Value, mode: &str) {
-    assert!(samples.len() >= 50, "{mode}: only {} samples", samples.len());
-    assert_eq!(manifest["samples"].as_u64().unwrap() as usize, samples.len());
+    assert!(
+        samples.len() >= 50,
+        "{mode}: only {} samples",
+        samples.len()
+    );
+    assert_eq!(
+        manifest["samples"].as_u64().unwrap() as usize,
+        samples.len()
+    );
     let share = share_of_call(samples, "hot_loop", "main");
     assert!(
         share > 0.8,
@@ -77,7 +84,11 @@ fn hottest_stack_with_dwarf_unwinding() {
         .iter()
         .filter(|s| functions(s).iter().any(|f| f == "_start"))
         .count();
-    assert!(full * 10 >= samples.len() * 9, "{full} of {} reach _start", samples.len());
+    assert!(
+        full * 10 >= samples.len() * 9,
+        "{full} of {} reach _start",
+        samples.len()
+    );
 }
 
 #[test]
@@ -110,7 +121,14 @@ fn mpi_ranks_get_their_own_streams() {
         blame()
             .args(["record", "-F", "2000", "-o"])
             .arg(&run)
-            .args(["--", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"])
+            .args([
+                "--",
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                "2",
+            ])
             .arg(&exe),
     );
     assert!(run.join("rank-0.bstream").exists() && run.join("rank-1.bstream").exists());
@@ -123,7 +141,10 @@ fn mpi_ranks_get_their_own_streams() {
             .unwrap_or_else(|| panic!("rank {rank} in {procs:?}"));
         assert_eq!(p["file"], format!("rank-{rank}.bstream"));
         assert_eq!(p["launcher"], false);
-        assert!(p["samples"].as_u64().unwrap() > 0, "rank {rank} has samples");
+        assert!(
+            p["samples"].as_u64().unwrap() > 0,
+            "rank {rank} has samples"
+        );
     }
     assert!(
         procs.iter().any(|p| p["launcher"] == true),
@@ -230,7 +251,11 @@ fn ctrl_c_to_the_recorder_stops_the_target_and_closes_the_files() {
     let (child, run) = start_long_recording(dir.path());
     nix_kill(child.id() as i32, "INT");
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let m = check_complete(&run);
     assert_eq!(m["interrupted"], "signal 2");
     assert_eq!(m["signal"], 2, "the target got the forwarded SIGINT");
@@ -246,7 +271,11 @@ fn a_killed_target_leaves_complete_files() {
     let target = target_of(child.id()).expect("target runs");
     nix_kill(target, "KILL");
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let m = check_complete(&run);
     assert_eq!(m["signal"], 9);
     assert!(String::from_utf8_lossy(&out.stderr).contains("killed by signal 9"));
@@ -267,13 +296,24 @@ fn attach_to_a_running_pid_for_a_duration() {
     std::thread::sleep(Duration::from_millis(200));
     let run = dir.path().join("run");
     let out = blame()
-        .args(["record", "--pid", &target.id().to_string(), "--duration", "0.7", "-o"])
+        .args([
+            "record",
+            "--pid",
+            &target.id().to_string(),
+            "--duration",
+            "0.7",
+            "-o",
+        ])
         .arg(&run)
         .output()
         .unwrap();
     target.kill().unwrap();
     target.wait().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let samples = dump(&run);
     assert!(samples.len() > 100, "{} samples", samples.len());
     assert!(share_of_call(&samples, "hot_loop", "main") > 0.8);
@@ -309,7 +349,12 @@ fn clear_errors_for_bad_requests() {
             assert!(!run.exists() || std::fs::read_dir(&run).unwrap().count() == 0);
         }
         // A directory that already holds a recording is not overwritten silently.
-        run_ok(blame().args(["record", "-f", "-o"]).arg(&run).args(["--", "true"]));
+        run_ok(
+            blame()
+                .args(["record", "-f", "-o"])
+                .arg(&run)
+                .args(["--", "true"]),
+        );
         let out = blame()
             .args(["record", "-o"])
             .arg(&run)
@@ -333,5 +378,38 @@ fn clear_errors_for_bad_requests() {
 }
 
 fn nix_kill(pid: i32, sig: &str) {
-    run_ok(Command::new("kill").arg(format!("-{sig}")).arg(pid.to_string()));
+    run_ok(
+        Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(pid.to_string()),
+    );
+}
+
+#[test]
+fn track_allocations_logs_heap_blocks_beside_each_stream() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("post_transfer.c"), dir.path(), false);
+    let run = dir.path().join("run");
+    run_ok(
+        blame()
+            .args(["record", "--track-allocations", "-o"])
+            .arg(&run)
+            .arg("--")
+            .arg(&exe)
+            .arg("50"),
+    );
+    let m = manifest(&run);
+    let pid = m["processes"][0]["pid"].as_u64().unwrap();
+    let log = blame_formats::alloc_log::AllocLog::read(&run.join(format!("alloc-{pid}.balloc")))
+        .expect("the traced process wrote its allocation log");
+    assert_eq!(log.torn_at, None);
+    assert!(
+        log.events.iter().filter(|e| e.size == 8 << 15).count() >= 2,
+        "the program's two big arrays are logged"
+    );
+    // Post-processing reads the run with its logs.
+    run_ok(blame().arg("post").arg(&run));
 }

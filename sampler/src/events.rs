@@ -27,7 +27,10 @@ impl EventSpec {
 
     /// True for events that need a hardware PMU.
     pub fn is_hardware(&self) -> bool {
-        matches!(self.type_, b::PERF_TYPE_HARDWARE | b::PERF_TYPE_HW_CACHE | b::PERF_TYPE_RAW)
+        matches!(
+            self.type_,
+            b::PERF_TYPE_HARDWARE | b::PERF_TYPE_HW_CACHE | b::PERF_TYPE_RAW
+        )
     }
 }
 
@@ -41,8 +44,14 @@ const HARDWARE: &[(&str, u32)] = &[
     ("branch-instructions", b::PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
     ("branch-misses", b::PERF_COUNT_HW_BRANCH_MISSES),
     ("bus-cycles", b::PERF_COUNT_HW_BUS_CYCLES),
-    ("stalled-cycles-frontend", b::PERF_COUNT_HW_STALLED_CYCLES_FRONTEND),
-    ("stalled-cycles-backend", b::PERF_COUNT_HW_STALLED_CYCLES_BACKEND),
+    (
+        "stalled-cycles-frontend",
+        b::PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+    ),
+    (
+        "stalled-cycles-backend",
+        b::PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+    ),
     ("ref-cycles", b::PERF_COUNT_HW_REF_CPU_CYCLES),
 ];
 
@@ -107,7 +116,10 @@ pub fn parse_event(name: &str) -> Result<EventSpec, String> {
     }
     // <cache>-<op>-<result>, e.g. L1-dcache-load-misses, LLC-loads, dTLB-load-misses.
     for &(cache_name, cache) in CACHES {
-        let Some(rest) = name.strip_prefix(cache_name).and_then(|r| r.strip_prefix('-')) else {
+        let Some(rest) = name
+            .strip_prefix(cache_name)
+            .and_then(|r| r.strip_prefix('-'))
+        else {
             continue;
         };
         let (op, result) = match rest.split_once('-') {
@@ -122,11 +134,7 @@ pub fn parse_event(name: &str) -> Result<EventSpec, String> {
             return Ok(spec(b::PERF_TYPE_HW_CACHE, config, false));
         }
     }
-    let known: Vec<&str> = HARDWARE
-        .iter()
-        .chain(SOFTWARE)
-        .map(|(n, _)| *n)
-        .collect();
+    let known: Vec<&str> = HARDWARE.iter().chain(SOFTWARE).map(|(n, _)| *n).collect();
     Err(format!(
         "unknown event '{name}': use one of {}, a cache event such as L1-dcache-load-misses or LLC-load-misses, or a raw event rNNNN",
         known.join(", ")
@@ -157,7 +165,10 @@ mod tests {
     #[test]
     fn names_map_to_perf_types() {
         let e = parse_event("cpu-clock").unwrap();
-        assert_eq!((e.type_, e.config, e.is_clock), (b::PERF_TYPE_SOFTWARE, 0, true));
+        assert_eq!(
+            (e.type_, e.config, e.is_clock),
+            (b::PERF_TYPE_SOFTWARE, 0, true)
+        );
         assert!(!e.is_hardware());
         let e = parse_event("cache-misses").unwrap();
         assert_eq!((e.type_, e.config), (b::PERF_TYPE_HARDWARE, 3));
@@ -173,7 +184,10 @@ mod tests {
     #[test]
     fn unknown_names_are_refused_with_the_list() {
         let err = parse_event("cylces").unwrap_err();
-        assert!(err.contains("unknown event 'cylces'") && err.contains("cpu-clock"), "{err}");
+        assert!(
+            err.contains("unknown event 'cylces'") && err.contains("cpu-clock"),
+            "{err}"
+        );
         assert!(parse_events("cpu-clock,,").is_ok());
         assert!(parse_events(",").is_err());
     }

@@ -16,15 +16,17 @@
 //! | `recording` | process table and per-process stream files |
 //! | `procfs` | /proc: command lines, MPI ranks, mappings |
 //! | `manifest` | the run's manifest.json |
+//! | `alloc_tracking` | `--track-allocations`: the preloaded allocation tracer |
 //! | `session` | launching or attaching, signals, the loop that ties it together |
 
+pub mod alloc_tracking;
 pub mod events;
 pub mod manifest;
 pub mod perf;
 pub mod procfs;
 pub mod ptrace;
-pub mod records;
 pub mod recording;
+pub mod records;
 mod session;
 mod sys;
 pub mod unwind;

@@ -4,8 +4,8 @@
 //! unwound as they arrive.
 
 use crate::events::EventSpec;
-use crate::records::{self, Layout, PerfRecord};
 use crate::recording::{Recording, SampledStack};
+use crate::records::{self, Layout, PerfRecord};
 use crate::sys::{self, RingBuffer};
 use crate::{CallGraph, RecordError};
 use blame_formats::stream::Sampling;
@@ -29,7 +29,10 @@ pub enum OpenFailure {
     /// The kernel refuses perf_event_open to this user (paranoid level, seccomp, container).
     NotPermitted(std::io::Error),
     /// The event cannot be counted on this machine (no PMU for it).
-    Unsupported { event: String, error: std::io::Error },
+    Unsupported {
+        event: String,
+        error: std::io::Error,
+    },
     Other(String),
 }
 
@@ -121,8 +124,7 @@ fn attr_for(
 fn classify(err: std::io::Error, event: &EventSpec) -> OpenFailure {
     match err.raw_os_error() {
         Some(libc::EACCES) | Some(libc::EPERM) => OpenFailure::NotPermitted(err),
-        Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV)
-        | Some(libc::EINVAL)
+        Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV) | Some(libc::EINVAL)
             if event.is_hardware() =>
         {
             OpenFailure::Unsupported {
@@ -138,7 +140,11 @@ impl PerfSession {
     /// Opens every event on every CPU for the threads `tids` (one pid for a
     /// launched command, which inherits to its descendants; each thread of
     /// an attached process). Launched commands start counting at exec.
-    pub fn open(cfg: &PerfConfig, tids: &[u32], enable_on_exec: bool) -> Result<PerfSession, OpenFailure> {
+    pub fn open(
+        cfg: &PerfConfig,
+        tids: &[u32],
+        enable_on_exec: bool,
+    ) -> Result<PerfSession, OpenFailure> {
         // Try the richest attributes first, then what older kernels or a
         // stricter paranoid level accept.
         let attempts = [(true, false), (false, false), (false, true)];
@@ -179,8 +185,14 @@ impl PerfSession {
             for &tid in tids {
                 for (index, event) in cfg.events.iter().enumerate() {
                     let is_leader = leader.is_none();
-                    let (attr, l) =
-                        attr_for(event, cfg, is_leader, enable_on_exec, with_build_id, exclude_kernel);
+                    let (attr, l) = attr_for(
+                        event,
+                        cfg,
+                        is_leader,
+                        enable_on_exec,
+                        with_build_id,
+                        exclude_kernel,
+                    );
                     layout = Some(l);
                     let fd = match sys::perf_event_open(&attr, tid as i32, cpu) {
                         Ok(fd) => fd,

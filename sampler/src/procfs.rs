@@ -169,7 +169,10 @@ mod tests {
             "55d0c000-55d0d000 r-xp 00001000 08:01 1234   /usr/bin/my app",
         )
         .unwrap();
-        assert_eq!((m.start, m.end, m.file_offset), (0x55d0c000, 0x55d0d000, 0x1000));
+        assert_eq!(
+            (m.start, m.end, m.file_offset),
+            (0x55d0c000, 0x55d0d000, 0x1000)
+        );
         assert_eq!(m.path, "/usr/bin/my app");
         assert!(parse_maps_line(1, "7ffd-7ffe rw-p 00000000 00:00 0 [stack]").is_none());
     }
@@ -180,7 +183,10 @@ mod tests {
             move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| *v)
         };
         assert_eq!(
-            rank_from_vars(vars(&[("OMPI_COMM_WORLD_RANK", 3), ("OMPI_COMM_WORLD_SIZE", 4)])),
+            rank_from_vars(vars(&[
+                ("OMPI_COMM_WORLD_RANK", 3),
+                ("OMPI_COMM_WORLD_SIZE", 4)
+            ])),
             (Some(3), Some(4))
         );
         assert_eq!(rank_from_vars(vars(&[("PMI_RANK", 1)])), (Some(1), None));

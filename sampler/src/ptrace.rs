@@ -120,9 +120,7 @@ impl PtraceSampler {
                     // Signal-delivery stop: deliver the signal.
                     let _ = ptrace::cont(pid, sig);
                 }
-                WaitStatus::Exited(pid, code) => {
-                    self.on_exit(rec, control, pid, Some(code), None)
-                }
+                WaitStatus::Exited(pid, code) => self.on_exit(rec, control, pid, Some(code), None),
                 WaitStatus::Signaled(pid, sig, _) => {
                     self.on_exit(rec, control, pid, None, Some(sig as i32))
                 }

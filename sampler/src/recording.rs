@@ -210,7 +210,15 @@ impl Recording {
     }
 
     /// An executable mapping.
-    pub fn mmap(&mut self, pid: u32, start: u64, end: u64, pgoff: u64, path: &str, build_id: Vec<u8>) {
+    pub fn mmap(
+        &mut self,
+        pid: u32,
+        start: u64,
+        end: u64,
+        pgoff: u64,
+        path: &str,
+        build_id: Vec<u8>,
+    ) {
         let Some(mut p) = self.procs.remove(&pid) else {
             return;
         };
@@ -251,7 +259,11 @@ impl Recording {
             return;
         };
         for m in procfs::exec_mappings(pid) {
-            if !p.mappings.iter().any(|old| old.start == m.start && old.path == m.path) {
+            if !p
+                .mappings
+                .iter()
+                .any(|old| old.start == m.start && old.path == m.path)
+            {
                 self.add_mapping(&mut p, m);
             }
         }
@@ -351,7 +363,13 @@ impl Recording {
     }
 
     /// The process (`pid == tid`) or one of its threads ended.
-    pub fn exit(&mut self, pid: u32, tid: u32, status: Option<(Option<i32>, Option<i32>)>, time_ns: u64) {
+    pub fn exit(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        status: Option<(Option<i32>, Option<i32>)>,
+        time_ns: u64,
+    ) {
         if pid != tid {
             return;
         }
@@ -437,7 +455,12 @@ impl Recording {
 
     /// Ends the stream of `p`'s current image. `end` is Some when the
     /// process itself ended (with exit code and signal when known).
-    fn close_stream(&mut self, p: &mut Proc, end: Option<(Option<i32>, Option<i32>)>, time_ns: u64) {
+    fn close_stream(
+        &mut self,
+        p: &mut Proc,
+        end: Option<(Option<i32>, Option<i32>)>,
+        time_ns: u64,
+    ) {
         let Some(mut s) = p.stream.take() else {
             return;
         };

@@ -397,7 +397,10 @@ mod tests {
         let Some(PerfRecord::Sample(s)) = parse(&rec, &LAYOUT) else {
             panic!("not a sample")
         };
-        assert_eq!((s.id, s.ip, s.pid, s.tid, s.time), (42, 0x401000, 5, 7, 1_000));
+        assert_eq!(
+            (s.id, s.ip, s.pid, s.tid, s.time),
+            (42, 0x401000, 5, 7, 1_000)
+        );
         assert_eq!(s.period, 250_000);
         assert_eq!(s.callchain, vec![0x401000, 0x401200]);
         assert_eq!(s.kernel_chain, vec![0xffff_ffff_8100_0000]);

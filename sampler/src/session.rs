@@ -24,7 +24,10 @@ pub enum Target {
     /// Launch this command and follow it and all its descendants.
     Command(Vec<String>),
     /// Attach to a running process and its threads, until it ends or `duration` passes.
-    Pid { pid: u32, duration: Option<Duration> },
+    Pid {
+        pid: u32,
+        duration: Option<Duration>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub struct RecordOptions {
     pub stack_size: u32,
     /// Replace the sample streams of an earlier recording in `output`.
     pub force: bool,
+    /// Preload the allocation tracer: heap blocks logged per process for direct attribution.
+    pub track_allocations: bool,
 }
 
 pub struct RecordSummary {
@@ -82,7 +87,9 @@ fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordErr
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             let name = p.file_name().unwrap_or_default().to_string_lossy();
-            name.ends_with(".bstream") || (name.starts_with("manifest") && name.ends_with(".json"))
+            name.ends_with(".bstream")
+                || name.ends_with(".balloc")
+                || (name.starts_with("manifest") && name.ends_with(".json"))
         })
         .collect();
     if old.is_empty() {
@@ -112,7 +119,9 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     }
     let sampling = match (opts.frequency, opts.period) {
         (_, Some(0)) | (Some(0), _) => {
-            return Err(RecordError::Usage("the sampling rate must be positive".into()))
+            return Err(RecordError::Usage(
+                "the sampling rate must be positive".into(),
+            ))
         }
         (_, Some(p)) => Sampling::Period(p),
         (Some(f), None) => Sampling::Frequency(f),
@@ -120,8 +129,8 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     };
     let mut notices = Vec::new();
     let default_event = opts.events.is_none();
-    let mut events = parse_events(opts.events.as_deref().unwrap_or("cycles"))
-        .map_err(RecordError::Usage)?;
+    let mut events =
+        parse_events(opts.events.as_deref().unwrap_or("cycles")).map_err(RecordError::Usage)?;
     let rank = own_rank();
     prepare_dir(&opts.output, opts.force, rank.is_some())?;
 
@@ -135,12 +144,28 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let (root, tids, held) = match &opts.target {
         Target::Command(argv) => {
             if argv.is_empty() {
-                return Err(RecordError::Usage("no command to record (blame record -- CMD ARGS...)".into()));
+                return Err(RecordError::Usage(
+                    "no command to record (blame record -- CMD ARGS...)".into(),
+                ));
             }
-            let child = sys::fork_held(argv).map_err(|e| RecordError::Sampler(format!("fork: {e}")))?;
+            let env = if opts.track_allocations {
+                crate::alloc_tracking::install(&opts.output).map_err(|source| RecordError::Io {
+                    path: opts.output.clone(),
+                    source,
+                })?
+            } else {
+                Vec::new()
+            };
+            let child = sys::fork_held(argv, &env)
+                .map_err(|e| RecordError::Sampler(format!("fork: {e}")))?;
             (child.pid as u32, vec![child.pid as u32], Some(child))
         }
         Target::Pid { pid, .. } => {
+            if opts.track_allocations {
+                return Err(RecordError::Usage(
+                    "--track-allocations needs a launched command (the tracer is preloaded at exec)".into(),
+                ));
+            }
             let tids = procfs_tasks(*pid);
             if tids.is_empty() {
                 return Err(RecordError::Usage(format!("--pid {pid}: no such process")));
@@ -213,7 +238,11 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
             }
         }
     }
-    let sampler_name = if session.is_some() { "perf_event" } else { "ptrace" };
+    let sampler_name = if session.is_some() {
+        "perf_event"
+    } else {
+        "ptrace"
+    };
     let mut ptrace = None;
     if session.is_none() {
         if default_event {
@@ -239,7 +268,11 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     }
 
     let descs: Vec<_> = events.iter().map(|e| e.desc(sampling.clone())).collect();
-    let call_graph = if ptrace.is_some() { "ptrace" } else { opts.call_graph.name() };
+    let call_graph = if ptrace.is_some() {
+        "ptrace"
+    } else {
+        opts.call_graph.name()
+    };
     let extra = vec![
         ("sampler".to_string(), sampler_name.to_string()),
         ("blame".to_string(), env!("CARGO_PKG_VERSION").to_string()),
@@ -285,12 +318,17 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         );
     }
     if let Some(sig) = control.interrupted {
-        notice(&mut notices, format!("stopped by signal {sig}; every stream was closed"));
+        notice(
+            &mut notices,
+            format!("stopped by signal {sig}; every stream was closed"),
+        );
     }
     let manifest = Manifest {
         command: match &opts.target {
             Target::Command(argv) => argv.clone(),
-            Target::Pid { pid, .. } => procfs::cmdline(*pid).unwrap_or_else(|| vec![pid.to_string()]),
+            Target::Pid { pid, .. } => {
+                procfs::cmdline(*pid).unwrap_or_else(|| vec![pid.to_string()])
+            }
         },
         host: procfs::hostname(),
         sampler: sampler_name.into(),
@@ -322,10 +360,12 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         processes: std::mem::take(&mut rec.entries),
         notices,
     };
-    let manifest_path = manifest.write(&opts.output, rank).map_err(|source| RecordError::Io {
-        path: opts.output.clone(),
-        source,
-    })?;
+    let manifest_path = manifest
+        .write(&opts.output, rank)
+        .map_err(|source| RecordError::Io {
+            path: opts.output.clone(),
+            source,
+        })?;
     Ok(RecordSummary {
         manifest,
         manifest_path,

@@ -145,9 +145,8 @@ impl RingBuffer {
         };
         let size = self.data_size as u64;
         // SAFETY: data pages live at base+data_offset for data_size bytes.
-        let data = unsafe {
-            std::slice::from_raw_parts(self.base.add(self.data_offset), self.data_size)
-        };
+        let data =
+            unsafe { std::slice::from_raw_parts(self.base.add(self.data_offset), self.data_size) };
         let mut pos = tail;
         let mut count = 0;
         while head - pos >= 8 {
@@ -246,8 +245,9 @@ impl HeldChild {
 }
 
 /// Forks a child that waits on a pipe and then execs `argv` (searching
-/// PATH). An exec failure makes the child exit with 127 after printing why.
-pub fn fork_held(argv: &[String]) -> io::Result<HeldChild> {
+/// PATH) with our environment plus `env`. An exec failure makes the child
+/// exit with 127 after printing why.
+pub fn fork_held(argv: &[String], env: &[(String, String)]) -> io::Result<HeldChild> {
     let cargs: Vec<CString> = argv
         .iter()
         .map(|a| CString::new(a.as_bytes()))
@@ -258,10 +258,24 @@ pub fn fork_held(argv: &[String]) -> io::Result<HeldChild> {
     }
     let mut argv_ptrs: Vec<*const libc::c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
+    let overridden = |k: &std::ffi::OsStr| env.iter().any(|(name, _)| k == name.as_str());
+    let cenv: Vec<CString> = std::env::vars_os()
+        .filter(|(k, _)| !overridden(k))
+        .map(|(k, v)| {
+            let mut kv = k.into_encoded_bytes();
+            kv.push(b'=');
+            kv.extend(v.into_encoded_bytes());
+            kv
+        })
+        .chain(env.iter().map(|(k, v)| format!("{k}={v}").into_bytes()))
+        .filter_map(|kv| CString::new(kv).ok())
+        .collect();
+    let mut env_ptrs: Vec<*const libc::c_char> = cenv.iter().map(|c| c.as_ptr()).collect();
+    env_ptrs.push(std::ptr::null());
     let message = format!("blame: cannot run {}\n", argv[0]);
     let (read_end, write_end) = nix::unistd::pipe().map_err(io::Error::from)?;
     // SAFETY: the child only calls async-signal-safe functions (read,
-    // close, execvp, write, _exit) on memory prepared before the fork.
+    // close, execvpe, write, _exit) on memory prepared before the fork.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(io::Error::last_os_error());
@@ -280,7 +294,7 @@ pub fn fork_held(argv: &[String]) -> io::Result<HeldChild> {
                 libc::_exit(126);
             }
             libc::close(read_end.as_raw_fd());
-            libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
+            libc::execvpe(argv_ptrs[0], argv_ptrs.as_ptr(), env_ptrs.as_ptr());
             libc::write(2, message.as_ptr() as *const libc::c_void, message.len());
             libc::_exit(127);
         }

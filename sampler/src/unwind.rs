@@ -223,7 +223,10 @@ mod tests {
             .find(|(off, _, _)| *off > 0)
             .copied()
             .unwrap();
-        assert_eq!(obj.bias(0x5555_0000_0000 + text.2, text.0), Some(0x5555_0000_0000));
+        assert_eq!(
+            obj.bias(0x5555_0000_0000 + text.2, text.0),
+            Some(0x5555_0000_0000)
+        );
     }
 
     #[test]
