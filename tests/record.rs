@@ -413,3 +413,40 @@ fn track_allocations_logs_heap_blocks_beside_each_stream() {
     // Post-processing reads the run with its logs.
     run_ok(blame().arg("post").arg(&run));
 }
+
+#[test]
+fn one_recorder_per_rank_shares_a_directory() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("quad_mpi.c"), dir.path(), true);
+    let run = dir.path().join("run");
+    run_ok(
+        Command::new("mpirun")
+            .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+            .arg(env!("CARGO_BIN_EXE_blame"))
+            .args(["record", "-F", "2000", "-o"])
+            .arg(&run)
+            .arg("--")
+            .arg(&exe),
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "manifest-rank-0.json",
+            "manifest-rank-1.json",
+            "rank-0.bstream",
+            "rank-1.bstream"
+        ]
+    );
+    let samples = dump(&run);
+    for rank in [0, 1] {
+        assert!(samples.iter().any(|s| s["rank"] == rank), "rank {rank}");
+    }
+}
