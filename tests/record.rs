@@ -450,3 +450,48 @@ fn one_recorder_per_rank_shares_a_directory() {
         assert!(samples.iter().any(|s| s["rank"] == rank), "rank {rank}");
     }
 }
+
+#[test]
+fn refused_perf_event_open_falls_back_to_ptrace() {
+    // A real seccomp filter makes perf_event_open fail with EACCES, as
+    // container and cluster policies do.
+    let dir = tempfile::tempdir().unwrap();
+    let deny = dir.path().join("deny_perf");
+    run_ok(
+        Command::new("clang-19")
+            .arg("-O2")
+            .arg(program("deny_perf.c"))
+            .arg("-o")
+            .arg(&deny),
+    );
+    let exe = compile(&program("hot.c"), dir.path(), false);
+    let run = dir.path().join("run");
+    let out = run_ok(
+        Command::new(&deny)
+            .arg(env!("CARGO_BIN_EXE_blame"))
+            .args(["record", "-o"])
+            .arg(&run)
+            .arg("--")
+            .arg(&exe)
+            .arg("30000"),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("perf_event_open refused") && stderr.contains("ptrace sampler"),
+        "{stderr}"
+    );
+    let m = manifest(&run);
+    assert_eq!(m["sampler"], "ptrace");
+    let samples = dump(&run);
+    check_hot(&samples, &m, "ptrace fallback");
+    // Forcing perf_event where it is refused is an error, not a fallback.
+    let out = Command::new(&deny)
+        .arg(env!("CARGO_BIN_EXE_blame"))
+        .args(["record", "--sampler", "perf", "-o"])
+        .arg(dir.path().join("run2"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("perf_event_open refused"));
+}

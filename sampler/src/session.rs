@@ -216,7 +216,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                     notice(
                         &mut notices,
                         format!(
-                            "perf_event_open refused ({e}; kernel.perf_event_paranoid={level}); falling back to the ptrace sampler"
+                            "perf_event_open refused ({e}; kernel.perf_event_paranoid={level}, or a seccomp/container policy); falling back to the ptrace sampler"
                         ),
                     );
                     break;
