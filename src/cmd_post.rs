@@ -445,7 +445,14 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         let (mut reader, header) = StreamReader::open(&path)?;
         let mut mappings = Vec::new();
         let mut parents: Vec<(u32, u64)> = vec![(0, 0)];
-        let mut symbolizer = blame_post::symbolize::Symbolizer::new(args.binary_paths.clone());
+        // The stream's directory holds what the recorder saved for symbolization (kallsyms).
+        let search: Vec<PathBuf> = args
+            .binary_paths
+            .iter()
+            .cloned()
+            .chain(path.parent().map(Path::to_path_buf))
+            .collect();
+        let mut symbolizer = blame_post::symbolize::Symbolizer::new(search);
         let mut checked = 0;
         loop {
             let record = match reader.next_record() {

@@ -495,3 +495,49 @@ fn refused_perf_event_open_falls_back_to_ptrace() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("perf_event_open refused"));
 }
+
+#[test]
+fn kernel_frames_are_kept_and_symbolized_with_kernel() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("syscalls.c"), dir.path(), false);
+    let run = dir.path().join("run");
+    run_ok(
+        blame()
+            .args(["record", "--kernel", "-o"])
+            .arg(&run)
+            .arg("--")
+            .arg(&exe),
+    );
+    assert!(
+        run.join("kallsyms").is_file(),
+        "kernel symbols saved with the run"
+    );
+    let samples = dump(&run);
+    let in_kernel = samples
+        .iter()
+        .filter(|s| {
+            let f = functions(s);
+            f[0].ends_with(" [kernel]") && f.iter().any(|x| x == "main")
+        })
+        .count();
+    assert!(
+        in_kernel * 2 > samples.len(),
+        "{in_kernel} of {} samples have symbolized kernel frames above main",
+        samples.len()
+    );
+    // Without --kernel, user stacks only.
+    let run2 = dir.path().join("run2");
+    run_ok(
+        blame()
+            .args(["record", "-o"])
+            .arg(&run2)
+            .arg("--")
+            .arg(&exe),
+    );
+    assert!(dump(&run2)
+        .iter()
+        .all(|s| functions(s).iter().all(|f| !f.contains("[kernel"))));
+}

@@ -46,6 +46,27 @@ pub struct Symbolizer {
     object_ids: HashMap<String, u32>,
     /// Objects that could not be found or read, with the reason (reported once).
     pub warnings: Vec<String>,
+    /// Kernel symbols (address, name) from the recording's `kallsyms`, sorted; loaded on first use.
+    kernel_symbols: Option<Vec<(u64, String)>>,
+}
+
+/// The pseudo-path of the kernel mapping `blame record --kernel` writes.
+pub const KERNEL_MAPPING: &str = "[kernel.kallsyms]";
+
+/// Parses /proc/kallsyms text: text symbols as (address, name), sorted.
+pub fn parse_kallsyms(text: &str) -> Vec<(u64, String)> {
+    let mut syms: Vec<(u64, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let addr = u64::from_str_radix(parts.next()?, 16).ok()?;
+            let kind = parts.next()?;
+            let name = parts.next()?;
+            (addr != 0 && matches!(kind, "t" | "T" | "w" | "W")).then(|| (addr, name.to_string()))
+        })
+        .collect();
+    syms.sort();
+    syms
 }
 
 impl Symbolizer {
@@ -56,6 +77,7 @@ impl Symbolizer {
             cache: HashMap::new(),
             object_ids: HashMap::new(),
             warnings: Vec::new(),
+            kernel_symbols: None,
         }
     }
 
@@ -106,7 +128,34 @@ impl Symbolizer {
             .find(|p| p.is_file())
     }
 
+    /// `name [kernel]` for a kernel address, from the `kallsyms` the recorder saved.
+    fn kernel_symbol(&mut self, address: u64) -> String {
+        if self.kernel_symbols.is_none() {
+            let text = self
+                .search_dirs
+                .iter()
+                .map(|d| d.join("kallsyms"))
+                .find_map(|p| std::fs::read_to_string(p).ok());
+            if text.is_none() {
+                self.warnings.push(
+                    "kernel frames: no kallsyms beside the recording; they stay unsymbolized"
+                        .into(),
+                );
+            }
+            self.kernel_symbols = Some(text.as_deref().map(parse_kallsyms).unwrap_or_default());
+        }
+        let syms = self.kernel_symbols.as_deref().unwrap_or_default();
+        match syms.partition_point(|(a, _)| *a <= address) {
+            0 => format!("[kernel {address:#x}]"),
+            i => format!("{} [kernel]", syms[i - 1].1),
+        }
+    }
+
     fn object(&mut self, m: &Mapping) -> Option<&ObjectSymbols> {
+        if m.path.starts_with('[') {
+            // [vdso], [vsyscall]: no file to read.
+            return None;
+        }
         if !self.objects.contains_key(&m.path) {
             let opened = match self.locate(m) {
                 None => {
@@ -185,6 +234,9 @@ impl Symbolizer {
         else {
             return unknown(format!("[unknown {address:#x}]"));
         };
+        if m.path == KERNEL_MAPPING {
+            return unknown(self.kernel_symbol(probe_addr));
+        }
         let offset = probe_addr - m.start + m.file_offset;
         let base = Path::new(&m.path)
             .file_name()

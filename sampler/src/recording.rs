@@ -68,7 +68,14 @@ pub struct Recording {
     frames: Vec<u64>,
     /// Failures writing a stream (disk full...): reported, recording goes on for the others.
     pub errors: Vec<String>,
+    /// Kernel frames are recorded: each stream gets the kernel's pseudo-mapping.
+    kernel_frames: bool,
 }
+
+/// The pseudo-path of the kernel's mapping (symbolized from the run's `kallsyms`).
+pub const KERNEL_MAPPING: &str = "[kernel.kallsyms]";
+/// Where the kernel's addresses start on x86_64.
+const KERNEL_START: u64 = 0xffff_8000_0000_0000;
 
 impl Recording {
     pub fn new(
@@ -91,7 +98,15 @@ impl Recording {
             samples: 0,
             frames: Vec::with_capacity(128),
             errors: Vec::new(),
+            kernel_frames: false,
         }
+    }
+
+    /// Kernel frames will be recorded: saves the kernel's symbol table as
+    /// `kallsyms` in the run directory for post-processing.
+    pub fn with_kernel_frames(&mut self) -> std::io::Result<()> {
+        self.kernel_frames = true;
+        std::fs::copy("/proc/kallsyms", self.dir.join("kallsyms")).map(|_| ())
     }
 
     pub fn events(&self) -> &[EventDesc] {
@@ -441,6 +456,18 @@ impl Recording {
         }
         for m in &p.mappings {
             r = r.and_then(|_| writer.write_mapping(m.clone()));
+        }
+        if self.kernel_frames {
+            r = r.and_then(|_| {
+                writer.write_mapping(Mapping {
+                    pid: p.pid,
+                    start: KERNEL_START,
+                    end: u64::MAX,
+                    file_offset: 0,
+                    path: KERNEL_MAPPING.into(),
+                    build_id: Vec::new(),
+                })
+            });
         }
         if let Err(e) = r {
             self.errors.push(e.to_string());

@@ -89,6 +89,7 @@ fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordErr
             let name = p.file_name().unwrap_or_default().to_string_lossy();
             name.ends_with(".bstream")
                 || name.ends_with(".balloc")
+                || name == "kallsyms"
                 || (name.starts_with("manifest") && name.ends_with(".json"))
         })
         .collect();
@@ -284,6 +285,14 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         ),
     ];
     let mut rec = Recording::new(&opts.output, descs, call_graph, extra);
+    if opts.kernel {
+        if let Err(e) = rec.with_kernel_frames() {
+            notice(
+                &mut notices,
+                format!("cannot save /proc/kallsyms ({e}): kernel frames stay unsymbolized"),
+            );
+        }
+    }
     if attach {
         rec.adopt(root);
     }
