@@ -547,3 +547,104 @@ impl Recording {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blame_formats::stream::{Record, Sampling, StreamReader};
+
+    fn recording(dir: &Path) -> Recording {
+        let event = EventDesc {
+            name: "cpu-clock".into(),
+            sampling: Sampling::Frequency(1000),
+            unit: "ns".into(),
+            memory: false,
+        };
+        Recording::new(dir, vec![event], "fp", Vec::new())
+    }
+
+    fn records(path: &Path) -> Vec<Record> {
+        let (mut r, _) = StreamReader::open(path).unwrap();
+        let mut out = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            out.push(rec);
+        }
+        out
+    }
+
+    #[test]
+    fn a_forked_child_gets_its_parents_mappings_and_its_own_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = recording(dir.path());
+        let me = std::process::id();
+        rec.adopt(me);
+        let child = 4_000_000; // no such pid: everything comes from the parent
+        rec.fork(child, me, child);
+        rec.sample(
+            child,
+            child,
+            10,
+            0,
+            1_000_000,
+            SampledStack::Frames(&[0x10, 0x20]),
+            None,
+        );
+        rec.sample(
+            child,
+            child,
+            20,
+            0,
+            1_000_000,
+            SampledStack::Frames(&[0x10, 0x20]),
+            None,
+        );
+        rec.exit(child, child, Some((Some(3), None)), 30);
+        rec.finish(40);
+        assert_eq!(rec.entries.len(), 1, "the parent had no samples: no stream");
+        let e = &rec.entries[0];
+        assert_eq!(
+            (e.pid, e.ppid, e.samples, e.exit_status, e.ended),
+            (child, me, 2, Some(3), true)
+        );
+        assert_eq!(e.file, format!("pid-{child}.bstream"));
+        let recs = records(&dir.path().join(&e.file));
+        let maps = recs
+            .iter()
+            .filter(|r| matches!(r, Record::Mapping(_)))
+            .count();
+        assert!(
+            maps > 0,
+            "the parent's mappings were copied into the child's stream"
+        );
+        let samples: Vec<_> = recs
+            .iter()
+            .filter_map(|r| match r {
+                Record::Sample(s) => Some(s.stack),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(samples.len(), 2);
+        assert_eq!(samples[0], samples[1], "one stack table entry for both");
+        assert!(matches!(recs.last(), Some(Record::End(end)) if end.exit_status == Some(3)));
+    }
+
+    #[test]
+    fn exec_ends_the_old_images_stream_and_a_name_clash_gets_a_suffix() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = recording(dir.path());
+        let me = std::process::id();
+        rec.adopt(me);
+        rec.sample(me, me, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.exec(me, "next-image", 20);
+        rec.sample(me, me, 30, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.finish(40);
+        let files: Vec<&str> = rec.entries.iter().map(|e| e.file.as_str()).collect();
+        assert_eq!(files.len(), 2, "{files:?}");
+        assert!(files.contains(&format!("pid-{me}.bstream").as_str()));
+        assert!(
+            rec.entries.iter().all(|e| !e.ended),
+            "exec'd and still running"
+        );
+        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+    }
+}
