@@ -43,8 +43,9 @@ pub struct Resolution {
 }
 
 /// A blamed call output and the field path below it that was blamed
-/// (empty for the whole output), with that field's type.
-type OutputPath = (CallOutput, String, String);
+/// (empty for the whole output), with that field's type and the type of the
+/// callee's parameter (or return value) the path starts from.
+type OutputPath = (CallOutput, String, String, String);
 
 /// What flows from a frame to its caller.
 enum Pending {
@@ -101,7 +102,7 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
             Some(Pending::Library { callee }) => {
                 let outputs = library_outputs(f, frame.line, &callee)
                     .into_iter()
-                    .map(|o| (o, String::new(), String::new()))
+                    .map(|o| (o, String::new(), String::new(), String::new()))
                     .collect();
                 bind(f, frame.line, &callee, &outputs, &mut here, &mut derived);
             }
@@ -127,9 +128,12 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
             } else {
                 type_name.to_string()
             };
+            let root_ty = root.type_name.clone();
             match root.kind {
-                VarKind::Param => root.param_index.map(|k| (CallOutput::Arg(k), path, ty)),
-                VarKind::Return => Some((CallOutput::Return, path, ty)),
+                VarKind::Param => root
+                    .param_index
+                    .map(|k| (CallOutput::Arg(k), path, ty, root_ty)),
+                VarKind::Return => Some((CallOutput::Return, path, ty, root_ty)),
                 _ => None,
             }
         };
@@ -244,7 +248,9 @@ fn library_outputs(f: &FunctionSummary, line: u32, callee: &str) -> BTreeSet<Cal
 
 /// Blames the caller variables bound to blamed call outputs. A blamed field
 /// path below an output continues below each variable passed there: to the
-/// caller's own variable of that name, or else as a derived field path.
+/// caller's own variable of that name, or else as a derived field path. The
+/// passed variable's other fields are not blamed: when the callee wrote
+/// `g->u`, the caller's `s.grid.u` is blamed, not `s.grid.rhs`.
 fn bind(
     f: &FunctionSummary,
     line: u32,
@@ -255,18 +261,24 @@ fn bind(
 ) {
     for c in call_sites_at(f, line, callee) {
         for b in &c.outputs {
-            for (_, suffix, type_name) in outputs.iter().filter(|(o, _, _)| *o == b.output) {
-                here.extend(b.blamed.iter().copied());
+            for (_, suffix, type_name, param_type) in
+                outputs.iter().filter(|(o, _, _, _)| *o == b.output)
+            {
                 if suffix.is_empty() {
+                    here.extend(b.blamed.iter().copied());
                     continue;
                 }
-                // The variables passed, not their containers.
-                let containers: BTreeSet<u32> = b
-                    .blamed
-                    .iter()
-                    .filter_map(|&t| f.variables[t as usize].parent)
-                    .collect();
-                for &t in b.blamed.iter().filter(|t| !containers.contains(t)) {
+                let passed = passed_variables(f, &b.blamed, suffix, param_type);
+                // What the output reaches, except fields of the passed
+                // variables off the blamed path (those on it are added below
+                // and their containers by container resolution).
+                here.extend(
+                    b.blamed
+                        .iter()
+                        .copied()
+                        .filter(|&t| !passed.iter().any(|&p| is_below(f, t, p))),
+                );
+                for &t in &passed {
                     let base = &f.variables[t as usize].name;
                     let full = format!("{base}{suffix}");
                     // The deepest variable of this function on the path: the
@@ -291,6 +303,99 @@ fn bind(
             }
         }
     }
+}
+
+/// True when `t` is a field (at any depth) of `p`.
+fn is_below(f: &FunctionSummary, t: u32, p: u32) -> bool {
+    let mut cur = f.variables[t as usize].parent;
+    let mut steps = 0;
+    while let Some(c) = cur {
+        if c == p {
+            return true;
+        }
+        cur = f.variables[c as usize].parent;
+        steps += 1;
+        if steps > f.variables.len() {
+            break;
+        }
+    }
+    false
+}
+
+/// A type name without qualifiers and tag keywords, for comparing the
+/// caller's and the callee's view of one object.
+fn plain_type(t: &str) -> String {
+    t.split_whitespace()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const" | "volatile" | "restrict" | "struct" | "class" | "union"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" *", "*")
+        .replace(" &", "&")
+}
+
+/// Among the caller variables an output reaches, the ones passed in that
+/// argument position, below which the callee's field path `suffix`
+/// continues. The output also reaches variables computed from the argument
+/// after the call (a residual computed from a grid); the field path means
+/// nothing below those. Passed variables are found by type (the caller's
+/// object is what the callee's parameter points to), else as the variables
+/// whose own fields the path names, else as the variables of the set that
+/// contain none of the others.
+fn passed_variables(
+    f: &FunctionSummary,
+    blamed: &[u32],
+    suffix: &str,
+    param_type: &str,
+) -> Vec<u32> {
+    let param = plain_type(param_type);
+    if !param.is_empty() {
+        let pointee = param
+            .strip_suffix('*')
+            .or_else(|| param.strip_suffix('&'))
+            .map(str::trim_end);
+        let by_type: Vec<u32> = blamed
+            .iter()
+            .copied()
+            .filter(|&t| {
+                let ty = plain_type(&f.variables[t as usize].type_name);
+                !ty.is_empty() && (ty == param || Some(ty.as_str()) == pointee)
+            })
+            .collect();
+        if !by_type.is_empty() {
+            return by_type;
+        }
+    }
+    let by_name: Vec<u32> = blamed
+        .iter()
+        .copied()
+        .filter(|&t| {
+            let base = &f.variables[t as usize].name;
+            let full = format!("{base}{suffix}");
+            f.variables.iter().any(|v| {
+                v.name.len() > base.len()
+                    && (v.name == full || full.starts_with(&format!("{}.", v.name)))
+                    && v.name.starts_with(&format!("{base}."))
+            })
+        })
+        .collect();
+    if !by_name.is_empty() {
+        return by_name;
+    }
+    // The variables passed, not their containers.
+    let containers: BTreeSet<u32> = blamed
+        .iter()
+        .filter_map(|&t| f.variables[t as usize].parent)
+        .collect();
+    blamed
+        .iter()
+        .copied()
+        .filter(|t| !containers.contains(t))
+        .collect()
 }
 
 fn output_vars<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = u32> + 'a {

@@ -364,6 +364,138 @@ fn bit(s: &[u64], i: usize) -> bool {
     s[i / 64] >> (i % 64) & 1 == 1
 }
 
+/// Flow sensitivity of may-definitions (stores through pointers, call
+/// outputs): a read sees a write only when the write can execute before it,
+/// that is when the write is earlier in the read's block or the read's block
+/// is reachable from the write's. The memory-object node of all writes to a
+/// location is used when every write is visible; otherwise a node of the
+/// visible subset is made (shared by all reads that see the same subset),
+/// so a read in straight-line code no longer depends on a call made after it.
+struct MayDefVisibility<'a> {
+    f: &'a Function,
+    ni: usize,
+    np: usize,
+    out_node_info: &'a [(InstId, u32)],
+    /// Position of each instruction in its block.
+    pos: Vec<u32>,
+    /// Blocks reachable from a block over one edge or more, per block asked for.
+    reach: HashMap<u32, Vec<u64>>,
+    /// Objects of visible subsets, by their writes.
+    subsets: HashMap<Vec<u32>, u32>,
+    /// Per (object, reading block) with no write of the object in that block: the answer.
+    cache: HashMap<(u32, u32), Option<u32>>,
+}
+
+impl<'a> MayDefVisibility<'a> {
+    fn new(f: &'a Function, ni: usize, np: usize, out_node_info: &'a [(InstId, u32)]) -> Self {
+        let mut pos = vec![0u32; f.insts.len()];
+        for b in &f.blocks {
+            for (k, &i) in b.insts.iter().enumerate() {
+                pos[i as usize] = k as u32;
+            }
+        }
+        MayDefVisibility {
+            f,
+            ni,
+            np,
+            out_node_info,
+            pos,
+            reach: HashMap::new(),
+            subsets: HashMap::new(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The instruction a write node stands for (a store, or the call of an output).
+    fn inst_of(&self, node: u32) -> Option<InstId> {
+        let n = node as usize;
+        if n < self.ni {
+            Some(node)
+        } else if n >= self.ni + self.np && n - self.ni - self.np < self.out_node_info.len() {
+            Some(self.out_node_info[n - self.ni - self.np].0)
+        } else {
+            None
+        }
+    }
+
+    fn reaches(&mut self, from: u32, to: u32) -> bool {
+        let nb = self.f.blocks.len();
+        let f = self.f;
+        let bits = self.reach.entry(from).or_insert_with(|| {
+            let mut bits = vec![0u64; nb.div_ceil(64)];
+            let mut stack: Vec<u32> = f.blocks[from as usize].succs.clone();
+            while let Some(b) = stack.pop() {
+                if bits[b as usize / 64] >> (b % 64) & 1 == 1 {
+                    continue;
+                }
+                bits[b as usize / 64] |= 1 << (b % 64);
+                stack.extend(&f.blocks[b as usize].succs);
+            }
+            bits
+        });
+        bit(bits, to as usize)
+    }
+
+    /// Whether the write `node` can execute before instruction `read`.
+    fn sees(&mut self, node: u32, read: InstId) -> bool {
+        let Some(w) = self.inst_of(node) else {
+            return true;
+        };
+        let (wb, rb) = (
+            self.f.insts[w as usize].block,
+            self.f.insts[read as usize].block,
+        );
+        if wb as usize >= self.f.blocks.len() || rb as usize >= self.f.blocks.len() {
+            return true;
+        }
+        (wb == rb && self.pos[w as usize] < self.pos[read as usize]) || self.reaches(wb, rb)
+    }
+
+    /// The object node the read `read` should depend on instead of `obj`
+    /// (all writes to a location), or `None` when it sees none of them.
+    fn object(
+        &mut self,
+        obj: u32,
+        read: InstId,
+        data: &mut Vec<Vec<u32>>,
+        first_obj: usize,
+    ) -> Option<u32> {
+        let rb = self.f.insts[read as usize].block;
+        let writes = data[obj as usize].clone();
+        let in_block = writes.iter().any(|&w| {
+            self.inst_of(w)
+                .is_some_and(|i| self.f.insts[i as usize].block == rb)
+        });
+        if !in_block {
+            if let Some(&o) = self.cache.get(&(obj, rb)) {
+                return o;
+            }
+        }
+        let seen: Vec<u32> = writes
+            .iter()
+            .copied()
+            .filter(|&w| self.sees(w, read))
+            .collect();
+        let o = if seen.len() == writes.len() {
+            Some(obj)
+        } else if seen.is_empty() {
+            None
+        } else if let Some(&o) = self.subsets.get(&seen) {
+            Some(o)
+        } else {
+            let o = data.len() as u32;
+            debug_assert!(o as usize >= first_obj);
+            data.push(seen.clone());
+            self.subsets.insert(seen, o);
+            Some(o)
+        };
+        if !in_block {
+            self.cache.insert((obj, rb), o);
+        }
+        o
+    }
+}
+
 /// Analyzes one defined function into its summary (names, file, hash filled by the caller).
 pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
     let ni = f.insts.len();
@@ -547,12 +679,21 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
                     node_block.push(inst.block);
                     out_nodes.insert((i, k), node);
                     out_node_info.push((i, k));
+                    // A library call may write only what its model says it
+                    // writes (MPI_Comm_rank writes the rank, not the
+                    // communicator); a call with a body may write anything
+                    // reachable from its pointer arguments.
+                    let may_write = model
+                        .as_ref()
+                        .is_none_or(|md| md.outputs.contains(&CallOutput::Arg(k)));
                     let mut targets = Vec::new();
                     for l in &locs {
-                        may_defs
-                            .entry(((l.root, l.path.clone()), l.deref))
-                            .or_default()
-                            .push(node);
+                        if may_write {
+                            may_defs
+                                .entry(((l.root, l.path.clone()), l.deref))
+                                .or_default()
+                                .push(node);
+                        }
                         if let Some(v) = vars.get(l.root, &l.path, l.ty) {
                             targets.push(v);
                         }
@@ -661,6 +802,7 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
         .enumerate()
         .map(|(d, &n)| (n, d as u32))
         .collect();
+    let mut visible = MayDefVisibility::new(f, ni, np, &out_node_info);
 
     // Data edges.
     let nn = node_line.len();
@@ -735,7 +877,9 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
                             call_obj.get(&(pk.clone(), d))
                         };
                         if let Some(&o) = obj {
-                            edges.push(o);
+                            if let Some(o) = visible.object(o, i, &mut data, first_obj) {
+                                edges.push(o);
+                            }
                         }
                     }
                 }
@@ -770,6 +914,10 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
     for (&(c, _), &node) in &out_nodes {
         data[node as usize].push(c);
     }
+    // Objects of visible subsets were added while reading.
+    let nn = data.len();
+    node_line.resize(nn, 0);
+    node_block.resize(nn, u32::MAX);
 
     // Alias classes (Table 3.1 A sets), closed under containers.
     let nv = vars.out.len();

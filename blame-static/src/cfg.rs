@@ -5,9 +5,17 @@
 //! dependence is kept as direct dependences only (transitive implicit blame
 //! follows from the blame graph itself), so nothing is quadratic in blocks.
 
-use crate::ir::Function;
+use crate::ir::{Function, Op};
 
 pub const NONE: u32 = u32::MAX;
+
+/// Opcodes (as the loader names them) that begin an exception-handling block.
+const EH_PADS: &[&str] = &[
+    "LLVMLandingPad",
+    "LLVMCatchSwitch",
+    "LLVMCatchPad",
+    "LLVMCleanupPad",
+];
 
 /// Reverse post-order of the nodes reachable from `entry`.
 fn rpo(n: usize, entry: u32, succs: &dyn Fn(u32) -> Vec<u32>) -> Vec<u32> {
@@ -117,12 +125,39 @@ impl Cfg {
             vec![]
         };
 
+        // Post-dominance and control dependence follow normal control flow
+        // only: the unwind edge of an `invoke` (to a landing pad) would make
+        // everything after every C++ call control dependent on that call.
+        let is_pad = |b: u32| {
+            f.blocks[b as usize].insts.first().is_some_and(|&i| {
+                matches!(&f.insts[i as usize].op, Op::Other(op) if EH_PADS.contains(&op.as_str()))
+            })
+        };
+        let nsuccs: Vec<Vec<u32>> = f
+            .blocks
+            .iter()
+            .map(|blk| {
+                let normal: Vec<u32> = blk.succs.iter().copied().filter(|&s| !is_pad(s)).collect();
+                if normal.is_empty() {
+                    blk.succs.clone()
+                } else {
+                    normal
+                }
+            })
+            .collect();
+        let mut npreds = vec![Vec::new(); n];
+        for (b, ss) in nsuccs.iter().enumerate() {
+            for &s in ss {
+                npreds[s as usize].push(b as u32);
+            }
+        }
+
         // Post-dominators on the reverse graph with a virtual exit that
         // every returning block, and every block stuck in an endless loop, reaches.
         let exit = n as u32;
         let mut to_exit = vec![false; n];
-        for (b, blk) in f.blocks.iter().enumerate() {
-            if blk.succs.is_empty() {
+        for (b, ss) in nsuccs.iter().enumerate() {
+            if ss.is_empty() {
                 to_exit[b] = true;
             }
         }
@@ -133,7 +168,7 @@ impl Cfg {
             reaches[b as usize] = true;
         }
         while let Some(b) = stack.pop() {
-            for &p in &preds[b as usize] {
+            for &p in &npreds[b as usize] {
                 if !reaches[p as usize] {
                     reaches[p as usize] = true;
                     stack.push(p);
@@ -149,14 +184,14 @@ impl Cfg {
             if b == exit {
                 (0..n as u32).filter(|&x| to_exit[x as usize]).collect()
             } else {
-                preds[b as usize].clone()
+                npreds[b as usize].clone()
             }
         };
         let rpred = |b: u32| -> Vec<u32> {
             if b == exit {
                 vec![]
             } else {
-                let mut v = f.blocks[b as usize].succs.clone();
+                let mut v = nsuccs[b as usize].clone();
                 if to_exit[b as usize] {
                     v.push(exit);
                 }
@@ -170,7 +205,7 @@ impl Cfg {
         // (excluding) ipdom(a) depend on a's terminator.
         let mut control_deps = vec![Vec::new(); n];
         for a in 0..n {
-            let succs = &f.blocks[a].succs;
+            let succs = &nsuccs[a];
             if succs.len() < 2 {
                 continue;
             }

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 1;
+pub const ANALYSIS_VERSION: u64 = 2;
 
 pub use llvm_loader::{load_file, LoadError};
 
