@@ -24,6 +24,21 @@ pub struct InputArgs {
     /// JSON-lines symbolic samples instead of a recording.
     #[arg(long, conflicts_with = "run_dir")]
     samples: Option<PathBuf>,
+    /// A capture of Linux `perf record` instead of a recording (repeatable).
+    ///
+    /// Call graphs from `--call-graph fp` (kernel callchains) or `--call-graph dwarf`
+    /// (unwound here from the copied stacks, with the binaries' unwind tables), data
+    /// addresses (`perf record -d`, `perf mem`), mappings with build-ids, fork/exec/comm.
+    /// Samples are grouped by process (one per exec'd image); kernel frames are dropped.
+    /// Events keep perf's names; mark one with --memory-event NAME for the approximate
+    /// data-centric passes (names with "miss", mem-loads/mem-stores are marked already).
+    ///
+    /// MPI ranks: perf.data has no MPI environment, so one file alone has no ranks; give
+    /// one file per rank, in rank order (`--perf-data r0.data --perf-data r1.data`, e.g.
+    /// from `mpirun -np 2 sh -c 'perf record -o r$OMPI_COMM_WORLD_RANK.data ./app'`) and
+    /// file I's processes are rank I (launchers such as mpirun or sh get no rank).
+    #[arg(long = "perf-data", value_name = "PERF.DATA", conflicts_with_all = ["run_dir", "samples"])]
+    perf_data: Vec<PathBuf>,
     /// Static db from `blame cc` / `blame analyze` [default: $BLAME_DB, else .blame/static.db].
     #[arg(long = "static")]
     static_db: Option<PathBuf>,
@@ -68,7 +83,7 @@ pub struct PostArgs {
     /// Process the I-th of N slices (0-based), e.g. 0/4 [default: from SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/SIZE].
     #[arg(long)]
     shard: Option<String>,
-    /// Output file [default: RUN_DIR/results.bres, or SAMPLES.bres].
+    /// Output file [default: RUN_DIR/results.bres, SAMPLES.bres, or PERF.bres for PERF.data].
     #[arg(short, long)]
     output: Option<PathBuf>,
 }
@@ -162,10 +177,11 @@ fn load_static(explicit: &Option<PathBuf>) -> Result<(StaticIndex, Option<PathBu
 }
 
 fn open_run(input: &InputArgs) -> Result<Run> {
-    let mut run = match (&input.run_dir, &input.samples) {
-        (Some(dir), None) => Run::open_dir(dir, input.binary_paths.clone())?,
-        (None, Some(s)) => Run::open_jsonl(s)?,
-        _ => bail!("give a run directory or --samples FILE.jsonl"),
+    let mut run = match (&input.run_dir, &input.samples, input.perf_data.is_empty()) {
+        (Some(dir), None, true) => Run::open_dir(dir, input.binary_paths.clone())?,
+        (None, Some(s), true) => Run::open_jsonl(s)?,
+        (None, None, false) => Run::open_perf_data(&input.perf_data, input.binary_paths.clone())?,
+        _ => bail!("give a run directory, --samples FILE.jsonl or --perf-data PERF.DATA"),
     };
     run.mark_memory_events(&input.memory_events)?;
     run.set_skid_model(input.memory_options()?.skid)?;
@@ -173,9 +189,10 @@ fn open_run(input: &InputArgs) -> Result<Run> {
 }
 
 fn default_output(input: &InputArgs) -> PathBuf {
-    match (&input.run_dir, &input.samples) {
-        (Some(dir), _) => dir.join(RESULTS_FILE),
-        (_, Some(s)) => s.with_extension("bres"),
+    match (&input.run_dir, &input.samples, input.perf_data.first()) {
+        (Some(dir), _, _) => dir.join(RESULTS_FILE),
+        (_, Some(s), _) => s.with_extension("bres"),
+        (_, _, Some(p)) => p.with_extension("bres"),
         _ => PathBuf::from(RESULTS_FILE),
     }
 }

@@ -1,5 +1,7 @@
 //! Inputs of post-processing: a recorded run directory (one sample stream
-//! per process) or JSON-lines symbolic samples. Either becomes a list of
+//! per process), Linux perf captures (perf.data, decoded by
+//! [`crate::perf_data`] into the same mappings, stack table and samples a
+//! stream holds) or JSON-lines symbolic samples. Each becomes a list of
 //! processes, each a set of unique symbolized stacks with per-event counts:
 //! samples that share a stack are resolved once (memoization per calling
 //! context), and memory does not grow with the number of samples.
@@ -7,13 +9,16 @@
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
 use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
+use crate::perf_data::{read_perf_data, PerfProcess};
 use crate::shard::ShardSpec;
 use crate::skid_insns::{instruction_window, SkidLines};
 use crate::symbolize::Symbolizer;
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::results::{ProcessInfo, SymFrame};
-use blame_formats::stream::{decode_chunk, EventDesc, Mapping, Record, Sampling, StreamReader};
+use blame_formats::stream::{
+    decode_chunk, EventDesc, Mapping, Record, Sample, Sampling, StreamReader,
+};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -57,6 +62,10 @@ pub enum Source {
         samples: Vec<JsonSample>,
         groups: Vec<Vec<usize>>,
     },
+    /// perf.data files, decoded in memory: one entry per process image.
+    Perf {
+        processes: Vec<PerfProcess>,
+    },
 }
 
 /// A whole run: its events and processes, before any samples are resolved.
@@ -68,6 +77,8 @@ pub struct Run {
     symbolizer: std::sync::Mutex<Symbolizer>,
     /// Instruction skid model of memory events, mapped to lines at load time.
     instruction_skid: Option<LineSkid>,
+    /// Found while opening the input (perf.data: lost samples, stacks not walked).
+    pub warnings: Vec<String>,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -117,6 +128,7 @@ impl Run {
             processes,
             symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths.clone())),
             instruction_skid: None,
+            warnings: Vec::new(),
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
@@ -181,6 +193,24 @@ impl Run {
             source: Source::Json { samples, groups },
             symbolizer: std::sync::Mutex::new(Symbolizer::new(Vec::new())),
             instruction_skid: None,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// Reads captures of Linux `perf record` (see [`crate::perf_data`]).
+    /// One file's processes have no MPI rank; with several files, file `i`
+    /// holds rank `i`. Objects are looked up in `binary_paths` first.
+    pub fn open_perf_data(paths: &[PathBuf], binary_paths: Vec<PathBuf>) -> Result<Run> {
+        let capture = read_perf_data(paths, &binary_paths)?;
+        Ok(Run {
+            events: capture.events,
+            processes: capture.processes.iter().map(|p| p.info.clone()).collect(),
+            symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths)),
+            instruction_skid: None,
+            warnings: capture.warnings,
+            source: Source::Perf {
+                processes: capture.processes,
+            },
         })
     }
 
@@ -223,7 +253,7 @@ impl Run {
     pub fn dir(&self) -> Option<&Path> {
         match &self.source {
             Source::RunDir { dir, .. } => Some(dir),
-            Source::Json { .. } => None,
+            Source::Json { .. } | Source::Perf { .. } => None,
         }
     }
 
@@ -284,133 +314,188 @@ impl Run {
                     })
                     .collect();
                 let tally = tally_stream(&mut reader, &keep)?;
-                let StreamTally {
-                    mappings,
-                    parents,
-                    counts,
-                    mut warnings,
-                    with_address,
-                } = tally;
-                if let Some((stack, event)) = counts
-                    .keys()
-                    .find(|(s, e)| *s as usize >= parents.len() || *e as usize >= map_event.len())
-                {
-                    return Err(PostError::Input(format!("{}: a sample refers to stack {stack} or event {event}, which the stream never defines", path.display())));
-                }
-                let read_time = started.elapsed();
-                let symbolizing = std::time::Instant::now();
-                let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
-                let symbolizer: &mut Symbolizer = &mut guard;
-                symbolizer.verify_build_ids(&mappings)?;
-                let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
-                let mut frames_of: HashMap<u32, Vec<SymFrame>> = HashMap::new();
-                let mut addresses = Vec::new();
-                let mut symbolize_stack =
-                    |stack: u32, symbolizer: &mut Symbolizer| -> Vec<SymFrame> {
-                        frames_of
-                            .entry(stack)
-                            .or_insert_with(|| {
-                                addresses.clear();
-                                let mut cur = stack;
-                                while cur != 0 {
-                                    let (parent, address) = parents[cur as usize];
-                                    addresses.push(address);
-                                    cur = parent;
-                                }
-                                symbolizer.stack(&mappings, &addresses)
-                            })
-                            .clone()
-                    };
-                let mut skid_windows: HashMap<Vec<SymFrame>, SkidLines> = HashMap::new();
-                for ((stack, event), n) in counts {
-                    let frames = symbolize_stack(stack, symbolizer);
-                    let run_event = map_event[event as usize];
-                    if let (Some(model), true, true) = (
-                        self.instruction_skid,
-                        self.events[run_event].memory,
-                        stack != 0,
-                    ) {
-                        let leaf = parents[stack as usize].1;
-                        if let Some((lines, truncated)) =
-                            instruction_window(symbolizer, &mappings, leaf, model)
-                                .filter(|(l, _)| !l.is_empty())
-                        {
-                            let entry = skid_windows.entry(frames.clone()).or_default();
-                            for (l, p) in lines {
-                                *entry.0.entry(l).or_insert(0.0) += p * n;
-                            }
-                            entry.1 |= truncated;
-                        }
-                    }
-                    by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
-                }
-                let mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>> =
-                    HashMap::new();
-                let mut heap_sites = Vec::new();
-                if with_address > 0 {
-                    let dir = path.parent().unwrap_or(Path::new("."));
-                    let alloc_path = dir.join(format!("alloc-{}.balloc", header.pid));
-                    let heap = if alloc_path.exists() {
-                        let log = AllocLog::read(&alloc_path)?;
-                        if let Some(at) = log.torn_at {
-                            warnings.push(format!(
-                                "{}: torn at byte {at}; using the records before it",
-                                alloc_path.display()
-                            ));
-                        }
-                        Some(HeapBlocks::from_log(&log))
-                    } else {
-                        warnings.push(format!(
-                            "{}: samples carry data addresses but there is no allocation log ({}): heap blocks stay unattributed (record with --track-allocations)",
-                            path.display(),
-                            alloc_path.display()
-                        ));
-                        None
-                    };
-                    let hits = direct_pass(path, &keep, &mappings, heap.as_ref(), symbolizer)?;
-                    let mut used_sites: HashMap<u32, u32> = HashMap::new();
-                    for ((stack, event, target), n) in hits {
-                        let target = match target {
-                            DirectTarget::Heap(site) => {
-                                let next = used_sites.len() as u32;
-                                let id = *used_sites.entry(site).or_insert_with(|| {
-                                    let heap = heap.as_ref().expect("heap targets come from a log");
-                                    let (function, frames) = &heap.sites[site as usize];
-                                    let maps = if heap.maps.is_empty() {
-                                        &mappings
-                                    } else {
-                                        &heap.maps
-                                    };
-                                    let symbolized: Vec<SymFrame> = frames
-                                        .iter()
-                                        .flat_map(|&a| symbolizer.frames_for(maps, a, true))
-                                        .collect();
-                                    heap_sites.push((function.clone(), symbolized));
-                                    next
-                                });
-                                DirectTarget::Heap(id)
-                            }
-                            other => other,
-                        };
-                        let frames = symbolize_stack(stack, symbolizer);
-                        by_direct.entry(frames).or_default().push((
-                            map_event[event as usize] as u16,
-                            target,
-                            n,
-                        ));
-                    }
-                }
-                warnings.append(&mut symbolizer.warnings);
-                Ok(ProcessProfile {
-                    index: index as u32,
-                    contexts: into_contexts(by_stack, by_direct, skid_windows),
-                    heap_sites,
-                    warnings,
-                    read_time,
-                    symbolize_time: symbolizing.elapsed(),
-                })
+                self.profile(
+                    index,
+                    ProfileInput {
+                        path,
+                        pid: header.pid,
+                        map_event: &map_event,
+                        samples: SampleSource::Stream(path),
+                        no_alloc_log_hint: "record with --track-allocations",
+                    },
+                    tally,
+                    &keep,
+                    started,
+                )
+            }
+            Source::Perf { processes } => {
+                let p = &processes[index];
+                let tally = tally_samples(p, &keep);
+                let map_event: Vec<usize> = (0..nevents).collect();
+                self.profile(
+                    index,
+                    ProfileInput {
+                        path: &p.file,
+                        pid: p.info.pid,
+                        map_event: &map_event,
+                        samples: SampleSource::Memory(&p.samples),
+                        no_alloc_log_hint: "perf does not trace allocations; blame's allocation tracer can write one beside the capture",
+                    },
+                    tally,
+                    &keep,
+                    started,
+                )
             }
         }
+    }
+
+    /// Symbolizes the stacks a tally counted and collects this process's
+    /// contexts, skid windows and direct (data-address) attributions.
+    fn profile(
+        &self,
+        index: usize,
+        input: ProfileInput,
+        tally: StreamTally,
+        keep: &(dyn Fn(usize) -> bool + Sync),
+        started: std::time::Instant,
+    ) -> Result<ProcessProfile> {
+        let ProfileInput {
+            path,
+            pid,
+            map_event,
+            samples,
+            no_alloc_log_hint,
+        } = input;
+        let nevents = self.events.len();
+        let StreamTally {
+            mappings,
+            parents,
+            counts,
+            mut warnings,
+            with_address,
+        } = tally;
+        if let Some((stack, event)) = counts
+            .keys()
+            .find(|(s, e)| *s as usize >= parents.len() || *e as usize >= map_event.len())
+        {
+            return Err(PostError::Input(format!("{}: a sample refers to stack {stack} or event {event}, which the stream never defines", path.display())));
+        }
+        let read_time = started.elapsed();
+        let symbolizing = std::time::Instant::now();
+        let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
+        let symbolizer: &mut Symbolizer = &mut guard;
+        symbolizer.verify_build_ids(&mappings)?;
+        let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
+        let mut frames_of: HashMap<u32, Vec<SymFrame>> = HashMap::new();
+        let mut addresses = Vec::new();
+        let mut symbolize_stack = |stack: u32, symbolizer: &mut Symbolizer| -> Vec<SymFrame> {
+            frames_of
+                .entry(stack)
+                .or_insert_with(|| {
+                    addresses.clear();
+                    let mut cur = stack;
+                    while cur != 0 {
+                        let (parent, address) = parents[cur as usize];
+                        addresses.push(address);
+                        cur = parent;
+                    }
+                    symbolizer.stack(&mappings, &addresses)
+                })
+                .clone()
+        };
+        let mut skid_windows: HashMap<Vec<SymFrame>, SkidLines> = HashMap::new();
+        for ((stack, event), n) in counts {
+            let frames = symbolize_stack(stack, symbolizer);
+            let run_event = map_event[event as usize];
+            if let (Some(model), true, true) = (
+                self.instruction_skid,
+                self.events[run_event].memory,
+                stack != 0,
+            ) {
+                let leaf = parents[stack as usize].1;
+                if let Some((lines, truncated)) =
+                    instruction_window(symbolizer, &mappings, leaf, model)
+                        .filter(|(l, _)| !l.is_empty())
+                {
+                    let entry = skid_windows.entry(frames.clone()).or_default();
+                    for (l, p) in lines {
+                        *entry.0.entry(l).or_insert(0.0) += p * n;
+                    }
+                    entry.1 |= truncated;
+                }
+            }
+            by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
+        }
+        let mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
+        let mut heap_sites = Vec::new();
+        if with_address > 0 {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let alloc_path = dir.join(format!("alloc-{pid}.balloc"));
+            let heap = if alloc_path.exists() {
+                let log = AllocLog::read(&alloc_path)?;
+                if let Some(at) = log.torn_at {
+                    warnings.push(format!(
+                        "{}: torn at byte {at}; using the records before it",
+                        alloc_path.display()
+                    ));
+                }
+                Some(HeapBlocks::from_log(&log))
+            } else {
+                warnings.push(format!(
+                    "{}: samples carry data addresses but there is no allocation log ({}): heap blocks stay unattributed ({no_alloc_log_hint})",
+                    path.display(),
+                    alloc_path.display()
+                ));
+                None
+            };
+            let hits = direct_pass(
+                samples.samples()?,
+                keep,
+                &mappings,
+                heap.as_ref(),
+                symbolizer,
+            )?;
+            let mut used_sites: HashMap<u32, u32> = HashMap::new();
+            for ((stack, event, target), n) in hits {
+                let target = match target {
+                    DirectTarget::Heap(site) => {
+                        let next = used_sites.len() as u32;
+                        let id = *used_sites.entry(site).or_insert_with(|| {
+                            let heap = heap.as_ref().expect("heap targets come from a log");
+                            let (function, frames) = &heap.sites[site as usize];
+                            let maps = if heap.maps.is_empty() {
+                                &mappings
+                            } else {
+                                &heap.maps
+                            };
+                            let symbolized: Vec<SymFrame> = frames
+                                .iter()
+                                .flat_map(|&a| symbolizer.frames_for(maps, a, true))
+                                .collect();
+                            heap_sites.push((function.clone(), symbolized));
+                            next
+                        });
+                        DirectTarget::Heap(id)
+                    }
+                    other => other,
+                };
+                let frames = symbolize_stack(stack, symbolizer);
+                by_direct.entry(frames).or_default().push((
+                    map_event[event as usize] as u16,
+                    target,
+                    n,
+                ));
+            }
+        }
+        warnings.append(&mut symbolizer.warnings);
+        Ok(ProcessProfile {
+            index: index as u32,
+            contexts: into_contexts(by_stack, by_direct, skid_windows),
+            heap_sites,
+            warnings,
+            read_time,
+            symbolize_time: symbolizing.elapsed(),
+        })
     }
 }
 
@@ -429,24 +514,17 @@ struct StreamTally {
 /// Second pass for samples with data addresses: what each address is in,
 /// counted per (stack, event, target). Mappings are all known by now.
 fn direct_pass(
-    path: &Path,
+    samples: impl Iterator<Item = Result<Sample>>,
     keep: &(dyn Fn(usize) -> bool + Sync),
     mappings: &[Mapping],
     heap: Option<&HeapBlocks>,
     symbolizer: &mut Symbolizer,
 ) -> Result<HashMap<(u32, u16, DirectTarget), f64>> {
-    let (mut reader, _) = StreamReader::open(path)?;
     let mut hits = HashMap::new();
-    let mut seq = 0usize;
     let mut globals: HashMap<u64, DirectTarget> = HashMap::new();
-    loop {
-        let record = match reader.next_record() {
-            Ok(Some(r)) => r,
-            Ok(None) => break,
-            Err(e) if e.is_truncation() => break,
-            Err(e) => return Err(e.into()),
-        };
-        if let Record::Sample(s) = record {
+    for (seq, s) in samples.enumerate() {
+        let s = s?;
+        {
             if let (true, Some(addr)) = (keep(seq), s.data_address) {
                 let target = match heap.and_then(|h| h.find(addr, s.time_ns)) {
                     Some(b) => DirectTarget::Heap(b.site),
@@ -460,10 +538,66 @@ fn direct_pass(
                 };
                 *hits.entry((s.stack, s.event, target)).or_insert(0.0) += 1.0;
             }
-            seq += 1;
         }
     }
     Ok(hits)
+}
+
+/// What [`Run::profile`] needs to know about where a process's samples come from.
+struct ProfileInput<'a> {
+    /// The file the samples are read from, for messages and the allocation log beside it.
+    path: &'a Path,
+    pid: u32,
+    /// The input's event numbers → the run's.
+    map_event: &'a [usize],
+    samples: SampleSource<'a>,
+    /// What to do when samples carry data addresses and no allocation log is found.
+    no_alloc_log_hint: &'a str,
+}
+
+/// The samples of one process, read again for the direct pass.
+enum SampleSource<'a> {
+    Stream(&'a Path),
+    Memory(&'a [Sample]),
+}
+
+impl<'a> SampleSource<'a> {
+    /// Every sample in order; a torn stream ends at its last complete chunk.
+    fn samples(&self) -> Result<Box<dyn Iterator<Item = Result<Sample>> + 'a>> {
+        match *self {
+            SampleSource::Memory(samples) => Ok(Box::new(samples.iter().map(|s| Ok(*s)))),
+            SampleSource::Stream(path) => {
+                let (mut reader, _) = StreamReader::open(path)?;
+                Ok(Box::new(std::iter::from_fn(move || loop {
+                    match reader.next_record() {
+                        Ok(Some(Record::Sample(s))) => return Some(Ok(s)),
+                        Ok(Some(_)) => {}
+                        Ok(None) => return None,
+                        Err(e) if e.is_truncation() => return None,
+                        Err(e) => return Some(Err(e.into())),
+                    }
+                })))
+            }
+        }
+    }
+}
+
+/// The tally of a decoded perf.data process: what [`tally_stream`] collects from a stream.
+fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> StreamTally {
+    let mut t = StreamTally {
+        mappings: p.mappings.clone(),
+        parents: p.stacks.clone(),
+        counts: HashMap::new(),
+        warnings: Vec::new(),
+        with_address: 0,
+    };
+    for (seq, s) in p.samples.iter().enumerate() {
+        if keep(seq) {
+            *t.counts.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
+            t.with_address += s.data_address.is_some() as u64;
+        }
+    }
+    t
 }
 
 /// Samples per (stack id, event).

@@ -1,9 +1,9 @@
 //! # blame-post: post-mortem blame resolution
 //!
 //! ```text
-//! run dir (sample streams) or JSONL ──┐
-//!                         static db ──┼──> blame-post ──> results (per shard) ──merge──> results
-//!                          binaries ──┘
+//! run dir (sample streams), perf.data or JSONL ──┐
+//!                                    static db ──┼──> blame-post ──> results (per shard) ──merge──> results
+//!                                     binaries ──┘
 //! ```
 //!
 //! Reads what the sampler recorded and what the static pass summarized,
@@ -20,6 +20,7 @@ pub mod direct;
 pub mod error;
 pub mod input;
 pub mod merge;
+pub mod perf_data;
 pub mod resolve;
 pub mod shard;
 pub mod skid_insns;
@@ -72,7 +73,7 @@ pub fn post(
         memory,
         ..Default::default()
     };
-    let mut warnings = Vec::new();
+    let mut warnings = run.warnings.clone();
     let mut times = StageTimes::default();
     let mut contexts = 0;
     for i in 0..run.processes.len() {
