@@ -14,7 +14,8 @@ pub struct AnalyzeArgs {
     /// Print the summaries of the inputs (format: json).
     #[arg(long, value_name = "FORMAT")]
     pub dump: Option<String>,
-    /// Print analysis statistics (functions/s, slowest function) to stderr.
+    /// Print analysis statistics to stderr: functions/s, stage times, the
+    /// summed and mean per-function analysis time, the 5 slowest functions.
     #[arg(long)]
     pub stats: bool,
 }
@@ -34,21 +35,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         );
     }
     if args.stats {
-        let secs = up.elapsed.as_secs_f64().max(1e-9);
-        eprintln!(
-            "analyzed {} functions ({} reused) in {:.3} s: {:.0} functions/s",
-            up.analyzed,
-            up.reused,
-            secs,
-            (up.analyzed + up.reused) as f64 / secs
-        );
-        if let Some((name, t)) = &up.slowest {
-            eprintln!(
-                "slowest: {} ({:.3} ms)",
-                blame_static::demangle(name),
-                t.as_secs_f64() * 1e3
-            );
-        }
+        print_stats(&up);
     }
     if args.dump.is_some() {
         println!(
@@ -57,4 +44,36 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+fn print_stats(up: &blame_static::DbUpdate) {
+    let secs = |d: std::time::Duration| d.as_secs_f64();
+    let total = secs(up.elapsed).max(1e-9);
+    let functions = up.analyzed + up.reused;
+    eprintln!(
+        "analyzed {} functions ({} reused) in {:.3} s: {:.0} functions/s",
+        up.analyzed,
+        up.reused,
+        total,
+        functions as f64 / total
+    );
+    let summed: std::time::Duration = up.timings.iter().map(|(_, t)| *t).sum();
+    eprintln!(
+        "stages: load IR {:.3} s, analysis {:.3} s ({} threads), db {:.3} s; \
+         per-function analysis time summed {:.3} s, mean {:.3} ms",
+        secs(up.load_time),
+        secs(up.analysis_time),
+        up.threads,
+        secs(up.db_time),
+        secs(summed),
+        secs(summed) * 1e3 / up.analyzed.max(1) as f64
+    );
+    for (i, (name, t)) in up.timings.iter().take(5).enumerate() {
+        eprintln!(
+            "{} {:10.3} ms  {}",
+            if i == 0 { "slowest:" } else { "        " },
+            secs(*t) * 1e3,
+            blame_static::demangle(name)
+        );
+    }
 }

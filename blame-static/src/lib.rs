@@ -45,6 +45,7 @@ pub struct ModuleResult {
 /// Analyzes every defined function of `m` in parallel; summaries in `cache`
 /// with the same (name, file, IR hash) are reused instead.
 pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult {
+    let defined = analysis::DefinedFunctions::new(m);
     let results: Vec<(FunctionSummary, Option<Duration>)> = m
         .functions
         .par_iter()
@@ -60,7 +61,7 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
                 return (c.clone(), None);
             }
             let t = Instant::now();
-            let mut s = analysis::analyze(m, f);
+            let mut s = analysis::analyze_with(m, &defined, f);
             s.name = demangle(&f.name);
             s.file = file;
             s.ir_hash = hash;
@@ -160,8 +161,18 @@ pub struct DbUpdate {
     pub analyzed: usize,
     pub reused: usize,
     pub functions_without_lines: usize,
+    /// Wall time of the whole call.
     pub elapsed: Duration,
+    /// Wall time of the stages: loading the IR; analyzing it (in parallel);
+    /// locking, reading, merging into and writing the db.
+    pub load_time: Duration,
+    pub analysis_time: Duration,
+    pub db_time: Duration,
+    /// Threads the analysis ran on.
+    pub threads: usize,
     pub slowest: Option<(String, Duration)>,
+    /// Every analyzed function (linkage name, time), slowest first.
+    pub timings: Vec<(String, Duration)>,
     /// The summaries of this run's inputs only.
     pub db: StaticDb,
 }
@@ -187,6 +198,7 @@ pub fn analyze_into_db(
         .iter()
         .map(|p| load_file(p))
         .collect::<Result<_, _>>()?;
+    let load_time = start.elapsed();
     let io = |p: &std::path::Path| {
         let path = p.display().to_string();
         move |source| StaticError::Io { path, source }
@@ -207,16 +219,18 @@ pub fn analyze_into_db(
     } else {
         StaticDb::default()
     };
-    let mut up = DbUpdate::default();
+    let mut up = DbUpdate {
+        load_time,
+        threads: rayon::current_num_threads(),
+        ..Default::default()
+    };
     for m in &modules {
+        let t = Instant::now();
         let r = analyze_module(m, Some(&db));
+        up.analysis_time += t.elapsed();
         up.reused += r.reused;
         up.analyzed += r.timings.len();
-        for (n, t) in r.timings {
-            if up.slowest.as_ref().is_none_or(|(_, s)| t > *s) {
-                up.slowest = Some((n, t));
-            }
-        }
+        up.timings.extend(r.timings);
         for s in r.summaries {
             if !s.has_line_info {
                 up.functions_without_lines += 1;
@@ -227,6 +241,10 @@ pub fn analyze_into_db(
     }
     db.write(db_path, &header())?;
     FileExt::unlock(&lock).map_err(io(&lock_path))?;
+    up.timings
+        .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    up.slowest = up.timings.first().cloned();
     up.elapsed = start.elapsed();
+    up.db_time = up.elapsed - up.load_time - up.analysis_time;
     Ok(up)
 }

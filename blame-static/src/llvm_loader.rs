@@ -604,9 +604,9 @@ impl Conv {
             LLVMCall | LLVMInvoke | LLVMCallBr => {
                 let callee = LLVMGetCalledValue(v);
                 let stripped = strip_casts(callee);
-                let name = if !LLVMIsAFunction(stripped).is_null() {
-                    Some(value_name(stripped))
-                } else if !LLVMIsAGlobalAlias(stripped).is_null() {
+                let name = if !LLVMIsAFunction(stripped).is_null()
+                    || !LLVMIsAGlobalAlias(stripped).is_null()
+                {
                     Some(value_name(stripped))
                 } else {
                     None
