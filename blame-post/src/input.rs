@@ -79,6 +79,8 @@ pub struct Run {
     instruction_skid: Option<LineSkid>,
     /// Found while opening the input (perf.data: lost samples, stacks not walked).
     pub warnings: Vec<String>,
+    /// Time spent decoding the input when it is opened (perf.data), part of the read stage.
+    pub open_time: std::time::Duration,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -129,6 +131,7 @@ impl Run {
             symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths.clone())),
             instruction_skid: None,
             warnings: Vec::new(),
+            open_time: Default::default(),
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
@@ -194,6 +197,7 @@ impl Run {
             symbolizer: std::sync::Mutex::new(Symbolizer::new(Vec::new())),
             instruction_skid: None,
             warnings: Vec::new(),
+            open_time: Default::default(),
         })
     }
 
@@ -201,6 +205,7 @@ impl Run {
     /// One file's processes have no MPI rank; with several files, file `i`
     /// holds rank `i`. Objects are looked up in `binary_paths` first.
     pub fn open_perf_data(paths: &[PathBuf], binary_paths: Vec<PathBuf>) -> Result<Run> {
+        let started = std::time::Instant::now();
         let capture = read_perf_data(paths, &binary_paths)?;
         Ok(Run {
             events: capture.events,
@@ -208,6 +213,7 @@ impl Run {
             symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths)),
             instruction_skid: None,
             warnings: capture.warnings,
+            open_time: started.elapsed(),
             source: Source::Perf {
                 processes: capture.processes,
             },

@@ -74,7 +74,10 @@ pub fn post(
         ..Default::default()
     };
     let mut warnings = run.warnings.clone();
-    let mut times = StageTimes::default();
+    let mut times = StageTimes {
+        read: run.open_time,
+        ..Default::default()
+    };
     let mut contexts = 0;
     for i in 0..run.processes.len() {
         let profile = run.load_process(i, shard)?;
