@@ -487,3 +487,51 @@ fn missing_foreign_cut_and_corrupt_files_are_clear_errors() {
         }
     }
 }
+
+#[test]
+fn one_perf_record_per_mpi_rank() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = program("quad_mpi.c");
+    let exe = compile(&src, dir.path(), true);
+    let db = analyze(&src, dir.path(), true);
+    let perf_bin = if Path::new("/usr/bin/perf").exists() {
+        "/usr/bin/perf"
+    } else {
+        "perf"
+    };
+    let script = format!(
+        "exec {perf_bin} record -q -e cpu-clock -F 1000 --call-graph fp -o {}/rank$OMPI_COMM_WORLD_RANK.data -- {}",
+        dir.path().display(),
+        exe.display()
+    );
+    run_ok(
+        Command::new("mpirun")
+            .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+            .args(["sh", "-c", &script]),
+    );
+    let r0 = dir.path().join("rank0.data");
+    let r1 = dir.path().join("rank1.data");
+    let args = [
+        "--perf-data",
+        path_str(&r0),
+        "--perf-data",
+        path_str(&r1),
+        "--static",
+        path_str(&db),
+        "--by-variable",
+    ];
+    let report = report_json(&args);
+    let quad_part = variable(&report, "main", "quad_part");
+    assert_eq!(quad_part["ranks"]["ranks"], 2, "{quad_part:#}");
+    for rank in ["0", "1"] {
+        let one = report_json(&[&args[..], &["--rank", rank]].concat());
+        assert!(
+            percent_of(&one, "main", "quad_part") > 0.0,
+            "rank {rank}: {:?}",
+            percents(&one)
+        );
+    }
+}

@@ -19,7 +19,8 @@ use blame_formats::stream::{is_launcher, is_memory_event, EventDesc, Mapping, Sa
 use blame_formats::stream::{StackInterner, StackNode};
 use blame_sampler::unwind::{ObjectCache, ProcessUnwinder};
 use linux_perf_data::linux_perf_event_reader::{
-    CpuMode, EventRecord, Mmap2FileId, PerfEventType, SamplingPolicy, SoftwareCounterType,
+    CpuMode, EventRecord, Mmap2FileId, PerfEventType, RawEventRecord, ReadFormat, RecordType,
+    SampleFormat, SamplingPolicy, SoftwareCounterType,
 };
 use linux_perf_data::{DsoKey, Feature, PerfFileReader, PerfFileRecord};
 use std::collections::HashMap;
@@ -221,6 +222,13 @@ fn read_file(
         let PerfFileRecord::EventRecord { attr_index, record } = record else {
             continue;
         };
+        if let Some(what) = unparsable(&record) {
+            return Err(PostError::Input(format!(
+                "{}: record {n} ({:?}) is malformed: {what}",
+                path.display(),
+                record.record_type
+            )));
+        }
         let parsed = record.parse().map_err(|e| {
             PostError::Input(format!(
                 "{}: record {n} ({:?}) is malformed: {e}",
@@ -419,6 +427,81 @@ fn check_layout<R: Read + Seek>(path: &Path, f: &mut R) -> Result<()> {
         at = next;
     }
     Ok(())
+}
+
+/// What in a record the parser would trip over (it panics on these rather than failing).
+fn unparsable(record: &RawEventRecord) -> Option<&'static str> {
+    const MMAP_BUILD_ID: u16 = 1 << 14;
+    match record.record_type {
+        RecordType::SAMPLE if !callchain_fits(record) => Some("its callchain runs past the record"),
+        RecordType::MMAP2 if record.misc & MMAP_BUILD_ID != 0 => record
+            .data
+            .get(32..33)
+            .map(|b| b.as_slice()[0])
+            .filter(|&len| len > 20)
+            .map(|_| "its build-id is longer than 20 bytes"),
+        _ => None,
+    }
+}
+
+/// Whether a sample's callchain length fits in the record. The parser
+/// multiplies the length it reads, so a corrupt one must not reach it.
+/// Walks the fields before the callchain in the parser's own order.
+fn callchain_fits(record: &RawEventRecord) -> bool {
+    let info = &record.parse_info;
+    let format = info.sample_format;
+    if !format.contains(SampleFormat::CALLCHAIN) {
+        return true;
+    }
+    let data = record.data.as_slice();
+    let mut at = 0usize;
+    let mut next = || -> Option<u64> {
+        let v = u64::from_le_bytes(data.get(at..at + 8)?.try_into().ok()?);
+        at += 8;
+        Some(v)
+    };
+    let fixed = [
+        SampleFormat::IDENTIFIER,
+        SampleFormat::IP,
+        SampleFormat::TID,
+        SampleFormat::TIME,
+        SampleFormat::ADDR,
+        SampleFormat::ID,
+        SampleFormat::STREAM_ID,
+        SampleFormat::CPU,
+        SampleFormat::PERIOD,
+    ];
+    for f in fixed {
+        if format.contains(f) && next().is_none() {
+            return true; // the parser reports the short record itself
+        }
+    }
+    if format.contains(SampleFormat::READ) {
+        let read = info.read_format;
+        let times = read.contains(ReadFormat::TOTAL_TIME_ENABLED) as usize
+            + read.contains(ReadFormat::TOTAL_TIME_RUNNING) as usize;
+        if read.contains(ReadFormat::GROUP) {
+            for _ in 0..1 + times + read.contains(ReadFormat::ID) as usize {
+                next();
+            }
+        } else {
+            let Some(nr) = next() else { return true };
+            for _ in 0..times {
+                next();
+            }
+            let per = 1 + read.contains(ReadFormat::ID) as u64;
+            if nr.saturating_mul(per) > (data.len() / 8) as u64 {
+                return false;
+            }
+            for _ in 0..nr * per {
+                next();
+            }
+        }
+    }
+    match next() {
+        Some(nr) => nr <= ((data.len().saturating_sub(at)) / 8) as u64,
+        None => true,
+    }
 }
 
 fn read_up_to<R: Read>(f: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
