@@ -535,3 +535,62 @@ fn one_perf_record_per_mpi_rank() {
         );
     }
 }
+
+/// Two global arrays, the first 16 times the second, each written once.
+const GLOBALS_C: &str = r#"#include <stdio.h>
+double big[1 << 22];
+double small_arr[1 << 18];
+int main(void) {
+  for (int i = 0; i < (1 << 22); i++) big[i] = i;
+  for (int i = 0; i < (1 << 18); i++) small_arr[i] = i;
+  printf("%f\n", big[100] + small_arr[7]);
+  return 0;
+}
+"#;
+
+#[test]
+fn data_addresses_of_a_capture_attribute_directly() {
+    if !sampling_allowed() {
+        return;
+    }
+    // page-faults is a software event with data addresses (`-d`): the
+    // faulting address, so every sample lands in the array it touched.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("globals.c");
+    std::fs::write(&src, GLOBALS_C).unwrap();
+    let exe = compile(&src, dir.path(), false);
+    let db = analyze(&src, dir.path(), false);
+    let data = dir.path().join("faults.data");
+    run_ok(
+        perf()
+            .args(["record", "-q", "-e", "page-faults", "-c", "1", "-d"])
+            .args(["--call-graph", "fp", "-o"])
+            .arg(&data)
+            .arg("--")
+            .arg(&exe),
+    );
+    let report = report_json(&[
+        "--perf-data",
+        path_str(&data),
+        "--static",
+        path_str(&db),
+        "--memory-event",
+        "page-faults",
+        "--compare",
+        "direct",
+    ]);
+    let direct = |name: &str| {
+        report["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name)
+            .and_then(|v| v["values"]["direct"].as_f64())
+            .unwrap_or(0.0)
+    };
+    let (big, small) = (direct("big"), direct("small_arr"));
+    assert!(
+        small > 0.0 && big > 4.0 * small,
+        "direct attribution big {big}, small_arr {small}: {report:#}"
+    );
+}

@@ -883,7 +883,7 @@ impl FileReader<'_> {
         }
         if self.shallow * 2 > samples as u64 && samples > 0 {
             capture.warnings.push(format!(
-                "{file}: {} of {samples} samples have only the sampled address (no call graph: record with --call-graph dwarf or fp)",
+                "{file}: {} of {samples} samples have only the sampled address (recorded without a call graph, or code without frame pointers under --call-graph fp: --call-graph dwarf walks without them)",
                 self.shallow
             ));
         }
