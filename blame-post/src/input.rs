@@ -128,7 +128,14 @@ impl Run {
         Ok(Run {
             events,
             processes,
-            symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths.clone())),
+            // The run dir holds what the recorder saved for symbolization (kallsyms).
+            symbolizer: std::sync::Mutex::new(Symbolizer::new(
+                binary_paths
+                    .iter()
+                    .cloned()
+                    .chain([dir.to_path_buf()])
+                    .collect(),
+            )),
             instruction_skid: None,
             warnings: Vec::new(),
             open_time: Default::default(),
