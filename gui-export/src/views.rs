@@ -239,11 +239,12 @@ impl Scope {
                     .get(self.event as usize)
                     .copied()
                     .unwrap_or(0.0);
+                // A fold from +0.0: an empty f64 sum is -0.0, shown as "-0.0%".
                 let mine: f64 = values
                     .iter()
                     .filter(|v| v.process == p)
                     .map(|v| self.value(v))
-                    .sum();
+                    .fold(0.0, |a, b| a + b);
                 if total > 0.0 {
                     100.0 * mine / total
                 } else {
