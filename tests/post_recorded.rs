@@ -444,3 +444,123 @@ fn sharded_post_under_mpirun_then_merge_equals_unsharded_post() {
     let r = record_program("post_transfer.c", false, &["800"]);
     sharded_post_matches_unsharded(&r);
 }
+
+// The same expectations on symbolic stacks (JSON lines), so the resolution
+// is checked where perf_event is refused too.
+
+/// The first line of the source `src` containing `needle`.
+fn line_of(src: &Path, needle: &str) -> u32 {
+    let text = std::fs::read_to_string(src).unwrap();
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} in {}", src.display())) as u32
+        + 1
+}
+
+/// By-variable report of one sample with `stack` (innermost first, each
+/// frame a function and a text on its line) in the source `src`: the
+/// variables of each function it blames, as `function::name`, sorted.
+fn blamed_by_stack_in(src: &Path, mpi: bool, stack: &[(&str, &str)]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let db = analyze(src, dir.path(), mpi);
+    let file = src.file_name().unwrap().to_string_lossy();
+    let frames: Vec<Value> = stack
+        .iter()
+        .map(|(f, needle)| {
+            serde_json::json!({"function": f, "file": file, "line": line_of(src, needle)})
+        })
+        .collect();
+    let sample = serde_json::json!({"stack": frames, "event": "cycles", "weight": 1, "rank": 0, "thread": 1});
+    let samples = dir.path().join("samples.jsonl");
+    std::fs::write(&samples, sample.to_string()).unwrap();
+    let report = report_json(&[
+        "--samples",
+        samples.to_str().unwrap(),
+        "--static",
+        db.to_str().unwrap(),
+        "--by-variable",
+    ]);
+    let mut names: Vec<String> = percents(&report)
+        .into_iter()
+        .filter(|(_, _, p)| *p > 0.0)
+        .map(|(n, f, _)| format!("{f}::{n}"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// [`blamed_by_stack_in`] for a program of `tests/programs/`, the variables of `function` only.
+fn blamed_by_stack(name: &str, mpi: bool, stack: &[(&str, &str)], function: &str) -> Vec<String> {
+    blamed_by_stack_in(&program(name), mpi, stack)
+        .into_iter()
+        .filter_map(|n| n.strip_prefix(&format!("{function}::")).map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn symbolic_transfer_through_four_levels_blames_only_the_field_path() {
+    let got = blamed_by_stack(
+        "post_transfer.c",
+        false,
+        &[
+            ("diffuse", "out[i] = in[i]"),
+            ("advance", "diffuse(f->temperature"),
+            ("simulate", "advance(&sim->fields"),
+            ("main", "simulate(&sim)"),
+        ],
+        "main",
+    );
+    assert_eq!(got, ["sim", "sim.fields", "sim.fields.temperature"]);
+}
+
+#[test]
+fn symbolic_mpi_compute_blames_the_reduced_result_not_the_inputs() {
+    let got = blamed_by_stack(
+        "quad_mpi.c",
+        true,
+        &[("f", "value *= "), ("main", "quad_part += w * f(x")],
+        "main",
+    );
+    assert_eq!(got, ["quad", "quad_part"]);
+}
+
+#[test]
+fn symbolic_cxx_member_blames_the_object_not_mains_return_value() {
+    let got = blamed_by_stack(
+        "cxx_particles.cpp",
+        false,
+        &[
+            ("Particles::step(double)", "pos_[i] += vel_[i] * dt"),
+            ("main", "p.step(0.01)"),
+        ],
+        "main",
+    );
+    assert_eq!(got, ["p", "p.pos_", "p.vel_"]);
+}
+
+#[test]
+fn symbolic_field_path_continues_below_the_passed_variable_only() {
+    // The demo solver: update(&s->grid, ...) writes g->u. In solve, the call's
+    // output also reaches `local` and `s->residual` (computed from the grid
+    // later in the loop); the field path `.u` belongs below `s->grid` alone.
+    let solver = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/solver/solver.c");
+    let got = blamed_by_stack_in(
+        &solver,
+        true,
+        &[
+            ("update", "g->u[i] += dt"),
+            ("solve", "update(&s->grid"),
+            ("main", "solve(&s)"),
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "main::s",
+            "main::s.grid",
+            "main::s.grid.u",
+            "main::s.residual",
+            "solve::local"
+        ]
+    );
+}
