@@ -5,7 +5,10 @@
 //! per (call, pointer argument) output. Data edges follow Table 3.1: a value
 //! depends on its operands; `load @V` depends on the stores to V that reach
 //! it (the Temp-Blame set, with kills), a load through a pointer on every
-//! write to that memory; a store depends on the stored value and on its
+//! write to that memory that can run before it (an earlier instruction of
+//! its block, or a block from which the load's block is reachable), a call's
+//! output being such a write when the callee has a body or its library
+//! model writes that argument; a store depends on the stored value and on its
 //! address computation (the Down-pointer edge). Stores are attributed with
 //! `doStore` semantics: to the variable or field the address resolves to
 //! through GEP/load/cast chains (Up pointers, GEP as BASE or FIELD), then
