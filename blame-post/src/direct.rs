@@ -161,8 +161,8 @@ pub fn classify(
     }
 }
 
-/// The variable an allocation site's block belongs to: the most specific
-/// variable that receives the allocation's result.
+/// The variable an allocation site's block belongs to: the variable that
+/// receives the allocation's result.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Named {
     Var(VarRef),
@@ -171,6 +171,18 @@ pub enum Named {
 
 /// Names the heap block allocated at `frames` (symbolized, innermost first)
 /// by `function` (malloc, calloc...).
+///
+/// The block is named by the pointer variable the allocation is stored
+/// into (5.1: "attributed to variable x, allocated on line 1"): among the
+/// variables the allocation's result reaches, a pointer whose own memory is
+/// written on the line of the frame's call. The result also reaches every
+/// variable computed *from the block's contents* (`double south = in[k]`
+/// blames `south` for the block of `in`), so "the variable it reaches" alone
+/// does not name it. When helpers pass the pointer up (`x = alloc_vec(n)`),
+/// the outermost receiver names the block: that is the variable the code
+/// reading the block uses. Without a receiver (the pointer is stored into a
+/// field by a callee) a derived field path names it, and as a last resort the
+/// blamed pointer variable that contains no other blamed variable.
 pub fn name_allocation(index: &StaticIndex, function: &str, frames: &[SymFrame]) -> Option<Named> {
     let mut stack = Vec::with_capacity(frames.len() + 1);
     stack.push(SymFrame {
@@ -182,10 +194,30 @@ pub fn name_allocation(index: &StaticIndex, function: &str, frames: &[SymFrame])
     });
     stack.extend(frames.iter().cloned());
     let r: Resolution = resolve(index, &stack);
+    // The call's line in each frame with a summary, innermost first.
+    let frame_lines: Vec<(u32, u32)> = frames
+        .iter()
+        .filter_map(|fr| {
+            index
+                .lookup(&fr.function, &fr.file)
+                .map(|fi| (fi as u32, fr.line))
+        })
+        .collect();
+    let variable = |&(fi, vi): &VarRef| &index.functions[fi as usize].variables[vi as usize];
+    for &(fi, line) in frame_lines.iter().rev() {
+        let receivers = r.blamed.iter().filter(|v| {
+            let var = variable(v);
+            v.0 == fi && var.is_pointer && var.write_lines.binary_search(&line).is_ok()
+        });
+        // Several on one line (`p = q = malloc(n)`): the one declared nearest.
+        if let Some(v) = receivers.min_by_key(|v| (variable(v).line.abs_diff(line), v.1)) {
+            return Some(Named::Var(*v));
+        }
+    }
     if let Some(d) = r.derived.iter().max_by_key(|d| d.suffix.len()) {
         return Some(Named::Derived(d.clone()));
     }
-    // Not a container of another blamed variable; the longest path wins.
+    // Not a container of another blamed variable; pointers first.
     let is_parent = |&(fi, vi): &VarRef| {
         r.blamed.iter().any(|&(f2, v2)| {
             f2 == fi && index.functions[fi as usize].variables[v2 as usize].parent == Some(vi)
@@ -194,11 +226,7 @@ pub fn name_allocation(index: &StaticIndex, function: &str, frames: &[SymFrame])
     r.blamed
         .iter()
         .filter(|v| !is_parent(v))
-        .max_by_key(|&&(fi, vi)| {
-            index.functions[fi as usize].variables[vi as usize]
-                .name
-                .len()
-        })
+        .max_by_key(|v| (variable(v).is_pointer, std::cmp::Reverse(v.1)))
         .map(|&v| Named::Var(v))
 }
 
@@ -211,4 +239,139 @@ pub fn global_variable(index: &StaticIndex, symbol: &str) -> Option<VarRef> {
             .position(|v| v.kind == blame_formats::static_db::VarKind::Global && v.name == symbol)
             .map(|vi| (fi as u32, vi as u32))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_fig3_14::{func, var};
+    use blame_formats::static_db::{CallOutput, CallSite, OutputBinding, StaticDb, VarKind};
+
+    fn frame(function: &str, line: u32) -> SymFrame {
+        SymFrame {
+            function: function.into(),
+            file: "k.c".into(),
+            line,
+            column: 0,
+            inlined: false,
+        }
+    }
+
+    fn call(line: u32, callee: &str, model: bool, blamed: Vec<u32>) -> CallSite {
+        CallSite {
+            line,
+            column: 5,
+            callee: Some(callee.into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Return,
+                blamed,
+            }],
+            model: model.then(|| vec![CallOutput::Return]),
+        }
+    }
+
+    fn pointer(name: &str, decl: u32, writes: &[u32]) -> blame_formats::static_db::Variable {
+        let mut v = var(name, VarKind::Local, None, None, false, &[]);
+        v.is_pointer = true;
+        v.line = decl;
+        v.write_lines = writes.to_vec();
+        v
+    }
+
+    fn scalar(name: &str, decl: u32) -> blame_formats::static_db::Variable {
+        let mut v = var(name, VarKind::Local, None, None, false, &[]);
+        v.type_name = "double".into();
+        v.line = decl;
+        v.write_lines = vec![decl];
+        v
+    }
+
+    fn index(functions: Vec<FunctionSummary>) -> StaticIndex {
+        let mut db = StaticDb::default();
+        for mut f in functions {
+            f.file = "k.c".into();
+            db.insert(f);
+        }
+        StaticIndex::new(db)
+    }
+
+    use blame_formats::static_db::FunctionSummary;
+
+    fn name(index: &StaticIndex, n: Option<Named>) -> String {
+        match n {
+            Some(Named::Var((fi, vi))) => format!(
+                "{}:{}",
+                index.functions[fi as usize].name,
+                index.functions[fi as usize].variables[vi as usize].name
+            ),
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// The stencil kernel: `double *in = malloc(...)` on line 7, and later
+    /// `double south = in[(i + 1) * n + j]`. The allocation's result reaches
+    /// `south` (and `out`, computed from it) too; the block is `in`'s. The
+    /// old rule (longest blamed name) called it `south`.
+    #[test]
+    fn heap_block_is_named_by_the_pointer_that_receives_it() {
+        let main = func(
+            "main",
+            vec![
+                pointer("in", 7, &[7]),
+                pointer("out", 8, &[8]),
+                scalar("south", 18),
+                scalar("north", 17),
+            ],
+            vec![
+                call(7, "malloc", true, vec![0, 1, 2, 3]),
+                call(8, "malloc", true, vec![1]),
+            ],
+        );
+        let index = index(vec![main]);
+        let got = name_allocation(&index, "malloc", &[frame("main", 7)]);
+        assert_eq!(name(&index, got), "main:in");
+        let got = name_allocation(&index, "malloc", &[frame("main", 8)]);
+        assert_eq!(name(&index, got), "main:out");
+    }
+
+    /// `double *x = alloc_vec(n)` where `alloc_vec` does
+    /// `double *v = malloc(...); return v;`: the code reading the block
+    /// says `x`, so the outermost receiver names it.
+    #[test]
+    fn a_block_passed_up_by_a_helper_is_named_by_the_outermost_receiver() {
+        let mut ret = var("return", VarKind::Return, None, None, true, &[]);
+        ret.is_pointer = true;
+        let alloc_vec = func(
+            "alloc_vec",
+            vec![pointer("v", 3, &[3]), ret],
+            vec![call(3, "malloc", true, vec![0, 1])],
+        );
+        let main = func(
+            "main",
+            vec![scalar("total", 9), pointer("x", 10, &[10])],
+            vec![call(10, "alloc_vec", false, vec![1, 0])],
+        );
+        let index = index(vec![alloc_vec, main]);
+        let got = name_allocation(
+            &index,
+            "malloc",
+            &[frame("alloc_vec", 3), frame("main", 10)],
+        );
+        assert_eq!(name(&index, got), "main:x");
+    }
+
+    /// Without a receiver on the call's line, the pointer variable among the
+    /// blamed ones, not the longest name.
+    #[test]
+    fn without_a_receiver_a_blamed_pointer_wins_over_longer_names() {
+        let main = func(
+            "main",
+            vec![scalar("accumulated", 12), pointer("buf", 4, &[4])],
+            vec![call(5, "malloc", true, vec![0, 1])],
+        );
+        let index = index(vec![main]);
+        let got = name_allocation(&index, "malloc", &[frame("main", 5)]);
+        assert_eq!(name(&index, got), "main:buf");
+    }
 }
