@@ -1507,6 +1507,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             }
         }
     }
+    let copies = element_copies(f, &cfg);
     let mut reads: BTreeMap<u32, BTreeSet<MemRead>> = BTreeMap::new();
     for (i, inst) in f.insts.iter().enumerate() {
         if !matches!(inst.op, Op::Load) || inst.line == 0 {
@@ -1515,7 +1516,13 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         if inst.is_pointer && address_only[i] {
             continue;
         }
-        let addr = strip_casts(f, &inst.args[0]);
+        let mut addr = strip_casts(f, &inst.args[0]);
+        // Reading a scalar that holds a copy of an element reads the element.
+        if let Value::Inst(a) = addr {
+            if let Some(&source) = copies.get(&a) {
+                addr = strip_casts(f, &f.insts[source as usize].args[0]);
+            }
+        }
         let index = read_index(f, &mut res, &vars, &addr);
         for l in res.locs(&addr) {
             if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
@@ -1572,6 +1579,174 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         loops,
         reads,
         lines,
+    }
+}
+
+/// Local scalars that only hold a copy of a value read from memory in the
+/// same loop iteration (`double south = in[k]; ... out[j] = north + south`),
+/// by alloca, with the load they copy.
+///
+/// The read table is built from `-O0` IR, where every local lives in a stack
+/// slot, but is joined by line to the samples of an optimized binary. There
+/// such a scalar is a register and the compiler moves the element load to
+/// where the value is used (`addsd (%rdx,%rax,1),%xmm1` on the `out[j] = ...`
+/// line). A read of the scalar on any line is therefore recorded as the read
+/// of the element it copies (same variable, same index identity): the memory
+/// the line may miss on. Only pure copies qualify: one store in the function,
+/// whose value is a load (casts aside) of non-pointer data through a pointer,
+/// an array or a global, never the slot of another scalar; the slot is only
+/// loaded and stored (its address never escapes); and every read of it is in
+/// the innermost loop of the store (a load is not sunk into a loop).
+fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId> {
+    let mut stores: HashMap<InstId, Vec<InstId>> = HashMap::new();
+    let mut loads: HashMap<InstId, Vec<InstId>> = HashMap::new();
+    let mut escapes: BTreeSet<InstId> = BTreeSet::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        for (pos, a) in inst.args.iter().enumerate() {
+            let Value::Inst(j) = a else { continue };
+            if !matches!(f.insts[*j as usize].op, Op::Alloca) {
+                continue;
+            }
+            match (&inst.op, pos) {
+                (Op::Load, 0) => loads.entry(*j).or_default().push(i as InstId),
+                (Op::Store, 1) => stores.entry(*j).or_default().push(i as InstId),
+                (Op::DbgDeclare { .. }, _) => {}
+                _ => {
+                    escapes.insert(*j);
+                }
+            }
+        }
+    }
+    // The innermost loop of each block (usize::MAX: none).
+    let mut innermost = vec![(usize::MAX, usize::MAX); f.blocks.len()];
+    for (li, l) in cfg.loops.iter().enumerate() {
+        for &b in &l.blocks {
+            if let Some(slot) = innermost.get_mut(b as usize) {
+                if l.blocks.len() < slot.1 {
+                    *slot = (li, l.blocks.len());
+                }
+            }
+        }
+    }
+    let loop_of = |i: InstId| {
+        innermost
+            .get(f.insts[i as usize].block as usize)
+            .map(|s| s.0)
+            .unwrap_or(usize::MAX)
+    };
+    let mut out = HashMap::new();
+    for (&slot, st) in &stores {
+        let [store] = st.as_slice() else { continue };
+        if escapes.contains(&slot) {
+            continue;
+        }
+        let Value::Inst(v) = strip_casts(f, &f.insts[*store as usize].args[0]) else {
+            continue;
+        };
+        let src = &f.insts[v as usize];
+        if !matches!(src.op, Op::Load) || src.is_pointer {
+            continue;
+        }
+        let from = strip_casts(f, &src.args[0]);
+        if matches!(from, Value::Inst(j) if matches!(f.insts[j as usize].op, Op::Alloca)) {
+            continue; // a copy of another scalar: registers both
+        }
+        let here = loop_of(*store);
+        if loads
+            .get(&slot)
+            .is_some_and(|ls| ls.iter().all(|&l| loop_of(l) == here))
+        {
+            out.insert(slot, v);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod read_table_tests {
+    use blame_formats::static_db::{FunctionSummary, MemRead, ReadIndex};
+
+    fn summary(src: &str, function: &str) -> FunctionSummary {
+        let dir = tempfile::tempdir().unwrap();
+        let c = dir.path().join("k.c");
+        let bc = dir.path().join("k.bc");
+        std::fs::write(&c, src).unwrap();
+        let out = std::process::Command::new("clang-19")
+            .args(["-g", "-O0", "-emit-llvm", "-c"])
+            .arg(&c)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .expect("clang-19 runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let m = crate::load_file(&bc).unwrap();
+        crate::analyze_module(&m, None)
+            .summaries
+            .into_iter()
+            .find(|s| s.name == function)
+            .unwrap()
+    }
+
+    fn line(f: &FunctionSummary, l: u32) -> Vec<(String, ReadIndex)> {
+        let mut v: Vec<(String, ReadIndex)> = f
+            .reads
+            .iter()
+            .filter(|r| r.line == l)
+            .flat_map(|r| r.reads.iter())
+            .map(|r: &MemRead| {
+                (
+                    f.variables[r.variable as usize].name.clone(),
+                    r.index.clone(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The stencil kernel's temporaries: at -O1 the loads of `in` sit on
+    /// the line that adds `north + south` (folded into `addsd`). The read
+    /// table used to list the stack slots `north`, `south` there and no read
+    /// of `in` at all, so misses on that line could never reach `in`.
+    #[test]
+    fn a_scalar_copy_of_an_element_reads_the_element_where_it_is_used() {
+        let f = summary(
+            "void k(double *out, const double *in, const double *coef, int n) {
+  for (int j = 1; j < n - 1; j++) {
+    double north = in[j - 1];
+    double south = in[j + 1];
+    out[j] = north + south + coef[j];
+  }
+  double first = in[0];
+  for (int j = 0; j < n; j++)
+    out[j] += first;
+}
+",
+            "k",
+        );
+        let names = |l| line(&f, l).into_iter().map(|r| r.0).collect::<Vec<_>>();
+        assert_eq!(names(5), ["coef", "in", "in", "j"], "{:?}", line(&f, 5));
+        // The same reads (index identities) as on the lines that copy them.
+        let ins = |l| {
+            line(&f, l)
+                .into_iter()
+                .filter(|r| r.0 == "in")
+                .map(|r| r.1)
+                .collect::<Vec<_>>()
+        };
+        let mut copied = ins(3);
+        copied.extend(ins(4));
+        copied.sort();
+        assert_eq!(ins(5), copied);
+        assert!(matches!(ins(3)[0], ReadIndex::Expr(_)) && ins(3) != ins(4));
+        // `out[j] = ...` is a store target, not a read.
+        assert!(!names(5).contains(&"out".to_string()));
+        // Read in another loop than the one that copies it: stays a scalar.
+        assert_eq!(names(9), ["first", "j", "out"], "{:?}", line(&f, 9));
     }
 }
 
