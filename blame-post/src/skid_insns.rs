@@ -1,57 +1,508 @@
 //! Instruction skid (5.2.3 with the "second mapping" of the text): the
 //! sampled instruction may be a few instructions after the one that missed;
-//! disassembling the function back from the sampled address gives the
+//! walking the function's code back from the sampled address gives the
 //! instructions it may really be, and their lines the skid window.
+//!
+//! The walk follows execution order, not address order: the instruction
+//! executed before the first one of a loop body is usually the loop's
+//! back-edge branch at the body's end, not the preheader above it. Where
+//! several instructions can precede one, the loop-branch heuristic of static
+//! branch prediction (a backward branch is taken 124 times in 128, as in
+//! LLVM's `BranchProbabilityInfo`) weighs a back edge against the entries.
+//! Only instructions that read memory can have caused a load miss, so the
+//! window keeps those (the posterior of the skid distribution given that the
+//! event is a load miss). Instructions the line table gives line 0 (code the
+//! compiler hoisted or merged, e.g. the first load of a rotated loop) take
+//! the line of the next instruction with one.
 
 use crate::datacentric::LineSkid;
 use crate::symbolize::Symbolizer;
 use blame_formats::stream::Mapping;
-use std::collections::BTreeMap;
+use iced_x86::{Mnemonic, OpKind};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// Weighted lines of a skid window, and whether it was cut short.
 pub type SkidLines = (BTreeMap<u32, f64>, bool);
 
-/// Lines (with weights) a memory sample at `leaf` may come from under an
-/// instruction skid model, and whether a call or the function start cut the
-/// window short (then `lines` may be empty). `None` when the code cannot be
-/// disassembled.
+/// One instruction of a function, as the skid walk sees it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Insn {
+    pub addr: u64,
+    /// Source line in the sampled function; 0 when the line table has none.
+    pub line: u32,
+    /// False for instructions of another (inlined) function.
+    pub in_function: bool,
+    pub reads_memory: bool,
+    pub is_call: bool,
+    /// Never falls through to the next instruction (jmp, ret, ud2).
+    pub ends_flow: bool,
+    /// Target of a direct jump or conditional branch.
+    pub target: Option<u64>,
+}
+
+/// Static branch weights (LLVM's loop branch heuristic): taken back edges
+/// against every other way in.
+const BACK_EDGE_WEIGHT: f64 = 124.0;
+const OTHER_EDGE_WEIGHT: f64 = 4.0;
+
+/// How control can arrive at each instruction: `None` when it cannot be
+/// followed back (function entry, return from a call), else the
+/// predecessors with probabilities.
+fn predecessors(insns: &[Insn]) -> Vec<Option<Vec<(usize, f64)>>> {
+    let at: HashMap<u64, usize> = insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
+    let mut preds: Vec<Vec<(usize, f64)>> = vec![Vec::new(); insns.len()];
+    let mut cut = vec![false; insns.len()];
+    for (i, x) in insns.iter().enumerate() {
+        if let Some(&t) = x.target.as_ref().and_then(|t| at.get(t)) {
+            let w = if t <= i {
+                BACK_EDGE_WEIGHT
+            } else {
+                OTHER_EDGE_WEIGHT
+            };
+            preds[t].push((i, w));
+        }
+        if i + 1 < insns.len() {
+            if x.is_call {
+                // What ran before the next instruction is the callee's return.
+                cut[i + 1] = true;
+            } else if !x.ends_flow {
+                preds[i + 1].push((i, OTHER_EDGE_WEIGHT));
+            }
+        }
+    }
+    if !insns.is_empty() {
+        cut[0] = true;
+    }
+    preds
+        .into_iter()
+        .zip(cut)
+        .map(|(p, cut)| {
+            if cut || p.is_empty() {
+                return None;
+            }
+            let total: f64 = p.iter().map(|e| e.1).sum();
+            Some(p.into_iter().map(|(i, w)| (i, w / total)).collect())
+        })
+        .collect()
+}
+
+/// The line of instruction `i`, with line 0 resolved to the next
+/// instruction of the function that has a line (else the previous one).
+pub fn resolved_line(insns: &[Insn], i: usize) -> u32 {
+    let has = |x: &Insn| x.in_function && x.line > 0;
+    if has(&insns[i]) {
+        return insns[i].line;
+    }
+    insns[i..]
+        .iter()
+        .take(32)
+        .find(|x| has(x))
+        .or_else(|| insns[..i].iter().rev().take(32).find(|x| has(x)))
+        .map(|x| x.line)
+        .unwrap_or(0)
+}
+
+/// The skid window of a sample reported at `insns[leaf]`: the lines of the
+/// memory-reading instructions that executed 0, 1, 2... instructions before
+/// it, weighted by the skid model and the path probabilities, normalized to
+/// sum to 1 (all instructions of the window when none reads memory). `truncated` when some path met a call or the function's entry
+/// before the deepest offset, or ran through code of another function.
+pub fn window_over(insns: &[Insn], leaf: usize, model: LineSkid) -> SkidLines {
+    let offsets = model.offsets();
+    let deepest = offsets.iter().map(|o| o.0).max().unwrap_or(0).max(0) as usize;
+    let preds = predecessors(insns);
+    let mut dist: BTreeMap<usize, f64> = BTreeMap::from([(leaf, 1.0)]);
+    // Per instruction: weight as a load, weight as any instruction.
+    let mut candidates: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
+    let mut truncated = false;
+    for back in 0..=deepest {
+        let p: f64 = offsets
+            .iter()
+            .filter(|o| o.0 == back as i64)
+            .map(|o| o.1)
+            .sum();
+        if p > 0.0 {
+            for (&i, &q) in &dist {
+                if !insns[i].in_function {
+                    truncated = true;
+                } else {
+                    let c = candidates.entry(i).or_default();
+                    if insns[i].reads_memory {
+                        c.0 += p * q;
+                    }
+                    c.1 += p * q;
+                }
+            }
+        }
+        if back == deepest {
+            break;
+        }
+        let mut next: BTreeMap<usize, f64> = BTreeMap::new();
+        for (&i, &q) in &dist {
+            match &preds[i] {
+                None => truncated = true,
+                Some(ps) => {
+                    for &(j, w) in ps {
+                        *next.entry(j).or_default() += q * w;
+                    }
+                }
+            }
+        }
+        dist = next;
+    }
+    // No load within reach (the event may not be a load miss): every
+    // instruction of the window, as the line model would.
+    let loads = candidates.values().any(|c| c.0 > 0.0);
+    let mut lines: BTreeMap<u32, f64> = BTreeMap::new();
+    for (i, (load, any)) in candidates {
+        let w = if loads { load } else { any };
+        let line = resolved_line(insns, i);
+        if line > 0 && w > 0.0 {
+            *lines.entry(line).or_default() += w;
+        }
+    }
+    let total: f64 = lines.values().sum();
+    if total > 0.0 {
+        lines.values_mut().for_each(|w| *w /= total);
+    }
+    (lines, truncated)
+}
+
+/// What an instruction does, from its decoding: (reads memory, ends the
+/// flow, direct branch target).
+fn classify(ins: &iced_x86::Instruction) -> (bool, bool, Option<u64>) {
+    use Mnemonic::*;
+    let m = ins.mnemonic();
+    let near = |k: OpKind| {
+        matches!(
+            k,
+            OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64
+        )
+    };
+    let branch = m != Call && ins.op_count() > 0 && near(ins.op0_kind());
+    let target = branch.then(|| ins.near_branch_target());
+    let ends_flow = matches!(
+        m,
+        Jmp | Ret | Retf | Iret | Iretd | Iretq | Ud2 | Ud0 | Ud1 | Hlt
+    );
+    let kinds: Vec<OpKind> = ins.op_kinds().collect();
+    let string_read = kinds.iter().any(|k| {
+        matches!(
+            k,
+            OpKind::MemorySegSI | OpKind::MemorySegESI | OpKind::MemorySegRSI
+        )
+    }) || matches!(m, Scasb | Scasw | Scasd | Scasq);
+    let Some(mem) = kinds.iter().position(|k| *k == OpKind::Memory) else {
+        return (string_read || matches!(m, Pop | Ret), ends_flow, target);
+    };
+    let no_access = matches!(
+        m,
+        Lea | Nop | Prefetch | Prefetchnta | Prefetcht0 | Prefetcht1 | Prefetcht2 | Prefetchw
+    ) || format!("{m:?}").starts_with("Clflush");
+    // A plain store: the memory operand is the destination and is only written.
+    let store_only = mem == 0
+        && (matches!(
+            m,
+            Mov | Movsd
+                | Movss
+                | Movaps
+                | Movapd
+                | Movups
+                | Movupd
+                | Movdqa
+                | Movdqu
+                | Movq
+                | Movd
+                | Movnti
+                | Movntdq
+                | Movntps
+                | Movntpd
+                | Movhps
+                | Movhpd
+                | Movlps
+                | Movlpd
+                | Movbe
+                | Extractps
+                | Pextrb
+                | Pextrw
+                | Pextrd
+                | Pextrq
+                | Fst
+                | Fstp
+                | Fistp
+        ) || {
+            let name = format!("{m:?}");
+            (name.starts_with("Vmov") && !name.starts_with("Vmovmsk"))
+                || name.starts_with("Set")
+                || name.starts_with("Vextract")
+                || name.starts_with("Vpextr")
+        });
+    (!no_access && !store_only, ends_flow, target)
+}
+
+/// A function's decoded code, cached per (object path, function start):
+/// the instructions, and the innermost (possibly inlined) function of each.
+type Decoded = Rc<(Vec<Insn>, Vec<Rc<str>>)>;
+
+thread_local! {
+    static FILES: RefCell<HashMap<String, Rc<Vec<u8>>>> = RefCell::new(HashMap::new());
+    static FUNCTIONS: RefCell<HashMap<(String, u64), Decoded>> = RefCell::new(HashMap::new());
+}
+
+fn file_bytes(path: &str) -> Option<Rc<Vec<u8>>> {
+    FILES.with(|f| {
+        if let Some(b) = f.borrow().get(path) {
+            return Some(b.clone());
+        }
+        let b = Rc::new(std::fs::read(path).ok()?);
+        f.borrow_mut().insert(path.to_string(), b.clone());
+        Some(b)
+    })
+}
+
+fn decode_function(
+    symbolizer: &mut Symbolizer,
+    mappings: &[Mapping],
+    m: &Mapping,
+    list: &[(u64, bool)],
+) -> Option<Decoded> {
+    let bytes = file_bytes(&m.path)?;
+    let mut insns = Vec::with_capacity(list.len());
+    let mut functions = Vec::with_capacity(list.len());
+    let mut names: HashMap<String, Rc<str>> = HashMap::new();
+    for (k, &(addr, is_call)) in list.iter().enumerate() {
+        let off = (addr.checked_sub(m.start)? + m.file_offset) as usize;
+        let end = list
+            .get(k + 1)
+            .map(|n| (n.0 - m.start + m.file_offset) as usize)
+            .unwrap_or(off + 15)
+            .min(bytes.len());
+        let code = bytes.get(off..end)?;
+        let mut dec = iced_x86::Decoder::with_ip(64, code, addr, 0);
+        let (reads_memory, ends_flow, target) = classify(&dec.decode());
+        let frame = symbolizer.frames_for(mappings, addr, false);
+        let (line, function) = frame
+            .first()
+            .map(|f| (f.line, f.function.clone()))
+            .unwrap_or_default();
+        let function = names
+            .entry(function.clone())
+            .or_insert_with(|| Rc::from(function.as_str()))
+            .clone();
+        insns.push(Insn {
+            addr,
+            line,
+            in_function: true,
+            reads_memory,
+            is_call,
+            ends_flow,
+            target,
+        });
+        functions.push(function);
+    }
+    Some(Rc::new((insns, functions)))
+}
+
+/// The instructions of the function holding `leaf` (`in_function` set for
+/// those of `leaf`'s innermost function), and `leaf`'s position.
+pub fn function_insns(
+    symbolizer: &mut Symbolizer,
+    mappings: &[Mapping],
+    leaf: u64,
+) -> Option<(Vec<Insn>, usize)> {
+    let m = mappings
+        .iter()
+        .rev()
+        .find(|m| leaf >= m.start && leaf < m.end)?
+        .clone();
+    let list = symbolizer.function_instructions(mappings, leaf)?;
+    let key = (m.path.clone(), list.first()?.0);
+    let cached = FUNCTIONS.with(|f| f.borrow().get(&key).cloned());
+    let decoded = match cached {
+        Some(d) => d,
+        None => {
+            let d = decode_function(symbolizer, mappings, &m, &list)?;
+            FUNCTIONS.with(|f| f.borrow_mut().insert(key, d.clone()));
+            d
+        }
+    };
+    let (insns, functions) = &*decoded;
+    let at = insns.iter().position(|i| i.addr == leaf)?;
+    let mut out = insns.clone();
+    for (x, f) in out.iter_mut().zip(functions) {
+        x.in_function = *f == functions[at];
+    }
+    Some((out, at))
+}
+
+/// The source line of a sample at `leaf`: its own, or for an instruction
+/// the line table gives line 0, the next instruction's. `None` when the
+/// code cannot be read.
+pub fn sample_line(symbolizer: &mut Symbolizer, mappings: &[Mapping], leaf: u64) -> Option<u32> {
+    let (insns, at) = function_insns(symbolizer, mappings, leaf)?;
+    Some(resolved_line(&insns, at))
+}
+
+/// Lines (with weights summing to 1) a memory sample at `leaf` may come
+/// from under an instruction skid model, and whether a call or the function
+/// start cut the window short (then `lines` may be empty). `None` when the
+/// code cannot be disassembled.
 pub fn instruction_window(
     symbolizer: &mut Symbolizer,
     mappings: &[Mapping],
     leaf: u64,
     model: LineSkid,
 ) -> Option<SkidLines> {
-    let offsets = model.offsets();
-    let deepest = offsets.iter().map(|o| o.0).max().unwrap_or(0).max(0) as usize;
-    let insns = symbolizer.instructions_before(mappings, leaf, deepest + 1)?;
-    let leaf_function = symbolizer
-        .frames_for(mappings, leaf, false)
-        .first()?
-        .function
-        .clone();
-    let n = insns.len();
-    let mut lines = BTreeMap::new();
-    let mut truncated = false;
-    for (back, p) in offsets {
-        if back < 0 {
-            continue; // skid only moves forward
-        }
-        let back = back as usize;
-        if back >= n {
-            truncated = true; // before the function's first instruction
-            continue;
-        }
-        let at = n - 1 - back;
-        if insns[at..n - 1].iter().any(|i| i.1) {
-            truncated = true; // never across a call
-            continue;
-        }
-        match symbolizer.frames_for(mappings, insns[at].0, false).first() {
-            Some(f) if f.function == leaf_function && f.line > 0 => {
-                *lines.entry(f.line).or_insert(0.0) += p
-            }
-            _ => truncated = true,
+    let (insns, at) = function_insns(symbolizer, mappings, leaf)?;
+    Some(window_over(&insns, at, model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn insn(addr: u64, line: u32, reads: bool) -> Insn {
+        Insn {
+            addr,
+            line,
+            in_function: true,
+            reads_memory: reads,
+            ..Default::default()
         }
     }
-    Some((lines, truncated))
+
+    /// The triad loop of the -O1 binary (bench/datacentric): the body starts
+    /// with the load of `c[i]`, which the line table gives line 0.
+    ///
+    /// ```text
+    /// 0  40120b  xor   edx,edx            line 0   (preheader)
+    /// 1  401210  movsd xmm1,[r12+rdx*8]   line 0   c[i]
+    /// 2  401216  mulsd xmm1,xmm0          line 18
+    /// 3  40121a  addsd xmm1,[r15+rdx*8]   line 18  b[i]
+    /// 4  401220  movsd [r14+rdx*8],xmm1   line 18  a[i] = (a store)
+    /// 5  401226  inc   rdx                line 17
+    /// 6  401229  cmp   rax,rdx            line 17
+    /// 7  40122c  jne   401210             line 17
+    /// 8  40122e  jmp   401200             line 17
+    /// ```
+    fn triad() -> Vec<Insn> {
+        let mut v = vec![
+            insn(0x40120b, 0, false),
+            insn(0x401210, 0, true),
+            insn(0x401216, 18, false),
+            insn(0x40121a, 18, true),
+            insn(0x401220, 18, false),
+            insn(0x401226, 17, false),
+            insn(0x401229, 17, false),
+            insn(0x40122c, 17, false),
+            insn(0x40122e, 17, false),
+        ];
+        v[7].target = Some(0x401210);
+        v[8].target = Some(0x401200);
+        v[8].ends_flow = true;
+        v
+    }
+
+    /// A sample at the loop's first instruction skidded from the previous
+    /// iteration: walking back by address reached the preheader and line 17
+    /// (whose -O0 reads are `n` and `i`); in execution order the loads one
+    /// to five instructions back are `b[i]` (line 18) and, through the back
+    /// edge, nothing else, so the window is line 18 (nearly) alone.
+    #[test]
+    fn the_walk_follows_the_back_edge_and_keeps_loads() {
+        let (lines, truncated) = window_over(&triad(), 1, LineSkid { mean: 3, spread: 2 });
+        let l18 = lines.get(&18).copied().unwrap_or(0.0);
+        assert!((l18 - 1.0).abs() < 1e-12, "{lines:?}");
+        // The entry path (1/32) leaves this fragment at its first instruction.
+        assert!(truncated);
+    }
+
+    /// Line 0 takes the next line: the `c[i]` load is on line 18.
+    #[test]
+    fn line_zero_takes_the_next_instructions_line() {
+        let t = triad();
+        assert_eq!(resolved_line(&t, 1), 18);
+        assert_eq!(resolved_line(&t, 0), 18);
+        assert_eq!(resolved_line(&t, 5), 17);
+        // Reported at the store, 1..5 back: b[i] (line 18) and, one more
+        // step back, c[i] (line 0 -> 18); non-loads are never the source.
+        let (lines, _) = window_over(&t, 4, LineSkid { mean: 3, spread: 2 });
+        assert_eq!(lines.keys().copied().collect::<Vec<_>>(), vec![18]);
+        assert!((lines[&18] - 1.0).abs() < 1e-12);
+    }
+
+    /// Zero skid at an instruction that reads nothing: no load explains
+    /// the event, so the window is the instruction's own line.
+    #[test]
+    fn without_a_load_in_reach_the_window_is_unfiltered() {
+        let t = triad();
+        let (lines, truncated) = window_over(&t, 6, LineSkid { mean: 0, spread: 0 });
+        assert!(!truncated);
+        assert_eq!(lines, BTreeMap::from([(17, 1.0)]));
+    }
+
+    /// Never back across a call or before the function's first instruction.
+    #[test]
+    fn calls_and_the_entry_cut_the_window() {
+        let mut v = vec![
+            insn(0x10, 3, true),
+            insn(0x14, 4, false),
+            insn(0x18, 5, true),
+            insn(0x1c, 6, false),
+        ];
+        v[1].is_call = true;
+        let (lines, truncated) = window_over(&v, 3, LineSkid { mean: 2, spread: 1 });
+        assert!(truncated);
+        assert_eq!(lines, BTreeMap::from([(5, 1.0)]));
+        let (lines, truncated) = window_over(&v, 0, LineSkid { mean: 1, spread: 0 });
+        assert!(truncated && lines.is_empty());
+    }
+
+    /// Two ways into a join point without a back edge weigh the same.
+    #[test]
+    fn forward_joins_split_evenly() {
+        // 0: load (line 2); 1: jmp 3; 2: load (line 4); 3: reported (line 5)
+        let mut v = vec![
+            insn(0x0, 2, true),
+            insn(0x4, 3, false),
+            insn(0x8, 4, true),
+            insn(0xc, 5, false),
+        ];
+        v[0].target = None;
+        v[1].target = Some(0xc);
+        v[1].ends_flow = true;
+        // From 3, one back: insn 1 (jmp, not a load) or insn 2 (load): only 2 counts.
+        let (lines, _) = window_over(&v, 3, LineSkid { mean: 1, spread: 0 });
+        assert_eq!(lines, BTreeMap::from([(4, 1.0)]));
+        // Two back: through the jump to insn 0 (line 2); insn 2 has no way
+        // in (insn 1 jumps away), so that path is cut.
+        let (lines, _) = window_over(&v, 3, LineSkid { mean: 2, spread: 0 });
+        assert_eq!(lines, BTreeMap::from([(2, 1.0)]));
+    }
+
+    /// Loads, stores and address arithmetic as the decoder sees them.
+    #[test]
+    fn memory_reads_are_told_from_stores_and_lea() {
+        let decode = |bytes: &[u8]| {
+            let mut d = iced_x86::Decoder::with_ip(64, bytes, 0x1000, 0);
+            classify(&d.decode())
+        };
+        // movsd xmm1, [r12+rdx*8]
+        assert!(decode(&[0xf2, 0x41, 0x0f, 0x10, 0x0c, 0xd4]).0);
+        // addsd xmm1, [r15+rdx*8]
+        assert!(decode(&[0xf2, 0x41, 0x0f, 0x58, 0x0c, 0xd7]).0);
+        // movsd [r14+rdx*8], xmm1: a store
+        assert!(!decode(&[0xf2, 0x41, 0x0f, 0x11, 0x0c, 0xd6]).0);
+        // lea r12, [r13*8]
+        assert!(!decode(&[0x4e, 0x8d, 0x24, 0xed, 0, 0, 0, 0]).0);
+        // add [rax], ecx: read-modify-write
+        assert!(decode(&[0x01, 0x08]).0);
+        // jne -0x1e: a branch with a target
+        let (r, ends, target) = decode(&[0x75, 0xe2]);
+        assert!(!r && !ends && target == Some(0x1000 + 2 - 0x1e));
+        // ret
+        assert!(decode(&[0xc3]).1);
+    }
 }
