@@ -5,6 +5,8 @@
 # and the approximate methods (raw, loop, skid+loop) are correlated against
 # direct attribution by data address. Skid is injected from the stated
 # distribution: the sample reports the instruction MEAN +- SPREAD later.
+# Figures and what they mean: BENCHMARKS.md. `datacentric_eval --explain`
+# shows, per kernel, where the misses are and each line's read table.
 #
 #   bench/datacentric/run.sh [MEAN:SPREAD]     (default 3:2)
 set -euo pipefail
@@ -20,9 +22,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 clang-19 -shared -fPIC -O2 -o "$work/libblame_alloc.so" alloc-tracer/blame_alloc.c -ldl
 
-echo "Correlation with direct attribution (Pearson), skid injected: insns $skid"
-printf '%-12s %6s %6s %6s %6s\n' kernel raw loop raw "skid+loop"
-printf '%-12s %13s %13s\n' "" "--no skid--" "----skid----"
+echo "Correlation with direct attribution (Pearson), skid injected: insns $skid;"
+echo "overlap = share of the misses put on direct's variables in direct's proportions"
+printf '%-12s %-30s   %-30s\n' "" "----------- Pearson ----------" "----------- overlap ----------"
+printf '%-12s %-13s %-16s   %-13s %-16s\n' "" " -- no skid --" "---- skid ----" " -- no skid --" "---- skid ----"
+printf '%-12s %6s %6s %6s %9s   %6s %6s %6s %9s\n' kernel raw loop raw skid+loop raw loop raw skid+loop
 for k in triad stencil spmv histogram transpose; do
   src="bench/datacentric/kernels/$k.c"
   clang-19 -g -O1 -fno-pie -no-pie -o "$work/$k" "$src"
