@@ -11,7 +11,7 @@ packages=(
   valgrind                                            # data-centric evaluation (lackey traces)
   golang-go                                           # go tool pprof: validates our pprof export
   chromium chromium-driver                            # HTML report browser test
-  pkg-config make
+  pkg-config make time                               # time: /usr/bin/time -v in bench/static_analysis.sh
 )
 
 missing=()
