@@ -30,20 +30,26 @@ fn share_of_call(samples: &[Value], callee: &str, caller: &str) -> f64 {
     hits as f64 / samples.len().max(1) as f64
 }
 
+/// `blame record FLAGS -o RUN -- PROGRAM ARGS`, which must succeed.
+fn record_cmd(run: &Path, flags: &[&str], program: &Path, args: &[&str]) -> std::process::Output {
+    run_ok(
+        blame()
+            .arg("record")
+            .args(flags)
+            .arg("-o")
+            .arg(run)
+            .arg("--")
+            .arg(program)
+            .args(args),
+    )
+}
+
 fn record_hot(extra: &[&str]) -> (tempfile::TempDir, Vec<Value>, Value) {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("hot.c"), dir.path(), false);
     let run = dir.path().join("run");
-    let out = run_ok(
-        blame()
-            .arg("record")
-            .args(extra)
-            .args(["-F", "1000", "-o"])
-            .arg(&run)
-            .arg("--")
-            .arg(&exe)
-            .arg("30000"),
-    );
+    let flags: Vec<&str> = extra.iter().copied().chain(["-F", "1000"]).collect();
+    let out = record_cmd(&run, &flags, &exe, &["30000"]);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(stderr.contains("[ blame record:"), "{stderr}");
     let samples = dump(&run);
@@ -172,7 +178,7 @@ fn threads_are_sampled_separately() {
             .arg(&exe),
     );
     let run = dir.path().join("run");
-    run_ok(blame().args(["record", "-o"]).arg(&run).arg("--").arg(&exe));
+    record_cmd(&run, &[], &exe, &[]);
     let samples = dump(&run);
     let thread_of = |f: &str| -> Vec<u64> {
         let mut t: Vec<u64> = samples
@@ -393,14 +399,7 @@ fn track_allocations_logs_heap_blocks_beside_each_stream() {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("post_transfer.c"), dir.path(), false);
     let run = dir.path().join("run");
-    run_ok(
-        blame()
-            .args(["record", "--track-allocations", "-o"])
-            .arg(&run)
-            .arg("--")
-            .arg(&exe)
-            .arg("50"),
-    );
+    record_cmd(&run, &["--track-allocations"], &exe, &["50"]);
     let m = manifest(&run);
     let pid = m["processes"][0]["pid"].as_u64().unwrap();
     let log = blame_formats::alloc_log::AllocLog::read(&run.join(format!("alloc-{pid}.balloc")))
@@ -504,13 +503,7 @@ fn kernel_frames_are_kept_and_symbolized_with_kernel() {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("syscalls.c"), dir.path(), false);
     let run = dir.path().join("run");
-    run_ok(
-        blame()
-            .args(["record", "--kernel", "-o"])
-            .arg(&run)
-            .arg("--")
-            .arg(&exe),
-    );
+    record_cmd(&run, &["--kernel"], &exe, &[]);
     assert!(
         run.join("kallsyms").is_file(),
         "kernel symbols saved with the run"
@@ -530,13 +523,7 @@ fn kernel_frames_are_kept_and_symbolized_with_kernel() {
     );
     // Without --kernel, user stacks only.
     let run2 = dir.path().join("run2");
-    run_ok(
-        blame()
-            .args(["record", "-o"])
-            .arg(&run2)
-            .arg("--")
-            .arg(&exe),
-    );
+    record_cmd(&run2, &[], &exe, &[]);
     assert!(dump(&run2)
         .iter()
         .all(|s| functions(s).iter().all(|f| !f.contains("[kernel"))));

@@ -328,44 +328,25 @@ impl PerfSession {
     fn sample(&self, rec: &mut Recording, s: &records::RawSample) {
         let event = self.event_of_id.get(&s.id).copied().unwrap_or(0);
         let kernel: &[u64] = if self.kernel { &s.kernel_chain } else { &[] };
-        if let Some((bp, sp, ip)) = s.regs {
-            rec.sample(
-                s.pid,
-                s.tid,
-                s.time,
-                event,
-                s.period,
-                SampledStack::Raw {
-                    ip,
-                    sp,
-                    bp,
-                    stack: s.stack,
-                    kernel,
-                },
-                s.addr,
-            );
+        let frames: Vec<u64>;
+        let stack = if let Some((bp, sp, ip)) = s.regs {
+            SampledStack::Raw {
+                ip,
+                sp,
+                bp,
+                stack: s.stack,
+                kernel,
+            }
         } else if !s.callchain.is_empty() || !kernel.is_empty() {
-            let mut frames = kernel.to_vec();
-            frames.extend_from_slice(&s.callchain);
-            rec.sample(
-                s.pid,
-                s.tid,
-                s.time,
-                event,
-                s.period,
-                SampledStack::Frames(&frames),
-                s.addr,
-            );
-        } else if s.stack.is_empty() && s.ip != 0 && self.layout.regs_mask == 0 {
-            rec.sample(
-                s.pid,
-                s.tid,
-                s.time,
-                event,
-                s.period,
-                SampledStack::Frames(&[s.ip]),
-                s.addr,
-            );
-        }
+            frames = kernel.iter().chain(&s.callchain).copied().collect();
+            SampledStack::Frames(&frames)
+        } else if s.ip != 0 && self.layout.regs_mask == 0 {
+            frames = vec![s.ip];
+            SampledStack::Frames(&frames)
+        } else {
+            // Dwarf mode without user registers: a kernel thread's sample.
+            return;
+        };
+        rec.sample(s.pid, s.tid, s.time, event, s.period, stack, s.addr);
     }
 }

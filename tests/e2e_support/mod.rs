@@ -142,7 +142,9 @@ pub fn sampling_allowed() -> bool {
             std::env::var_os("CI").is_none(),
             "CI must be able to sample: run as root or set kernel.perf_event_paranoid<=1"
         );
-        eprintln!("skipping: perf_event sampling not permitted here (paranoid={paranoid}, not root)");
+        eprintln!(
+            "skipping: perf_event sampling not permitted here (paranoid={paranoid}, not root)"
+        );
     }
     ok
 }
