@@ -62,7 +62,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         (None, true) => bail!("nothing to record: give a command after `--`, or --pid PID"),
         (Some(_), false) => bail!("--pid and a command exclude each other"),
     };
-    if !(1024..=65528).contains(&args.stack_size) || args.stack_size % 8 != 0 {
+    if !(1024..=65528).contains(&args.stack_size) || !args.stack_size.is_multiple_of(8) {
         bail!("--stack-size must be a multiple of 8 between 1024 and 65528");
     }
     let opts = RecordOptions {

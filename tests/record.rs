@@ -402,7 +402,7 @@ fn track_allocations_logs_heap_blocks_beside_each_stream() {
     record_cmd(&run, &["--track-allocations"], &exe, &["50"]);
     let m = manifest(&run);
     let pid = m["processes"][0]["pid"].as_u64().unwrap();
-    let log = blame_formats::alloc_log::AllocLog::read(&run.join(format!("alloc-{pid}.balloc")))
+    let log = blame_formats::alloc_log::AllocLog::read(run.join(format!("alloc-{pid}.balloc")))
         .expect("the traced process wrote its allocation log");
     assert_eq!(log.torn_at, None);
     assert!(
