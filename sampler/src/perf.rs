@@ -347,6 +347,8 @@ impl PerfSession {
             // Dwarf mode without user registers: a kernel thread's sample.
             return;
         };
-        rec.sample(s.pid, s.tid, s.time, event, s.period, stack, s.addr);
+        // Events without a precise data source report address 0: no address.
+        let data_address = s.addr.filter(|&a| a != 0);
+        rec.sample(s.pid, s.tid, s.time, event, s.period, stack, data_address);
     }
 }
