@@ -4,6 +4,7 @@
 
 use crate::direct::{global_variable, name_allocation, DirectTarget, Named};
 use crate::input::ProcessProfile;
+use crate::merge::{FxHashMap, RawContext};
 use crate::resolve::{
     resolve, resolve_memory, with_containers, MemoryResolution, Resolution, VarRef,
 };
@@ -52,7 +53,11 @@ pub struct Accumulator {
     pub variables: BTreeMap<VariableKey, PerProcess>,
     pub functions: BTreeMap<FunctionKey, PerProcess>,
     pub stacks: Vec<StackRecord>,
-    pub contexts: Vec<ContextBlame>,
+    /// (variable, context) sums, variables as indices into `context_keys`.
+    pub(crate) contexts: Vec<RawContext>,
+    /// Variable keys of `contexts`, each once.
+    pub(crate) context_keys: Vec<VariableKey>,
+    pub(crate) context_key_ids: FxHashMap<VariableKey, u32>,
     /// Process index → samples per event.
     pub totals: BTreeMap<u32, Vec<f64>>,
     pub resolve_time: std::time::Duration,
@@ -64,6 +69,18 @@ pub struct Accumulator {
     pub skid_truncated: f64,
     /// Samples with a data address that no variable's memory holds (stack, unknown blocks).
     pub direct_unattributed: f64,
+}
+
+/// Adds `samples` to variable `id` in the sums of the context being added.
+fn add_context(sums: &mut Vec<Option<f64>>, touched: &mut Vec<usize>, id: usize, samples: f64) {
+    if sums.len() <= id {
+        sums.resize(id + 1, None);
+    }
+    let sum = sums[id].get_or_insert_with(|| {
+        touched.push(id);
+        0.0
+    });
+    *sum += samples;
 }
 
 /// Adds one context's samples to the code-centric sums: inclusive once per
@@ -236,7 +253,10 @@ impl Accumulator {
         let mut var_ids: HashMap<(VarRef, u16), usize> = HashMap::new();
         let mut var_keys: Vec<VariableKey> = Vec::new();
         let mut var_sums: Vec<(f64, f64, BTreeMap<&'static str, f64>)> = Vec::new();
-        let mut ctx_sums: HashMap<(usize, usize), f64> = HashMap::new();
+        // Sums of the context being added, per variable id, and the ids it touched.
+        let mut ctx_sums: Vec<Option<f64>> = Vec::new();
+        let mut ctx_touched: Vec<usize> = Vec::new();
+        let mut ctx_records: Vec<(usize, usize, f64)> = Vec::new();
         let mut fn_ids: HashMap<(&str, &str, u16), usize> = HashMap::new();
         let mut fn_sums: Vec<(f64, f64)> = Vec::new();
         let mut intern_var = |v: VarRef,
@@ -279,7 +299,7 @@ impl Accumulator {
                                 if depth == 0 {
                                     var_sums[id].1 += share * n;
                                 }
-                                *ctx_sums.entry((id, ci)).or_default() += share * n;
+                                add_context(&mut ctx_sums, &mut ctx_touched, id, share * n);
                             }
                         }
                     }
@@ -320,7 +340,7 @@ impl Accumulator {
                 ids.dedup();
                 for &id in &ids {
                     var_sums[id].0 += n;
-                    *ctx_sums.entry((id, ci)).or_default() += n;
+                    add_context(&mut ctx_sums, &mut ctx_touched, id, n);
                 }
                 ids.clear();
                 ids.extend(
@@ -334,6 +354,10 @@ impl Accumulator {
                     var_sums[id].1 += n;
                 }
                 add_functions(&mut fn_ids, &mut fn_sums, ctx, e16, n, &mut ids);
+            }
+            for id in ctx_touched.drain(..) {
+                let samples = ctx_sums[id].take().expect("touched");
+                ctx_records.push((id, ci, samples));
             }
         }
         // Direct attribution of samples that carried data addresses.
@@ -427,16 +451,28 @@ impl Accumulator {
                 frames: c.frames.clone(),
                 samples: c.counts.clone(),
             }));
-        self.contexts.extend(
-            ctx_sums
-                .into_iter()
-                .map(|((id, ci), samples)| ContextBlame {
-                    variable: var_keys[id].clone(),
-                    process: p,
-                    stack: base + ci as u32,
-                    samples,
-                }),
-        );
+        // The run-wide id of each key these contexts name, each key stored once.
+        let mut global_ids: Vec<Option<u32>> = vec![None; var_keys.len()];
+        for (id, ci, samples) in ctx_records {
+            let variable = *global_ids[id].get_or_insert_with(|| {
+                let key = &var_keys[id];
+                match self.context_key_ids.get(key) {
+                    Some(&g) => g,
+                    None => {
+                        let g = self.context_keys.len() as u32;
+                        self.context_keys.push(key.clone());
+                        self.context_key_ids.insert(key.clone(), g);
+                        g
+                    }
+                }
+            });
+            self.contexts.push(RawContext {
+                variable,
+                process: p,
+                stack: base + ci as u32,
+                samples,
+            });
+        }
         for ((function, file, event), id) in fn_ids {
             let key = FunctionKey {
                 name: crate::symbolize::demangle(function),
@@ -488,7 +524,7 @@ impl Accumulator {
             })
             .collect();
         let (stacks, contexts) =
-            crate::merge::canonical_contexts(vec![(self.stacks, self.contexts)]);
+            crate::merge::canonical(vec![self.stacks], self.context_keys, vec![self.contexts]);
         (variables, functions, stacks, contexts)
     }
 }

@@ -7,7 +7,9 @@ use blame_formats::results::{
     ContextBlame, FunctionBlame, ProcessValue, Results, StackRecord, SymFrame, VariableBlame,
     VariableKey,
 };
-use std::collections::BTreeMap;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 fn add_values(
     into: &mut BTreeMap<u32, (f64, f64, BTreeMap<String, f64>)>,
@@ -34,60 +36,239 @@ fn to_values(m: BTreeMap<u32, (f64, f64, BTreeMap<String, f64>)>) -> Vec<Process
         .collect()
 }
 
+/// FxHash: a fast, non-cryptographic hasher for interning keys of our own
+/// results (no untrusted keys are hashed, so flooding is not a concern).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher(u64);
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64)
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.add(i as u64)
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64)
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i)
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64)
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+/// Ranks of the distinct values among `items` in their `Ord` order, as a
+/// map from value to rank, and the distinct values in rank order. Comparing
+/// ranks then orders like comparing the values, and sequences of ranks
+/// compare like the sequences of values (lexicographic order is preserved
+/// by an order-preserving renaming of the elements).
+fn rank_distinct<'a, T, I>(items: I) -> (FxHashMap<&'a T, u32>, Vec<&'a T>)
+where
+    T: Ord + Hash + Sync + 'a,
+    I: ParallelIterator<Item = &'a T>,
+{
+    let distinct = items
+        .fold(FxHashSet::default, |mut set, item| {
+            set.insert(item);
+            set
+        })
+        .reduce(FxHashSet::default, |a, b| {
+            let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+            big.extend(small);
+            big
+        });
+    let mut sorted: Vec<&T> = distinct.into_iter().collect();
+    sorted.par_sort_unstable();
+    let ranks = sorted
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| (x, i as u32))
+        .collect();
+    (ranks, sorted)
+}
+
+/// One (variable, context) record before it is made canonical: the variable
+/// as an index into a key table, the stack as an index into its part's stacks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawContext {
+    pub variable: u32,
+    pub process: u32,
+    pub stack: u32,
+    pub samples: f64,
+}
+
 /// Deduplicates stacks by (process, frames), sums their samples, renumbers
 /// them in sorted order and sums contexts per (variable, process, stack):
 /// the same calling contexts give the same records however they were split.
 pub fn canonical_contexts(
     parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>,
 ) -> (Vec<StackRecord>, Vec<ContextBlame>) {
-    let mut stacks: BTreeMap<(u32, Vec<SymFrame>), Vec<f64>> = BTreeMap::new();
-    let mut remaps = Vec::new();
-    for (part_stacks, _) in &parts {
-        let mut keys = Vec::with_capacity(part_stacks.len());
-        for st in part_stacks {
-            let key = (st.process, st.frames.clone());
-            let sums = stacks.entry(key.clone()).or_default();
-            if sums.len() < st.samples.len() {
-                sums.resize(st.samples.len(), 0.0);
-            }
-            for (a, b) in sums.iter_mut().zip(&st.samples) {
-                *a += b;
-            }
-            keys.push(key);
-        }
-        remaps.push(keys);
+    let mut keys = Vec::new();
+    let mut stack_parts = Vec::with_capacity(parts.len());
+    let mut context_parts = Vec::with_capacity(parts.len());
+    for (stacks, contexts) in parts {
+        stack_parts.push(stacks);
+        context_parts.push(
+            contexts
+                .into_iter()
+                .map(|c| {
+                    keys.push(c.variable);
+                    RawContext {
+                        variable: keys.len() as u32 - 1,
+                        process: c.process,
+                        stack: c.stack,
+                        samples: c.samples,
+                    }
+                })
+                .collect(),
+        );
     }
-    let ids: BTreeMap<&(u32, Vec<SymFrame>), u32> = stacks
-        .keys()
-        .enumerate()
-        .map(|(i, k)| (k, i as u32))
-        .collect();
-    let mut contexts: BTreeMap<(VariableKey, u32, u32), f64> = BTreeMap::new();
-    for ((_, part_contexts), keys) in parts.iter().zip(&remaps) {
-        for c in part_contexts {
-            let Some(key) = keys.get(c.stack as usize) else {
-                continue;
-            };
-            *contexts
-                .entry((c.variable.clone(), c.process, ids[key]))
-                .or_default() += c.samples;
+    canonical(stack_parts, keys, context_parts)
+}
+
+/// [`canonical_contexts`] of contexts whose variables index `keys` (equal
+/// keys may appear more than once). Stacks and variables are interned to
+/// ranks first, so the sorts compare integers, not strings; sums are taken
+/// in the order of the parts and of the records within each part, as a
+/// sequential sum over the parts would take them.
+pub(crate) fn canonical(
+    mut stack_parts: Vec<Vec<StackRecord>>,
+    keys: Vec<VariableKey>,
+    context_parts: Vec<Vec<RawContext>>,
+) -> (Vec<StackRecord>, Vec<ContextBlame>) {
+    // Stacks: (process, frame ranks) sorts like (process, frames).
+    let mut order: Vec<(u32, Vec<u32>, u32, u32)> = {
+        let (frame_rank, _) = rank_distinct(
+            stack_parts
+                .par_iter()
+                .flat_map(|p| p.par_iter())
+                .flat_map_iter(|st| st.frames.iter()),
+        );
+        stack_parts
+            .par_iter()
+            .enumerate()
+            .flat_map(|(pi, p)| {
+                let frame_rank = &frame_rank;
+                p.par_iter().enumerate().map(move |(si, st)| {
+                    (
+                        st.process,
+                        st.frames.iter().map(|f| frame_rank[f]).collect(),
+                        pi as u32,
+                        si as u32,
+                    )
+                })
+            })
+            .collect()
+    };
+    order.par_sort_unstable();
+    // New stack id of each (part, stack), and the members of each new stack.
+    let mut remap: Vec<Vec<u32>> = stack_parts.iter().map(|p| vec![0; p.len()]).collect();
+    let mut groups: Vec<(u32, Vec<SymFrame>, std::ops::Range<usize>)> = Vec::new();
+    for (i, (process, ranks, pi, si)) in order.iter().enumerate() {
+        let same = i > 0 && {
+            let prev = &order[i - 1];
+            prev.0 == *process && prev.1 == *ranks
+        };
+        if same {
+            groups.last_mut().expect("a group before").2.end = i + 1;
+        } else {
+            let frames = std::mem::take(&mut stack_parts[*pi as usize][*si as usize].frames);
+            groups.push((*process, frames, i..i + 1));
         }
+        remap[*pi as usize][*si as usize] = groups.len() as u32 - 1;
     }
-    let contexts = contexts
-        .into_iter()
-        .map(|((variable, process, stack), samples)| ContextBlame {
-            variable,
-            process,
-            stack,
-            samples,
+    let members: Vec<(u32, u32)> = order.into_iter().map(|(_, _, pi, si)| (pi, si)).collect();
+    let stacks: Vec<StackRecord> = groups
+        .into_par_iter()
+        .map(|(process, frames, range)| {
+            let mut sums: Vec<f64> = Vec::new();
+            for &(pi, si) in &members[range] {
+                let samples = &stack_parts[pi as usize][si as usize].samples;
+                if sums.len() < samples.len() {
+                    sums.resize(samples.len(), 0.0);
+                }
+                for (a, b) in sums.iter_mut().zip(samples) {
+                    *a += b;
+                }
+            }
+            StackRecord {
+                process,
+                frames,
+                samples: sums,
+            }
         })
         .collect();
-    let stacks = stacks
-        .into_iter()
-        .map(|((process, frames), samples)| StackRecord {
-            process,
-            frames,
-            samples,
+    drop(stack_parts);
+
+    // Contexts: (variable rank, process, new stack), then part and position.
+    let (key_rank, distinct_keys) = rank_distinct(keys.par_iter());
+    let key_rank: Vec<u32> = keys.par_iter().map(|k| key_rank[k]).collect();
+    let mut order: Vec<(u32, u32, u32, u32, u32)> = context_parts
+        .par_iter()
+        .zip(&remap)
+        .enumerate()
+        .flat_map(|(pi, (contexts, remap))| {
+            let key_rank = &key_rank;
+            contexts.par_iter().enumerate().filter_map(move |(ci, c)| {
+                let stack = *remap.get(c.stack as usize)?;
+                Some((
+                    key_rank[c.variable as usize],
+                    c.process,
+                    stack,
+                    pi as u32,
+                    ci as u32,
+                ))
+            })
+        })
+        .collect();
+    order.par_sort_unstable();
+    let contexts = order
+        .par_chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2))
+        .map(|group| {
+            let (variable, process, stack, _, _) = group[0];
+            let mut samples = 0.0;
+            for &(_, _, _, pi, ci) in group {
+                samples += context_parts[pi as usize][ci as usize].samples;
+            }
+            ContextBlame {
+                variable: distinct_keys[variable as usize].clone(),
+                process,
+                stack,
+                samples,
+            }
         })
         .collect();
     (stacks, contexts)
@@ -154,4 +335,156 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
         stacks,
         contexts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first implementation, kept as the reference of the sort order and sums.
+    fn canonical_contexts_btree(
+        parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>,
+    ) -> (Vec<StackRecord>, Vec<ContextBlame>) {
+        let mut stacks: BTreeMap<(u32, Vec<SymFrame>), Vec<f64>> = BTreeMap::new();
+        let mut remaps = Vec::new();
+        for (part_stacks, _) in &parts {
+            let mut keys = Vec::with_capacity(part_stacks.len());
+            for st in part_stacks {
+                let key = (st.process, st.frames.clone());
+                let sums = stacks.entry(key.clone()).or_default();
+                if sums.len() < st.samples.len() {
+                    sums.resize(st.samples.len(), 0.0);
+                }
+                for (a, b) in sums.iter_mut().zip(&st.samples) {
+                    *a += b;
+                }
+                keys.push(key);
+            }
+            remaps.push(keys);
+        }
+        let ids: BTreeMap<&(u32, Vec<SymFrame>), u32> = stacks
+            .keys()
+            .enumerate()
+            .map(|(i, k)| (k, i as u32))
+            .collect();
+        let mut contexts: BTreeMap<(VariableKey, u32, u32), f64> = BTreeMap::new();
+        for ((_, part_contexts), keys) in parts.iter().zip(&remaps) {
+            for c in part_contexts {
+                let Some(key) = keys.get(c.stack as usize) else {
+                    continue;
+                };
+                *contexts
+                    .entry((c.variable.clone(), c.process, ids[key]))
+                    .or_default() += c.samples;
+            }
+        }
+        let contexts = contexts
+            .into_iter()
+            .map(|((variable, process, stack), samples)| ContextBlame {
+                variable,
+                process,
+                stack,
+                samples,
+            })
+            .collect();
+        let stacks = stacks
+            .into_iter()
+            .map(|((process, frames), samples)| StackRecord {
+                process,
+                frames,
+                samples,
+            })
+            .collect();
+        (stacks, contexts)
+    }
+
+    fn random_parts(seed: u64, nparts: usize) -> Vec<(Vec<StackRecord>, Vec<ContextBlame>)> {
+        let mut rng = seed | 1;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let frame = |f: u64, l: u64| SymFrame {
+            function: format!("f{}", f % 5),
+            file: ["a.c", "b.c", ""][(f % 3) as usize].into(),
+            line: l as u32,
+            column: (l % 2) as u32,
+            inlined: l.is_multiple_of(3),
+        };
+        (0..nparts)
+            .map(|_| {
+                let stacks: Vec<StackRecord> = (0..next(40))
+                    .map(|_| StackRecord {
+                        process: next(3) as u32,
+                        frames: (0..next(5)).map(|_| frame(next(7), next(4))).collect(),
+                        samples: (0..1 + next(3))
+                            .map(|_| [0.1, 0.2, 0.3, -0.0, 1e16, 1.0][next(6) as usize])
+                            .collect(),
+                    })
+                    .collect();
+                let contexts = (0..next(120))
+                    .map(|_| ContextBlame {
+                        variable: VariableKey {
+                            name: format!("v{}", next(4)),
+                            function: format!("f{}", next(3)),
+                            file: String::new(),
+                            line: next(2) as u32,
+                            type_name: String::new(),
+                            kind: "local".into(),
+                            event: next(2) as u16,
+                        },
+                        process: next(3) as u32,
+                        // Some past the part's stacks: those are dropped.
+                        stack: next(stacks.len() as u64 + 2) as u32,
+                        samples: [0.1, 0.7, 1e-3, 3.0, -0.0][next(5) as usize],
+                    })
+                    .collect();
+                (stacks, contexts)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn interned_sort_gives_the_records_of_the_ordered_maps_bit_for_bit() {
+        for seed in 1..200u64 {
+            let parts = random_parts(
+                seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                1 + (seed % 5) as usize,
+            );
+            let (s1, c1) = canonical_contexts(parts.clone());
+            let (s2, c2) = canonical_contexts_btree(parts);
+            assert_eq!(s1, s2, "stacks, seed {seed}");
+            assert_eq!(c1.len(), c2.len(), "contexts, seed {seed}");
+            for (a, b) in c1.iter().zip(&c2) {
+                assert_eq!(
+                    (&a.variable, a.process, a.stack, a.samples.to_bits()),
+                    (&b.variable, b.process, b.stack, b.samples.to_bits()),
+                    "seed {seed}"
+                );
+            }
+            for (a, b) in s1.iter().zip(&s2) {
+                let bits =
+                    |s: &StackRecord| s.samples.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(a), bits(b), "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn rayon_thread_count_does_not_change_the_records() {
+        let parts = random_parts(77, 4);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| canonical_contexts(parts.clone()));
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(|| canonical_contexts(parts));
+        assert_eq!(one, two);
+    }
 }
