@@ -43,6 +43,10 @@ pub struct RecordArgs {
     /// Replace an earlier recording in the output directory.
     #[arg(short = 'f', long)]
     pub force: bool,
+    /// Record each sample's data address (as `perf record -d`): the faulting
+    /// address of page-faults, the accessed address of precise memory events.
+    #[arg(short = 'd', long = "data")]
+    pub data_addresses: bool,
     /// Log heap allocations with their call stacks (LD_PRELOAD tracer) for
     /// direct data-centric attribution of samples that carry data addresses.
     #[arg(long)]
@@ -81,6 +85,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         stack_size: args.stack_size,
         force: args.force,
         track_allocations: args.track_allocations,
+        data_addresses: args.data_addresses,
     };
     let summary = record(&opts)?;
     let m = &summary.manifest;

@@ -528,3 +528,50 @@ fn kernel_frames_are_kept_and_symbolized_with_kernel() {
         .iter()
         .all(|s| functions(s).iter().all(|f| !f.contains("[kernel"))));
 }
+
+#[test]
+fn data_addresses_of_page_faults_attribute_directly_to_heap_blocks() {
+    if !sampling_allowed() {
+        return;
+    }
+    // page-faults with -d carries the faulting address: a real data-address
+    // source without a PMU. Heap blocks are named from the allocation log.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("heap_faults.c"), dir.path(), false);
+    let db = analyze(&program("heap_faults.c"), dir.path(), false);
+    let run = dir.path().join("run");
+    let flags = [
+        "-e",
+        "page-faults",
+        "-c",
+        "1",
+        "-d",
+        "--call-graph",
+        "fp",
+        "--track-allocations",
+    ];
+    record_cmd(&run, &flags, &exe, &[]);
+    let report = report_json(&[
+        run.to_str().unwrap(),
+        "--static",
+        db.to_str().unwrap(),
+        "--memory-event",
+        "page-faults",
+        "--compare",
+        "direct",
+    ]);
+    let direct = |name: &str| {
+        report["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name && v["function"] == "main")
+            .and_then(|v| v["values"]["direct"].as_f64())
+            .unwrap_or(0.0)
+    };
+    let (field, halo) = (direct("field"), direct("halo"));
+    assert!(
+        halo > 100.0 && field > 4.0 * halo,
+        "direct attribution: field {field}, halo {halo} (8:1 by size)\n{report:#}"
+    );
+}

@@ -21,6 +21,8 @@ pub struct PerfConfig<'a> {
     pub kernel: bool,
     /// Bytes of user stack copied with each sample (dwarf mode).
     pub stack_size: u32,
+    /// Sample data addresses with every event (memory events always have them).
+    pub data_addresses: bool,
 }
 
 /// Why opening failed, for the caller to choose a fallback.
@@ -73,7 +75,7 @@ fn attr_for(
         | records::SAMPLE_TID
         | records::SAMPLE_TIME
         | records::SAMPLE_PERIOD;
-    if event.desc(cfg.sampling.clone()).memory {
+    if cfg.data_addresses || event.desc(cfg.sampling.clone()).memory {
         st |= records::SAMPLE_ADDR;
     }
     match cfg.call_graph {
@@ -173,8 +175,10 @@ impl PerfSession {
         exclude_kernel: bool,
     ) -> Result<PerfSession, OpenFailure> {
         let data_pages = match cfg.call_graph {
-            CallGraph::Dwarf => 1024,
-            CallGraph::Fp => 128,
+            // 8 MiB and 2 MiB per CPU: a burst of samples (page faults
+            // sampled one by one) fits while the recorder drains.
+            CallGraph::Dwarf => 2048,
+            CallGraph::Fp => 512,
         };
         let mut rings = Vec::new();
         let mut others = Vec::new();

@@ -55,6 +55,8 @@ pub struct RecordOptions {
     pub force: bool,
     /// Preload the allocation tracer: heap blocks logged per process for direct attribution.
     pub track_allocations: bool,
+    /// Record each sample's data address (PERF_SAMPLE_ADDR), as `perf record -d`.
+    pub data_addresses: bool,
 }
 
 pub struct RecordSummary {
@@ -187,6 +189,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                 call_graph: opts.call_graph,
                 kernel: opts.kernel,
                 stack_size: opts.stack_size,
+                data_addresses: opts.data_addresses,
             };
             match PerfSession::open(&cfg, &tids, !attach) {
                 Ok(s) => {
