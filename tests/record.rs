@@ -575,3 +575,46 @@ fn data_addresses_of_page_faults_attribute_directly_to_heap_blocks() {
         "direct attribution: field {field}, halo {halo} (8:1 by size)\n{report:#}"
     );
 }
+
+#[test]
+fn an_attached_process_that_ends_ends_the_recording() {
+    if !sampling_allowed() {
+        return;
+    }
+    // The target is never reaped while we record (its zombie stays in
+    // /proc): the recorder must stop on the exit record, not wait for
+    // --duration.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("hot.c"), dir.path(), false);
+    let mut target = Command::new(&exe)
+        .arg("40000")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let run = dir.path().join("run");
+    let start = Instant::now();
+    let out = blame()
+        .args([
+            "record",
+            "--pid",
+            &target.id().to_string(),
+            "--duration",
+            "60",
+            "-o",
+        ])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    target.wait().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < Duration::from_secs(20), "stopped after {took:?}");
+    let m = manifest(&run);
+    assert_eq!(m["processes"][0]["ended"], true);
+    assert!(share_of_call(&dump(&run), "hot_loop", "main") > 0.8);
+}

@@ -285,6 +285,11 @@ impl Recording {
         self.procs.insert(pid, p);
     }
 
+    /// True while `pid` is known and has not exited.
+    pub fn is_live(&self, pid: u32) -> bool {
+        self.procs.contains_key(&pid)
+    }
+
     /// True when `address` lies in a known mapping of `pid`.
     pub fn is_mapped(&self, pid: u32, address: u64) -> bool {
         self.procs.get(&pid).is_some_and(|p| {

@@ -451,7 +451,11 @@ impl Control {
         if self.root_status.is_some() {
             return true;
         }
-        if self.attach && !Path::new(&format!("/proc/{}", self.root)).exists() {
+        // An attached process ended: its exit record (or ptrace's) removed it,
+        // or it is gone from /proc.
+        if self.attach
+            && (!rec.is_live(self.root) || !Path::new(&format!("/proc/{}", self.root)).exists())
+        {
             return true;
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
