@@ -1,8 +1,8 @@
 //! `blame record [-e EV] [-F HZ|-c N] [--call-graph dwarf|fp] [-o DIR] -- CMD`
 //! and `blame record --pid PID [--duration S]`.
 
-use anyhow::{bail, Result};
-use blame_sampler::{record, CallGraph, RecordOptions, SamplerKind, Target};
+use anyhow::Result;
+use blame_sampler::{record, CallGraph, RecordError, RecordOptions, SamplerKind, Target};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -56,6 +56,10 @@ pub struct RecordArgs {
     pub command: Vec<String>,
 }
 
+fn usage(text: &str) -> anyhow::Error {
+    RecordError::Usage(text.into()).into()
+}
+
 pub fn run(args: RecordArgs) -> Result<()> {
     let target = match (args.pid, args.command.is_empty()) {
         (Some(pid), true) => Target::Pid {
@@ -63,11 +67,17 @@ pub fn run(args: RecordArgs) -> Result<()> {
             duration: args.duration.map(Duration::from_secs_f64),
         },
         (None, false) => Target::Command(args.command.clone()),
-        (None, true) => bail!("nothing to record: give a command after `--`, or --pid PID"),
-        (Some(_), false) => bail!("--pid and a command exclude each other"),
+        (None, true) => {
+            return Err(usage(
+                "nothing to record: give a command after `--`, or --pid PID",
+            ))
+        }
+        (Some(_), false) => return Err(usage("--pid and a command exclude each other")),
     };
     if !(1024..=65528).contains(&args.stack_size) || !args.stack_size.is_multiple_of(8) {
-        bail!("--stack-size must be a multiple of 8 between 1024 and 65528");
+        return Err(usage(
+            "--stack-size must be a multiple of 8 between 1024 and 65528",
+        ));
     }
     let opts = RecordOptions {
         target,

@@ -72,7 +72,12 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("blame: error: {e:#}");
-            ExitCode::from(1)
+            // Usage errors exit with 2, as perf's.
+            let usage = matches!(
+                e.downcast_ref::<blame_sampler::RecordError>(),
+                Some(blame_sampler::RecordError::Usage(_))
+            );
+            ExitCode::from(if usage { 2 } else { 1 })
         }
     }
 }

@@ -335,7 +335,7 @@ fn clear_errors_for_bad_requests() {
         .args(["--", "true"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a usage error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown event 'cylces'"));
 
     if sampling_allowed() {

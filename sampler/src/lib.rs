@@ -71,9 +71,9 @@ pub enum RecordError {
     Unsupported(String),
     #[error("{0}")]
     Sampler(String),
-    #[error("{path}: {source}")]
+    #[error("{}: {error}", path.display())]
     Io {
         path: std::path::PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }

@@ -75,9 +75,9 @@ fn notice(notices: &mut Vec<String>, text: String) {
 }
 
 fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordError> {
-    let io = |source| RecordError::Io {
+    let io = |error| RecordError::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     };
     std::fs::create_dir_all(dir).map_err(io)?;
     if under_mpi {
@@ -106,7 +106,7 @@ fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordErr
         )));
     }
     for p in old {
-        std::fs::remove_file(&p).map_err(|source| RecordError::Io { path: p, source })?;
+        std::fs::remove_file(&p).map_err(|error| RecordError::Io { path: p, error })?;
     }
     Ok(())
 }
@@ -152,9 +152,9 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                 ));
             }
             let env = if opts.track_allocations {
-                crate::alloc_tracking::install(&opts.output).map_err(|source| RecordError::Io {
+                crate::alloc_tracking::install(&opts.output).map_err(|error| RecordError::Io {
                     path: opts.output.clone(),
-                    source,
+                    error,
                 })?
             } else {
                 Vec::new()
@@ -374,9 +374,9 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     };
     let manifest_path = manifest
         .write(&opts.output, rank)
-        .map_err(|source| RecordError::Io {
+        .map_err(|error| RecordError::Io {
             path: opts.output.clone(),
-            source,
+            error,
         })?;
     Ok(RecordSummary {
         manifest,
