@@ -618,3 +618,26 @@ fn an_attached_process_that_ends_ends_the_recording() {
     assert_eq!(m["processes"][0]["ended"], true);
     assert!(share_of_call(&dump(&run), "hot_loop", "main") > 0.8);
 }
+
+#[test]
+fn a_binary_rebuilt_after_the_recording_is_refused() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("hot.c"), dir.path(), false);
+    let run = dir.path().join("run");
+    record_cmd(&run, &[], &exe, &["3000"]);
+    // Same path, different code: its build-id changes.
+    run_ok(
+        Command::new("clang-19")
+            .args(["-g", "-O1"])
+            .arg(program("hot.c"))
+            .arg("-o")
+            .arg(&exe),
+    );
+    let out = blame().arg("post").arg(&run).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("build-id"), "{stderr}");
+}
