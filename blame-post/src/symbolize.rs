@@ -10,24 +10,44 @@ use crate::error::{hex, PostError, Result};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// One object file opened for symbolization.
+/// One object file opened for symbolization. Opening reads the DWARF
+/// (through `addr2line`, which maps the file) and the program headers only;
+/// the symbol tables and the code are read on first use, since only the
+/// data-address and instruction-skid passes need them.
 struct ObjectSymbols {
+    path: PathBuf,
     loader: addr2line::Loader,
     /// (file offset, file size, virtual address) of each loadable segment.
     segments: Vec<(u64, u64, u64)>,
     /// Data objects (globals, statics) as (start, end, name) in the
-    /// object's virtual addresses, sorted by start.
-    data_symbols: Vec<(u64, u64, String)>,
-    /// Functions as (start, end) virtual addresses, sorted.
-    functions: Vec<(u64, u64)>,
+    /// object's virtual addresses, sorted by start; functions as (start,
+    /// end) virtual addresses, sorted.
+    symbols: OnceCell<SymbolTables>,
     /// Executable sections: (virtual address, bytes).
-    code: Vec<(u64, Vec<u8>)>,
+    code: OnceCell<Vec<(u64, Vec<u8>)>>,
+}
+
+#[derive(Default)]
+struct SymbolTables {
+    data: Vec<(u64, u64, String)>,
+    functions: Vec<(u64, u64)>,
 }
 
 impl ObjectSymbols {
+    fn symbols(&self) -> &SymbolTables {
+        self.symbols
+            .get_or_init(|| read_symbol_tables(&self.path).unwrap_or_default())
+    }
+
+    fn code(&self) -> &[(u64, Vec<u8>)] {
+        self.code
+            .get_or_init(|| read_code(&self.path).unwrap_or_default())
+    }
+
     fn file_offset_to_vaddr(&self, offset: u64) -> Option<u64> {
         self.segments
             .iter()
@@ -44,6 +64,8 @@ pub struct Symbolizer {
     /// of the same binary (at different ASLR addresses) share lookups.
     cache: HashMap<(u32, u64, bool), Vec<SymFrame>>,
     object_ids: HashMap<String, u32>,
+    /// Build-ids of the files checked by [`Self::verify_build_ids`] (`None`: the file has none).
+    build_ids: HashMap<PathBuf, Option<Vec<u8>>>,
     /// Objects that could not be found or read, with the reason (reported once).
     pub warnings: Vec<String>,
     /// Kernel symbols (address, name) from the recording's `kallsyms`, sorted; loaded on first use.
@@ -76,6 +98,7 @@ impl Symbolizer {
             objects: HashMap::new(),
             cache: HashMap::new(),
             object_ids: HashMap::new(),
+            build_ids: HashMap::new(),
             warnings: Vec::new(),
             kernel_symbols: None,
         }
@@ -83,23 +106,33 @@ impl Symbolizer {
 
     /// Checks every mapped object with a recorded build-id against the file
     /// that would be used, so a changed binary is refused before any work.
-    pub fn verify_build_ids(&self, mappings: &[Mapping]) -> Result<()> {
+    /// Each file's build-id is read once (its notes, not the whole file).
+    pub fn verify_build_ids(&mut self, mappings: &[Mapping]) -> Result<()> {
         let mut seen = std::collections::HashSet::new();
         for m in mappings {
             if m.build_id.is_empty() || !seen.insert(&m.path) {
                 continue;
             }
             if let Some(path) = self.locate(m) {
-                let data = std::fs::read(&path).map_err(crate::error::io(&path))?;
-                let Ok(file) = object::File::parse(&*data) else {
-                    continue;
+                let found = match self.build_ids.get(&path) {
+                    Some(found) => found.clone(),
+                    None => {
+                        std::fs::File::open(&path).map_err(crate::error::io(&path))?;
+                        let found = with_object(&path, |file| {
+                            file.build_id().ok().flatten().map(<[u8]>::to_vec)
+                        })
+                        .ok()
+                        .flatten();
+                        self.build_ids.insert(path.clone(), found.clone());
+                        found
+                    }
                 };
-                if let Ok(Some(found)) = file.build_id() {
-                    if found != m.build_id.as_slice() {
+                if let Some(found) = found {
+                    if found != m.build_id {
                         return Err(PostError::BuildIdMismatch {
                             path,
                             recorded: hex(&m.build_id),
-                            found: hex(found),
+                            found: hex(&found),
                         });
                     }
                 }
@@ -198,8 +231,14 @@ impl Symbolizer {
             .find(|m| probe >= m.start && probe < m.end)
         {
             Some(m) => {
-                let next = self.object_ids.len() as u32 + 1;
-                let id = *self.object_ids.entry(m.path.clone()).or_insert(next);
+                let id = match self.object_ids.get(&m.path) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.object_ids.len() as u32 + 1;
+                        self.object_ids.insert(m.path.clone(), id);
+                        id
+                    }
+                };
                 (id, probe - m.start + m.file_offset, is_return)
             }
             None => (0, address, is_return),
@@ -314,13 +353,14 @@ impl Symbolizer {
         let obj = self.object(&m)?;
         let vaddr = obj.file_offset_to_vaddr(address - m.start + m.file_offset)?;
         let bias = address - vaddr;
-        let fi = obj.functions.partition_point(|(start, _)| *start <= vaddr);
-        let (fstart, fend) = *obj.functions.get(fi.checked_sub(1)?)?;
+        let functions = &obj.symbols().functions;
+        let fi = functions.partition_point(|(start, _)| *start <= vaddr);
+        let (fstart, fend) = *functions.get(fi.checked_sub(1)?)?;
         if vaddr >= fend {
             return None;
         }
         let (sec_addr, bytes) = obj
-            .code
+            .code()
             .iter()
             .find(|(a, d)| fstart >= *a && fend <= a + d.len() as u64)?;
         let body = &bytes[(fstart - sec_addr) as usize..(fend - sec_addr) as usize];
@@ -364,11 +404,10 @@ impl Symbolizer {
             };
             let bias = m.start.wrapping_sub(vaddr);
             let svma = address.wrapping_sub(bias);
-            let i = obj
-                .data_symbols
-                .partition_point(|(start, _, _)| *start <= svma);
+            let data_symbols = &obj.symbols().data;
+            let i = data_symbols.partition_point(|(start, _, _)| *start <= svma);
             if i > 0 {
-                let (start, end, name) = &obj.data_symbols[i - 1];
+                let (start, end, name) = &data_symbols[i - 1];
                 if svma >= *start && svma < *end {
                     return Some(demangle(name));
                 }
@@ -388,44 +427,65 @@ impl Symbolizer {
     }
 }
 
+/// Parses `path` reading only the parts of the file `object` asks for
+/// (headers, then the tables read), not the whole file.
+fn with_object<T>(
+    path: &Path,
+    f: impl FnOnce(&object::File<'_, &object::ReadCache<std::fs::File>>) -> T,
+) -> std::result::Result<T, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let cache = object::ReadCache::new(file);
+    let parsed = object::File::parse(&cache).map_err(|e| format!("not an object file: {e}"))?;
+    Ok(f(&parsed))
+}
+
 fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
-    let data = std::fs::read(path).map_err(|e| e.to_string())?;
-    let file = object::File::parse(&*data).map_err(|e| format!("not an object file: {e}"))?;
-    let segments = file
-        .segments()
-        .map(|s| {
-            let (off, size) = s.file_range();
-            (off, size, s.address())
-        })
-        .collect();
-    let mut data_symbols: Vec<(u64, u64, String)> = file
-        .symbols()
-        .filter(|sym| sym.kind() == object::SymbolKind::Data && sym.size() > 0)
-        .filter_map(|sym| {
-            sym.name()
-                .ok()
-                .map(|n| (sym.address(), sym.address() + sym.size(), n.to_string()))
-        })
-        .collect();
-    data_symbols.sort();
-    let mut functions: Vec<(u64, u64)> = file
-        .symbols()
-        .filter(|sym| sym.kind() == object::SymbolKind::Text && sym.size() > 0)
-        .map(|sym| (sym.address(), sym.address() + sym.size()))
-        .collect();
-    functions.sort();
-    let code = file
-        .sections()
-        .filter(|sec| sec.kind() == object::SectionKind::Text)
-        .filter_map(|sec| sec.data().ok().map(|d| (sec.address(), d.to_vec())))
-        .collect();
+    let segments = with_object(path, |file| {
+        file.segments()
+            .map(|s| {
+                let (off, size) = s.file_range();
+                (off, size, s.address())
+            })
+            .collect()
+    })?;
     let loader = addr2line::Loader::new(path).map_err(|e| e.to_string())?;
     Ok(ObjectSymbols {
+        path: path.to_path_buf(),
         loader,
         segments,
-        data_symbols,
-        functions,
-        code,
+        symbols: OnceCell::new(),
+        code: OnceCell::new(),
+    })
+}
+
+fn read_symbol_tables(path: &Path) -> std::result::Result<SymbolTables, String> {
+    with_object(path, |file| {
+        let mut data: Vec<(u64, u64, String)> = file
+            .symbols()
+            .filter(|sym| sym.kind() == object::SymbolKind::Data && sym.size() > 0)
+            .filter_map(|sym| {
+                sym.name()
+                    .ok()
+                    .map(|n| (sym.address(), sym.address() + sym.size(), n.to_string()))
+            })
+            .collect();
+        data.sort();
+        let mut functions: Vec<(u64, u64)> = file
+            .symbols()
+            .filter(|sym| sym.kind() == object::SymbolKind::Text && sym.size() > 0)
+            .map(|sym| (sym.address(), sym.address() + sym.size()))
+            .collect();
+        functions.sort();
+        SymbolTables { data, functions }
+    })
+}
+
+fn read_code(path: &Path) -> std::result::Result<Vec<(u64, Vec<u8>)>, String> {
+    with_object(path, |file| {
+        file.sections()
+            .filter(|sec| sec.kind() == object::SectionKind::Text)
+            .filter_map(|sec| sec.data().ok().map(|d| (sec.address(), d.to_vec())))
+            .collect()
     })
 }
 
