@@ -86,7 +86,7 @@ fn add_context(sums: &mut Vec<Option<f64>>, touched: &mut Vec<usize>, id: usize,
 /// Adds one context's samples to the code-centric sums: inclusive once per
 /// function per sample, exclusive for the innermost frame.
 fn add_functions<'a>(
-    fn_ids: &mut HashMap<(&'a str, &'a str, u16), usize>,
+    fn_ids: &mut FxHashMap<(&'a str, &'a str, u16), usize>,
     fn_sums: &mut Vec<(f64, f64)>,
     ctx: &'a crate::input::Context,
     e16: u16,
@@ -250,14 +250,14 @@ impl Accumulator {
             }
         }
         // Sum under small interned ids first; build string keys once per id.
-        let mut var_ids: HashMap<(VarRef, u16), usize> = HashMap::new();
+        let mut var_ids: FxHashMap<(VarRef, u16), usize> = FxHashMap::default();
         let mut var_keys: Vec<VariableKey> = Vec::new();
         let mut var_sums: Vec<(f64, f64, BTreeMap<&'static str, f64>)> = Vec::new();
         // Sums of the context being added, per variable id, and the ids it touched.
         let mut ctx_sums: Vec<Option<f64>> = Vec::new();
         let mut ctx_touched: Vec<usize> = Vec::new();
         let mut ctx_records: Vec<(usize, usize, f64)> = Vec::new();
-        let mut fn_ids: HashMap<(&str, &str, u16), usize> = HashMap::new();
+        let mut fn_ids: FxHashMap<(&str, &str, u16), usize> = FxHashMap::default();
         let mut fn_sums: Vec<(f64, f64)> = Vec::new();
         let mut intern_var = |v: VarRef,
                               e: u16,
@@ -278,7 +278,7 @@ impl Accumulator {
             })
         };
         let mut ids: Vec<usize> = Vec::new();
-        let mut derived_ids: HashMap<(String, String, u16), usize> = HashMap::new();
+        let mut derived_ids: FxHashMap<(String, String, u16), usize> = FxHashMap::default();
         let reported = self.memory.reported_method();
         for (ci, (ctx, (res, mres))) in profile.contexts.iter().zip(&resolved).enumerate() {
             for (e, &n) in ctx.counts.iter().enumerate() {
@@ -446,7 +446,7 @@ impl Accumulator {
         }
         let base = self.stacks.len() as u32;
         self.stacks
-            .extend(profile.contexts.iter().map(|c| StackRecord {
+            .par_extend(profile.contexts.par_iter().map(|c| StackRecord {
                 process: p,
                 frames: c.frames.clone(),
                 samples: c.counts.clone(),

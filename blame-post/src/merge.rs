@@ -95,10 +95,10 @@ type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 /// ranks then orders like comparing the values, and sequences of ranks
 /// compare like the sequences of values (lexicographic order is preserved
 /// by an order-preserving renaming of the elements).
-fn rank_distinct<'a, T, I>(items: I) -> (FxHashMap<&'a T, u32>, Vec<&'a T>)
+fn rank_distinct<K, I>(items: I) -> (FxHashMap<K, u32>, Vec<K>)
 where
-    T: Ord + Hash + Sync + 'a,
-    I: ParallelIterator<Item = &'a T>,
+    K: Ord + Hash + Copy + Send + Sync,
+    I: ParallelIterator<Item = K>,
 {
     let distinct = items
         .fold(FxHashSet::default, |mut set, item| {
@@ -110,7 +110,7 @@ where
             big.extend(small);
             big
         });
-    let mut sorted: Vec<&T> = distinct.into_iter().collect();
+    let mut sorted: Vec<K> = distinct.into_iter().collect();
     sorted.par_sort_unstable();
     let ranks = sorted
         .iter()
@@ -118,6 +118,22 @@ where
         .map(|(i, &x)| (x, i as u32))
         .collect();
     (ranks, sorted)
+}
+
+/// A frame compared by value but hashed by its cheap parts: line, column,
+/// the names' lengths and the function's last bytes (where mangled names
+/// differ). Equal frames hash equally; collisions are settled by `Eq`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct FrameKey<'a>(&'a SymFrame);
+
+impl Hash for FrameKey<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let f = self.0;
+        let name = f.function.as_bytes();
+        h.write_u64((f.line as u64) << 32 | f.column as u64);
+        h.write_u64((name.len() as u64) << 32 | f.file.len() as u64 | (f.inlined as u64) << 63);
+        h.write(&name[name.len().saturating_sub(16)..]);
+    }
 }
 
 /// One (variable, context) record before it is made canonical: the variable
@@ -175,7 +191,7 @@ pub(crate) fn canonical(
             stack_parts
                 .par_iter()
                 .flat_map(|p| p.par_iter())
-                .flat_map_iter(|st| st.frames.iter()),
+                .flat_map_iter(|st| st.frames.iter().map(FrameKey)),
         );
         stack_parts
             .par_iter()
@@ -185,7 +201,7 @@ pub(crate) fn canonical(
                 p.par_iter().enumerate().map(move |(si, st)| {
                     (
                         st.process,
-                        st.frames.iter().map(|f| frame_rank[f]).collect(),
+                        st.frames.iter().map(|f| frame_rank[&FrameKey(f)]).collect(),
                         pi as u32,
                         si as u32,
                     )
