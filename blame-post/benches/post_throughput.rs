@@ -228,52 +228,66 @@ fn main() {
     );
 
     // Each thread count gets its own pool, so RAYON_NUM_THREADS does not
-    // matter here. One cold pass, then `POST_BENCH_WARM` warm passes (3):
-    // the summary takes the median warm pass of each thread count.
+    // matter here. A cold pass per thread count, then `POST_BENCH_WARM` (3)
+    // warm rounds, each a pass on 1 then on 2 threads, so that load from
+    // elsewhere on a shared machine hits both alike; the summary compares
+    // the median warm passes.
     let warm: usize = std::env::var("POST_BENCH_WARM")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(3)
         .max(1);
-    let mut medians = Vec::new();
-    for threads in [1usize, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let mut passes: Vec<(f64, f64, blame_post::StageTimes)> = Vec::new();
-        pool.install(|| {
-            for round in std::iter::once("cold").chain(std::iter::repeat_n("warm", warm)) {
-                let t0 = std::time::Instant::now();
-                let (db, _) = StaticDb::read(&db_path).unwrap();
-                let index = StaticIndex::new(db);
-                let load_static = t0.elapsed();
-                let run = Run::open_dir(&run_dir, vec![]).unwrap();
-                let out = post(&run, &index, ShardSpec::WHOLE, Default::default()).unwrap();
-                let total = t0.elapsed();
-                let t = out.times;
-                let no_sym = total - t.symbolize;
-                println!(
-                    "threads {threads} {round}: {:.2} M samples/s overall, {:.2} M samples/s excluding symbolization | load static {:.3}s read+count {:.3}s symbolize {:.3}s resolve {:.3}s reduce {:.3}s | {} contexts, {} variables",
-                    out.samples / total.as_secs_f64() / 1e6,
-                    out.samples / no_sym.as_secs_f64() / 1e6,
-                    load_static.as_secs_f64(),
-                    t.read.as_secs_f64(),
-                    t.symbolize.as_secs_f64(),
-                    t.resolve.as_secs_f64(),
-                    t.reduce.as_secs_f64(),
-                    out.contexts,
-                    out.results.variables.len()
-                );
-                assert_eq!(out.samples as usize, samples);
-                if round == "warm" {
-                    passes.push((total.as_secs_f64(), no_sym.as_secs_f64(), t));
-                }
-            }
-        });
-        passes.sort_by(|a, b| a.0.total_cmp(&b.0));
-        medians.push(passes[passes.len() / 2]);
+    let pools: Vec<(usize, rayon::ThreadPool)> = [1usize, 2]
+        .into_iter()
+        .map(|n| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap();
+            (n, pool)
+        })
+        .collect();
+    let pass = |threads: usize, round: &str| {
+        let t0 = std::time::Instant::now();
+        let (db, _) = StaticDb::read(&db_path).unwrap();
+        let index = StaticIndex::new(db);
+        let load_static = t0.elapsed();
+        let run = Run::open_dir(&run_dir, vec![]).unwrap();
+        let out = post(&run, &index, ShardSpec::WHOLE, Default::default()).unwrap();
+        let total = t0.elapsed();
+        let t = out.times;
+        let no_sym = total - t.symbolize;
+        println!(
+            "threads {threads} {round}: {:.2} M samples/s overall, {:.2} M samples/s excluding symbolization | load static {:.3}s read+count {:.3}s symbolize {:.3}s resolve {:.3}s reduce {:.3}s | {} contexts, {} variables",
+            out.samples / total.as_secs_f64() / 1e6,
+            out.samples / no_sym.as_secs_f64() / 1e6,
+            load_static.as_secs_f64(),
+            t.read.as_secs_f64(),
+            t.symbolize.as_secs_f64(),
+            t.resolve.as_secs_f64(),
+            t.reduce.as_secs_f64(),
+            out.contexts,
+            out.results.variables.len()
+        );
+        assert_eq!(out.samples as usize, samples);
+        (total.as_secs_f64(), no_sym.as_secs_f64(), t)
+    };
+    for (threads, pool) in &pools {
+        pool.install(|| pass(*threads, "cold"));
     }
+    let mut passes: Vec<Vec<(f64, f64, blame_post::StageTimes)>> = vec![Vec::new(); pools.len()];
+    for _ in 0..warm {
+        for (i, (threads, pool)) in pools.iter().enumerate() {
+            passes[i].push(pool.install(|| pass(*threads, "warm")));
+        }
+    }
+    let medians: Vec<(f64, f64, blame_post::StageTimes)> = passes
+        .into_iter()
+        .map(|mut p| {
+            p.sort_by(|a, b| a.0.total_cmp(&b.0));
+            p[p.len() / 2]
+        })
+        .collect();
     let (one, two) = (medians[0], medians[1]);
     println!(
         "median warm pass: 1 thread {:.3}s ({:.2} M samples/s), 2 threads {:.3}s ({:.2} M samples/s): speedup {:.2}x overall, {:.2}x excluding symbolization; read+count {:.2}x, resolve {:.2}x, reduce {:.2}x",
