@@ -62,8 +62,8 @@ pub struct Symbolizer {
     objects: HashMap<String, Option<ObjectSymbols>>,
     /// Keyed by (object id, offset in the object, is_return), so processes
     /// of the same binary (at different ASLR addresses) share lookups.
-    cache: HashMap<(u32, u64, bool), Vec<SymFrame>>,
-    object_ids: HashMap<String, u32>,
+    cache: crate::merge::FxHashMap<(u32, u64, bool), Vec<SymFrame>>,
+    object_ids: crate::merge::FxHashMap<String, u32>,
     /// Build-ids of the files checked by [`Self::verify_build_ids`] (`None`: the file has none).
     build_ids: HashMap<PathBuf, Option<Vec<u8>>>,
     /// Objects that could not be found or read, with the reason (reported once).
@@ -96,8 +96,8 @@ impl Symbolizer {
         Symbolizer {
             search_dirs,
             objects: HashMap::new(),
-            cache: HashMap::new(),
-            object_ids: HashMap::new(),
+            cache: Default::default(),
+            object_ids: Default::default(),
             build_ids: HashMap::new(),
             warnings: Vec::new(),
             kernel_symbols: None,
@@ -220,6 +220,16 @@ impl Symbolizer {
         address: u64,
         is_return: bool,
     ) -> Vec<SymFrame> {
+        self.cached_frames(mappings, address, is_return).to_vec()
+    }
+
+    /// [`Self::frames_for`], borrowed from the cache.
+    fn cached_frames(
+        &mut self,
+        mappings: &[Mapping],
+        address: u64,
+        is_return: bool,
+    ) -> &[SymFrame] {
         let probe = if is_return {
             address.saturating_sub(1)
         } else {
@@ -243,12 +253,11 @@ impl Symbolizer {
             }
             None => (0, address, is_return),
         };
-        if let Some(hit) = self.cache.get(&key) {
-            return hit.clone();
+        if !self.cache.contains_key(&key) {
+            let frames = self.lookup(mappings, address, is_return);
+            self.cache.insert(key, frames);
         }
-        let frames = self.lookup(mappings, address, is_return);
-        self.cache.insert(key, frames.clone());
-        frames
+        &self.cache[&key]
     }
 
     fn lookup(&mut self, mappings: &[Mapping], address: u64, is_return: bool) -> Vec<SymFrame> {
@@ -421,7 +430,7 @@ impl Symbolizer {
     pub fn stack(&mut self, mappings: &[Mapping], addresses: &[u64]) -> Vec<SymFrame> {
         let mut out = Vec::with_capacity(addresses.len() + 4);
         for (i, &a) in addresses.iter().enumerate() {
-            out.extend(self.frames_for(mappings, a, i > 0));
+            out.extend_from_slice(self.cached_frames(mappings, a, i > 0));
         }
         out
     }
