@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Table 5.6 of the dissertation, reproduced on this machine without a PMU:
-# five memory-bound kernels run under valgrind's lackey (every data access),
+# memory-bound kernels (five micro-kernels, three application kernels) run under valgrind's lackey (every data access),
 # an L1 cache simulation picks the misses, every 7th read miss is a sample,
 # and the approximate methods (raw, loop, skid+loop) are correlated against
 # direct attribution by data address. Skid is injected from the stated
@@ -9,6 +9,9 @@
 # shows, per kernel, where the misses are and each line's read table.
 #
 #   bench/datacentric/run.sh [MEAN:SPREAD]     (default 3:2)
+#
+# MICRO="..." / APPS="..." choose the kernels of each group (empty: none);
+# EXPLAIN=PREFIX writes each kernel's --explain to PREFIX.KERNEL.txt.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 skid=${1:-3:2}
@@ -27,15 +30,36 @@ echo "overlap = share of the misses put on direct's variables in direct's propor
 printf '%-12s %-30s   %-30s\n' "" "----------- Pearson ----------" "----------- overlap ----------"
 printf '%-12s %-13s %-16s   %-13s %-16s\n' "" " -- no skid --" "---- skid ----" " -- no skid --" "---- skid ----"
 printf '%-12s %6s %6s %6s %9s   %6s %6s %6s %9s\n' kernel raw loop raw skid+loop raw loop raw skid+loop
-for k in triad stencil spmv histogram transpose; do
-  src="bench/datacentric/kernels/$k.c"
-  clang-19 -g -O1 -fno-pie -no-pie -o "$work/$k" "$src"
+# Micro-kernels: one hot loop each, all misses on one source line that
+# reads several arrays and scalars (the method's limits, BENCHMARKS.md).
+micro=${MICRO-triad stencil spmv histogram transpose}
+# Application kernels in the manner of 5.3's SPEC programs: misses spread
+# over many lines, functions and variables (md ~ ammp, quake ~ equake,
+# art ~ art).
+apps=${APPS-md quake art}
+explain=${EXPLAIN:-}
+run_kernel() {
+  local k=$1
+  local src="bench/datacentric/kernels/$k.c"
+  clang-19 -g -O1 -fno-pie -no-pie -o "$work/$k" "$src" -lm
   clang-19 -g -O0 -emit-llvm -c "$src" -o "$work/$k.bc"
   "$blame" analyze "$work/$k.bc" -o "$work/$k.db" >/dev/null
   mkdir -p "$work/$k.allocs"
   BLAME_ALLOC_DIR="$work/$k.allocs" LD_PRELOAD="$work/libblame_alloc.so" \
     valgrind --tool=lackey --trace-mem=yes --log-file="$work/$k.trace" "$work/$k" >/dev/null
   "$eval_bin" --binary "$work/$k" --static "$work/$k.db" --trace "$work/$k.trace" \
-    --allocs "$(ls "$work/$k.allocs"/*.balloc | head -n 1)" --skid "$skid" --period 7
+    --allocs "$(ls "$work/$k.allocs"/*.balloc | head -n 1)" --skid "$skid" --period 7 \
+    ${explain:+--explain} 2>"$work/$k.explain"
+  if [ -n "$explain" ]; then
+    cp "$work/$k.explain" "$explain.$k.txt"
+  fi
   rm -f "$work/$k.trace"
-done
+}
+if [ -n "$micro" ]; then
+  echo "micro-kernels"
+  for k in $micro; do run_kernel "$k"; done
+fi
+if [ -n "$apps" ]; then
+  echo "application kernels"
+  for k in $apps; do run_kernel "$k"; done
+fi

@@ -93,9 +93,19 @@ fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
 }
 
 /// The name a variable is compared under: globals by name, `main`'s
-/// variables by name, others as `function:name`.
+/// variables by name, others as `function:name`; fields as their root
+/// container.
 fn key(index: &StaticIndex, (fi, vi): VarRef) -> String {
     let f = &index.functions[fi as usize];
+    // A field is memory of the variable that contains it, which is what
+    // direct attribution by address names (`atoms.vx` is part of `atoms`).
+    let mut vi = vi;
+    for _ in 0..f.variables.len() {
+        match f.variables[vi as usize].parent {
+            Some(p) => vi = p,
+            None => break,
+        }
+    }
     let v = &f.variables[vi as usize];
     if v.kind == blame_formats::static_db::VarKind::Global || f.name == "main" {
         v.name.clone()
@@ -110,6 +120,23 @@ struct Sample {
     ip: u64,
     data: u64,
     skid_ip: u64,
+    /// Return addresses of the program's own frames, outermost first, when
+    /// the miss happened and when the skidded sample is reported.
+    stack: Vec<u64>,
+    skid_stack: Vec<u64>,
+}
+
+/// The return address of a call instruction at `ip` (None: not a call), by
+/// decoding the program's bytes (`segments`: address, file offset, size).
+fn call_return(data: &[u8], segments: &[(u64, u64, u64)], ip: u64) -> Option<u64> {
+    let &(start, offset, _) = segments
+        .iter()
+        .find(|(a, _, size)| ip >= *a && ip < a + size)?;
+    let at = (offset + ip - start) as usize;
+    let bytes = data.get(at..(at + 15).min(data.len()))?;
+    let mut d = iced_x86::Decoder::with_ip(64, bytes, ip, iced_x86::DecoderOptions::NONE);
+    let ins = d.decode();
+    (ins.mnemonic() == iced_x86::Mnemonic::Call).then(|| ins.next_ip())
 }
 
 fn main() {
@@ -164,6 +191,13 @@ fn main() {
         })
         .collect();
     let in_program = |ip: u64| text.iter().any(|(a, b)| ip >= *a && ip < *b);
+    let segments: Vec<(u64, u64, u64)> = file
+        .segments()
+        .map(|s| {
+            let (offset, size) = s.file_range();
+            (s.address(), offset, size)
+        })
+        .collect();
     let (db, _) = StaticDb::read(need("--static")).unwrap();
     let index = StaticIndex::new(db);
     let heap = HeapBlocks::from_log(&AllocLog::read(need("--allocs")).unwrap());
@@ -176,6 +210,13 @@ fn main() {
     let mut pending: Vec<(u64, usize)> = Vec::new(); // (instruction number to report, sample)
     let mut ninsn = 0u64;
     let mut ip = 0u64;
+    // The program's calling context, rebuilt from the executed instructions
+    // (lackey records no stacks): a call pushes its return address, reaching
+    // that address pops it. `blame post` gets the same frames from the
+    // recorded stack, and needs them to lift reads through parameters to
+    // the caller's variables.
+    let mut stack: Vec<u64> = Vec::new();
+    let mut is_call: HashMap<u64, Option<u64>> = HashMap::new();
     let trace = std::io::BufReader::new(std::fs::File::open(need("--trace")).unwrap());
     for line in trace.lines() {
         let line = line.unwrap();
@@ -200,14 +241,26 @@ fn main() {
         if kind == 'I' {
             ninsn += 1;
             ip = addr;
+            if let Some(pos) = stack.iter().rposition(|&r| r == ip) {
+                stack.truncate(pos);
+            }
             pending.retain(|&(at, s)| {
                 if at == ninsn {
                     samples[s].skid_ip = ip;
+                    samples[s].skid_stack = stack.clone();
                     false
                 } else {
                     true
                 }
             });
+            if in_program(ip) {
+                if let Some(ret) = *is_call
+                    .entry(ip)
+                    .or_insert_with(|| call_return(&data, &segments, ip))
+                {
+                    stack.push(ret);
+                }
+            }
             continue;
         }
         let first = addr / 64;
@@ -234,6 +287,8 @@ fn main() {
                         ip,
                         data: addr,
                         skid_ip: ip,
+                        stack: stack.clone(),
+                        skid_stack: stack.clone(),
                     });
                     if k > 0 {
                         pending.push((ninsn + k, samples.len() - 1));
@@ -291,13 +346,18 @@ fn main() {
     let mut methods: BTreeMap<&str, BTreeMap<String, f64>> = BTreeMap::new();
     let mut resolved: BTreeMap<&str, f64> = BTreeMap::new();
     for s in &samples {
-        for (reported, skidded) in [(s.ip, false), (s.skid_ip, true)] {
+        for (reported, callers, skidded) in
+            [(s.ip, &s.stack, false), (s.skid_ip, &s.skid_stack, true)]
+        {
             let mut frames = sym.frames_for(&maps, reported, false);
             let Some(leaf) = frames.first_mut() else {
                 continue;
             };
             if leaf.line == 0 {
                 leaf.line = sample_line(&mut sym, &maps, reported).unwrap_or(0);
+            }
+            for &ret in callers.iter().rev() {
+                frames.extend(sym.frames_for(&maps, ret, true));
             }
             let (model, window) = if skidded {
                 let window = instruction_window(&mut sym, &maps, reported, skid)

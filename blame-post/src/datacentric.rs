@@ -166,6 +166,33 @@ pub fn reads_on_line(f: &FunctionSummary, line: u32) -> Vec<MemRead> {
     set.into_iter().collect()
 }
 
+/// The caller variables a pointer argument really points into, among
+/// `candidates` (the call site's binding of that argument: the argument's
+/// targets, their alias classes, and every variable the callee's output
+/// reaches afterwards). A read through a parameter is a read of the memory
+/// the argument points to (5.1's interprocedural step), not of the variables
+/// later computed from it: after `smvp(K, disp[t], ...)`, `vel[i] =
+/// disp[t][i] - ...` makes `vel` reachable from the argument, yet `smvp`
+/// never reads `vel`. Passing `disp[t]` (or `p`) reads the pointer on the
+/// call's line, so the candidates read on that line are the ones passed;
+/// when none is (an array decays to a pointer without a load), all stay.
+pub fn passed_variables(caller: &FunctionSummary, line: u32, candidates: &[u32]) -> Vec<u32> {
+    let read: BTreeSet<u32> = reads_on_line(caller, line)
+        .into_iter()
+        .map(|r| r.variable)
+        .collect();
+    let passed: Vec<u32> = candidates
+        .iter()
+        .copied()
+        .filter(|&v| read.contains(&canonical_variable(caller, v)))
+        .collect();
+    if passed.is_empty() {
+        candidates.to_vec()
+    } else {
+        passed
+    }
+}
+
 /// Raw approximate assignment (5.2.1): one equal share per unique read.
 pub fn raw_shares(f: &FunctionSummary, line: u32) -> Vec<(MemRead, f64)> {
     let reads = reads_on_line(f, line);
@@ -449,6 +476,44 @@ mod tests {
         // x[b] and an alias's y[b] on one line are one read.
         f.reads[1].reads = vec![read(2, 14), read(0, 14)];
         assert_eq!(reads_on_line(&f, 7), vec![read(0, 14)]);
+    }
+
+    /// `smvp(K, disp[t], ...)` followed by `vel[i] = disp[t][i] ...`: the
+    /// binding of the argument lists `disp` and `vel`; only `disp` is read
+    /// on the call's line, so a read through the parameter is `disp`'s.
+    #[test]
+    fn a_read_through_a_parameter_lifts_to_the_variable_passed() {
+        let mut disp = var("disp", VarKind::Global, None, None, true, &[]);
+        disp.is_pointer = true;
+        let mut vel = var("vel", VarKind::Global, None, None, true, &[]);
+        vel.is_pointer = true;
+        let t = var("t", VarKind::Local, None, None, false, &[]);
+        let mut f = func("time_step", vec![disp, vel, t], vec![]);
+        f.reads = vec![
+            LineReads {
+                line: 10,
+                reads: vec![
+                    MemRead {
+                        variable: 0,
+                        index: ReadIndex::Var(2),
+                    },
+                    MemRead {
+                        variable: 2,
+                        index: ReadIndex::None,
+                    },
+                ],
+            },
+            LineReads {
+                line: 12,
+                reads: vec![MemRead {
+                    variable: 0,
+                    index: ReadIndex::Var(2),
+                }],
+            },
+        ];
+        assert_eq!(passed_variables(&f, 10, &[0, 1]), vec![0]);
+        // Nothing of the candidates read on the line (an array argument): all stay.
+        assert_eq!(passed_variables(&f, 11, &[0, 1]), vec![0, 1]);
     }
 
     /// Without an allocation in the class, a parameter names it (the

@@ -559,6 +559,8 @@ fn lift_through_callers(
         .filter_map(|&t| caller.variables[t as usize].parent)
         .collect();
     let direct: Vec<u32> = targets.difference(&containers).copied().collect();
+    // Only the variables the argument points into, not those computed from it later.
+    let direct = crate::datacentric::passed_variables(caller, frames[cdepth].line, &direct);
     if direct.is_empty() {
         return vec![((fi, vi), share)];
     }

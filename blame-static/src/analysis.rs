@@ -1525,7 +1525,19 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
         let index = read_index(f, &mut res, &vars, &addr);
         for l in res.locs(&addr) {
-            if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
+            // The variable whose memory holds the location: the location's own
+            // variable, else the nearest container on its path (a field that
+            // is only read, `a->x` or `atoms[i].x`, has no variable of its
+            // own but is memory of `a`, `atoms`), else, for a global only
+            // read in this function (no variable made for it yet), the global.
+            let own = (0..=l.path.len())
+                .rev()
+                .find_map(|n| vars.by_key.get(&(l.root, l.path[..n].to_vec())).copied());
+            let v = own.or_else(|| match l.root {
+                Root::Global(_) => vars.get(l.root, &[], None),
+                _ => None,
+            });
+            if let Some(v) = v {
                 reads.entry(inst.line).or_default().insert(MemRead {
                     variable: v,
                     index: index.clone(),
@@ -1747,6 +1759,50 @@ mod read_table_tests {
         assert!(!names(5).contains(&"out".to_string()));
         // Read in another loop than the one that copies it: stays a scalar.
         assert_eq!(names(9), ["first", "j", "out"], "{:?}", line(&f, 9));
+    }
+
+    /// Reads of globals that the function never writes, and of fields that
+    /// have no variable of their own (only read), used to be missing from
+    /// the table: `atoms[i].x` read nothing but `i`, so no miss on the
+    /// line could reach `atoms`; `aj->x` read nothing.
+    #[test]
+    fn reads_of_read_only_globals_and_fields_name_their_variable() {
+        let src = "typedef struct { double x, y; int type; } ATOM;
+ATOM *atoms;
+int natoms;
+double table[4][4];
+double sum_x(void) {
+  double s = 0.0;
+  for (int i = 0; i < natoms; i++) {
+    ATOM *a = &atoms[i];
+    s += atoms[i].x * table[a->type][1];
+    s += a->y;
+  }
+  return s;
+}
+";
+        let f = summary(src, "sum_x");
+        let names = |l| {
+            let mut v: Vec<String> = line(&f, l).into_iter().map(|r| r.0).collect();
+            v.dedup();
+            v
+        };
+        assert_eq!(names(7), ["i", "natoms"], "{:?}", line(&f, 7));
+        assert_eq!(
+            names(9),
+            ["a", "atoms", "i", "s", "table"],
+            "{:?}",
+            line(&f, 9)
+        );
+        assert_eq!(names(10), ["a", "s"], "{:?}", line(&f, 10));
+        let global = |n: &str| {
+            f.variables
+                .iter()
+                .find(|v| v.name == n)
+                .map(|v| v.kind == blame_formats::static_db::VarKind::Global)
+        };
+        assert_eq!(global("atoms"), Some(true));
+        assert_eq!(global("table"), Some(true));
     }
 }
 
