@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Table 5.6 of the dissertation, reproduced on this machine without a PMU:
-# memory-bound kernels (five micro-kernels, three application kernels) run under valgrind's lackey (every data access),
-# an L1 cache simulation picks the misses, every 7th read miss is a sample,
+# memory-bound kernels (five micro-kernels, three application kernels) run
+# under valgrind's lackey (every data access), an L1 cache simulation picks
+# the misses, every 7th read miss is a sample,
 # and the approximate methods (raw, loop, skid+loop) are correlated against
 # direct attribution by data address. Skid is injected from the stated
 # distribution: the sample reports the instruction MEAN +- SPREAD later.
