@@ -40,7 +40,7 @@ use blame_post::skid_insns::{instruction_window, sample_line};
 use blame_post::symbolize::Symbolizer;
 use blame_post::StaticIndex;
 use object::{Object, ObjectSegment};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::BufRead;
 
 struct Cache {
@@ -124,7 +124,73 @@ struct Sample {
     /// the miss happened and when the skidded sample is reported.
     stack: Vec<u64>,
     skid_stack: Vec<u64>,
+    /// Allocation calls the program had made before the miss.
+    allocs_before: usize,
 }
+
+/// Allocation functions whose calls the program makes through its PLT,
+/// by the address of the PLT entry: the entry's `jmp *GOT` names the GOT
+/// slot, the slot's dynamic relocation names the function.
+fn allocation_plt_entries(
+    file: &object::File,
+    data: &[u8],
+    segments: &[(u64, u64, u64)],
+) -> HashSet<u64> {
+    use object::{ObjectSection, ObjectSymbol, ObjectSymbolTable};
+    let mut slots: HashMap<u64, String> = HashMap::new();
+    if let (Some(relocs), Some(dynsyms)) = (file.dynamic_relocations(), file.dynamic_symbol_table())
+    {
+        for (offset, r) in relocs {
+            if let object::RelocationTarget::Symbol(i) = r.target() {
+                if let Some(name) = dynsyms.symbol_by_index(i).ok().and_then(|s| s.name().ok()) {
+                    slots.insert(offset, name.to_string());
+                }
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    for sec in file.sections() {
+        if !sec.name().is_ok_and(|n| n.starts_with(".plt")) {
+            continue;
+        }
+        let (start, end) = (sec.address(), sec.address() + sec.size());
+        let mut at = start;
+        while at < end {
+            let Some((s, off, _)) = segments
+                .iter()
+                .find(|(a, _, size)| at >= *a && at < a + size)
+                .copied()
+            else {
+                break;
+            };
+            let from = (off + at - s) as usize;
+            let Some(bytes) = data.get(from..(from + 16).min(data.len())) else {
+                break;
+            };
+            let mut d = iced_x86::Decoder::with_ip(64, bytes, at, iced_x86::DecoderOptions::NONE);
+            let ins = d.decode();
+            if ins.mnemonic() == iced_x86::Mnemonic::Jmp && ins.is_ip_rel_memory_operand() {
+                let name = slots.get(&ins.ip_rel_memory_address()).map(String::as_str);
+                if name.is_some_and(|n| ALLOCATION_CALLS.contains(&n)) {
+                    out.insert(at);
+                }
+            }
+            at += 16;
+        }
+    }
+    out
+}
+
+/// The calls the allocation tracer logs.
+const ALLOCATION_CALLS: &[&str] = &[
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "posix_memalign",
+    "aligned_alloc",
+    "memalign",
+];
 
 /// The return address of a call instruction at `ip` (None: not a call), by
 /// decoding the program's bytes (`segments`: address, file offset, size).
@@ -200,7 +266,8 @@ fn main() {
         .collect();
     let (db, _) = StaticDb::read(need("--static")).unwrap();
     let index = StaticIndex::new(db);
-    let heap = HeapBlocks::from_log(&AllocLog::read(need("--allocs")).unwrap());
+    let alloc_log = AllocLog::read(need("--allocs")).unwrap();
+    let heap = HeapBlocks::from_log(&alloc_log);
 
     // Pass over the trace: cache simulation, sampling, skid injection.
     let offsets = skid.offsets();
@@ -217,6 +284,12 @@ fn main() {
     // the caller's variables.
     let mut stack: Vec<u64> = Vec::new();
     let mut is_call: HashMap<u64, Option<u64>> = HashMap::new();
+    // The trace has no clock: a miss is placed among the allocation log's
+    // events by the program's own allocation calls (PLT entries of malloc,
+    // free, ...) executed before it, so an address freed and later reused
+    // by another block is named by the block alive at the miss.
+    let alloc_plt = allocation_plt_entries(&file, &data, &segments);
+    let mut allocs_before = 0usize;
     let trace = std::io::BufReader::new(std::fs::File::open(need("--trace")).unwrap());
     for line in trace.lines() {
         let line = line.unwrap();
@@ -253,6 +326,9 @@ fn main() {
                     true
                 }
             });
+            if alloc_plt.contains(&ip) {
+                allocs_before += 1;
+            }
             if in_program(ip) {
                 if let Some(ret) = *is_call
                     .entry(ip)
@@ -289,6 +365,7 @@ fn main() {
                         skid_ip: ip,
                         stack: stack.clone(),
                         skid_stack: stack.clone(),
+                        allocs_before,
                     });
                     if k > 0 {
                         pending.push((ninsn + k, samples.len() - 1));
@@ -298,13 +375,43 @@ fn main() {
         }
     }
 
-    // Direct attribution by data address.
+    // Direct attribution by data address, at the time of the last allocation
+    // call the program made before the miss (the log's events whose caller is
+    // the program's code, in order). When the counts disagree, the latest
+    // block holding the address, as before.
+    let program_events: Vec<u64> = alloc_log
+        .events
+        .iter()
+        .filter(|e| {
+            e.frames
+                .first()
+                .is_some_and(|&r| in_program(r.wrapping_sub(1)))
+        })
+        .map(|e| e.time_ns)
+        .collect();
+    let clocked = program_events.len() == allocs_before;
+    if !clocked {
+        eprintln!(
+            "datacentric_eval: {} allocation calls in the trace, {} in the log: heap blocks by the latest",
+            allocs_before,
+            program_events.len()
+        );
+    }
+    let time_of = |s: &Sample| -> u64 {
+        if !clocked {
+            u64::MAX
+        } else if s.allocs_before == 0 {
+            0
+        } else {
+            program_events[s.allocs_before - 1]
+        }
+    };
     let mut sym = Symbolizer::new(vec![]);
     let mut site_names: HashMap<u32, String> = HashMap::new();
     let mut direct: BTreeMap<String, f64> = BTreeMap::new();
     let mut unattributed = 0.0;
     for s in &samples {
-        let name = if let Some(b) = heap.find(s.data, u64::MAX) {
+        let name = if let Some(b) = heap.find(s.data, time_of(s)) {
             site_names
                 .entry(b.site)
                 .or_insert_with(|| {
@@ -396,7 +503,7 @@ fn main() {
             let fr = sym.frames_for(&maps, s.ip, false);
             let Some(fr) = fr.first() else { continue };
             let name = heap
-                .find(s.data, u64::MAX)
+                .find(s.data, time_of(s))
                 .and_then(|b| site_names.get(&b.site).cloned())
                 .or_else(|| sym.data_symbol(&maps, s.data))
                 .unwrap_or_else(|| "?".into());
