@@ -8,13 +8,17 @@
 //!    address (skid-free, precise: the PEBS/IBS case);
 //! 2. direct attribution names the variable holding the data address (heap
 //!    blocks by the variable that receives the allocation, from the
-//!    allocation tracer's log; globals from the symbol table);
+//!    allocation tracer's log, the block alive at the miss: the miss is
+//!    placed among the log's events by the program's allocation calls
+//!    before it; globals from the symbol table);
 //! 3. the approximate methods see only the reported instruction: its own
 //!    (no skid), or the one `k` instructions later in execution with `k`
 //!    drawn from the stated skid distribution (`--skid MEAN:SPREAD`,
 //!    triangular), which the skid pass is told. The reported instruction's
-//!    inline stack goes through `resolve_memory`, as in `blame post`; a
-//!    line-0 instruction takes the next instruction's line;
+//!    inline stack and its calling context (rebuilt from the trace's calls
+//!    and returns) go through `resolve_memory`, as in `blame post`; a
+//!    line-0 instruction takes the next instruction's line. A field is
+//!    compared as the variable that contains it;
 //! 4. Pearson correlation of each method against direct, over every variable
 //!    that direct attribution or a method of the same experiment (no skid:
 //!    raw and loop; skid: raw and skid+loop) names, zeros where one names
