@@ -294,11 +294,7 @@ fn attach_to_a_running_pid_for_a_duration() {
     }
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("hot.c"), dir.path(), false);
-    let mut target = Command::new(&exe)
-        .arg("100000000")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut target = spawn_quiet(&exe, "100000000");
     std::thread::sleep(Duration::from_millis(200));
     let run = dir.path().join("run");
     let out = blame()
@@ -381,6 +377,15 @@ fn clear_errors_for_bad_requests() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Starts `exe ARG` in the background, its output discarded.
+fn spawn_quiet(exe: &Path, arg: &str) -> std::process::Child {
+    Command::new(exe)
+        .arg(arg)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 fn nix_kill(pid: i32, sig: &str) {
@@ -586,11 +591,7 @@ fn an_attached_process_that_ends_ends_the_recording() {
     // --duration.
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("hot.c"), dir.path(), false);
-    let mut target = Command::new(&exe)
-        .arg("40000")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut target = spawn_quiet(&exe, "40000");
     std::thread::sleep(Duration::from_millis(100));
     let run = dir.path().join("run");
     let start = Instant::now();
