@@ -136,7 +136,7 @@ pub struct ReportArgs {
     /// Event to report [default: the first recorded event with samples].
     #[arg(short, long)]
     event: Option<String>,
-    /// For memory events: the attribution method shown, raw, loop, skid, skid+loop or all (columns side by side) [default: skid+loop with --skid, else loop].
+    /// For memory events: the attribution method shown, raw, loop, skid, skid+loop, loop+access, skid+loop+access or all (columns side by side) [default: skid+loop+access with --skid, else loop+access].
     #[arg(long)]
     method: Option<String>,
     /// Directories to find source files in for drill-downs (repeatable) [default: current directory].

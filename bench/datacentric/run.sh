@@ -27,10 +27,12 @@ trap 'rm -rf "$work"' EXIT
 clang-19 -shared -fPIC -O2 -o "$work/libblame_alloc.so" alloc-tracer/blame_alloc.c -ldl
 
 echo "Correlation with direct attribution (Pearson), skid injected: insns $skid;"
-echo "overlap = share of the misses put on direct's variables in direct's proportions"
-printf '%-12s %-30s   %-30s\n' "" "----------- Pearson ----------" "----------- overlap ----------"
-printf '%-12s %-13s %-16s   %-13s %-16s\n' "" " -- no skid --" "---- skid ----" " -- no skid --" "---- skid ----"
-printf '%-12s %6s %6s %6s %9s   %6s %6s %6s %9s\n' kernel raw loop raw skid+loop raw loop raw skid+loop
+echo "overlap = share of the misses put on direct's variables in direct's proportions;"
+echo "+acc = the same method then access-pattern weights (blame-static's locality classes)"
+printf '%-10s %-35s   %-35s\n' "" "------------- Pearson -------------" "------------- overlap -------------"
+printf '%-10s %-17s %-17s   %-17s %-17s\n' "" "---- no skid ----" "----- skid ------" "---- no skid ----" "----- skid ------"
+h=$(printf '%5s %5s %5s %5s %5s %5s' raw loop +acc raw s+l +acc)
+printf '%-10s %s   %s\n' kernel "$h" "$h"
 # Micro-kernels: one hot loop each, all misses on one source line that
 # reads several arrays and scalars (the method's limits, BENCHMARKS.md).
 micro=${MICRO-triad stencil spmv histogram transpose}

@@ -21,7 +21,7 @@
 //!    compared as the variable that contains it;
 //! 4. Pearson correlation of each method against direct, over every variable
 //!    that direct attribution or a method of the same experiment (no skid:
-//!    raw and loop; skid: raw and skid+loop) names, zeros where one names
+//!    raw, loop, loop+access; skid: raw, skid+loop, skid+loop+access) names, zeros where one names
 //!    none: a share given to a variable that never misses (an index or
 //!    loop-invariant scalar) counts against the method. Beside it, the
 //!    overlap: the fraction of the misses put on direct's variables in
@@ -39,7 +39,10 @@ use blame_formats::static_db::StaticDb;
 use blame_formats::stream::Mapping;
 use blame_post::datacentric::{LineSkid, SkidModel, SkidWindow};
 use blame_post::direct::{global_variable, name_allocation, HeapBlocks, Named};
-use blame_post::resolve::{resolve_memory, VarRef, METHOD_LOOP, METHOD_RAW, METHOD_SKID_LOOP};
+use blame_post::resolve::{
+    resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,
+    METHOD_SKID_LOOP_ACCESS,
+};
 use blame_post::skid_insns::{instruction_window, sample_line};
 use blame_post::symbolize::Symbolizer;
 use blame_post::StaticIndex;
@@ -488,6 +491,8 @@ fn main() {
                     (false, METHOD_LOOP) => "loop",
                     (true, METHOD_RAW) => "skid raw",
                     (true, METHOD_SKID_LOOP) => "skid+loop",
+                    (false, METHOD_LOOP_ACCESS) => "loop+access",
+                    (true, METHOD_SKID_LOOP_ACCESS) => "skid+loop+access",
                     _ => continue,
                 };
                 *methods
@@ -530,7 +535,15 @@ fn main() {
                 let rs: Vec<String> = lr
                     .reads
                     .iter()
-                    .map(|r| format!("{}{:?}", f.variables[r.variable as usize].name, r.index))
+                    .enumerate()
+                    .map(|(k, r)| {
+                        format!(
+                            "{}{:?}{:?}",
+                            f.variables[r.variable as usize].name,
+                            r.index,
+                            lr.costs.get(k).map(|c| c.reuse)
+                        )
+                    })
                     .collect();
                 eprintln!("  {} {}", lr.line, rs.join(" "));
             }
@@ -541,11 +554,11 @@ fn main() {
     // over every variable direct attribution or one of its methods names,
     // with zeros where one names none: the same set for both methods of an
     // experiment, and no-skid figures independent of the skid model.
-    let experiment = |m: &str| -> [&str; 2] {
-        if m == "raw" || m == "loop" {
-            ["raw", "loop"]
+    let experiment = |m: &str| -> [&str; 3] {
+        if m == "raw" || m == "loop" || m == "loop+access" {
+            ["raw", "loop", "loop+access"]
         } else {
-            ["skid raw", "skid+loop"]
+            ["skid raw", "skid+loop", "skid+loop+access"]
         }
     };
     let columns = |m: &str| -> Option<(Vec<f64>, Vec<f64>)> {
@@ -591,11 +604,15 @@ fn main() {
         "methods": methods,
         "correlation": {
             "no_skid_raw": r("raw"), "no_skid_loop": r("loop"),
+            "no_skid_loop_access": r("loop+access"),
             "skid_raw": r("skid raw"), "skid_loop_skid": r("skid+loop"),
+            "skid_loop_access": r("skid+loop+access"),
         },
         "overlap": {
             "no_skid_raw": overlap("raw"), "no_skid_loop": overlap("loop"),
+            "no_skid_loop_access": overlap("loop+access"),
             "skid_raw": overlap("skid raw"), "skid_loop_skid": overlap("skid+loop"),
+            "skid_loop_access": overlap("skid+loop+access"),
         },
     });
     if args.iter().any(|a| a == "--json") {
@@ -606,16 +623,25 @@ fn main() {
             .unwrap()
             .to_string_lossy()
             .into_owned();
+        let methods = [
+            "raw",
+            "loop",
+            "loop+access",
+            "skid raw",
+            "skid+loop",
+            "skid+loop+access",
+        ];
+        let cells = |f: &dyn Fn(&str) -> Option<f64>| {
+            methods
+                .iter()
+                .map(|m| format!("{:>5}", fmt(f(m))))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         println!(
-            "{kernel:<12} {:>6} {:>6} {:>6} {:>9}   {:>6} {:>6} {:>6} {:>9}   ({} samples, {} unattributed)",
-            fmt(r("raw")),
-            fmt(r("loop")),
-            fmt(r("skid raw")),
-            fmt(r("skid+loop")),
-            fmt(overlap("raw")),
-            fmt(overlap("loop")),
-            fmt(overlap("skid raw")),
-            fmt(overlap("skid+loop")),
+            "{kernel:<10} {}   {}   ({} samples, {} unattributed)",
+            cells(&r),
+            cells(&overlap),
             samples.len(),
             unattributed
         );

@@ -41,9 +41,9 @@ impl MemoryOptions {
     /// The method whose value is reported as a memory event's count.
     pub fn reported_method(&self) -> &'static str {
         if self.skid.is_some() {
-            crate::resolve::METHOD_SKID_LOOP
+            crate::resolve::METHOD_SKID_LOOP_ACCESS
         } else {
-            crate::resolve::METHOD_LOOP
+            crate::resolve::METHOD_LOOP_ACCESS
         }
     }
 }

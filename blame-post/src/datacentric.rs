@@ -11,10 +11,18 @@
 //!   preceding lines (never across a call or the function's start) replaces
 //!   the raw shares, and loop compensation applies on top.
 //!
+//! - [`access_weight`] (beyond ch. 5): each read's share weighed by the
+//!   misses its access pattern predicts (`blame-static`'s locality classes:
+//!   fixed and loop-invariant addresses 0, a stride shorter than a cache line
+//!   stride/line, irregular 1, objects smaller than L1 by the share of L1
+//!   they take). It composes after loop compensation.
+//!
 //! Every function returns shares that sum to 1 per miss (or nothing when
 //! the lines read no memory), so totals are conserved.
 
-use blame_formats::static_db::{FunctionSummary, MemRead, VarKind};
+use blame_formats::static_db::{
+    FunctionSummary, MemRead, ReadCost, VarKind, CACHE_LINE_BYTES, L1_DATA_CACHE_BYTES,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A distribution of skid in source lines: the true line is `mean` lines
@@ -297,6 +305,61 @@ pub fn loop_compensate(
         .collect()
 }
 
+/// The access pattern of each unique read of `line` (aliases as one
+/// variable; of two loads of one read, the likelier to miss). Reads of a
+/// summary without access patterns are missing.
+pub fn read_costs(f: &FunctionSummary, line: u32) -> BTreeMap<MemRead, ReadCost> {
+    let mut out: BTreeMap<MemRead, ReadCost> = BTreeMap::new();
+    for lr in f.reads.iter().filter(|r| r.line == line) {
+        for (r, c) in lr.reads.iter().zip(&lr.costs) {
+            let key = MemRead {
+                variable: canonical_variable(f, r.variable),
+                index: r.index.clone(),
+            };
+            let slot = out.entry(key).or_insert(*c);
+            if expected_misses(c) > expected_misses(slot) {
+                *slot = *c;
+            }
+        }
+    }
+    out
+}
+
+fn expected_misses(c: &ReadCost) -> f64 {
+    c.expected_misses(CACHE_LINE_BYTES, L1_DATA_CACHE_BYTES)
+}
+
+/// Access weighting: every share times the expected misses of its read's
+/// access pattern, renormalized to the same total. A read without a
+/// pattern keeps weight 1; when every read weighs 0 (only scalars and
+/// invariant addresses), the shares are returned unchanged.
+pub fn access_weight(
+    f: &FunctionSummary,
+    shares: &[(u32, MemRead, f64)],
+) -> Vec<(u32, MemRead, f64)> {
+    let total: f64 = shares.iter().map(|s| s.2).sum();
+    let mut costs: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
+    let weighted: Vec<(u32, MemRead, f64)> = shares
+        .iter()
+        .map(|(line, r, share)| {
+            let w = costs
+                .entry(*line)
+                .or_insert_with(|| read_costs(f, *line))
+                .get(r)
+                .map_or(1.0, expected_misses);
+            (*line, r.clone(), share * w)
+        })
+        .collect();
+    let wsum: f64 = weighted.iter().map(|s| s.2).sum();
+    if wsum <= 0.0 {
+        return shares.to_vec();
+    }
+    weighted
+        .into_iter()
+        .map(|(l, r, x)| (l, r, x * total / wsum))
+        .collect()
+}
+
 /// What a skid window looked like: lines with probabilities, and whether a
 /// call or the function's start cut it short.
 #[derive(Debug, Clone, PartialEq)]
@@ -377,6 +440,10 @@ pub struct MissShares {
     pub loop_adjusted: Vec<(u32, f64)>,
     pub skid: Vec<(u32, f64)>,
     pub skid_loop: Vec<(u32, f64)>,
+    /// Loop compensation, then access weighting.
+    pub loop_access: Vec<(u32, f64)>,
+    /// Skid negation, loop compensation, then access weighting.
+    pub skid_loop_access: Vec<(u32, f64)>,
     pub skid_truncated: bool,
 }
 
@@ -399,15 +466,19 @@ pub fn attribute_miss(
         .into_iter()
         .map(|(r, x)| (line, r, x))
         .collect();
+    let looped = loop_compensate(f, &raw, threshold);
     let mut out = MissShares {
         raw: by_variable(&raw),
-        loop_adjusted: by_variable(&loop_compensate(f, &raw, threshold)),
+        loop_adjusted: by_variable(&looped),
+        loop_access: by_variable(&access_weight(f, &looped)),
         ..Default::default()
     };
     if let Some(window) = skid {
         let s = skid_shares(f, window);
+        let skid_looped = loop_compensate(f, &s, threshold);
         out.skid = by_variable(&s);
-        out.skid_loop = by_variable(&loop_compensate(f, &s, threshold));
+        out.skid_loop = by_variable(&skid_looped);
+        out.skid_loop_access = by_variable(&access_weight(f, &skid_looped));
         out.skid_truncated = window.truncated;
     }
     out
@@ -417,7 +488,82 @@ pub fn attribute_miss(
 mod tests {
     use super::*;
     use crate::tests_fig3_14::{func, var};
-    use blame_formats::static_db::{CallOutput, CallSite, LineReads, OutputBinding, ReadIndex};
+    use blame_formats::static_db::{
+        CallOutput, CallSite, LineReads, OutputBinding, ReadIndex, Reuse,
+    };
+
+    /// `sum += val[k] * x[col[k]]` in a loop of two lines: loop
+    /// compensation leaves the four reads equal (each on one of two lines);
+    /// the access patterns give the gather `x` one miss per access, the
+    /// streams one per cache line (8 doubles, 16 ints), the accumulator none.
+    #[test]
+    fn access_weights_follow_the_access_patterns() {
+        let vars = ["col", "val", "x", "sum", "k"]
+            .iter()
+            .map(|n| var(n, VarKind::Local, None, None, false, &[]))
+            .collect();
+        let mut f = func("spmv", vars, vec![]);
+        let read = |variable, index| MemRead { variable, index };
+        let cost = |reuse| ReadCost {
+            reuse,
+            footprint: 0,
+        };
+        f.reads = vec![
+            LineReads {
+                line: 5,
+                reads: vec![read(4, ReadIndex::None)],
+                costs: vec![cost(Reuse::Fixed)],
+            },
+            LineReads {
+                line: 6,
+                reads: vec![
+                    read(0, ReadIndex::Var(4)),
+                    read(1, ReadIndex::Var(4)),
+                    read(2, ReadIndex::Expr(9)),
+                    read(3, ReadIndex::None),
+                    read(4, ReadIndex::None),
+                ],
+                costs: vec![
+                    cost(Reuse::Stride(4)),
+                    cost(Reuse::Stride(8)),
+                    cost(Reuse::Irregular),
+                    cost(Reuse::Fixed),
+                    cost(Reuse::Fixed),
+                ],
+            },
+        ];
+        f.loops = vec![blame_formats::static_db::LoopInfo {
+            header_line: 5,
+            lines: vec![5, 6],
+            parent: None,
+        }];
+        f.lines = vec![5, 6];
+        let m = attribute_miss(&f, 6, 0.75, None);
+        let share = |v: &[(u32, f64)], i: u32| v.iter().find(|x| x.0 == i).map_or(0.0, |x| x.1);
+        // k is read on both lines: loop compensation already drops it.
+        assert_eq!(share(&m.loop_adjusted, 4), 0.0);
+        for i in 0..4 {
+            assert!((share(&m.loop_adjusted, i) - 0.25).abs() < 1e-12);
+        }
+        let total = 1.0 + 1.0 / 8.0 + 1.0 / 16.0;
+        assert!((share(&m.loop_access, 2) - 1.0 / total).abs() < 1e-12);
+        assert!((share(&m.loop_access, 1) - 0.125 / total).abs() < 1e-12);
+        assert!((share(&m.loop_access, 0) - 0.0625 / total).abs() < 1e-12);
+        assert_eq!(share(&m.loop_access, 3), 0.0);
+        // A line of scalars only: the access weights cannot choose, the
+        // loop shares stand.
+        let m = attribute_miss(&f, 5, 0.75, None);
+        assert_eq!(m.loop_access, m.loop_adjusted);
+        // A small table (512 bytes of a 32 KiB L1) read irregularly misses
+        // less than a stream of doubles.
+        f.reads[1].costs[2].footprint = 512;
+        let m = attribute_miss(&f, 6, 0.75, None);
+        assert!(share(&m.loop_access, 2) < share(&m.loop_access, 1));
+        // Summaries without access patterns: weight 1, the loop shares.
+        f.reads[1].costs.clear();
+        let m = attribute_miss(&f, 6, 0.75, None);
+        assert_eq!(m.loop_access, m.loop_adjusted);
+    }
 
     /// Figure 5.1 as the static pass records it (blame-static's golden
     /// test): line 5 reads `x[N-1]`, line 7 reads `y[N-2]` with `y` an alias
@@ -459,10 +605,12 @@ mod tests {
             LineReads {
                 line: 5,
                 reads: vec![read(0, 15)],
+                costs: vec![],
             },
             LineReads {
                 line: 7,
                 reads: vec![read(2, 14)],
+                costs: vec![],
             },
         ];
         f.lines = vec![4, 5, 6, 7, 8];
@@ -502,6 +650,7 @@ mod tests {
                         index: ReadIndex::None,
                     },
                 ],
+                costs: vec![],
             },
             LineReads {
                 line: 12,
@@ -509,6 +658,7 @@ mod tests {
                     variable: 0,
                     index: ReadIndex::Var(2),
                 }],
+                costs: vec![],
             },
         ];
         assert_eq!(passed_variables(&f, 10, &[0, 1]), vec![0]);

@@ -464,6 +464,8 @@ pub const METHOD_RAW: &str = "raw";
 pub const METHOD_LOOP: &str = "loop";
 pub const METHOD_SKID: &str = "skid";
 pub const METHOD_SKID_LOOP: &str = "skid+loop";
+pub const METHOD_LOOP_ACCESS: &str = "loop+access";
+pub const METHOD_SKID_LOOP_ACCESS: &str = "skid+loop+access";
 /// Attribution by the data address itself (the ground truth, 5.3.4).
 pub const METHOD_DIRECT: &str = "direct";
 
@@ -508,11 +510,13 @@ pub fn resolve_memory(
         };
     let m = crate::datacentric::attribute_miss(f, frames[depth].line, threshold, window.as_ref());
     out.skid_truncated = m.skid_truncated;
-    let methods: [(&'static str, &Vec<(u32, f64)>); 4] = [
+    let methods: [(&'static str, &Vec<(u32, f64)>); 6] = [
         (METHOD_RAW, &m.raw),
         (METHOD_LOOP, &m.loop_adjusted),
         (METHOD_SKID, &m.skid),
         (METHOD_SKID_LOOP, &m.skid_loop),
+        (METHOD_LOOP_ACCESS, &m.loop_access),
+        (METHOD_SKID_LOOP_ACCESS, &m.skid_loop_access),
     ];
     for (method, shares) in methods {
         for &(vi, share) in shares {

@@ -37,6 +37,7 @@ fn figure_5_2() -> FunctionSummary {
         LineReads {
             line: 1,
             reads: vec![s(A), s(B)],
+            costs: vec![],
         },
         LineReads {
             line: 2,
@@ -46,6 +47,7 @@ fn figure_5_2() -> FunctionSummary {
                 s(A),
                 s(B),
             ],
+            costs: vec![],
         },
         LineReads {
             line: 3,
@@ -55,6 +57,7 @@ fn figure_5_2() -> FunctionSummary {
                 s(A),
                 s(B),
             ],
+            costs: vec![],
         },
         // x[b] + x[b]: the same array with the same index is one read.
         LineReads {
@@ -65,6 +68,7 @@ fn figure_5_2() -> FunctionSummary {
                 s(B),
                 s(B),
             ],
+            costs: vec![],
         },
     ];
     f.loops = vec![LoopInfo {

@@ -20,6 +20,7 @@
 //! edge has been taken. Reachability replaces the compact graph of 3.2.1:
 //! the lines stored at each migrated node are exactly what it reaches.
 
+use crate::access::AccessPatterns;
 use crate::cfg::Cfg;
 use crate::ir::*;
 use crate::library::{self, LibModel};
@@ -113,7 +114,7 @@ impl Resolver<'_> {
         self.busy[i as usize] = true;
         let inst = &self.f.insts[i as usize];
         let mut out: Vec<Loc> = match &inst.op {
-            Op::Alloca => match self.alloca_var.get(&i) {
+            Op::Alloca { .. } => match self.alloca_var.get(&i) {
                 Some(&var) => vec![Loc {
                     root: Root::Var(var),
                     path: vec![],
@@ -141,7 +142,7 @@ impl Resolver<'_> {
                     })
                     .collect()
             }
-            Op::Gep { steps } => {
+            Op::Gep { steps, .. } => {
                 let base = inst.args[0].clone();
                 let first_zero = matches!(inst.args.get(1), Some(Value::ConstInt(0)));
                 let steps = steps.clone();
@@ -971,7 +972,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                         }
                     }
                 }
-                Op::DbgDeclare { .. } | Op::DbgValue { .. } | Op::Alloca => {}
+                Op::DbgDeclare { .. } | Op::DbgValue { .. } | Op::Alloca { .. } => {}
                 _ => {
                     for a in &inst.args {
                         push_val(&mut edges, a);
@@ -1508,7 +1509,8 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
     }
     let copies = element_copies(f, &cfg);
-    let mut reads: BTreeMap<u32, BTreeSet<MemRead>> = BTreeMap::new();
+    let access = AccessPatterns::new(m, f, &cfg);
+    let mut reads: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
     for (i, inst) in f.insts.iter().enumerate() {
         if !matches!(inst.op, Op::Load) || inst.line == 0 {
             continue;
@@ -1524,6 +1526,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             }
         }
         let index = read_index(f, &mut res, &vars, &addr);
+        let cost = access.cost(&addr, inst.block);
         for l in res.locs(&addr) {
             // The variable whose memory holds the location: the location's own
             // variable, else the nearest container on its path (a field that
@@ -1538,10 +1541,19 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                 _ => None,
             });
             if let Some(v) = v {
-                reads.entry(inst.line).or_default().insert(MemRead {
+                let read = MemRead {
                     variable: v,
                     index: index.clone(),
-                });
+                };
+                // The same read on a line twice: the pattern likelier to miss.
+                let slot = reads
+                    .entry(inst.line)
+                    .or_default()
+                    .entry(read)
+                    .or_insert(cost);
+                if misses(&cost) > misses(slot) {
+                    *slot = cost;
+                }
             }
         }
     }
@@ -1549,7 +1561,8 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         .into_iter()
         .map(|(line, r)| LineReads {
             line,
-            reads: r.into_iter().collect(),
+            costs: r.values().copied().collect(),
+            reads: r.into_keys().collect(),
         })
         .collect();
 
@@ -1616,7 +1629,7 @@ fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId> {
     for (i, inst) in f.insts.iter().enumerate() {
         for (pos, a) in inst.args.iter().enumerate() {
             let Value::Inst(j) = a else { continue };
-            if !matches!(f.insts[*j as usize].op, Op::Alloca) {
+            if !matches!(f.insts[*j as usize].op, Op::Alloca { .. }) {
                 continue;
             }
             match (&inst.op, pos) {
@@ -1629,21 +1642,12 @@ fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId> {
             }
         }
     }
-    // The innermost loop of each block (usize::MAX: none).
-    let mut innermost = vec![(usize::MAX, usize::MAX); f.blocks.len()];
-    for (li, l) in cfg.loops.iter().enumerate() {
-        for &b in &l.blocks {
-            if let Some(slot) = innermost.get_mut(b as usize) {
-                if l.blocks.len() < slot.1 {
-                    *slot = (li, l.blocks.len());
-                }
-            }
-        }
-    }
+    let innermost = cfg.innermost_loop_of_blocks(f.blocks.len());
     let loop_of = |i: InstId| {
         innermost
             .get(f.insts[i as usize].block as usize)
-            .map(|s| s.0)
+            .copied()
+            .flatten()
             .unwrap_or(usize::MAX)
     };
     let mut out = HashMap::new();
@@ -1660,7 +1664,7 @@ fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId> {
             continue;
         }
         let from = strip_casts(f, &src.args[0]);
-        if matches!(from, Value::Inst(j) if matches!(f.insts[j as usize].op, Op::Alloca)) {
+        if matches!(from, Value::Inst(j) if matches!(f.insts[j as usize].op, Op::Alloca { .. })) {
             continue; // a copy of another scalar: registers both
         }
         let here = loop_of(*store);
@@ -1675,16 +1679,22 @@ fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId> {
 }
 
 #[cfg(test)]
-mod read_table_tests {
+pub(crate) mod read_table_tests {
     use blame_formats::static_db::{FunctionSummary, MemRead, ReadIndex};
 
-    fn summary(src: &str, function: &str) -> FunctionSummary {
+    /// The summary of `function` in C source `src`, compiled as `blame cc` does.
+    pub(crate) fn summary(src: &str, function: &str) -> FunctionSummary {
+        summary_at(src, function, "-O0")
+    }
+
+    /// As [`summary`], with the IR optimized at `opt` (`-O1`, ...).
+    pub(crate) fn summary_at(src: &str, function: &str, opt: &str) -> FunctionSummary {
         let dir = tempfile::tempdir().unwrap();
         let c = dir.path().join("k.c");
         let bc = dir.path().join("k.bc");
         std::fs::write(&c, src).unwrap();
         let out = std::process::Command::new("clang-19")
-            .args(["-g", "-O0", "-emit-llvm", "-c"])
+            .args(["-g", opt, "-emit-llvm", "-c"])
             .arg(&c)
             .arg("-o")
             .arg(&bc)
@@ -1806,12 +1816,17 @@ double sum_x(void) {
     }
 }
 
+/// Expected misses of a read pattern, to choose between two loads of one read.
+fn misses(c: &ReadCost) -> f64 {
+    c.expected_misses(CACHE_LINE_BYTES, L1_DATA_CACHE_BYTES)
+}
+
 /// How the address of a read is indexed (5.2.1).
 fn read_index(f: &Function, res: &mut Resolver, vars: &Vars, addr: &Value) -> ReadIndex {
     let Value::Inst(g) = addr else {
         return ReadIndex::None;
     };
-    let Op::Gep { steps } = &f.insts[*g as usize].op else {
+    let Op::Gep { steps, .. } = &f.insts[*g as usize].op else {
         return ReadIndex::None;
     };
     let inst = &f.insts[*g as usize];
@@ -1822,7 +1837,7 @@ fn read_index(f: &Function, res: &mut Resolver, vars: &Vars, addr: &Value) -> Re
     let mut has_field = false;
     for s in steps {
         match s {
-            GepStep::Index { arg } => {
+            GepStep::Index { arg, .. } => {
                 if let Some(v) = inst.args.get(*arg as usize) {
                     idx.push(v)
                 }

@@ -109,6 +109,21 @@ pub struct Loop {
 }
 
 impl Cfg {
+    /// The innermost loop of each of `nblocks` blocks (`None`: not in a loop).
+    pub fn innermost_loop_of_blocks(&self, nblocks: usize) -> Vec<Option<usize>> {
+        let mut innermost: Vec<Option<usize>> = vec![None; nblocks];
+        for (li, l) in self.loops.iter().enumerate() {
+            for &b in &l.blocks {
+                if let Some(slot) = innermost.get_mut(b as usize) {
+                    if slot.is_none_or(|cur| l.blocks.len() < self.loops[cur].blocks.len()) {
+                        *slot = Some(li);
+                    }
+                }
+            }
+        }
+        innermost
+    }
+
     pub fn new(f: &Function) -> Cfg {
         let n = f.blocks.len();
         let mut preds = vec![Vec::new(); n];

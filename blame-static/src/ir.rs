@@ -7,6 +7,17 @@ pub type InstId = u32;
 pub type BlockId = u32;
 pub type TypeId = u32;
 
+/// The integer arithmetic an address computation can be followed through
+/// (stride analysis); everything else is `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinCode {
+    Add,
+    Sub,
+    Mul,
+    Shl,
+    Other,
+}
+
 /// An operand.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Value {
@@ -27,27 +38,35 @@ pub enum Value {
 /// One GEP index after the first (array-style) one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum GepStep {
-    /// Pointer arithmetic or an array/vector element: operand `arg` of the GEP.
-    Index { arg: u32 },
+    /// Pointer arithmetic or an array/vector element: operand `arg` of the
+    /// GEP, stepping `elem_size` bytes per unit.
+    Index { arg: u32, elem_size: u64 },
     /// A struct member: LLVM element index and its byte offset.
     Field { index: u32, offset: u64 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
-    Alloca,
+    /// A stack object of `size` bytes (0 when not known).
+    Alloca {
+        size: u64,
+    },
     /// args: [address]
     Load,
     /// args: [value, address]
     Store,
-    /// args: [base, idx...]; `steps` describe args 1.. (the first is always an Index).
+    /// args: [base, idx...]; `steps` describe args 2..; the first index
+    /// (arg 1) steps `elem_size` bytes per unit.
     Gep {
         steps: Vec<GepStep>,
+        elem_size: u64,
     },
     Cast,
     Phi,
     Select,
-    Binary,
+    Binary {
+        code: BinCode,
+    },
     Compare,
     /// args: the call arguments. `callee` is the linkage name for direct calls.
     Call {
@@ -152,6 +171,8 @@ pub struct Global {
     pub source_name: Option<String>,
     pub line: u32,
     pub ty: Option<TypeId>,
+    /// Bytes of storage (0 for declarations and unknown sizes).
+    pub size: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -5,18 +5,19 @@
 //! module runs it in parallel over a module, reusing cached summaries whose
 //! IR hash is unchanged, and renders the `--dump json` view.
 
+pub mod access;
 pub mod analysis;
 pub mod cfg;
 pub mod ir;
 pub mod library;
 pub mod llvm_loader;
 
-use blame_formats::static_db::{FunctionSummary, StaticDb};
+use blame_formats::static_db::{FunctionSummary, ReadIndex, Reuse, StaticDb};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 2;
+pub const ANALYSIS_VERSION: u64 = 3;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -135,6 +136,29 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                 "side_effects": f.side_effects.iter().map(|s| json!({"blamed_param": s.blamed_param, "from_param": s.from_param})).collect::<Vec<_>>(),
                 "param_aliases": f.param_aliases,
                 "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
+                "reads": f.reads.iter().map(|lr| json!({
+                    "line": lr.line,
+                    "reads": lr.reads.iter().enumerate().map(|(k, r)| {
+                        let name = |v: u32| f.variables.get(v as usize).map(|v| v.name.clone()).unwrap_or_default();
+                        let index = match &r.index {
+                            ReadIndex::None => json!(null),
+                            ReadIndex::Var(v) => json!({"variable": name(*v)}),
+                            ReadIndex::Const(c) => json!({"constant": c}),
+                            ReadIndex::Expr(e) => json!({"expression": e}),
+                        };
+                        let access = lr.costs.get(k).map(|c| {
+                            let reuse = match c.reuse {
+                                Reuse::Fixed => json!("fixed"),
+                                Reuse::Invariant => json!("invariant"),
+                                Reuse::Stride(s) => json!({"stride": s}),
+                                Reuse::Irregular => json!("irregular"),
+                                Reuse::NoLoop => json!("no loop"),
+                            };
+                            json!({"reuse": reuse, "footprint": c.footprint})
+                        });
+                        json!({"variable": name(r.variable), "index": index, "access": access})
+                    }).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();

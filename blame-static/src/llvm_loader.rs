@@ -7,7 +7,9 @@ use llvm_sys::core::*;
 use llvm_sys::debuginfo::*;
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::*;
-use llvm_sys::target::{LLVMGetModuleDataLayout, LLVMOffsetOfElement, LLVMTargetDataRef};
+use llvm_sys::target::{
+    LLVMABISizeOfType, LLVMGetModuleDataLayout, LLVMOffsetOfElement, LLVMTargetDataRef,
+};
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -162,6 +164,16 @@ const DW_TAG_RVALUE_REF: u16 = 0x42;
 const DW_TAG_ATOMIC: u16 = 0x47;
 
 impl Conv {
+    /// Bytes one value of `ty` occupies in memory (stride in an array), 0
+    /// for unsized types.
+    unsafe fn size_of(&self, ty: LLVMTypeRef) -> u64 {
+        // SAFETY (caller): `ty` is null or a type of the live module.
+        if ty.is_null() || LLVMTypeIsSized(ty) == 0 {
+            return 0;
+        }
+        LLVMABISizeOfType(self.td, ty)
+    }
+
     /// Operands of a metadata node (null entries for null operands).
     unsafe fn md_ops(&self, md: LLVMMetadataRef) -> Vec<LLVMMetadataRef> {
         if md.is_null() {
@@ -360,6 +372,11 @@ impl Conv {
                 source_name: None,
                 line: 0,
                 ty: None,
+                size: if LLVMIsDeclaration(g) != 0 {
+                    0
+                } else {
+                    self.size_of(LLVMGlobalGetValueType(g))
+                },
             };
             let mut n = 0usize;
             let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
@@ -555,12 +572,15 @@ impl Conv {
         let tk = LLVMGetTypeKind(ty);
         let mut args = Vec::new();
         let op = match opcode {
-            LLVMAlloca => Op::Alloca,
+            LLVMAlloca => Op::Alloca {
+                size: self.size_of(LLVMGetAllocatedType(v)),
+            },
             LLVMLoad => Op::Load,
             LLVMStore => Op::Store,
             LLVMGetElementPtr => {
                 let mut steps = Vec::new();
                 let mut cur = LLVMGetGEPSourceElementType(v);
+                let elem_size = self.size_of(cur);
                 for k in 2..nops {
                     let idx = LLVMGetOperand(v, k);
                     match LLVMGetTypeKind(cur) {
@@ -575,16 +595,22 @@ impl Conv {
                             cur = LLVMStructGetTypeAtIndex(cur, fi);
                         }
                         LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
-                            steps.push(GepStep::Index { arg: k });
                             cur = LLVMGetElementType(cur);
+                            steps.push(GepStep::Index {
+                                arg: k,
+                                elem_size: self.size_of(cur),
+                            });
                         }
-                        _ => steps.push(GepStep::Index { arg: k }),
+                        _ => steps.push(GepStep::Index {
+                            arg: k,
+                            elem_size: 0,
+                        }),
                     }
                     if cur.is_null() {
                         break;
                     }
                 }
-                Op::Gep { steps }
+                Op::Gep { steps, elem_size }
             }
             LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
             | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
@@ -597,9 +623,16 @@ impl Conv {
                 Op::Phi
             }
             LLVMSelect => Op::Select,
-            LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv
-            | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr
-            | LLVMAnd | LLVMOr | LLVMXor | LLVMFNeg => Op::Binary,
+            LLVMAdd => Op::Binary { code: BinCode::Add },
+            LLVMSub => Op::Binary { code: BinCode::Sub },
+            LLVMMul => Op::Binary { code: BinCode::Mul },
+            LLVMShl => Op::Binary { code: BinCode::Shl },
+            LLVMFAdd | LLVMFSub | LLVMFMul | LLVMUDiv | LLVMSDiv | LLVMFDiv | LLVMURem
+            | LLVMSRem | LLVMFRem | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMFNeg => {
+                Op::Binary {
+                    code: BinCode::Other,
+                }
+            }
             LLVMICmp | LLVMFCmp => Op::Compare,
             LLVMCall | LLVMInvoke | LLVMCallBr => {
                 let callee = LLVMGetCalledValue(v);

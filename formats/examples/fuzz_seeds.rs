@@ -129,6 +129,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 variable: 1,
                 index: ReadIndex::Const(2),
             }],
+            costs: vec![ReadCost {
+                reuse: Reuse::Stride(8),
+                footprint: 0,
+            }],
         }],
         lines: vec![1, 2, 3, 4],
     });

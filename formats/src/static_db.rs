@@ -21,7 +21,7 @@ use std::path::Path;
 pub const STATIC_DB: Kind = Kind {
     name: "blame static db",
     magic: *b"BLAMESDB",
-    version: 1,
+    version: 2,
 };
 
 /// What a variable is, as the reports show it.
@@ -161,11 +161,67 @@ pub struct MemRead {
     pub index: ReadIndex,
 }
 
+/// How a read's address moves across iterations of the innermost loop
+/// around it: the reference classes of a locality model (self-temporal,
+/// self-spatial, no reuse), used to weigh which of a line's reads misses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reuse {
+    /// A fixed address with no pointer loaded on the way (a local or global
+    /// scalar, a field of a local struct): a register or a hot line.
+    Fixed,
+    /// The same address on every iteration of the innermost loop.
+    Invariant,
+    /// The address advances by this many bytes per iteration.
+    Stride(i64),
+    /// Data-dependent (an index or pointer loaded from memory that changes
+    /// in the loop, a call's result) or not affine in the loop's counters.
+    Irregular,
+    /// Not in a loop, and not a fixed address.
+    NoLoop,
+}
+
+/// The cache the access-pattern weights assume: 64-byte lines and a 32 KiB
+/// L1 data cache, as on current x86-64 and most AArch64 cores.
+pub const CACHE_LINE_BYTES: u64 = 64;
+pub const L1_DATA_CACHE_BYTES: u64 = 32 * 1024;
+
+/// The access pattern of one read (parallel to [`LineReads::reads`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadCost {
+    pub reuse: Reuse,
+    /// Bytes of the whole object read when it is a global or stack array
+    /// named directly (not through a pointer); 0 when not known.
+    pub footprint: u64,
+}
+
+impl ReadCost {
+    /// Expected misses per execution of the read in a cache of
+    /// `cache_bytes` with `line_bytes` lines: 0 for fixed and loop-invariant
+    /// addresses, stride/line for a stride shorter than a line, 1 for
+    /// irregular and long strides; an object that fits in the cache misses
+    /// in proportion to the share of the cache it takes.
+    pub fn expected_misses(&self, line_bytes: u64, cache_bytes: u64) -> f64 {
+        let per_access = match self.reuse {
+            Reuse::Fixed | Reuse::Invariant => 0.0,
+            Reuse::Stride(s) => (s.unsigned_abs().min(line_bytes) as f64) / line_bytes as f64,
+            Reuse::Irregular | Reuse::NoLoop => 1.0,
+        };
+        if self.footprint > 0 && self.footprint < cache_bytes {
+            per_access * self.footprint as f64 / cache_bytes as f64
+        } else {
+            per_access
+        }
+    }
+}
+
 /// The distinct reads of one source line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LineReads {
     pub line: u32,
     pub reads: Vec<MemRead>,
+    /// The access pattern of each read (same order as `reads`; empty when
+    /// unknown, e.g. summaries built by hand).
+    pub costs: Vec<ReadCost>,
 }
 
 /// Everything post-processing needs about one function.
@@ -230,6 +286,14 @@ impl FunctionSummary {
             }
         }
         for lr in &self.reads {
+            if !lr.costs.is_empty() && lr.costs.len() != lr.reads.len() {
+                return Err(bad(format!(
+                    "line {} has {} reads and {} access patterns",
+                    lr.line,
+                    lr.reads.len(),
+                    lr.costs.len()
+                )));
+            }
             if let Some(r) = lr.reads.iter().find(|r| r.variable >= n) {
                 return Err(bad(format!(
                     "read of variable {} on line {}",

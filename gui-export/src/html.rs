@@ -153,7 +153,7 @@ pub fn html_with_sources(
         })
         .collect();
     let points = views::blame_points(results, &filters, None)?;
-    let methods: Vec<&str> = ["raw", "loop", "skid", "skid+loop"]
+    let methods: Vec<&str> = views::MEMORY_METHODS
         .into_iter()
         .filter(|m| view.variables.iter().any(|v| v.methods.contains_key(*m)))
         .collect();

@@ -94,12 +94,11 @@ fn defined_at(r: &VariableRow) -> String {
     }
 }
 
-const METHODS: [&str; 5] = ["raw", "loop", "skid", "skid+loop", "direct"];
-
 pub fn variable_table(v: &VariableView) -> Table {
     let multi = v.variables.iter().any(|r| r.ranks.ranks > 1);
-    let methods: Vec<&str> = METHODS
+    let methods: Vec<&str> = crate::views::MEMORY_METHODS
         .into_iter()
+        .chain(["direct"])
         .filter(|m| v.variables.iter().any(|r| r.methods.contains_key(*m)))
         .collect();
     let mut headers = strings(&[

@@ -8,6 +8,18 @@ use regex::Regex;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// The approximate attribution methods of memory events (ch. 5), in the
+/// order reports show them: raw, loop compensation, skid negation, both,
+/// and each refined by access-pattern weights.
+pub const MEMORY_METHODS: [&str; 6] = [
+    "raw",
+    "loop",
+    "skid",
+    "skid+loop",
+    "loop+access",
+    "skid+loop+access",
+];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     Text,
@@ -42,7 +54,7 @@ pub struct Filters {
     pub top: Option<usize>,
     pub min_percent: f64,
     pub event: Option<String>,
-    /// Memory events: `raw`, `loop`, `skid`, `skid+loop`, or `all`.
+    /// Memory events: one of [`MEMORY_METHODS`], or `all`.
     pub method: Option<String>,
 }
 
@@ -166,10 +178,11 @@ impl Scope {
         let method = if events[event].memory {
             match filters.method.as_deref() {
                 None | Some("all") => None,
-                Some(m @ ("raw" | "loop" | "skid" | "skid+loop")) => Some(m.to_string()),
+                Some(m) if MEMORY_METHODS.contains(&m) => Some(m.to_string()),
                 Some(m) => {
                     return Err(ViewError::Filter(format!(
-                        "--method {m}: use raw, loop, skid, skid+loop or all"
+                        "--method {m}: use {} or all",
+                        MEMORY_METHODS.join(", ")
                     )))
                 }
             }
@@ -338,9 +351,14 @@ pub fn by_variable(results: &Results, filters: &Filters) -> Result<VariableView,
     Ok(VariableView {
         method: memory.then(|| {
             scope.method.clone().unwrap_or_else(|| {
-                // Without --method, `samples` is what post reported: skid+loop when a skid model was given.
-                let skid = rows.iter().any(|r| r.methods.contains_key("skid+loop"));
-                if skid { "skid+loop" } else { "loop" }.to_string()
+                // Without --method, `samples` is what post reported: the
+                // most refined method it computed (skid needs a skid model,
+                // access weights a static db with access patterns).
+                ["skid+loop+access", "skid+loop", "loop+access", "loop"]
+                    .into_iter()
+                    .find(|m| rows.iter().any(|r| r.methods.contains_key(*m)))
+                    .unwrap_or("loop")
+                    .to_string()
             })
         }),
         event: scope.event_name,

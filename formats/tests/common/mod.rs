@@ -294,6 +294,24 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
                     index: ReadIndex::None,
                 },
             ],
+            costs: vec![
+                ReadCost {
+                    reuse: Reuse::Stride(8),
+                    footprint: 0,
+                },
+                ReadCost {
+                    reuse: Reuse::Irregular,
+                    footprint: 4096,
+                },
+                ReadCost {
+                    reuse: Reuse::Invariant,
+                    footprint: 0,
+                },
+                ReadCost {
+                    reuse: Reuse::Fixed,
+                    footprint: 8,
+                },
+            ],
         }],
         lines: (10..60).collect(),
     }

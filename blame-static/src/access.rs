@@ -1,0 +1,449 @@
+//! Access patterns of reads (extends ch. 5's read table): how a load's
+//! address moves across iterations of the innermost loop around it, the
+//! reference classes of a locality model (a fixed or loop-invariant address
+//! is reused, a short stride reuses each cache line, an index loaded from
+//! memory is irregular). Post-processing weighs a line's reads with it, so
+//! `sum += val[k] * x[col[k]]` gives the gather `x[col[k]]` more of the
+//! line's misses than the streams `val[k]`, `col[k]` and nothing to `sum`.
+//!
+//! Strides are found on the IR as written: a scalar slot stored in the loop
+//! only as `v = v ± C` (`i++`, `p++`) advances by C per iteration, a phi of
+//! the loop header updated that way likewise (optimized IR), anything
+//! defined outside the loop is invariant, and address arithmetic (GEPs,
+//! adds, multiplications by constants) combines strides in bytes.
+
+use crate::cfg::Cfg;
+use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
+use blame_formats::static_db::{ReadCost, Reuse};
+use std::collections::HashMap;
+
+/// A scalar slot: an alloca or a global, plus a constant byte offset.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Slot {
+    Stack(InstId, i64),
+    Global(u32, i64),
+}
+
+/// Stride of a value across iterations of one loop: `Some(step)` in the
+/// value's own units (bytes for pointers), `None` when irregular.
+type Stride = Option<i64>;
+
+/// Access-pattern analysis of one function.
+pub struct AccessPatterns<'a> {
+    m: &'a Module,
+    f: &'a Function,
+    cfg: &'a Cfg,
+    /// Innermost loop of each block.
+    loop_of_block: Vec<Option<usize>>,
+    /// Per loop, the values stored into each scalar slot inside it.
+    stores: Vec<HashMap<Slot, Vec<Value>>>,
+}
+
+impl<'a> AccessPatterns<'a> {
+    pub fn new(m: &'a Module, f: &'a Function, cfg: &'a Cfg) -> AccessPatterns<'a> {
+        let loop_of_block = cfg.innermost_loop_of_blocks(f.blocks.len());
+        let mut ap = AccessPatterns {
+            m,
+            f,
+            cfg,
+            loop_of_block,
+            stores: Vec::new(),
+        };
+        let mut stores = vec![HashMap::new(); cfg.loops.len()];
+        for (li, l) in cfg.loops.iter().enumerate() {
+            for &b in &l.blocks {
+                for &i in &f.blocks[b as usize].insts {
+                    let inst = &f.insts[i as usize];
+                    if !matches!(inst.op, Op::Store) {
+                        continue;
+                    }
+                    if let Some(slot) = ap.slot(&inst.args[1]) {
+                        let list: &mut Vec<Value> = stores[li].entry(slot).or_default();
+                        list.push(inst.args[0].clone());
+                    }
+                }
+            }
+        }
+        ap.stores = stores;
+        ap
+    }
+
+    /// The access pattern of a load from `addr` (the load's address, or
+    /// the element a scalar copies) executed in `block`.
+    pub fn cost(&self, addr: &Value, block: u32) -> ReadCost {
+        let footprint = self.footprint(addr);
+        let reuse = if self.slot(addr).is_some() {
+            Reuse::Fixed
+        } else {
+            match self.loop_of_block.get(block as usize).copied().flatten() {
+                None => Reuse::NoLoop,
+                Some(l) => match self.stride(addr, l, 0) {
+                    Some(0) => Reuse::Invariant,
+                    Some(s) => Reuse::Stride(s),
+                    None => Reuse::Irregular,
+                },
+            }
+        };
+        ReadCost { reuse, footprint }
+    }
+
+    /// The fixed slot an address names, when no pointer is loaded on the
+    /// way (casts and constant GEPs of an alloca or a global).
+    fn slot(&self, addr: &Value) -> Option<Slot> {
+        let mut v = addr.clone();
+        let mut offset = 0i64;
+        for _ in 0..32 {
+            match v {
+                Value::Global(g) => return Some(Slot::Global(g, offset)),
+                Value::Inst(i) => {
+                    let inst = &self.f.insts[i as usize];
+                    match &inst.op {
+                        Op::Alloca { .. } => return Some(Slot::Stack(i, offset)),
+                        Op::Cast => v = inst.args[0].clone(),
+                        Op::Gep { steps, elem_size } => {
+                            offset += const_offset(&inst.args, steps, *elem_size)?;
+                            v = inst.args[0].clone();
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Bytes of the global or stack object the address lies in, when it is
+    /// named directly (0 when reached through a pointer or unknown).
+    fn footprint(&self, addr: &Value) -> u64 {
+        let mut v = addr.clone();
+        for _ in 0..32 {
+            match v {
+                Value::Global(g) => return self.m.globals.get(g as usize).map_or(0, |g| g.size),
+                Value::Inst(i) => {
+                    let inst = &self.f.insts[i as usize];
+                    match &inst.op {
+                        Op::Alloca { size } => return *size,
+                        Op::Cast | Op::Gep { .. } => v = inst.args[0].clone(),
+                        _ => return 0,
+                    }
+                }
+                _ => return 0,
+            }
+        }
+        0
+    }
+
+    fn in_loop(&self, i: InstId, l: usize) -> bool {
+        let b = self.f.insts[i as usize].block;
+        self.cfg.loops[l].blocks.binary_search(&b).is_ok()
+    }
+
+    /// How `v` changes per iteration of loop `l`.
+    fn stride(&self, v: &Value, l: usize, depth: u32) -> Stride {
+        let Value::Inst(i) = v else {
+            return Some(0); // constants, globals, arguments
+        };
+        if depth > 32 {
+            return None;
+        }
+        if !self.in_loop(*i, l) {
+            return Some(0); // computed before the loop
+        }
+        let d = depth + 1;
+        let inst = &self.f.insts[*i as usize];
+        let args = &inst.args;
+        let invariant_args = |this: &Self| {
+            if args.iter().all(|a| this.stride(a, l, d) == Some(0)) {
+                Some(0)
+            } else {
+                None
+            }
+        };
+        match &inst.op {
+            Op::Alloca { .. } => Some(0),
+            Op::Cast => self.stride(&args[0], l, d),
+            Op::Load => match self.slot(&args[0]) {
+                Some(slot) => self.slot_stride(slot, l),
+                // Memory at an invariant address is taken as unchanged.
+                None if self.stride(&args[0], l, d) == Some(0) => Some(0),
+                None => None,
+            },
+            Op::Binary { code } => {
+                let a = || self.stride(&args[0], l, d);
+                let b = || self.stride(&args[1], l, d);
+                match code {
+                    BinCode::Add => a()?.checked_add(b()?),
+                    BinCode::Sub => a()?.checked_sub(b()?),
+                    BinCode::Mul => match (&args[0], &args[1]) {
+                        (Value::ConstInt(c), x) | (x, Value::ConstInt(c)) => {
+                            self.stride(x, l, d)?.checked_mul(*c)
+                        }
+                        _ => invariant_args(self),
+                    },
+                    BinCode::Shl => match &args[1] {
+                        Value::ConstInt(c) if (0..32).contains(c) => a()?.checked_mul(1i64 << c),
+                        _ => invariant_args(self),
+                    },
+                    BinCode::Other => invariant_args(self),
+                }
+            }
+            Op::Gep { steps, elem_size } => {
+                let mut total = self.stride(&args[0], l, d)?;
+                let mut terms = vec![(args.get(1), *elem_size)];
+                for s in steps {
+                    if let GepStep::Index { arg, elem_size } = s {
+                        terms.push((args.get(*arg as usize), *elem_size));
+                    }
+                }
+                for (idx, size) in terms {
+                    let Some(idx) = idx else { continue };
+                    let s = self.stride(idx, l, d)?;
+                    if s != 0 && size == 0 {
+                        return None;
+                    }
+                    total = total.checked_add(s.checked_mul(size as i64)?)?;
+                }
+                Some(total)
+            }
+            Op::Phi => self.phi_stride(*i, l),
+            Op::Select | Op::Compare | Op::Other(_) => invariant_args(self),
+            _ => None,
+        }
+    }
+
+    /// A scalar slot's stride: unchanged when the loop never stores it,
+    /// C when every store in the loop is `slot = slot ± C`.
+    fn slot_stride(&self, slot: Slot, l: usize) -> Stride {
+        let Some(values) = self.stores[l].get(&slot) else {
+            return Some(0);
+        };
+        let loads_slot = |x: &Value| match x {
+            Value::Inst(j) => {
+                let load = &self.f.insts[*j as usize];
+                matches!(load.op, Op::Load) && self.slot(&load.args[0]) == Some(slot)
+            }
+            _ => false,
+        };
+        let mut step = None;
+        for v in values {
+            let s = self.self_increment(v, loads_slot)?;
+            if step.is_some_and(|p| p != s) {
+                return None;
+            }
+            step = Some(s);
+        }
+        step
+    }
+
+    /// A phi of the loop updated as `phi ± C` on every path through the loop.
+    fn phi_stride(&self, phi: InstId, l: usize) -> Stride {
+        let mut step = None;
+        for v in &self.f.insts[phi as usize].args {
+            let inside = matches!(v, Value::Inst(j) if self.in_loop(*j, l));
+            if !inside {
+                continue; // the value on entry
+            }
+            let s = self.self_increment(v, |x| *x == Value::Inst(phi))?;
+            if step.is_some_and(|p| p != s) {
+                return None;
+            }
+            step = Some(s);
+        }
+        step.or(Some(0))
+    }
+
+    /// `v` as `old + C`, `old - C` or `gep old, C` (C in bytes for
+    /// pointers), where `is_old` recognizes the previous value.
+    fn self_increment(&self, v: &Value, is_old: impl Fn(&Value) -> bool) -> Stride {
+        let mut v = v.clone();
+        for _ in 0..8 {
+            let Value::Inst(i) = &v else { return None };
+            let inst = &self.f.insts[*i as usize];
+            match (&inst.op, inst.args.as_slice()) {
+                (Op::Cast, [x]) => v = x.clone(),
+                (Op::Binary { code: BinCode::Add }, [x, Value::ConstInt(c)])
+                | (Op::Binary { code: BinCode::Add }, [Value::ConstInt(c), x])
+                    if is_old(&strip(self.f, x)) =>
+                {
+                    return Some(*c)
+                }
+                (Op::Binary { code: BinCode::Sub }, [x, Value::ConstInt(c)])
+                    if is_old(&strip(self.f, x)) =>
+                {
+                    return c.checked_neg()
+                }
+                (Op::Gep { steps, elem_size }, [x, ..]) if is_old(&strip(self.f, x)) => {
+                    return const_offset(&inst.args, steps, *elem_size)
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+}
+
+fn strip(f: &Function, v: &Value) -> Value {
+    let mut v = v.clone();
+    for _ in 0..16 {
+        match &v {
+            Value::Inst(i) if matches!(f.insts[*i as usize].op, Op::Cast) => {
+                v = f.insts[*i as usize].args[0].clone()
+            }
+            _ => break,
+        }
+    }
+    v
+}
+
+/// The byte offset of a GEP whose indices are all constants.
+fn const_offset(args: &[Value], steps: &[GepStep], elem_size: u64) -> Option<i64> {
+    let konst = |v: Option<&Value>| match v {
+        Some(Value::ConstInt(c)) => Some(*c),
+        None => Some(0),
+        _ => None,
+    };
+    let mut offset = konst(args.get(1))?.checked_mul(elem_size as i64)?;
+    for s in steps {
+        let step = match s {
+            GepStep::Field { offset, .. } => *offset as i64,
+            GepStep::Index { arg, elem_size } => {
+                konst(args.get(*arg as usize))?.checked_mul(*elem_size as i64)?
+            }
+        };
+        offset = offset.checked_add(step)?;
+    }
+    Some(offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::read_table_tests::{summary, summary_at};
+    use blame_formats::static_db::{FunctionSummary, Reuse};
+
+    /// (variable, reuse) of every read on line `l`, sorted.
+    fn reads(f: &FunctionSummary, l: u32) -> Vec<(String, Reuse)> {
+        let mut v: Vec<(String, Reuse)> = f
+            .reads
+            .iter()
+            .filter(|r| r.line == l)
+            .flat_map(|r| r.reads.iter().zip(&r.costs))
+            .map(|(r, c)| (f.variables[r.variable as usize].name.clone(), c.reuse))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    fn reuse_of(f: &FunctionSummary, l: u32, name: &str) -> Reuse {
+        let r = reads(f, l);
+        r.iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no read of {name} on line {l}: {r:?}"))
+            .1
+    }
+
+    /// spmv: the streams `val[k]`, `col[k]` advance by their element size,
+    /// the gather `x[col[k]]` is irregular, the accumulator and the counter
+    /// are fixed slots.
+    #[test]
+    fn streams_gathers_and_scalars_of_a_sparse_product() {
+        let f = summary(
+            "void spmv(int rows, const int *row_ptr, const int *col, const double *val,
+          const double *x, double *y) {
+  for (int r = 0; r < rows; r++) {
+    double sum = 0.0;
+    for (int k = row_ptr[r]; k < row_ptr[r + 1]; k++)
+      sum += val[k] * x[col[k]];
+    y[r] = sum;
+  }
+}
+",
+            "spmv",
+        );
+        assert_eq!(reuse_of(&f, 6, "val"), Reuse::Stride(8));
+        assert_eq!(reuse_of(&f, 6, "col"), Reuse::Stride(4));
+        assert_eq!(reuse_of(&f, 6, "x"), Reuse::Irregular);
+        assert_eq!(reuse_of(&f, 6, "sum"), Reuse::Fixed);
+        assert_eq!(reuse_of(&f, 6, "k"), Reuse::Fixed);
+        // `row_ptr[r]` starts the inner loop (the outer loop's stride),
+        // `row_ptr[r + 1]` is re-read by its condition at one address.
+        let row_ptr: Vec<Reuse> = reads(&f, 5)
+            .into_iter()
+            .filter(|r| r.0 == "row_ptr")
+            .map(|r| r.1)
+            .collect();
+        assert!(row_ptr.contains(&Reuse::Invariant), "{row_ptr:?}");
+        assert!(row_ptr.contains(&Reuse::Stride(4)), "{row_ptr:?}");
+    }
+
+    /// Row-major and column-major walks, a loop-invariant row, a pointer
+    /// bumped in the loop, a linked list, a small table, a read outside loops.
+    #[test]
+    fn strides_follow_the_address_arithmetic() {
+        let f = summary(
+            "struct node { struct node *next; double v; };
+static double table[64];
+double walk(const double *a, int n, const double *p, const struct node *list, int m) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      s += a[i * n + j];
+      s += a[j * n + i];
+      s += a[i * n] * table[j & 63];
+    }
+  for (int k = 0; k < m; k++, p++)
+    s += *p;
+  for (const struct node *q = list; q; q = q->next)
+    s += q->v;
+  for (int k = 0; k < m; k += 4)
+    s += a[2 * k + 1];
+  return s + a[m];
+}
+",
+            "walk",
+        );
+        assert_eq!(reuse_of(&f, 7, "a"), Reuse::Stride(8));
+        assert_eq!(
+            reuse_of(&f, 8, "a"),
+            Reuse::Irregular,
+            "stride n: unknown size"
+        );
+        let line9 = reads(&f, 9);
+        assert!(line9.contains(&("a".into(), Reuse::Invariant)), "{line9:?}");
+        assert!(
+            line9.contains(&("table".into(), Reuse::Irregular)),
+            "{line9:?}"
+        );
+        let table = f.reads.iter().find(|r| r.line == 9).unwrap();
+        let k = table
+            .reads
+            .iter()
+            .position(|r| f.variables[r.variable as usize].name == "table")
+            .unwrap();
+        assert_eq!(table.costs[k].footprint, 64 * 8);
+        assert_eq!(reuse_of(&f, 12, "p"), Reuse::Stride(8));
+        assert_eq!(reuse_of(&f, 14, "q"), Reuse::Irregular);
+        assert_eq!(
+            reuse_of(&f, 16, "a"),
+            Reuse::Stride(64),
+            "2 * 4 elements of 8 bytes"
+        );
+        assert_eq!(reuse_of(&f, 17, "a"), Reuse::NoLoop);
+        assert_eq!(reuse_of(&f, 17, "s"), Reuse::Fixed);
+    }
+
+    /// Optimized IR keeps counters in phis of the loop header.
+    #[test]
+    fn phi_counters_of_optimized_ir() {
+        let src = "double dot(const double *a, const float *b, const int *idx, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[idx[i]];
+  return s;
+}
+";
+        let f = summary_at(src, "dot", "-O1");
+        assert_eq!(reuse_of(&f, 4, "a"), Reuse::Stride(8), "{:?}", reads(&f, 4));
+        assert_eq!(reuse_of(&f, 4, "b"), Reuse::Irregular);
+    }
+}
