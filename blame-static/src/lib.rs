@@ -1,7 +1,9 @@
 //! Static variable-blame analysis (dissertation ch. 3 and 5.1) over LLVM IR.
 //!
 //! [`llvm_loader`] converts bitcode or textual IR into the plain model of
-//! [`ir`]; [`analysis`] computes one function's summary on that model; this
+//! [`ir`]; [`analysis`] computes one function's summary on that model (with
+//! [`cfg`] for loops and control dependence, [`access`] for the access
+//! pattern of each read, [`library`] for library calls); this
 //! module runs it in parallel over a module, reusing cached summaries whose
 //! IR hash is unchanged, and renders the `--dump json` view.
 
