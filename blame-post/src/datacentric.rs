@@ -277,26 +277,33 @@ pub fn loop_compensate(
     shares: &[(u32, MemRead, f64)],
     threshold: f64,
 ) -> Vec<(u32, MemRead, f64)> {
-    let total: f64 = shares.iter().map(|s| s.2).sum();
     let mut cache: BTreeMap<usize, BTreeMap<MemRead, LoopWeight>> = BTreeMap::new();
+    // Only reads the loop says never miss: the unweighted shares stay.
+    reweigh(shares, |line, r| match innermost_loop(f, line) {
+        Some(l) => cache
+            .entry(l)
+            .or_insert_with(|| loop_weights(f, l, threshold))
+            .get(r)
+            .map(|w| w.final_weight)
+            .unwrap_or(1.0),
+        None => 1.0,
+    })
+}
+
+/// Multiplies each share by `weight(line, read)` and renormalizes to the
+/// same total, so each miss is still counted exactly once; when every
+/// weight is 0 the shares are returned unchanged.
+fn reweigh(
+    shares: &[(u32, MemRead, f64)],
+    mut weight: impl FnMut(u32, &MemRead) -> f64,
+) -> Vec<(u32, MemRead, f64)> {
+    let total: f64 = shares.iter().map(|s| s.2).sum();
     let weighted: Vec<(u32, MemRead, f64)> = shares
         .iter()
-        .map(|(line, r, share)| {
-            let w = match innermost_loop(f, *line) {
-                Some(l) => cache
-                    .entry(l)
-                    .or_insert_with(|| loop_weights(f, l, threshold))
-                    .get(r)
-                    .map(|w| w.final_weight)
-                    .unwrap_or(1.0),
-                None => 1.0,
-            };
-            (*line, r.clone(), share * w)
-        })
+        .map(|(line, r, share)| (*line, r.clone(), share * weight(*line, r)))
         .collect();
     let wsum: f64 = weighted.iter().map(|s| s.2).sum();
     if wsum <= 0.0 {
-        // Only reads the loop says never miss: keep the unweighted shares.
         return shares.to_vec();
     }
     weighted
@@ -337,27 +344,14 @@ pub fn access_weight(
     f: &FunctionSummary,
     shares: &[(u32, MemRead, f64)],
 ) -> Vec<(u32, MemRead, f64)> {
-    let total: f64 = shares.iter().map(|s| s.2).sum();
     let mut costs: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
-    let weighted: Vec<(u32, MemRead, f64)> = shares
-        .iter()
-        .map(|(line, r, share)| {
-            let w = costs
-                .entry(*line)
-                .or_insert_with(|| read_costs(f, *line))
-                .get(r)
-                .map_or(1.0, expected_misses);
-            (*line, r.clone(), share * w)
-        })
-        .collect();
-    let wsum: f64 = weighted.iter().map(|s| s.2).sum();
-    if wsum <= 0.0 {
-        return shares.to_vec();
-    }
-    weighted
-        .into_iter()
-        .map(|(l, r, x)| (l, r, x * total / wsum))
-        .collect()
+    reweigh(shares, |line, r| {
+        costs
+            .entry(line)
+            .or_insert_with(|| read_costs(f, line))
+            .get(r)
+            .map_or(1.0, expected_misses)
+    })
 }
 
 /// What a skid window looked like: lines with probabilities, and whether a

@@ -15,6 +15,7 @@
 use crate::cfg::Cfg;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
 use blame_formats::static_db::{ReadCost, Reuse};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// A scalar slot: an alloca or a global, plus a constant byte offset.
@@ -37,6 +38,9 @@ pub struct AccessPatterns<'a> {
     loop_of_block: Vec<Option<usize>>,
     /// Per loop, the values stored into each scalar slot inside it.
     stores: Vec<HashMap<Slot, Vec<Value>>>,
+    /// Strides already computed, per (instruction, loop): address
+    /// expressions share subexpressions, so each is walked once.
+    memo: RefCell<HashMap<(InstId, usize), Stride>>,
 }
 
 impl<'a> AccessPatterns<'a> {
@@ -48,6 +52,7 @@ impl<'a> AccessPatterns<'a> {
             cfg,
             loop_of_block,
             stores: Vec::new(),
+            memo: RefCell::new(HashMap::new()),
         };
         let mut stores = vec![HashMap::new(); cfg.loops.len()];
         for (li, l) in cfg.loops.iter().enumerate() {
@@ -150,8 +155,18 @@ impl<'a> AccessPatterns<'a> {
         if !self.in_loop(*i, l) {
             return Some(0); // computed before the loop
         }
+        if let Some(&known) = self.memo.borrow().get(&(*i, l)) {
+            return known;
+        }
+        let s = self.inst_stride(*i, l, depth);
+        self.memo.borrow_mut().insert((*i, l), s);
+        s
+    }
+
+    /// [`Self::stride`] of instruction `i` inside loop `l`.
+    fn inst_stride(&self, i: InstId, l: usize, depth: u32) -> Stride {
         let d = depth + 1;
-        let inst = &self.f.insts[*i as usize];
+        let inst = &self.f.insts[i as usize];
         let args = &inst.args;
         let invariant_args = |this: &Self| {
             if args.iter().all(|a| this.stride(a, l, d) == Some(0)) {
@@ -206,7 +221,7 @@ impl<'a> AccessPatterns<'a> {
                 }
                 Some(total)
             }
-            Op::Phi => self.phi_stride(*i, l),
+            Op::Phi => self.phi_stride(i, l),
             Op::Select | Op::Compare | Op::Other(_) => invariant_args(self),
             _ => None,
         }
