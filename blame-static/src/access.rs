@@ -34,8 +34,6 @@ pub struct AccessPatterns<'a> {
     m: &'a Module,
     f: &'a Function,
     cfg: &'a Cfg,
-    /// Innermost loop of each block.
-    loop_of_block: Vec<Option<usize>>,
     /// Per loop, the values stored into each scalar slot inside it.
     stores: Vec<HashMap<Slot, Vec<Value>>>,
     /// Strides already computed, per (instruction, loop): address
@@ -45,12 +43,10 @@ pub struct AccessPatterns<'a> {
 
 impl<'a> AccessPatterns<'a> {
     pub fn new(m: &'a Module, f: &'a Function, cfg: &'a Cfg) -> AccessPatterns<'a> {
-        let loop_of_block = cfg.innermost_loop_of_blocks(f.blocks.len());
         let mut ap = AccessPatterns {
             m,
             f,
             cfg,
-            loop_of_block,
             stores: Vec::new(),
             memo: RefCell::new(HashMap::new()),
         };
@@ -74,13 +70,17 @@ impl<'a> AccessPatterns<'a> {
     }
 
     /// The access pattern of a load from `addr` (the load's address, or
-    /// the element a scalar copies) executed in `block`.
-    pub fn cost(&self, addr: &Value, block: u32) -> ReadCost {
+    /// the element a scalar copies) per iteration of loop `innermost`, the
+    /// innermost loop of the load's source line (post-processing weighs a
+    /// line's reads against each other). A load of that line placed before
+    /// the loop (a `for` header's initialization) runs once per entry to
+    /// the loop, so it counts as invariant there.
+    pub fn cost(&self, addr: &Value, innermost: Option<usize>) -> ReadCost {
         let footprint = self.footprint(addr);
         let reuse = if self.slot(addr).is_some() {
             Reuse::Fixed
         } else {
-            match self.loop_of_block.get(block as usize).copied().flatten() {
+            match innermost {
                 None => Reuse::NoLoop,
                 Some(l) => match self.stride(addr, l, 0) {
                     Some(0) => Reuse::Invariant,
@@ -380,15 +380,35 @@ mod tests {
         assert_eq!(reuse_of(&f, 6, "x"), Reuse::Irregular);
         assert_eq!(reuse_of(&f, 6, "sum"), Reuse::Fixed);
         assert_eq!(reuse_of(&f, 6, "k"), Reuse::Fixed);
-        // `row_ptr[r]` starts the inner loop (the outer loop's stride),
-        // `row_ptr[r + 1]` is re-read by its condition at one address.
+        // `row_ptr[r]` starts the inner loop (read once per entry to it) and
+        // `row_ptr[r + 1]` is re-read by its condition at one address: per
+        // iteration of the line's innermost loop, both are invariant.
         let row_ptr: Vec<Reuse> = reads(&f, 5)
             .into_iter()
             .filter(|r| r.0 == "row_ptr")
             .map(|r| r.1)
             .collect();
-        assert!(row_ptr.contains(&Reuse::Invariant), "{row_ptr:?}");
-        assert!(row_ptr.contains(&Reuse::Stride(4)), "{row_ptr:?}");
+        assert_eq!(row_ptr, [Reuse::Invariant, Reuse::Invariant]);
+    }
+
+    /// A linked-cell scan: `cell_head[c]` starts the list once per cell,
+    /// `cell_next[j]` runs once per atom; on their shared line only the
+    /// second is per iteration of the line's loop.
+    #[test]
+    fn a_for_header_initialization_runs_once_per_entry() {
+        let f = summary(
+            "int count(const int *cell_head, const int *cell_next, int ncells) {
+  int n = 0;
+  for (int c = 0; c < ncells; c++)
+    for (int j = cell_head[c]; j >= 0; j = cell_next[j])
+      n++;
+  return n;
+}
+",
+            "count",
+        );
+        assert_eq!(reuse_of(&f, 4, "cell_head"), Reuse::Invariant);
+        assert_eq!(reuse_of(&f, 4, "cell_next"), Reuse::Irregular);
     }
 
     /// Row-major and column-major walks, a loop-invariant row, a pointer

@@ -1510,6 +1510,17 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
     let copies = element_copies(f, &cfg);
     let access = AccessPatterns::new(m, f, &cfg);
+    // The innermost loop of each line, as post-processing finds it: the
+    // loop with the fewest lines among those containing the line.
+    let mut line_loop: HashMap<u32, usize> = HashMap::new();
+    for (li, l) in loops.iter().enumerate() {
+        for &line in &l.lines {
+            let slot = line_loop.entry(line).or_insert(li);
+            if l.lines.len() < loops[*slot].lines.len() {
+                *slot = li;
+            }
+        }
+    }
     let mut reads: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
     for (i, inst) in f.insts.iter().enumerate() {
         if !matches!(inst.op, Op::Load) || inst.line == 0 {
@@ -1526,7 +1537,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             }
         }
         let index = read_index(f, &mut res, &vars, &addr);
-        let cost = access.cost(&addr, inst.block);
+        let cost = access.cost(&addr, line_loop.get(&inst.line).copied());
         for l in res.locs(&addr) {
             // The variable whose memory holds the location: the location's own
             // variable, else the nearest container on its path (a field that
