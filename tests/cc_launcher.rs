@@ -79,3 +79,31 @@ fn mpicc_behind_the_launcher() {
     let text = check(&db);
     assert!(text.contains("2 functions"), "f and main: {text}");
 }
+
+#[test]
+fn a_static_db_of_an_older_blame_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("static.db");
+    // A version-1 preamble (before access patterns were recorded).
+    let mut old = b"BLAMESDB".to_vec();
+    old.extend_from_slice(&1u32.to_le_bytes());
+    old.extend_from_slice(&0u32.to_le_bytes());
+    std::fs::write(&db, &old).unwrap();
+    let out = blame()
+        .env("BLAME_DB", &db)
+        .args(["cc", "--", "clang-19", "-g", "-O2", "-c"])
+        .arg(program("hot.c"))
+        .arg("-o")
+        .arg(dir.path().join("hot.o"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("written by an older blame") && err.contains("delete it"),
+        "{err}"
+    );
+    // The compile itself succeeds (the launcher only warns) and the old db
+    // is left as it was.
+    assert!(out.status.success() && dir.path().join("hot.o").is_file());
+    assert_eq!(std::fs::read(&db).unwrap(), old);
+}

@@ -174,6 +174,12 @@ pub enum StaticError {
     Load(#[from] LoadError),
     #[error(transparent)]
     Format(#[from] blame_formats::error::FormatError),
+    #[error("{path}: written by an older blame (static db version {found}, this build writes version {supported}); its summaries cannot be reused: delete it and run blame cc / blame analyze again on every translation unit")]
+    OlderDb {
+        path: String,
+        found: u32,
+        supported: u32,
+    },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -241,7 +247,19 @@ pub fn analyze_into_db(
         .map_err(io(&lock_path))?;
     FileExt::lock_exclusive(&lock).map_err(io(&lock_path))?;
     let mut db = if db_path.exists() {
-        StaticDb::read(db_path)?.0
+        match StaticDb::read(db_path) {
+            Ok((db, _)) => db,
+            Err(blame_formats::error::FormatError::UnsupportedVersion {
+                found, supported, ..
+            }) if found < supported => {
+                return Err(StaticError::OlderDb {
+                    path: db_path.display().to_string(),
+                    found,
+                    supported,
+                })
+            }
+            Err(e) => return Err(e.into()),
+        }
     } else {
         StaticDb::default()
     };
