@@ -247,6 +247,27 @@ fn struct_containers_are_blamed_at_least_as_much_as_their_fields() {
         r.pct("", "g_energy"),
         COVERED * (mv + kick),
     );
+
+    // The same samples as a memory event (ch. 5): reads through `w` in
+    // move() and kick() are reads of the memory `&world` points to. The
+    // binding of the argument also lists `g_energy` (computed from world
+    // later), which reads nothing there.
+    let memory = report_json(&[
+        r.run.to_str().unwrap(),
+        "--static",
+        r.db.to_str().unwrap(),
+        "--by-variable",
+        "--memory-event",
+        "cpu-clock",
+    ]);
+    assert_eq!(memory["method"], "loop+access", "{memory:#}");
+    let mem = |name: &str| percent_of(&memory, if name == "g_energy" { "" } else { "main" }, name);
+    assert!(
+        mem("world") >= COVERED * (mv + kick) && mem("g_energy") < 1.0,
+        "memory: world {:.1}%, g_energy {:.1}%\n{memory:#}",
+        mem("world"),
+        mem("g_energy")
+    );
 }
 
 #[test]

@@ -197,6 +197,7 @@ fn main() {
                             outputs: vec![OutputBinding {
                                 output: CallOutput::Arg(0),
                                 blamed: vec![0, 1],
+                                pointees: vec![],
                             }],
                             model: None,
                         })

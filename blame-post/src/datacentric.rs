@@ -587,6 +587,7 @@ mod tests {
                 outputs: vec![OutputBinding {
                     output: CallOutput::Return,
                     blamed: vec![0, 2],
+                    pointees: vec![],
                 }],
                 model: Some(vec![CallOutput::Return]),
             }],

@@ -266,6 +266,7 @@ mod tests {
             outputs: vec![OutputBinding {
                 output: CallOutput::Return,
                 blamed,
+                pointees: vec![],
             }],
             model: model.then(|| vec![CallOutput::Return]),
         }

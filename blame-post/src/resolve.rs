@@ -554,17 +554,33 @@ fn lift_through_callers(
     };
     let caller = &index.functions[cfi];
     let mut targets: BTreeSet<u32> = BTreeSet::new();
+    let mut pointees: BTreeSet<u32> = BTreeSet::new();
     for c in call_sites_at(caller, frames[cdepth].line, &f.linkage_name) {
         targets.extend(output_vars(c, k));
+        pointees.extend(
+            c.outputs
+                .iter()
+                .filter(|b| b.output == CallOutput::Arg(k))
+                .flat_map(|b| b.pointees.iter().copied()),
+        );
     }
+    // Only the variables the argument points into, not those computed from
+    // it later (`move(&world)` then `g = energy(&world)` puts `g` in the
+    // binding of `move`'s argument): the binding's pointees when the static
+    // pass knew them, else the candidates read on the call's line.
+    let known = !pointees.is_empty();
+    let targets = if known { pointees } else { targets };
     // Containers of other targets get their share through container resolution.
     let containers: BTreeSet<u32> = targets
         .iter()
         .filter_map(|&t| caller.variables[t as usize].parent)
         .collect();
     let direct: Vec<u32> = targets.difference(&containers).copied().collect();
-    // Only the variables the argument points into, not those computed from it later.
-    let direct = crate::datacentric::passed_variables(caller, frames[cdepth].line, &direct);
+    let direct = if known {
+        direct
+    } else {
+        crate::datacentric::passed_variables(caller, frames[cdepth].line, &direct)
+    };
     if direct.is_empty() {
         return vec![((fi, vi), share)];
     }

@@ -81,10 +81,12 @@ pub(crate) fn fig3_14_index() -> StaticIndex {
                 OutputBinding {
                     output: CallOutput::Arg(0),
                     blamed: vec![1],
+                    pointees: vec![],
                 },
                 OutputBinding {
                     output: CallOutput::Arg(1),
                     blamed: vec![2],
+                    pointees: vec![],
                 },
             ],
             model: None,
@@ -208,6 +210,7 @@ fn library_frames_pass_blame_through_the_call_site_model() {
             outputs: vec![OutputBinding {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
+                pointees: vec![],
             }],
             model: Some(vec![CallOutput::Arg(0)]),
         }],
@@ -236,6 +239,7 @@ fn recursion_blames_a_variable_once_per_sample() {
             outputs: vec![OutputBinding {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
+                pointees: vec![],
             }],
             model: None,
         }],
@@ -251,6 +255,7 @@ fn recursion_blames_a_variable_once_per_sample() {
             outputs: vec![OutputBinding {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
+                pointees: vec![],
             }],
             model: None,
         }],
@@ -343,6 +348,7 @@ fn field_paths_continue_below_the_variables_passed() {
         outputs: vec![OutputBinding {
             output: CallOutput::Arg(0),
             blamed: targets,
+            pointees: vec![],
         }],
         model: None,
     };

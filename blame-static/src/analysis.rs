@@ -1386,6 +1386,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                 outputs.push(OutputBinding {
                     output: CallOutput::Return,
                     blamed: b.clone(),
+                    pointees: vec![],
                 });
             }
         }
@@ -1397,10 +1398,13 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             // output reaches (sorted vectors: this can be every variable).
             let targets = targets_of(&mut res, &vars, &inst.args[k as usize]);
             let classes: BTreeSet<u32> = targets.iter().map(|&t| class_id[t as usize]).collect();
-            let mut blamed: Vec<u32> = targets.into_iter().collect();
+            let mut pointees: Vec<u32> = targets.into_iter().collect();
             for c in classes {
-                blamed.extend(&members[c as usize]);
+                pointees.extend(&members[c as usize]);
             }
+            pointees.sort_unstable();
+            pointees.dedup();
+            let mut blamed = pointees.clone();
             if let Some(b) = arg_bind.get(&(i, k)) {
                 blamed.extend(b);
             }
@@ -1410,6 +1414,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                 outputs.push(OutputBinding {
                     output: CallOutput::Arg(k),
                     blamed,
+                    pointees,
                 });
             }
         }
@@ -1465,6 +1470,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             None => cs.outputs.push(OutputBinding {
                 output: CallOutput::Arg(k as u32),
                 blamed: extra.into_iter().collect(),
+                pointees: vec![],
             }),
         }
     }

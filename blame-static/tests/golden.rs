@@ -140,11 +140,15 @@ fn table_3_8_fig3_14() {
         vec![
             OutputBinding {
                 output: CallOutput::Arg(0),
-                blamed: vec![idx(foo, "se.sX")]
+                blamed: vec![idx(foo, "se.sX")],
+                // The memory passed: the field itself (a read through `x`
+                // inside bar reads se.sX's pointee).
+                pointees: vec![idx(foo, "se.sX")],
             },
             OutputBinding {
                 output: CallOutput::Arg(1),
-                blamed: vec![idx(foo, "se.sY")]
+                blamed: vec![idx(foo, "se.sY")],
+                pointees: vec![idx(foo, "se.sY")],
             },
         ]
     );

@@ -110,6 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             outputs: vec![OutputBinding {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
+                pointees: vec![],
             }],
             model: Some(vec![CallOutput::Return]),
         }],

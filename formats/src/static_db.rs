@@ -109,6 +109,10 @@ pub struct OutputBinding {
     /// output writes or flows into, already closed over the caller's compact
     /// graph; containers are added by post-processing.
     pub blamed: Vec<u32>,
+    /// For an argument: the caller variables whose memory it points into
+    /// (its targets and their alias classes, a subset of `blamed`), what a
+    /// read through the parameter reads (5.1). Empty when not known.
+    pub pointees: Vec<u32>,
 }
 
 /// One call instruction of a function.
@@ -272,7 +276,7 @@ impl FunctionSummary {
         }
         for c in &self.call_sites {
             for o in &c.outputs {
-                if let Some(b) = o.blamed.iter().find(|&&b| b >= n) {
+                if let Some(b) = o.blamed.iter().chain(&o.pointees).find(|&&b| b >= n) {
                     return Err(bad(format!(
                         "call at line {} blames variable {b} of {n}",
                         c.line

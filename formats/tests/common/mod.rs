@@ -249,10 +249,12 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
                 OutputBinding {
                     output: CallOutput::Return,
                     blamed: vec![0, 1],
+                    pointees: vec![],
                 },
                 OutputBinding {
                     output: CallOutput::Arg(2),
                     blamed: vec![2],
+                    pointees: vec![],
                 },
             ],
             model: i.is_multiple_of(4).then(|| vec![CallOutput::Arg(0)]),
