@@ -5,7 +5,7 @@
 use anyhow::{bail, Context, Result};
 use blame_formats::jsonl::{write_sample, JsonSample};
 use blame_formats::results::Results;
-use blame_formats::static_db::StaticDb;
+use blame_formats::static_db::{CacheGeometry, StaticDb};
 use blame_formats::stream::{self, StreamReader};
 use blame_gui_export::render;
 use blame_gui_export::source::SourceCache;
@@ -54,6 +54,9 @@ pub struct InputArgs {
     /// Loop compensation threshold (5.2.2).
     #[arg(long, default_value_t = 0.75)]
     loop_threshold: f64,
+    /// L1 data cache and line size the access-pattern weights of memory events assume, `L1D:LINE` in bytes (K/M suffixes), e.g. `48K:64` [default: the recording machine's, from the run's manifest; else 32K:64].
+    #[arg(long = "cache-geometry", value_name = "L1D:LINE")]
+    cache_geometry: Option<String>,
 }
 
 impl InputArgs {
@@ -64,7 +67,18 @@ impl InputArgs {
                 self.loop_threshold
             );
         }
+        let cache = match &self.cache_geometry {
+            Some(text) => {
+                CacheGeometry::parse(text).map_err(|e| anyhow::anyhow!("--cache-geometry {e}"))?
+            }
+            None => self
+                .run_dir
+                .as_deref()
+                .and_then(blame_sampler::manifest::Manifest::cache_of_run)
+                .unwrap_or_default(),
+        };
         Ok(blame_post::MemoryOptions {
+            cache,
             loop_threshold: self.loop_threshold,
             skid: self
                 .skid
@@ -366,8 +380,10 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
     if let Some(dir) = &input.run_dir {
         let stored = dir.join(RESULTS_FILE);
         let db = static_db_path(&input.static_db);
-        let options_given =
-            !input.memory_events.is_empty() || input.skid.is_some() || input.loop_threshold != 0.75;
+        let options_given = !input.memory_events.is_empty()
+            || input.skid.is_some()
+            || input.loop_threshold != 0.75
+            || input.cache_geometry.is_some();
         let fresh = !options_given
             && stored.exists()
             && db.as_ref().is_none_or(|d| newer_than(&stored, d))

@@ -268,6 +268,21 @@ fn struct_containers_are_blamed_at_least_as_much_as_their_fields() {
         mem("world"),
         mem("g_energy")
     );
+    // The cache geometry comes from the run's manifest; a malformed
+    // override is refused with the expected form.
+    let out = blame()
+        .arg("report")
+        .arg(&r.run)
+        .arg("--static")
+        .arg(&r.db)
+        .args(["--memory-event", "cpu-clock", "--cache-geometry", "48K"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("expected L1D:LINE"),
+        "{err}"
+    );
 }
 
 #[test]

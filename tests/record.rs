@@ -67,6 +67,16 @@ fn check_hot(samples: &[Value], manifest: &Value, mode: &str) {
         manifest["samples"].as_u64().unwrap() as usize,
         samples.len()
     );
+    // The machine's L1 data cache, for the access weights of memory events.
+    if std::path::Path::new("/sys/devices/system/cpu/cpu0/cache/index0").exists() {
+        let line = manifest["cache"]["line_bytes"].as_u64().unwrap_or(0);
+        let l1d = manifest["cache"]["l1d_bytes"].as_u64().unwrap_or(0);
+        assert!(
+            line >= 32 && l1d >= 8192,
+            "{mode}: cache {}",
+            manifest["cache"]
+        );
+    }
     let share = share_of_call(samples, "hot_loop", "main");
     assert!(
         share > 0.8,

@@ -484,7 +484,13 @@ fn main() {
             } else {
                 (None, None)
             };
-            let r = resolve_memory(&index, &frames, 0.75, model, window.as_ref());
+            // The simulated L1 below: 32 KiB, 64-byte lines (the default geometry).
+            let options = blame_post::MemoryOptions {
+                loop_threshold: 0.75,
+                skid: model,
+                cache: Default::default(),
+            };
+            let r = resolve_memory(&index, &frames, &options, window.as_ref());
             for (method, v, share) in r.shares {
                 let name = match (skidded, method) {
                     (false, METHOD_RAW) => "raw",

@@ -26,6 +26,8 @@ pub struct MemoryOptions {
     pub loop_threshold: f64,
     /// Skid model (5.2.3); `None` when the samples are skid-free.
     pub skid: Option<crate::datacentric::SkidModel>,
+    /// The data cache the access-pattern weights assume.
+    pub cache: blame_formats::static_db::CacheGeometry,
 }
 
 impl Default for MemoryOptions {
@@ -33,6 +35,7 @@ impl Default for MemoryOptions {
         MemoryOptions {
             loop_threshold: 0.75,
             skid: None,
+            cache: Default::default(),
         }
     }
 }
@@ -227,13 +230,7 @@ impl Accumulator {
                     Resolution::default()
                 };
                 let memory = if has_memory(c) {
-                    resolve_memory(
-                        index,
-                        &c.frames,
-                        mem.loop_threshold,
-                        mem.skid,
-                        c.skid_window.as_ref(),
-                    )
+                    resolve_memory(index, &c.frames, &mem, c.skid_window.as_ref())
                 } else {
                     MemoryResolution::default()
                 };

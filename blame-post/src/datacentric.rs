@@ -20,9 +20,7 @@
 //! Every function returns shares that sum to 1 per miss (or nothing when
 //! the lines read no memory), so totals are conserved.
 
-use blame_formats::static_db::{
-    FunctionSummary, MemRead, ReadCost, VarKind, CACHE_LINE_BYTES, L1_DATA_CACHE_BYTES,
-};
+use blame_formats::static_db::{CacheGeometry, FunctionSummary, MemRead, ReadCost, VarKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A distribution of skid in source lines: the true line is `mean` lines
@@ -315,7 +313,11 @@ fn reweigh(
 /// The access pattern of each unique read of `line` (aliases as one
 /// variable; of two loads of one read, the likelier to miss). Reads of a
 /// summary without access patterns are missing.
-pub fn read_costs(f: &FunctionSummary, line: u32) -> BTreeMap<MemRead, ReadCost> {
+pub fn read_costs(
+    f: &FunctionSummary,
+    line: u32,
+    cache: &CacheGeometry,
+) -> BTreeMap<MemRead, ReadCost> {
     let mut out: BTreeMap<MemRead, ReadCost> = BTreeMap::new();
     for lr in f.reads.iter().filter(|r| r.line == line) {
         for (r, c) in lr.reads.iter().zip(&lr.costs) {
@@ -324,16 +326,12 @@ pub fn read_costs(f: &FunctionSummary, line: u32) -> BTreeMap<MemRead, ReadCost>
                 index: r.index.clone(),
             };
             let slot = out.entry(key).or_insert(*c);
-            if expected_misses(c) > expected_misses(slot) {
+            if c.expected_misses(cache) > slot.expected_misses(cache) {
                 *slot = *c;
             }
         }
     }
     out
-}
-
-fn expected_misses(c: &ReadCost) -> f64 {
-    c.expected_misses(CACHE_LINE_BYTES, L1_DATA_CACHE_BYTES)
 }
 
 /// Access weighting: every share times the expected misses of its read's
@@ -343,14 +341,15 @@ fn expected_misses(c: &ReadCost) -> f64 {
 pub fn access_weight(
     f: &FunctionSummary,
     shares: &[(u32, MemRead, f64)],
+    cache: &CacheGeometry,
 ) -> Vec<(u32, MemRead, f64)> {
     let mut costs: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
     reweigh(shares, |line, r| {
         costs
             .entry(line)
-            .or_insert_with(|| read_costs(f, line))
+            .or_insert_with(|| read_costs(f, line, cache))
             .get(r)
-            .map_or(1.0, expected_misses)
+            .map_or(1.0, |c| c.expected_misses(cache))
     })
 }
 
@@ -455,6 +454,7 @@ pub fn attribute_miss(
     line: u32,
     threshold: f64,
     skid: Option<&SkidWindow>,
+    cache: &CacheGeometry,
 ) -> MissShares {
     let raw: Vec<(u32, MemRead, f64)> = raw_shares(f, line)
         .into_iter()
@@ -464,7 +464,7 @@ pub fn attribute_miss(
     let mut out = MissShares {
         raw: by_variable(&raw),
         loop_adjusted: by_variable(&looped),
-        loop_access: by_variable(&access_weight(f, &looped)),
+        loop_access: by_variable(&access_weight(f, &looped, cache)),
         ..Default::default()
     };
     if let Some(window) = skid {
@@ -472,7 +472,7 @@ pub fn attribute_miss(
         let skid_looped = loop_compensate(f, &s, threshold);
         out.skid = by_variable(&s);
         out.skid_loop = by_variable(&skid_looped);
-        out.skid_loop_access = by_variable(&access_weight(f, &skid_looped));
+        out.skid_loop_access = by_variable(&access_weight(f, &skid_looped, cache));
         out.skid_truncated = window.truncated;
     }
     out
@@ -532,7 +532,7 @@ mod tests {
             parent: None,
         }];
         f.lines = vec![5, 6];
-        let m = attribute_miss(&f, 6, 0.75, None);
+        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default());
         let share = |v: &[(u32, f64)], i: u32| v.iter().find(|x| x.0 == i).map_or(0.0, |x| x.1);
         // k is read on both lines: loop compensation already drops it.
         assert_eq!(share(&m.loop_adjusted, 4), 0.0);
@@ -546,16 +546,16 @@ mod tests {
         assert_eq!(share(&m.loop_access, 3), 0.0);
         // A line of scalars only: the access weights cannot choose, the
         // loop shares stand.
-        let m = attribute_miss(&f, 5, 0.75, None);
+        let m = attribute_miss(&f, 5, 0.75, None, &CacheGeometry::default());
         assert_eq!(m.loop_access, m.loop_adjusted);
         // A small table (512 bytes of a 32 KiB L1) read irregularly misses
         // less than a stream of doubles.
         f.reads[1].costs[2].footprint = 512;
-        let m = attribute_miss(&f, 6, 0.75, None);
+        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default());
         assert!(share(&m.loop_access, 2) < share(&m.loop_access, 1));
         // Summaries without access patterns: weight 1, the loop shares.
         f.reads[1].costs.clear();
-        let m = attribute_miss(&f, 6, 0.75, None);
+        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default());
         assert_eq!(m.loop_access, m.loop_adjusted);
     }
 
@@ -612,7 +612,7 @@ mod tests {
         assert_eq!(canonical_variable(&f, 2), 0);
         assert_eq!(canonical_variable(&f, 1), 1);
         for line in [5, 7] {
-            let m = attribute_miss(&f, line, 0.75, None);
+            let m = attribute_miss(&f, line, 0.75, None, &CacheGeometry::default());
             assert_eq!(m.raw, vec![(0, 1.0)], "line {line}");
             assert_eq!(m.loop_adjusted, vec![(0, 1.0)], "line {line}");
         }

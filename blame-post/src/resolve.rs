@@ -476,8 +476,7 @@ pub const METHOD_DIRECT: &str = "direct";
 pub fn resolve_memory(
     index: &StaticIndex,
     frames: &[SymFrame],
-    threshold: f64,
-    skid: Option<crate::datacentric::SkidModel>,
+    options: &crate::MemoryOptions,
     instruction_window: Option<&crate::datacentric::SkidWindow>,
 ) -> MemoryResolution {
     let mut out = MemoryResolution::default();
@@ -494,7 +493,7 @@ pub fn resolve_memory(
     // An instruction model was mapped to lines when the samples were loaded;
     // without code for this sample, the reported line stands alone.
     let window =
-        match skid {
+        match options.skid {
             Some(crate::datacentric::SkidModel::Lines(model)) => Some(
                 crate::datacentric::skid_window(f, frames[depth].line, model),
             ),
@@ -508,7 +507,13 @@ pub fn resolve_memory(
             ),
             None => None,
         };
-    let m = crate::datacentric::attribute_miss(f, frames[depth].line, threshold, window.as_ref());
+    let m = crate::datacentric::attribute_miss(
+        f,
+        frames[depth].line,
+        options.loop_threshold,
+        window.as_ref(),
+        &options.cache,
+    );
     out.skid_truncated = m.skid_truncated;
     let methods: [(&'static str, &Vec<(u32, f64)>); 6] = [
         (METHOD_RAW, &m.raw),

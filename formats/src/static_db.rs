@@ -184,10 +184,58 @@ pub enum Reuse {
     NoLoop,
 }
 
-/// The cache the access-pattern weights assume: 64-byte lines and a 32 KiB
-/// L1 data cache, as on current x86-64 and most AArch64 cores.
-pub const CACHE_LINE_BYTES: u64 = 64;
-pub const L1_DATA_CACHE_BYTES: u64 = 32 * 1024;
+/// The data cache the access-pattern weights assume: its line size and the
+/// size of the L1 data cache. The default (64-byte lines, 32 KiB) is that
+/// of most x86-64 and AArch64 cores; a recording stores its machine's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheGeometry {
+    pub line_bytes: u64,
+    pub l1d_bytes: u64,
+}
+
+impl Default for CacheGeometry {
+    fn default() -> Self {
+        CacheGeometry {
+            line_bytes: 64,
+            l1d_bytes: 32 * 1024,
+        }
+    }
+}
+
+impl CacheGeometry {
+    /// Parses `L1D:LINE`, sizes in bytes with an optional K or M suffix
+    /// (`48K:64`), as Linux prints them in sysfs.
+    pub fn parse(text: &str) -> std::result::Result<CacheGeometry, String> {
+        let usage = || {
+            format!("{text}: expected L1D:LINE, e.g. 32K:64 (L1 data cache and line size in bytes, K/M suffixes allowed)")
+        };
+        let (l1d, line) = text.split_once(':').ok_or_else(usage)?;
+        let (l1d_bytes, line_bytes) = (
+            parse_size(l1d).ok_or_else(usage)?,
+            parse_size(line).ok_or_else(usage)?,
+        );
+        if line_bytes == 0 || l1d_bytes < line_bytes {
+            return Err(format!(
+                "{text}: the line ({line_bytes} bytes) must be non-zero and fit in the cache ({l1d_bytes} bytes)"
+            ));
+        }
+        Ok(CacheGeometry {
+            line_bytes,
+            l1d_bytes,
+        })
+    }
+}
+
+/// `48K`, `2048K`, `1M`, `64`: bytes.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last()? {
+        (i, 'K' | 'k') => (&t[..i], 1024),
+        (i, 'M' | 'm') => (&t[..i], 1024 * 1024),
+        _ => (t, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(unit)
+}
 
 /// The access pattern of one read (parallel to [`LineReads::reads`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,12 +247,12 @@ pub struct ReadCost {
 }
 
 impl ReadCost {
-    /// Expected misses per execution of the read in a cache of
-    /// `cache_bytes` with `line_bytes` lines: 0 for fixed and loop-invariant
-    /// addresses, stride/line for a stride shorter than a line, 1 for
-    /// irregular and long strides; an object that fits in the cache misses
-    /// in proportion to the share of the cache it takes.
-    pub fn expected_misses(&self, line_bytes: u64, cache_bytes: u64) -> f64 {
+    /// Expected misses per execution of the read in `cache`: 0 for fixed
+    /// and loop-invariant addresses, stride/line for a stride shorter than a
+    /// line, 1 for irregular and long strides; an object that fits in the
+    /// L1 misses in proportion to the share of it that it takes.
+    pub fn expected_misses(&self, cache: &CacheGeometry) -> f64 {
+        let (line_bytes, cache_bytes) = (cache.line_bytes.max(1), cache.l1d_bytes.max(1));
         let per_access = match self.reuse {
             Reuse::Fixed | Reuse::Invariant => 0.0,
             Reuse::Stride(s) => (s.unsigned_abs().min(line_bytes) as f64) / line_bytes as f64,
@@ -429,5 +477,55 @@ impl StaticDb {
         }
         r.require_end()?;
         Ok((db, header))
+    }
+}
+
+#[cfg(test)]
+mod cache_geometry_tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_geometries_parse_as_sysfs_prints_them() {
+        assert_eq!(parse_size("48K"), Some(48 * 1024));
+        assert_eq!(parse_size("2048K\n"), Some(2048 * 1024));
+        assert_eq!(parse_size("1M"), Some(1 << 20));
+        assert_eq!(parse_size("64"), Some(64));
+        assert_eq!(parse_size("K"), None);
+        assert_eq!(parse_size("12Q"), None);
+        assert_eq!(
+            CacheGeometry::parse("48K:64"),
+            Ok(CacheGeometry {
+                line_bytes: 64,
+                l1d_bytes: 48 * 1024
+            })
+        );
+        assert!(CacheGeometry::parse("48K").is_err());
+        assert!(CacheGeometry::parse("1K:4K").is_err());
+        assert!(CacheGeometry::parse("32K:0").is_err());
+    }
+
+    #[test]
+    fn expected_misses_follow_the_geometry() {
+        let cost = |reuse, footprint| ReadCost { reuse, footprint };
+        let small = CacheGeometry::default();
+        let wide = CacheGeometry {
+            line_bytes: 128,
+            l1d_bytes: 1 << 20,
+        };
+        let stream = cost(Reuse::Stride(8), 0);
+        assert_eq!(stream.expected_misses(&small), 8.0 / 64.0);
+        assert_eq!(stream.expected_misses(&wide), 8.0 / 128.0);
+        assert_eq!(cost(Reuse::Stride(-256), 0).expected_misses(&small), 1.0);
+        assert_eq!(cost(Reuse::Irregular, 0).expected_misses(&small), 1.0);
+        assert_eq!(cost(Reuse::Invariant, 0).expected_misses(&small), 0.0);
+        assert_eq!(cost(Reuse::Fixed, 8).expected_misses(&small), 0.0);
+        // A 16 KiB table: half of a 32 KiB L1, a sixty-fourth of 1 MiB.
+        let table = cost(Reuse::Irregular, 16 * 1024);
+        assert_eq!(table.expected_misses(&small), 0.5);
+        assert_eq!(table.expected_misses(&wide), 1.0 / 64.0);
+        assert_eq!(
+            cost(Reuse::Irregular, 64 * 1024).expected_misses(&small),
+            1.0
+        );
     }
 }

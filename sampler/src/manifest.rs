@@ -53,6 +53,10 @@ pub struct Manifest {
     pub lost: u64,
     pub processes: Vec<ProcessEntry>,
     pub notices: Vec<String>,
+    /// The recording machine's L1 data cache (sysfs), for the access-pattern
+    /// weights of memory events; absent when the kernel did not say.
+    #[serde(default)]
+    pub cache: Option<blame_formats::static_db::CacheGeometry>,
 }
 
 impl Manifest {
@@ -72,6 +76,26 @@ impl Manifest {
         f.sync_all()?;
         std::fs::rename(&tmp, &path)?;
         Ok(path)
+    }
+
+    /// The cache geometry recorded in a run directory's manifests
+    /// (`manifest.json` or the per-rank ones), if any says it.
+    pub fn cache_of_run(dir: &Path) -> Option<blame_formats::static_db::CacheGeometry> {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    n.starts_with("manifest") && n.ends_with(".json")
+                })
+            })
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .find_map(|p| Manifest::read(p).ok().and_then(|m| m.cache))
     }
 
     pub fn read(path: &Path) -> std::io::Result<Manifest> {

@@ -1,7 +1,45 @@
 //! What the sampler reads about processes from /proc: command lines, MPI
-//! ranks from the environment, executable mappings, exit codes of zombies.
+//! ranks from the environment, executable mappings, exit codes of zombies;
+//! and about the machine from /sys: its L1 data cache.
 
+use blame_formats::static_db::{parse_size, CacheGeometry};
 use blame_formats::stream::Mapping;
+use std::path::Path;
+
+/// The L1 data cache of this machine (CPU 0's), from sysfs; `None` when the
+/// kernel does not say (some VMs and containers).
+pub fn l1_data_cache() -> Option<CacheGeometry> {
+    l1_data_cache_in(Path::new("/sys/devices/system/cpu/cpu0/cache"))
+}
+
+/// [`l1_data_cache`] from a sysfs `cache` directory: the `indexN` entry of
+/// level 1 and type Data.
+fn l1_data_cache_in(dir: &Path) -> Option<CacheGeometry> {
+    let read = |index: &Path, file: &str| {
+        std::fs::read_to_string(index.join(file))
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("index"))
+        })
+        .find(|p| {
+            read(p, "level").as_deref() == Some("1") && read(p, "type").as_deref() == Some("Data")
+        })
+        .and_then(|p| {
+            let l1d_bytes = parse_size(&read(&p, "size")?)?;
+            let line_bytes = parse_size(&read(&p, "coherency_line_size")?)?;
+            (line_bytes > 0 && l1d_bytes >= line_bytes).then_some(CacheGeometry {
+                line_bytes,
+                l1d_bytes,
+            })
+        })
+}
 
 pub fn hostname() -> String {
     nix::unistd::gethostname()
@@ -201,5 +239,52 @@ mod tests {
     fn wait_status_decoding() {
         assert_eq!(decode_wait_status(3 << 8), (Some(3), None));
         assert_eq!(decode_wait_status(9), (None, Some(9)));
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    fn index(dir: &Path, n: u32, level: &str, ty: &str, size: &str, line: &str) {
+        let d = dir.join(format!("index{n}"));
+        std::fs::create_dir_all(&d).unwrap();
+        for (f, v) in [
+            ("level", level),
+            ("type", ty),
+            ("size", size),
+            ("coherency_line_size", line),
+        ] {
+            std::fs::write(d.join(f), format!("{v}\n")).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_level_1_data_cache_of_a_sysfs_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        index(dir.path(), 0, "1", "Instruction", "32K", "64");
+        index(dir.path(), 1, "2", "Unified", "2048K", "64");
+        assert_eq!(
+            l1_data_cache_in(dir.path()),
+            None,
+            "no L1 data cache listed"
+        );
+        index(dir.path(), 2, "1", "Data", "48K", "64");
+        assert_eq!(
+            l1_data_cache_in(dir.path()),
+            Some(CacheGeometry {
+                line_bytes: 64,
+                l1d_bytes: 48 * 1024
+            })
+        );
+        assert_eq!(l1_data_cache_in(&dir.path().join("missing")), None);
+    }
+
+    #[test]
+    fn this_machine_reports_its_cache_when_sysfs_lists_one() {
+        if Path::new("/sys/devices/system/cpu/cpu0/cache/index0").exists() {
+            let c = l1_data_cache().expect("sysfs lists caches");
+            assert!(c.line_bytes >= 32 && c.l1d_bytes >= 8 * 1024, "{c:?}");
+        }
     }
 }

@@ -371,6 +371,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         lost,
         processes: std::mem::take(&mut rec.entries),
         notices,
+        cache: procfs::l1_data_cache(),
     };
     let manifest_path = manifest
         .write(&opts.output, rank)
