@@ -1835,7 +1835,7 @@ double sum_x(void) {
 
 /// Expected misses of a read pattern, to choose between two loads of one read.
 fn misses(c: &ReadCost) -> f64 {
-    c.expected_misses(CACHE_LINE_BYTES, L1_DATA_CACHE_BYTES)
+    c.expected_misses(&CacheGeometry::default())
 }
 
 /// How the address of a read is indexed (5.2.1).
