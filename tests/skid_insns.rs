@@ -105,3 +105,97 @@ fn windows_follow_the_disassembly_and_stop_at_calls() {
         "lines of fill(): {w:?} not within {fill_lines:?}"
     );
 }
+
+/// A time sample on an instruction the line table gives line 0 (triad at
+/// -O1: the load of `c[i]` heading the rotated loop) is blamed as a sample
+/// of the line the instruction belongs to, not dropped. The run is written
+/// by hand so the sampled address is known to be such an instruction.
+#[test]
+fn line_zero_samples_take_the_next_instructions_line() {
+    use blame_formats::stream::{EventDesc, Sampling, StreamHeader, StreamWriter};
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/datacentric/kernels/triad.c");
+    let exe = dir.path().join("triad");
+    run_ok(
+        std::process::Command::new("clang-19")
+            .args(["-g", "-O1", "-fno-pie", "-no-pie", "-o"])
+            .arg(&exe)
+            .arg(&src),
+    );
+    let bc = dir.path().join("triad.bc");
+    run_ok(
+        std::process::Command::new("clang-19")
+            .args(["-g", "-O0", "-emit-llvm", "-c", "-o"])
+            .arg(&bc)
+            .arg(&src),
+    );
+    let db = dir.path().join("static.db");
+    run_ok(blame().arg("analyze").arg(&bc).arg("-o").arg(&db));
+
+    let maps = mappings_of(&exe);
+    let data = std::fs::read(&exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let main = file
+        .symbols()
+        .find(|s| s.name() == Ok("main"))
+        .unwrap()
+        .address();
+    let mut sym = Symbolizer::new(vec![]);
+    let insns = sym.function_instructions(&maps, main).unwrap();
+    let body = line_of("a[i] = b[i] + scalar * c[i];", &src);
+    let zero: Vec<u64> = insns
+        .iter()
+        .map(|i| i.0)
+        .filter(|&a| {
+            sym.frames_for(&maps, a, false)[0].line == 0
+                && blame_post::skid_insns::sample_line(&mut sym, &maps, a) == Some(body)
+        })
+        .collect();
+    assert!(!zero.is_empty(), "no line-0 instruction in triad's loop");
+
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let header = StreamHeader {
+        host: "here".into(),
+        command: vec![exe.display().to_string()],
+        pid: 1,
+        ppid: 0,
+        rank: None,
+        world_size: None,
+        events: vec![EventDesc {
+            name: "cpu-clock".into(),
+            sampling: Sampling::Frequency(1000),
+            unit: "ns".into(),
+            memory: false,
+        }],
+        call_graph: "fp".into(),
+        start_time_ns: 0,
+        extra: vec![],
+    };
+    let mut w = StreamWriter::create(run.join("pid-1.bstream"), &header).unwrap();
+    for m in maps.clone() {
+        w.write_mapping(m).unwrap();
+    }
+    for (k, &a) in zero.iter().cycle().take(10).enumerate() {
+        w.write_sample_with_stack(1, k as u64, 0, 1_000_000, &[a], None)
+            .unwrap();
+    }
+    w.finish().unwrap();
+    run_ok(blame().arg("post").arg(&run).arg("--static").arg(&db));
+    let report = report_json(&[run.to_str().unwrap(), "--by-variable"]);
+    assert_eq!(
+        percent_of(&report, "main", "a"),
+        100.0,
+        "every sample blames a[i] = ...'s variable\n{report:#}"
+    );
+}
+
+fn line_of(needle: &str, src: &std::path::Path) -> u32 {
+    std::fs::read_to_string(src)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as u32 + 1)
+        .unwrap_or_else(|| panic!("{needle} not in {}", src.display()))
+}
