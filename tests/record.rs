@@ -589,6 +589,25 @@ fn data_addresses_of_page_faults_attribute_directly_to_heap_blocks() {
         halo > 100.0 && field > 4.0 * halo,
         "direct attribution: field {field}, halo {halo} (8:1 by size)\n{report:#}"
     );
+    // The approximation, from the code alone, agrees: both faults are in
+    // `touch(a, n)`, called twice on one line (`touch(field, ..) +
+    // touch(halo, ..)`; the return address's column tells the calls apart),
+    // and its accumulator `s` and counter `i` take nothing.
+    let approx = |name: &str, function: &str| {
+        report["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name && v["function"] == function)
+            .and_then(|v| v["values"]["loop+access"].as_f64())
+            .unwrap_or(0.0)
+    };
+    let (afield, ahalo) = (approx("field", "main"), approx("halo", "main"));
+    assert!(
+        (afield - field).abs() <= 0.05 * field && (ahalo - halo).abs() <= 0.05 * halo,
+        "loop+access: field {afield} vs {field}, halo {ahalo} vs {halo}\n{report:#}"
+    );
+    assert!(approx("s", "touch") < 0.01 * field, "{report:#}");
 }
 
 #[test]

@@ -97,14 +97,30 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
             }
             None => break,
             Some(Pending::Outputs { callee, outputs }) => {
-                bind(f, frame.line, &callee, &outputs, &mut here, &mut derived);
+                bind(
+                    f,
+                    frame.line,
+                    frame.column,
+                    &callee,
+                    &outputs,
+                    &mut here,
+                    &mut derived,
+                );
             }
             Some(Pending::Library { callee }) => {
-                let outputs = library_outputs(f, frame.line, &callee)
+                let outputs = library_outputs(f, frame.line, frame.column, &callee)
                     .into_iter()
                     .map(|o| (o, String::new(), String::new(), String::new()))
                     .collect();
-                bind(f, frame.line, &callee, &outputs, &mut here, &mut derived);
+                bind(
+                    f,
+                    frame.line,
+                    frame.column,
+                    &callee,
+                    &outputs,
+                    &mut here,
+                    &mut derived,
+                );
             }
         }
         seen_known = true;
@@ -203,7 +219,16 @@ fn root_of(f: &FunctionSummary, mut vi: u32) -> u32 {
 }
 
 /// The call sites of `f` that a frame at `line` calling `callee` stands for.
-fn call_sites_at<'a>(f: &'a FunctionSummary, line: u32, callee: &str) -> Vec<&'a CallSite> {
+/// The call sites of `f` a frame returning to `line`:`column` may have come
+/// from. Two calls of one callee on a line (`touch(a, n) + touch(b, m)`)
+/// are told apart by the return address's column when the binary's line
+/// table has it.
+fn call_sites_at<'a>(
+    f: &'a FunctionSummary,
+    line: u32,
+    column: u32,
+    callee: &str,
+) -> Vec<&'a CallSite> {
     let names_match = |c: &CallSite| match &c.callee {
         Some(name) => {
             name == callee
@@ -214,6 +239,16 @@ fn call_sites_at<'a>(f: &'a FunctionSummary, line: u32, callee: &str) -> Vec<&'a
     };
     let on_line: Vec<&CallSite> = f.call_sites.iter().filter(|c| c.line == line).collect();
     let named: Vec<&CallSite> = on_line.iter().copied().filter(|c| names_match(c)).collect();
+    if named.len() > 1 && column > 0 {
+        let exact: Vec<&CallSite> = named
+            .iter()
+            .copied()
+            .filter(|c| c.column == column)
+            .collect();
+        if !exact.is_empty() {
+            return exact;
+        }
+    }
     if !named.is_empty() {
         return named;
     }
@@ -233,9 +268,14 @@ fn call_sites_at<'a>(f: &'a FunctionSummary, line: u32, callee: &str) -> Vec<&'a
 }
 
 /// Outputs a sample inside a library function `callee` called from `line` blames.
-fn library_outputs(f: &FunctionSummary, line: u32, callee: &str) -> BTreeSet<CallOutput> {
+fn library_outputs(
+    f: &FunctionSummary,
+    line: u32,
+    column: u32,
+    callee: &str,
+) -> BTreeSet<CallOutput> {
     let mut out = BTreeSet::new();
-    for c in call_sites_at(f, line, callee) {
+    for c in call_sites_at(f, line, column, callee) {
         match &c.model {
             Some(model) => out.extend(model.iter().copied()),
             // A callee that should have had a summary but has none here:
@@ -254,12 +294,13 @@ fn library_outputs(f: &FunctionSummary, line: u32, callee: &str) -> BTreeSet<Cal
 fn bind(
     f: &FunctionSummary,
     line: u32,
+    column: u32,
     callee: &str,
     outputs: &BTreeSet<OutputPath>,
     here: &mut BTreeSet<u32>,
     derived: &mut BTreeSet<(u32, String, String)>,
 ) {
-    for c in call_sites_at(f, line, callee) {
+    for c in call_sites_at(f, line, column, callee) {
         for b in &c.outputs {
             for (_, suffix, type_name, param_type) in
                 outputs.iter().filter(|(o, _, _, _)| *o == b.output)
@@ -560,7 +601,12 @@ fn lift_through_callers(
     let caller = &index.functions[cfi];
     let mut targets: BTreeSet<u32> = BTreeSet::new();
     let mut pointees: BTreeSet<u32> = BTreeSet::new();
-    for c in call_sites_at(caller, frames[cdepth].line, &f.linkage_name) {
+    for c in call_sites_at(
+        caller,
+        frames[cdepth].line,
+        frames[cdepth].column,
+        &f.linkage_name,
+    ) {
         targets.extend(output_vars(c, k));
         pointees.extend(
             c.outputs
