@@ -28,19 +28,22 @@ fn mappings_of(exe: &std::path::Path) -> Vec<Mapping> {
         .collect()
 }
 
+fn address_of_main(exe: &std::path::Path) -> u64 {
+    let data = std::fs::read(exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    file.symbols()
+        .find(|s| s.name() == Ok("main"))
+        .unwrap()
+        .address()
+}
+
 #[test]
 fn windows_follow_the_disassembly_and_stop_at_calls() {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("post_effects.c"), dir.path(), false);
     let maps = mappings_of(&exe);
-    let data = std::fs::read(&exe).unwrap();
-    let file = object::File::parse(&*data).unwrap();
     // fill() is inlined into main at -O2: its instructions are main's.
-    let main = file
-        .symbols()
-        .find(|s| s.name() == Ok("main"))
-        .unwrap()
-        .address();
+    let main = address_of_main(&exe);
     let mut sym = Symbolizer::new(vec![]);
     let insns = sym
         .function_instructions(&maps, main)
@@ -134,13 +137,7 @@ fn line_zero_samples_take_the_next_instructions_line() {
     run_ok(blame().arg("analyze").arg(&bc).arg("-o").arg(&db));
 
     let maps = mappings_of(&exe);
-    let data = std::fs::read(&exe).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    let main = file
-        .symbols()
-        .find(|s| s.name() == Ok("main"))
-        .unwrap()
-        .address();
+    let main = address_of_main(&exe);
     let mut sym = Symbolizer::new(vec![]);
     let insns = sym.function_instructions(&maps, main).unwrap();
     let body = line_of("a[i] = b[i] + scalar * c[i];", &src);

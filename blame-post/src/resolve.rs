@@ -96,22 +96,17 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
                 }
             }
             None => break,
-            Some(Pending::Outputs { callee, outputs }) => {
-                bind(
-                    f,
-                    frame.line,
-                    frame.column,
-                    &callee,
-                    &outputs,
-                    &mut here,
-                    &mut derived,
-                );
-            }
-            Some(Pending::Library { callee }) => {
-                let outputs = library_outputs(f, frame.line, frame.column, &callee)
-                    .into_iter()
-                    .map(|o| (o, String::new(), String::new(), String::new()))
-                    .collect();
+            Some(pending) => {
+                let (callee, outputs) = match pending {
+                    Pending::Outputs { callee, outputs } => (callee, outputs),
+                    Pending::Library { callee } => {
+                        let outputs = library_outputs(f, frame.line, frame.column, &callee)
+                            .into_iter()
+                            .map(|o| (o, String::new(), String::new(), String::new()))
+                            .collect();
+                        (callee, outputs)
+                    }
+                };
                 bind(
                     f,
                     frame.line,
