@@ -382,9 +382,15 @@ pub fn render_compare(v: &CompareView, format: OutputFormat) -> String {
             );
             out.push_str(&compare_table(v).text());
             out.push_str(&format!("\nPearson correlation with {}:\n", v.baseline));
+            let width = v
+                .correlation
+                .iter()
+                .map(|(m, _)| m.len())
+                .max()
+                .unwrap_or(0);
             for (m, r) in &v.correlation {
                 out.push_str(&format!(
-                    "  {m:<10} {}\n",
+                    "  {m:<width$} {}\n",
                     r.map(|r| format!("{r:.3}"))
                         .unwrap_or_else(|| "undefined (constant values)".into())
                 ));
