@@ -382,12 +382,7 @@ pub fn render_compare(v: &CompareView, format: OutputFormat) -> String {
             );
             out.push_str(&compare_table(v).text());
             out.push_str(&format!("\nPearson correlation with {}:\n", v.baseline));
-            let width = v
-                .correlation
-                .iter()
-                .map(|(m, _)| m.len())
-                .max()
-                .unwrap_or(0);
+            let width = v.correlation.keys().map(|m| m.len()).max().unwrap_or(0);
             for (m, r) in &v.correlation {
                 out.push_str(&format!(
                     "  {m:<width$} {}\n",
