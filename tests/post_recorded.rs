@@ -474,7 +474,7 @@ fn sharded_post_under_mpirun_then_merge_equals_unsharded_post() {
         return;
     }
     // Two ranks and the launcher: shards take whole processes.
-    let r = record_program("quad_mpi.c", true, &["1000000"]);
+    let r = record_program("quad_mpi.c", true, &["2000000"]);
     sharded_post_matches_unsharded(&r);
     // One process: shards take every other sample.
     let r = record_program("post_transfer.c", false, &["800"]);
