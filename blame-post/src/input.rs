@@ -17,7 +17,7 @@ use blame_formats::alloc_log::AllocLog;
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::results::{ProcessInfo, SymFrame};
 use blame_formats::stream::{
-    decode_chunk, EventDesc, Mapping, Record, Sample, Sampling, StreamReader,
+    decode_chunk, EventDesc, Mapping, Record, Sample, Sampling, StackNode, StreamReader,
 };
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -629,6 +629,15 @@ fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> Stre
 /// Samples per (stack id, event).
 type StackCounts = HashMap<(u32, u16), f64>;
 
+/// What one chunk of a stream contributes to its process's tally.
+#[derive(Default)]
+struct ChunkTally {
+    counts: StackCounts,
+    with_address: u64,
+    mappings: Vec<Mapping>,
+    stacks: Vec<StackNode>,
+}
+
 /// Chunks decoded at once: enough to keep every core busy, few enough that
 /// memory stays independent of the stream's length.
 const CHUNK_BATCH: usize = 16;
@@ -665,59 +674,65 @@ fn tally_stream<R: std::io::Read>(
                 Err(e) => return Err(e.into()),
             }
         }
-        let decoded: Vec<Vec<Record>> = batch
+        // Decode and count each chunk's samples in parallel (sample numbers,
+        // for sample-level sharding, continue across chunks) ...
+        let decoded: Vec<(Vec<Record>, usize)> = batch
             .into_par_iter()
-            .map(|c| decode_chunk(c, &path))
-            .collect::<Result<_, _>>()?;
-        // Sample numbers (for sample-level sharding) continue across chunks.
+            .map(|c| {
+                let records = decode_chunk(c, &path)?;
+                let samples = records
+                    .iter()
+                    .filter(|r| matches!(r, Record::Sample(_)))
+                    .count();
+                Ok((records, samples))
+            })
+            .collect::<Result<_, blame_formats::error::FormatError>>()?;
         let mut offsets = Vec::with_capacity(decoded.len());
-        for records in &decoded {
+        for (_, samples) in &decoded {
             offsets.push(seq);
-            seq += records
-                .iter()
-                .filter(|r| matches!(r, Record::Sample(_)))
-                .count();
+            seq += samples;
         }
-        let partial: Vec<(StackCounts, u64)> = decoded
-            .par_iter()
-            .zip(&offsets)
-            .map(|(records, &first)| {
-                let mut local: HashMap<(u32, u16), f64> = HashMap::new();
-                let mut with_address = 0;
+        // ... then tally them and take out mappings and stack nodes in
+        // parallel, each chunk's records dropped by the thread that read them.
+        let partial: Vec<ChunkTally> = decoded
+            .into_par_iter()
+            .zip(offsets)
+            .map(|((records, _), first)| {
+                let mut c = ChunkTally::default();
                 let mut n = first;
                 for r in records {
-                    if let Record::Sample(s) = r {
-                        if keep(n) {
-                            *local.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
-                            with_address += s.data_address.is_some() as u64;
+                    match r {
+                        Record::Sample(s) => {
+                            if keep(n) {
+                                *c.counts.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
+                                c.with_address += s.data_address.is_some() as u64;
+                            }
+                            n += 1;
                         }
-                        n += 1;
+                        Record::Mapping(m) => c.mappings.push(m),
+                        Record::Stack(node) => c.stacks.push(node),
+                        _ => {}
                     }
                 }
-                (local, with_address)
+                c
             })
             .collect();
-        for (local, with_address) in partial {
-            t.with_address += with_address;
-            for (k, v) in local {
+        for c in partial {
+            t.with_address += c.with_address;
+            for (k, v) in c.counts {
                 *t.counts.entry(k).or_insert(0.0) += v;
             }
-        }
-        for r in decoded.into_iter().flatten() {
-            match r {
-                Record::Mapping(m) => t.mappings.push(m),
-                Record::Stack(n) => {
-                    if n.id as usize != t.parents.len() || n.parent >= n.id {
-                        return Err(PostError::Input(format!(
-                            "{}: stack node {} (parent {}) out of order",
-                            path.display(),
-                            n.id,
-                            n.parent
-                        )));
-                    }
-                    t.parents.push((n.parent, n.address));
+            t.mappings.extend(c.mappings);
+            for n in c.stacks {
+                if n.id as usize != t.parents.len() || n.parent >= n.id {
+                    return Err(PostError::Input(format!(
+                        "{}: stack node {} (parent {}) out of order",
+                        path.display(),
+                        n.id,
+                        n.parent
+                    )));
                 }
-                _ => {}
+                t.parents.push((n.parent, n.address));
             }
         }
     }
