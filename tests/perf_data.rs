@@ -579,15 +579,7 @@ fn data_addresses_of_a_capture_attribute_directly() {
         "--compare",
         "direct",
     ]);
-    let direct = |name: &str| {
-        report["variables"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == name)
-            .and_then(|v| v["values"]["direct"].as_f64())
-            .unwrap_or(0.0)
-    };
+    let direct = |name: &str| method_value(&report, name, None, "direct");
     let (big, small) = (direct("big"), direct("small_arr"));
     assert!(
         small > 0.0 && big > 4.0 * small,

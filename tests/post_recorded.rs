@@ -133,8 +133,8 @@ fn below(r: &Recorded, what: &str, a: f64, b: f64) {
     assert!(a < b, "{what}: {a:.1}% >= {b:.1}%\n{}", r.table());
 }
 
-/// Samples whose innermost source line is unknown (line 0 after
-/// optimization) blame no variable; a variable gets at least this fraction
+/// Some samples blame no variable (a leaf whose line has no instruction
+/// left in the function, prologues); a variable gets at least this fraction
 /// of the samples of the code that computes it.
 const COVERED: f64 = 0.9;
 
@@ -485,14 +485,6 @@ fn sharded_post_under_mpirun_then_merge_equals_unsharded_post() {
 // is checked where perf_event is refused too.
 
 /// The first line of the source `src` containing `needle`.
-fn line_of(src: &Path, needle: &str) -> u32 {
-    let text = std::fs::read_to_string(src).unwrap();
-    text.lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle:?} in {}", src.display())) as u32
-        + 1
-}
-
 /// By-variable report of one sample with `stack` (innermost first, each
 /// frame a function and a text on its line) in the source `src`: the
 /// variables of each function it blames, as `function::name`, sorted.

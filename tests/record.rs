@@ -575,15 +575,7 @@ fn data_addresses_of_page_faults_attribute_directly_to_heap_blocks() {
         "--compare",
         "direct",
     ]);
-    let direct = |name: &str| {
-        report["variables"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == name && v["function"] == "main")
-            .and_then(|v| v["values"]["direct"].as_f64())
-            .unwrap_or(0.0)
-    };
+    let direct = |name: &str| method_value(&report, name, Some("main"), "direct");
     let (field, halo) = (direct("field"), direct("halo"));
     assert!(
         halo > 100.0 && field > 4.0 * halo,
@@ -593,15 +585,8 @@ fn data_addresses_of_page_faults_attribute_directly_to_heap_blocks() {
     // `touch(a, n)`, called twice on one line (`touch(field, ..) +
     // touch(halo, ..)`; the return address's column tells the calls apart),
     // and its accumulator `s` and counter `i` take nothing.
-    let approx = |name: &str, function: &str| {
-        report["variables"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == name && v["function"] == function)
-            .and_then(|v| v["values"]["loop+access"].as_f64())
-            .unwrap_or(0.0)
-    };
+    let approx =
+        |name: &str, function: &str| method_value(&report, name, Some(function), "loop+access");
     let (afield, ahalo) = (approx("field", "main"), approx("halo", "main"));
     assert!(
         (afield - field).abs() <= 0.05 * field && (ahalo - halo).abs() <= 0.05 * halo,

@@ -140,7 +140,7 @@ fn line_zero_samples_take_the_next_instructions_line() {
     let main = address_of_main(&exe);
     let mut sym = Symbolizer::new(vec![]);
     let insns = sym.function_instructions(&maps, main).unwrap();
-    let body = line_of("a[i] = b[i] + scalar * c[i];", &src);
+    let body = line_of(&src, "a[i] = b[i] + scalar * c[i];");
     let zero: Vec<u64> = insns
         .iter()
         .map(|i| i.0)
@@ -186,13 +186,4 @@ fn line_zero_samples_take_the_next_instructions_line() {
         100.0,
         "every sample blames a[i] = ...'s variable\n{report:#}"
     );
-}
-
-fn line_of(needle: &str, src: &std::path::Path) -> u32 {
-    std::fs::read_to_string(src)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i as u32 + 1)
-        .unwrap_or_else(|| panic!("{needle} not in {}", src.display()))
 }

@@ -43,7 +43,7 @@ use blame_post::resolve::{
     resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,
     METHOD_SKID_LOOP_ACCESS,
 };
-use blame_post::skid_insns::{instruction_window, sample_line};
+use blame_post::skid_insns::{instruction_window, resolve_leaf_line};
 use blame_post::symbolize::Symbolizer;
 use blame_post::StaticIndex;
 use object::{Object, ObjectSegment};
@@ -464,12 +464,10 @@ fn main() {
             [(s.ip, &s.stack, false), (s.skid_ip, &s.skid_stack, true)]
         {
             let mut frames = sym.frames_for(&maps, reported, false);
-            let Some(leaf) = frames.first_mut() else {
+            if frames.is_empty() {
                 continue;
-            };
-            if leaf.line == 0 {
-                leaf.line = sample_line(&mut sym, &maps, reported).unwrap_or(0);
             }
+            resolve_leaf_line(&mut sym, &maps, &mut frames, reported);
             for &ret in callers.iter().rev() {
                 frames.extend(sym.frames_for(&maps, ret, true));
             }

@@ -156,6 +156,14 @@ pub fn canonical_variable(f: &FunctionSummary, v: u32) -> u32 {
     *receiver.or(param).or(first).unwrap_or(&v)
 }
 
+/// A read with its variable replaced by its alias class's (5.1).
+fn canonical_read(f: &FunctionSummary, r: &MemRead) -> MemRead {
+    MemRead {
+        variable: canonical_variable(f, r.variable),
+        index: r.index.clone(),
+    }
+}
+
 /// The unique reads of `line` (a variable indexed the same way counts once;
 /// aliases are one variable, 5.1).
 pub fn reads_on_line(f: &FunctionSummary, line: u32) -> Vec<MemRead> {
@@ -164,10 +172,7 @@ pub fn reads_on_line(f: &FunctionSummary, line: u32) -> Vec<MemRead> {
         .iter()
         .filter(|r| r.line == line)
         .flat_map(|r| r.reads.iter())
-        .map(|r| MemRead {
-            variable: canonical_variable(f, r.variable),
-            index: r.index.clone(),
-        })
+        .map(|r| canonical_read(f, r))
         .collect();
     set.into_iter().collect()
 }
@@ -321,11 +326,7 @@ pub fn read_costs(
     let mut out: BTreeMap<MemRead, ReadCost> = BTreeMap::new();
     for lr in f.reads.iter().filter(|r| r.line == line) {
         for (r, c) in lr.reads.iter().zip(&lr.costs) {
-            let key = MemRead {
-                variable: canonical_variable(f, r.variable),
-                index: r.index.clone(),
-            };
-            let slot = out.entry(key).or_insert(*c);
+            let slot = out.entry(canonical_read(f, r)).or_insert(*c);
             if c.expected_misses(cache) > slot.expected_misses(cache) {
                 *slot = *c;
             }

@@ -11,7 +11,7 @@ use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
 use crate::perf_data::{read_perf_data, PerfProcess};
 use crate::shard::ShardSpec;
-use crate::skid_insns::{instruction_window, sample_line, SkidLines};
+use crate::skid_insns::{instruction_window, resolve_leaf_line, SkidLines};
 use crate::symbolize::Symbolizer;
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::jsonl::{read_samples, JsonSample};
@@ -416,14 +416,8 @@ impl Run {
                     // Code the line table gives line 0 (compiler-generated
                     // loads, rotated loop headers): the line of the next
                     // instruction of the same function.
-                    if let (Some(leaf), Some(&leaf_address)) =
-                        (frames.first_mut(), addresses.first())
-                    {
-                        if leaf.line == 0 {
-                            if let Some(line) = sample_line(symbolizer, &mappings, leaf_address) {
-                                leaf.line = line;
-                            }
-                        }
+                    if let Some(&leaf) = addresses.first() {
+                        resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
                     }
                     frames
                 })

@@ -12,7 +12,7 @@
 
 use crate::static_index::StaticIndex;
 use blame_formats::results::SymFrame;
-use blame_formats::static_db::{CallOutput, CallSite, FunctionSummary, VarKind};
+use blame_formats::static_db::{CallOutput, CallSite, FunctionSummary, OutputBinding, VarKind};
 use std::collections::BTreeSet;
 
 /// A variable of one function summary: (function index, variable index).
@@ -435,10 +435,14 @@ fn passed_variables(
 }
 
 fn output_vars<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = u32> + 'a {
+    arg_bindings(c, k).flat_map(|b| b.blamed.iter().copied())
+}
+
+/// The bindings of argument `k` of call `c`.
+fn arg_bindings<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = &'a OutputBinding> + 'a {
     c.outputs
         .iter()
         .filter(move |b| b.output == CallOutput::Arg(k))
-        .flat_map(|b| b.blamed.iter().copied())
 }
 
 /// Applies side effects and parameter aliases of `f`'s calls, variable
@@ -603,12 +607,7 @@ fn lift_through_callers(
         &f.linkage_name,
     ) {
         targets.extend(output_vars(c, k));
-        pointees.extend(
-            c.outputs
-                .iter()
-                .filter(|b| b.output == CallOutput::Arg(k))
-                .flat_map(|b| b.pointees.iter().copied()),
-        );
+        pointees.extend(arg_bindings(c, k).flat_map(|b| b.pointees.iter().copied()));
     }
     // Only the variables the argument points into, not those computed from
     // it later (`move(&world)` then `g = energy(&world)` puts `g` in the

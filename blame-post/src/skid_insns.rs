@@ -17,6 +17,7 @@
 
 use crate::datacentric::LineSkid;
 use crate::symbolize::Symbolizer;
+use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
 use iced_x86::{Mnemonic, OpKind};
 use std::cell::RefCell;
@@ -343,6 +344,21 @@ pub fn function_insns(
 pub fn sample_line(symbolizer: &mut Symbolizer, mappings: &[Mapping], leaf: u64) -> Option<u32> {
     let (insns, at) = function_insns(symbolizer, mappings, leaf)?;
     Some(resolved_line(&insns, at))
+}
+
+/// Gives the innermost frame of a sample at `leaf` the line of its
+/// instruction when the line table says 0 (see [`sample_line`]).
+pub fn resolve_leaf_line(
+    symbolizer: &mut Symbolizer,
+    mappings: &[Mapping],
+    frames: &mut [SymFrame],
+    leaf: u64,
+) {
+    if let Some(frame) = frames.first_mut().filter(|f| f.line == 0) {
+        if let Some(line) = sample_line(symbolizer, mappings, leaf) {
+            frame.line = line;
+        }
+    }
 }
 
 /// Lines (with weights summing to 1) a memory sample at `leaf` may come

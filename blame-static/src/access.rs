@@ -12,6 +12,7 @@
 //! defined outside the loop is invariant, and address arithmetic (GEPs,
 //! adds, multiplications by constants) combines strides in bytes.
 
+use crate::analysis::strip_casts;
 use crate::cfg::Cfg;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
 use blame_formats::static_db::{ReadCost, Reuse};
@@ -279,16 +280,16 @@ impl<'a> AccessPatterns<'a> {
                 (Op::Cast, [x]) => v = x.clone(),
                 (Op::Binary { code: BinCode::Add }, [x, Value::ConstInt(c)])
                 | (Op::Binary { code: BinCode::Add }, [Value::ConstInt(c), x])
-                    if is_old(&strip(self.f, x)) =>
+                    if is_old(&strip_casts(self.f, x)) =>
                 {
                     return Some(*c)
                 }
                 (Op::Binary { code: BinCode::Sub }, [x, Value::ConstInt(c)])
-                    if is_old(&strip(self.f, x)) =>
+                    if is_old(&strip_casts(self.f, x)) =>
                 {
                     return c.checked_neg()
                 }
-                (Op::Gep { steps, elem_size }, [x, ..]) if is_old(&strip(self.f, x)) => {
+                (Op::Gep { steps, elem_size }, [x, ..]) if is_old(&strip_casts(self.f, x)) => {
                     return const_offset(&inst.args, steps, *elem_size)
                 }
                 _ => return None,
@@ -296,19 +297,6 @@ impl<'a> AccessPatterns<'a> {
         }
         None
     }
-}
-
-fn strip(f: &Function, v: &Value) -> Value {
-    let mut v = v.clone();
-    for _ in 0..16 {
-        match &v {
-            Value::Inst(i) if matches!(f.insts[*i as usize].op, Op::Cast) => {
-                v = f.insts[*i as usize].args[0].clone()
-            }
-            _ => break,
-        }
-    }
-    v
 }
 
 /// The byte offset of a GEP whose indices are all constants.

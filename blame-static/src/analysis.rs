@@ -209,7 +209,7 @@ impl Resolver<'_> {
     }
 }
 
-fn strip_casts<'a>(f: &'a Function, mut v: &'a Value) -> Value {
+pub(crate) fn strip_casts<'a>(f: &'a Function, mut v: &'a Value) -> Value {
     for _ in 0..16 {
         match v {
             Value::Inst(i) if matches!(f.insts[*i as usize].op, Op::Cast) => {

@@ -7,8 +7,7 @@ use crate::manifest::ProcessEntry;
 use crate::procfs;
 use crate::unwind::{ObjectCache, ProcessUnwinder};
 use blame_formats::stream::{
-    is_launcher, EventDesc, Lost, Mapping, ProcessEnd, Sample, StreamHeader, StreamWriter,
-    ThreadName,
+    is_launcher, EventDesc, Lost, Mapping, ProcessEnd, StreamHeader, StreamWriter, ThreadName,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -347,16 +346,14 @@ impl Recording {
             self.open_stream(&mut p, time_ns);
         }
         if let Some(s) = &mut p.stream {
-            let r = s.writer.intern_stack(&frames).and_then(|stack| {
-                s.writer.write_sample(Sample {
-                    tid,
-                    time_ns,
-                    event,
-                    weight,
-                    stack,
-                    data_address,
-                })
-            });
+            let r = s.writer.write_sample_with_stack(
+                tid,
+                time_ns,
+                event,
+                weight,
+                &frames,
+                data_address,
+            );
             match r {
                 Ok(()) => {
                     s.samples += 1;

@@ -5,8 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The blame binary, run in an empty directory of its own so that a
+/// developer's `.blame/static.db` in the checkout never reaches a test
+/// (tests pass absolute paths).
 pub fn blame() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_blame"))
+    let cwd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("blame-tests-cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_blame"));
+    cmd.current_dir(cwd);
+    cmd
 }
 
 pub fn program(name: &str) -> PathBuf {
@@ -125,6 +132,32 @@ pub fn percent_of(report: &serde_json::Value, function: &str, name: &str) -> f64
         .find(|(n, f, _)| n == name && f == function)
         .map(|x| x.2)
         .unwrap_or(0.0)
+}
+
+/// A `--compare` report's value of `method` for the variable `name` (of
+/// `function`, or any function when `None`); 0 when not reported.
+pub fn method_value(
+    report: &serde_json::Value,
+    name: &str,
+    function: Option<&str>,
+    method: &str,
+) -> f64 {
+    report["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == name && function.is_none_or(|f| v["function"] == f))
+        .and_then(|v| v["values"][method].as_f64())
+        .unwrap_or(0.0)
+}
+
+/// The 1-based number of the first line of `src` containing `needle`.
+pub fn line_of(src: &Path, needle: &str) -> u32 {
+    let text = std::fs::read_to_string(src).unwrap();
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} in {}", src.display())) as u32
+        + 1
 }
 
 /// Whether this machine lets us sample with perf_event (root, or a
