@@ -147,6 +147,10 @@ pub struct ReportArgs {
     /// Only rows with at least P percent of the run.
     #[arg(long, default_value_t = 0.0)]
     min_percent: f64,
+    /// Order variables by explicit blame (data flow only) or total blame
+    /// (with the implicit blame of loop and branch tests).
+    #[arg(long, value_enum, default_value = "explicit")]
+    rank_by: views::RankBy,
     /// Event to report [default: the first recorded event with samples].
     #[arg(short, long)]
     event: Option<String>,
@@ -426,6 +430,7 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
         rank: args.rank,
         top: args.top,
         min_percent: args.min_percent,
+        rank_by: args.rank_by,
         event: args.event.clone(),
         method: args.method.clone(),
     };

@@ -16,8 +16,22 @@ use blame_formats::static_db::VarKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
-/// Sums for one key across processes: process index → (inclusive, exclusive, per-method values).
-type PerProcess = BTreeMap<u32, (f64, f64, BTreeMap<&'static str, f64>)>;
+/// Sums of one key in one process.
+#[derive(Debug, Default, Clone)]
+pub struct Sums {
+    /// Total blame (explicit and implicit).
+    pub inclusive: f64,
+    pub exclusive: f64,
+    /// Explicit blame (data flow only).
+    pub explicit: f64,
+    /// Explicit samples of a scalar that also blame a data structure of its function.
+    pub inherited: f64,
+    /// Memory events: the value under each method.
+    pub methods: BTreeMap<&'static str, f64>,
+}
+
+/// Sums for one key across processes, by process index.
+type PerProcess = BTreeMap<u32, Sums>;
 
 /// Settings of the approximate data-centric passes for memory events.
 #[derive(Debug, Clone, Copy)]
@@ -72,6 +86,16 @@ pub struct Accumulator {
     pub skid_truncated: f64,
     /// Samples with a data address that no variable's memory holds (stack, unknown blocks).
     pub direct_unattributed: f64,
+    /// Per (process, event): how many samples reached a named variable, and why not.
+    pub coverage: BTreeMap<(u32, u16), blame_formats::results::Coverage>,
+}
+
+/// Counts `samples` under `reason` in a coverage record.
+fn add_reason(cov: &mut blame_formats::results::Coverage, reason: &str, samples: f64) {
+    match cov.reasons.iter_mut().find(|(r, _)| r == reason) {
+        Some(slot) => slot.1 += samples,
+        None => cov.reasons.push((reason.to_string(), samples)),
+    }
 }
 
 /// Adds `samples` to variable `id` in the sums of the context being added.
@@ -133,6 +157,7 @@ fn heap_site_key(
         line: at.map(|f| f.line).unwrap_or(0),
         type_name: String::new(),
         kind: "heap".into(),
+        scalar: false,
         event,
     }
 }
@@ -197,6 +222,7 @@ pub fn variable_key(index: &StaticIndex, (fi, vi): VarRef, event: u16) -> Variab
         line: v.line,
         type_name: v.type_name.clone(),
         kind: kind.to_string(),
+        scalar: v.is_scalar,
         event,
     }
 }
@@ -249,32 +275,30 @@ impl Accumulator {
         // Sum under small interned ids first; build string keys once per id.
         let mut var_ids: FxHashMap<(VarRef, u16), usize> = FxHashMap::default();
         let mut var_keys: Vec<VariableKey> = Vec::new();
-        let mut var_sums: Vec<(f64, f64, BTreeMap<&'static str, f64>)> = Vec::new();
+        let mut var_sums: Vec<Sums> = Vec::new();
         // Sums of the context being added, per variable id, and the ids it touched.
         let mut ctx_sums: Vec<Option<f64>> = Vec::new();
         let mut ctx_touched: Vec<usize> = Vec::new();
         let mut ctx_records: Vec<(usize, usize, f64)> = Vec::new();
         let mut fn_ids: FxHashMap<(&str, &str, u16), usize> = FxHashMap::default();
         let mut fn_sums: Vec<(f64, f64)> = Vec::new();
-        let mut intern_var = |v: VarRef,
-                              e: u16,
-                              keys: &mut Vec<VariableKey>,
-                              sums: &mut Vec<(f64, f64, BTreeMap<&'static str, f64>)>|
-         -> usize {
-            *var_ids.entry((v, e)).or_insert_with(|| {
-                let key = variable_key(index, v, e);
-                // Globals seen through several summaries share one key.
-                match keys.iter().position(|k| k == &key) {
-                    Some(i) if key.function.is_empty() => i,
-                    _ => {
-                        keys.push(key);
-                        sums.push((0.0, 0.0, BTreeMap::new()));
-                        keys.len() - 1
+        let mut intern_var =
+            |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<Sums>| -> usize {
+                *var_ids.entry((v, e)).or_insert_with(|| {
+                    let key = variable_key(index, v, e);
+                    // Globals seen through several summaries share one key.
+                    match keys.iter().position(|k| k == &key) {
+                        Some(i) if key.function.is_empty() => i,
+                        _ => {
+                            keys.push(key);
+                            sums.push(Sums::default());
+                            keys.len() - 1
+                        }
                     }
-                }
-            })
-        };
+                })
+            };
         let mut ids: Vec<usize> = Vec::new();
+        let mut explicit_ids: Vec<usize> = Vec::new();
         let mut derived_ids: FxHashMap<(String, String, u16), usize> = FxHashMap::default();
         let reported = self.memory.reported_method();
         for (ci, (ctx, (res, mres))) in profile.contexts.iter().zip(&resolved).enumerate() {
@@ -287,14 +311,27 @@ impl Accumulator {
                     if mres.skid_truncated {
                         self.skid_truncated += n;
                     }
+                    let cov = self.coverage.entry((p, e16)).or_default();
+                    cov.event = e16;
+                    cov.samples += n;
+                    if mres.shares.iter().any(|s| s.0 == reported) {
+                        cov.resolved += n;
+                    } else {
+                        add_reason(
+                            cov,
+                            "no variable read near the sampled line (memory event)",
+                            n,
+                        );
+                    }
                     for &(method, v, share) in &mres.shares {
                         for (depth, lifted) in with_containers(index, v).into_iter().enumerate() {
                             let id = intern_var(lifted, e16, &mut var_keys, &mut var_sums);
-                            *var_sums[id].2.entry(method).or_default() += share * n;
+                            *var_sums[id].methods.entry(method).or_default() += share * n;
                             if method == reported {
-                                var_sums[id].0 += share * n;
+                                var_sums[id].inclusive += share * n;
+                                var_sums[id].explicit += share * n;
                                 if depth == 0 {
-                                    var_sums[id].1 += share * n;
+                                    var_sums[id].exclusive += share * n;
                                 }
                                 add_context(&mut ctx_sums, &mut ctx_touched, id, share * n);
                             }
@@ -305,39 +342,67 @@ impl Accumulator {
                 }
                 // A variable is blamed at most once per sample, however many
                 // frames (recursion) or summaries (globals) name it.
-                ids.clear();
-                ids.extend(
-                    res.blamed
-                        .iter()
-                        .map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)),
-                );
-                for d in &res.derived {
-                    for key in derived_keys(index, d, e16) {
-                        // One row per path: an intermediate path reached without
-                        // a type takes the type another context knows.
-                        let path = (key.function.clone(), key.name.clone(), key.event);
-                        let id = match derived_ids.get(&path) {
-                            Some(&id) => {
-                                if var_keys[id].type_name.is_empty() {
-                                    var_keys[id].type_name = key.type_name;
+                for (blamed, derived, into) in [
+                    (&res.blamed, &res.derived, &mut ids),
+                    (&res.explicit, &res.explicit_derived, &mut explicit_ids),
+                ] {
+                    into.clear();
+                    into.extend(
+                        blamed
+                            .iter()
+                            .map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)),
+                    );
+                    for d in derived {
+                        for key in derived_keys(index, d, e16) {
+                            // One row per path: an intermediate path reached without
+                            // a type takes the type another context knows.
+                            let path = (key.function.clone(), key.name.clone(), key.event);
+                            let id = match derived_ids.get(&path) {
+                                Some(&id) => {
+                                    if var_keys[id].type_name.is_empty() {
+                                        var_keys[id].type_name = key.type_name;
+                                    }
+                                    id
                                 }
-                                id
-                            }
-                            None => {
-                                var_keys.push(key);
-                                var_sums.push((0.0, 0.0, BTreeMap::new()));
-                                derived_ids.insert(path, var_keys.len() - 1);
-                                var_keys.len() - 1
-                            }
-                        };
-                        ids.push(id);
+                                None => {
+                                    var_keys.push(key);
+                                    var_sums.push(Sums::default());
+                                    derived_ids.insert(path, var_keys.len() - 1);
+                                    var_keys.len() - 1
+                                }
+                            };
+                            into.push(id);
+                        }
                     }
+                    into.sort_unstable();
+                    into.dedup();
                 }
-                ids.sort_unstable();
-                ids.dedup();
+                let cov = self.coverage.entry((p, e16)).or_default();
+                cov.event = e16;
+                cov.samples += n;
+                if ids.is_empty() {
+                    let reason = res
+                        .unexplained
+                        .as_ref()
+                        .map(|u| u.to_string())
+                        .unwrap_or_else(|| "no variable reached".to_string());
+                    add_reason(cov, &reason, n);
+                } else {
+                    cov.resolved += n;
+                }
                 for &id in &ids {
-                    var_sums[id].0 += n;
+                    var_sums[id].inclusive += n;
                     add_context(&mut ctx_sums, &mut ctx_touched, id, n);
+                }
+                // A scalar's explicit blame is inherited where the same
+                // sample blames a data structure: the loop index of the loop
+                // that fills an array, the norm of a vector being computed.
+                let structure = explicit_ids.iter().any(|&o| !var_keys[o].scalar);
+                for &id in &explicit_ids {
+                    var_sums[id].explicit += n;
+                    if structure && var_keys[id].scalar {
+                        var_sums[id].inherited += n;
+                    }
                 }
                 ids.clear();
                 ids.extend(
@@ -348,7 +413,7 @@ impl Accumulator {
                 ids.sort_unstable();
                 ids.dedup();
                 for &id in &ids {
-                    var_sums[id].1 += n;
+                    var_sums[id].exclusive += n;
                 }
                 add_functions(&mut fn_ids, &mut fn_sums, ctx, e16, n, &mut ids);
             }
@@ -398,6 +463,7 @@ impl Accumulator {
                             line: 0,
                             type_name: String::new(),
                             kind: "global".into(),
+                            scalar: false,
                             event: *e16,
                         }],
                     },
@@ -416,29 +482,31 @@ impl Accumulator {
                         Some(id) => id,
                         None => {
                             var_keys.push(key);
-                            var_sums.push((0.0, 0.0, BTreeMap::new()));
+                            var_sums.push(Sums::default());
                             derived_ids.insert(path, var_keys.len() - 1);
                             var_keys.len() - 1
                         }
                     };
                     *var_sums[id]
-                        .2
+                        .methods
                         .entry(crate::resolve::METHOD_DIRECT)
                         .or_default() += n;
                 }
             }
         }
-        for (id, (inc, exc, methods)) in var_sums.into_iter().enumerate() {
+        for (id, sums) in var_sums.into_iter().enumerate() {
             let e = self
                 .variables
                 .entry(var_keys[id].clone())
                 .or_default()
                 .entry(p)
                 .or_default();
-            e.0 += inc;
-            e.1 += exc;
-            for (m, x) in methods {
-                *e.2.entry(m).or_default() += x;
+            e.inclusive += sums.inclusive;
+            e.exclusive += sums.exclusive;
+            e.explicit += sums.explicit;
+            e.inherited += sums.inherited;
+            for (m, x) in sums.methods {
+                *e.methods.entry(m).or_default() += x;
             }
         }
         let base = self.stacks.len() as u32;
@@ -477,8 +545,9 @@ impl Accumulator {
                 event,
             };
             let e = self.functions.entry(key).or_default().entry(p).or_default();
-            e.0 += fn_sums[id].0;
-            e.1 += fn_sums[id].1;
+            e.inclusive += fn_sums[id].0;
+            e.exclusive += fn_sums[id].1;
+            e.explicit += fn_sums[id].0;
         }
         self.reduce_time += started.elapsed();
     }
@@ -493,11 +562,14 @@ impl Accumulator {
     ) {
         let values = |per: PerProcess| {
             per.into_iter()
-                .map(|(process, (inclusive, exclusive, methods))| ProcessValue {
+                .map(|(process, s)| ProcessValue {
                     process,
-                    inclusive,
-                    exclusive,
-                    methods: methods
+                    inclusive: s.inclusive,
+                    exclusive: s.exclusive,
+                    explicit: s.explicit,
+                    inherited: s.inherited,
+                    methods: s
+                        .methods
                         .into_iter()
                         .map(|(m, x)| (m.to_string(), x))
                         .collect(),

@@ -589,6 +589,7 @@ mod tests {
                     output: CallOutput::Return,
                     blamed: vec![0, 2],
                     pointees: vec![],
+                    explicit: vec![0, 2],
                 }],
                 model: Some(vec![CallOutput::Return]),
             }],

@@ -267,6 +267,7 @@ mod tests {
                 output: CallOutput::Return,
                 blamed,
                 pointees: vec![],
+                explicit: vec![],
             }],
             model: model.then(|| vec![CallOutput::Return]),
         }

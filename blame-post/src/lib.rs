@@ -110,6 +110,15 @@ pub fn post(
             .unwrap_or_else(|| vec![0.0; nevents]);
     }
     let samples: f64 = acc.totals.values().flatten().sum();
+    // Coverage of the application's processes (launchers such as mpirun are
+    // recorded, but are no part of the program).
+    let mut coverage: Vec<blame_formats::results::Coverage> = Vec::new();
+    for (&(p, _), c) in &acc.coverage {
+        if processes.get(p as usize).is_some_and(|info| info.launcher) {
+            continue;
+        }
+        blame_formats::results::Coverage::add_to(&mut coverage, c);
+    }
     let reduce_before = acc.reduce_time;
     let (variables, functions, stacks, context_records) = acc.into_records();
     let blame_points = implicit_blame_points(index, &functions);
@@ -125,6 +134,7 @@ pub fn post(
                     count: shard.count,
                 }),
                 blame_points,
+                coverage,
             },
             variables,
             functions,

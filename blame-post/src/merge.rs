@@ -11,28 +11,34 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-fn add_values(
-    into: &mut BTreeMap<u32, (f64, f64, BTreeMap<String, f64>)>,
-    values: &[ProcessValue],
-) {
+/// Sums of one key in one process: (inclusive, exclusive, explicit, inherited, methods).
+type Sums = (f64, f64, f64, f64, BTreeMap<String, f64>);
+
+fn add_values(into: &mut BTreeMap<u32, Sums>, values: &[ProcessValue]) {
     for v in values {
         let e = into.entry(v.process).or_default();
         e.0 += v.inclusive;
         e.1 += v.exclusive;
+        e.2 += v.explicit;
+        e.3 += v.inherited;
         for (m, x) in &v.methods {
-            *e.2.entry(m.clone()).or_default() += x;
+            *e.4.entry(m.clone()).or_default() += x;
         }
     }
 }
 
-fn to_values(m: BTreeMap<u32, (f64, f64, BTreeMap<String, f64>)>) -> Vec<ProcessValue> {
+fn to_values(m: BTreeMap<u32, Sums>) -> Vec<ProcessValue> {
     m.into_iter()
-        .map(|(process, (inclusive, exclusive, methods))| ProcessValue {
-            process,
-            inclusive,
-            exclusive,
-            methods: methods.into_iter().collect(),
-        })
+        .map(
+            |(process, (inclusive, exclusive, explicit, inherited, methods))| ProcessValue {
+                process,
+                inclusive,
+                exclusive,
+                explicit,
+                inherited,
+                methods: methods.into_iter().collect(),
+            },
+        )
         .collect()
 }
 
@@ -301,6 +307,7 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
     for p in header.processes.iter_mut() {
         p.samples.iter_mut().for_each(|s| *s = 0.0);
     }
+    header.coverage.clear();
     let mut vars = BTreeMap::new();
     let mut funcs = BTreeMap::new();
     let mut stack_parts = Vec::new();
@@ -321,6 +328,9 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
         header
             .blame_points
             .extend(part.header.blame_points.iter().cloned());
+        for c in &part.header.coverage {
+            blame_formats::results::Coverage::add_to(&mut header.coverage, c);
+        }
         for v in part.variables {
             add_values(vars.entry(v.key).or_default(), &v.values);
         }
@@ -450,6 +460,7 @@ mod tests {
                             type_name: String::new(),
                             kind: "local".into(),
                             event: next(2) as u16,
+                            scalar: false,
                         },
                         process: next(3) as u32,
                         // Some past the part's stacks: those are dropped.

@@ -32,14 +32,84 @@ pub struct DerivedField {
 /// What one calling context blames.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Resolution {
-    /// Variables to report (exit variables whose blame moved to a caller are left out).
+    /// Variables to report (exit variables whose blame moved to a caller are
+    /// left out): total blame, explicit and implicit.
     pub blamed: Vec<VarRef>,
     /// Field paths below blamed variables, carried over from callees.
     pub derived: Vec<DerivedField>,
+    /// The variables of `blamed` (and paths of `derived`) that the sample
+    /// reaches over data flow alone: explicit blame (3.1, Table 3.4).
+    pub explicit: Vec<VarRef>,
+    pub explicit_derived: Vec<DerivedField>,
     /// Variables whose own memory the sampled line writes.
     pub exclusive: Vec<VarRef>,
     /// True when no frame had a static summary: the sample counts for code views only.
     pub code_only: bool,
+    /// Why the sample blames no variable (`None` when it blames one).
+    pub unexplained: Option<Unexplained>,
+}
+
+/// Why a sample reached no named variable: the coverage report's reasons.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Unexplained {
+    /// No frame of the stack has a static summary (code built without
+    /// `blame cc`); `function` is the innermost frame.
+    NoSummary { function: String },
+    /// A frame without symbols (no symbol table or debug info for the object).
+    NoSymbols { function: String },
+    /// The sampled line of a summarised function is in no variable's blame
+    /// (line 0, a line the IR does not have, a statement that computes nothing).
+    LineBlamesNothing { function: String, line: u32 },
+    /// The caller has no call to the callee at the frame's line.
+    CallSiteNotFound {
+        function: String,
+        line: u32,
+        callee: String,
+    },
+    /// The call's outputs reach no variable of the caller.
+    NothingBound { function: String, callee: String },
+}
+
+impl std::fmt::Display for Unexplained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = crate::symbolize::demangle;
+        match self {
+            Unexplained::NoSummary { function } => write!(
+                f,
+                "no static summary for {} or its callers (not built with blame cc)",
+                d(function)
+            ),
+            Unexplained::NoSymbols { function } => {
+                write!(f, "frame without symbols or debug info: {function}")
+            }
+            Unexplained::LineBlamesNothing { function, line } => {
+                write!(f, "line {line} of {} blames no variable", d(function))
+            }
+            Unexplained::CallSiteNotFound {
+                function,
+                line,
+                callee,
+            } => write!(
+                f,
+                "no call to {} found at line {line} of {}",
+                d(callee),
+                d(function)
+            ),
+            Unexplained::NothingBound { function, callee } => write!(
+                f,
+                "the call to {} in {} reaches no variable",
+                d(callee),
+                d(function)
+            ),
+        }
+    }
+}
+
+/// Which blame a resolution follows: data flow only, or data and control flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Explicit,
+    Total,
 }
 
 /// A blamed call output and the field path below it that was blamed
@@ -58,13 +128,48 @@ enum Pending {
     Library { callee: String },
 }
 
-/// Resolves a stack (innermost frame first).
+/// One mode's answer.
+#[derive(Default)]
+struct Walk {
+    blamed: BTreeSet<VarRef>,
+    derived: BTreeSet<DerivedField>,
+    exclusive: Vec<VarRef>,
+    code_only: bool,
+    unexplained: Option<Unexplained>,
+}
+
+/// Resolves a stack (innermost frame first), explicit and total blame.
 pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
-    let mut out = Resolution::default();
+    let total = walk(index, frames, Mode::Total);
+    let explicit = walk(index, frames, Mode::Explicit);
+    let mut exclusive = total.exclusive;
+    exclusive.sort_unstable();
+    exclusive.dedup();
+    let unexplained = if total.blamed.is_empty() && total.derived.is_empty() {
+        total.unexplained
+    } else {
+        None
+    };
+    Resolution {
+        blamed: total.blamed.into_iter().collect(),
+        derived: total.derived.into_iter().collect(),
+        explicit: explicit.blamed.into_iter().collect(),
+        explicit_derived: explicit.derived.into_iter().collect(),
+        exclusive,
+        code_only: total.code_only,
+        unexplained,
+    }
+}
+
+/// The frame-by-frame application of transfer functions (3.3.3) in one mode.
+fn walk(index: &StaticIndex, frames: &[SymFrame], mode: Mode) -> Walk {
+    let mut out = Walk::default();
     let mut pending: Option<Pending> = None;
     let mut seen_known = false;
-    let mut blamed: BTreeSet<VarRef> = BTreeSet::new();
-    let mut derived_out: BTreeSet<DerivedField> = BTreeSet::new();
+    // The previous frame's variables whose blame moved on to this frame: kept
+    // there when this frame cannot take it (no call site found).
+    let mut carried: Vec<VarRef> = Vec::new();
+    let mut carried_derived: Vec<DerivedField> = Vec::new();
 
     for (depth, frame) in frames.iter().enumerate() {
         let Some(fi) = index.lookup(&frame.function, &frame.file) else {
@@ -82,20 +187,47 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
         let fi = fi as u32;
         let mut here: BTreeSet<u32> = BTreeSet::new();
         let mut derived: BTreeSet<(u32, String, String)> = BTreeSet::new();
+        // The variables the frame's own line blames (the sampled line of
+        // the innermost known frame).
+        let at_line = |here: &mut BTreeSet<u32>, exclusive: &mut Vec<VarRef>| {
+            for (vi, v) in f.variables.iter().enumerate() {
+                let hit = v.explicit_lines.binary_search(&frame.line).is_ok()
+                    || (mode == Mode::Total && v.implicit_lines.binary_search(&frame.line).is_ok());
+                if hit {
+                    here.insert(vi as u32);
+                }
+                if depth == 0 && v.write_lines.binary_search(&frame.line).is_ok() {
+                    exclusive.push((fi, vi as u32));
+                }
+            }
+        };
         match pending.take() {
             None if !seen_known => {
-                for (vi, v) in f.variables.iter().enumerate() {
-                    if v.explicit_lines.binary_search(&frame.line).is_ok()
-                        || v.implicit_lines.binary_search(&frame.line).is_ok()
-                    {
-                        here.insert(vi as u32);
-                    }
-                    if depth == 0 && v.write_lines.binary_search(&frame.line).is_ok() {
-                        out.exclusive.push((fi, vi as u32));
-                    }
+                at_line(&mut here, &mut out.exclusive);
+                if here.is_empty() {
+                    out.unexplained = Some(Unexplained::LineBlamesNothing {
+                        function: frame.function.clone(),
+                        line: frame.line,
+                    });
                 }
             }
             None => break,
+            Some(Pending::Library { callee })
+                if !seen_known
+                    && call_sites_at(f, frame.line, frame.column, &callee).is_empty() =>
+            {
+                // The binary calls a library routine where the IR has code of
+                // its own (a loop the compiler turned into `memset`, an
+                // inlined template calling into libc): the routine does the
+                // frame's line.
+                at_line(&mut here, &mut out.exclusive);
+                if here.is_empty() {
+                    out.unexplained = Some(Unexplained::LineBlamesNothing {
+                        function: frame.function.clone(),
+                        line: frame.line,
+                    });
+                }
+            }
             Some(pending) => {
                 let (callee, outputs) = match pending {
                     Pending::Outputs { callee, outputs } => (callee, outputs),
@@ -107,75 +239,62 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
                         (callee, outputs)
                     }
                 };
-                bind(
-                    f,
-                    frame.line,
-                    frame.column,
-                    &callee,
-                    &outputs,
-                    &mut here,
-                    &mut derived,
-                );
+                let sites = call_sites_at(f, frame.line, frame.column, &callee);
+                bind(f, &sites, mode, &outputs, &mut here, &mut derived);
+                if here.is_empty() && derived.is_empty() {
+                    seen_known = true;
+                    out.unexplained = Some(if sites.is_empty() {
+                        Unexplained::CallSiteNotFound {
+                            function: frame.function.clone(),
+                            line: frame.line,
+                            callee: callee.clone(),
+                        }
+                    } else {
+                        Unexplained::NothingBound {
+                            function: frame.function.clone(),
+                            callee: callee.clone(),
+                        }
+                    });
+                    // The callee's own variables keep the blame.
+                    out.blamed.extend(carried.drain(..));
+                    out.derived.extend(carried_derived.drain(..));
+                    break;
+                }
             }
         }
+        carried.clear();
+        carried_derived.clear();
         seen_known = true;
-        close(index, f, &mut here);
+        close(index, f, mode, &mut here);
 
         // Exit variables flow on to the caller; find which outputs (and
         // which field paths below them) they are.
         let mut outputs: BTreeSet<OutputPath> = BTreeSet::new();
-        let as_output = |vi: u32, extra: &str, type_name: &str| -> Option<OutputPath> {
-            let v = &f.variables[vi as usize];
-            if !v.is_exit {
-                return None;
-            }
-            let root = &f.variables[root_of(f, vi) as usize];
-            let path = format!(
-                "{}{extra}",
-                v.name.strip_prefix(root.name.as_str()).unwrap_or("")
-            );
-            let ty = if extra.is_empty() {
-                v.type_name.clone()
-            } else {
-                type_name.to_string()
-            };
-            let root_ty = root.type_name.clone();
-            match root.kind {
-                VarKind::Param => root
-                    .param_index
-                    .map(|k| (CallOutput::Arg(k), path, ty, root_ty)),
-                VarKind::Return => Some((CallOutput::Return, path, ty, root_ty)),
-                _ => None,
-            }
-        };
-        outputs.extend(here.iter().filter_map(|&vi| as_output(vi, "", "")));
-        outputs.extend(
-            derived
-                .iter()
-                .filter_map(|(base, suffix, ty)| as_output(*base, suffix, ty)),
-        );
-        let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
-        let lifted = |vi: u32| {
-            let v = &f.variables[vi as usize];
-            v.is_exit
-                && matches!(
-                    f.variables[root_of(f, vi) as usize].kind,
-                    VarKind::Param | VarKind::Return
-                )
-                && caller_binds
-        };
         for &vi in &here {
-            if !lifted(vi) {
-                blamed.insert((fi, vi));
+            outputs.extend(as_outputs(f, vi, "", ""));
+        }
+        for (base, suffix, ty) in &derived {
+            outputs.extend(as_outputs(f, *base, suffix, ty));
+        }
+        let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
+        let lifted = |vi: u32| caller_binds && !exit_roots(f, vi).is_empty();
+        for &vi in &here {
+            if lifted(vi) {
+                carried.push((fi, vi));
+            } else {
+                out.blamed.insert((fi, vi));
             }
         }
         for (base, suffix, type_name) in derived {
-            if !lifted(base) {
-                derived_out.insert(DerivedField {
-                    base: (fi, base),
-                    suffix,
-                    type_name,
-                });
+            let d = DerivedField {
+                base: (fi, base),
+                suffix,
+                type_name,
+            };
+            if lifted(base) {
+                carried_derived.push(d);
+            } else {
+                out.derived.insert(d);
             }
         }
         if outputs.is_empty() {
@@ -186,12 +305,90 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
             outputs,
         });
     }
+    // Outputs no caller took (the stack ended): the callee keeps them.
+    out.blamed.extend(carried);
+    out.derived.extend(carried_derived);
     out.code_only = !seen_known;
-    out.blamed = blamed.into_iter().collect();
-    out.derived = derived_out.into_iter().collect();
-    out.exclusive.sort_unstable();
-    out.exclusive.dedup();
+    if out.code_only {
+        let function = frames
+            .first()
+            .map(|f| f.function.clone())
+            .unwrap_or_default();
+        out.unexplained = Some(if function.starts_with('[') || function.is_empty() {
+            Unexplained::NoSymbols { function }
+        } else {
+            Unexplained::NoSummary { function }
+        });
+    }
     out
+}
+
+/// The exit variables a variable's blame leaves its function through, with
+/// its path below each: its root when that is an exit parameter or the
+/// return value; else the parameters and the return value its root aliases
+/// (`Data *d = (Data *)vdata;` gives `d.x` the path `.x` below `vdata`; a
+/// returned `p` leaves through the return value).
+fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String)> {
+    let v = &f.variables[vi as usize];
+    let root = root_of(f, vi);
+    let rv = &f.variables[root as usize];
+    let path = v
+        .name
+        .strip_prefix(rv.name.as_str())
+        .unwrap_or("")
+        .to_string();
+    let is_exit_root = |r: &blame_formats::static_db::Variable| {
+        r.parent.is_none()
+            && r.is_exit
+            && matches!(r.kind, VarKind::Param | VarKind::Return)
+            && (r.kind == VarKind::Return || r.param_index.is_some())
+    };
+    if is_exit_root(rv) {
+        return if v.is_exit {
+            vec![(root, path)]
+        } else {
+            vec![]
+        };
+    }
+    if rv.kind == VarKind::Global {
+        return vec![];
+    }
+    rv.aliases
+        .iter()
+        .copied()
+        .filter(|&a| is_exit_root(&f.variables[a as usize]))
+        .map(|a| (a, path.clone()))
+        .collect()
+}
+
+/// The call outputs a blamed variable (or a field path `extra` below it,
+/// of type `type_name`) of `f` stands for.
+fn as_outputs(f: &FunctionSummary, vi: u32, extra: &str, type_name: &str) -> Vec<OutputPath> {
+    let v = &f.variables[vi as usize];
+    let ty = if extra.is_empty() {
+        v.type_name.clone()
+    } else {
+        type_name.to_string()
+    };
+    // The type the path starts from: the variable's own root (a local
+    // `Data *d` says more than the `void *` parameter it aliases).
+    let root_ty = f.variables[root_of(f, vi) as usize].type_name.clone();
+    exit_roots(f, vi)
+        .into_iter()
+        .filter_map(|(r, path)| {
+            let r = &f.variables[r as usize];
+            let output = match r.kind {
+                VarKind::Return => CallOutput::Return,
+                _ => CallOutput::Arg(r.param_index?),
+            };
+            Some((
+                output,
+                format!("{path}{extra}"),
+                ty.clone(),
+                root_ty.clone(),
+            ))
+        })
+        .collect()
 }
 
 /// True when some caller frame further up has a summary to take the blame.
@@ -213,11 +410,12 @@ fn root_of(f: &FunctionSummary, mut vi: u32) -> u32 {
     vi
 }
 
-/// The call sites of `f` that a frame at `line` calling `callee` stands for.
 /// The call sites of `f` a frame returning to `line`:`column` may have come
 /// from. Two calls of one callee on a line (`touch(a, n) + touch(b, m)`)
 /// are told apart by the return address's column when the binary's line
-/// table has it.
+/// table has it. A frame at line 0 (the compiler merged identical calls
+/// from several lines into one) or at a line without such a call stands for
+/// every call of that callee in the function.
 fn call_sites_at<'a>(
     f: &'a FunctionSummary,
     line: u32,
@@ -232,7 +430,11 @@ fn call_sites_at<'a>(
         }
         None => false,
     };
-    let on_line: Vec<&CallSite> = f.call_sites.iter().filter(|c| c.line == line).collect();
+    let on_line: Vec<&CallSite> = f
+        .call_sites
+        .iter()
+        .filter(|c| line > 0 && c.line == line)
+        .collect();
     let named: Vec<&CallSite> = on_line.iter().copied().filter(|c| names_match(c)).collect();
     if named.len() > 1 && column > 0 {
         let exact: Vec<&CallSite> = named
@@ -253,13 +455,9 @@ fn call_sites_at<'a>(
         return on_line;
     }
     // The binary's line table may differ from the IR's (optimized binary,
-    // -O0 IR): a unique call to that callee elsewhere in the function is it.
-    let anywhere: Vec<&CallSite> = f.call_sites.iter().filter(|c| names_match(c)).collect();
-    if anywhere.len() == 1 {
-        anywhere
-    } else {
-        Vec::new()
-    }
+    // -O0 IR, calls merged at line 0): the calls to that callee anywhere in
+    // the function.
+    f.call_sites.iter().filter(|c| names_match(c)).collect()
 }
 
 /// Outputs a sample inside a library function `callee` called from `line` blames.
@@ -281,6 +479,14 @@ fn library_outputs(
     out
 }
 
+/// What an output binding blames in `mode`.
+fn bound(b: &OutputBinding, mode: Mode) -> &[u32] {
+    match mode {
+        Mode::Total => &b.blamed,
+        Mode::Explicit => &b.explicit,
+    }
+}
+
 /// Blames the caller variables bound to blamed call outputs. A blamed field
 /// path below an output continues below each variable passed there: to the
 /// caller's own variable of that name, or else as a derived field path. The
@@ -288,28 +494,28 @@ fn library_outputs(
 /// `g->u`, the caller's `s.grid.u` is blamed, not `s.grid.rhs`.
 fn bind(
     f: &FunctionSummary,
-    line: u32,
-    column: u32,
-    callee: &str,
+    sites: &[&CallSite],
+    mode: Mode,
     outputs: &BTreeSet<OutputPath>,
     here: &mut BTreeSet<u32>,
     derived: &mut BTreeSet<(u32, String, String)>,
 ) {
-    for c in call_sites_at(f, line, column, callee) {
+    for c in sites {
         for b in &c.outputs {
+            let reached = bound(b, mode);
             for (_, suffix, type_name, param_type) in
                 outputs.iter().filter(|(o, _, _, _)| *o == b.output)
             {
                 if suffix.is_empty() {
-                    here.extend(b.blamed.iter().copied());
+                    here.extend(reached.iter().copied());
                     continue;
                 }
-                let passed = passed_variables(f, &b.blamed, suffix, param_type);
+                let passed = passed_variables(f, b, reached, suffix, param_type);
                 // What the output reaches, except fields of the passed
                 // variables off the blamed path (those on it are added below
                 // and their containers by container resolution).
                 here.extend(
-                    b.blamed
+                    reached
                         .iter()
                         .copied()
                         .filter(|&t| !passed.iter().any(|&p| is_below(f, t, p))),
@@ -332,7 +538,7 @@ fn bind(
                         .unwrap_or(t);
                     here.insert(deepest);
                     let rest = &full[f.variables[deepest as usize].name.len()..];
-                    if !rest.is_empty() {
+                    if !rest.is_empty() && !f.variables[deepest as usize].is_scalar {
                         derived.insert((deepest, rest.to_string(), type_name.clone()));
                     }
                 }
@@ -374,20 +580,32 @@ fn plain_type(t: &str) -> String {
         .replace(" &", "&")
 }
 
-/// Among the caller variables an output reaches, the ones passed in that
-/// argument position, below which the callee's field path `suffix`
-/// continues. The output also reaches variables computed from the argument
-/// after the call (a residual computed from a grid); the field path means
-/// nothing below those. Passed variables are found by type (the caller's
-/// object is what the callee's parameter points to), else as the variables
-/// whose own fields the path names, else as the variables of the set that
-/// contain none of the others.
+/// The caller variables passed in an output's position, below which the
+/// callee's field path `suffix` continues: the variables the argument
+/// points into when the static pass knew them, else among those the output
+/// reaches (which also holds variables computed from the argument after the
+/// call: a residual computed from a grid; the path means nothing below
+/// those). Scalars never take a field path. Among the candidates, passed
+/// variables are found by type (the caller's object is what the callee's
+/// parameter points to), else as the variables whose own fields the path
+/// names, else as the candidates that contain none of the others.
 fn passed_variables(
     f: &FunctionSummary,
-    blamed: &[u32],
+    binding: &OutputBinding,
+    reached: &[u32],
     suffix: &str,
     param_type: &str,
 ) -> Vec<u32> {
+    let pool = if binding.pointees.is_empty() {
+        reached
+    } else {
+        &binding.pointees
+    };
+    let blamed: Vec<u32> = pool
+        .iter()
+        .copied()
+        .filter(|&t| !f.variables[t as usize].is_scalar)
+        .collect();
     let param = plain_type(param_type);
     if !param.is_empty() {
         let pointee = param
@@ -438,6 +656,18 @@ fn output_vars<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = u32> + 'a {
     arg_bindings(c, k).flat_map(|b| b.blamed.iter().copied())
 }
 
+/// The variables argument `k` of call `c` points into (the binding's
+/// pointees; what it reaches when those are unknown).
+fn passed_vars<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = u32> + 'a {
+    arg_bindings(c, k).flat_map(|b| {
+        if b.pointees.is_empty() {
+            b.blamed.iter().copied()
+        } else {
+            b.pointees.iter().copied()
+        }
+    })
+}
+
 /// The bindings of argument `k` of call `c`.
 fn arg_bindings<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = &'a OutputBinding> + 'a {
     c.outputs
@@ -446,8 +676,13 @@ fn arg_bindings<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = &'a OutputB
 }
 
 /// Applies side effects and parameter aliases of `f`'s calls, variable
-/// aliases and container resolution until nothing changes.
-fn close(index: &StaticIndex, f: &FunctionSummary, here: &mut BTreeSet<u32>) {
+/// aliases and container resolution until nothing changes. A side effect
+/// of a call (the callee computes its parameter `k` from its parameter `j`)
+/// blames the variable passed as `k` when the variable passed as `j` is
+/// blamed: the variables the arguments point into, not everything the
+/// arguments flow into later (a header read `header(name, &m, &n)` followed
+/// by a guard on `m` must not pass the guard's implicit blame around).
+fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeSet<u32>) {
     loop {
         let before = here.len();
         for c in &f.call_sites {
@@ -456,15 +691,18 @@ fn close(index: &StaticIndex, f: &FunctionSummary, here: &mut BTreeSet<u32>) {
             };
             let callee = &index.functions[callee];
             for se in &callee.side_effects {
-                if output_vars(c, se.from_param).any(|v| here.contains(&v)) {
-                    let add: Vec<u32> = output_vars(c, se.blamed_param).collect();
+                if mode == Mode::Explicit && se.implicit {
+                    continue;
+                }
+                if passed_vars(c, se.from_param).any(|v| here.contains(&v)) {
+                    let add: Vec<u32> = passed_vars(c, se.blamed_param).collect();
                     here.extend(add);
                 }
             }
             for &(a, b) in &callee.param_aliases {
                 for (x, y) in [(a, b), (b, a)] {
-                    if output_vars(c, x).any(|v| here.contains(&v)) {
-                        let add: Vec<u32> = output_vars(c, y).collect();
+                    if passed_vars(c, x).any(|v| here.contains(&v)) {
+                        let add: Vec<u32> = passed_vars(c, y).collect();
                         here.extend(add);
                     }
                 }

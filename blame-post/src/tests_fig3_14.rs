@@ -29,6 +29,7 @@ pub(crate) fn var(
         implicit_lines: vec![],
         write_lines: vec![],
         aliases: vec![],
+        is_scalar: false,
     }
 }
 
@@ -82,11 +83,13 @@ pub(crate) fn fig3_14_index() -> StaticIndex {
                     output: CallOutput::Arg(0),
                     blamed: vec![1],
                     pointees: vec![],
+                    explicit: vec![1],
                 },
                 OutputBinding {
                     output: CallOutput::Arg(1),
                     blamed: vec![2],
                     pointees: vec![],
+                    explicit: vec![2],
                 },
             ],
             model: None,
@@ -211,6 +214,7 @@ fn library_frames_pass_blame_through_the_call_site_model() {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
                 pointees: vec![],
+                explicit: vec![0],
             }],
             model: Some(vec![CallOutput::Arg(0)]),
         }],
@@ -240,6 +244,7 @@ fn recursion_blames_a_variable_once_per_sample() {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
                 pointees: vec![],
+                explicit: vec![0],
             }],
             model: None,
         }],
@@ -256,6 +261,7 @@ fn recursion_blames_a_variable_once_per_sample() {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
                 pointees: vec![],
+                explicit: vec![0],
             }],
             model: None,
         }],
@@ -347,8 +353,9 @@ fn field_paths_continue_below_the_variables_passed() {
         arg_count: 1,
         outputs: vec![OutputBinding {
             output: CallOutput::Arg(0),
-            blamed: targets,
+            blamed: targets.clone(),
             pointees: vec![],
+            explicit: targets,
         }],
         model: None,
     };

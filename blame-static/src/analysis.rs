@@ -57,6 +57,10 @@ const MAX_LOCS: usize = 16;
 struct Resolver<'a> {
     m: &'a Module,
     f: &'a Function,
+    /// Where the pointers returned by the module's functions point.
+    rets: &'a HashMap<String, Vec<ReturnsInto>>,
+    /// Per instruction, the addresses its value (casts aside) is stored to.
+    stored_to: HashMap<InstId, Vec<Value>>,
     alloca_var: HashMap<InstId, u32>,
     arg_var: HashMap<u32, (u32, bool)>,
     memo: Vec<Option<Vec<Loc>>>,
@@ -155,16 +159,11 @@ impl Resolver<'_> {
                         for s in &steps {
                             match s {
                                 GepStep::Field { index, offset } => {
-                                    let (name, ty) = match self.m.member_at(l.ty, *offset, *index) {
-                                        Some(mem) => (mem.name.clone(), mem.ty),
-                                        None => (format!("field{index}"), None),
-                                    };
-                                    l.path.push(if name.is_empty() {
-                                        format!("field{index}")
-                                    } else {
-                                        name
-                                    });
-                                    l.ty = ty;
+                                    let member = self.m.member_at(l.ty, *offset, *index);
+                                    if let Some(name) = member.and_then(path_component) {
+                                        l.path.push(name.to_string());
+                                    }
+                                    l.ty = member.and_then(|mem| mem.ty);
                                 }
                                 GepStep::Index { .. } => {
                                     l.exact = false;
@@ -183,6 +182,37 @@ impl Resolver<'_> {
             Op::Cast => {
                 let a = inst.args[0].clone();
                 self.locs(&a)
+            }
+            // A pointer returned by a function of the module that returns
+            // pointers into its arguments' memory (accessors: `double &x(int
+            // i) { return m_x[i]; }`, `T *get(S *s) { return s->t; }`).
+            Op::Call { callee: Some(name) } if inst.is_pointer && !self.rets.contains_key(name) => {
+                self.fresh_locs(i)
+            }
+            Op::Call { callee: None } if inst.is_pointer => self.fresh_locs(i),
+            Op::Call { callee: Some(name) } if inst.is_pointer => {
+                let into = self.rets.get(name).cloned().unwrap_or_default();
+                let mut v = Vec::new();
+                for r in into {
+                    let Some(a) = inst.args.get(r.arg as usize).cloned() else {
+                        continue;
+                    };
+                    for l in self.locs(&a) {
+                        let mut path = l.path.clone();
+                        path.extend(r.path.iter().cloned());
+                        let loc = Loc {
+                            root: l.root,
+                            path,
+                            deref: l.deref + r.deref,
+                            ty: None,
+                            exact: false,
+                        };
+                        if !v.contains(&loc) {
+                            v.push(loc);
+                        }
+                    }
+                }
+                v
             }
             Op::Phi | Op::Select => {
                 let args: Vec<Value> = if matches!(inst.op, Op::Select) {
@@ -207,6 +237,65 @@ impl Resolver<'_> {
         self.memo[i as usize] = Some(out.clone());
         out
     }
+}
+
+/// The name a member adds to a field path, or `None` when the member's
+/// fields count as its owner's: base-class subobjects (C++ inheritance),
+/// anonymous structs and unions, and the standard library's internals
+/// (reserved identifiers such as `_M_impl`, `_M_start`, `__begin_`), so
+/// that `dom.m_x` is reported, not `dom.m_x._M_impl._M_start`. A member of
+/// an unknown type is its owner too: field paths never show placeholders.
+fn path_component(member: &Member) -> Option<&str> {
+    let name = member.name.as_str();
+    let mut chars = name.chars();
+    let reserved = match (chars.next(), chars.next()) {
+        (Some('_'), Some(c)) => c == '_' || c.is_ascii_uppercase(),
+        _ => false,
+    };
+    if member.is_base || name.is_empty() || reserved {
+        None
+    } else {
+        Some(name)
+    }
+}
+
+impl Resolver<'_> {
+    /// A pointer to memory of its own (`new`, `malloc`, a factory): the
+    /// memory of the variables it is stored into (`Dom *dom = new Dom(n)`
+    /// constructs `dom`'s object through the call's result).
+    fn fresh_locs(&mut self, i: InstId) -> Vec<Loc> {
+        let slots = self.stored_to.get(&i).cloned().unwrap_or_default();
+        let mut v = Vec::new();
+        for slot in slots {
+            for l in self.locs(&slot) {
+                if l.deref != 0 {
+                    continue;
+                }
+                let loc = Loc {
+                    root: l.root,
+                    path: l.path,
+                    deref: 1,
+                    ty: self.m.pointee(l.ty),
+                    exact: true,
+                };
+                if !v.contains(&loc) {
+                    v.push(loc);
+                }
+            }
+        }
+        v
+    }
+}
+
+/// Per instruction of `f`, the addresses its value is stored to.
+fn stored_to(f: &Function) -> HashMap<InstId, Vec<Value>> {
+    let mut out: HashMap<InstId, Vec<Value>> = HashMap::new();
+    for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Store)) {
+        if let (Value::Inst(j), Some(addr)) = (strip_casts(f, &inst.args[0]), inst.args.get(1)) {
+            out.entry(j).or_default().push(addr.clone());
+        }
+    }
+    out
 }
 
 pub(crate) fn strip_casts<'a>(f: &'a Function, mut v: &'a Value) -> Value {
@@ -264,6 +353,7 @@ impl Vars<'_> {
                         param_index: param,
                         is_exit: param.is_some() && ptr,
                         is_pointer: ptr,
+                        is_scalar: !ptr && self.m.is_scalar(lv.ty),
                         explicit_lines: vec![],
                         implicit_lines: vec![],
                         write_lines: vec![],
@@ -281,6 +371,7 @@ impl Vars<'_> {
                         param_index: None,
                         is_exit: true,
                         is_pointer: self.m.is_pointer(gl.ty),
+                        is_scalar: self.m.is_scalar(gl.ty),
                         explicit_lines: vec![],
                         implicit_lines: vec![],
                         write_lines: vec![],
@@ -296,6 +387,7 @@ impl Vars<'_> {
                     param_index: Some(k),
                     is_exit: true,
                     is_pointer: true,
+                    is_scalar: false,
                     explicit_lines: vec![],
                     implicit_lines: vec![],
                     write_lines: vec![],
@@ -336,6 +428,7 @@ impl Vars<'_> {
                 param_index: None,
                 is_exit: p.is_exit,
                 is_pointer: self.m.is_pointer(ty),
+                is_scalar: self.m.is_scalar(ty),
                 explicit_lines: vec![],
                 implicit_lines: vec![],
                 write_lines: vec![],
@@ -607,10 +700,24 @@ impl<'a> MayDefVisibility<'a> {
     }
 }
 
+/// Where a function's returned pointer points: into the memory its
+/// argument `arg` points to, `path` fields below it, `deref` pointer loads
+/// further (0: the argument itself, as `return this;` does).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReturnsInto {
+    pub arg: u32,
+    pub path: Vec<String>,
+    pub deref: u32,
+}
+
 /// The functions of a module that have a body (calls to any other name use
-/// the library models). Built once per module so that looking up a callee
-/// does not scan every function of the module.
-pub struct DefinedFunctions<'a>(HashMap<&'a str, bool>);
+/// the library models), and where those returning pointers point. Built
+/// once per module so that looking up a callee does not scan every function
+/// of the module.
+pub struct DefinedFunctions<'a> {
+    names: HashMap<&'a str, bool>,
+    rets: HashMap<String, Vec<ReturnsInto>>,
+}
 
 impl<'a> DefinedFunctions<'a> {
     pub fn new(m: &'a Module) -> Self {
@@ -619,29 +726,33 @@ impl<'a> DefinedFunctions<'a> {
             // The first function of a name decides, as a linear search would.
             names.entry(g.name.as_str()).or_insert(!g.is_declaration);
         }
-        DefinedFunctions(names)
+        DefinedFunctions {
+            names,
+            rets: returns_into(m),
+        }
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.0.get(name).copied().unwrap_or(false)
+        self.names.get(name).copied().unwrap_or(false)
+    }
+
+    /// Where the pointer `name` returns points (empty when unknown or fresh memory).
+    pub fn returns_into(&self, name: &str) -> &[ReturnsInto] {
+        self.rets.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 }
 
-/// Analyzes one defined function into its summary (names, file, hash filled by the caller).
-pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
-    analyze_with(m, &DefinedFunctions::new(m), f)
-}
+/// Variables of allocas and arguments of `f`: (alloca → variable,
+/// argument → (variable, declared on the argument itself), variable →
+/// parameter position, variable → declaration line of allocas).
+type Bindings = (
+    HashMap<InstId, u32>,
+    HashMap<u32, (u32, bool)>,
+    HashMap<u32, u32>,
+    BTreeMap<u32, u32>,
+);
 
-/// [`analyze`] with the module's defined functions computed once by the caller.
-pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> FunctionSummary {
-    let ni = f.insts.len();
-    let np = f.params.len();
-    let t0 = std::time::Instant::now();
-    let profile = std::env::var_os("BLAME_PROFILE").is_some();
-    let cfg = Cfg::new(f);
-    let t_cfg = t0.elapsed();
-
-    // Variables of allocas and arguments, and which parameter each variable holds.
+fn variable_bindings(f: &Function) -> Bindings {
     let mut alloca_var = HashMap::new();
     let mut arg_var = HashMap::new();
     let mut declared_line: BTreeMap<u32, u32> = BTreeMap::new();
@@ -676,9 +787,105 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             }
         }
     }
+    (alloca_var, arg_var, param_of, declared_line)
+}
+
+/// For every defined function of `m` that returns a pointer, where it
+/// points relative to its pointer arguments, to a fixed point over calls
+/// (an accessor returning `m_x[i]` through `std::vector::operator[]`).
+fn returns_into(m: &Module) -> HashMap<String, Vec<ReturnsInto>> {
+    let mut rets: HashMap<String, Vec<ReturnsInto>> = HashMap::new();
+    let candidates: Vec<&Function> = m
+        .functions
+        .iter()
+        .filter(|f| {
+            !f.is_declaration
+                && f.params.iter().any(|p| p.is_pointer)
+                && f.insts.iter().any(|i| {
+                    matches!(i.op, Op::Ret)
+                        && i.args.first().is_some_and(|a| match a {
+                            Value::Inst(j) => f.insts[*j as usize].is_pointer,
+                            Value::Arg(k) => {
+                                f.params.get(*k as usize).is_some_and(|p| p.is_pointer)
+                            }
+                            _ => false,
+                        })
+                })
+        })
+        .collect();
+    // Chains of accessors are short; a few rounds reach the fixed point.
+    for _ in 0..6 {
+        let mut changed = false;
+        for f in &candidates {
+            let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
+            let mut res = Resolver {
+                m,
+                f,
+                rets: &rets,
+                stored_to: stored_to(f),
+                alloca_var,
+                arg_var,
+                memo: vec![None; f.insts.len()],
+                busy: vec![false; f.insts.len()],
+            };
+            let mut found: BTreeSet<ReturnsInto> = BTreeSet::new();
+            for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Ret)) {
+                let Some(value) = inst.args.first() else {
+                    continue;
+                };
+                for l in res.locs(value) {
+                    let arg = match l.root {
+                        Root::Var(v) => param_of.get(&v).copied(),
+                        Root::RawArg(k) => Some(k),
+                        _ => None,
+                    };
+                    let Some(arg) = arg else { continue };
+                    let base = res.locs(&Value::Arg(arg));
+                    let Some(b) = base.first() else { continue };
+                    if l.deref < b.deref || !l.path.starts_with(&b.path) {
+                        continue;
+                    }
+                    found.insert(ReturnsInto {
+                        arg,
+                        path: l.path[b.path.len()..].to_vec(),
+                        deref: l.deref - b.deref,
+                    });
+                }
+            }
+            let found: Vec<ReturnsInto> = found.into_iter().take(MAX_LOCS).collect();
+            if !found.is_empty() && rets.get(&f.name) != Some(&found) {
+                rets.insert(f.name.clone(), found);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    rets
+}
+
+/// Analyzes one defined function into its summary (names, file, hash filled by the caller).
+pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
+    analyze_with(m, &DefinedFunctions::new(m), f)
+}
+
+/// [`analyze`] with the module's defined functions computed once by the caller.
+pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> FunctionSummary {
+    let ni = f.insts.len();
+    let np = f.params.len();
+    let t0 = std::time::Instant::now();
+    let profile = std::env::var_os("BLAME_PROFILE").is_some();
+    let cfg = Cfg::new(f);
+    let t_cfg = t0.elapsed();
+
+    // Variables of allocas and arguments, and which parameter each variable holds.
+    let (alloca_var, arg_var, param_of, declared_line) = variable_bindings(f);
     let mut res = Resolver {
         m,
         f,
+        rets: &defined.rets,
+        stored_to: stored_to(f),
         alloca_var,
         arg_var,
         memo: vec![None; ni],
@@ -798,7 +1005,25 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                     Some(n) if !has_body => Some(
                         library::known(n)
                             .or_else(|| library::omp_fork(n, inst.args.len() as u32))
-                            .unwrap_or_else(|| library::heuristic(&ptr_args, !inst.is_void)),
+                            .unwrap_or_else(|| {
+                                // A library routine cannot write through a
+                                // pointer to const (`dgemm`'s `const double
+                                // *a`): only the others take its blame.
+                                let writable: Vec<u32> = ptr_args
+                                    .iter()
+                                    .copied()
+                                    .filter(|&k| {
+                                        let locs = res.locs(&inst.args[k as usize]);
+                                        locs.is_empty() || !locs.iter().all(|l| m.is_const(l.ty))
+                                    })
+                                    .collect();
+                                let blamed = if writable.is_empty() && inst.is_void {
+                                    &ptr_args
+                                } else {
+                                    &writable
+                                };
+                                library::heuristic(blamed, !inst.is_void)
+                            }),
                     ),
                     _ => None,
                 };
@@ -1120,6 +1345,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             param_index: None,
             is_exit: true,
             is_pointer: false,
+            is_scalar: false,
             explicit_lines: vec![],
             implicit_lines: vec![],
             write_lines: vec![],
@@ -1226,6 +1452,8 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     // Per hit node, the variables reaching it, ascending (batches and bits
     // are visited in order).
     let mut hit_vars: Vec<Vec<u32>> = vec![Vec::new(); hits.len()];
+    // The same over data edges only (explicit blame).
+    let mut hit_explicit: Vec<Vec<u32>> = vec![Vec::new(); hits.len()];
     let mut explicit: Vec<Vec<u32>> = vec![Vec::new(); nv];
     let mut implicit: Vec<Vec<u32>> = vec![Vec::new(); nv];
     let mut m1 = vec![0u64; data_comp.count()];
@@ -1272,29 +1500,39 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                 each_var(base, bits, |v| out[v].push(line_list[k]));
             }
         }
-        for ((n, _), vs) in hits.iter().zip(&mut hit_vars) {
-            let bits = m1[data_comp.of(*n)] | m2[all_comp.of(*n)];
+        for ((n, _), (vs, xs)) in hits
+            .iter()
+            .zip(hit_vars.iter_mut().zip(hit_explicit.iter_mut()))
+        {
+            let explicit = m1[data_comp.of(*n)];
+            let bits = explicit | m2[all_comp.of(*n)];
             each_var(base, bits, |v| vs.push(v as u32));
+            each_var(base, explicit, |v| xs.push(v as u32));
         }
     }
-    let mut ret_bind: HashMap<InstId, Vec<u32>> = HashMap::new();
-    let mut arg_bind: HashMap<(InstId, u32), Vec<u32>> = HashMap::new();
+    // (total, explicit) per binding.
+    let mut ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)> = HashMap::new();
+    let mut arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)> = HashMap::new();
     let mut reads_param: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
-    for ((_, hit), vs) in hits.into_iter().zip(hit_vars) {
+    let mut reads_param_explicit: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
+    for ((_, hit), (vs, xs)) in hits.into_iter().zip(hit_vars.into_iter().zip(hit_explicit)) {
         if vs.is_empty() {
             continue;
         }
         match hit {
             Hit::Ret(i) => {
-                ret_bind.insert(i, vs);
+                ret_bind.insert(i, (vs, xs));
             }
             Hit::Params(ks) => {
                 for v in vs {
                     reads_param[v as usize].extend(&ks);
                 }
+                for v in xs {
+                    reads_param_explicit[v as usize].extend(&ks);
+                }
             }
             Hit::Out(key) => {
-                arg_bind.insert(key, vs);
+                arg_bind.insert(key, (vs, xs));
             }
         }
     }
@@ -1321,6 +1559,52 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         a.sort_unstable();
         vars.out[v as usize].aliases = a;
     }
+    // A returned pointer: the variables whose memory it points into alias
+    // the return value, so that what the function computes into them is what
+    // its caller receives (`p = malloc(..); fill(p); return p;`).
+    if f.returns_value && nv > uf.len() {
+        let ret = uf.len() as u32;
+        let mut values: Vec<Value> = Vec::new();
+        for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Ret)) {
+            let Some(a) = inst.args.first() else { continue };
+            if !is_ptr_value(a) {
+                continue;
+            }
+            values.push(a.clone());
+            // -O0 with several returns: `ret (load %retval)`; the values
+            // stored into that slot are what is returned.
+            if let Value::Inst(l) = strip_casts(f, a) {
+                let load = &f.insts[l as usize];
+                if let (Op::Load, Some(Value::Inst(slot))) = (&load.op, load.args.first()) {
+                    if !res.alloca_var.contains_key(slot) {
+                        values.extend(
+                            f.insts
+                                .iter()
+                                .filter(|s| {
+                                    matches!(s.op, Op::Store)
+                                        && s.args.get(1) == Some(&Value::Inst(*slot))
+                                })
+                                .map(|s| s.args[0].clone()),
+                        );
+                    }
+                }
+            }
+        }
+        let mut with: BTreeSet<u32> = BTreeSet::new();
+        for value in &values {
+            for l in res.locs(value) {
+                if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
+                    if (v as usize) < uf.len() {
+                        with.extend(class_of(v));
+                    }
+                }
+            }
+        }
+        for &v in &with {
+            vars.out[v as usize].aliases.push(ret);
+        }
+        vars.out[ret as usize].aliases = with.into_iter().collect();
+    }
 
     // Root parameter of a variable (through containers).
     let root_param = |vars: &Vec<Variable>, mut v: u32| -> Option<u32> {
@@ -1339,7 +1623,8 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     };
 
     // Side effects (3.3.1.3): a pointer parameter whose writes read another parameter.
-    let mut side: BTreeSet<(u32, u32)> = BTreeSet::new();
+    // (blamed, from) → explicit: true when some write reads `from` over data edges.
+    let mut side: BTreeMap<(u32, u32), bool> = BTreeMap::new();
     for v in 0..nv as u32 {
         if !vars.out[v as usize].is_exit {
             continue;
@@ -1347,7 +1632,8 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         if let Some(k) = root_param(&vars.out, v) {
             for &j in &reads_param[v as usize] {
                 if j != k {
-                    side.insert((k, j));
+                    let explicit = reads_param_explicit[v as usize].contains(&j);
+                    *side.entry((k, j)).or_default() |= explicit;
                 }
             }
         }
@@ -1382,10 +1668,11 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         };
         let mut outputs = Vec::new();
         if !inst.is_void {
-            if let Some(b) = ret_bind.get(&i) {
+            if let Some((b, x)) = ret_bind.get(&i) {
                 outputs.push(OutputBinding {
                     output: CallOutput::Return,
                     blamed: b.clone(),
+                    explicit: x.clone(),
                     pointees: vec![],
                 });
             }
@@ -1405,15 +1692,20 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             pointees.sort_unstable();
             pointees.dedup();
             let mut blamed = pointees.clone();
-            if let Some(b) = arg_bind.get(&(i, k)) {
+            let mut explicit = pointees.clone();
+            if let Some((b, x)) = arg_bind.get(&(i, k)) {
                 blamed.extend(b);
+                explicit.extend(x);
             }
             blamed.sort_unstable();
             blamed.dedup();
+            explicit.sort_unstable();
+            explicit.dedup();
             if !blamed.is_empty() {
                 outputs.push(OutputBinding {
                     output: CallOutput::Arg(k),
                     blamed,
+                    explicit,
                     pointees,
                 });
             }
@@ -1464,11 +1756,15 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             .find(|o| o.output == CallOutput::Arg(k as u32))
         {
             Some(o) => {
+                let mut explicit = extra.clone();
+                explicit.extend(o.explicit.iter().copied());
+                o.explicit = explicit.into_iter().collect();
                 extra.extend(o.blamed.iter().copied());
                 o.blamed = extra.into_iter().collect();
             }
             None => cs.outputs.push(OutputBinding {
                 output: CallOutput::Arg(k as u32),
+                explicit: extra.iter().copied().collect(),
                 blamed: extra.into_iter().collect(),
                 pointees: vec![],
             }),
@@ -1612,9 +1908,10 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         call_sites,
         side_effects: side
             .into_iter()
-            .map(|(blamed_param, from_param)| SideEffect {
+            .map(|((blamed_param, from_param), explicit)| SideEffect {
                 blamed_param,
                 from_param,
+                implicit: !explicit,
             })
             .collect(),
         param_aliases: param_aliases.into_iter().collect(),

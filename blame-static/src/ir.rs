@@ -180,6 +180,9 @@ pub struct Member {
     pub name: String,
     pub offset: u64,
     pub ty: Option<TypeId>,
+    /// A base-class subobject (C++ inheritance): its members are the
+    /// object's own, so field paths do not name it.
+    pub is_base: bool,
 }
 
 /// Debug-info types.
@@ -247,6 +250,33 @@ impl Module {
         matches!(
             self.resolve(t).map(|t| self.ty(t)),
             Some(DiType::Pointer { .. }) | Some(DiType::Reference { .. })
+        )
+    }
+
+    /// True when `t` is const-qualified (through typedefs).
+    pub fn is_const(&self, mut t: Option<TypeId>) -> bool {
+        for _ in 0..64 {
+            match t.map(|t| self.ty(t)) {
+                Some(DiType::Qualified { qualifier, base }) => {
+                    if qualifier == "const" {
+                        return true;
+                    }
+                    t = *base;
+                }
+                Some(DiType::Typedef { base, .. }) => t = *base,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// True for a scalar of a basic type (after typedefs and qualifiers):
+    /// `int`, `double`, an enum. Pointers, arrays, structs and unknown
+    /// types are not scalars.
+    pub fn is_scalar(&self, t: Option<TypeId>) -> bool {
+        matches!(
+            self.resolve(t).map(|t| self.ty(t)),
+            Some(DiType::Basic { .. })
         )
     }
 

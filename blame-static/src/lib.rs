@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 3;
+pub const ANALYSIS_VERSION: u64 = 4;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -33,6 +33,24 @@ pub fn demangle(name: &str) -> String {
         }
     }
     name.to_string()
+}
+
+/// The cache key of a function's summary: its IR, and where the pointers
+/// returned by the functions it calls point (an accessor's body changes the
+/// caller's summary).
+fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Function) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = twox_hash::XxHash64::with_seed(f.content_hash(m));
+    for inst in &f.insts {
+        if let ir::Op::Call { callee: Some(c) } = &inst.op {
+            let into = defined.returns_into(c);
+            if !into.is_empty() {
+                c.hash(&mut h);
+                into.hash(&mut h);
+            }
+        }
+    }
+    h.finish()
 }
 
 /// Result of analyzing one module.
@@ -59,7 +77,7 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
             } else {
                 f.file.clone()
             };
-            let hash = f.content_hash(m);
+            let hash = summary_hash(m, &defined, f);
             if let Some(c) = cache.and_then(|c| c.cached(&f.name, &file, hash)) {
                 return (c.clone(), None);
             }

@@ -331,6 +331,7 @@ impl Conv {
                                 name: mname,
                                 offset: LLVMDITypeGetOffsetInBits(m) / 8,
                                 ty: mty,
+                                is_base: tag == 0x1c,
                             });
                         }
                         DiType::Struct {

@@ -141,6 +141,7 @@ fn table_3_8_fig3_14() {
             OutputBinding {
                 output: CallOutput::Arg(0),
                 blamed: vec![idx(foo, "se.sX")],
+                explicit: vec![idx(foo, "se.sX")],
                 // The memory passed: the field itself (a read through `x`
                 // inside bar reads se.sX's pointee).
                 pointees: vec![idx(foo, "se.sX")],
@@ -148,6 +149,7 @@ fn table_3_8_fig3_14() {
             OutputBinding {
                 output: CallOutput::Arg(1),
                 blamed: vec![idx(foo, "se.sY")],
+                explicit: vec![idx(foo, "se.sY")],
                 pointees: vec![idx(foo, "se.sY")],
             },
         ]
@@ -176,7 +178,8 @@ fn fig3_12_side_effect() {
         s["doStuffOnSide"].side_effects,
         vec![SideEffect {
             blamed_param: 0,
-            from_param: 1
+            from_param: 1,
+            implicit: false,
         }]
     );
     let baz = &s["baz"];
@@ -197,7 +200,8 @@ fn fig3_13_side_effect_alias() {
     assert_eq!(absorb.param_aliases, vec![(0, 1)]);
     assert!(absorb.side_effects.contains(&SideEffect {
         blamed_param: 1,
-        from_param: 0
+        from_param: 0,
+        implicit: false,
     }));
     let do_stuff = &s["doStuff"];
     let sx = var(do_stuff, "s.x");
@@ -325,7 +329,8 @@ fn structs_arrays_and_globals() {
     // dt flows into w (a side effect: w is blamed by dt).
     assert!(step.side_effects.contains(&SideEffect {
         blamed_param: 0,
-        from_param: 1
+        from_param: 1,
+        implicit: false,
     }));
     let main = &s["main"];
     assert_eq!(var(main, "world.n").write_lines, [28]);

@@ -86,6 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 implicit_lines: vec![4],
                 write_lines: vec![3],
                 aliases: vec![1],
+                is_scalar: false,
             },
             Variable {
                 name: "s.x".into(),
@@ -100,6 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 implicit_lines: vec![],
                 write_lines: vec![3],
                 aliases: vec![],
+                is_scalar: false,
             },
         ],
         call_sites: vec![CallSite {
@@ -111,12 +113,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
                 pointees: vec![],
+                explicit: vec![],
             }],
             model: Some(vec![CallOutput::Return]),
         }],
         side_effects: vec![SideEffect {
             blamed_param: 0,
             from_param: 0,
+            implicit: false,
         }],
         param_aliases: vec![(0, 0)],
         loops: vec![LoopInfo {
@@ -156,12 +160,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         type_name: "int".into(),
         kind: "field".into(),
         event: 0,
+        scalar: false,
     };
     let value = ProcessValue {
         process: 0,
         inclusive: 2.0,
         exclusive: 1.0,
         methods: vec![("raw".into(), 1.0)],
+        explicit: 0.0,
+        inherited: 0.0,
     };
     let results = Results {
         header: ResultsHeader {
@@ -177,6 +184,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }],
             shard: Some(Shard { index: 0, count: 1 }),
             blame_points: vec!["g".into()],
+            coverage: vec![],
         },
         variables: vec![VariableBlame {
             key: key.clone(),

@@ -12,7 +12,7 @@ use std::path::Path;
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 1,
+    version: 2,
 };
 
 /// A symbolized frame, as results and JSON-lines samples carry it.
@@ -90,6 +90,64 @@ pub struct ResultsHeader {
     /// Implicit blame points (3.5.1.2): functions seen in the samples whose
     /// summaries have no exit variables, so their variables cannot be lifted further.
     pub blame_points: Vec<String>,
+    /// Per event: how many samples reached a named variable, and why the
+    /// others did not.
+    #[serde(default)]
+    pub coverage: Vec<Coverage>,
+}
+
+/// What share of one event's samples blame could explain (reached at least
+/// one named variable), and for the rest the reasons with their counts.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Coverage {
+    pub event: u16,
+    /// Samples of the event (all processes of the result, launchers included).
+    pub samples: f64,
+    /// Samples that blamed at least one named variable.
+    pub resolved: f64,
+    /// Why the other samples blamed nothing: (reason, samples), largest first
+    /// once merged.
+    pub reasons: Vec<(String, f64)>,
+}
+
+impl Coverage {
+    /// Adds `other` (same event) into `self`: sums, reasons matched by text.
+    pub fn add(&mut self, other: &Coverage) {
+        self.samples += other.samples;
+        self.resolved += other.resolved;
+        for (reason, n) in &other.reasons {
+            match self.reasons.iter_mut().find(|(r, _)| r == reason) {
+                Some(slot) => slot.1 += n,
+                None => self.reasons.push((reason.clone(), *n)),
+            }
+        }
+        self.reasons
+            .sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    }
+
+    /// Adds `c` to the record of its event in `list` (made when missing).
+    pub fn add_to(list: &mut Vec<Coverage>, c: &Coverage) {
+        match list.iter_mut().find(|h| h.event == c.event) {
+            Some(h) => h.add(c),
+            None => {
+                let mut h = Coverage {
+                    event: c.event,
+                    ..Default::default()
+                };
+                h.add(c);
+                list.push(h);
+            }
+        }
+    }
+
+    /// Share of the samples that reached a named variable, in percent.
+    pub fn percent(&self) -> f64 {
+        if self.samples > 0.0 {
+            100.0 * self.resolved / self.samples
+        } else {
+            100.0
+        }
+    }
 }
 
 /// The blame of one variable (or function) in one process.
@@ -101,6 +159,15 @@ pub struct ProcessValue {
     pub inclusive: f64,
     /// Samples that wrote the variable's own memory directly.
     pub exclusive: f64,
+    /// Samples whose explicit blame (data flow only, no control
+    /// dependence) reaches the variable; `inclusive` is the total blame.
+    #[serde(default)]
+    pub explicit: f64,
+    /// For scalars: explicit samples that also blame a data structure
+    /// (array, pointer, struct), so that the scalar's blame there is
+    /// inherited from it (a norm of a vector, the index of a loop filling an array).
+    #[serde(default)]
+    pub inherited: f64,
     /// For memory events: the attribution under each method (`raw`, `loop`, `skid`, `direct`).
     #[serde(default)]
     pub methods: Vec<(String, f64)>,
@@ -117,6 +184,9 @@ pub struct VariableKey {
     pub type_name: String,
     /// local, param, global, field, heap.
     pub kind: String,
+    /// A scalar of a basic type (no fields): see `Variable::is_scalar`.
+    #[serde(default)]
+    pub scalar: bool,
     pub event: u16,
 }
 

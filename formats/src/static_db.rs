@@ -21,7 +21,7 @@ use std::path::Path;
 pub const STATIC_DB: Kind = Kind {
     name: "blame static db",
     magic: *b"BLAMESDB",
-    version: 2,
+    version: 3,
 };
 
 /// What a variable is, as the reports show it.
@@ -67,6 +67,12 @@ pub struct Variable {
     pub is_exit: bool,
     /// True when the variable (or field) is a pointer: blame reaches the memory it points to.
     pub is_pointer: bool,
+    /// True for a scalar of a basic type (`int`, `double`, an enum, a typedef
+    /// of one): it has no fields, and a callee's field path never continues
+    /// below it. Iteration counts, timers and norms are scalars; arrays,
+    /// pointers, structs and classes are data structures.
+    #[serde(default)]
+    pub is_scalar: bool,
     /// Lines in the backward slices of writes to the variable (explicit blame).
     pub explicit_lines: Vec<u32>,
     /// Lines that blame the variable through control flow only (implicit blame).
@@ -109,6 +115,11 @@ pub struct OutputBinding {
     /// output writes or flows into, already closed over the caller's compact
     /// graph; containers are added by post-processing.
     pub blamed: Vec<u32>,
+    /// The subset of `blamed` the output reaches over data edges only
+    /// (explicit blame, 3.1): what the output is computed into, not what
+    /// runs under a branch that tests it.
+    #[serde(default)]
+    pub explicit: Vec<u32>,
     /// For an argument: the caller variables whose memory it points into
     /// (its targets and their alias classes, a subset of `blamed`), what a
     /// read through the parameter reads (5.1). Empty when not known.
@@ -135,6 +146,10 @@ pub struct CallSite {
 pub struct SideEffect {
     pub blamed_param: u32,
     pub from_param: u32,
+    /// True when the relation holds only through control flow (the write
+    /// runs under a test of `from_param`), not through data.
+    #[serde(default)]
+    pub implicit: bool,
 }
 
 /// A natural loop: the source lines of its blocks, and its enclosing loop.
@@ -324,7 +339,13 @@ impl FunctionSummary {
         }
         for c in &self.call_sites {
             for o in &c.outputs {
-                if let Some(b) = o.blamed.iter().chain(&o.pointees).find(|&&b| b >= n) {
+                if let Some(b) = o
+                    .blamed
+                    .iter()
+                    .chain(&o.pointees)
+                    .chain(&o.explicit)
+                    .find(|&&b| b >= n)
+                {
                     return Err(bad(format!(
                         "call at line {} blames variable {b} of {n}",
                         c.line

@@ -95,30 +95,39 @@ fn defined_at(r: &VariableRow) -> String {
 }
 
 pub fn variable_table(v: &VariableView) -> Table {
+    variable_rows_table(v, &v.variables.iter().collect::<Vec<_>>())
+}
+
+/// The table of some rows of a by-variable view (all of them, or one section).
+fn variable_rows_table(v: &VariableView, rows: &[&crate::views::VariableRow]) -> Table {
     let multi = v.variables.iter().any(|r| r.ranks.ranks > 1);
+    let time = v.method.is_none();
     let methods: Vec<&str> = crate::views::MEMORY_METHODS
         .into_iter()
         .chain(["direct"])
         .filter(|m| v.variables.iter().any(|r| r.methods.contains_key(*m)))
         .collect();
-    let mut headers = strings(&[
-        "variable",
-        "type",
-        "kind",
-        "defined at",
-        "samples",
-        "% run",
-        "excl %",
-    ]);
-    let mut numeric = vec![false, false, false, false, true, true, true];
+    let mut headers = strings(&["variable", "type", "kind", "defined at"]);
+    let mut numeric = vec![false, false, false, false];
+    if time {
+        // Explicit and total blame (Table 3.4), the chosen one first.
+        let (first, second) = match v.rank_by {
+            crate::views::RankBy::Explicit => ("explicit %", "total %"),
+            crate::views::RankBy::Total => ("total %", "explicit %"),
+        };
+        headers.extend(strings(&["samples", first, second, "excl %"]));
+        numeric.extend([true; 4]);
+    } else {
+        headers.extend(strings(&["samples", "% run", "excl %"]));
+        numeric.extend([true; 3]);
+    }
     headers.extend(methods.iter().map(|m| m.to_string()));
     numeric.extend(methods.iter().map(|_| true));
     if multi {
         headers.extend(strings(&["rank mean", "min", "median", "max", "imbalance"]));
         numeric.extend([true; 5]);
     }
-    let rows = v
-        .variables
+    let rows = rows
         .iter()
         .map(|r| {
             let mut row = vec![
@@ -126,10 +135,17 @@ pub fn variable_table(v: &VariableView) -> Table {
                 r.type_name.clone(),
                 r.kind.clone(),
                 defined_at(r),
-                num(r.samples),
-                pct(r.percent),
-                pct(r.exclusive_percent),
             ];
+            if time {
+                let (samples, first, second) = match v.rank_by {
+                    crate::views::RankBy::Explicit => (r.explicit, r.explicit_percent, r.percent),
+                    crate::views::RankBy::Total => (r.samples, r.percent, r.explicit_percent),
+                };
+                row.extend([num(samples), pct(first), pct(second)]);
+            } else {
+                row.extend([num(r.samples), pct(r.percent)]);
+            }
+            row.push(pct(r.exclusive_percent));
             row.extend(
                 methods
                     .iter()
@@ -256,16 +272,62 @@ pub fn render_variables(v: &VariableView, format: OutputFormat) -> String {
     match format {
         OutputFormat::Json => json(v),
         OutputFormat::Csv => variable_table(v).csv(),
-        OutputFormat::Text => match &v.method {
-            Some(m) => format!(
-                "# memory event {}, {} samples attributed approximately (method: {m}); containers include their fields\n{}",
-                v.event,
-                num(v.total_samples),
-                variable_table(v).text()
-            ),
-            None => format!("# event {}, {} samples; blame is inclusive, so percentages add up to more than 100%\n{}", v.event, num(v.total_samples), variable_table(v).text()),
-        },
+        OutputFormat::Text => {
+            let mut out = match &v.method {
+                Some(m) => format!(
+                    "# memory event {}, {} samples attributed approximately (method: {m}); containers include their fields\n",
+                    v.event,
+                    num(v.total_samples),
+                ),
+                None => format!(
+                    "# event {}, {} samples; ranked by {} blame (explicit: data flow; total: with loop and branch tests); blame is inclusive, so percentages add up to more than 100%\n",
+                    v.event,
+                    num(v.total_samples),
+                    match v.rank_by {
+                        crate::views::RankBy::Explicit => "explicit",
+                        crate::views::RankBy::Total => "total",
+                    }
+                ),
+            };
+            if let Some(c) = &v.coverage {
+                out.push_str(&coverage_line(c));
+            }
+            let main: Vec<&crate::views::VariableRow> =
+                v.variables.iter().filter(|r| !r.derived).collect();
+            let derived: Vec<&crate::views::VariableRow> =
+                v.variables.iter().filter(|r| r.derived).collect();
+            out.push_str(&variable_rows_table(v, &main).text());
+            if !derived.is_empty() {
+                out.push_str("\n# derived scalars: their blame is mostly inherited from the data structures above (same samples) or from loop and branch tests\n");
+                out.push_str(&variable_rows_table(v, &derived).text());
+            }
+            out
+        }
     }
+}
+
+/// `# coverage: 97.1% of 2077 samples reached a variable; not reached: 41 ...`
+pub fn coverage_line(c: &crate::views::CoverageView) -> String {
+    let mut line = format!(
+        "# coverage: {} of {} samples reached a named variable",
+        pct(c.percent),
+        num(c.samples)
+    );
+    if !c.reasons.is_empty() {
+        line.push_str("; the rest: ");
+        let shown: Vec<String> = c
+            .reasons
+            .iter()
+            .take(3)
+            .map(|r| format!("{} {} ({})", num(r.samples), r.reason, pct(r.percent)))
+            .collect();
+        line.push_str(&shown.join("; "));
+        if c.reasons.len() > 3 {
+            line.push_str(&format!("; {} more reasons", c.reasons.len() - 3));
+        }
+    }
+    line.push('\n');
+    line
 }
 
 pub fn render_functions(v: &FunctionView, format: OutputFormat) -> String {

@@ -28,6 +28,7 @@ fn key(name: &str, function: &str, kind: &str) -> VariableKey {
         type_name: "StructEx".into(),
         kind: kind.into(),
         event: 0,
+        scalar: false,
     }
 }
 
@@ -37,6 +38,8 @@ fn value(process: u32, inclusive: f64) -> ProcessValue {
         inclusive,
         exclusive: 0.0,
         methods: vec![],
+        explicit: 0.0,
+        inherited: 0.0,
     }
 }
 
@@ -66,6 +69,7 @@ pub(crate) fn fixture() -> Results {
             processes: vec![process(0), process(1)],
             shard: None,
             blame_points: vec!["foo".into()],
+            coverage: vec![],
         },
         variables: vec![
             VariableBlame {

@@ -45,9 +45,22 @@ pub enum ViewError {
     Filter(String),
 }
 
+/// Which blame ranks the variables.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RankBy {
+    /// Explicit blame: data flow only (what the variable is computed from).
+    #[default]
+    Explicit,
+    /// Total blame: explicit plus implicit (control flow: loop and branch tests).
+    Total,
+}
+
 /// Row filters shared by every view.
 #[derive(Debug, Clone, Default)]
 pub struct Filters {
+    /// The blame that orders the rows (explicit by default).
+    pub rank_by: RankBy,
     pub type_re: Option<Regex>,
     pub function_re: Option<Regex>,
     pub rank: Option<u32>,
@@ -79,10 +92,19 @@ pub struct VariableRow {
     #[serde(rename = "type")]
     pub type_name: String,
     pub kind: String,
+    /// Total blame (explicit and implicit), in samples and percent of the run.
     pub samples: f64,
     pub percent: f64,
+    /// Explicit blame (data flow only).
+    pub explicit: f64,
+    pub explicit_percent: f64,
     pub exclusive: f64,
     pub exclusive_percent: f64,
+    /// A derived scalar: a scalar (iteration count, timer, norm, flop
+    /// counter) whose blame is mostly inherited: from data structures
+    /// computed in the same samples, or through control flow.
+    /// Listed after the data structures.
+    pub derived: bool,
     pub ranks: RankStats,
     /// Memory events: the attributed count under each method.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -96,7 +118,68 @@ pub struct VariableView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     pub total_samples: f64,
+    /// The blame the rows are ordered by.
+    pub rank_by: RankBy,
+    /// How many of the event's samples reached a named variable, and why
+    /// the others did not (absent in results of older versions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<CoverageView>,
     pub variables: Vec<VariableRow>,
+}
+
+/// Coverage of one event: samples that reached a named variable.
+#[derive(Debug, Clone, Serialize)]
+pub struct CoverageView {
+    pub samples: f64,
+    pub resolved: f64,
+    pub percent: f64,
+    pub reasons: Vec<CoverageReason>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CoverageReason {
+    pub reason: String,
+    pub samples: f64,
+    pub percent: f64,
+}
+
+impl CoverageView {
+    fn of(results: &Results, event: u16) -> Option<CoverageView> {
+        let c = results.header.coverage.iter().find(|c| c.event == event)?;
+        let pct = |x: f64| {
+            if c.samples > 0.0 {
+                100.0 * x / c.samples
+            } else {
+                0.0
+            }
+        };
+        let mut reasons: Vec<CoverageReason> = c
+            .reasons
+            .iter()
+            .map(|(reason, n)| CoverageReason {
+                reason: reason.clone(),
+                samples: *n,
+                percent: pct(*n),
+            })
+            .collect();
+        reasons.sort_by(|a, b| {
+            b.samples
+                .total_cmp(&a.samples)
+                .then(a.reason.cmp(&b.reason))
+        });
+        Some(CoverageView {
+            samples: c.samples,
+            resolved: c.resolved,
+            percent: c.percent(),
+            reasons,
+        })
+    }
+}
+
+/// A scalar whose own blame (explicit, in samples that blame no data
+/// structure) is under half of its total blame is a derived scalar.
+fn is_derived(key: &VariableKey, total: f64, explicit: f64, inherited: f64) -> bool {
+    key.scalar && total > 0.0 && (explicit - inherited) < 0.5 * total
 }
 
 /// Which processes and event a view covers.
@@ -221,6 +304,22 @@ impl Scope {
             .fold((0.0, 0.0), |(i, e), v| (i + self.value(v), e + v.exclusive))
     }
 
+    /// (explicit, inherited) over the scope's processes. Memory events have
+    /// no implicit part: their explicit value is the attributed value.
+    fn sum_explicit(&self, values: &[ProcessValue]) -> (f64, f64) {
+        values
+            .iter()
+            .filter(|v| self.processes.contains(&v.process))
+            .fold((0.0, 0.0), |(x, h), v| {
+                let explicit = if self.method.is_some() {
+                    self.value(v)
+                } else {
+                    v.explicit
+                };
+                (x + explicit, h + v.inherited)
+            })
+    }
+
     fn methods(&self, values: &[ProcessValue]) -> BTreeMap<String, f64> {
         let mut out = BTreeMap::new();
         for v in values
@@ -310,6 +409,7 @@ fn variable_rows(results: &Results, filters: &Filters, scope: &Scope) -> Vec<Var
         .filter(|v| v.key.event == scope.event && keep_key(filters, &v.key))
         .filter_map(|v| {
             let (inc, exc) = scope.sum(&v.values);
+            let (explicit, inherited) = scope.sum_explicit(&v.values);
             (inc > 0.0 || exc > 0.0).then(|| VariableRow {
                 name: v.key.name.clone(),
                 function: v.key.function.clone(),
@@ -319,17 +419,27 @@ fn variable_rows(results: &Results, filters: &Filters, scope: &Scope) -> Vec<Var
                 kind: v.key.kind.clone(),
                 samples: inc,
                 percent: scope.percent(inc),
+                explicit,
+                explicit_percent: scope.percent(explicit),
                 exclusive: exc,
                 exclusive_percent: scope.percent(exc),
+                derived: is_derived(&v.key, inc, explicit, inherited),
                 ranks: scope.rank_stats(results, &v.values),
                 methods: scope.methods(&v.values),
             })
         })
         .filter(|r| r.percent >= filters.min_percent)
         .collect();
+    let rank = |r: &VariableRow| match filters.rank_by {
+        RankBy::Explicit => r.explicit,
+        RankBy::Total => r.samples,
+    };
+    // Data structures first, then derived scalars; each by the chosen blame.
     rows.sort_by(|a, b| {
-        b.samples
-            .total_cmp(&a.samples)
+        a.derived
+            .cmp(&b.derived)
+            .then_with(|| rank(b).total_cmp(&rank(a)))
+            .then_with(|| b.samples.total_cmp(&a.samples))
             .then_with(|| a.name.cmp(&b.name))
             .then_with(|| a.function.cmp(&b.function))
     });
@@ -363,6 +473,8 @@ pub fn by_variable(results: &Results, filters: &Filters) -> Result<VariableView,
         }),
         event: scope.event_name,
         total_samples: scope.total,
+        rank_by: filters.rank_by,
+        coverage: CoverageView::of(results, scope.event),
         variables: rows,
     })
 }

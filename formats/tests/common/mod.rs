@@ -230,6 +230,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             implicit_lines: vec![12, 40],
             write_lines: vec![11 + v as u32],
             aliases: if v > 1 { vec![0] } else { vec![] },
+            is_scalar: false,
         })
         .collect();
     FunctionSummary {
@@ -250,11 +251,13 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
                     output: CallOutput::Return,
                     blamed: vec![0, 1],
                     pointees: vec![],
+                    explicit: vec![],
                 },
                 OutputBinding {
                     output: CallOutput::Arg(2),
                     blamed: vec![2],
                     pointees: vec![],
+                    explicit: vec![],
                 },
             ],
             model: i.is_multiple_of(4).then(|| vec![CallOutput::Arg(0)]),
@@ -262,6 +265,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
         side_effects: vec![SideEffect {
             blamed_param: 0,
             from_param: 1,
+            implicit: false,
         }],
         param_aliases: vec![(0, 1)],
         loops: vec![
@@ -364,6 +368,7 @@ pub fn results(variables: usize) -> Results {
         type_name: "double *".into(),
         kind: ["local", "param", "global", "field", "heap"][i % 5].into(),
         event: (i % 2) as u16,
+        scalar: false,
     };
     let values = |rng: &mut Rng| -> Vec<ProcessValue> {
         (0..4)
@@ -372,6 +377,8 @@ pub fn results(variables: usize) -> Results {
                 inclusive: rng.below(10_000) as f64 / 4.0,
                 exclusive: rng.below(100) as f64,
                 methods: vec![("raw".into(), 1.5), ("direct".into(), 2.0)],
+                explicit: 0.0,
+                inherited: 0.0,
             })
             .collect()
     };
@@ -421,6 +428,7 @@ pub fn results(variables: usize) -> Results {
             processes,
             shard: Some(Shard { index: 1, count: 3 }),
             blame_points: vec!["MPI_Allreduce".into()],
+            coverage: vec![],
         },
         variables: variables_v,
         functions,
