@@ -1,0 +1,394 @@
+//! The precision repros: small programs that reproduce what went wrong when
+//! blame was first tried on real HPC codes (`tests/programs/repros/`, one
+//! folder each). Each is built through `blame cc` as a user builds it,
+//! recorded for real, post-processed and reported; the assertions are what
+//! a reader of the code expects, with tolerances for sampling noise.
+
+mod e2e_support;
+
+use e2e_support::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A repro built in a temporary directory: its folder copied there, the
+/// static db of its `blame cc` compiles, and the linked binary.
+struct Built {
+    dir: tempfile::TempDir,
+    db: PathBuf,
+    exe: PathBuf,
+}
+
+/// Compiles `units` of repro `name` through `blame cc` with `compiler`
+/// (`-g -O2`), then links them (plus `extra_link`) into `t`.
+fn build(name: &str, compiler: &str, units: &[&str], extra_link: &[&str]) -> Built {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(program(&format!("repros/{name}"))).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    let db = dir.path().join("s.db");
+    let mut objects = Vec::new();
+    for unit in units {
+        let obj = format!("{}.o", unit.rsplit_once('.').unwrap().0);
+        run_ok(
+            blame()
+                .env("BLAME_DB", &db)
+                .args(["cc", "--", compiler, "-g", "-O2", "-c"])
+                .arg(dir.path().join(unit))
+                .arg("-o")
+                .arg(dir.path().join(&obj)),
+        );
+        objects.push(dir.path().join(obj));
+    }
+    let exe = dir.path().join("t");
+    run_ok(
+        Command::new(compiler)
+            .current_dir(dir.path())
+            .arg("-g")
+            .args(&objects)
+            .args(extra_link)
+            .arg("-o")
+            .arg(&exe),
+    );
+    Built { dir, db, exe }
+}
+
+impl Built {
+    /// Records the binary with `args`, posts, and returns the by-variable report.
+    fn report(&self, tag: &str, args: &[&str], extra: &[&str]) -> Value {
+        let run = self.dir.path().join(format!("run_{tag}"));
+        run_ok(
+            blame()
+                .args(["record", "-F", "2000", "-o"])
+                .arg(&run)
+                .arg("--")
+                .arg(&self.exe)
+                .args(args),
+        );
+        run_ok(blame().arg("post").arg(&run).arg("--static").arg(&self.db));
+        let mut a: Vec<String> = vec![
+            run.display().to_string(),
+            "--static".into(),
+            self.db.display().to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        report_json(&a)
+    }
+}
+
+/// Explicit blame of `name` (of `function`, any function when `None`), percent.
+fn explicit(report: &Value, function: Option<&str>, name: &str) -> f64 {
+    row(report, function, name)
+        .and_then(|v| v["explicit_percent"].as_f64())
+        .unwrap_or(0.0)
+}
+
+fn row<'a>(report: &'a Value, function: Option<&str>, name: &str) -> Option<&'a Value> {
+    report["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == name && function.is_none_or(|f| v["function"] == f))
+}
+
+fn names(report: &Value) -> Vec<String> {
+    report["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            format!(
+                "{}::{}",
+                v["function"].as_str().unwrap(),
+                v["name"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn coverage(report: &Value) -> f64 {
+    report["coverage"]["percent"].as_f64().unwrap_or(0.0)
+}
+
+/// No field path continues below a scalar, and no placeholder names.
+fn assert_clean_names(report: &Value) {
+    let rows = report["variables"].as_array().unwrap();
+    for v in rows {
+        let name = v["name"].as_str().unwrap();
+        assert!(!name.is_empty(), "a variable with an empty name: {v}");
+        let placeholder = regex::Regex::new(r"(^|\.)field[0-9]+($|\.)").unwrap();
+        assert!(!placeholder.is_match(name), "placeholder field name {name}");
+        assert!(!name.contains("._M_"), "library internals in {name}");
+        if let Some((parent, _)) = name.rsplit_once('.') {
+            if let Some(p) = rows
+                .iter()
+                .find(|r| r["name"] == parent && r["function"] == v["function"])
+            {
+                let t = p["type"].as_str().unwrap_or("");
+                assert!(
+                    !matches!(
+                        t,
+                        "int" | "double" | "float" | "long" | "unsigned int" | "char"
+                    ),
+                    "field path {name} below the scalar {parent} ({t})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sidefx_a_header_read_and_a_guard_do_not_spread_blame() {
+    if !sampling_allowed() {
+        return;
+    }
+    for (tag, define) in [("noguard", None), ("guard", Some("-DGUARD"))] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(program("repros/sidefx/t.c"), dir.path().join("t.c")).unwrap();
+        let db = dir.path().join("s.db");
+        let mut cc = blame();
+        cc.env("BLAME_DB", &db)
+            .args(["cc", "--", "clang-19", "-g", "-O2"])
+            .args(define)
+            .arg("-c")
+            .arg(dir.path().join("t.c"))
+            .arg("-o")
+            .arg(dir.path().join("t.o"));
+        run_ok(&mut cc);
+        let exe = dir.path().join("t");
+        run_ok(
+            Command::new("clang-19")
+                .arg("-g")
+                .arg(dir.path().join("t.o"))
+                .arg("-o")
+                .arg(&exe),
+        );
+        let built = Built { dir, db, exe };
+        let r = built.report(tag, &[], &["--function", "main"]);
+        let (a, b) = (explicit(&r, None, "a"), explicit(&r, None, "b"));
+        // work_a does 3x work_b's iterations of the same loop.
+        assert!((50.0..=92.0).contains(&a), "{tag}: a {a}% in {r}");
+        assert!((10.0..=45.0).contains(&b), "{tag}: b {b}% in {r}");
+        assert!(a > b, "{tag}: a {a} above b {b}");
+        // n and m are computed by the header read only.
+        for scalar in ["n", "m"] {
+            let x = explicit(&r, None, scalar);
+            assert!(
+                x < 10.0,
+                "{tag}: {scalar} {x}% (only the header computes it)"
+            );
+        }
+        assert!(coverage(&r) >= 95.0, "{tag}: coverage {}", coverage(&r));
+    }
+}
+
+#[test]
+fn line0_a_merged_library_call_reaches_its_output() {
+    if !sampling_allowed() {
+        return;
+    }
+    // The "BLAS" library is built without blame cc: no summary.
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(
+        Command::new("clang-19")
+            .args(["-g", "-O2", "-fPIC", "-shared"])
+            .arg(program("repros/line0/kern.c"))
+            .arg("-o")
+            .arg(dir.path().join("libkern.so")),
+    );
+    let lib = dir.path().display().to_string();
+    let built = build(
+        "line0",
+        "clang-19",
+        &["t.c"],
+        &[&format!("-L{lib}"), "-lkern", &format!("-Wl,-rpath,{lib}")],
+    );
+    let r = built.report("run", &[], &[]);
+    let c = explicit(&r, Some("main"), "c");
+    assert!(c >= 90.0, "c {c}% in {r}");
+    // `a` is passed as `const double *`: the library cannot have written it.
+    let a = explicit(&r, Some("main"), "a");
+    assert!(a < 10.0, "a {a}% (read only) in {r}");
+    assert!(coverage(&r) >= 95.0, "coverage {}", coverage(&r));
+}
+
+#[test]
+fn voidcast_fields_of_a_void_star_handle_reach_the_caller() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("voidcast", "clang-19", &["t.c"], &[]);
+    for (tag, args) in [("void", vec![]), ("typed", vec!["typed"])] {
+        let r = built.report(tag, &args, &[]);
+        let s = explicit(&r, Some("main"), "S");
+        let x = explicit(&r, Some("main"), "S.x");
+        let rr = explicit(&r, Some("main"), "S.r");
+        assert!(s >= 90.0, "{tag}: S {s}% in {r}");
+        assert!(x >= 30.0, "{tag}: S.x {x}% in {r}");
+        // r is computed from x: its blame includes x's.
+        assert!(rr >= 30.0 && rr >= x - 1.0, "{tag}: S.r {rr}% vs S.x {x}%");
+        let callee_fields: Vec<String> = names(&r)
+            .into_iter()
+            .filter(|n| n.starts_with("solve_") && n.contains('.'))
+            .collect();
+        assert!(
+            callee_fields.is_empty(),
+            "{tag}: fields left under the callee's local: {callee_fields:?}"
+        );
+        assert_clean_names(&r);
+    }
+}
+
+#[test]
+fn retheap_an_array_made_and_returned_is_the_receivers() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("retheap", "clang-19", &["t.c"], &[]);
+    let r = built.report("run", &[], &[]);
+    let (a, b) = (
+        explicit(&r, Some("main"), "a"),
+        explicit(&r, Some("main"), "b"),
+    );
+    assert!((30.0..=70.0).contains(&a), "a {a}% in {r}");
+    assert!((30.0..=70.0).contains(&b), "b {b}% in {r}");
+    assert!(
+        row(&r, Some("make"), "p").is_none(),
+        "make's p is a's memory, reported as a: {r}"
+    );
+}
+
+#[test]
+fn cxxaccessor_reference_accessors_reach_the_object_and_its_members() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("cxxaccessor", "clang++-19", &["t.cc"], &[]);
+    let r = built.report("run", &[], &[]);
+    let dom = explicit(&r, Some("main"), "dom");
+    let mx = explicit(&r, Some("main"), "dom.m_x");
+    let me = explicit(&r, Some("main"), "dom.m_e");
+    assert!(dom >= 90.0, "dom {dom}% in {r}");
+    assert!(mx >= 25.0 && me >= 20.0, "m_x {mx}%, m_e {me}% in {r}");
+    assert!(mx + me <= dom + 5.0, "members {mx} + {me} within dom {dom}");
+    // The first non-derived row is the object.
+    let first = &r["variables"][0];
+    assert_eq!(first["name"], "dom", "{r}");
+    assert_clean_names(&r);
+    assert!(coverage(&r) >= 95.0, "coverage {}", coverage(&r));
+}
+
+#[test]
+fn ctorhoming_a_constructor_in_another_unit_keeps_field_names() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("ctorhoming", "clang++-19", &["dom.cc", "t.cc"], &[]);
+    let r = built.report("run", &[], &["--function", "main"]);
+    let x = explicit(&r, Some("main"), "dom.x");
+    let e = explicit(&r, Some("main"), "dom.e");
+    // advance does 3x energy's iterations.
+    assert!(x >= 50.0, "dom.x {x}% in {r}");
+    assert!(e >= 10.0 && e < x, "dom.e {e}% vs dom.x {x}% in {r}");
+    assert_clean_names(&r);
+    for v in r["variables"].as_array().unwrap() {
+        assert_ne!(v["type"], "void", "a field of type void: {v}");
+    }
+}
+
+#[test]
+fn derivedscalar_no_field_path_on_a_scalar() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("derivedscalar", "clang-19", &["t.c"], &[]);
+    let r = built.report("run", &[], &[]);
+    let all = names(&r);
+    for bogus in ["main::it.data", "main::norm.data"] {
+        assert!(!all.contains(&bogus.to_string()), "{bogus} in {all:?}");
+    }
+    assert!(explicit(&r, Some("main"), "vl") >= 90.0, "{r}");
+    assert_clean_names(&r);
+    // The norm and the iteration count are derived scalars.
+    for scalar in ["norm", "it"] {
+        let v = row(&r, Some("main"), scalar);
+        assert!(
+            v.is_none_or(|v| v["derived"] == true),
+            "{scalar} is a derived scalar: {v:?}"
+        );
+    }
+}
+
+#[test]
+fn convloop_the_convergence_test_does_not_hand_the_loop_to_everything() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("convloop", "clang-19", &["t.c"], &[]);
+    let r = built.report("run", &[], &["--function", "main"]);
+    let (y, x) = (
+        explicit(&r, Some("main"), "y"),
+        explicit(&r, Some("main"), "x"),
+    );
+    // heavy (6/8 of the time) computes y, light (1/8) x.
+    assert!(y >= 50.0, "y {y}% in {r}");
+    assert!(x <= 30.0 && y >= 2.5 * x, "y {y}% well above x {x}%");
+    assert_eq!(r["rank_by"], "explicit");
+    assert_eq!(r["variables"][0]["name"], "y", "{r}");
+    // rr = dot(y): derived; `it` only counts iterations.
+    for scalar in ["rr", "it"] {
+        let v = row(&r, Some("main"), scalar).unwrap_or_else(|| panic!("{scalar} in {r}"));
+        assert_eq!(v["derived"], true, "{scalar}: {v}");
+    }
+    // Total blame keeps the calculus: the loop test reaches the whole loop.
+    let total_x = row(&r, Some("main"), "x").unwrap()["percent"]
+        .as_f64()
+        .unwrap();
+    assert!(total_x >= x, "total {total_x} includes explicit {x}");
+    let by_total = built.report("run2", &[], &["--function", "main", "--rank-by", "total"]);
+    assert_eq!(by_total["rank_by"], "total");
+}
+
+#[test]
+fn blamepoints_main_is_a_blame_point_by_default() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("blamepoints", "clang-19", &["t.c"], &[]);
+    let _ = built.report("run", &[], &[]);
+    let run = built.dir.path().join("run_run");
+    let out = run_ok(
+        blame()
+            .arg("report")
+            .arg(&run)
+            .arg("--static")
+            .arg(&built.db)
+            .args(["--blame-points", "--format", "json"]),
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let points = v["blame_points"].as_array().unwrap();
+    let main = points
+        .iter()
+        .find(|p| p["function"] == "main")
+        .unwrap_or_else(|| panic!("main is a blame point: {v}"));
+    assert!(!main["variables"].as_array().unwrap().is_empty(), "{v}");
+}
+
+#[test]
+fn nofuncs_a_unit_without_functions_compiles_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = blame()
+        .env("BLAME_DB", dir.path().join("s.db"))
+        .args(["cc", "--", "clang-19", "-g", "-O2", "-c"])
+        .arg(program("repros/nofuncs/e.c"))
+        .arg("-o")
+        .arg(dir.path().join("e.o"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.trim().is_empty(), "blame cc printed: {err}");
+    assert!(Path::new(&dir.path().join("e.o")).exists());
+}
