@@ -1,0 +1,949 @@
+//! The corpus: six programs written the way HPC codes are written
+//! (`tests/programs/corpus/*`: a multigrid solver with `void *` solver
+//! objects, a blocked LU over a kernel library built without the launcher,
+//! a C++ hydro proxy with accessors and an out-of-line constructor, CG with
+//! timers and flop counters, FEM assembly with restarted GMRES, an MPI halo
+//! exchange), built through `blame cc` exactly as a user builds them,
+//! recorded with `blame record -F 2000`, post-processed and reported by
+//! variable. The comment at the top of each program's main source derives
+//! the ranking a reader expects from where the code-centric time goes; the
+//! tests check that ranking, taking the code-centric shares from the
+//! recorded stacks themselves (`blame dump`) so they do not depend on how
+//! fast or loaded the machine is.
+//!
+//! Every program is also checked for what no report should contain: lost
+//! samples (coverage), field paths below scalars, `fieldN` placeholders or
+//! `void` fields, and bookkeeping (timers, flop counters, iteration counts)
+//! ranked above the data the program computes.
+//!
+//! The report fields these read: `percent` (total blame, explicit and
+//! implicit), `explicit_percent`, `rank_by` (which of the two the default
+//! ranking uses) and `coverage`. All failures of one program are collected
+//! and reported together, with the report's table.
+
+mod e2e_support;
+use e2e_support::*;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// The programs are timed by sampling and two of them run two MPI ranks on
+/// a 2-core machine: run one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn corpus(name: &str) -> PathBuf {
+    program("corpus").join(name)
+}
+
+/// A build directory with the static db a user's `BLAME_DB` names.
+struct Build {
+    dir: tempfile::TempDir,
+    db: PathBuf,
+}
+
+impl Build {
+    fn new() -> Build {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("static.db");
+        Build { dir, db }
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.dir.path().join(file)
+    }
+
+    /// `BLAME_DB=... blame cc -- COMPILER -g -O2 -c SRC -o OBJ`, as a user
+    /// puts the launcher in front of each compile.
+    fn cc(&self, compiler: &str, src: &Path) -> PathBuf {
+        let obj = self.path(&format!("{}.o", src.file_stem().unwrap().to_string_lossy()));
+        let mut cmd = blame();
+        cmd.env("BLAME_DB", &self.db)
+            .env("OMPI_CC", "clang-19")
+            .env("OMPI_CXX", "clang++-19")
+            .args(["cc", "--", compiler, "-g", "-O2", "-c"])
+            .arg(src)
+            .arg("-o")
+            .arg(&obj);
+        run_ok(&mut cmd);
+        obj
+    }
+
+    /// Links the objects (and `extra` arguments) into `prog`.
+    fn link(&self, linker: &str, objs: &[PathBuf], extra: &[&str]) -> PathBuf {
+        let exe = self.path("prog");
+        run_ok(
+            Command::new(linker)
+                .env("OMPI_CC", "clang-19")
+                .arg("-g")
+                .args(objs)
+                .args(extra)
+                .arg("-o")
+                .arg(&exe),
+        );
+        exe
+    }
+}
+
+/// A program recorded and reported by variable.
+struct Run {
+    name: &'static str,
+    _build: Build,
+    report: Value,
+    /// Samples of the application's processes (MPI ranks, not mpirun).
+    samples: Vec<Value>,
+    failures: RefCell<Vec<String>>,
+}
+
+fn record_and_report(name: &'static str, build: Build, argv: &[String], mpi: bool) -> Run {
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let run = record(build.dir.path(), &argv);
+    run_ok(blame().arg("post").arg(&run).arg("--static").arg(&build.db));
+    let report = report_json(&[
+        run.to_str().unwrap(),
+        "--static",
+        build.db.to_str().unwrap(),
+        "--by-variable",
+    ]);
+    let samples: Vec<Value> = dump(&run)
+        .into_iter()
+        .filter(|s| !mpi || s["rank"].is_u64())
+        .collect();
+    let total = report["total_samples"].as_f64().unwrap_or(0.0);
+    assert!(
+        total >= 500.0,
+        "{name}: only {total} samples; the program should run for a second or more"
+    );
+    Run {
+        name,
+        _build: build,
+        report,
+        samples,
+        failures: RefCell::new(Vec::new()),
+    }
+}
+
+fn mpirun_np2(exe: &Path) -> Vec<String> {
+    let mut argv: Vec<String> = [
+        "mpirun",
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        "2",
+    ]
+    .map(String::from)
+    .to_vec();
+    argv.push(exe.to_string_lossy().into_owned());
+    argv
+}
+
+/// `name` is `function` or a C++ signature of it (`spmv(CsrMatrix const&, ...)`).
+fn is_function(name: &str, function: &str) -> bool {
+    name == function
+        || name
+            .strip_prefix(function)
+            .is_some_and(|rest| rest.starts_with('('))
+}
+
+/// A stack frame's function (mangled in `blame dump` for C++) is `function`.
+fn is_frame_of(frame: &str, function: &str) -> bool {
+    is_function(frame, function)
+        || (frame.starts_with("_Z") && frame.contains(&format!("{}{function}", function.len())))
+}
+
+/// Types that have no fields: scalars, and pointers to scalars.
+fn is_scalar_type(ty: &str) -> bool {
+    const SCALARS: &[&str] = &[
+        "int",
+        "unsigned",
+        "unsigned int",
+        "long",
+        "unsigned long",
+        "long int",
+        "long long",
+        "unsigned long long",
+        "short",
+        "unsigned short",
+        "char",
+        "signed char",
+        "unsigned char",
+        "bool",
+        "_Bool",
+        "float",
+        "double",
+        "long double",
+        "size_t",
+        "ssize_t",
+        "ptrdiff_t",
+        "int8_t",
+        "int16_t",
+        "int32_t",
+        "int64_t",
+        "uint8_t",
+        "uint16_t",
+        "uint32_t",
+        "uint64_t",
+        // the corpus's own scalar typedefs
+        "Index_t",
+        "Real_t",
+    ];
+    let mut t = ty.trim();
+    loop {
+        let before = t;
+        for q in ["const ", "volatile ", "restrict "] {
+            t = t.strip_prefix(q).unwrap_or(t).trim();
+        }
+        for q in [" const", " volatile", " restrict", "*", "&", "[]"] {
+            t = t.strip_suffix(q).unwrap_or(t).trim();
+        }
+        if t == before {
+            break;
+        }
+    }
+    SCALARS.contains(&t)
+}
+
+impl Run {
+    /// Records a failed expectation; all of them are reported by `finish`.
+    fn fail(&self, what: String) {
+        let mut failures = self.failures.borrow_mut();
+        if !failures.contains(&what) {
+            failures.push(what);
+        }
+    }
+
+    fn variables(&self) -> &[Value] {
+        self.report["variables"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// The report's row of `function::name` (the most blamed when a
+    /// function has several variables of that name).
+    fn row(&self, function: &str, name: &str) -> Option<&Value> {
+        self.variables()
+            .iter()
+            .filter(|v| {
+                v["name"] == name && is_function(v["function"].as_str().unwrap_or(""), function)
+            })
+            .max_by(|a, b| {
+                let pa = a["percent"].as_f64().unwrap_or(0.0);
+                let pb = b["percent"].as_f64().unwrap_or(0.0);
+                pa.total_cmp(&pb)
+            })
+    }
+
+    /// Total blame (explicit + implicit) of `function::name`; 0 when not reported.
+    fn total(&self, function: &str, name: &str) -> f64 {
+        self.row(function, name)
+            .and_then(|v| v["percent"].as_f64())
+            .unwrap_or(0.0)
+    }
+
+    /// The key of the default ranking: `explicit_percent` or `percent`.
+    fn rank_key(&self) -> &'static str {
+        match self.report["rank_by"].as_str() {
+            Some("explicit") => "explicit_percent",
+            Some("total") => "percent",
+            other => {
+                self.fail(format!(
+                    "the report's `rank_by` is {other:?}, expected \"explicit\" or \"total\""
+                ));
+                "percent"
+            }
+        }
+    }
+
+    /// The value the default ranking orders `function::name` by.
+    fn ranked(&self, function: &str, name: &str) -> f64 {
+        let key = self.rank_key();
+        match self.row(function, name) {
+            None => 0.0,
+            Some(v) => match v[key].as_f64() {
+                Some(p) => p,
+                None => {
+                    self.fail(format!("{function}::{name} has no `{key}`"));
+                    v["percent"].as_f64().unwrap_or(0.0)
+                }
+            },
+        }
+    }
+
+    /// Percent of the samples whose stack passes through a function `is_fn` accepts.
+    fn share(&self, is_fn: impl Fn(&str) -> bool) -> f64 {
+        let hits = self
+            .samples
+            .iter()
+            .filter(|s| {
+                s["stack"].as_array().is_some_and(|st| {
+                    st.iter()
+                        .any(|f| is_fn(f["function"].as_str().unwrap_or("")))
+                })
+            })
+            .count();
+        100.0 * hits as f64 / self.samples.len().max(1) as f64
+    }
+
+    /// Percent of the samples under `function` (any of its C++ signatures).
+    fn share_of(&self, function: &str) -> f64 {
+        self.share(|f| is_frame_of(f, function))
+    }
+
+    // ---- expectations ----
+
+    /// The code that computes `function::name` takes `share`% of the run:
+    /// the variable's total blame is at least `fraction` of it.
+    fn gets(&self, function: &str, name: &str, fraction: f64, share: f64, why: &str) {
+        let p = self.total(function, name);
+        if p < fraction * share {
+            self.fail(format!(
+                "{function}::{name} is blamed {p:.1}%, expected >= {:.1}% ({fraction} x {share:.1}%: {why})",
+                fraction * share
+            ));
+        }
+    }
+
+    /// `a` is blamed at least as much as `b` (a container and its field, a
+    /// result and what it is computed from), in total blame.
+    fn at_least_as(&self, function: &str, a: &str, b: &str) {
+        let (pa, pb) = (self.total(function, a), self.total(function, b));
+        if pa + 0.05 < pb {
+            self.fail(format!(
+                "{function}::{a} ({pa:.1}%) should be blamed at least as much as {function}::{b} ({pb:.1}%)"
+            ));
+        }
+    }
+
+    /// `a` ranks strictly above `b` in total blame, by at least `margin` points.
+    fn above(&self, function: &str, a: &str, b: &str, margin: f64, why: &str) {
+        let (pa, pb) = (self.total(function, a), self.total(function, b));
+        if pa < pb + margin {
+            self.fail(format!(
+                "{function}::{a} ({pa:.1}%) should rank above {function}::{b} ({pb:.1}%) by {margin:.1} points: {why}"
+            ));
+        }
+    }
+
+    /// `function::name` is blamed less than `limit`% in total.
+    fn below(&self, function: &str, name: &str, limit: f64, why: &str) {
+        let p = self.total(function, name);
+        if p >= limit {
+            self.fail(format!(
+                "{function}::{name} is blamed {p:.1}%, expected < {limit:.1}%: {why}"
+            ));
+        }
+    }
+
+    /// Bookkeeping variables (timers, flop counters, iteration counts,
+    /// sizes) rank below each of the main data structures in the default
+    /// ranking, and well below the first of them.
+    fn bookkeeping_below(&self, function: &str, bookkeeping: &[&str], main: &[&str]) {
+        let key = self.rank_key();
+        let top = self.ranked(function, main[0]);
+        for b in bookkeeping {
+            let pb = self.ranked(function, b);
+            if pb == 0.0 {
+                continue;
+            }
+            if pb >= 0.5 * top {
+                self.fail(format!(
+                    "{function}::{b} ({pb:.1}% by {key}) is bookkeeping: it should rank well below {function}::{} ({top:.1}%)",
+                    main[0]
+                ));
+                continue;
+            }
+            for m in &main[1..] {
+                let pm = self.ranked(function, m);
+                if pb >= pm {
+                    self.fail(format!(
+                        "{function}::{b} ({pb:.1}% by {key}) is bookkeeping: it should rank below {function}::{m} ({pm:.1}%)"
+                    ));
+                }
+            }
+        }
+    }
+
+    /// What every report must satisfy: coverage, field paths only below
+    /// aggregates, no placeholder names or `void` fields.
+    fn check_hygiene(&self) {
+        // (b) coverage
+        let cov = &self.report["coverage"];
+        match cov["percent"].as_f64() {
+            None => self.fail("the report has no `coverage.percent`".into()),
+            Some(p) if p < 95.0 => {
+                let reasons: Vec<String> = cov["reasons"]
+                    .as_array()
+                    .map(|rs| {
+                        rs.iter()
+                            .map(|r| format!("{} ({})", r["reason"], r["samples"]))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.fail(format!(
+                    "coverage {p:.1}% < 95% ({} of {} samples resolved; unresolved: {})",
+                    cov["resolved"],
+                    cov["samples"],
+                    reasons.join(", ")
+                ));
+            }
+            Some(_) => {}
+        }
+        if let (Some(s), Some(t)) = (
+            cov["samples"].as_f64(),
+            self.report["total_samples"].as_f64(),
+        ) {
+            if (s - t).abs() > 0.5 {
+                self.fail(format!("coverage counts {s} samples, the report {t}"));
+            }
+        }
+        let placeholder = regex::Regex::new(r"field[0-9]+").unwrap();
+        for v in self.variables() {
+            let name = v["name"].as_str().unwrap_or("");
+            let function = v["function"].as_str().unwrap_or("");
+            let ty = v["type"].as_str().unwrap_or("");
+            // (c) no field path below a scalar
+            if let Some((parent, _)) = name.rsplit_once('.') {
+                let parent_ty = self
+                    .variables()
+                    .iter()
+                    .find(|p| p["name"] == parent && p["function"] == function)
+                    .and_then(|p| p["type"].as_str());
+                if let Some(pt) = parent_ty.filter(|pt| is_scalar_type(pt)) {
+                    self.fail(format!(
+                        "{function}::{name} is a field path below {parent}, whose type {pt:?} has no fields"
+                    ));
+                }
+            }
+            // (d) no placeholder names, no void fields
+            if placeholder.is_match(name) {
+                self.fail(format!(
+                    "{function}::{name} ({ty}) has a placeholder field name"
+                ));
+            }
+            if v["kind"] == "field" && ty.trim() == "void" {
+                self.fail(format!("{function}::{name} is a field of type void"));
+            }
+        }
+    }
+
+    /// The report's variables with total and explicit blame, for messages.
+    fn table(&self) -> String {
+        let mut rows: Vec<String> = self
+            .variables()
+            .iter()
+            .take(40)
+            .map(|v| {
+                format!(
+                    "  {:>6.1}% {:>6}  {}::{} ({})",
+                    v["percent"].as_f64().unwrap_or(0.0),
+                    v["explicit_percent"]
+                        .as_f64()
+                        .map(|p| format!("{p:.1}%"))
+                        .unwrap_or_else(|| "-".into()),
+                    v["function"].as_str().unwrap_or(""),
+                    v["name"].as_str().unwrap_or(""),
+                    v["type"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        rows.insert(
+            0,
+            format!(
+                "  {} samples, rank_by {}, coverage {}\n   total explicit  variable",
+                self.report["total_samples"], self.report["rank_by"], self.report["coverage"]
+            ),
+        );
+        rows.join("\n")
+    }
+
+    /// Fails the test with every expectation that did not hold.
+    fn finish(self) {
+        self.check_hygiene();
+        let failures = self.failures.borrow();
+        assert!(
+            failures.is_empty(),
+            "{}: {} expectation(s) failed:\n- {}\nthe report (first 40 rows):\n{}",
+            self.name,
+            failures.len(),
+            failures.join("\n- "),
+            self.table()
+        );
+    }
+}
+
+/// Some samples of a kernel land on lines that compute nothing a variable
+/// holds (loop control, prologues); a variable gets at least this fraction
+/// of the samples of the code that computes it.
+const COVERED: f64 = 0.9;
+
+#[test]
+fn mgsolver_blames_the_solver_hierarchy_through_void_pointers() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("mgsolver");
+    let b = Build::new();
+    let objs = [
+        b.cc("clang-19", &src.join("mg.c")),
+        b.cc("clang-19", &src.join("main.c")),
+    ];
+    let exe = b.link("clang-19", &objs, &["-lm"]);
+    let r = record_and_report("mgsolver", b, &[exe.to_string_lossy().into_owned()], false);
+
+    let solve = r.share_of("mg_solve");
+    let vcycle = r.share_of("vcycle");
+    let relax = r.share_of("rb_sor_relax");
+    assert!(relax > 30.0, "the smoother is the hot loop: {relax:.1}%");
+
+    // Everything the solve computes is reachable from the solver object,
+    // through `void *solve_data` -> levels -> x, b, r -> data.
+    r.gets(
+        "main",
+        "solver",
+        COVERED,
+        solve,
+        "the solve writes the solver's data",
+    );
+    r.gets(
+        "main",
+        "solver.solve_data",
+        COVERED,
+        vcycle,
+        "the V-cycle works on the level hierarchy behind solve_data",
+    );
+    r.at_least_as("main", "solver", "solver.solve_data");
+    // Level 0 (3/4 of the smoothing) relaxes the caller's x in place.
+    r.gets(
+        "main",
+        "x",
+        0.6,
+        relax,
+        "level 0's iterate is main's x; its relaxation is ~3/4 of the smoother's time",
+    );
+    r.at_least_as("main", "solver", "x");
+    // The smoother's parameters are only read.
+    r.above(
+        "main",
+        "solver.solve_data",
+        "solver.relax_data",
+        20.0,
+        "relax_data holds the smoother's parameters, which nothing writes",
+    );
+    r.below(
+        "main",
+        "solver.relax_data",
+        10.0,
+        "nothing writes the smoother's parameters after mg_create",
+    );
+    r.bookkeeping_below(
+        "main",
+        &["total_iters", "step", "t_setup", "t_solve", "ts", "t0"],
+        &["solver", "x"],
+    );
+    r.bookkeeping_below("mg_solve", &["it", "s.num_iter"], &["s"]);
+    r.finish();
+}
+
+#[test]
+fn denselu_blames_the_matrix_through_panels_and_a_library_without_summaries() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("denselu");
+    let b = Build::new();
+    // The kernel library is built on its own, without the launcher.
+    let lib = b.path("libblk.so");
+    run_ok(
+        Command::new("clang-19")
+            .args(["-g", "-O2", "-fPIC", "-shared"])
+            .arg(src.join("blk.c"))
+            .arg("-o")
+            .arg(&lib),
+    );
+    let obj = b.cc("clang-19", &src.join("lu.c"));
+    let libdir = b.dir.path().to_string_lossy().into_owned();
+    let exe = b.link(
+        "clang-19",
+        &[obj],
+        &[
+            &format!("-L{libdir}"),
+            "-lblk",
+            &format!("-Wl,-rpath,{libdir}"),
+            "-lm",
+        ],
+    );
+    let r = record_and_report("denselu", b, &[exe.to_string_lossy().into_owned()], false);
+
+    let factor = r.share_of("lu_factor");
+    let update = r.share_of("update_trailing");
+    let dgemm = r.share_of("blk_dgemm_nn");
+    assert!(
+        dgemm > 50.0,
+        "the trailing update's dgemm is the hot loop: {dgemm:.1}%"
+    );
+
+    // lu_factor writes every part of the one matrix, through the panel's
+    // pointers into A.mat (the library's kernels have no summary: the
+    // calls write what their pointer arguments point to).
+    r.gets("main", "A", COVERED, factor, "lu_factor factors A in place");
+    r.gets(
+        "main",
+        "A.mat",
+        COVERED,
+        factor,
+        "the panels point into A.mat",
+    );
+    r.at_least_as("main", "A", "A.mat");
+    r.above(
+        "main",
+        "A",
+        "A0",
+        30.0,
+        "A0 is a copy filled once and only read by the residual check",
+    );
+    // The update goes through the call clang merges from the two branches
+    // (its debug line is 0): its samples still belong to panel->trail.
+    r.below(
+        "main",
+        "A0",
+        r.share_of("matrix_fill") + 10.0,
+        "A0 is written by matrix_fill only",
+    );
+    r.gets(
+        "lu_factor",
+        "panel.trail",
+        COVERED,
+        update,
+        "update_trailing's dgemm writes the trailing matrix",
+    );
+    r.at_least_as("lu_factor", "panel", "panel.trail");
+    r.gets(
+        "lu_factor",
+        "panel.u",
+        COVERED,
+        r.share_of("blk_dtrsm_llnu"),
+        "the triangular solve writes U12",
+    );
+    r.bookkeeping_below(
+        "main",
+        &[
+            "tm",
+            "flops",
+            "t_factor",
+            "t0",
+            "info",
+            "n",
+            "nb",
+            "lookahead",
+        ],
+        &["A", "A0"],
+    );
+    r.finish();
+}
+
+#[test]
+fn hydro_blames_the_fields_behind_reference_accessors() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("hydro");
+    let b = Build::new();
+    // The constructor's unit first, then the kernels' (which, with
+    // constructor homing, carry no full description of Domain).
+    let objs = [
+        b.cc("clang++-19", &src.join("domain.cc")),
+        b.cc("clang++-19", &src.join("hydro.cc")),
+    ];
+    let exe = b.link("clang++-19", &objs, &[]);
+    let r = record_and_report("hydro", b, &[exe.to_string_lossy().into_owned()], false);
+
+    let step = r.share_of("LagrangeLeapFrog");
+    let eos = r.share_of("EvalEOSForZones");
+    let q = r.share_of("CalcMonotonicQForZones");
+    assert!(
+        eos > 40.0 && q > 3.0,
+        "the EOS is the hot kernel, the viscosity the second: {eos:.1}% {q:.1}%"
+    );
+
+    r.gets(
+        "main",
+        "locDom",
+        COVERED,
+        step,
+        "every kernel writes a field of the domain",
+    );
+    r.gets(
+        "main",
+        "locDom.m_p",
+        COVERED,
+        eos,
+        "the EOS computes the pressure",
+    );
+    r.gets(
+        "main",
+        "locDom.m_ss",
+        COVERED,
+        eos,
+        "the EOS computes the sound speed",
+    );
+    r.gets(
+        "main",
+        "locDom.m_q",
+        COVERED,
+        q,
+        "the monotonic Q computes q",
+    );
+    for field in [
+        "locDom.m_p",
+        "locDom.m_ss",
+        "locDom.m_q",
+        "locDom.m_e",
+        "locDom.m_xd",
+    ] {
+        r.at_least_as("main", "locDom", field);
+    }
+    r.above(
+        "main",
+        "locDom.m_p",
+        "locDom.m_q",
+        0.5 * (eos - q),
+        "the EOS takes several times the viscosity's time",
+    );
+    for light in ["locDom.m_x", "locDom.m_xd", "locDom.m_fx"] {
+        r.above(
+            "main",
+            "locDom.m_p",
+            light,
+            0.5 * eos,
+            "the nodal kernels are a few percent each",
+        );
+    }
+    r.bookkeeping_below(
+        "main",
+        &[
+            "locDom.m_cycle",
+            "elapsed",
+            "start",
+            "maxCycles",
+            "numZones",
+        ],
+        &["locDom", "locDom.m_p", "locDom.m_q"],
+    );
+    r.finish();
+}
+
+#[test]
+fn cgsolve_blames_the_solution_not_the_timers_and_flop_counters() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("cgsolve");
+    let b = Build::new();
+    let objs = [b.cc("clang++-19", &src.join("cgsolve.cpp"))];
+    let exe = b.link("clang++-19", &objs, &[]);
+    let r = record_and_report("cgsolve", b, &[exe.to_string_lossy().into_owned()], false);
+
+    let spmv = r.share_of("spmv");
+    let setup = r.share_of("generate_problem");
+    assert!(
+        spmv > 50.0,
+        "the sparse product is the hot loop: {spmv:.1}%"
+    );
+
+    // x += alpha p, alpha = rtrans / (p . Ap): the solution is computed by
+    // the whole solve.
+    r.gets(
+        "main",
+        "x",
+        COVERED,
+        spmv,
+        "x is computed from Ap through alpha",
+    );
+    r.gets("cg_solve", "Ap", COVERED, spmv, "spmv writes Ap");
+    r.gets(
+        "main",
+        "A",
+        COVERED,
+        setup,
+        "generate_problem builds the matrix",
+    );
+    r.above(
+        "main",
+        "x",
+        "A",
+        30.0,
+        "the solve only reads the matrix; the solution is what it computes",
+    );
+    r.below(
+        "main",
+        "A",
+        setup + 10.0,
+        "the matrix is written by generate_problem only",
+    );
+    r.at_least_as("main", "A", "A.vals");
+    r.bookkeeping_below(
+        "main",
+        &["times", "flops", "niters", "t_setup", "max_iter", "nx"],
+        &["x", "A"],
+    );
+    r.bookkeeping_below("cg_solve", &["it", "t0", "t_begin"], &["Ap"]);
+    r.finish();
+}
+
+#[test]
+fn femgmres_blames_the_solution_and_the_matrix_past_the_header_guard() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("femgmres");
+    let b = Build::new();
+    let objs = [b.cc("clang-19", &src.join("femgmres.c"))];
+    let exe = b.link("clang-19", &objs, &["-lm"]);
+    let argv = [
+        exe.to_string_lossy().into_owned(),
+        src.join("square.mesh").to_string_lossy().into_owned(),
+    ];
+    let r = record_and_report("femgmres", b, &argv, false);
+
+    let gmres = r.share_of("gmres");
+    let ax = r.share_of("ax_csr");
+    let dot = r.share_of("dot");
+    let assemble = r.share_of("assemble");
+    assert!(
+        gmres > 50.0 && assemble > 2.0,
+        "the solve dominates, assembly is visible: {gmres:.1}% {assemble:.1}%"
+    );
+
+    r.gets(
+        "main",
+        "node_u",
+        COVERED,
+        gmres,
+        "GMRES computes the solution",
+    );
+    r.gets(
+        "main",
+        "a",
+        COVERED,
+        assemble,
+        "the element loop assembles a",
+    );
+    r.above(
+        "main",
+        "node_u",
+        "a",
+        30.0,
+        "the solve only reads the matrix",
+    );
+    r.below(
+        "main",
+        "a",
+        r.share_of("assemble") + r.share_of("apply_dirichlet") + 10.0,
+        "the matrix is written by the assembly only",
+    );
+    r.gets(
+        "gmres",
+        "v",
+        0.8,
+        ax,
+        "the products a v_k fill the next Krylov vector",
+    );
+    r.gets(
+        "gmres",
+        "h",
+        0.7,
+        dot,
+        "most dot products are Gram-Schmidt coefficients in h",
+    );
+    // The header's counts and the guard's test decide nothing about how
+    // much work the solve is: they stay low.
+    r.bookkeeping_below(
+        "main",
+        &[
+            "nodes",
+            "elems",
+            "side",
+            "expected",
+            "iterations",
+            "t0",
+            "t_assemble",
+            "t_solve",
+            "mr",
+            "itr_max",
+        ],
+        &["node_u", "a"],
+    );
+    r.bookkeeping_below("gmres", &["itr", "k_copy", "total"], &["v", "h"]);
+    r.finish();
+}
+
+#[test]
+fn halo_blames_the_grid_on_both_ranks_not_the_communicator() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("halo");
+    let b = Build::new();
+    let objs = [b.cc("mpicc", &src.join("halo.c"))];
+    let exe = b.link("mpicc", &objs, &["-lm"]);
+    let r = record_and_report("halo", b, &mpirun_np2(&exe), true);
+
+    let stencil = r.share_of("stencil");
+    let sendrecv = r.share(|f| f == "MPI_Sendrecv" || f == "PMPI_Sendrecv");
+    assert!(stencil > 20.0, "the stencil is the hot loop: {stencil:.1}%");
+
+    // The stencil writes grid.unew (swapped into grid.u every step); the
+    // row exchange receives into grid.u's ghost rows.
+    r.gets(
+        "main",
+        "grid",
+        COVERED,
+        stencil + sendrecv,
+        "the stencil and the ghost rows received",
+    );
+    r.gets(
+        "main",
+        "grid.unew",
+        COVERED,
+        stencil,
+        "the stencil writes unew",
+    );
+    r.at_least_as("main", "grid", "grid.unew");
+    r.at_least_as("main", "grid", "grid.u");
+    // Both ranks compute.
+    let min_rank = r
+        .row("main", "grid")
+        .and_then(|v| v["ranks"]["min"].as_f64())
+        .unwrap_or(0.0);
+    if min_rank < 0.5 * COVERED * stencil {
+        r.fail(format!(
+            "main::grid on its least blamed rank: {min_rank:.1}%, both ranks run the stencil ({stencil:.1}%)"
+        ));
+    }
+    r.bookkeeping_below(
+        "main",
+        &[
+            "step",
+            "t0",
+            "t1",
+            "t_comm",
+            "t_comp",
+            "cart",
+            "rank",
+            "size",
+            "dims",
+            "N",
+            "max_steps",
+        ],
+        &["grid", "grid.unew"],
+    );
+    r.finish();
+}
