@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 3;
+pub const ANALYSIS_VERSION: u64 = 4;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -255,6 +255,16 @@ pub fn analyze_named_into_db(
             Ok(m) => modules.push(m),
             Err(LoadError::Empty { .. }) => without_functions.push(name.clone()),
             Err(e) => return Err(e.into()),
+        }
+    }
+    // A class only declared in one unit (clang homes its debug info where
+    // its constructor or key function is) gets its members from another.
+    if modules.len() > 1 {
+        for i in 0..modules.len() {
+            let (before, rest) = modules.split_at_mut(i);
+            let (m, after) = rest.split_first_mut().expect("i < len");
+            let others: Vec<&ir::Module> = before.iter().chain(after.iter()).collect();
+            m.complete_declarations(&others);
         }
     }
     let load_time = start.elapsed();

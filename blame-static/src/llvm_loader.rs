@@ -281,8 +281,12 @@ impl Conv {
                         qualifier: "volatile".into(),
                         base,
                     },
-                    DW_TAG_RESTRICT | DW_TAG_ATOMIC => DiType::Qualified {
-                        qualifier: String::new(),
+                    DW_TAG_RESTRICT => DiType::Qualified {
+                        qualifier: "restrict".into(),
+                        base,
+                    },
+                    DW_TAG_ATOMIC => DiType::Qualified {
+                        qualifier: "_Atomic".into(),
                         base,
                     },
                     _ => DiType::Other { name },
@@ -333,10 +337,15 @@ impl Conv {
                                 ty: mty,
                             });
                         }
+                        // A forward declaration (DIFlagFwdDecl) has no members
+                        // here; `Module::complete_declarations` gives it those of
+                        // the definition found elsewhere in the module.
                         DiType::Struct {
                             keyword,
                             name,
                             members,
+                            declaration: LLVMDITypeGetFlags(md) & LLVMDIFlagFwdDecl != 0,
+                            identifier: self.md_string(op(7)),
                         }
                     }
                     DW_TAG_ENUM => DiType::Basic {
@@ -422,6 +431,7 @@ impl Conv {
         if defined == 0 {
             return None;
         }
+        self.out.complete_declarations(&[]);
         Some(std::mem::take(&mut self.out))
     }
 
