@@ -167,8 +167,17 @@ impl Function {
 pub struct Global {
     /// Symbol name.
     pub name: String,
-    /// Source name from DIGlobalVariable.
+    /// The name reports use: the DIGlobalVariable's name (qualified by its
+    /// namespace or class, from the demangled linkage name, in C++), else
+    /// the demangled symbol name (`_ZSt4cout` is `std::cout`).
     pub source_name: Option<String>,
+    /// Made by the compiler, not declared by the program: string literals
+    /// (`.str`, with an unnamed DIGlobalVariable), constant pools and other
+    /// private globals. Tracked like memory, never reported as a variable.
+    pub artificial: bool,
+    /// For a function-static local (`static double buf[N]` in a function):
+    /// the function's linkage name. Such a variable is its function's.
+    pub function: Option<String>,
     pub line: u32,
     pub ty: Option<TypeId>,
     /// Bytes of storage (0 for declarations and unknown sizes).
