@@ -27,6 +27,9 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         }
     }
     let up = blame_static::analyze_into_db(&args.inputs, &args.output)?;
+    for name in &up.without_functions {
+        eprintln!("blame: note: {name} defines no functions; nothing to analyze in it");
+    }
     if up.functions_without_lines > 0 {
         eprintln!(
             "blame: warning: {} function(s) have no debug line information (compile with -g): \

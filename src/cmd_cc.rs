@@ -1,9 +1,11 @@
 //! `blame cc -- <compiler command...>`: a compiler launcher. Runs the real
 //! compile unchanged (its exit status is ours), then emits bitcode for each
 //! translation unit with clang-19 (same -I/-D/-U/-std/-include flags plus
-//! `-g -O0 -emit-llvm -c`), analyzes it and merges the summaries into the
-//! static db (`$BLAME_DB`, default `.blame/static.db`) under a file lock.
-//! Failures of the extra step are warnings: they never fail the build.
+//! `-g -fstandalone-debug -O0 -emit-llvm -c`), analyzes it and merges the
+//! summaries into the static db (`$BLAME_DB`, default `.blame/static.db`)
+//! under a file lock. Failures of the extra step are warnings that name the
+//! user's source file: they never fail the build. A unit that defines no
+//! function (data only) is analyzed silently into nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -14,6 +16,13 @@ pub struct CcArgs {
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
 }
+
+/// How the analysis bitcode is compiled: unoptimized, with debug info whose
+/// class types are complete in every unit (`-fstandalone-debug`: clang's
+/// constructor homing and `-fno-standalone-debug` default would leave a
+/// class declared only, its members unknown, in units without its
+/// constructor or key function), warnings off (the real compile shows them).
+const ANALYSIS_FLAGS: &[&str] = &["-g", "-fstandalone-debug", "-O0", "-emit-llvm", "-c", "-w"];
 
 const SOURCE_EXTS: &[&str] = &["c", "cc", "cpp", "cxx", "c++", "C", "cp"];
 
@@ -127,9 +136,13 @@ pub fn run(args: CcArgs) -> ExitCode {
     flags.extend(frontend_flags(&cmd[1..]));
     let tmp = std::env::temp_dir().join(format!("blame-cc-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir_all(&tmp) {
-        eprintln!("blame cc: warning: {}: {e}", tmp.display());
+        // Name the user's sources, not the temporary directory.
+        for src in &sources {
+            eprintln!("blame cc: warning: no blame summary for {src}: cannot create a temporary directory for its bitcode: {e}");
+        }
         return ExitCode::SUCCESS;
     }
+    // (bitcode, the source it came from): messages name the source.
     let mut bitcode = Vec::new();
     for (n, src) in sources.iter().enumerate() {
         let bc = tmp.join(format!("tu{n}.bc"));
@@ -140,23 +153,30 @@ pub fn run(args: CcArgs) -> ExitCode {
         };
         let out = Command::new(clang)
             .args(&flags)
-            .args(["-g", "-O0", "-emit-llvm", "-c", "-w"])
+            .args(ANALYSIS_FLAGS)
             .arg(src.as_str())
             .arg("-o")
             .arg(&bc)
             .output();
         match out {
-            Ok(o) if o.status.success() => bitcode.push(bc),
+            Ok(o) if o.status.success() => bitcode.push((bc, src.to_string())),
             Ok(o) => eprintln!(
                 "blame cc: warning: {clang} could not emit bitcode for {src}; no blame summary:\n{}",
-                String::from_utf8_lossy(&o.stderr)
+                String::from_utf8_lossy(&o.stderr).replace(&tmp.display().to_string(), "<tmp>")
             ),
-            Err(e) => eprintln!("blame cc: warning: cannot run {clang}: {e}"),
+            Err(e) => eprintln!("blame cc: warning: cannot run {clang} for {src}: {e}"),
         }
     }
-    if !bitcode.is_empty() {
-        if let Err(e) = blame_static::analyze_into_db(&bitcode, &db) {
-            eprintln!("blame cc: warning: static analysis failed: {e}");
+    // One unit at a time, so a failure names its source and spares the others.
+    for (bc, src) in &bitcode {
+        match blame_static::analyze_named_into_db(&[(bc.clone(), src.clone())], &db) {
+            // A unit of data only (no function defined) has nothing to summarize.
+            Ok(_) => {}
+            Err(e) => {
+                let msg = e.to_string().replace(&bc.display().to_string(), src);
+                let msg = msg.strip_prefix(&format!("{src}: ")).unwrap_or(&msg);
+                eprintln!("blame cc: warning: no blame summary for {src}: {msg}");
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);

@@ -107,3 +107,93 @@ fn a_static_db_of_an_older_blame_is_refused_with_what_to_do() {
     assert!(out.status.success() && dir.path().join("hot.o").is_file());
     assert_eq!(std::fs::read(&db).unwrap(), old);
 }
+
+/// A unit that defines no function (only data) compiles quietly: nothing to
+/// analyze is no warning.
+#[test]
+fn a_unit_of_data_only_compiles_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("e.c");
+    std::fs::write(&src, "#ifdef UNUSED\nvoid f(void) {}\n#endif\nint x;\n").unwrap();
+    let out = run_ok(
+        blame()
+            .env("BLAME_DB", dir.path().join("s.db"))
+            .args(["cc", "--", "clang-19", "-g", "-O2", "-c"])
+            .arg(&src)
+            .arg("-o")
+            .arg(dir.path().join("e.o")),
+    );
+    assert!(dir.path().join("e.o").is_file());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "no warning");
+}
+
+/// When the extra step fails, the warning names the user's source file,
+/// never the temporary bitcode it analyzed.
+#[test]
+fn warnings_name_the_source_not_a_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("static.db");
+    // A db no blame can read: the analysis step fails after the compile.
+    std::fs::write(&db, b"BLAMESDB\x01\x00\x00\x00\x00\x00\x00\x00").unwrap();
+    let out = blame()
+        .env("BLAME_DB", &db)
+        .args(["cc", "--", "clang-19", "-g", "-O2", "-c"])
+        .arg(program("hot.c"))
+        .arg("-o")
+        .arg(dir.path().join("hot.o"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("hot.c"), "{err}");
+    assert!(
+        !err.contains(".bc") && !err.contains("blame-cc-"),
+        "a temporary file named: {err}"
+    );
+}
+
+/// clang homes a class's debug info in the unit of its constructor
+/// (`-fno-standalone-debug` is its default): `blame cc` compiles the
+/// analysis bitcode with `-fstandalone-debug`, so a unit using the class
+/// alone still names its members.
+#[test]
+fn members_of_a_class_homed_elsewhere_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("dom.h"),
+        "struct Dom {\n  Dom(int n);\n  int n;\n  double *x;\n  double *e;\n};\n",
+    )
+    .unwrap();
+    let src = dir.path().join("t.cc");
+    std::fs::write(
+        &src,
+        "#include \"dom.h\"\nvoid advance(Dom &d) { for (int i = 0; i < d.n; i++) d.x[i] = 0.5 * d.x[i] + 1.0; }\n\
+         void energy(Dom &d) { for (int i = 0; i < d.n; i++) d.e[i] += 2.0; }\n",
+    )
+    .unwrap();
+    let db = dir.path().join("static.db");
+    run_ok(
+        blame()
+            .env("BLAME_DB", &db)
+            .args(["cc", "--", "clang++-19", "-g", "-O2", "-c"])
+            .arg(&src)
+            .arg("-o")
+            .arg(dir.path().join("t.o")),
+    );
+    // A sample on advance's loop blames `d.x`, by the member's name.
+    let sample = serde_json::json!({
+        "stack": [{"function": "advance(Dom&)", "file": src.display().to_string(), "line": 2}],
+        "event": "cycles", "weight": 1, "rank": 0, "thread": 1,
+    });
+    let samples = dir.path().join("samples.jsonl");
+    std::fs::write(&samples, sample.to_string()).unwrap();
+    let report = report_json(&[
+        "--samples",
+        samples.to_str().unwrap(),
+        "--static",
+        db.to_str().unwrap(),
+    ]);
+    let names: Vec<String> = percents(&report).into_iter().map(|(n, _, _)| n).collect();
+    assert!(names.iter().any(|n| n == "d.x"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("field")), "{names:?}");
+}

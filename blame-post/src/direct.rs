@@ -230,13 +230,26 @@ pub fn name_allocation(index: &StaticIndex, function: &str, frames: &[SymFrame])
         .map(|&v| Named::Var(v))
 }
 
-/// Finds the static variable of a global symbol, so direct and approximate
-/// attributions of a global share one key.
+/// Finds the static variable of a global symbol (demangled), so direct and
+/// approximate attributions of a global share one key. A function-static
+/// local is its function's local: its symbol is `f.buf` (C) or `f(int)::buf`
+/// (C++).
 pub fn global_variable(index: &StaticIndex, symbol: &str) -> Option<VarRef> {
+    use blame_formats::static_db::VarKind;
     index.functions.iter().enumerate().find_map(|(fi, f)| {
+        let static_local = |name: &str| {
+            symbol
+                .strip_prefix(f.name.as_str())
+                .and_then(|rest| rest.strip_prefix('.').or_else(|| rest.strip_prefix("::")))
+                == Some(name)
+        };
         f.variables
             .iter()
-            .position(|v| v.kind == blame_formats::static_db::VarKind::Global && v.name == symbol)
+            .position(|v| match v.kind {
+                VarKind::Global => v.name == symbol,
+                VarKind::Local => v.parent.is_none() && static_local(&v.name),
+                _ => false,
+            })
             .map(|vi| (fi as u32, vi as u32))
     })
 }
@@ -309,6 +322,38 @@ mod tests {
             ),
             other => format!("{other:?}"),
         }
+    }
+
+    /// Data symbols name globals (demangled) and function-static locals:
+    /// `f.buf` in C, `f(int)::buf` in C++, never a plain local of that name
+    /// in another function.
+    #[test]
+    fn data_symbols_find_globals_and_function_statics() {
+        let f = func(
+            "f",
+            vec![
+                var("buf", VarKind::Local, None, None, false, &[]),
+                var("ns::g", VarKind::Global, None, None, true, &[]),
+            ],
+            vec![],
+        );
+        let g = func(
+            "g(int)",
+            vec![var("buf", VarKind::Local, None, None, false, &[])],
+            vec![],
+        );
+        let index = index(vec![f, g]);
+        let found = |symbol: &str| {
+            global_variable(&index, symbol).map(|(fi, vi)| {
+                let f = &index.functions[fi as usize];
+                format!("{}:{}", f.name, f.variables[vi as usize].name)
+            })
+        };
+        assert_eq!(found("ns::g").as_deref(), Some("f:ns::g"));
+        assert_eq!(found("f.buf").as_deref(), Some("f:buf"));
+        assert_eq!(found("g(int)::buf").as_deref(), Some("g(int):buf"));
+        assert_eq!(found("buf"), None);
+        assert_eq!(found("h.buf"), None);
     }
 
     /// The stencil kernel: `double *in = malloc(...)` on line 7, and later

@@ -567,11 +567,21 @@ fn is_below(f: &FunctionSummary, t: u32, p: u32) -> bool {
 /// A type name without qualifiers and tag keywords, for comparing the
 /// caller's and the callee's view of one object.
 fn plain_type(t: &str) -> String {
-    t.split_whitespace()
+    // Qualifiers of a pointer follow its `*` (`Dom *const`): split them off.
+    t.replace('*', " * ")
+        .replace('&', " & ")
+        .split_whitespace()
         .filter(|w| {
             !matches!(
                 *w,
-                "const" | "volatile" | "restrict" | "struct" | "class" | "union"
+                "const"
+                    | "volatile"
+                    | "restrict"
+                    | "__restrict"
+                    | "_Atomic"
+                    | "struct"
+                    | "class"
+                    | "union"
             )
         })
         .collect::<Vec<_>>()

@@ -362,9 +362,18 @@ impl Vars<'_> {
                 }
                 Root::Global(g) => {
                     let gl = &self.m.globals[g as usize];
+                    // String literals and other compiler-made globals: tracked, never reported.
+                    if gl.artificial {
+                        return None;
+                    }
                     Variable {
                         name: gl.source_name.clone().unwrap_or_else(|| gl.name.clone()),
-                        kind: VarKind::Global,
+                        // A function-static local is its function's variable.
+                        kind: if gl.function.is_some() {
+                            VarKind::Local
+                        } else {
+                            VarKind::Global
+                        },
                         type_name: self.m.type_name_opt(gl.ty),
                         line: gl.line,
                         parent: None,

@@ -167,8 +167,17 @@ impl Function {
 pub struct Global {
     /// Symbol name.
     pub name: String,
-    /// Source name from DIGlobalVariable.
+    /// The name reports use: the DIGlobalVariable's name (qualified by its
+    /// namespace or class, from the demangled linkage name, in C++), else
+    /// the demangled symbol name (`_ZSt4cout` is `std::cout`).
     pub source_name: Option<String>,
+    /// Made by the compiler, not declared by the program: string literals
+    /// (`.str`, with an unnamed DIGlobalVariable), constant pools and other
+    /// private globals. Tracked like memory, never reported as a variable.
+    pub artificial: bool,
+    /// For a function-static local (`static double buf[N]` in a function):
+    /// the function's linkage name. Such a variable is its function's.
+    pub function: Option<String>,
     pub line: u32,
     pub ty: Option<TypeId>,
     /// Bytes of storage (0 for declarations and unknown sizes).
@@ -209,6 +218,11 @@ pub enum DiType {
         keyword: String,
         name: String,
         members: Vec<Member>,
+        /// Only declared here (a forward declaration, or a class whose debug
+        /// info clang homes in another unit): no members known.
+        declaration: bool,
+        /// The C++ ODR identifier (`_ZTS3Dom`), empty in C.
+        identifier: String,
     },
     Array {
         base: Option<TypeId>,
@@ -331,17 +345,45 @@ impl Module {
             DiType::Basic { name } | DiType::Typedef { name, .. } | DiType::Other { name } => {
                 name.clone()
             }
-            DiType::Pointer { base } => {
-                let b = self.type_name_depth(*base, d);
-                if b.ends_with('*') {
-                    format!("{b}*")
-                } else {
-                    format!("{b} *")
-                }
-            }
-            DiType::Reference { base } => format!("{} &", self.type_name_depth(*base, d)),
+            DiType::Pointer { base } => after_declarator(self.type_name_depth(*base, d), "*"),
+            DiType::Reference { base } => after_declarator(self.type_name_depth(*base, d), "&"),
             DiType::Qualified { qualifier, base } => {
-                format!("{qualifier} {}", self.type_name_depth(*base, d))
+                let b = self.type_name_depth(*base, d);
+                let q = match qualifier.as_str() {
+                    "restrict" if self.is_cxx => "__restrict",
+                    q => q,
+                };
+                // What is qualified, through further qualifiers (not typedefs).
+                let mut direct = base.map(|b| self.ty(b));
+                for _ in 0..8 {
+                    match direct {
+                        Some(DiType::Qualified { base, .. }) => direct = base.map(|b| self.ty(b)),
+                        _ => break,
+                    }
+                }
+                if q.is_empty() {
+                    b
+                } else if matches!(
+                    direct,
+                    Some(DiType::Pointer { .. } | DiType::Reference { .. })
+                ) {
+                    // A qualified pointer: the qualifier follows the `*`
+                    // (`int *const`, `const T *const`).
+                    let after_star = b.rsplit(['*', '&']).next().unwrap_or("");
+                    if after_star.split_whitespace().any(|w| w == q) {
+                        b
+                    } else if b.ends_with(['*', '&']) {
+                        format!("{b}{q}")
+                    } else {
+                        format!("{b} {q}")
+                    }
+                } else if b.split_whitespace().any(|w| w == q) && !b.contains(['*', '&']) {
+                    // `const` of a type already spelled const (a qualifier
+                    // repeated in the debug info): once.
+                    b
+                } else {
+                    format!("{q} {b}")
+                }
             }
             DiType::Struct { keyword, name, .. } => {
                 if name.is_empty() {
@@ -354,6 +396,133 @@ impl Module {
             }
             DiType::Array { base } => format!("{} []", self.type_name_depth(*base, d)),
         }
+    }
+
+    /// The key under which a struct's declaration and its definition meet:
+    /// the C++ identifier, else keyword and name; `None` when anonymous.
+    fn struct_key(&self, t: TypeId) -> Option<String> {
+        match self.ty(t) {
+            DiType::Struct { identifier, .. } if !identifier.is_empty() => Some(identifier.clone()),
+            DiType::Struct { keyword, name, .. } if !name.is_empty() => {
+                Some(format!("{keyword} {name}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Gives every struct only declared in this module (a forward
+    /// declaration, or a class whose debug info clang homed in another
+    /// unit) the members of its definition, found in this module or else in
+    /// `others` (types copied over), so that a member is named the same
+    /// wherever its type is known. A name defined differently in several
+    /// places (two C units' own `struct node`) is left alone.
+    pub fn complete_declarations(&mut self, others: &[&Module]) {
+        // key → definitions: (None: this module | Some(k): others[k], type).
+        let mut defs: std::collections::HashMap<String, Vec<(Option<usize>, TypeId)>> =
+            Default::default();
+        let mut add_defs = |m: &Module, source: Option<usize>| {
+            for t in 0..m.types.len() as TypeId {
+                if let DiType::Struct {
+                    declaration: false, ..
+                } = m.ty(t)
+                {
+                    if let Some(k) = m.struct_key(t) {
+                        defs.entry(k).or_default().push((source, t));
+                    }
+                }
+            }
+        };
+        add_defs(self, None);
+        for (k, m) in others.iter().enumerate() {
+            add_defs(m, Some(k));
+        }
+        let mut copied: Vec<std::collections::HashMap<TypeId, TypeId>> =
+            vec![Default::default(); others.len()];
+        // Copied types may hold declarations of their own: walk to the end.
+        let mut t = 0;
+        while (t as usize) < self.types.len() {
+            let declared = matches!(
+                self.ty(t),
+                DiType::Struct {
+                    declaration: true,
+                    ..
+                }
+            );
+            let found = declared
+                .then(|| self.struct_key(t))
+                .flatten()
+                .and_then(|k| defs.get(&k));
+            if let Some(candidates) = found {
+                let member_names = |(source, d): &(Option<usize>, TypeId)| {
+                    let m: &Module = source.map_or(&*self, |k| others[k]);
+                    match m.ty(*d) {
+                        DiType::Struct { members, .. } => members
+                            .iter()
+                            .map(|x| (x.name.clone(), x.offset))
+                            .collect::<Vec<_>>(),
+                        _ => vec![],
+                    }
+                };
+                let first = member_names(&candidates[0]);
+                let unambiguous = candidates.iter().all(|c| member_names(c) == first);
+                let (source, d) = candidates[0];
+                if unambiguous {
+                    let ty = match source {
+                        None => self.ty(d).clone(),
+                        Some(k) => {
+                            copied[k].insert(d, t);
+                            let mut ty = others[k].ty(d).clone();
+                            if let DiType::Struct { members, .. } = &mut ty {
+                                for m in members {
+                                    m.ty = m.ty.map(|mt| {
+                                        self.copy_type(&others[k].types, mt, &mut copied[k])
+                                    });
+                                }
+                            }
+                            ty
+                        }
+                    };
+                    self.types[t as usize] = ty;
+                }
+            }
+            t += 1;
+        }
+    }
+
+    /// Copies type `t` of another module's `types` (and what it refers to)
+    /// into this module; `memo` maps types already copied.
+    fn copy_type(
+        &mut self,
+        types: &[DiType],
+        t: TypeId,
+        memo: &mut std::collections::HashMap<TypeId, TypeId>,
+    ) -> TypeId {
+        if let Some(&c) = memo.get(&t) {
+            return c;
+        }
+        let id = self.types.len() as TypeId;
+        self.types.push(DiType::Other {
+            name: String::new(),
+        });
+        memo.insert(t, id);
+        let mut ty = types[t as usize].clone();
+        match &mut ty {
+            DiType::Pointer { base }
+            | DiType::Reference { base }
+            | DiType::Typedef { base, .. }
+            | DiType::Qualified { base, .. }
+            | DiType::Array { base } => {
+                *base = base.map(|b| self.copy_type(types, b, memo));
+            }
+            DiType::Struct { members, .. } => {
+                for m in members {
+                    m.ty = m.ty.map(|mt| self.copy_type(types, mt, memo));
+                }
+            }
+            DiType::Basic { .. } | DiType::Other { .. } => {}
+        }
+        self.types[id as usize] = ty;
+        id
     }
 
     fn hash_type_shape(&self, t: TypeId, h: &mut impl Hasher, depth: u32) {
@@ -374,5 +543,165 @@ impl Module {
                 self.hash_type_shape(p, h, depth - 1);
             }
         }
+    }
+}
+
+/// `base` followed by a pointer or reference declarator: `int *`,
+/// `int **`, `int *const *`, `Dom &`.
+fn after_declarator(base: String, declarator: &str) -> String {
+    if base.ends_with(['*', '&']) {
+        format!("{base}{declarator}")
+    } else {
+        format!("{base} {declarator}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module whose types are `types`, type ids in order.
+    fn module(types: Vec<DiType>) -> Module {
+        Module {
+            types,
+            ..Default::default()
+        }
+    }
+
+    fn basic(name: &str) -> DiType {
+        DiType::Basic { name: name.into() }
+    }
+
+    fn qual(q: &str, base: TypeId) -> DiType {
+        DiType::Qualified {
+            qualifier: q.into(),
+            base: Some(base),
+        }
+    }
+
+    fn ptr(base: TypeId) -> DiType {
+        DiType::Pointer { base: Some(base) }
+    }
+
+    fn typedef(name: &str, base: TypeId) -> DiType {
+        DiType::Typedef {
+            name: name.into(),
+            base: Some(base),
+        }
+    }
+
+    /// Qualifiers are printed once, a pointer's after its `*`: the debug
+    /// info of `const Index_t *const p` once printed `const const Index_t *`.
+    #[test]
+    fn qualifiers_are_never_doubled_and_follow_the_star_they_qualify() {
+        let m = module(vec![
+            basic("int"),                        // 0
+            typedef("Index_t", 0),               // 1 typedef int Index_t
+            qual("const", 1),                    // 2 const Index_t
+            ptr(2),                              // 3 const Index_t *
+            qual("const", 3),                    // 4 const Index_t *const
+            ptr(1),                              // 5 Index_t *
+            qual("const", 5),                    // 6 Index_t *const
+            qual("const", 0),                    // 7 const int
+            typedef("CInt", 7),                  // 8 typedef const int CInt
+            ptr(8),                              // 9 CInt *
+            qual("const", 8), // 10 const CInt (a typedef of const, qualified again)
+            qual("const", 7), // 11 const (const int): a repeated qualifier
+            qual("const", 6), // 12 const (Index_t *const): repeated on a pointer
+            qual("volatile", 6), // 13 volatile (Index_t *const)
+            ptr(4),           // 14 const Index_t *const *
+            qual("restrict", 5), // 15 Index_t *restrict
+            DiType::Reference { base: Some(3) }, // 16 const Index_t *&
+            ptr(3),           // 17 const Index_t **
+        ]);
+        let name = |t: TypeId| m.type_name(t);
+        assert_eq!(name(3), "const Index_t *");
+        assert_eq!(name(4), "const Index_t *const");
+        assert_eq!(name(6), "Index_t *const");
+        assert_eq!(name(9), "CInt *");
+        assert_eq!(name(10), "const CInt");
+        assert_eq!(name(11), "const int");
+        assert_eq!(name(12), "Index_t *const");
+        assert_eq!(name(13), "Index_t *const volatile");
+        assert_eq!(name(14), "const Index_t *const *");
+        assert_eq!(name(15), "Index_t *restrict");
+        assert_eq!(name(16), "const Index_t *&");
+        assert_eq!(name(17), "const Index_t **");
+        for t in 0..m.types.len() as TypeId {
+            let n = name(t);
+            assert!(!n.contains("const const"), "{n}");
+            assert!(!n.starts_with(' ') && !n.ends_with(' '), "{n:?}");
+        }
+    }
+
+    fn class(name: &str, members: Vec<Member>, declaration: bool) -> DiType {
+        DiType::Struct {
+            keyword: "class".into(),
+            name: name.into(),
+            members,
+            declaration,
+            identifier: format!("_ZTS{}{name}", name.len()),
+        }
+    }
+
+    fn member(name: &str, offset: u64, ty: TypeId) -> Member {
+        Member {
+            name: name.into(),
+            offset,
+            ty: Some(ty),
+        }
+    }
+
+    /// A class only declared where it is used (constructor homing) gets the
+    /// members of its definition, from the same module or another one.
+    #[test]
+    fn a_declared_class_takes_the_members_of_its_definition() {
+        // Same module: declaration 1, definition 3.
+        let mut m = module(vec![
+            basic("double"),
+            class("Dom", vec![], true),
+            ptr(0),
+            class("Dom", vec![member("x", 0, 2), member("e", 8, 2)], false),
+        ]);
+        m.complete_declarations(&[]);
+        assert_eq!(m.member_at(Some(1), 8, 1).unwrap().name, "e");
+
+        // Another module: the definition and its member types are copied over.
+        let def = module(vec![
+            basic("double"),
+            ptr(0),
+            class("Dom", vec![member("x", 0, 1), member("e", 8, 1)], false),
+        ]);
+        let mut user = module(vec![class("Dom", vec![], true), ptr(0)]);
+        user.complete_declarations(&[&def]);
+        let x = user.member_at(Some(0), 0, 0).unwrap();
+        assert_eq!(x.name, "x");
+        assert_eq!(user.type_name_opt(x.ty), "double *");
+        // Pointers to the declaration now reach the members too.
+        assert_eq!(
+            user.member_at(user.pointee(Some(1)), 8, 1).unwrap().name,
+            "e"
+        );
+    }
+
+    /// Two different definitions of one name (two C units' own `struct
+    /// node`): the declaration is left alone rather than guessed.
+    #[test]
+    fn an_ambiguous_definition_is_not_guessed() {
+        let mut a = module(vec![
+            basic("int"),
+            class("node", vec![member("k", 0, 0)], false),
+        ]);
+        let b = module(vec![
+            basic("int"),
+            class("node", vec![member("v", 0, 0)], false),
+        ]);
+        let mut user = module(vec![class("node", vec![], true)]);
+        user.complete_declarations(&[&a, &b]);
+        assert!(user.member_at(Some(0), 0, 0).is_none());
+        // One definition only: taken.
+        a.complete_declarations(&[]);
+        user.complete_declarations(&[&a]);
+        assert_eq!(user.member_at(Some(0), 0, 0).unwrap().name, "k");
     }
 }

@@ -225,6 +225,9 @@ pub struct DbUpdate {
     pub timings: Vec<(String, Duration)>,
     /// The summaries of this run's inputs only.
     pub db: StaticDb,
+    /// Inputs (by the names given for messages) that define no function:
+    /// translation units of data only, nothing to analyze.
+    pub without_functions: Vec<String>,
 }
 
 pub fn header() -> blame_formats::static_db::StaticDbHeader {
@@ -237,18 +240,62 @@ pub fn header() -> blame_formats::static_db::StaticDbHeader {
 /// Loads and analyzes `inputs`, merging the summaries into the static db at
 /// `db_path` (created if missing). The db is locked (`DB.lock`) for the
 /// whole read–merge–write so concurrent `blame cc` processes never lose work.
+/// An input that defines no function is no error: it is listed in
+/// [`DbUpdate::without_functions`].
 pub fn analyze_into_db(
     inputs: &[std::path::PathBuf],
+    db_path: &std::path::Path,
+) -> Result<DbUpdate, StaticError> {
+    let named: Vec<(std::path::PathBuf, String)> = inputs
+        .iter()
+        .map(|p| (p.clone(), p.display().to_string()))
+        .collect();
+    analyze_named_into_db(&named, db_path)
+}
+
+/// [`analyze_into_db`] with the name each input goes by in messages, e.g.
+/// the source file a temporary bitcode file was compiled from.
+pub fn analyze_named_into_db(
+    inputs: &[(std::path::PathBuf, String)],
     db_path: &std::path::Path,
 ) -> Result<DbUpdate, StaticError> {
     use fs4::fs_std::FileExt;
     let start = Instant::now();
     // Load first: a bad input fails before the db is touched.
-    let modules: Vec<ir::Module> = inputs
-        .iter()
-        .map(|p| load_file(p))
-        .collect::<Result<_, _>>()?;
+    let mut modules: Vec<ir::Module> = Vec::new();
+    let mut without_functions = Vec::new();
+    for (path, name) in inputs {
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+            path: name.clone(),
+            source,
+        })?;
+        match llvm_loader::load_bytes(&bytes, name) {
+            Ok(m) => modules.push(m),
+            Err(LoadError::Empty { .. }) => without_functions.push(name.clone()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    // A class only declared in one unit (clang homes its debug info where
+    // its constructor or key function is) gets its members from another.
+    if modules.len() > 1 {
+        for i in 0..modules.len() {
+            let (before, rest) = modules.split_at_mut(i);
+            let (m, after) = rest.split_first_mut().expect("i < len");
+            let others: Vec<&ir::Module> = before.iter().chain(after.iter()).collect();
+            m.complete_declarations(&others);
+        }
+    }
     let load_time = start.elapsed();
+    if modules.is_empty() {
+        // Nothing to add: the db is left as it is (not even created).
+        return Ok(DbUpdate {
+            load_time,
+            without_functions,
+            elapsed: start.elapsed(),
+            threads: rayon::current_num_threads(),
+            ..Default::default()
+        });
+    }
     let io = |p: &std::path::Path| {
         let path = p.display().to_string();
         move |source| StaticError::Io { path, source }
@@ -283,6 +330,7 @@ pub fn analyze_into_db(
     };
     let mut up = DbUpdate {
         load_time,
+        without_functions,
         threads: rayon::current_num_threads(),
         ..Default::default()
     };

@@ -281,8 +281,12 @@ impl Conv {
                         qualifier: "volatile".into(),
                         base,
                     },
-                    DW_TAG_RESTRICT | DW_TAG_ATOMIC => DiType::Qualified {
-                        qualifier: String::new(),
+                    DW_TAG_RESTRICT => DiType::Qualified {
+                        qualifier: "restrict".into(),
+                        base,
+                    },
+                    DW_TAG_ATOMIC => DiType::Qualified {
+                        qualifier: "_Atomic".into(),
                         base,
                     },
                     _ => DiType::Other { name },
@@ -334,10 +338,15 @@ impl Conv {
                                 is_base: tag == 0x1c,
                             });
                         }
+                        // A forward declaration (DIFlagFwdDecl) has no members
+                        // here; `Module::complete_declarations` gives it those of
+                        // the definition found elsewhere in the module.
                         DiType::Struct {
                             keyword,
                             name,
                             members,
+                            declaration: LLVMDITypeGetFlags(md) & LLVMDIFlagFwdDecl != 0,
+                            identifier: self.md_string(op(7)),
                         }
                     }
                     DW_TAG_ENUM => DiType::Basic {
@@ -359,6 +368,36 @@ impl Conv {
         Some(id)
     }
 
+    /// The linkage name (else the name) of the function whose body holds a
+    /// DIGlobalVariable's `scope`, for function-static locals; `None` at
+    /// file, namespace or class scope.
+    unsafe fn enclosing_function(&self, mut scope: LLVMMetadataRef) -> Option<String> {
+        // SAFETY (caller): `scope` is null or live metadata of `self.ctx`.
+        for _ in 0..64 {
+            if scope.is_null() {
+                return None;
+            }
+            let ops = self.md_ops(scope);
+            let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
+            match LLVMGetMetadataKind(scope) {
+                // DISubprogram: file, scope, name, linkage name, ...
+                LLVMMetadataKind::LLVMDISubprogramMetadataKind => {
+                    let linkage = self.md_string(op(3));
+                    return Some(if linkage.is_empty() {
+                        self.md_string(op(2))
+                    } else {
+                        linkage
+                    });
+                }
+                // DILexicalBlock(File): file, scope, ...
+                LLVMMetadataKind::LLVMDILexicalBlockMetadataKind
+                | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind => scope = op(1),
+                _ => return None,
+            }
+        }
+        None
+    }
+
     unsafe fn module(&mut self, m: LLVMModuleRef) -> Option<Module> {
         // SAFETY (caller): `m` is the live module parsed in `self.ctx`.
         let mut len = 0usize;
@@ -368,9 +407,16 @@ impl Conv {
         while !g.is_null() {
             let idx = self.out.globals.len() as u32;
             self.globals.insert(g as usize, idx);
+            let name = value_name(g);
             let mut global = Global {
-                name: value_name(g),
                 source_name: None,
+                // Until debug info says otherwise: what the compiler made
+                // (`.str`, `__const.f.a`: private, unnamed, `llvm.` names).
+                artificial: LLVMGetLinkage(g) == llvm_sys::LLVMLinkage::LLVMPrivateLinkage
+                    || name.is_empty()
+                    || name.starts_with('.')
+                    || name.starts_with("llvm."),
+                function: None,
                 line: 0,
                 ty: None,
                 size: if LLVMIsDeclaration(g) != 0 {
@@ -378,9 +424,11 @@ impl Conv {
                 } else {
                     self.size_of(LLVMGlobalGetValueType(g))
                 },
+                name,
             };
             let mut n = 0usize;
             let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
+            let mut described = false;
             for i in 0..n as u32 {
                 let md = LLVMValueMetadataEntriesGetMetadata(entries, i);
                 if md.is_null()
@@ -395,14 +443,30 @@ impl Conv {
                 if var.is_null() {
                     continue;
                 }
+                described = true;
+                // DIGlobalVariable: scope, name, file, type, name, linkage name, ...
                 let ops = self.md_ops(var);
-                global.source_name =
-                    Some(self.md_string(ops.get(1).copied().unwrap_or(ptr::null_mut())));
+                let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
+                let di_name = self.md_string(op(1));
+                let linkage = self.md_string(op(5));
+                global.function = self.enclosing_function(op(0));
+                // A string literal's DIGlobalVariable has no name.
+                global.artificial = di_name.is_empty();
+                global.source_name = Some(if global.function.is_none() && !linkage.is_empty() {
+                    // `ns::g`, `S::count`: qualified as the program names it.
+                    crate::demangle(&linkage)
+                } else {
+                    di_name
+                });
                 global.line = LLVMDIVariableGetLine(var);
-                global.ty = self.di_type(ops.get(3).copied().unwrap_or(ptr::null_mut()));
+                global.ty = self.di_type(op(3));
             }
             if !entries.is_null() {
                 LLVMDisposeValueMetadataEntries(entries);
+            }
+            if !described && !global.artificial {
+                // Declared here without debug info (`extern`, `std::cout`).
+                global.source_name = Some(crate::demangle(&global.name));
             }
             self.out.globals.push(global);
             g = LLVMGetNextGlobal(g);
@@ -423,6 +487,7 @@ impl Conv {
         if defined == 0 {
             return None;
         }
+        self.out.complete_declarations(&[]);
         Some(std::mem::take(&mut self.out))
     }
 
