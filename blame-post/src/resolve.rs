@@ -353,12 +353,23 @@ fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String)> {
     if rv.kind == VarKind::Global {
         return vec![];
     }
-    rv.aliases
-        .iter()
-        .copied()
-        .filter(|&a| is_exit_root(&f.variables[a as usize]))
-        .map(|a| (a, path.clone()))
-        .collect()
+    // A local holding a parameter, the return value, or a field of a
+    // parameter (`Level *lev = mg->levels[l]`): its paths continue there.
+    let mut out = Vec::new();
+    for &a in &rv.aliases {
+        let av = &f.variables[a as usize];
+        let ar = root_of(f, a);
+        let arv = &f.variables[ar as usize];
+        if !is_exit_root(arv) || !av.is_exit {
+            continue;
+        }
+        let prefix = av.name.strip_prefix(arv.name.as_str()).unwrap_or("");
+        let entry = (ar, format!("{prefix}{path}"));
+        if !out.contains(&entry) {
+            out.push(entry);
+        }
+    }
+    out
 }
 
 /// The call outputs a blamed variable (or a field path `extra` below it,
@@ -540,6 +551,15 @@ fn bind(
                     let rest = &full[f.variables[deepest as usize].name.len()..];
                     if !rest.is_empty() && !f.variables[deepest as usize].is_scalar {
                         derived.insert((deepest, rest.to_string(), type_name.clone()));
+                        // The path continues in a variable that holds the
+                        // same object (`fine = mg->levels[0]; fine->x = x`
+                        // makes `mg.levels.x` the caller's `fine.x`).
+                        for &a in &f.variables[deepest as usize].aliases {
+                            let name = format!("{}{rest}", f.variables[a as usize].name);
+                            if let Some(i) = f.variables.iter().position(|v| v.name == name) {
+                                here.insert(i as u32);
+                            }
+                        }
                     }
                 }
             }

@@ -267,6 +267,19 @@ impl Module {
         )
     }
 
+    /// True for an opaque handle: a pointer to a struct the unit only
+    /// declares (`MPI_Comm`, `MPI_Request`, `FILE *`). It holds no data of
+    /// the program's, so reports count it with the scalars.
+    pub fn is_handle(&self, t: Option<TypeId>) -> bool {
+        match self.resolve(t).map(|t| self.ty(t)) {
+            Some(DiType::Pointer { base }) => matches!(
+                self.resolve(*base).map(|b| self.ty(b)),
+                Some(DiType::Struct { members, .. }) if members.is_empty()
+            ),
+            _ => false,
+        }
+    }
+
     /// True when `t` is const-qualified (through typedefs).
     pub fn is_const(&self, mut t: Option<TypeId>) -> bool {
         for _ in 0..64 {
