@@ -799,6 +799,34 @@ fn variable_bindings(f: &Function) -> Bindings {
     (alloca_var, arg_var, param_of, declared_line)
 }
 
+/// The values `f` returns: the operands of its `ret`s and, at -O0 with
+/// several returns (`ret (load %retval)`), the values stored into that
+/// hidden slot.
+fn returned_values(f: &Function, alloca_var: &HashMap<InstId, u32>) -> Vec<Value> {
+    let mut values: Vec<Value> = Vec::new();
+    for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Ret)) {
+        let Some(a) = inst.args.first() else { continue };
+        values.push(a.clone());
+        if let Value::Inst(l) = strip_casts(f, a) {
+            let load = &f.insts[l as usize];
+            if let (Op::Load, Some(Value::Inst(slot))) = (&load.op, load.args.first()) {
+                if !alloca_var.contains_key(slot) {
+                    values.extend(
+                        f.insts
+                            .iter()
+                            .filter(|s| {
+                                matches!(s.op, Op::Store)
+                                    && s.args.get(1) == Some(&Value::Inst(*slot))
+                            })
+                            .map(|s| s.args[0].clone()),
+                    );
+                }
+            }
+        }
+    }
+    values
+}
+
 /// For every defined function of `m` that returns a pointer, where it
 /// points relative to its pointer arguments, to a fixed point over calls
 /// (an accessor returning `m_x[i]` through `std::vector::operator[]`).
@@ -838,11 +866,8 @@ fn returns_into(m: &Module) -> HashMap<String, Vec<ReturnsInto>> {
                 busy: vec![false; f.insts.len()],
             };
             let mut found: BTreeSet<ReturnsInto> = BTreeSet::new();
-            for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Ret)) {
-                let Some(value) = inst.args.first() else {
-                    continue;
-                };
-                for l in res.locs(value) {
+            for value in returned_values(f, &res.alloca_var) {
+                for l in res.locs(&value) {
                     let arg = match l.root {
                         Root::Var(v) => param_of.get(&v).copied(),
                         Root::RawArg(k) => Some(k),
@@ -1573,32 +1598,10 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     // its caller receives (`p = malloc(..); fill(p); return p;`).
     if f.returns_value && nv > uf.len() {
         let ret = uf.len() as u32;
-        let mut values: Vec<Value> = Vec::new();
-        for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Ret)) {
-            let Some(a) = inst.args.first() else { continue };
-            if !is_ptr_value(a) {
-                continue;
-            }
-            values.push(a.clone());
-            // -O0 with several returns: `ret (load %retval)`; the values
-            // stored into that slot are what is returned.
-            if let Value::Inst(l) = strip_casts(f, a) {
-                let load = &f.insts[l as usize];
-                if let (Op::Load, Some(Value::Inst(slot))) = (&load.op, load.args.first()) {
-                    if !res.alloca_var.contains_key(slot) {
-                        values.extend(
-                            f.insts
-                                .iter()
-                                .filter(|s| {
-                                    matches!(s.op, Op::Store)
-                                        && s.args.get(1) == Some(&Value::Inst(*slot))
-                                })
-                                .map(|s| s.args[0].clone()),
-                        );
-                    }
-                }
-            }
-        }
+        let values: Vec<Value> = returned_values(f, &res.alloca_var)
+            .into_iter()
+            .filter(|v| is_ptr_value(v))
+            .collect();
         let mut with: BTreeSet<u32> = BTreeSet::new();
         for value in &values {
             for l in res.locs(value) {
