@@ -726,6 +726,17 @@ pub struct ReturnsInto {
 pub struct DefinedFunctions<'a> {
     names: HashMap<&'a str, bool>,
     rets: HashMap<String, Vec<ReturnsInto>>,
+    fields: HashMap<String, Vec<FieldAlias>>,
+}
+
+/// A field of the object a function returns that points into memory of an
+/// argument: `ret_path` below the returned pointer's target aliases
+/// `arg_path` below what argument `arg` points to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldAlias {
+    pub ret_path: Vec<String>,
+    pub arg: u32,
+    pub arg_path: Vec<String>,
 }
 
 impl<'a> DefinedFunctions<'a> {
@@ -735,10 +746,18 @@ impl<'a> DefinedFunctions<'a> {
             // The first function of a name decides, as a linear search would.
             names.entry(g.name.as_str()).or_insert(!g.is_declaration);
         }
+        let rets = returns_into(m);
+        let fields = field_aliases(m, &rets);
         DefinedFunctions {
             names,
-            rets: returns_into(m),
+            rets,
+            fields,
         }
+    }
+
+    /// The fields of the object `name` returns that point into its arguments.
+    pub fn field_aliases(&self, name: &str) -> &[FieldAlias] {
+        self.fields.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -797,6 +816,72 @@ fn variable_bindings(f: &Function) -> Bindings {
         }
     }
     (alloca_var, arg_var, param_of, declared_line)
+}
+
+/// For every defined function returning a pointer to an object it fills:
+/// the fields of that object it points into its arguments' memory.
+fn field_aliases(
+    m: &Module,
+    rets: &HashMap<String, Vec<ReturnsInto>>,
+) -> HashMap<String, Vec<FieldAlias>> {
+    let mut out = HashMap::new();
+    for f in m
+        .functions
+        .iter()
+        .filter(|f| !f.is_declaration && f.returns_value && f.params.iter().any(|p| p.is_pointer))
+    {
+        let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
+        let mut res = Resolver {
+            m,
+            f,
+            rets,
+            stored_to: stored_to(f),
+            alloca_var,
+            arg_var,
+            memo: vec![None; f.insts.len()],
+            busy: vec![false; f.insts.len()],
+        };
+        // The variables whose target is returned (`return p;`).
+        let returned: BTreeSet<Root> = returned_values(f, &res.alloca_var)
+            .iter()
+            .flat_map(|v| res.locs(v))
+            .filter(|l| l.path.is_empty() && l.deref == 1)
+            .map(|l| l.root)
+            .collect();
+        if returned.is_empty() {
+            continue;
+        }
+        let mut found: BTreeSet<FieldAlias> = BTreeSet::new();
+        for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Store)) {
+            let targets = res.locs(&inst.args[1]);
+            let values = res.locs(&inst.args[0]);
+            for t in targets
+                .iter()
+                .filter(|t| returned.contains(&t.root) && t.deref == 1 && !t.path.is_empty())
+            {
+                for v in &values {
+                    let arg = match v.root {
+                        Root::Var(x) => param_of.get(&x).copied(),
+                        Root::RawArg(k) => Some(k),
+                        _ => None,
+                    };
+                    let Some(arg) = arg else { continue };
+                    found.insert(FieldAlias {
+                        ret_path: t.path.clone(),
+                        arg,
+                        arg_path: v.path.clone(),
+                    });
+                }
+            }
+        }
+        if !found.is_empty() {
+            out.insert(
+                f.name.clone(),
+                found.into_iter().take(MAX_LOCS).collect::<Vec<_>>(),
+            );
+        }
+    }
+    out
 }
 
 /// The values `f` returns: the operands of its `ret`s and, at -O0 with
@@ -1310,6 +1395,49 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let nn = data.len();
     node_line.resize(nn, 0);
     node_block.resize(nn, u32::MAX);
+
+    // A factory's result: its fields point where the callee made them
+    // point (`panel = panel_new(A, ..)` with `p->trail = &A->mat[..]` makes
+    // `panel.trail` alias `A.mat`).
+    for (i, inst) in f.insts.iter().enumerate() {
+        let Op::Call { callee: Some(name) } = &inst.op else {
+            continue;
+        };
+        let fields = defined.field_aliases(name);
+        if fields.is_empty() {
+            continue;
+        }
+        let holders: Vec<Loc> = res
+            .stored_to
+            .get(&(i as InstId))
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|slot| res.locs(slot))
+            .filter(|l| l.deref == 0)
+            .collect();
+        for fa in fields {
+            let Some(arg) = inst.args.get(fa.arg as usize) else {
+                continue;
+            };
+            for h in &holders {
+                let mut hp = h.path.clone();
+                hp.extend(fa.ret_path.iter().cloned());
+                let Some(a) = vars.get(h.root, &hp, None) else {
+                    continue;
+                };
+                for l in res.locs(arg) {
+                    let mut lp = l.path.clone();
+                    lp.extend(fa.arg_path.iter().cloned());
+                    if let Some(b) = vars.get(l.root, &lp, None) {
+                        if a != b {
+                            alias_pairs.push((a, b));
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     // Alias classes (Table 3.1 A sets), closed under containers.
     let nv = vars.out.len();

@@ -36,17 +36,19 @@ pub fn demangle(name: &str) -> String {
 }
 
 /// The cache key of a function's summary: its IR, and where the pointers
-/// returned by the functions it calls point (an accessor's body changes the
-/// caller's summary).
+/// returned by the functions it calls point, and the fields of the objects
+/// they return (an accessor's or a factory's body changes the caller's summary).
 fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Function) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = twox_hash::XxHash64::with_seed(f.content_hash(m));
     for inst in &f.insts {
         if let ir::Op::Call { callee: Some(c) } = &inst.op {
             let into = defined.returns_into(c);
-            if !into.is_empty() {
+            let fields = defined.field_aliases(c);
+            if !into.is_empty() || !fields.is_empty() {
                 c.hash(&mut h);
                 into.hash(&mut h);
+                fields.hash(&mut h);
             }
         }
     }
