@@ -462,9 +462,34 @@ impl Run {
         rows.join("\n")
     }
 
-    /// Fails the test with every expectation that did not hold.
+    /// Fails the test with every expectation that did not hold. With
+    /// `BLAME_PRECISION_TABLE` set, prints the coverage and the first rows
+    /// (what `bench/precision.sh` collects for BENCHMARKS.md).
     fn finish(self) {
         self.check_hygiene();
+        if std::env::var_os("BLAME_PRECISION_TABLE").is_some() {
+            let top: Vec<String> = self
+                .variables()
+                .iter()
+                .filter(|v| v["derived"] != true)
+                .take(6)
+                .map(|v| {
+                    format!(
+                        "{}::{} {:.1}/{:.1}",
+                        v["function"].as_str().unwrap_or(""),
+                        v["name"].as_str().unwrap_or(""),
+                        v["explicit_percent"].as_f64().unwrap_or(0.0),
+                        v["percent"].as_f64().unwrap_or(0.0)
+                    )
+                })
+                .collect();
+            println!(
+                "PRECISION | {} | {:.1}% | {} |",
+                self.name,
+                self.report["coverage"]["percent"].as_f64().unwrap_or(0.0),
+                top.join(", ")
+            );
+        }
         let failures = self.failures.borrow();
         assert!(
             failures.is_empty(),

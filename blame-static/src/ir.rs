@@ -662,6 +662,7 @@ mod tests {
             name: name.into(),
             offset,
             ty: Some(ty),
+            is_base: false,
         }
     }
 
