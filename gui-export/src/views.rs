@@ -441,8 +441,9 @@ pub struct BlamePointView {
     pub blame_points: Vec<BlamePoint>,
 }
 
-/// Blame points (3.5.1.2): implicit ones from the results, explicit ones for
-/// every function holding a variable over `threshold` percent.
+/// Blame points (3.5.1.2): implicit ones from the results (functions whose
+/// variables cannot be lifted further, and `main`), explicit ones for every
+/// function holding a variable over `threshold` percent.
 pub fn blame_points(
     results: &Results,
     filters: &Filters,
@@ -459,7 +460,8 @@ pub fn blame_points(
         if function.is_empty() {
             continue;
         }
-        let implicit = results.header.blame_points.contains(&function);
+        // `main` is one by definition (results of older posts lack it).
+        let implicit = results.header.blame_points.contains(&function) || function == "main";
         let explicit = threshold.is_some_and(|t| vars.iter().any(|v| v.percent >= t));
         if !(implicit || explicit) {
             continue;
