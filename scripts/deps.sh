@@ -12,6 +12,7 @@ packages=(
   golang-go                                           # go tool pprof: validates our pprof export
   chromium chromium-driver                            # HTML report browser test
   pkg-config make time                               # time: /usr/bin/time -v in bench/static_analysis.sh
+  libc6-dbg                                           # names libc's unexported frames (__libc_start_call_main)
 )
 
 missing=()

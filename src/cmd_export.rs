@@ -2,7 +2,7 @@
 
 use crate::cmd_post::{results_for_report, InputArgs};
 use anyhow::{Context, Result};
-use blame_gui_export::export::{export, ExportFormat};
+use blame_gui_export::export::{export_with, ExportFormat};
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::trees::TreeKind;
 use std::path::PathBuf;
@@ -26,6 +26,11 @@ pub struct ExportArgs {
     /// Directories to find source files in (HTML drill-downs) [default: current directory].
     #[arg(long = "source-root")]
     source_roots: Vec<PathBuf>,
+    /// Also variables with internal names (macro temporaries, reserved identifiers; see
+    /// `blame report --all-variables`): in data trees and tables, and shown from the start
+    /// in the HTML report (which holds them either way, behind its "all variables" box).
+    #[arg(long)]
+    all_variables: bool,
 }
 
 pub fn run(args: ExportArgs) -> Result<()> {
@@ -36,15 +41,22 @@ pub fn run(args: ExportArgs) -> Result<()> {
         if let Some(dir) = &args.input.run_dir {
             roots.push(dir.clone());
         }
-        blame_gui_export::html::html_with_sources(
+        blame_gui_export::html::html_with_options(
             &results,
             args.event.as_deref(),
             &mut SourceCache::new(roots),
+            args.all_variables,
         )?
         .into_bytes()
     } else {
-        export(&results, args.format, args.tree, args.event.as_deref())
-            .map_err(anyhow::Error::msg)?
+        export_with(
+            &results,
+            args.format,
+            args.tree,
+            args.event.as_deref(),
+            args.all_variables,
+        )
+        .map_err(anyhow::Error::msg)?
     };
     std::fs::write(&args.output, &bytes)
         .with_context(|| format!("cannot write {}", args.output.display()))?;

@@ -160,6 +160,11 @@ pub struct ReportArgs {
     /// Directories to find source files in for drill-downs (repeatable) [default: current directory].
     #[arg(long = "source-root")]
     source_roots: Vec<PathBuf>,
+    /// Also variables with internal names, left out by default: macro temporaries and
+    /// reserved identifiers (a dotted part containing `__`, such as hypre__nx, xxx__i,
+    /// __range1, or starting with `_` and an uppercase letter, such as _M_impl).
+    #[arg(long)]
+    all_variables: bool,
 }
 
 #[derive(clap::Args)]
@@ -433,6 +438,7 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
         rank_by: args.rank_by,
         event: args.event.clone(),
         method: args.method.clone(),
+        all_variables: args.all_variables,
     };
     let results = results_for_report(&args.input)?;
     let text = if let Some(baseline) = &args.compare {

@@ -151,7 +151,9 @@ pub fn post(
 #[cfg(test)]
 mod tests_fig3_14;
 
-/// Functions in the samples whose summaries have no exit variables.
+/// Functions in the samples whose summaries have no exit variables, and
+/// `main`, a blame point by definition (3.5.1.2): nothing above it can take
+/// its variables' blame, whatever its return value and parameters.
 fn implicit_blame_points(
     index: &StaticIndex,
     functions: &[blame_formats::results::FunctionBlame],
@@ -159,7 +161,10 @@ fn implicit_blame_points(
     let mut out: Vec<String> = functions
         .iter()
         .filter_map(|f| index.lookup(&f.key.name, &f.key.file))
-        .filter(|&i| !index.functions[i].variables.iter().any(|v| v.is_exit))
+        .filter(|&i| {
+            let f = &index.functions[i];
+            f.name == "main" || !f.variables.iter().any(|v| v.is_exit)
+        })
         .map(|i| index.functions[i].name.clone())
         .collect();
     out.sort();

@@ -29,6 +29,11 @@ struct ObjectSymbols {
     symbols: OnceCell<SymbolTables>,
     /// Executable sections: (virtual address, bytes).
     code: OnceCell<Vec<(u64, Vec<u8>)>>,
+    /// Symbols (start, end, name) of the separate debug file
+    /// (`/usr/lib/debug`, by build-id or `.gnu_debuglink`), read on first
+    /// use when the object's own tables do not name an address: a stripped
+    /// `libc.so.6` exports no `__libc_start_call_main`.
+    debug_functions: OnceCell<Vec<(u64, u64, String)>>,
 }
 
 #[derive(Default)]
@@ -46,6 +51,18 @@ impl ObjectSymbols {
     fn code(&self) -> &[(u64, Vec<u8>)] {
         self.code
             .get_or_init(|| read_code(&self.path).unwrap_or_default())
+    }
+
+    /// The function symbol of the separate debug file that holds `vaddr`.
+    fn debug_function(&self, build_id: &[u8], vaddr: u64) -> Option<&str> {
+        let syms = self.debug_functions.get_or_init(|| {
+            debug_file(&self.path, build_id)
+                .and_then(|p| read_function_symbols(&p).ok())
+                .unwrap_or_default()
+        });
+        let i = syms.partition_point(|(start, _, _)| *start <= vaddr);
+        let (start, end, name) = syms.get(i.checked_sub(1)?)?;
+        (vaddr >= *start && vaddr < *end).then_some(name.as_str())
     }
 
     fn file_offset_to_vaddr(&self, offset: u64) -> Option<u64> {
@@ -329,8 +346,13 @@ impl Symbolizer {
             last.inlined = false;
         }
         if out.is_empty() || out.last().is_some_and(|f| f.function.is_empty()) {
-            // No DWARF for this address: fall back to the symbol table.
-            let name = obj.loader.find_symbol(vaddr).map(str::to_string);
+            // No DWARF for this address: fall back to the symbol table, then
+            // to the separate debug file's.
+            let name = obj
+                .loader
+                .find_symbol(vaddr)
+                .or_else(|| obj.debug_function(&m.build_id, vaddr))
+                .map(str::to_string);
             match (out.last_mut(), name) {
                 (Some(last), Some(n)) => last.function = n,
                 (None, Some(n)) => out.push(SymFrame {
@@ -432,8 +454,93 @@ impl Symbolizer {
         for (i, &a) in addresses.iter().enumerate() {
             out.extend_from_slice(self.cached_frames(mappings, a, i > 0));
         }
+        fold_startup_frames(&mut out);
         out
     }
+}
+
+/// An unnamed libc frame directly below `__libc_start_main` is libc's
+/// startup code (`__libc_start_call_main`, not exported, so unnamed without
+/// a symbol table or debug file): it is folded into `__libc_start_main`,
+/// never shown as a raw `[libc.so.6+0x27249]` above `main`.
+pub fn fold_startup_frames(frames: &mut Vec<SymFrame>) {
+    let raw_libc = |f: &SymFrame| {
+        f.function.starts_with("[libc") && f.function.contains("+0x") && f.file.is_empty()
+    };
+    let mut i = 0;
+    while i + 1 < frames.len() {
+        if raw_libc(&frames[i])
+            && frames[i + 1..]
+                .iter()
+                .find(|f| !raw_libc(f))
+                .is_some_and(|f| f.function.starts_with("__libc_start_main"))
+        {
+            frames.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// The separate debug file of the object at `path`: by build-id under
+/// `/usr/lib/debug/.build-id`, else by its `.gnu_debuglink` next to it, in
+/// its `.debug` directory or under `/usr/lib/debug` (gdb's search order).
+fn debug_file(path: &Path, build_id: &[u8]) -> Option<PathBuf> {
+    let (own_id, link) = with_object(path, |file| {
+        (
+            file.build_id().ok().flatten().map(<[u8]>::to_vec),
+            file.gnu_debuglink()
+                .ok()
+                .flatten()
+                .map(|(name, _)| String::from_utf8_lossy(name).into_owned()),
+        )
+    })
+    .ok()?;
+    let id = if build_id.len() > 1 {
+        Some(build_id.to_vec())
+    } else {
+        own_id
+    };
+    let by_id = id.filter(|id| id.len() > 1).map(|id| {
+        let id = hex(&id);
+        PathBuf::from(format!(
+            "/usr/lib/debug/.build-id/{}/{}.debug",
+            &id[..2],
+            &id[2..]
+        ))
+    });
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let by_link = link.into_iter().flat_map(|name| {
+        [
+            dir.join(&name),
+            dir.join(".debug").join(&name),
+            Path::new("/usr/lib/debug")
+                .join(dir.strip_prefix("/").unwrap_or(dir))
+                .join(&name),
+        ]
+    });
+    by_id
+        .into_iter()
+        .chain(by_link)
+        .find(|p| p.is_file() && p != path)
+}
+
+/// The symbols of an object as (start, end, name), sorted by start; a
+/// symbol without a size (`_start`) ends where the next one starts.
+fn read_function_symbols(path: &Path) -> std::result::Result<Vec<(u64, u64, String)>, String> {
+    with_object(path, |file| {
+        file.symbol_map()
+            .symbols()
+            .iter()
+            .map(|sym| {
+                (
+                    sym.address(),
+                    sym.address() + sym.size(),
+                    sym.name().to_string(),
+                )
+            })
+            .collect()
+    })
 }
 
 /// Parses `path` reading only the parts of the file `object` asks for
@@ -464,6 +571,7 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
         segments,
         symbols: OnceCell::new(),
         code: OnceCell::new(),
+        debug_functions: OnceCell::new(),
     })
 }
 
@@ -508,4 +616,90 @@ pub fn demangle(name: &str) -> String {
         }
     }
     name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(function: &str) -> SymFrame {
+        SymFrame {
+            function: function.into(),
+            file: if function.starts_with('[') {
+                String::new()
+            } else {
+                "t.c".into()
+            },
+            line: 0,
+            column: 0,
+            inlined: false,
+        }
+    }
+
+    fn names(frames: &[SymFrame]) -> Vec<&str> {
+        frames.iter().map(|f| f.function.as_str()).collect()
+    }
+
+    /// libc's unexported `__libc_start_call_main`, unnamed without a debug
+    /// file, is folded into `__libc_start_main`; other raw frames stay.
+    #[test]
+    fn an_unnamed_libc_frame_below_libc_start_main_is_folded_into_it() {
+        let mut stack: Vec<SymFrame> = [
+            "fill",
+            "main",
+            "[libc.so.6+0x27249]",
+            "__libc_start_main",
+            "_start",
+        ]
+        .map(frame)
+        .to_vec();
+        fold_startup_frames(&mut stack);
+        assert_eq!(
+            names(&stack),
+            ["fill", "main", "__libc_start_main", "_start"]
+        );
+        // A raw libc frame elsewhere (no debug file for a callee of main) stays.
+        let mut stack: Vec<SymFrame> = [
+            "[libc.so.6+0x9a1f0]",
+            "main",
+            "[libc.so.6+0x27249]",
+            "__libc_start_main_impl",
+            "_start",
+        ]
+        .map(frame)
+        .to_vec();
+        fold_startup_frames(&mut stack);
+        assert_eq!(
+            names(&stack),
+            [
+                "[libc.so.6+0x9a1f0]",
+                "main",
+                "__libc_start_main_impl",
+                "_start"
+            ]
+        );
+    }
+
+    /// With the separate debug file of this machine's libc (libc6-dbg), the
+    /// startup frame has its own name.
+    #[test]
+    fn the_debug_file_names_what_the_object_does_not_export() {
+        let libc = Path::new("/lib/x86_64-linux-gnu/libc.so.6");
+        let Some(debug) = libc.is_file().then(|| debug_file(libc, &[])).flatten() else {
+            eprintln!("skipping: no separate debug file for {}", libc.display());
+            return;
+        };
+        let syms = read_function_symbols(&debug).unwrap();
+        let start_call = syms
+            .iter()
+            .find(|(_, _, n)| n == "__libc_start_call_main")
+            .expect("the debug file's symbol table has the static function");
+        let obj = open_object(libc).unwrap();
+        let inside = start_call.0 + 4;
+        assert_eq!(obj.loader.find_symbol(inside), None, "not exported");
+        assert_eq!(
+            obj.debug_function(&[], inside),
+            Some("__libc_start_call_main")
+        );
+    }
 }

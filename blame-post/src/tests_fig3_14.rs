@@ -434,3 +434,45 @@ fn field_paths_continue_below_the_variables_passed() {
         ]
     );
 }
+
+/// `main` is a blame point by definition (3.5.1.2) even with exit variables
+/// (its return value, `argv`); other functions with exit variables are not.
+#[test]
+fn main_is_an_implicit_blame_point_whatever_its_exit_variables() {
+    use blame_formats::results::{FunctionBlame, FunctionKey};
+    let mut db = StaticDb::default();
+    db.insert(func(
+        "main",
+        vec![
+            var("a", VarKind::Local, None, None, false, &[3]),
+            var("return", VarKind::Return, None, None, true, &[4]),
+        ],
+        vec![],
+    ));
+    db.insert(func(
+        "make",
+        vec![var("return", VarKind::Return, None, None, true, &[9])],
+        vec![],
+    ));
+    db.insert(func(
+        "work",
+        vec![var("i", VarKind::Local, None, None, false, &[12])],
+        vec![],
+    ));
+    let index = StaticIndex::new(db);
+    let functions: Vec<FunctionBlame> = ["main", "make", "work"]
+        .iter()
+        .map(|name| FunctionBlame {
+            key: FunctionKey {
+                name: name.to_string(),
+                file: "fig3_14.c".into(),
+                event: 0,
+            },
+            values: vec![],
+        })
+        .collect();
+    assert_eq!(
+        crate::implicit_blame_points(&index, &functions),
+        ["main", "work"]
+    );
+}

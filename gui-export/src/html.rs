@@ -39,11 +39,29 @@ pub fn html_with_sources(
     event: Option<&str>,
     sources: &mut SourceCache,
 ) -> Result<String, views::ViewError> {
+    html_with_options(results, event, sources, false)
+}
+
+/// The report; variables with internal names (macro temporaries,
+/// [`views::is_internal_name`]) are in the file but hidden until the page's
+/// "all variables" box is ticked, ticked from the start when `all_variables`.
+pub fn html_with_options(
+    results: &Results,
+    event: Option<&str>,
+    sources: &mut SourceCache,
+    all_variables: bool,
+) -> Result<String, views::ViewError> {
     let filters = Filters {
         event: event.map(str::to_string),
         ..Default::default()
     };
-    let view = views::by_variable(results, &filters)?;
+    let view = views::by_variable(
+        results,
+        &Filters {
+            all_variables: true,
+            ..filters.clone()
+        },
+    )?;
     let e =
         crate::trees::event_index(results, Some(&view.event)).map_err(views::ViewError::Filter)?;
     let memory = results.header.events.get(e).is_some_and(|x| x.memory);
@@ -121,6 +139,7 @@ pub fn html_with_sources(
             "type": row.type_name, "kind": row.kind, "samples": row.samples, "percent": row.percent,
             "excl": row.exclusive, "ranks": row.ranks, "methods": row.methods, "per_rank": per_rank,
             "min": row.ranks.min, "median": row.ranks.median, "max": row.ranks.max,
+            "internal": views::is_internal_name(&row.name),
         }));
     }
     let mut contexts: BTreeMap<usize, Vec<serde_json::Value>> = BTreeMap::new();
@@ -175,6 +194,8 @@ pub fn html_with_sources(
         "sources": source_lines,
         "code": code,
         "blame_points": points.blame_points.iter().map(|p| json!({"function": p.function, "reason": p.reason})).collect::<Vec<_>>(),
+        "all_variables": all_variables,
+        "paths_shown": views::DRILL_PATHS,
     });
     let embedded =
         escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));

@@ -24,3 +24,5 @@ mod tests;
 mod tests_browser;
 #[cfg(test)]
 mod tests_consumers;
+#[cfg(test)]
+mod tests_naming;

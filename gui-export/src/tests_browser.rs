@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = PathBuf::from(std::env::var_os("CHROMIUM").unwrap_or("/usr/bin/chromium".into()));
     if path.exists() {
         return Some(path);
@@ -24,7 +24,7 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
-fn launch(path: PathBuf, profile: &Path) -> Browser {
+pub(crate) fn launch(path: PathBuf, profile: &Path) -> Browser {
     let args: Vec<&OsStr> = [
         "--disable-gpu",
         "--disable-quic",
@@ -57,21 +57,21 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-fn screenshot(tab: &Tab, name: &str) {
+pub(crate) fn screenshot(tab: &Tab, name: &str) {
     let png = tab
         .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
         .expect("screenshot");
     std::fs::write(artifacts().join(name), png).unwrap();
 }
 
-fn js(tab: &Tab, expr: &str) -> serde_json::Value {
+pub(crate) fn js(tab: &Tab, expr: &str) -> serde_json::Value {
     tab.evaluate(expr, false)
         .unwrap_or_else(|e| panic!("{expr}: {e}"))
         .value
         .unwrap_or(serde_json::Value::Null)
 }
 
-fn open(tab: &Tab, html: &str, dir: &Path) {
+pub(crate) fn open(tab: &Tab, html: &str, dir: &Path) {
     let file = dir.join("report.html");
     std::fs::write(&file, html).unwrap();
     tab.navigate_to(&format!("file://{}", file.display()))
@@ -81,7 +81,7 @@ fn open(tab: &Tab, html: &str, dir: &Path) {
 }
 
 /// Clicks the first element matching `selector` whose text contains `text`.
-fn click_text(tab: &Tab, selector: &str, text: &str) {
+pub(crate) fn click_text(tab: &Tab, selector: &str, text: &str) {
     let clicked = js(
         tab,
         &format!(

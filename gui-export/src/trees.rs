@@ -95,15 +95,26 @@ pub fn code_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
         .collect()
 }
 
-/// Data-centric stacks of one event, per process: `function::root` then fields.
+/// Data-centric stacks of one event, per process: `function::root` then
+/// fields; variables with internal names ([`crate::views::is_internal_name`],
+/// macro temporaries) left out.
 pub fn data_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
+    data_stacks_with(results, event, false)
+}
+
+/// [`data_stacks`], with every variable when `all_variables`.
+pub fn data_stacks_with(
+    results: &Results,
+    event: usize,
+    all_variables: bool,
+) -> Vec<WeightedStack> {
     // (process, path) → (blame, file, line)
     let mut nodes: BTreeMap<(u32, Vec<String>), (f64, String, u32)> = BTreeMap::new();
-    for v in results
-        .variables
-        .iter()
-        .filter(|v| v.key.event as usize == event)
-    {
+    for v in results.variables.iter().filter(|v| {
+        v.key.event as usize == event
+            && !v.key.name.is_empty()
+            && (all_variables || !crate::views::is_internal_name(&v.key.name))
+    }) {
         let mut parts: Vec<String> = v.key.name.split('.').map(str::to_string).collect();
         parts[0] = if v.key.function.is_empty() {
             parts[0].clone()
@@ -158,9 +169,19 @@ pub fn data_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
 }
 
 pub fn stacks(results: &Results, event: usize, tree: TreeKind) -> Vec<WeightedStack> {
+    stacks_with(results, event, tree, false)
+}
+
+/// [`stacks`]; a data tree with every variable when `all_variables`.
+pub fn stacks_with(
+    results: &Results,
+    event: usize,
+    tree: TreeKind,
+    all_variables: bool,
+) -> Vec<WeightedStack> {
     match tree {
         TreeKind::Code => code_stacks(results, event),
-        TreeKind::Data => data_stacks(results, event),
+        TreeKind::Data => data_stacks_with(results, event, all_variables),
     }
 }
 

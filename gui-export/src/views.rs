@@ -69,6 +69,30 @@ pub struct Filters {
     pub event: Option<String>,
     /// Memory events: one of [`MEMORY_METHODS`], or `all`.
     pub method: Option<String>,
+    /// Also variables with internal names ([`is_internal_name`]): macro
+    /// temporaries and reserved identifiers, left out by default.
+    pub all_variables: bool,
+}
+
+/// Whether a variable path names something a program's author did not
+/// declare as data of their own, so the default views leave it out (it is
+/// still in the results; `--all-variables` shows it). A path is internal
+/// when one of its dotted components
+///
+/// - contains `__`: temporaries of loop and accessor macros (hypre's
+///   `hypre__nx`, `xxx__i`), the compiler's own (`__range1`, `__begin1` of a
+///   C++ range-for) and every identifier C and C++ reserve for the
+///   implementation (`__x`); or
+/// - starts with `_` and an uppercase letter, the other reserved
+///   identifiers (`_M_impl` inside a `std::vector`).
+///
+/// C++ qualification (`std::__ioinit`) counts as part of a component.
+pub fn is_internal_name(path: &str) -> bool {
+    path.split('.').any(|part| {
+        let mut chars = part.chars();
+        part.contains("__")
+            || (chars.next() == Some('_') && chars.next().is_some_and(|c| c.is_ascii_uppercase()))
+    })
 }
 
 /// Per-rank spread of a variable's blame, in percent of each rank's samples.
@@ -392,10 +416,13 @@ impl Scope {
 }
 
 fn keep_key(filters: &Filters, key: &VariableKey) -> bool {
-    filters
-        .type_re
-        .as_ref()
-        .is_none_or(|re| re.is_match(&key.type_name))
+    // No variable without a name is shown, whatever produced it.
+    !key.name.is_empty()
+        && (filters.all_variables || !is_internal_name(&key.name))
+        && filters
+            .type_re
+            .as_ref()
+            .is_none_or(|re| re.is_match(&key.type_name))
         && filters
             .function_re
             .as_ref()
@@ -553,8 +580,9 @@ pub struct BlamePointView {
     pub blame_points: Vec<BlamePoint>,
 }
 
-/// Blame points (3.5.1.2): implicit ones from the results, explicit ones for
-/// every function holding a variable over `threshold` percent.
+/// Blame points (3.5.1.2): implicit ones from the results (functions whose
+/// variables cannot be lifted further, and `main`), explicit ones for every
+/// function holding a variable over `threshold` percent.
 pub fn blame_points(
     results: &Results,
     filters: &Filters,
@@ -571,7 +599,8 @@ pub fn blame_points(
         if function.is_empty() {
             continue;
         }
-        let implicit = results.header.blame_points.contains(&function);
+        // `main` is one by definition (results of older posts lack it).
+        let implicit = results.header.blame_points.contains(&function) || function == "main";
         let explicit = threshold.is_some_and(|t| vars.iter().any(|v| v.percent >= t));
         if !(implicit || explicit) {
             continue;
@@ -607,21 +636,48 @@ pub struct DrillFrame {
     pub source: Option<String>,
 }
 
+/// The calling contexts of a variable that share one call path: the same
+/// chain of functions, whatever the lines within them and the rank.
 #[derive(Debug, Clone, Serialize)]
-pub struct DrillContext {
+pub struct DrillPath {
+    /// The functions, innermost first.
+    pub functions: Vec<String>,
     pub samples: f64,
     pub percent_of_variable: f64,
-    pub rank: Option<u32>,
+    /// Calling contexts (distinct stacks of one process) on the path.
+    pub contexts: usize,
+    /// Ranks with samples on the path.
+    pub ranks: Vec<u32>,
+    /// The path's heaviest context, frame by frame with source lines.
     pub frames: Vec<DrillFrame>,
+}
+
+/// What a capped list of call paths leaves out.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DrillMore {
+    pub paths: usize,
+    pub contexts: usize,
+    pub samples: f64,
+    pub percent_of_variable: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct DrillVariable {
     pub variable: VariableRow,
-    pub contexts: Vec<DrillContext>,
+    /// Calling contexts in all.
+    pub contexts: usize,
+    /// The call paths by descending samples, at most `--top` (else
+    /// [`DRILL_PATHS`]) of them.
+    pub paths: Vec<DrillPath>,
+    /// The call paths left out, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<DrillMore>,
     /// Blame by source line of the defining function: (file, line, samples, source).
     pub lines: Vec<DrillLine>,
 }
+
+/// Call paths a drill-down lists when `--top` does not say.
+pub const DRILL_PATHS: usize = 20;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct DrillLine {
@@ -641,6 +697,8 @@ pub struct DrillView {
 
 /// The contexts and lines that make up the blame of variables named `path`
 /// (every function's variable of that name; `function::path` picks one).
+/// Contexts are grouped by call path (a real code gave one variable 1,544
+/// contexts); the list is capped at `--top` paths, else [`DRILL_PATHS`].
 pub fn drilldown(
     results: &Results,
     filters: &Filters,
@@ -652,7 +710,12 @@ pub fn drilldown(
         Some((f, n)) => (Some(f), n),
         None => (None, path),
     };
-    let rows: Vec<VariableRow> = variable_rows(results, filters, &scope)
+    // A variable asked for by name is shown even when its name is internal.
+    let all = Filters {
+        all_variables: true,
+        ..filters.clone()
+    };
+    let rows: Vec<VariableRow> = variable_rows(results, &all, &scope)
         .into_iter()
         .filter(|r| r.name == want_name && want_fn.is_none_or(|f| r.function == f))
         .collect();
@@ -661,7 +724,10 @@ pub fn drilldown(
     }
     let mut variables = Vec::new();
     for row in rows {
-        let mut contexts: Vec<DrillContext> = Vec::new();
+        // Call path → (samples, contexts, ranks, heaviest (samples, stack)).
+        type Group = (f64, usize, Vec<u32>, (f64, u32));
+        let mut groups: BTreeMap<Vec<&str>, Group> = BTreeMap::new();
+        let mut contexts = 0;
         let mut lines: BTreeMap<(String, u32), f64> = BTreeMap::new();
         for c in &results.contexts {
             let k = &c.variable;
@@ -687,29 +753,67 @@ pub fn drilldown(
             if let Some(f) = at {
                 *lines.entry((f.file.clone(), f.line)).or_default() += c.samples;
             }
-            contexts.push(DrillContext {
-                samples: c.samples,
-                percent_of_variable: if row.samples > 0.0 {
-                    100.0 * c.samples / row.samples
-                } else {
-                    0.0
-                },
-                rank: results.header.processes[c.process as usize].rank,
-                frames: frames
-                    .iter()
-                    .map(|f| DrillFrame {
-                        function: f.function.clone(),
-                        file: f.file.clone(),
-                        line: f.line,
-                        source: sources.line(&f.file, f.line),
-                    })
-                    .collect(),
-            });
+            contexts += 1;
+            let g = groups
+                .entry(frames.iter().map(|f| f.function.as_str()).collect())
+                .or_insert((0.0, 0, Vec::new(), (f64::NEG_INFINITY, c.stack)));
+            g.0 += c.samples;
+            g.1 += 1;
+            if let Some(rank) = results.header.processes[c.process as usize].rank {
+                if !g.2.contains(&rank) {
+                    g.2.push(rank);
+                }
+            }
+            if c.samples > g.3 .0 {
+                g.3 = (c.samples, c.stack);
+            }
         }
-        contexts.sort_by(|a, b| b.samples.total_cmp(&a.samples));
-        if let Some(n) = filters.top {
-            contexts.truncate(n);
-        }
+        let of_variable = |x: f64| {
+            if row.samples > 0.0 {
+                100.0 * x / row.samples
+            } else {
+                0.0
+            }
+        };
+        let mut paths: Vec<DrillPath> = groups
+            .into_iter()
+            .map(|(functions, (samples, n, mut ranks, (_, stack)))| {
+                ranks.sort_unstable();
+                DrillPath {
+                    functions: functions.into_iter().map(str::to_string).collect(),
+                    samples,
+                    percent_of_variable: of_variable(samples),
+                    contexts: n,
+                    ranks,
+                    frames: results.stacks[stack as usize]
+                        .frames
+                        .iter()
+                        .map(|f| DrillFrame {
+                            function: f.function.clone(),
+                            file: f.file.clone(),
+                            line: f.line,
+                            source: sources.line(&f.file, f.line),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        paths.sort_by(|a, b| {
+            b.samples
+                .total_cmp(&a.samples)
+                .then_with(|| a.functions.cmp(&b.functions))
+        });
+        let cap = filters.top.unwrap_or(DRILL_PATHS);
+        let more = (paths.len() > cap).then(|| {
+            let rest = paths.split_off(cap);
+            let samples = rest.iter().map(|p| p.samples).sum();
+            DrillMore {
+                paths: rest.len(),
+                contexts: rest.iter().map(|p| p.contexts).sum(),
+                samples,
+                percent_of_variable: of_variable(samples),
+            }
+        });
         let mut lines: Vec<DrillLine> = lines
             .into_iter()
             .map(|((file, line), samples)| DrillLine {
@@ -723,6 +827,8 @@ pub fn drilldown(
         variables.push(DrillVariable {
             variable: row,
             contexts,
+            paths,
+            more,
             lines,
         });
     }

@@ -46,6 +46,18 @@ pub fn export(
     tree: TreeKind,
     event: Option<&str>,
 ) -> Result<Vec<u8>, String> {
+    export_with(results, format, tree, event, false)
+}
+
+/// [`export`]; data trees and variable tables with every variable (macro
+/// temporaries too, [`crate::views::is_internal_name`]) when `all_variables`.
+pub fn export_with(
+    results: &Results,
+    format: ExportFormat,
+    tree: TreeKind,
+    event: Option<&str>,
+    all_variables: bool,
+) -> Result<Vec<u8>, String> {
     let e = trees::event_index(results, event)?;
     let event_name = results
         .header
@@ -53,7 +65,7 @@ pub fn export(
         .get(e)
         .map(|x| x.name.clone())
         .unwrap_or_default();
-    let stacks = trees::stacks(results, e, tree);
+    let stacks = trees::stacks_with(results, e, tree, all_variables);
     let title = match tree {
         TreeKind::Code => format!("blame: {event_name} by calling context"),
         TreeKind::Data => format!("blame: {event_name} by variable"),
@@ -68,6 +80,7 @@ pub fn export(
         ExportFormat::Csv => {
             let filters = crate::views::Filters {
                 event: Some(event_name.clone()),
+                all_variables,
                 ..Default::default()
             };
             match tree {
