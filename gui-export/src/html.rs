@@ -137,6 +137,7 @@ pub fn html_with_options(
         variables.push(json!({
             "name": row.name, "function": row.function, "file": row.file, "line": row.line,
             "type": row.type_name, "kind": row.kind, "samples": row.samples, "percent": row.percent,
+            "explicit": row.explicit, "explicit_percent": row.explicit_percent, "derived": row.derived,
             "excl": row.exclusive, "ranks": row.ranks, "methods": row.methods, "per_rank": per_rank,
             "min": row.ranks.min, "median": row.ranks.median, "max": row.ranks.max,
             "internal": views::is_internal_name(&row.name),
