@@ -706,10 +706,12 @@ fn hydro_blames_the_fields_behind_reference_accessors() {
         step,
         "every kernel writes a field of the domain",
     );
+    // The sound-speed line (ss2) is not in the pressure's slice: a few
+    // percent of the EOS's samples are the sound speed's alone.
     r.gets(
         "main",
         "locDom.m_p",
-        COVERED,
+        0.85,
         eos,
         "the EOS computes the pressure",
     );
