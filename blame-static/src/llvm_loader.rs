@@ -716,8 +716,26 @@ impl Conv {
                         let declare = name.as_deref() == Some("llvm.dbg.declare");
                         let a0 = LLVMGetOperand(v, 0);
                         let a1 = LLVMGetOperand(v, 1);
-                        let val = self.md_value(a0, cx);
                         let var_md = LLVMValueAsMetadata(a1);
+                        let name_md = self.md_ops(var_md).get(1).copied();
+                        if self
+                            .md_string(name_md.unwrap_or(ptr::null_mut()))
+                            .is_empty()
+                        {
+                            // An unnamed parameter (`void f(int)`): nothing the
+                            // source can name, so no variable; its slot is
+                            // tracked like any other memory without debug info.
+                            return Inst {
+                                op: Op::Other("unnamed variable".into()),
+                                args: vec![],
+                                block,
+                                line: 0,
+                                col: 0,
+                                is_pointer: false,
+                                is_void: true,
+                            };
+                        }
+                        let val = self.md_value(a0, cx);
                         let var = self.local_var(var_md);
                         return Inst {
                             op: if declare {

@@ -166,3 +166,26 @@ fn a_unit_without_functions_is_no_error() {
     assert_eq!(up.without_functions, [bc.display().to_string()]);
     assert!(!db.exists());
 }
+
+/// An unnamed parameter (`int` in `g(double *a, int, P)`) is nothing the
+/// source can name: no variable, and no field path `.x` below it.
+#[test]
+fn unnamed_parameters_are_no_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = summaries(&bitcode(
+        dir.path(),
+        "u.cc",
+        "struct P { double x; };\ndouble g(double *a, int, P) { return a[0] * 2; }\n\
+         int main() { double v[2] = {1, 2}; return (int)g(v, 1, P{}); }\n",
+        &[],
+    ));
+    let g = function(&s, "g");
+    let names: Vec<&str> = g.variables.iter().map(|v| v.name.as_str()).collect();
+    assert!(names.contains(&"a"), "{names:?}");
+    for v in s.iter().flat_map(|f| &f.variables) {
+        assert!(
+            !v.name.is_empty() && !v.name.starts_with('.'),
+            "a variable without a name: {v:#?}"
+        );
+    }
+}

@@ -63,6 +63,11 @@ pub struct Recording {
     pub unattributed_lost: u64,
     /// Samples whose stack could not be walked past the sampled address.
     pub shallow_stacks: u64,
+    /// Bytes of user stack each sample copies (`--stack-size`), 0 when unknown.
+    pub stack_copy_size: u32,
+    /// Samples whose walk ran past the end of a full stack copy: their
+    /// outer frames (often `main`) are missing.
+    pub cut_stacks: u64,
     pub samples: u64,
     frames: Vec<u64>,
     /// Failures writing a stream (disk full...): reported, recording goes on for the others.
@@ -94,6 +99,8 @@ impl Recording {
             entries: Vec::new(),
             unattributed_lost: 0,
             shallow_stacks: 0,
+            stack_copy_size: 0,
+            cut_stacks: 0,
             samples: 0,
             frames: Vec::with_capacity(128),
             errors: Vec::new(),
@@ -328,7 +335,11 @@ impl Recording {
                 stack,
                 kernel,
             } => {
-                p.unwinder.unwind(ip, sp, bp, stack, &mut frames);
+                let cut = p.unwinder.unwind(ip, sp, bp, stack, &mut frames);
+                // A copy shorter than asked for ended at the stack's top: not cut.
+                if cut && stack.len() as u64 >= u64::from(self.stack_copy_size) {
+                    self.cut_stacks += 1;
+                }
                 if !kernel.is_empty() {
                     frames.splice(0..0, kernel.iter().copied());
                 }

@@ -288,6 +288,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         ),
     ];
     let mut rec = Recording::new(&opts.output, descs, call_graph, extra);
+    rec.stack_copy_size = opts.stack_size;
     if opts.kernel {
         if let Err(e) = rec.with_kernel_frames() {
             notice(
@@ -327,6 +328,21 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         notice(
             &mut notices,
             format!("{lost} samples lost to ring-buffer overruns; lower -F or use --call-graph fp"),
+        );
+    }
+    // At least 5% of the samples (an unwinder stopping in ld.so's lazy binding
+    // trampoline now and then is not worth a notice): say why their stacks
+    // lack outer frames.
+    if rec.cut_stacks > 0 && rec.cut_stacks * 20 >= rec.samples.max(1) {
+        notice(
+            &mut notices,
+            format!(
+                "{} of {} samples ({:.0}%) have stacks cut short at the end of the {}-byte user-stack copy (frames with large local arrays or deep call chains, as in MPI solvers): their outer frames, often main, are missing; record with --stack-size 65528 (and a lower -F if samples are lost)",
+                rec.cut_stacks,
+                rec.samples,
+                100.0 * rec.cut_stacks as f64 / rec.samples.max(1) as f64,
+                opts.stack_size
+            ),
         );
     }
     if let Some(sig) = control.interrupted {

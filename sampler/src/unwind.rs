@@ -183,27 +183,51 @@ impl ProcessUnwinder {
     }
 
     /// Unwinds a stack copied at `sp` with registers (ip, sp, bp) into
-    /// `out`: the ip first, then return addresses, innermost first.
-    pub fn unwind(&mut self, ip: u64, sp: u64, bp: u64, stack: &[u8], out: &mut Vec<u64>) {
+    /// `out`: the ip first, then return addresses, innermost first. Returns
+    /// true when the walk stopped because it needed stack memory past the
+    /// end of the copy (the stack is cut short: frames with large locals or
+    /// a deep chain put the outer return addresses beyond the copied bytes).
+    pub fn unwind(&mut self, ip: u64, sp: u64, bp: u64, stack: &[u8], out: &mut Vec<u64>) -> bool {
         out.clear();
+        // A read just past the copy (not a wild address from a garbage frame pointer).
+        const NEAR: usize = 1 << 20;
+        let mut past_end = false;
         let mut read_stack = |addr: u64| -> Result<u64, ()> {
             let off = addr.checked_sub(sp).ok_or(())? as usize;
-            let word = stack.get(off..off.checked_add(8).ok_or(())?).ok_or(())?;
-            Ok(u64::from_le_bytes(word.try_into().map_err(|_| ())?))
+            match stack.get(off..off.checked_add(8).ok_or(())?) {
+                Some(word) => Ok(u64::from_le_bytes(word.try_into().map_err(|_| ())?)),
+                None => {
+                    past_end |= off < stack.len() + NEAR;
+                    Err(())
+                }
+            }
         };
         let regs = UnwindRegsX86_64::new(ip, sp, bp);
-        let mut frames = self
-            .unwinder
-            .iter_frames(ip, regs, &mut self.cache, &mut read_stack);
-        while let Ok(Some(frame)) = frames.next() {
-            out.push(frame.address());
-            if out.len() >= MAX_FRAMES {
-                break;
+        let mut stopped_by_error = false;
+        {
+            let mut frames = self
+                .unwinder
+                .iter_frames(ip, regs, &mut self.cache, &mut read_stack);
+            loop {
+                match frames.next() {
+                    Ok(Some(frame)) => {
+                        out.push(frame.address());
+                        if out.len() >= MAX_FRAMES {
+                            break;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(_) => {
+                        stopped_by_error = true;
+                        break;
+                    }
+                }
             }
         }
         if out.is_empty() {
             out.push(ip);
         }
+        stopped_by_error && past_end
     }
 }
 
