@@ -171,6 +171,7 @@ fn main() {
                             implicit_lines: vec![],
                             write_lines: vec![],
                             aliases: vec![],
+                            is_scalar: false,
                         },
                         Variable {
                             name: "local".into(),
@@ -185,6 +186,7 @@ fn main() {
                             implicit_lines: vec![],
                             write_lines: lines.clone(),
                             aliases: vec![],
+                            is_scalar: false,
                         },
                     ],
                     call_sites: lines
@@ -198,6 +200,7 @@ fn main() {
                                 output: CallOutput::Arg(0),
                                 blamed: vec![0, 1],
                                 pointees: vec![],
+                                explicit: vec![0, 1],
                             }],
                             model: None,
                         })

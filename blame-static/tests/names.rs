@@ -140,7 +140,7 @@ fn a_class_homed_in_another_unit_has_its_members_named() {
         .map(|v| v.name.as_str())
         .collect();
     assert!(
-        !fields.iter().any(|n| *n == "d.x"),
+        !fields.contains(&"d.x"),
         "the test no longer shows constructor homing: {fields:?}"
     );
     let db = dir.path().join("static.db");
