@@ -5,9 +5,7 @@
 use crate::direct::{global_variable, name_allocation, DirectTarget, Named};
 use crate::input::ProcessProfile;
 use crate::merge::{FxHashMap, RawContext};
-use crate::resolve::{
-    resolve, resolve_memory, with_containers, MemoryResolution, Resolution, VarRef,
-};
+use crate::resolve::{resolve_contexts, with_containers, VarRef};
 use crate::static_index::StaticIndex;
 use blame_formats::results::{
     ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, VariableBlame, VariableKey,
@@ -231,39 +229,11 @@ impl Accumulator {
     /// Resolves every context of `profile` (in parallel) and adds it.
     pub fn add_process(&mut self, index: &StaticIndex, profile: &ProcessProfile, nevents: usize) {
         let started = std::time::Instant::now();
+        let resolved =
+            resolve_contexts(index, &profile.contexts, &self.memory_events, &self.memory);
+        self.resolve_time += started.elapsed();
         let memory_events = &self.memory_events;
         let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
-        let has_time = |c: &crate::input::Context| {
-            c.counts
-                .iter()
-                .enumerate()
-                .any(|(e, &n)| n > 0.0 && !is_memory(e))
-        };
-        let has_memory = |c: &crate::input::Context| {
-            c.counts
-                .iter()
-                .enumerate()
-                .any(|(e, &n)| n > 0.0 && is_memory(e))
-        };
-        let mem = self.memory;
-        let resolved: Vec<(Resolution, MemoryResolution)> = profile
-            .contexts
-            .par_iter()
-            .map(|c| {
-                let blame = if has_time(c) {
-                    resolve(index, &c.frames)
-                } else {
-                    Resolution::default()
-                };
-                let memory = if has_memory(c) {
-                    resolve_memory(index, &c.frames, &mem, c.skid_window.as_ref())
-                } else {
-                    MemoryResolution::default()
-                };
-                (blame, memory)
-            })
-            .collect();
-        self.resolve_time += started.elapsed();
         let started = std::time::Instant::now();
         let p = profile.index;
         let totals = self.totals.entry(p).or_insert_with(|| vec![0.0; nevents]);

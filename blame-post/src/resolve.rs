@@ -138,6 +138,41 @@ struct Walk {
     unexplained: Option<Unexplained>,
 }
 
+/// Resolves every calling context of a process, in parallel: blame where
+/// the context has samples of time events, the approximate data-centric
+/// attribution of chapter 5 where it has samples of memory events.
+pub fn resolve_contexts(
+    index: &StaticIndex,
+    contexts: &[crate::input::Context],
+    memory_events: &[bool],
+    memory: &crate::MemoryOptions,
+) -> Vec<(Resolution, MemoryResolution)> {
+    use rayon::prelude::*;
+    let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
+    let has = |c: &crate::input::Context, memory: bool| {
+        c.counts
+            .iter()
+            .enumerate()
+            .any(|(e, &n)| n > 0.0 && is_memory(e) == memory)
+    };
+    contexts
+        .par_iter()
+        .map(|c| {
+            let blame = if has(c, false) {
+                resolve(index, &c.frames)
+            } else {
+                Resolution::default()
+            };
+            let attributed = if has(c, true) {
+                resolve_memory(index, &c.frames, memory, c.skid_window.as_ref())
+            } else {
+                MemoryResolution::default()
+            };
+            (blame, attributed)
+        })
+        .collect()
+}
+
 /// Resolves a stack (innermost frame first), explicit and total blame.
 pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
     let total = walk(index, frames, Mode::Total);
