@@ -1,0 +1,1119 @@
+//! Intraprocedural variable blame of one function (dissertation 3.1–3.3,
+//! 5.1) on the plain IR model.
+//!
+//! The blame graph has one node per instruction, per parameter value, and
+//! per (call, pointer argument) output. Data edges follow Table 3.1: a value
+//! depends on its operands; `load @V` depends on the stores to V that reach
+//! it (the Temp-Blame set, with kills), a load through a pointer on every
+//! write to that memory that can run before it (an earlier instruction of
+//! its block, or a block from which the load's block is reachable), a call's
+//! output being such a write when the callee has a body or its library
+//! model writes that argument; a store depends on the stored value and on its
+//! address computation (the Down-pointer edge). Stores are attributed with
+//! `doStore` semantics: to the variable or field the address resolves to
+//! through GEP/load/cast chains (Up pointers, GEP as BASE or FIELD), then
+//! to its containers (Field parent) and aliases. Implicit edges (Figure 3.4)
+//! go from every instruction of a block to the terminators it is control
+//! dependent on (post-dominator based; loop bodies depend on the loop's
+//! exit test). A variable's explicit lines are the lines reached over data
+//! edges from its writes; its implicit lines those reached once a control
+//! edge has been taken. Reachability replaces the compact graph of 3.2.1:
+//! the lines stored at each migrated node are exactly what it reaches.
+
+mod graph;
+mod locations;
+mod reads;
+mod variables;
+
+pub(crate) use locations::strip_casts;
+pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
+#[cfg(test)]
+pub(crate) use reads::read_table_tests;
+
+use crate::access::AccessPatterns;
+use crate::cfg::Cfg;
+use crate::ir::*;
+use crate::library::{self, LibModel};
+use blame_formats::static_db::*;
+use graph::{bit, find, Components, MayDefVisibility};
+use locations::{returned_values, stored_to, variable_bindings, Key, Loc, Resolver, Root};
+use reads::{element_copies, misses, read_index};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use variables::Vars;
+
+/// Analyzes one defined function into its summary (names, file, hash filled by the caller).
+pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
+    analyze_with(m, &DefinedFunctions::new(m), f)
+}
+
+/// [`analyze`] with the module's defined functions computed once by the caller.
+pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> FunctionSummary {
+    let ni = f.insts.len();
+    let np = f.params.len();
+    let t0 = std::time::Instant::now();
+    let profile = std::env::var_os("BLAME_PROFILE").is_some();
+    let cfg = Cfg::new(f);
+    let t_cfg = t0.elapsed();
+
+    // Variables of allocas and arguments, and which parameter each variable holds.
+    let (alloca_var, arg_var, param_of, declared_line) = variable_bindings(f);
+    let mut res = Resolver {
+        m,
+        f,
+        rets: &defined.rets,
+        stored_to: stored_to(f),
+        alloca_var,
+        arg_var,
+        memo: vec![None; ni],
+        busy: vec![false; ni],
+    };
+    let mut vars = Vars {
+        m,
+        f,
+        param_of: &param_of,
+        out: Vec::new(),
+        by_key: HashMap::new(),
+        declared: BTreeSet::new(),
+        decl_ty: Vec::new(),
+    };
+    // Parameters first (by position), then locals in declaration order.
+    let mut declared: Vec<u32> = declared_line.keys().copied().collect();
+    declared.extend(res.arg_var.values().map(|&(v, _)| v));
+    declared.sort_by_key(|v| (param_of.get(v).copied().unwrap_or(u32::MAX), *v));
+    declared.dedup();
+    for &v in &declared {
+        if let Some(i) = vars.get(Root::Var(v), &[], None) {
+            if !param_of.contains_key(&v) {
+                vars.declared.insert(i);
+            }
+        }
+    }
+
+    // Node numbering: instructions, parameters, call outputs.
+    let mut node_line: Vec<u32> = f.insts.iter().map(|i| i.line).collect();
+    let mut node_block: Vec<u32> = f.insts.iter().map(|i| i.block).collect();
+    node_line.extend(std::iter::repeat_n(0, np));
+    node_block.extend(std::iter::repeat_n(u32::MAX, np));
+    let arg_node = |k: u32| (ni + k as usize) as u32;
+    // (call, arg) -> output node
+    let mut out_nodes: HashMap<(InstId, u32), u32> = HashMap::new();
+    let mut out_node_info: Vec<(InstId, u32)> = Vec::new();
+
+    // Writes: killing definitions (exact stores to a slot) and may-definitions.
+    let mut kill_key: HashMap<InstId, Key> = HashMap::new();
+    let mut kill_defs: HashMap<Key, Vec<u32>> = HashMap::new(); // key -> def numbers
+    let mut def_node: Vec<u32> = Vec::new();
+    let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::new();
+    // Store/out node -> direct target variables
+    let mut writes: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
+    let mut own_writes: Vec<(u32, u32)> = Vec::new();
+    let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
+
+    let callee_name = |inst: &Inst| -> Option<Option<String>> {
+        match &inst.op {
+            Op::Call { callee: Some(c) } if c.starts_with("llvm.") => {
+                library::intrinsic_as_libc(c).map(|n| Some(n.to_string()))
+            }
+            Op::Call { callee } => Some(callee.clone()),
+            _ => None,
+        }
+    };
+    let is_ptr_value = |v: &Value| match v {
+        Value::Inst(i) => f.insts[*i as usize].is_pointer,
+        Value::Arg(k) => f.params.get(*k as usize).is_some_and(|p| p.is_pointer),
+        Value::Global(_) => true,
+        _ => false,
+    };
+
+    for (i, inst) in f.insts.iter().enumerate() {
+        let i = i as InstId;
+        match &inst.op {
+            Op::Store => {
+                let locs = res.locs(&inst.args[1]);
+                let mut targets = Vec::new();
+                for l in &locs {
+                    if let Some(v) = vars.get(l.root, &l.path, l.ty) {
+                        targets.push(v);
+                        // Exclusive blame: a store into the variable's own storage
+                        // (not into memory it points to).
+                        if l.deref == 0 && inst.line > 0 {
+                            own_writes.push((v, inst.line));
+                        }
+                    }
+                }
+                if locs.len() == 1 && locs[0].deref == 0 && locs[0].exact {
+                    let key = (locs[0].root, locs[0].path.clone());
+                    let d = def_node.len() as u32;
+                    def_node.push(i);
+                    kill_defs.entry(key.clone()).or_default().push(d);
+                    kill_key.insert(i, key);
+                } else {
+                    for l in &locs {
+                        may_defs
+                            .entry(((l.root, l.path.clone()), l.deref))
+                            .or_default()
+                            .push(i);
+                    }
+                }
+                if is_ptr_value(&inst.args[0]) {
+                    for src in res.locs(&inst.args[0]) {
+                        if let Some(sv) = vars.get(src.root, &src.path, src.ty) {
+                            for &t in &targets {
+                                if t != sv {
+                                    alias_pairs.push((sv, t));
+                                }
+                            }
+                        }
+                    }
+                }
+                writes.push((i, targets));
+            }
+            Op::Call { .. } => {
+                let Some(name) = callee_name(inst) else {
+                    continue;
+                };
+                let has_body = name.as_deref().is_some_and(|n| defined.contains(n));
+                let ptr_args: Vec<u32> = (0..inst.args.len() as u32)
+                    .filter(|&k| is_ptr_value(&inst.args[k as usize]))
+                    .collect();
+                let model = match &name {
+                    Some(n) if !has_body => Some(
+                        library::known(n)
+                            .or_else(|| library::omp_fork(n, inst.args.len() as u32))
+                            .unwrap_or_else(|| {
+                                // A library routine cannot write through a
+                                // pointer to const (`dgemm`'s `const double
+                                // *a`): only the others take its blame.
+                                let writable: Vec<u32> = ptr_args
+                                    .iter()
+                                    .copied()
+                                    .filter(|&k| {
+                                        let locs = res.locs(&inst.args[k as usize]);
+                                        locs.is_empty() || !locs.iter().all(|l| m.is_const(l.ty))
+                                    })
+                                    .collect();
+                                let blamed = if writable.is_empty() && inst.is_void {
+                                    &ptr_args
+                                } else {
+                                    &writable
+                                };
+                                library::heuristic(blamed, !inst.is_void)
+                            }),
+                    ),
+                    _ => None,
+                };
+                for &k in &ptr_args {
+                    let locs = res.locs(&inst.args[k as usize]);
+                    if locs.is_empty() {
+                        continue;
+                    }
+                    let node = node_line.len() as u32;
+                    node_line.push(inst.line);
+                    node_block.push(inst.block);
+                    out_nodes.insert((i, k), node);
+                    out_node_info.push((i, k));
+                    // A library call may write only what its model says it
+                    // writes (MPI_Comm_rank writes the rank, not the
+                    // communicator); a call with a body may write anything
+                    // reachable from its pointer arguments.
+                    let may_write = model
+                        .as_ref()
+                        .is_none_or(|md| md.outputs.contains(&CallOutput::Arg(k)));
+                    let mut targets = Vec::new();
+                    for l in &locs {
+                        if may_write {
+                            may_defs
+                                .entry(((l.root, l.path.clone()), l.deref))
+                                .or_default()
+                                .push(node);
+                        }
+                        if let Some(v) = vars.get(l.root, &l.path, l.ty) {
+                            targets.push(v);
+                        }
+                    }
+                    let written = model
+                        .as_ref()
+                        .is_some_and(|md| md.writes && md.outputs.contains(&CallOutput::Arg(k)));
+                    if written {
+                        writes.push((node, targets));
+                    }
+                }
+                call_models.insert(i, (name, model));
+            }
+            _ => {}
+        }
+    }
+
+    // Reaching definitions of exact slots (the Temp-Blame set with kills).
+    let nd = def_node.len();
+    let words = nd.div_ceil(64);
+    let nb = f.blocks.len();
+    let mut gen = vec![vec![0u64; words]; nb];
+    let mut killm = vec![vec![0u64; words]; nb];
+    if nd > 0 {
+        let def_of: HashMap<InstId, u32> = def_node
+            .iter()
+            .enumerate()
+            .map(|(d, &n)| (n, d as u32))
+            .collect();
+        for (b, blk) in f.blocks.iter().enumerate() {
+            let mut last: HashMap<&Key, u32> = HashMap::new();
+            for &i in &blk.insts {
+                if let Some(key) = kill_key.get(&i) {
+                    last.insert(key, def_of[&i]);
+                }
+            }
+            for (key, d) in last {
+                for &o in &kill_defs[key] {
+                    killm[b][o as usize / 64] |= 1 << (o % 64);
+                }
+                gen[b][d as usize / 64] |= 1 << (d % 64);
+            }
+        }
+    }
+    let mut inb = vec![vec![0u64; words]; nb];
+    let mut outb = gen.clone();
+    if nd > 0 {
+        let order: Vec<u32> = (0..nb as u32).filter(|&b| cfg.reachable(b)).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &order {
+                let b = b as usize;
+                let mut new_in = vec![0u64; words];
+                for &p in &cfg.preds[b] {
+                    for (w, x) in new_in.iter_mut().zip(&outb[p as usize]) {
+                        *w |= x;
+                    }
+                }
+                let new_out: Vec<u64> = (0..words)
+                    .map(|w| gen[b][w] | (new_in[w] & !killm[b][w]))
+                    .collect();
+                if new_out != outb[b] {
+                    outb[b] = new_out;
+                    changed = true;
+                }
+                inb[b] = new_in;
+            }
+        }
+    }
+
+    // Memory-object nodes keep the edges linear: a read depends on the
+    // object, the object on every write to it (instead of reads x writes edges).
+    let n_out = out_node_info.len();
+    let mut obj_edges: Vec<Vec<u32>> = Vec::new();
+    let mut new_obj = |edges: Vec<u32>, node_line: &mut Vec<u32>, node_block: &mut Vec<u32>| {
+        let id = node_line.len() as u32;
+        node_line.push(0);
+        node_block.push(u32::MAX);
+        obj_edges.push(edges);
+        id
+    };
+    let mut may_obj: HashMap<(Key, u32), u32> = HashMap::new();
+    let mut call_obj: HashMap<(Key, u32), u32> = HashMap::new();
+    for (k, ns) in &may_defs {
+        may_obj.insert(
+            k.clone(),
+            new_obj(ns.clone(), &mut node_line, &mut node_block),
+        );
+        let calls: Vec<u32> = ns
+            .iter()
+            .copied()
+            .filter(|&n| n as usize >= ni + np)
+            .collect();
+        if !calls.is_empty() {
+            call_obj.insert(k.clone(), new_obj(calls, &mut node_line, &mut node_block));
+        }
+    }
+    let mut kill_all_obj: HashMap<Key, u32> = HashMap::new();
+    for (k, ds) in &kill_defs {
+        let nodes = ds.iter().map(|&d| def_node[d as usize]).collect();
+        kill_all_obj.insert(k.clone(), new_obj(nodes, &mut node_line, &mut node_block));
+    }
+    let def_number: HashMap<InstId, u32> = def_node
+        .iter()
+        .enumerate()
+        .map(|(d, &n)| (n, d as u32))
+        .collect();
+    let mut visible = MayDefVisibility::new(f, ni, np, &out_node_info);
+
+    // Data edges.
+    let nn = node_line.len();
+    let first_obj = ni + np + n_out;
+    let mut data: Vec<Vec<u32>> = vec![Vec::new(); nn];
+    for (j, e) in obj_edges.into_iter().enumerate() {
+        data[first_obj + j] = e;
+    }
+    let push_val = |edges: &mut Vec<u32>, v: &Value| match v {
+        Value::Inst(j) => edges.push(*j),
+        Value::Arg(k) => edges.push(arg_node(*k)),
+        _ => {}
+    };
+    // Reads of a location: reaching exact defs, then every other write to it or an enclosing object.
+    let mut load_roots: HashMap<InstId, Vec<Root>> = HashMap::new();
+    let mut current: HashMap<Key, u32> = HashMap::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        current.clear();
+        for &i in &blk.insts {
+            let inst = &f.insts[i as usize];
+            let mut edges = Vec::new();
+            let mut read_locs: Vec<Loc> = Vec::new();
+            match &inst.op {
+                Op::Load => read_locs = res.locs(&inst.args[0]),
+                Op::Store => {
+                    push_val(&mut edges, &inst.args[0]);
+                    push_val(&mut edges, &inst.args[1]);
+                }
+                Op::Call { .. } => {
+                    for a in &inst.args {
+                        push_val(&mut edges, a);
+                        if is_ptr_value(a) {
+                            read_locs.extend(res.locs(a));
+                        }
+                    }
+                }
+                Op::DbgDeclare { .. } | Op::DbgValue { .. } | Op::Alloca { .. } => {}
+                _ => {
+                    for a in &inst.args {
+                        push_val(&mut edges, a);
+                    }
+                }
+            }
+            for l in &read_locs {
+                if matches!(inst.op, Op::Load) {
+                    load_roots.entry(i).or_default().push(l.root);
+                }
+                let key = (l.root, l.path.clone());
+                if l.deref == 0 {
+                    if let Some(&d) = current.get(&key) {
+                        edges.push(def_node[d as usize]);
+                    } else if let Some(ds) = kill_defs.get(&key) {
+                        for &d in ds {
+                            if bit(&inb[b], d as usize) {
+                                edges.push(def_node[d as usize]);
+                            }
+                        }
+                    }
+                    // Exact writes to enclosing objects (whole-struct stores).
+                    for k in 0..l.path.len() {
+                        if let Some(&o) = kill_all_obj.get(&(l.root, l.path[..k].to_vec())) {
+                            edges.push(o);
+                        }
+                    }
+                }
+                for k in 0..=l.path.len() {
+                    let pk = (l.root, l.path[..k].to_vec());
+                    for d in 0..=l.deref {
+                        let obj = if d == l.deref {
+                            may_obj.get(&(pk.clone(), d))
+                        } else {
+                            call_obj.get(&(pk.clone(), d))
+                        };
+                        if let Some(&o) = obj {
+                            if let Some(o) = visible.object(o, i, &mut data, first_obj) {
+                                edges.push(o);
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(key) = kill_key.get(&i) {
+                let d = def_number[&i];
+                current.insert(key.clone(), d);
+            }
+            edges.sort_unstable();
+            edges.dedup();
+            edges.retain(|&e| e != i);
+            if matches!(inst.op, Op::Call { .. }) {
+                // A call reads its pointer arguments before it writes them.
+                edges.retain(|&e| {
+                    let e = e as usize;
+                    if (ni + np..first_obj).contains(&e) {
+                        return out_node_info[e - ni - np].0 != i;
+                    }
+                    if e >= first_obj {
+                        // An object written by this call only.
+                        return data[e].iter().any(|&w| {
+                            let w = w as usize;
+                            !(ni + np..first_obj).contains(&w) || out_node_info[w - ni - np].0 != i
+                        });
+                    }
+                    true
+                });
+            }
+            data[i as usize] = edges;
+        }
+    }
+    for (&(c, _), &node) in &out_nodes {
+        data[node as usize].push(c);
+    }
+    // Objects of visible subsets were added while reading.
+    let nn = data.len();
+    node_line.resize(nn, 0);
+    node_block.resize(nn, u32::MAX);
+
+    // A factory's result: its fields point where the callee made them
+    // point (`panel = panel_new(A, ..)` with `p->trail = &A->mat[..]` makes
+    // `panel.trail` alias `A.mat`).
+    for (i, inst) in f.insts.iter().enumerate() {
+        let Op::Call { callee: Some(name) } = &inst.op else {
+            continue;
+        };
+        let fields = defined.field_aliases(name);
+        if fields.is_empty() {
+            continue;
+        }
+        let holders: Vec<Loc> = res
+            .stored_to
+            .get(&(i as InstId))
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|slot| res.locs(slot))
+            .filter(|l| l.deref == 0)
+            .collect();
+        for fa in fields {
+            let Some(arg) = inst.args.get(fa.arg as usize) else {
+                continue;
+            };
+            for h in &holders {
+                let mut hp = h.path.clone();
+                hp.extend(fa.ret_path.iter().cloned());
+                let Some(a) = vars.get(h.root, &hp, None) else {
+                    continue;
+                };
+                for l in res.locs(arg) {
+                    let mut lp = l.path.clone();
+                    lp.extend(fa.arg_path.iter().cloned());
+                    if let Some(b) = vars.get(l.root, &lp, None) {
+                        if a != b {
+                            alias_pairs.push((a, b));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // Alias classes (Table 3.1 A sets), closed under containers.
+    let nv = vars.out.len();
+    let mut uf: Vec<u32> = (0..nv as u32).collect();
+    for &(a, b) in &alias_pairs {
+        let (ra, rb) = (find(&mut uf, a), find(&mut uf, b));
+        if ra != rb {
+            uf[ra as usize] = rb;
+        }
+    }
+    // Dense class ids; members ascending.
+    let mut class_id: Vec<u32> = vec![u32::MAX; nv];
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    let mut root_class: HashMap<u32, u32> = HashMap::new();
+    for v in 0..nv as u32 {
+        let r = find(&mut uf, v);
+        let c = *root_class.entry(r).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() as u32 - 1
+        });
+        class_id[v as usize] = c;
+        members[c as usize].push(v);
+    }
+    let class_of = |v: u32| -> &[u32] { &members[class_id[v as usize] as usize] };
+
+    // doStore: each write reaches its targets, their containers and aliases:
+    // whole alias classes, and the classes of their members' containers.
+    // Walking classes (each once per write) instead of variables keeps a
+    // write into a large alias class linear in what it reaches.
+    let mut class_parents: Vec<Vec<u32>> = vec![Vec::new(); members.len()];
+    for v in 0..nv {
+        if let Some(p) = vars.out[v].parent {
+            class_parents[class_id[v] as usize].push(class_id[p as usize]);
+        }
+    }
+    for ps in &mut class_parents {
+        ps.sort_unstable();
+        ps.dedup();
+    }
+    let mut var_writes: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    for &(v, line) in &own_writes {
+        vars.out[v as usize].write_lines.push(line);
+    }
+    let mut class_stamp = vec![usize::MAX; members.len()];
+    let mut stack: Vec<u32> = Vec::new();
+    for (w, (node, targets)) in writes.iter().enumerate() {
+        stack.extend(targets.iter().map(|&t| class_id[t as usize]));
+        while let Some(c) = stack.pop() {
+            if class_stamp[c as usize] == w {
+                continue;
+            }
+            class_stamp[c as usize] = w;
+            for &t in &members[c as usize] {
+                var_writes[t as usize].push(*node);
+            }
+            stack.extend(&class_parents[c as usize]);
+        }
+    }
+    // The return value: a variable written by the returns.
+    if f.returns_value {
+        vars.out.push(Variable {
+            name: "return".into(),
+            kind: VarKind::Return,
+            type_name: String::new(),
+            line: f.line,
+            parent: None,
+            param_index: None,
+            is_exit: true,
+            is_pointer: false,
+            is_scalar: false,
+            explicit_lines: vec![],
+            implicit_lines: vec![],
+            write_lines: vec![],
+            aliases: vec![],
+        });
+        let rets: Vec<u32> = f
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i.op, Op::Ret) && !i.args.is_empty())
+            .map(|(n, _)| n as u32)
+            .collect();
+        var_writes.push(rets);
+    }
+    let nv = vars.out.len();
+
+    // Control edges: terminators of the blocks each block depends on.
+    let term: Vec<u32> = f
+        .blocks
+        .iter()
+        .map(|b| b.insts.last().copied().unwrap_or(u32::MAX))
+        .collect();
+    let block_ctrl: Vec<Vec<u32>> = cfg
+        .control_deps
+        .iter()
+        .map(|deps| {
+            deps.iter()
+                .map(|&a| term[a as usize])
+                .filter(|&t| t != u32::MAX)
+                .collect()
+        })
+        .collect();
+    let no_ctrl: Vec<u32> = Vec::new();
+    let ctrl = |n: u32| -> &[u32] {
+        match node_block[n as usize] {
+            u32::MAX => &no_ctrl,
+            b => &block_ctrl[b as usize],
+        }
+    };
+
+    let t_graph = t0.elapsed();
+    // Reachability, for 64 variables at a time. Phase 1 (explicit blame):
+    // the nodes reached from a variable's writes over data edges. Phase 2
+    // (implicit blame): the nodes reached over data and control edges from
+    // the terminators that phase-1 nodes are control dependent on.
+    //
+    // Each phase runs on the graph's strongly connected components: every
+    // node of a component is reached by the same variables, so one bit mask
+    // per component, pushed along the edges in topological order, gives in
+    // one pass what a depth-first search per variable gives. A batch costs
+    // O(nodes + edges), whatever the loops and however many variables reach
+    // a node (an interpreter loop with 700 variables and 14,000 nodes takes
+    // milliseconds, not the seconds of a search per variable).
+    let data_comp = Components::new(nn, |n| data[n as usize].iter().copied());
+    let all_comp = Components::new(nn, |n| data[n as usize].iter().chain(ctrl(n)).copied());
+    let mut line_list: Vec<u32> = node_line.iter().copied().filter(|&l| l > 0).collect();
+    line_list.sort_unstable();
+    line_list.dedup();
+    let line_index: Vec<u32> = node_line
+        .iter()
+        .map(|&l| match line_list.binary_search(&l) {
+            Ok(k) if l > 0 => k as u32,
+            _ => u32::MAX,
+        })
+        .collect();
+    // The nodes whose reach matters beyond their line: non-void calls (return
+    // bindings), loads of parameter memory and parameter values (side
+    // effects), call outputs (argument bindings).
+    enum Hit {
+        Ret(InstId),
+        Params(Vec<u32>),
+        Out((InstId, u32)),
+    }
+    let mut hits: Vec<(u32, Hit)> = Vec::new();
+    for n in 0..first_obj {
+        if n < ni {
+            match &f.insts[n].op {
+                Op::Call { .. } if !f.insts[n].is_void => {
+                    hits.push((n as u32, Hit::Ret(n as InstId)))
+                }
+                Op::Load => {
+                    let ks: Vec<u32> = load_roots
+                        .get(&(n as u32))
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|r| match r {
+                            Root::Var(x) => param_of.get(x).copied(),
+                            Root::RawArg(k) => Some(*k),
+                            _ => None,
+                        })
+                        .collect();
+                    if !ks.is_empty() {
+                        hits.push((n as u32, Hit::Params(ks)));
+                    }
+                }
+                _ => {}
+            }
+        } else if n < ni + np {
+            hits.push((n as u32, Hit::Params(vec![(n - ni) as u32])));
+        } else {
+            hits.push((n as u32, Hit::Out(out_node_info[n - ni - np])));
+        }
+    }
+    // Per hit node, the variables reaching it, ascending (batches and bits
+    // are visited in order).
+    let mut hit_vars: Vec<Vec<u32>> = vec![Vec::new(); hits.len()];
+    // The same over data edges only (explicit blame).
+    let mut hit_explicit: Vec<Vec<u32>> = vec![Vec::new(); hits.len()];
+    let mut explicit: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    let mut implicit: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    let mut m1 = vec![0u64; data_comp.count()];
+    let mut m2 = vec![0u64; all_comp.count()];
+    let mut acc = vec![0u64; line_list.len()];
+    // Calls `f` with the variable of each set bit of `bits`, in ascending order.
+    fn each_var(base: usize, mut bits: u64, mut f: impl FnMut(usize)) {
+        while bits != 0 {
+            f(base + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
+    for base in (0..nv).step_by(64) {
+        let batch = (nv - base).min(64);
+        m1.fill(0);
+        m2.fill(0);
+        for (b, v) in (base..base + batch).enumerate() {
+            for &w in &var_writes[v] {
+                m1[data_comp.of(w)] |= 1 << b;
+            }
+        }
+        data_comp.propagate(&mut m1, |n| data[n as usize].iter().copied());
+        for n in 0..nn as u32 {
+            let bits = m1[data_comp.of(n)];
+            if bits != 0 {
+                for &t in ctrl(n) {
+                    m2[all_comp.of(t)] |= bits;
+                }
+            }
+        }
+        all_comp.propagate(&mut m2, |n| data[n as usize].iter().chain(ctrl(n)).copied());
+        // Lines, in ascending order per variable.
+        for (comps, masks, out) in [
+            (&data_comp, &m1, &mut explicit),
+            (&all_comp, &m2, &mut implicit),
+        ] {
+            acc.fill(0);
+            for n in 0..nn {
+                if line_index[n] != u32::MAX {
+                    acc[line_index[n] as usize] |= masks[comps.of(n as u32)];
+                }
+            }
+            for (k, &bits) in acc.iter().enumerate() {
+                each_var(base, bits, |v| out[v].push(line_list[k]));
+            }
+        }
+        for ((n, _), (vs, xs)) in hits
+            .iter()
+            .zip(hit_vars.iter_mut().zip(hit_explicit.iter_mut()))
+        {
+            let explicit = m1[data_comp.of(*n)];
+            let bits = explicit | m2[all_comp.of(*n)];
+            each_var(base, bits, |v| vs.push(v as u32));
+            each_var(base, explicit, |v| xs.push(v as u32));
+        }
+    }
+    // (total, explicit) per binding.
+    let mut ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)> = HashMap::new();
+    let mut arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)> = HashMap::new();
+    let mut reads_param: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
+    let mut reads_param_explicit: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
+    for ((_, hit), (vs, xs)) in hits.into_iter().zip(hit_vars.into_iter().zip(hit_explicit)) {
+        if vs.is_empty() {
+            continue;
+        }
+        match hit {
+            Hit::Ret(i) => {
+                ret_bind.insert(i, (vs, xs));
+            }
+            Hit::Params(ks) => {
+                for v in vs {
+                    reads_param[v as usize].extend(&ks);
+                }
+                for v in xs {
+                    reads_param_explicit[v as usize].extend(&ks);
+                }
+            }
+            Hit::Out(key) => {
+                arg_bind.insert(key, (vs, xs));
+            }
+        }
+    }
+    for (v, (mut explicit, implicit)) in explicit.into_iter().zip(implicit).enumerate() {
+        if vars.declared.contains(&(v as u32)) {
+            let l = vars.out[v].line;
+            if l > 0 {
+                explicit.push(l);
+                explicit.sort_unstable();
+                explicit.dedup();
+            }
+        }
+        let var = &mut vars.out[v];
+        var.explicit_lines = explicit;
+        var.implicit_lines = implicit;
+        var.write_lines.sort_unstable();
+        var.write_lines.dedup();
+    }
+    let t_reach = t0.elapsed();
+
+    // Aliases per variable.
+    for v in 0..uf.len() as u32 {
+        let mut a: Vec<u32> = class_of(v).iter().copied().filter(|&x| x != v).collect();
+        a.sort_unstable();
+        vars.out[v as usize].aliases = a;
+    }
+    // A returned pointer: the variables whose memory it points into alias
+    // the return value, so that what the function computes into them is what
+    // its caller receives (`p = malloc(..); fill(p); return p;`).
+    if f.returns_value && nv > uf.len() {
+        let ret = uf.len() as u32;
+        let values: Vec<Value> = returned_values(f, &res.alloca_var)
+            .into_iter()
+            .filter(|v| is_ptr_value(v))
+            .collect();
+        let mut with: BTreeSet<u32> = BTreeSet::new();
+        for value in &values {
+            for l in res.locs(value) {
+                if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
+                    if (v as usize) < uf.len() {
+                        with.extend(class_of(v));
+                    }
+                }
+            }
+        }
+        for &v in &with {
+            vars.out[v as usize].aliases.push(ret);
+        }
+        vars.out[ret as usize].aliases = with.into_iter().collect();
+    }
+
+    // Root parameter of a variable (through containers).
+    let root_param = |vars: &Vec<Variable>, mut v: u32| -> Option<u32> {
+        for _ in 0..64 {
+            match vars[v as usize].parent {
+                Some(p) => v = p,
+                None => break,
+            }
+        }
+        let r = &vars[v as usize];
+        if r.kind == VarKind::Param {
+            r.param_index
+        } else {
+            None
+        }
+    };
+
+    // Side effects (3.3.1.3): a pointer parameter whose writes read another parameter.
+    // (blamed, from) → explicit: true when some write reads `from` over data edges.
+    let mut side: BTreeMap<(u32, u32), bool> = BTreeMap::new();
+    for v in 0..nv as u32 {
+        if !vars.out[v as usize].is_exit {
+            continue;
+        }
+        if let Some(k) = root_param(&vars.out, v) {
+            for &j in &reads_param[v as usize] {
+                if j != k {
+                    let explicit = reads_param_explicit[v as usize].contains(&j);
+                    *side.entry((k, j)).or_default() |= explicit;
+                }
+            }
+        }
+    }
+    let mut param_aliases: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for members in &members {
+        let ps: BTreeSet<u32> = members
+            .iter()
+            .filter_map(|&m| root_param(&vars.out, m))
+            .collect();
+        let ps: Vec<u32> = ps.into_iter().collect();
+        for a in 0..ps.len() {
+            for b in a + 1..ps.len() {
+                param_aliases.insert((ps[a], ps[b]));
+            }
+        }
+    }
+
+    // Call sites with their output bindings (the transfer function's caller side).
+    let mut call_sites = Vec::new();
+    let mut irecv_buffers: Vec<(BTreeSet<u32>, BTreeSet<u32>)> = Vec::new();
+    let targets_of = |res: &mut Resolver, vars: &Vars, v: &Value| -> BTreeSet<u32> {
+        res.locs(v)
+            .iter()
+            .filter_map(|l| vars.by_key.get(&(l.root, l.path.clone())).copied())
+            .collect()
+    };
+    for (i, inst) in f.insts.iter().enumerate() {
+        let i = i as InstId;
+        let Some((name, model)) = call_models.get(&i) else {
+            continue;
+        };
+        let mut outputs = Vec::new();
+        if !inst.is_void {
+            if let Some((b, x)) = ret_bind.get(&i) {
+                outputs.push(OutputBinding {
+                    output: CallOutput::Return,
+                    blamed: b.clone(),
+                    explicit: x.clone(),
+                    pointees: vec![],
+                });
+            }
+        }
+        for k in 0..inst.args.len() as u32 {
+            if !is_ptr_value(&inst.args[k as usize]) {
+                continue;
+            }
+            // The argument's targets with their alias classes, and what the
+            // output reaches (sorted vectors: this can be every variable).
+            let targets = targets_of(&mut res, &vars, &inst.args[k as usize]);
+            let classes: BTreeSet<u32> = targets.iter().map(|&t| class_id[t as usize]).collect();
+            let mut pointees: Vec<u32> = targets.into_iter().collect();
+            for c in classes {
+                pointees.extend(&members[c as usize]);
+            }
+            pointees.sort_unstable();
+            pointees.dedup();
+            let mut blamed = pointees.clone();
+            let mut explicit = pointees.clone();
+            if let Some((b, x)) = arg_bind.get(&(i, k)) {
+                blamed.extend(b);
+                explicit.extend(x);
+            }
+            blamed.sort_unstable();
+            blamed.dedup();
+            explicit.sort_unstable();
+            explicit.dedup();
+            if !blamed.is_empty() {
+                outputs.push(OutputBinding {
+                    output: CallOutput::Arg(k),
+                    blamed,
+                    explicit,
+                    pointees,
+                });
+            }
+        }
+        let short = name
+            .as_deref()
+            .map(|n| n.strip_prefix("P").unwrap_or(n))
+            .unwrap_or("");
+        if short == "MPI_Irecv" && inst.args.len() > 6 {
+            let buf = targets_of(&mut res, &vars, &inst.args[0]);
+            let req = targets_of(&mut res, &vars, &inst.args[6]);
+            irecv_buffers.push((req, buf));
+        }
+        call_sites.push((
+            i,
+            CallSite {
+                line: inst.line,
+                column: inst.col,
+                callee: name.clone(),
+                arg_count: inst.args.len() as u32,
+                outputs,
+                model: model.as_ref().map(|md| md.outputs.clone()),
+            },
+        ));
+    }
+    // MPI_Wait/Waitall complete an Irecv: the request's buffer is what they blame.
+    for (i, cs) in &mut call_sites {
+        let short = cs.callee.as_deref().unwrap_or("");
+        let short = short.strip_prefix("P").unwrap_or(short);
+        let k = match short {
+            "MPI_Wait" | "MPI_Test" => 0,
+            "MPI_Waitall" | "MPI_Testall" | "MPI_Waitany" | "MPI_Waitsome" => 1,
+            _ => continue,
+        };
+        let req = targets_of(&mut res, &vars, &f.insts[*i as usize].args[k]);
+        let mut extra: BTreeSet<u32> = BTreeSet::new();
+        for (r, b) in &irecv_buffers {
+            if !r.is_disjoint(&req) {
+                extra.extend(b.iter().copied());
+            }
+        }
+        if extra.is_empty() {
+            continue;
+        }
+        match cs
+            .outputs
+            .iter_mut()
+            .find(|o| o.output == CallOutput::Arg(k as u32))
+        {
+            Some(o) => {
+                let mut explicit = extra.clone();
+                explicit.extend(o.explicit.iter().copied());
+                o.explicit = explicit.into_iter().collect();
+                extra.extend(o.blamed.iter().copied());
+                o.blamed = extra.into_iter().collect();
+            }
+            None => cs.outputs.push(OutputBinding {
+                output: CallOutput::Arg(k as u32),
+                explicit: extra.iter().copied().collect(),
+                blamed: extra.into_iter().collect(),
+                pointees: vec![],
+            }),
+        }
+    }
+    let call_sites: Vec<CallSite> = call_sites.into_iter().map(|(_, c)| c).collect();
+
+    // Chapter 5: loops and the distinct reads of each line.
+    let mut loops = Vec::new();
+    for l in &cfg.loops {
+        let mut lines: Vec<u32> = l
+            .blocks
+            .iter()
+            .flat_map(|&b| f.blocks[b as usize].insts.iter())
+            .map(|&i| f.insts[i as usize].line)
+            .filter(|&x| x > 0)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let header_line = f.blocks[l.header as usize]
+            .insts
+            .iter()
+            .map(|&i| f.insts[i as usize].line)
+            .find(|&x| x > 0)
+            .unwrap_or(0);
+        loops.push(LoopInfo {
+            header_line,
+            lines,
+            parent: l.parent.map(|p| p as u32),
+        });
+    }
+    let mut address_only = vec![true; ni];
+    for inst in &f.insts {
+        for (pos, a) in inst.args.iter().enumerate() {
+            if let Value::Inst(j) = a {
+                let addr_use = matches!(
+                    (&inst.op, pos),
+                    (Op::Load, 0) | (Op::Store, 1) | (Op::Gep { .. }, 0) | (Op::Cast, 0)
+                );
+                if !addr_use {
+                    address_only[*j as usize] = false;
+                }
+            }
+        }
+    }
+    let copies = element_copies(f, &cfg);
+    let access = AccessPatterns::new(m, f, &cfg);
+    // The innermost loop of each line, as post-processing finds it: the
+    // loop with the fewest lines among those containing the line.
+    let mut line_loop: HashMap<u32, usize> = HashMap::new();
+    for (li, l) in loops.iter().enumerate() {
+        for &line in &l.lines {
+            let slot = line_loop.entry(line).or_insert(li);
+            if l.lines.len() < loops[*slot].lines.len() {
+                *slot = li;
+            }
+        }
+    }
+    let mut reads: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        if !matches!(inst.op, Op::Load) || inst.line == 0 {
+            continue;
+        }
+        if inst.is_pointer && address_only[i] {
+            continue;
+        }
+        let mut addr = strip_casts(f, &inst.args[0]);
+        // Reading a scalar that holds a copy of an element reads the element.
+        if let Value::Inst(a) = addr {
+            if let Some(&source) = copies.get(&a) {
+                addr = strip_casts(f, &f.insts[source as usize].args[0]);
+            }
+        }
+        let index = read_index(f, &mut res, &vars, &addr);
+        let cost = access.cost(&addr, line_loop.get(&inst.line).copied());
+        for l in res.locs(&addr) {
+            // The variable whose memory holds the location: the location's own
+            // variable, else the nearest container on its path (a field that
+            // is only read, `a->x` or `atoms[i].x`, has no variable of its
+            // own but is memory of `a`, `atoms`), else, for a global only
+            // read in this function (no variable made for it yet), the global.
+            let own = (0..=l.path.len())
+                .rev()
+                .find_map(|n| vars.by_key.get(&(l.root, l.path[..n].to_vec())).copied());
+            let v = own.or_else(|| match l.root {
+                Root::Global(_) => vars.get(l.root, &[], None),
+                _ => None,
+            });
+            if let Some(v) = v {
+                let read = MemRead {
+                    variable: v,
+                    index: index.clone(),
+                };
+                // The same read on a line twice: the pattern likelier to miss.
+                let slot = reads
+                    .entry(inst.line)
+                    .or_default()
+                    .entry(read)
+                    .or_insert(cost);
+                if misses(&cost) > misses(slot) {
+                    *slot = cost;
+                }
+            }
+        }
+    }
+    let reads = reads
+        .into_iter()
+        .map(|(line, r)| LineReads {
+            line,
+            costs: r.values().copied().collect(),
+            reads: r.into_keys().collect(),
+        })
+        .collect();
+
+    let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    if profile && t0.elapsed().as_millis() > 20 {
+        eprintln!(
+            "{}: {} insts, {} blocks, {} vars, {} nodes, {} defs: cfg {:?}, graph {:?}, reach {:?}, rest {:?}",
+            f.name,
+            ni,
+            f.blocks.len(),
+            nv,
+            nn,
+            def_node.len(),
+            t_cfg,
+            t_graph - t_cfg,
+            t_reach - t_graph,
+            t0.elapsed() - t_reach
+        );
+    }
+    FunctionSummary {
+        linkage_name: f.name.clone(),
+        name: f.name.clone(),
+        file: f.file.clone(),
+        line: f.line,
+        ir_hash: 0,
+        has_line_info: !lines.is_empty(),
+        variables: vars.out,
+        call_sites,
+        side_effects: side
+            .into_iter()
+            .map(|((blamed_param, from_param), explicit)| SideEffect {
+                blamed_param,
+                from_param,
+                implicit: !explicit,
+            })
+            .collect(),
+        param_aliases: param_aliases.into_iter().collect(),
+        loops,
+        reads,
+        lines,
+    }
+}

@@ -1,0 +1,274 @@
+//! The read table of chapter 5: the distinct memory reads of each line,
+//! with copies of elements held in scalars resolved to the element.
+
+use super::locations::{strip_casts, Resolver};
+use super::variables::Vars;
+use crate::cfg::Cfg;
+use crate::ir::*;
+use blame_formats::static_db::*;
+use std::collections::{BTreeSet, HashMap};
+
+/// Local scalars that only hold a copy of a value read from memory in the
+/// same loop iteration (`double south = in[k]; ... out[j] = north + south`),
+/// by alloca, with the load they copy.
+///
+/// The read table is built from `-O0` IR, where every local lives in a stack
+/// slot, but is joined by line to the samples of an optimized binary. There
+/// such a scalar is a register and the compiler moves the element load to
+/// where the value is used (`addsd (%rdx,%rax,1),%xmm1` on the `out[j] = ...`
+/// line). A read of the scalar on any line is therefore recorded as the read
+/// of the element it copies (same variable, same index identity): the memory
+/// the line may miss on. Only pure copies qualify: one store in the function,
+/// whose value is a load (casts aside) of non-pointer data through a pointer,
+/// an array or a global, never the slot of another scalar; the slot is only
+/// loaded and stored (its address never escapes); and every read of it is in
+/// the innermost loop of the store (a load is not sunk into a loop).
+pub(super) fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId> {
+    let mut stores: HashMap<InstId, Vec<InstId>> = HashMap::new();
+    let mut loads: HashMap<InstId, Vec<InstId>> = HashMap::new();
+    let mut escapes: BTreeSet<InstId> = BTreeSet::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        for (pos, a) in inst.args.iter().enumerate() {
+            let Value::Inst(j) = a else { continue };
+            if !matches!(f.insts[*j as usize].op, Op::Alloca { .. }) {
+                continue;
+            }
+            match (&inst.op, pos) {
+                (Op::Load, 0) => loads.entry(*j).or_default().push(i as InstId),
+                (Op::Store, 1) => stores.entry(*j).or_default().push(i as InstId),
+                (Op::DbgDeclare { .. }, _) => {}
+                _ => {
+                    escapes.insert(*j);
+                }
+            }
+        }
+    }
+    let innermost = cfg.innermost_loop_of_blocks(f.blocks.len());
+    let loop_of = |i: InstId| {
+        innermost
+            .get(f.insts[i as usize].block as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(usize::MAX)
+    };
+    let mut out = HashMap::new();
+    for (&slot, st) in &stores {
+        let [store] = st.as_slice() else { continue };
+        if escapes.contains(&slot) {
+            continue;
+        }
+        let Value::Inst(v) = strip_casts(f, &f.insts[*store as usize].args[0]) else {
+            continue;
+        };
+        let src = &f.insts[v as usize];
+        if !matches!(src.op, Op::Load) || src.is_pointer {
+            continue;
+        }
+        let from = strip_casts(f, &src.args[0]);
+        if matches!(from, Value::Inst(j) if matches!(f.insts[j as usize].op, Op::Alloca { .. })) {
+            continue; // a copy of another scalar: registers both
+        }
+        let here = loop_of(*store);
+        if loads
+            .get(&slot)
+            .is_some_and(|ls| ls.iter().all(|&l| loop_of(l) == here))
+        {
+            out.insert(slot, v);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod read_table_tests {
+    use blame_formats::static_db::{FunctionSummary, MemRead, ReadIndex};
+
+    /// The summary of `function` in C source `src`, compiled as `blame cc` does.
+    pub(crate) fn summary(src: &str, function: &str) -> FunctionSummary {
+        summary_at(src, function, "-O0")
+    }
+
+    /// As [`summary`], with the IR optimized at `opt` (`-O1`, ...).
+    pub(crate) fn summary_at(src: &str, function: &str, opt: &str) -> FunctionSummary {
+        let dir = tempfile::tempdir().unwrap();
+        let c = dir.path().join("k.c");
+        let bc = dir.path().join("k.bc");
+        std::fs::write(&c, src).unwrap();
+        let out = std::process::Command::new("clang-19")
+            .args(["-g", opt, "-emit-llvm", "-c"])
+            .arg(&c)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .expect("clang-19 runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let m = crate::load_file(&bc).unwrap();
+        crate::analyze_module(&m, None)
+            .summaries
+            .into_iter()
+            .find(|s| s.name == function)
+            .unwrap()
+    }
+
+    fn line(f: &FunctionSummary, l: u32) -> Vec<(String, ReadIndex)> {
+        let mut v: Vec<(String, ReadIndex)> = f
+            .reads
+            .iter()
+            .filter(|r| r.line == l)
+            .flat_map(|r| r.reads.iter())
+            .map(|r: &MemRead| {
+                (
+                    f.variables[r.variable as usize].name.clone(),
+                    r.index.clone(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The stencil kernel's temporaries: at -O1 the loads of `in` sit on
+    /// the line that adds `north + south` (folded into `addsd`). The read
+    /// table used to list the stack slots `north`, `south` there and no read
+    /// of `in` at all, so misses on that line could never reach `in`.
+    #[test]
+    fn a_scalar_copy_of_an_element_reads_the_element_where_it_is_used() {
+        let f = summary(
+            "void k(double *out, const double *in, const double *coef, int n) {
+  for (int j = 1; j < n - 1; j++) {
+    double north = in[j - 1];
+    double south = in[j + 1];
+    out[j] = north + south + coef[j];
+  }
+  double first = in[0];
+  for (int j = 0; j < n; j++)
+    out[j] += first;
+}
+",
+            "k",
+        );
+        let names = |l| line(&f, l).into_iter().map(|r| r.0).collect::<Vec<_>>();
+        assert_eq!(names(5), ["coef", "in", "in", "j"], "{:?}", line(&f, 5));
+        // The same reads (index identities) as on the lines that copy them.
+        let ins = |l| {
+            line(&f, l)
+                .into_iter()
+                .filter(|r| r.0 == "in")
+                .map(|r| r.1)
+                .collect::<Vec<_>>()
+        };
+        let mut copied = ins(3);
+        copied.extend(ins(4));
+        copied.sort();
+        assert_eq!(ins(5), copied);
+        assert!(matches!(ins(3)[0], ReadIndex::Expr(_)) && ins(3) != ins(4));
+        // `out[j] = ...` is a store target, not a read.
+        assert!(!names(5).contains(&"out".to_string()));
+        // Read in another loop than the one that copies it: stays a scalar.
+        assert_eq!(names(9), ["first", "j", "out"], "{:?}", line(&f, 9));
+    }
+
+    /// Reads of globals that the function never writes, and of fields that
+    /// have no variable of their own (only read), used to be missing from
+    /// the table: `atoms[i].x` read nothing but `i`, so no miss on the
+    /// line could reach `atoms`; `aj->x` read nothing.
+    #[test]
+    fn reads_of_read_only_globals_and_fields_name_their_variable() {
+        let src = "typedef struct { double x, y; int type; } ATOM;
+ATOM *atoms;
+int natoms;
+double table[4][4];
+double sum_x(void) {
+  double s = 0.0;
+  for (int i = 0; i < natoms; i++) {
+    ATOM *a = &atoms[i];
+    s += atoms[i].x * table[a->type][1];
+    s += a->y;
+  }
+  return s;
+}
+";
+        let f = summary(src, "sum_x");
+        let names = |l| {
+            let mut v: Vec<String> = line(&f, l).into_iter().map(|r| r.0).collect();
+            v.dedup();
+            v
+        };
+        assert_eq!(names(7), ["i", "natoms"], "{:?}", line(&f, 7));
+        assert_eq!(
+            names(9),
+            ["a", "atoms", "i", "s", "table"],
+            "{:?}",
+            line(&f, 9)
+        );
+        assert_eq!(names(10), ["a", "s"], "{:?}", line(&f, 10));
+        let global = |n: &str| {
+            f.variables
+                .iter()
+                .find(|v| v.name == n)
+                .map(|v| v.kind == blame_formats::static_db::VarKind::Global)
+        };
+        assert_eq!(global("atoms"), Some(true));
+        assert_eq!(global("table"), Some(true));
+    }
+}
+
+/// Expected misses of a read pattern, to choose between two loads of one read.
+pub(super) fn misses(c: &ReadCost) -> f64 {
+    c.expected_misses(&CacheGeometry::default())
+}
+
+/// How the address of a read is indexed (5.2.1).
+pub(super) fn read_index(f: &Function, res: &mut Resolver, vars: &Vars, addr: &Value) -> ReadIndex {
+    let Value::Inst(g) = addr else {
+        return ReadIndex::None;
+    };
+    let Op::Gep { steps, .. } = &f.insts[*g as usize].op else {
+        return ReadIndex::None;
+    };
+    let inst = &f.insts[*g as usize];
+    let mut idx: Vec<&Value> = Vec::new();
+    if let Some(first) = inst.args.get(1) {
+        idx.push(first);
+    }
+    let mut has_field = false;
+    for s in steps {
+        match s {
+            GepStep::Index { arg, .. } => {
+                if let Some(v) = inst.args.get(*arg as usize) {
+                    idx.push(v)
+                }
+            }
+            GepStep::Field { .. } => has_field = true,
+        }
+    }
+    if let Some(v) = idx.iter().rev().find(|v| !matches!(v, Value::ConstInt(_))) {
+        let v = strip_casts(f, v);
+        if let Value::Inst(j) = v {
+            let li = &f.insts[j as usize];
+            if matches!(li.op, Op::Load) {
+                let locs = res.locs(&li.args[0]);
+                if let [l] = locs.as_slice() {
+                    if l.deref == 0 {
+                        if let Some(&var) = vars.by_key.get(&(l.root, l.path.clone())) {
+                            return ReadIndex::Var(var);
+                        }
+                    }
+                }
+            }
+            return ReadIndex::Expr(j);
+        }
+        return ReadIndex::Expr(*g);
+    }
+    if has_field {
+        return ReadIndex::None;
+    }
+    match idx.last() {
+        Some(Value::ConstInt(c)) => ReadIndex::Const(*c),
+        _ => ReadIndex::None,
+    }
+}

@@ -1,0 +1,154 @@
+//! The reported variables of one function: locals, parameters, globals and
+//! field paths below them, made on first use from resolved locations.
+
+use super::locations::{Key, Root};
+use crate::ir::*;
+use blame_formats::static_db::*;
+use std::collections::{BTreeSet, HashMap};
+
+pub(super) struct Vars<'a> {
+    pub(super) m: &'a Module,
+    pub(super) f: &'a Function,
+    pub(super) param_of: &'a HashMap<u32, u32>,
+    pub(super) out: Vec<Variable>,
+    pub(super) by_key: HashMap<Key, u32>,
+    pub(super) declared: BTreeSet<u32>,
+    /// Declared debug type of each variable.
+    pub(super) decl_ty: Vec<Option<TypeId>>,
+}
+
+impl Vars<'_> {
+    pub(super) fn get(&mut self, root: Root, path: &[String], ty: Option<TypeId>) -> Option<u32> {
+        if matches!(root, Root::Hidden(_)) {
+            return None;
+        }
+        let key = (root, path.to_vec());
+        if let Some(&i) = self.by_key.get(&key) {
+            return Some(i);
+        }
+        let mut decl_field_ty = None;
+        let var = if path.is_empty() {
+            match root {
+                Root::Var(v) => {
+                    let lv = &self.f.vars[v as usize];
+                    let param = self.param_of.get(&v).copied();
+                    let ir_ptr = param
+                        .and_then(|k| self.f.params.get(k as usize))
+                        .is_some_and(|p| p.is_pointer);
+                    let ptr = self.m.is_pointer(lv.ty) || (lv.ty.is_none() && ir_ptr);
+                    Variable {
+                        name: lv.name.clone(),
+                        kind: if param.is_some() {
+                            VarKind::Param
+                        } else {
+                            VarKind::Local
+                        },
+                        type_name: self.m.type_name_opt(lv.ty),
+                        line: lv.line,
+                        parent: None,
+                        param_index: param,
+                        is_exit: param.is_some() && ptr,
+                        is_pointer: ptr,
+                        is_scalar: (!ptr && self.m.is_scalar(lv.ty)) || self.m.is_handle(lv.ty),
+                        explicit_lines: vec![],
+                        implicit_lines: vec![],
+                        write_lines: vec![],
+                        aliases: vec![],
+                    }
+                }
+                Root::Global(g) => {
+                    let gl = &self.m.globals[g as usize];
+                    // String literals and other compiler-made globals: tracked, never reported.
+                    if gl.artificial {
+                        return None;
+                    }
+                    Variable {
+                        name: gl.source_name.clone().unwrap_or_else(|| gl.name.clone()),
+                        // A function-static local is its function's variable.
+                        kind: if gl.function.is_some() {
+                            VarKind::Local
+                        } else {
+                            VarKind::Global
+                        },
+                        type_name: self.m.type_name_opt(gl.ty),
+                        line: gl.line,
+                        parent: None,
+                        param_index: None,
+                        is_exit: true,
+                        is_pointer: self.m.is_pointer(gl.ty),
+                        is_scalar: self.m.is_scalar(gl.ty) || self.m.is_handle(gl.ty),
+                        explicit_lines: vec![],
+                        implicit_lines: vec![],
+                        write_lines: vec![],
+                        aliases: vec![],
+                    }
+                }
+                Root::RawArg(k) => Variable {
+                    name: format!("arg{k}"),
+                    kind: VarKind::Param,
+                    type_name: String::new(),
+                    line: 0,
+                    parent: None,
+                    param_index: Some(k),
+                    is_exit: true,
+                    is_pointer: true,
+                    is_scalar: false,
+                    explicit_lines: vec![],
+                    implicit_lines: vec![],
+                    write_lines: vec![],
+                    aliases: vec![],
+                },
+                Root::Hidden(_) => return None,
+            }
+        } else {
+            let parent = self.get(root, &path[..path.len() - 1], None)?;
+            let p = &self.out[parent as usize];
+            let last = &path[path.len() - 1];
+            // The member's declared type, found through the parent's type
+            // (the location's type is the pointee once dereferenced).
+            let mut pt = self.decl_ty.get(parent as usize).copied().flatten();
+            for _ in 0..8 {
+                if self.m.is_struct(pt) {
+                    break;
+                }
+                match self.m.pointee(pt) {
+                    Some(t) => pt = Some(t),
+                    None => break,
+                }
+            }
+            let member = match self.m.resolve(pt).map(|t| self.m.ty(t)) {
+                Some(DiType::Struct { members, .. }) => {
+                    members.iter().find(|mm| &mm.name == last).map(|mm| mm.ty)
+                }
+                _ => None,
+            };
+            let ty = member.unwrap_or(ty);
+            decl_field_ty = ty;
+            Variable {
+                name: format!("{}.{}", p.name, last),
+                kind: VarKind::Field,
+                type_name: self.m.type_name_opt(ty),
+                line: p.line,
+                parent: Some(parent),
+                param_index: None,
+                is_exit: p.is_exit,
+                is_pointer: self.m.is_pointer(ty),
+                is_scalar: self.m.is_scalar(ty) || self.m.is_handle(ty),
+                explicit_lines: vec![],
+                implicit_lines: vec![],
+                write_lines: vec![],
+                aliases: vec![],
+            }
+        };
+        let idx = self.out.len() as u32;
+        let decl = match (root, path.is_empty()) {
+            (Root::Var(v), true) => self.f.vars[v as usize].ty,
+            (Root::Global(g), true) => self.m.globals[g as usize].ty,
+            _ => decl_field_ty,
+        };
+        self.decl_ty.push(decl);
+        self.out.push(var);
+        self.by_key.insert(key, idx);
+        Some(idx)
+    }
+}
