@@ -30,14 +30,12 @@ pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
 
-use crate::access::AccessPatterns;
 use crate::cfg::Cfg;
 use crate::ir::*;
 use crate::library::{self, LibModel};
 use blame_formats::static_db::*;
 use graph::{bit, find, Components, MayDefVisibility};
 use locations::{returned_values, stored_to, variable_bindings, Key, Loc, Resolver, Root};
-use reads::{element_copies, misses, read_index};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use variables::Vars;
 
@@ -46,10 +44,12 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
     analyze_with(m, &DefinedFunctions::new(m), f)
 }
 
-/// [`analyze`] with the module's defined functions computed once by the caller.
+/// [`analyze`] with the module's defined functions computed once by the
+/// caller. The phases: variables, writes, reaching definitions, data edges,
+/// alias classes and `doStore`, reachability (explicit and implicit lines,
+/// call bindings), aliases, side effects, call sites, and the read table.
 pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> FunctionSummary {
     let ni = f.insts.len();
-    let np = f.params.len();
     let t0 = std::time::Instant::now();
     let profile = std::env::var_os("BLAME_PROFILE").is_some();
     let cfg = Cfg::new(f);
@@ -89,12 +89,134 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
     }
 
+    let mut w = collect_writes(m, defined, f, &mut res, &mut vars);
+    let inb = reaching_definitions(f, &cfg, &w);
+    let graph = data_edges(f, &mut res, &mut w, &inb);
+    factory_aliases(f, defined, &mut res, &mut vars, &mut w.alias_pairs);
+    let classes = alias_classes(vars.out.len(), &w.alias_pairs);
+    let mut var_writes = do_store(&mut vars, &w, &classes);
+    // The return value: a variable written by the returns.
+    if f.returns_value {
+        vars.out.push(Variable {
+            name: "return".into(),
+            kind: VarKind::Return,
+            type_name: String::new(),
+            line: f.line,
+            parent: None,
+            param_index: None,
+            is_exit: true,
+            is_pointer: false,
+            is_scalar: false,
+            explicit_lines: vec![],
+            implicit_lines: vec![],
+            write_lines: vec![],
+            aliases: vec![],
+        });
+        let rets: Vec<u32> = f
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i.op, Op::Ret) && !i.args.is_empty())
+            .map(|(n, _)| n as u32)
+            .collect();
+        var_writes.push(rets);
+    }
+
+    let t_graph = t0.elapsed();
+    let reach = reach(f, &cfg, &graph, &w, &param_of, &mut vars, &var_writes);
+    let t_reach = t0.elapsed();
+    set_aliases(f, &mut res, &mut vars, &classes);
+    let (side, param_aliases) = side_effects(&vars, &classes, &reach);
+    let call_sites = call_sites(f, &mut res, &vars, &classes, &w, &reach);
+    let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
+
+    let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    if profile && t0.elapsed().as_millis() > 20 {
+        eprintln!(
+            "{}: {} insts, {} blocks, {} vars, {} nodes, {} defs: cfg {:?}, graph {:?}, reach {:?}, rest {:?}",
+            f.name,
+            ni,
+            f.blocks.len(),
+            vars.out.len(),
+            graph.data.len(),
+            w.def_node.len(),
+            t_cfg,
+            t_graph - t_cfg,
+            t_reach - t_graph,
+            t0.elapsed() - t_reach
+        );
+    }
+    FunctionSummary {
+        linkage_name: f.name.clone(),
+        name: f.name.clone(),
+        file: f.file.clone(),
+        line: f.line,
+        ir_hash: 0,
+        has_line_info: !lines.is_empty(),
+        variables: vars.out,
+        call_sites,
+        side_effects: side
+            .into_iter()
+            .map(|((blamed_param, from_param), explicit)| SideEffect {
+                blamed_param,
+                from_param,
+                implicit: !explicit,
+            })
+            .collect(),
+        param_aliases: param_aliases.into_iter().collect(),
+        loops,
+        reads,
+        lines,
+    }
+}
+
+/// True when `v` is a pointer.
+fn is_ptr_value(f: &Function, v: &Value) -> bool {
+    match v {
+        Value::Inst(i) => f.insts[*i as usize].is_pointer,
+        Value::Arg(k) => f.params.get(*k as usize).is_some_and(|p| p.is_pointer),
+        Value::Global(_) => true,
+        _ => false,
+    }
+}
+
+/// The writes of a function (phase 1): nodes beyond the instructions (one
+/// per parameter, one per call output), killing and may-definitions, what
+/// each write reaches, pointer copies (alias pairs) and the library models
+/// of calls.
+struct Writes {
+    node_line: Vec<u32>,
+    node_block: Vec<u32>,
+    /// (call, arg) -> output node.
+    out_nodes: HashMap<(InstId, u32), u32>,
+    out_node_info: Vec<(InstId, u32)>,
+    kill_key: HashMap<InstId, Key>,
+    /// Location -> numbers of the exact stores to it.
+    kill_defs: HashMap<Key, Vec<u32>>,
+    def_node: Vec<u32>,
+    may_defs: HashMap<(Key, u32), Vec<u32>>,
+    /// Store/out node -> direct target variables.
+    writes: Vec<(u32, Vec<u32>)>,
+    alias_pairs: Vec<(u32, u32)>,
+    own_writes: Vec<(u32, u32)>,
+    call_models: HashMap<InstId, (Option<String>, Option<LibModel>)>,
+}
+
+fn collect_writes(
+    m: &Module,
+    defined: &DefinedFunctions,
+    f: &Function,
+    res: &mut Resolver,
+    vars: &mut Vars,
+) -> Writes {
+    let np = f.params.len();
     // Node numbering: instructions, parameters, call outputs.
     let mut node_line: Vec<u32> = f.insts.iter().map(|i| i.line).collect();
     let mut node_block: Vec<u32> = f.insts.iter().map(|i| i.block).collect();
     node_line.extend(std::iter::repeat_n(0, np));
     node_block.extend(std::iter::repeat_n(u32::MAX, np));
-    let arg_node = |k: u32| (ni + k as usize) as u32;
     // (call, arg) -> output node
     let mut out_nodes: HashMap<(InstId, u32), u32> = HashMap::new();
     let mut out_node_info: Vec<(InstId, u32)> = Vec::new();
@@ -118,12 +240,6 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             Op::Call { callee } => Some(callee.clone()),
             _ => None,
         }
-    };
-    let is_ptr_value = |v: &Value| match v {
-        Value::Inst(i) => f.insts[*i as usize].is_pointer,
-        Value::Arg(k) => f.params.get(*k as usize).is_some_and(|p| p.is_pointer),
-        Value::Global(_) => true,
-        _ => false,
     };
 
     for (i, inst) in f.insts.iter().enumerate() {
@@ -156,7 +272,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                             .push(i);
                     }
                 }
-                if is_ptr_value(&inst.args[0]) {
+                if is_ptr_value(f, &inst.args[0]) {
                     for src in res.locs(&inst.args[0]) {
                         if let Some(sv) = vars.get(src.root, &src.path, src.ty) {
                             for &t in &targets {
@@ -175,7 +291,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                 };
                 let has_body = name.as_deref().is_some_and(|n| defined.contains(n));
                 let ptr_args: Vec<u32> = (0..inst.args.len() as u32)
-                    .filter(|&k| is_ptr_value(&inst.args[k as usize]))
+                    .filter(|&k| is_ptr_value(f, &inst.args[k as usize]))
                     .collect();
                 let model = match &name {
                     Some(n) if !has_body => Some(
@@ -245,6 +361,30 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
     }
 
+    Writes {
+        node_line,
+        node_block,
+        out_nodes,
+        out_node_info,
+        kill_key,
+        kill_defs,
+        def_node,
+        may_defs,
+        writes,
+        alias_pairs,
+        own_writes,
+        call_models,
+    }
+}
+
+/// Exact definitions reaching the entry of each block (bit sets over def numbers).
+fn reaching_definitions(f: &Function, cfg: &Cfg, w: &Writes) -> Vec<Vec<u64>> {
+    let Writes {
+        def_node,
+        kill_key,
+        kill_defs,
+        ..
+    } = w;
     // Reaching definitions of exact slots (the Temp-Blame set with kills).
     let nd = def_node.len();
     let words = nd.div_ceil(64);
@@ -299,6 +439,34 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
     }
 
+    inb
+}
+
+/// The data edges of the blame graph.
+struct Graph {
+    /// Per node, the nodes it depends on.
+    data: Vec<Vec<u32>>,
+    /// Per load, the roots of the locations it reads.
+    load_roots: HashMap<InstId, Vec<Root>>,
+    /// The first memory-object node.
+    first_obj: usize,
+}
+
+fn data_edges(f: &Function, res: &mut Resolver, w: &mut Writes, inb: &[Vec<u64>]) -> Graph {
+    let ni = f.insts.len();
+    let np = f.params.len();
+    let arg_node = |k: u32| (ni + k as usize) as u32;
+    let Writes {
+        node_line,
+        node_block,
+        out_nodes,
+        out_node_info,
+        kill_key,
+        kill_defs,
+        def_node,
+        may_defs,
+        ..
+    } = w;
     // Memory-object nodes keep the edges linear: a read depends on the
     // object, the object on every write to it (instead of reads x writes edges).
     let n_out = out_node_info.len();
@@ -312,31 +480,28 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     };
     let mut may_obj: HashMap<(Key, u32), u32> = HashMap::new();
     let mut call_obj: HashMap<(Key, u32), u32> = HashMap::new();
-    for (k, ns) in &may_defs {
-        may_obj.insert(
-            k.clone(),
-            new_obj(ns.clone(), &mut node_line, &mut node_block),
-        );
+    for (k, ns) in may_defs.iter() {
+        may_obj.insert(k.clone(), new_obj(ns.clone(), node_line, node_block));
         let calls: Vec<u32> = ns
             .iter()
             .copied()
             .filter(|&n| n as usize >= ni + np)
             .collect();
         if !calls.is_empty() {
-            call_obj.insert(k.clone(), new_obj(calls, &mut node_line, &mut node_block));
+            call_obj.insert(k.clone(), new_obj(calls, node_line, node_block));
         }
     }
     let mut kill_all_obj: HashMap<Key, u32> = HashMap::new();
-    for (k, ds) in &kill_defs {
+    for (k, ds) in kill_defs.iter() {
         let nodes = ds.iter().map(|&d| def_node[d as usize]).collect();
-        kill_all_obj.insert(k.clone(), new_obj(nodes, &mut node_line, &mut node_block));
+        kill_all_obj.insert(k.clone(), new_obj(nodes, node_line, node_block));
     }
     let def_number: HashMap<InstId, u32> = def_node
         .iter()
         .enumerate()
         .map(|(d, &n)| (n, d as u32))
         .collect();
-    let mut visible = MayDefVisibility::new(f, ni, np, &out_node_info);
+    let mut visible = MayDefVisibility::new(f, ni, np, out_node_info);
 
     // Data edges.
     let nn = node_line.len();
@@ -368,7 +533,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                 Op::Call { .. } => {
                     for a in &inst.args {
                         push_val(&mut edges, a);
-                        if is_ptr_value(a) {
+                        if is_ptr_value(f, a) {
                             read_locs.extend(res.locs(a));
                         }
                     }
@@ -445,7 +610,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             data[i as usize] = edges;
         }
     }
-    for (&(c, _), &node) in &out_nodes {
+    for (&(c, _), &node) in out_nodes.iter() {
         data[node as usize].push(c);
     }
     // Objects of visible subsets were added while reading.
@@ -453,6 +618,20 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     node_line.resize(nn, 0);
     node_block.resize(nn, u32::MAX);
 
+    Graph {
+        data,
+        load_roots,
+        first_obj,
+    }
+}
+
+fn factory_aliases(
+    f: &Function,
+    defined: &DefinedFunctions,
+    res: &mut Resolver,
+    vars: &mut Vars,
+    alias_pairs: &mut Vec<(u32, u32)>,
+) {
     // A factory's result: its fields point where the callee made them
     // point (`panel = panel_new(A, ..)` with `p->trail = &A->mat[..]` makes
     // `panel.trail` alias `A.mat`).
@@ -495,11 +674,21 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             }
         }
     }
+}
 
+/// Alias classes of the variables that exist before the return value.
+struct Classes {
+    class_id: Vec<u32>,
+    /// Members of each class, ascending.
+    members: Vec<Vec<u32>>,
+    /// How many variables the classes cover.
+    declared: usize,
+}
+
+fn alias_classes(nv: usize, alias_pairs: &[(u32, u32)]) -> Classes {
     // Alias classes (Table 3.1 A sets), closed under containers.
-    let nv = vars.out.len();
     let mut uf: Vec<u32> = (0..nv as u32).collect();
-    for &(a, b) in &alias_pairs {
+    for &(a, b) in alias_pairs {
         let (ra, rb) = (find(&mut uf, a), find(&mut uf, b));
         if ra != rb {
             uf[ra as usize] = rb;
@@ -518,8 +707,19 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         class_id[v as usize] = c;
         members[c as usize].push(v);
     }
-    let class_of = |v: u32| -> &[u32] { &members[class_id[v as usize] as usize] };
 
+    Classes {
+        class_id,
+        members,
+        declared: nv,
+    }
+}
+
+/// Per variable, the write nodes that reach it.
+fn do_store(vars: &mut Vars, w: &Writes, classes: &Classes) -> Vec<Vec<u32>> {
+    let nv = vars.out.len();
+    let (class_id, members) = (&classes.class_id, &classes.members);
+    let (writes, own_writes) = (&w.writes, &w.own_writes);
     // doStore: each write reaches its targets, their containers and aliases:
     // whole alias classes, and the classes of their members' containers.
     // Walking classes (each once per write) instead of variables keeps a
@@ -535,7 +735,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         ps.dedup();
     }
     let mut var_writes: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    for &(v, line) in &own_writes {
+    for &(v, line) in own_writes {
         vars.out[v as usize].write_lines.push(line);
     }
     let mut class_stamp = vec![usize::MAX; members.len()];
@@ -553,34 +753,33 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             stack.extend(&class_parents[c as usize]);
         }
     }
-    // The return value: a variable written by the returns.
-    if f.returns_value {
-        vars.out.push(Variable {
-            name: "return".into(),
-            kind: VarKind::Return,
-            type_name: String::new(),
-            line: f.line,
-            parent: None,
-            param_index: None,
-            is_exit: true,
-            is_pointer: false,
-            is_scalar: false,
-            explicit_lines: vec![],
-            implicit_lines: vec![],
-            write_lines: vec![],
-            aliases: vec![],
-        });
-        let rets: Vec<u32> = f
-            .insts
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| matches!(i.op, Op::Ret) && !i.args.is_empty())
-            .map(|(n, _)| n as u32)
-            .collect();
-        var_writes.push(rets);
-    }
-    let nv = vars.out.len();
+    var_writes
+}
 
+/// What reachability found beyond each variable's lines: who reaches the
+/// nodes of call bindings and of parameter reads, (total, explicit).
+struct Reach {
+    ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)>,
+    arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)>,
+    reads_param: Vec<BTreeSet<u32>>,
+    reads_param_explicit: Vec<BTreeSet<u32>>,
+}
+
+fn reach(
+    f: &Function,
+    cfg: &Cfg,
+    graph: &Graph,
+    w: &Writes,
+    param_of: &HashMap<u32, u32>,
+    vars: &mut Vars,
+    var_writes: &[Vec<u32>],
+) -> Reach {
+    let ni = f.insts.len();
+    let np = f.params.len();
+    let nv = vars.out.len();
+    let (data, load_roots, first_obj) = (&graph.data, &graph.load_roots, graph.first_obj);
+    let nn = data.len();
+    let (node_line, node_block, out_node_info) = (&w.node_line, &w.node_block, &w.out_node_info);
     // Control edges: terminators of the blocks each block depends on.
     let term: Vec<u32> = f
         .blocks
@@ -605,7 +804,6 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
     };
 
-    let t_graph = t0.elapsed();
     // Reachability, for 64 variables at a time. Phase 1 (explicit blame):
     // the nodes reached from a variable's writes over data edges. Phase 2
     // (implicit blame): the nodes reached over data and control edges from
@@ -770,10 +968,19 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         var.write_lines.sort_unstable();
         var.write_lines.dedup();
     }
-    let t_reach = t0.elapsed();
+    Reach {
+        ret_bind,
+        arg_bind,
+        reads_param,
+        reads_param_explicit,
+    }
+}
 
+fn set_aliases(f: &Function, res: &mut Resolver, vars: &mut Vars, classes: &Classes) {
+    let nv = vars.out.len();
+    let class_of = |v: u32| -> &[u32] { &classes.members[classes.class_id[v as usize] as usize] };
     // Aliases per variable.
-    for v in 0..uf.len() as u32 {
+    for v in 0..classes.declared as u32 {
         let mut a: Vec<u32> = class_of(v).iter().copied().filter(|&x| x != v).collect();
         a.sort_unstable();
         vars.out[v as usize].aliases = a;
@@ -781,17 +988,17 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     // A returned pointer: the variables whose memory it points into alias
     // the return value, so that what the function computes into them is what
     // its caller receives (`p = malloc(..); fill(p); return p;`).
-    if f.returns_value && nv > uf.len() {
-        let ret = uf.len() as u32;
+    if f.returns_value && nv > classes.declared {
+        let ret = classes.declared as u32;
         let values: Vec<Value> = returned_values(f, &res.alloca_var)
             .into_iter()
-            .filter(|v| is_ptr_value(v))
+            .filter(|v| is_ptr_value(f, v))
             .collect();
         let mut with: BTreeSet<u32> = BTreeSet::new();
         for value in &values {
             for l in res.locs(value) {
                 if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
-                    if (v as usize) < uf.len() {
+                    if (v as usize) < classes.declared {
                         with.extend(class_of(v));
                     }
                 }
@@ -802,7 +1009,15 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
         vars.out[ret as usize].aliases = with.into_iter().collect();
     }
+}
 
+/// Side effects (blamed, from) -> explicit, and parameter alias pairs.
+type SideEffects = (BTreeMap<(u32, u32), bool>, BTreeSet<(u32, u32)>);
+
+fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
+    let nv = vars.out.len();
+    let members = &classes.members;
+    let (reads_param, reads_param_explicit) = (&reach.reads_param, &reach.reads_param_explicit);
     // Root parameter of a variable (through containers).
     let root_param = |vars: &Vec<Variable>, mut v: u32| -> Option<u32> {
         for _ in 0..64 {
@@ -836,7 +1051,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
     }
     let mut param_aliases: BTreeSet<(u32, u32)> = BTreeSet::new();
-    for members in &members {
+    for members in members {
         let ps: BTreeSet<u32> = members
             .iter()
             .filter_map(|&m| root_param(&vars.out, m))
@@ -849,6 +1064,19 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         }
     }
 
+    (side, param_aliases)
+}
+
+fn call_sites(
+    f: &Function,
+    res: &mut Resolver,
+    vars: &Vars,
+    classes: &Classes,
+    w: &Writes,
+    reach: &Reach,
+) -> Vec<CallSite> {
+    let (class_id, members) = (&classes.class_id, &classes.members);
+    let (call_models, ret_bind, arg_bind) = (&w.call_models, &reach.ret_bind, &reach.arg_bind);
     // Call sites with their output bindings (the transfer function's caller side).
     let mut call_sites = Vec::new();
     let mut irecv_buffers: Vec<(BTreeSet<u32>, BTreeSet<u32>)> = Vec::new();
@@ -875,12 +1103,12 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             }
         }
         for k in 0..inst.args.len() as u32 {
-            if !is_ptr_value(&inst.args[k as usize]) {
+            if !is_ptr_value(f, &inst.args[k as usize]) {
                 continue;
             }
             // The argument's targets with their alias classes, and what the
             // output reaches (sorted vectors: this can be every variable).
-            let targets = targets_of(&mut res, &vars, &inst.args[k as usize]);
+            let targets = targets_of(res, vars, &inst.args[k as usize]);
             let classes: BTreeSet<u32> = targets.iter().map(|&t| class_id[t as usize]).collect();
             let mut pointees: Vec<u32> = targets.into_iter().collect();
             for c in classes {
@@ -912,8 +1140,8 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             .map(|n| n.strip_prefix("P").unwrap_or(n))
             .unwrap_or("");
         if short == "MPI_Irecv" && inst.args.len() > 6 {
-            let buf = targets_of(&mut res, &vars, &inst.args[0]);
-            let req = targets_of(&mut res, &vars, &inst.args[6]);
+            let buf = targets_of(res, vars, &inst.args[0]);
+            let req = targets_of(res, vars, &inst.args[6]);
             irecv_buffers.push((req, buf));
         }
         call_sites.push((
@@ -937,7 +1165,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             "MPI_Waitall" | "MPI_Testall" | "MPI_Waitany" | "MPI_Waitsome" => 1,
             _ => continue,
         };
-        let req = targets_of(&mut res, &vars, &f.insts[*i as usize].args[k]);
+        let req = targets_of(res, vars, &f.insts[*i as usize].args[k]);
         let mut extra: BTreeSet<u32> = BTreeSet::new();
         for (r, b) in &irecv_buffers {
             if !r.is_disjoint(&req) {
@@ -969,151 +1197,5 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
     let call_sites: Vec<CallSite> = call_sites.into_iter().map(|(_, c)| c).collect();
 
-    // Chapter 5: loops and the distinct reads of each line.
-    let mut loops = Vec::new();
-    for l in &cfg.loops {
-        let mut lines: Vec<u32> = l
-            .blocks
-            .iter()
-            .flat_map(|&b| f.blocks[b as usize].insts.iter())
-            .map(|&i| f.insts[i as usize].line)
-            .filter(|&x| x > 0)
-            .collect();
-        lines.sort_unstable();
-        lines.dedup();
-        let header_line = f.blocks[l.header as usize]
-            .insts
-            .iter()
-            .map(|&i| f.insts[i as usize].line)
-            .find(|&x| x > 0)
-            .unwrap_or(0);
-        loops.push(LoopInfo {
-            header_line,
-            lines,
-            parent: l.parent.map(|p| p as u32),
-        });
-    }
-    let mut address_only = vec![true; ni];
-    for inst in &f.insts {
-        for (pos, a) in inst.args.iter().enumerate() {
-            if let Value::Inst(j) = a {
-                let addr_use = matches!(
-                    (&inst.op, pos),
-                    (Op::Load, 0) | (Op::Store, 1) | (Op::Gep { .. }, 0) | (Op::Cast, 0)
-                );
-                if !addr_use {
-                    address_only[*j as usize] = false;
-                }
-            }
-        }
-    }
-    let copies = element_copies(f, &cfg);
-    let access = AccessPatterns::new(m, f, &cfg);
-    // The innermost loop of each line, as post-processing finds it: the
-    // loop with the fewest lines among those containing the line.
-    let mut line_loop: HashMap<u32, usize> = HashMap::new();
-    for (li, l) in loops.iter().enumerate() {
-        for &line in &l.lines {
-            let slot = line_loop.entry(line).or_insert(li);
-            if l.lines.len() < loops[*slot].lines.len() {
-                *slot = li;
-            }
-        }
-    }
-    let mut reads: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
-    for (i, inst) in f.insts.iter().enumerate() {
-        if !matches!(inst.op, Op::Load) || inst.line == 0 {
-            continue;
-        }
-        if inst.is_pointer && address_only[i] {
-            continue;
-        }
-        let mut addr = strip_casts(f, &inst.args[0]);
-        // Reading a scalar that holds a copy of an element reads the element.
-        if let Value::Inst(a) = addr {
-            if let Some(&source) = copies.get(&a) {
-                addr = strip_casts(f, &f.insts[source as usize].args[0]);
-            }
-        }
-        let index = read_index(f, &mut res, &vars, &addr);
-        let cost = access.cost(&addr, line_loop.get(&inst.line).copied());
-        for l in res.locs(&addr) {
-            // The variable whose memory holds the location: the location's own
-            // variable, else the nearest container on its path (a field that
-            // is only read, `a->x` or `atoms[i].x`, has no variable of its
-            // own but is memory of `a`, `atoms`), else, for a global only
-            // read in this function (no variable made for it yet), the global.
-            let own = (0..=l.path.len())
-                .rev()
-                .find_map(|n| vars.by_key.get(&(l.root, l.path[..n].to_vec())).copied());
-            let v = own.or_else(|| match l.root {
-                Root::Global(_) => vars.get(l.root, &[], None),
-                _ => None,
-            });
-            if let Some(v) = v {
-                let read = MemRead {
-                    variable: v,
-                    index: index.clone(),
-                };
-                // The same read on a line twice: the pattern likelier to miss.
-                let slot = reads
-                    .entry(inst.line)
-                    .or_default()
-                    .entry(read)
-                    .or_insert(cost);
-                if misses(&cost) > misses(slot) {
-                    *slot = cost;
-                }
-            }
-        }
-    }
-    let reads = reads
-        .into_iter()
-        .map(|(line, r)| LineReads {
-            line,
-            costs: r.values().copied().collect(),
-            reads: r.into_keys().collect(),
-        })
-        .collect();
-
-    let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
-    lines.sort_unstable();
-    lines.dedup();
-    if profile && t0.elapsed().as_millis() > 20 {
-        eprintln!(
-            "{}: {} insts, {} blocks, {} vars, {} nodes, {} defs: cfg {:?}, graph {:?}, reach {:?}, rest {:?}",
-            f.name,
-            ni,
-            f.blocks.len(),
-            nv,
-            nn,
-            def_node.len(),
-            t_cfg,
-            t_graph - t_cfg,
-            t_reach - t_graph,
-            t0.elapsed() - t_reach
-        );
-    }
-    FunctionSummary {
-        linkage_name: f.name.clone(),
-        name: f.name.clone(),
-        file: f.file.clone(),
-        line: f.line,
-        ir_hash: 0,
-        has_line_info: !lines.is_empty(),
-        variables: vars.out,
-        call_sites,
-        side_effects: side
-            .into_iter()
-            .map(|((blamed_param, from_param), explicit)| SideEffect {
-                blamed_param,
-                from_param,
-                implicit: !explicit,
-            })
-            .collect(),
-        param_aliases: param_aliases.into_iter().collect(),
-        loops,
-        reads,
-        lines,
-    }
+    call_sites
 }

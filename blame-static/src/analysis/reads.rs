@@ -1,12 +1,133 @@
 //! The read table of chapter 5: the distinct memory reads of each line,
 //! with copies of elements held in scalars resolved to the element.
 
-use super::locations::{strip_casts, Resolver};
+use super::locations::{strip_casts, Resolver, Root};
 use super::variables::Vars;
+use crate::access::AccessPatterns;
 use crate::cfg::Cfg;
 use crate::ir::*;
 use blame_formats::static_db::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Chapter 5: the natural loops (source lines, nesting) and the distinct
+/// reads of each line with their access patterns.
+pub(super) fn loops_and_reads(
+    m: &Module,
+    f: &Function,
+    cfg: &Cfg,
+    res: &mut Resolver,
+    vars: &mut Vars,
+) -> (Vec<LoopInfo>, Vec<LineReads>) {
+    let ni = f.insts.len();
+    // Chapter 5: loops and the distinct reads of each line.
+    let mut loops = Vec::new();
+    for l in &cfg.loops {
+        let mut lines: Vec<u32> = l
+            .blocks
+            .iter()
+            .flat_map(|&b| f.blocks[b as usize].insts.iter())
+            .map(|&i| f.insts[i as usize].line)
+            .filter(|&x| x > 0)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let header_line = f.blocks[l.header as usize]
+            .insts
+            .iter()
+            .map(|&i| f.insts[i as usize].line)
+            .find(|&x| x > 0)
+            .unwrap_or(0);
+        loops.push(LoopInfo {
+            header_line,
+            lines,
+            parent: l.parent.map(|p| p as u32),
+        });
+    }
+    let mut address_only = vec![true; ni];
+    for inst in &f.insts {
+        for (pos, a) in inst.args.iter().enumerate() {
+            if let Value::Inst(j) = a {
+                let addr_use = matches!(
+                    (&inst.op, pos),
+                    (Op::Load, 0) | (Op::Store, 1) | (Op::Gep { .. }, 0) | (Op::Cast, 0)
+                );
+                if !addr_use {
+                    address_only[*j as usize] = false;
+                }
+            }
+        }
+    }
+    let copies = element_copies(f, cfg);
+    let access = AccessPatterns::new(m, f, cfg);
+    // The innermost loop of each line, as post-processing finds it: the
+    // loop with the fewest lines among those containing the line.
+    let mut line_loop: HashMap<u32, usize> = HashMap::new();
+    for (li, l) in loops.iter().enumerate() {
+        for &line in &l.lines {
+            let slot = line_loop.entry(line).or_insert(li);
+            if l.lines.len() < loops[*slot].lines.len() {
+                *slot = li;
+            }
+        }
+    }
+    let mut reads: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        if !matches!(inst.op, Op::Load) || inst.line == 0 {
+            continue;
+        }
+        if inst.is_pointer && address_only[i] {
+            continue;
+        }
+        let mut addr = strip_casts(f, &inst.args[0]);
+        // Reading a scalar that holds a copy of an element reads the element.
+        if let Value::Inst(a) = addr {
+            if let Some(&source) = copies.get(&a) {
+                addr = strip_casts(f, &f.insts[source as usize].args[0]);
+            }
+        }
+        let index = read_index(f, res, vars, &addr);
+        let cost = access.cost(&addr, line_loop.get(&inst.line).copied());
+        for l in res.locs(&addr) {
+            // The variable whose memory holds the location: the location's own
+            // variable, else the nearest container on its path (a field that
+            // is only read, `a->x` or `atoms[i].x`, has no variable of its
+            // own but is memory of `a`, `atoms`), else, for a global only
+            // read in this function (no variable made for it yet), the global.
+            let own = (0..=l.path.len())
+                .rev()
+                .find_map(|n| vars.by_key.get(&(l.root, l.path[..n].to_vec())).copied());
+            let v = own.or_else(|| match l.root {
+                Root::Global(_) => vars.get(l.root, &[], None),
+                _ => None,
+            });
+            if let Some(v) = v {
+                let read = MemRead {
+                    variable: v,
+                    index: index.clone(),
+                };
+                // The same read on a line twice: the pattern likelier to miss.
+                let slot = reads
+                    .entry(inst.line)
+                    .or_default()
+                    .entry(read)
+                    .or_insert(cost);
+                if misses(&cost) > misses(slot) {
+                    *slot = cost;
+                }
+            }
+        }
+    }
+    let reads = reads
+        .into_iter()
+        .map(|(line, r)| LineReads {
+            line,
+            costs: r.values().copied().collect(),
+            reads: r.into_keys().collect(),
+        })
+        .collect();
+
+    (loops, reads)
+}
 
 /// Local scalars that only hold a copy of a value read from memory in the
 /// same loop iteration (`double south = in[k]; ... out[j] = north + south`),
@@ -77,6 +198,62 @@ pub(super) fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId>
         }
     }
     out
+}
+
+/// Expected misses of a read pattern, to choose between two loads of one read.
+pub(super) fn misses(c: &ReadCost) -> f64 {
+    c.expected_misses(&CacheGeometry::default())
+}
+
+/// How the address of a read is indexed (5.2.1).
+pub(super) fn read_index(f: &Function, res: &mut Resolver, vars: &Vars, addr: &Value) -> ReadIndex {
+    let Value::Inst(g) = addr else {
+        return ReadIndex::None;
+    };
+    let Op::Gep { steps, .. } = &f.insts[*g as usize].op else {
+        return ReadIndex::None;
+    };
+    let inst = &f.insts[*g as usize];
+    let mut idx: Vec<&Value> = Vec::new();
+    if let Some(first) = inst.args.get(1) {
+        idx.push(first);
+    }
+    let mut has_field = false;
+    for s in steps {
+        match s {
+            GepStep::Index { arg, .. } => {
+                if let Some(v) = inst.args.get(*arg as usize) {
+                    idx.push(v)
+                }
+            }
+            GepStep::Field { .. } => has_field = true,
+        }
+    }
+    if let Some(v) = idx.iter().rev().find(|v| !matches!(v, Value::ConstInt(_))) {
+        let v = strip_casts(f, v);
+        if let Value::Inst(j) = v {
+            let li = &f.insts[j as usize];
+            if matches!(li.op, Op::Load) {
+                let locs = res.locs(&li.args[0]);
+                if let [l] = locs.as_slice() {
+                    if l.deref == 0 {
+                        if let Some(&var) = vars.by_key.get(&(l.root, l.path.clone())) {
+                            return ReadIndex::Var(var);
+                        }
+                    }
+                }
+            }
+            return ReadIndex::Expr(j);
+        }
+        return ReadIndex::Expr(*g);
+    }
+    if has_field {
+        return ReadIndex::None;
+    }
+    match idx.last() {
+        Some(Value::ConstInt(c)) => ReadIndex::Const(*c),
+        _ => ReadIndex::None,
+    }
 }
 
 #[cfg(test)]
@@ -214,61 +391,5 @@ double sum_x(void) {
         };
         assert_eq!(global("atoms"), Some(true));
         assert_eq!(global("table"), Some(true));
-    }
-}
-
-/// Expected misses of a read pattern, to choose between two loads of one read.
-pub(super) fn misses(c: &ReadCost) -> f64 {
-    c.expected_misses(&CacheGeometry::default())
-}
-
-/// How the address of a read is indexed (5.2.1).
-pub(super) fn read_index(f: &Function, res: &mut Resolver, vars: &Vars, addr: &Value) -> ReadIndex {
-    let Value::Inst(g) = addr else {
-        return ReadIndex::None;
-    };
-    let Op::Gep { steps, .. } = &f.insts[*g as usize].op else {
-        return ReadIndex::None;
-    };
-    let inst = &f.insts[*g as usize];
-    let mut idx: Vec<&Value> = Vec::new();
-    if let Some(first) = inst.args.get(1) {
-        idx.push(first);
-    }
-    let mut has_field = false;
-    for s in steps {
-        match s {
-            GepStep::Index { arg, .. } => {
-                if let Some(v) = inst.args.get(*arg as usize) {
-                    idx.push(v)
-                }
-            }
-            GepStep::Field { .. } => has_field = true,
-        }
-    }
-    if let Some(v) = idx.iter().rev().find(|v| !matches!(v, Value::ConstInt(_))) {
-        let v = strip_casts(f, v);
-        if let Value::Inst(j) = v {
-            let li = &f.insts[j as usize];
-            if matches!(li.op, Op::Load) {
-                let locs = res.locs(&li.args[0]);
-                if let [l] = locs.as_slice() {
-                    if l.deref == 0 {
-                        if let Some(&var) = vars.by_key.get(&(l.root, l.path.clone())) {
-                            return ReadIndex::Var(var);
-                        }
-                    }
-                }
-            }
-            return ReadIndex::Expr(j);
-        }
-        return ReadIndex::Expr(*g);
-    }
-    if has_field {
-        return ReadIndex::None;
-    }
-    match idx.last() {
-        Some(Value::ConstInt(c)) => ReadIndex::Const(*c),
-        _ => ReadIndex::None,
     }
 }
