@@ -184,6 +184,7 @@ pub fn html_with_options(
         "method": view.method,
         "methods": methods,
         "total": view.total_samples,
+        "coverage": view.coverage,
         "processes": results.header.processes.iter().enumerate().map(|(i, p)| json!({
             "label": crate::trees::process_label(results, i as u32),
             "rank": p.rank, "samples": p.samples.get(e).copied().unwrap_or(0.0), "launcher": p.launcher,
