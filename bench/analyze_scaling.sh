@@ -34,7 +34,8 @@ for shape in chain vars; do
   declare -A t=()
   for n in 5000 10000 20000; do
     gen $shape $n
-    out=$( { /usr/bin/time -f "%e %M" "$B" analyze "$w/$shape$n.bc" -o "$w/db" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -o "$w/time" -f "%e %M" "$B" analyze "$w/$shape$n.bc" -o "$w/db" >/dev/null 2>&1
+    out=$(tail -1 "$w/time")
     s=${out% *}; kb=${out#* }
     t[$n]=$s
     printf "%-6s %8d %9s %9d\n" $shape $n "$s" $((kb / 1024))
