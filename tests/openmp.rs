@@ -42,11 +42,7 @@ fn parallel_regions_blame_the_shared_arrays_of_main_on_every_thread() {
             .arg(&exe),
     );
     run_ok(blame().arg("post").arg(&run).arg("--static").arg(&db));
-    let r = report_json(&[
-        run.to_str().unwrap(),
-        "--static",
-        db.to_str().unwrap(),
-    ]);
+    let r = report_json(&[run.to_str().unwrap(), "--static", db.to_str().unwrap()]);
     let explicit = |name: &str| {
         r["variables"]
             .as_array()
@@ -59,12 +55,18 @@ fn parallel_regions_blame_the_shared_arrays_of_main_on_every_thread() {
     // relax (3 sweeps per step) computes u, rhs computes f.
     let (u, f) = (explicit("u"), explicit("f"));
     assert!(u >= 65.0, "u {u}% in {r}");
-    assert!((2.0..=35.0).contains(&f), "f {f}% (relax only reads it) in {r}");
+    assert!(
+        (2.0..=35.0).contains(&f),
+        "f {f}% (relax only reads it) in {r}"
+    );
     for v in r["variables"].as_array().unwrap() {
         if v["derived"] == true {
             continue;
         }
-        assert_eq!(v["function"], "main", "a data structure left in a region: {v}");
+        assert_eq!(
+            v["function"], "main",
+            "a data structure left in a region: {v}"
+        );
     }
     let coverage = r["coverage"]["percent"].as_f64().unwrap();
     assert!(coverage >= 95.0, "coverage {coverage}");
