@@ -3,27 +3,14 @@
 //! on real clang-19 output, including generated code with thousands of
 //! branches (the merges keep the graph linear: see bench/analyze_scaling.sh).
 
+mod common;
+
 use blame_formats::static_db::*;
 use blame_static::{analyze_module, load_file};
 use std::path::Path;
-use std::process::Command;
 
 fn summary(dir: &Path, text: &str, function: &str) -> FunctionSummary {
-    let src = dir.join("t.c");
-    std::fs::write(&src, text).unwrap();
-    let bc = dir.join("t.bc");
-    let out = Command::new("clang-19")
-        .args(["-g", "-O0", "-emit-llvm", "-c"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&bc)
-        .output()
-        .expect("clang-19 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let bc = common::bitcode(dir, "t.c", text, &[]);
     analyze_module(&load_file(&bc).unwrap(), None)
         .summaries
         .into_iter()
