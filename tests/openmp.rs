@@ -43,15 +43,7 @@ fn parallel_regions_blame_the_shared_arrays_of_main_on_every_thread() {
     );
     run_ok(blame().arg("post").arg(&run).arg("--static").arg(&db));
     let r = report_json(&[run.to_str().unwrap(), "--static", db.to_str().unwrap()]);
-    let explicit = |name: &str| {
-        r["variables"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == name && v["function"] == "main")
-            .and_then(|v| v["explicit_percent"].as_f64())
-            .unwrap_or(0.0)
-    };
+    let explicit = |name: &str| explicit_of(&r, Some("main"), name);
     // relax (3 sweeps per step) computes u, rhs computes f.
     let (u, f) = (explicit("u"), explicit("f"));
     assert!(u >= 65.0, "u {u}% in {r}");
@@ -68,6 +60,19 @@ fn parallel_regions_blame_the_shared_arrays_of_main_on_every_thread() {
             "a data structure left in a region: {v}"
         );
     }
-    let coverage = r["coverage"]["percent"].as_f64().unwrap();
-    assert!(coverage >= 95.0, "coverage {coverage}");
+    // Samples of threads waiting in the runtime (barriers, idle workers:
+    // more on a loaded machine) compute no variable; the rest all do.
+    let coverage = &r["coverage"];
+    let runtime: f64 = coverage["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| {
+            let why = x["reason"].as_str().unwrap_or("");
+            why.contains("libomp") || why.contains("__kmp")
+        })
+        .map(|x| x["percent"].as_f64().unwrap())
+        .sum();
+    let covered = coverage["percent"].as_f64().unwrap();
+    assert!(covered + runtime >= 95.0, "coverage {coverage}");
 }

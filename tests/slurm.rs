@@ -91,16 +91,6 @@ fn by_variable(dir: &Path, run: &str, db: &Path) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn explicit(report: &Value, name: &str) -> f64 {
-    report["variables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == name && v["function"] == "main")
-        .and_then(|v| v["explicit_percent"].as_f64())
-        .unwrap_or(0.0)
-}
-
 /// Every rank wrote its stream and its manifest.
 fn assert_ranks(run: &Path, n: u32) {
     for r in 0..n {
@@ -167,7 +157,10 @@ fn slurm_forms_record_post_and_merge() {
         "the last shard merged: {said}"
     );
     let sharded = by_variable(d, "runA", &db);
-    assert!(explicit(&sharded, "quad") >= 30.0, "{sharded}");
+    assert!(
+        explicit_of(&sharded, Some("main"), "quad") >= 30.0,
+        "{sharded}"
+    );
 
     // blame record -- srun: refused, with the command that works.
     let refused = cluster
