@@ -80,7 +80,14 @@ impl std::fmt::Display for Unexplained {
                 d(function)
             ),
             Unexplained::NoSymbols { function } => {
-                write!(f, "frame without symbols or debug info: {function}")
+                // `[libomp.so.5+0x7d6d2]`: one reason per object, not per address.
+                let object = function
+                    .trim_start_matches('[')
+                    .split('+')
+                    .next()
+                    .unwrap_or(function)
+                    .trim_end_matches(']');
+                write!(f, "code without symbols or debug info in {object}")
             }
             Unexplained::LineBlamesNothing { function, line } => {
                 write!(f, "line {line} of {} blames no variable", d(function))
