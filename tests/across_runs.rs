@@ -1,6 +1,9 @@
 //! Across runs on real recordings: `blame diff` between two builds of
 //! `tests/programs/scaling.c` (the second with its lines moved), checked
-//! against the two runs' own reports. These need perf_event (root in CI).
+//! against the two runs' own reports, and `blame scaling` over five input
+//! sizes, whose models come back from Extra-P (PyPI `extrap`, installed by
+//! scripts/test-tools.sh; outside CI a missing Extra-P skips that test).
+//! These need perf_event (root in CI).
 
 mod e2e_support;
 use e2e_support::*;
@@ -152,4 +155,90 @@ fn diff_of_two_builds_matches_the_two_reports() {
     assert!(html.contains("\"field\"") && html.contains("blame diff"));
     let csv = run_ok(blame().args(["diff", ra, rb, "--format", "csv"]));
     assert!(String::from_utf8_lossy(&csv.stdout).starts_with("variable,type,kind,defined at,in,"));
+}
+
+/// Extra-P from scripts/test-tools.sh, or `None` (skip) outside CI.
+fn extrap() -> Option<PathBuf> {
+    let tools = std::env::var_os("BLAME_TEST_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools"));
+    let path = tools.join("venv/bin/extrap");
+    if path.exists() {
+        return Some(path);
+    }
+    let reason = format!(
+        "Extra-P not at {}: run scripts/test-tools.sh",
+        path.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{reason}");
+    eprintln!("skipping: {reason}");
+    None
+}
+
+#[test]
+fn scaling_over_five_input_sizes_gets_a_linear_model_from_extrap() {
+    if !sampling_allowed() {
+        return;
+    }
+    let Some(extrap) = extrap() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (exe, db) = build(dir.path(), "");
+    let sizes = [1, 2, 4, 8, 16];
+    let runs: Vec<PathBuf> = sizes
+        .iter()
+        .map(|&n| record_n(dir.path(), &exe, n))
+        .collect();
+    let input = dir.path().join("extrap.txt");
+    let mut args: Vec<String> = vec!["scaling".into()];
+    args.extend(runs.iter().map(|r| r.to_string_lossy().into_owned()));
+    args.extend(["--param".into(), "n=1,2,4,8,16".into()]);
+    args.extend(["--static".into(), db.to_string_lossy().into_owned()]);
+    args.extend(["--extrap".into(), extrap.to_string_lossy().into_owned()]);
+    args.extend([
+        "--extrap-input".into(),
+        input.to_string_lossy().into_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let view = json_of(&args);
+    let text = std::fs::read_to_string(&input).unwrap();
+    assert!(
+        text.contains("PARAMETER n\nPOINTS ( 1 ) ( 2 ) ( 4 ) ( 8 ) ( 16 )\nMETRIC time\n"),
+        "{text}"
+    );
+    let var = |name: &str| {
+        view["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["function"] == "main" && v["name"] == name)
+            .unwrap_or_else(|| panic!("main::{name} in {view:#}"))
+    };
+    // field's work is linear in n: Extra-P's time model is c + k·n^1.
+    let field = var("field");
+    let model = &field["time_model"];
+    let terms = model["terms"].as_array().unwrap();
+    assert_eq!(terms.len(), 1, "{}", model["function"]);
+    let factors = terms[0]["factors"].as_array().unwrap();
+    assert_eq!(factors.len(), 1, "{}", model["function"]);
+    assert_eq!(factors[0]["parameter"], "n");
+    assert_eq!(factors[0]["exponent"], 1.0, "{}", model["function"]);
+    assert_eq!(factors[0]["log_exponent"], 0.0, "{}", model["function"]);
+    assert!(model["adjusted_r2"].as_f64().unwrap() > 0.95, "{model:#}");
+    assert_eq!(field["grows"], true, "{field:#}");
+    // coeffs' work does not depend on n: its time stays, its share shrinks.
+    let coeffs = var("coeffs");
+    assert_eq!(coeffs["grows"], false);
+    let t = &coeffs["time"];
+    let (first, last) = (t[0][0].as_f64().unwrap(), t[4][0].as_f64().unwrap());
+    assert!(
+        (last / first - 1.0).abs() < 0.3,
+        "coeffs' time {first} → {last}"
+    );
+    // The text view names the growing variable.
+    let out = run_ok(blame().args(&args[..args.len()]).args(["--format", "text"]));
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.contains("# share grows with scale: main::field"),
+        "{out}"
+    );
 }

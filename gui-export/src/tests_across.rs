@@ -1,7 +1,9 @@
-//! `blame diff` over hand-built results: variables matched across builds,
-//! the changes and their order.
+//! `blame diff` and `blame scaling` over hand-built results: variables
+//! matched across builds, the changes and their order, and Extra-P's models
+//! of a variable whose share grows with the ranks.
 
 use crate::across::diff::diff;
+use crate::across::scaling::{scaling, ScalingOptions, ScalingRun, TimeBase};
 use crate::tests::fixture;
 use crate::views::{Filters, OutputFormat, RankBy};
 use blame_formats::results::*;
@@ -116,4 +118,115 @@ fn diff_renders_as_text_csv_json_and_a_page() {
     assert_eq!(json["variables"][0]["delta"]["explicit"], 2.0);
     let page = crate::html::diff_html(&v);
     assert!(page.contains("\"se.sX\"") && !page.contains("__BLAME_DATA__"));
+}
+
+/// Results of a run on `ranks` ranks, 1000 cpu-clock samples (1 s) each:
+/// `halo` takes 10·p samples per rank (a share of p%), `matrix` the rest.
+fn ranks_run(ranks: u32) -> Results {
+    let mut r = fixture();
+    r.header.processes = (0..ranks)
+        .map(|rank| ProcessInfo {
+            rank: Some(rank),
+            pid: 100 + rank,
+            host: "h".into(),
+            command: vec!["./halo".into()],
+            launcher: false,
+            samples: vec![1000.0],
+        })
+        .collect();
+    let var = |name: &str, per_rank: f64| {
+        let mut v = r.variables[0].clone();
+        v.key.name = name.into();
+        v.key.function = "main".into();
+        v.values = (0..ranks)
+            .map(|p| ProcessValue {
+                process: p,
+                inclusive: per_rank,
+                exclusive: 0.0,
+                explicit: per_rank,
+                inherited: 0.0,
+                methods: vec![],
+            })
+            .collect();
+        v
+    };
+    let halo = 10.0 * ranks as f64;
+    r.variables = vec![var("halo", halo), var("matrix", 1000.0 - halo)];
+    r.contexts.clear();
+    r
+}
+
+#[test]
+fn scaling_models_come_from_extrap_with_the_ranks_as_parameter() {
+    let Some(extrap) = crate::tests_consumers::test_tool("venv/bin/extrap", "Extra-P") else {
+        return;
+    };
+    let results: Vec<Results> = [1, 2, 4, 8, 16].map(ranks_run).into();
+    let runs: Vec<ScalingRun> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ScalingRun {
+            label: format!("run{i}"),
+            results: r,
+            params: vec![],
+            wall_seconds: None,
+        })
+        .collect();
+    let v = scaling(
+        &runs,
+        &ScalingOptions {
+            filters: Filters::default(),
+            time: TimeBase::Cpu,
+            extrap,
+            extrap_input: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(v.parameters, ["p"]);
+    assert!(v.modeler.starts_with("Extra-P"), "{}", v.modeler);
+    let halo = v.variables.iter().find(|r| r.name == "halo").unwrap();
+    // Share p%, time p·(10p samples)/1000 Hz = p²/100 s.
+    let share = halo.share_model.as_ref().unwrap();
+    let exps: Vec<(f64, f64)> = share.terms[0]
+        .factors
+        .iter()
+        .map(|f| (f.exponent, f.log_exponent))
+        .collect();
+    assert_eq!(exps, [(1.0, 0.0)], "{}", share.function);
+    let time = halo.time_model.as_ref().unwrap();
+    assert_eq!(time.terms[0].factors[0].exponent, 2.0, "{}", time.function);
+    assert!(time.adjusted_r2.unwrap() > 0.99);
+    assert!(halo.grows);
+    let matrix = v.variables.iter().find(|r| r.name == "matrix").unwrap();
+    assert!(!matrix.grows);
+    let text = crate::render::render_scaling(&v, OutputFormat::Text);
+    assert!(
+        text.contains("# share grows with scale: main::halo\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn scaling_needs_a_parameter_that_varies() {
+    let results: Vec<Results> = [2, 2].map(ranks_run).into();
+    let runs: Vec<ScalingRun> = results
+        .iter()
+        .map(|r| ScalingRun {
+            label: "r".into(),
+            results: r,
+            params: vec![],
+            wall_seconds: None,
+        })
+        .collect();
+    let err = scaling(
+        &runs,
+        &ScalingOptions {
+            filters: Filters::default(),
+            time: TimeBase::Cpu,
+            extrap: "/nonexistent/extrap".into(),
+            extrap_input: None,
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("differ in no parameter"), "{err}");
 }

@@ -31,6 +31,12 @@ fn consumer(path: PathBuf, what: &str) -> Option<PathBuf> {
     None
 }
 
+/// A tool installed by scripts/test-tools.sh (`rel` under target/test-tools),
+/// or `None` (skip) outside CI when it is missing.
+pub(crate) fn test_tool(rel: &str, what: &str) -> Option<PathBuf> {
+    consumer(test_tools().join(rel), what)
+}
+
 fn go() -> Option<PathBuf> {
     let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join("go"))

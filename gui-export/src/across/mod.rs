@@ -1,5 +1,5 @@
 //! Across runs: the same program's variables compared between two runs
-//! ([`diff`]).
+//! ([`diff`]) and modelled over many ([`scaling`], with Extra-P).
 //!
 //! Runs of different builds name the same variable with the same defining
 //! function, name and type, but its line (and the source path) may move, so
@@ -8,6 +8,7 @@
 //! by line after the shift of the function's other variables.
 
 pub mod diff;
+pub mod scaling;
 
 use crate::views::VariableRow;
 use std::collections::BTreeMap;
