@@ -3,7 +3,8 @@
 //! against the two runs' own reports, and `blame scaling` over five input
 //! sizes, whose models come back from Extra-P (PyPI `extrap`, installed by
 //! scripts/test-tools.sh; outside CI a missing Extra-P skips that test).
-//! These need perf_event (root in CI).
+//! A run exported for Thicket is loaded by Thicket (PyPI llnl-thicket) with
+//! the report's values. These need perf_event (root in CI).
 
 mod e2e_support;
 use e2e_support::*;
@@ -157,19 +158,17 @@ fn diff_of_two_builds_matches_the_two_reports() {
     assert!(String::from_utf8_lossy(&csv.stdout).starts_with("variable,type,kind,defined at,in,"));
 }
 
-/// Extra-P from scripts/test-tools.sh, or `None` (skip) outside CI.
-fn extrap() -> Option<PathBuf> {
+/// A tool of scripts/test-tools.sh (`rel` under target/test-tools), or
+/// `None` (skip) outside CI.
+fn test_tool(rel: &str) -> Option<PathBuf> {
     let tools = std::env::var_os("BLAME_TEST_TOOLS")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools"));
-    let path = tools.join("venv/bin/extrap");
+    let path = tools.join(rel);
     if path.exists() {
         return Some(path);
     }
-    let reason = format!(
-        "Extra-P not at {}: run scripts/test-tools.sh",
-        path.display()
-    );
+    let reason = format!("{} missing: run scripts/test-tools.sh", path.display());
     assert!(std::env::var_os("CI").is_none(), "{reason}");
     eprintln!("skipping: {reason}");
     None
@@ -180,7 +179,9 @@ fn scaling_over_five_input_sizes_gets_a_linear_model_from_extrap() {
     if !sampling_allowed() {
         return;
     }
-    let Some(extrap) = extrap() else { return };
+    let Some(extrap) = test_tool("venv/bin/extrap") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let (exe, db) = build(dir.path(), "");
     let sizes = [1, 2, 4, 8, 16];
@@ -241,4 +242,63 @@ fn scaling_over_five_input_sizes_gets_a_linear_model_from_extrap() {
         out.contains("# share grows with scale: main::field"),
         "{out}"
     );
+}
+
+#[test]
+fn thicket_loads_an_exported_recording_with_the_reports_blame() {
+    if !sampling_allowed() {
+        return;
+    }
+    let Some(python) = test_tool("venv/bin/python") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (exe, db) = build(dir.path(), "");
+    let run = record_n(dir.path(), &exe, 2);
+    let (r, d) = (run.to_str().unwrap(), db.to_str().unwrap());
+    let report = report_json(&[r, "--static", d]);
+    let file = dir.path().join("run.thicket.json");
+    run_ok(
+        blame()
+            .args(["export", r, "--static", d, "--format", "thicket", "-o"])
+            .arg(&file),
+    );
+    let out = run_ok(
+        std::process::Command::new(&python)
+            .arg("-c")
+            .arg(
+                "import sys,thicket as th\n\
+                 tk=th.Thicket.from_json(open(sys.argv[1]).read())\n\
+                 df=tk.dataframe.reset_index()\n\
+                 for _, x in df.iterrows(): print('row', x['node'].frame['name'], x['node'].frame['type'], x['cpu-clock (inc)'], x['explicit (inc)'])\n\
+                 m=tk.metadata.iloc[0]\n\
+                 print('meta', m['ranks'], m['samples'], m['sampler'], m['wall_seconds'] > 0)",
+            )
+            .arg(&file)
+            .env("MPLCONFIGDIR", dir.path()),
+    );
+    let out = String::from_utf8_lossy(&out.stdout);
+    for name in ["field", "coeffs"] {
+        let row = report["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["function"] == "main" && v["name"] == name)
+            .unwrap();
+        let want = format!(
+            "row main::{name} variable {:?} {:?}",
+            row["samples"].as_f64().unwrap(),
+            row["explicit"].as_f64().unwrap()
+        );
+        assert!(out.contains(&want), "{want:?} in {out}");
+    }
+    assert!(
+        out.lines().any(|l| l.starts_with("row main function")),
+        "{out}"
+    );
+    let meta = format!(
+        "meta 0 {:?} perf_event True",
+        report["total_samples"].as_f64().unwrap()
+    );
+    assert!(out.contains(&meta), "{meta:?} in {out}");
 }
