@@ -550,3 +550,44 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
     out.flush()?;
     Ok(())
 }
+
+/// Results of one run directory (stored when up to date, else posted with
+/// `static_db`), or of a results file (`.bres`) as it is.
+pub(crate) fn results_of(
+    path: &Path,
+    static_db: Option<PathBuf>,
+    binary_paths: &[PathBuf],
+) -> Result<Results> {
+    if path.is_file() {
+        return Results::read(path)
+            .with_context(|| format!("cannot read the results {}", path.display()));
+    }
+    if !path.is_dir() {
+        bail!(
+            "{} is neither a run directory nor a results file",
+            path.display()
+        );
+    }
+    results_for_report(&InputArgs {
+        run_dir: Some(path.to_path_buf()),
+        samples: None,
+        perf_data: Vec::new(),
+        static_db,
+        binary_paths: binary_paths.to_vec(),
+        memory_events: Vec::new(),
+        skid: None,
+        loop_threshold: 0.75,
+        cache_geometry: None,
+    })
+    .with_context(|| format!("run {}", path.display()))
+}
+
+/// Compiles a `--type`/`--function` regular expression.
+pub(crate) fn compile_re(re: &Option<String>, what: &str) -> Result<Option<regex::Regex>> {
+    re.as_deref()
+        .map(|r| {
+            regex::Regex::new(r)
+                .with_context(|| format!("--{what} {r:?} is not a valid regular expression"))
+        })
+        .transpose()
+}

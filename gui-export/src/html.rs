@@ -203,3 +203,12 @@ pub fn html_with_options(
         escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));
     Ok(TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1))
 }
+
+const DIFF_TEMPLATE: &str = include_str!("diff.html");
+
+/// The diff of two runs as a self-contained page: the table of
+/// `blame diff`, sortable by any column, changes coloured and drawn as bars.
+pub fn diff_html(view: &crate::across::diff::DiffView) -> String {
+    let embedded = escape_json_for_html(&serde_json::to_string(view).expect("views serialize"));
+    DIFF_TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1)
+}
