@@ -379,6 +379,54 @@ mod tests {
             .1
     }
 
+    /// The outer pattern of the read of `name` on line `l`.
+    fn outer_of(f: &FunctionSummary, l: u32, name: &str) -> blame_formats::static_db::OuterReuse {
+        f.reads
+            .iter()
+            .filter(|r| r.line == l)
+            .flat_map(|r| r.reads.iter().zip(&r.costs))
+            .find(|(r, _)| f.variables[r.variable as usize].name == name)
+            .unwrap_or_else(|| panic!("no read of {name} on line {l}"))
+            .1
+            .outer
+    }
+
+    /// Across iterations of the loop around the innermost one: the vector
+    /// of a matrix-vector product and the C row of an ikj product are swept
+    /// again, the matrix rows move on (the inner counter restarts each time).
+    #[test]
+    fn outer_loops_repeat_or_move_the_sweep() {
+        use blame_formats::static_db::OuterReuse::{Moves, Same};
+        let f = summary(
+            "void mv(int n, int m, const double *a, const double *x, double *y) {
+  for (int i = 0; i < n; i++) {
+    double acc = 0.0;
+    for (int k = 0; k < m; k++)
+      acc += a[i * m + k] * x[k];
+    y[i] = acc;
+  }
+}
+",
+            "mv",
+        );
+        assert_eq!(outer_of(&f, 5, "x"), Same);
+        assert_eq!(outer_of(&f, 5, "a"), Moves);
+        let g = summary(
+            "void ikj(int n, const double *a, const double *b, double *c) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) {
+      double aik = a[i * n + k];
+      for (int j = 0; j < n; j++)
+        c[i * n + j] += aik * b[k * n + j];
+    }
+}
+",
+            "ikj",
+        );
+        assert_eq!(outer_of(&g, 6, "c"), Same);
+        assert_eq!(outer_of(&g, 6, "b"), Moves);
+    }
+
     /// spmv: the streams `val[k]`, `col[k]` advance by their element size,
     /// the gather `x[col[k]]` is irregular, the accumulator and the counter
     /// are fixed slots.
