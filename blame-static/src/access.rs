@@ -30,6 +30,9 @@ enum Slot {
 /// value's own units (bytes for pointers), `None` when irregular.
 type Stride = Option<i64>;
 
+/// (instruction, loop, inner loop taken as restarting).
+type StrideKey = (InstId, usize, Option<usize>);
+
 /// Access-pattern analysis of one function.
 pub struct AccessPatterns<'a> {
     m: &'a Module,
@@ -39,7 +42,7 @@ pub struct AccessPatterns<'a> {
     stores: Vec<HashMap<Slot, Vec<Value>>>,
     /// Strides already computed, per (instruction, loop, restarting
     /// loop): address expressions share subexpressions, so each is walked once.
-    memo: RefCell<HashMap<(InstId, usize, Option<usize>), Stride>>,
+    memo: RefCell<HashMap<StrideKey, Stride>>,
     /// While computing a stride across iterations of an enclosing loop: the
     /// inner loop whose counters restart each iteration (taken as unchanged).
     restart: std::cell::Cell<Option<usize>>,
