@@ -112,7 +112,8 @@ impl Recording {
     /// `kallsyms` in the run directory for post-processing.
     pub fn with_kernel_frames(&mut self) -> std::io::Result<()> {
         self.kernel_frames = true;
-        std::fs::copy("/proc/kallsyms", self.dir.join("kallsyms")).map(|_| ())
+        let symbols = std::fs::read("/proc/kallsyms")?;
+        blame_formats::files::write_atomic(self.dir.join("kallsyms"), &symbols)
     }
 
     pub fn events(&self) -> &[EventDesc] {
