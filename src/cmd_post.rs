@@ -468,6 +468,12 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
 }
 
 pub fn run_dump(args: DumpArgs) -> Result<()> {
+    // Refused while a recorder writes the directory.
+    let _lock = if args.input.is_dir() {
+        Some(blame_formats::lock::RunDirLock::read(&args.input)?)
+    } else {
+        None
+    };
     let streams: Vec<PathBuf> = if args.input.is_dir() {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.input)?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -478,11 +484,18 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
     } else {
         vec![args.input.clone()]
     };
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    // A file appears only once complete (see blame_formats::files).
+    let mut file = match &args.output {
+        Some(p) => Some(
+            blame_formats::files::AtomicFile::create(p)
+                .with_context(|| format!("cannot create {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out: &mut dyn Write = match &mut file {
+        Some(f) => f,
+        None => &mut stdout,
     };
     for path in streams {
         // Mappings and stacks precede the samples that use them, so one pass suffices.
@@ -546,5 +559,9 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         }
     }
     out.flush()?;
+    if let (Some(f), Some(p)) = (file, &args.output) {
+        f.commit()
+            .with_context(|| format!("cannot write {}", p.display()))?;
+    }
     Ok(())
 }
