@@ -622,6 +622,8 @@ fn a_full_disk_keeps_the_old_file_and_leaves_no_temporary_files() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("cannot write"), "{}", stderr(&out));
+    // The message names the file asked for, not a temporary one.
+    assert!(!stderr(&out).contains(".out.html."), "{}", stderr(&out));
     let out = blame_with_file_limit(
         0,
         &[

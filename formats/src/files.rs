@@ -30,7 +30,9 @@ pub fn parent_dir(path: &Path) -> &Path {
 
 /// A file being written beside its final path; see the module doc.
 pub struct AtomicFile {
-    out: BufWriter<tempfile::NamedTempFile>,
+    out: BufWriter<File>,
+    /// Removes the temporary file when dropped uncommitted.
+    tmp: tempfile::TempPath,
     path: PathBuf,
 }
 
@@ -62,8 +64,12 @@ impl AtomicFile {
                     .mode(mode)
                     .open(p)
             })?;
+        // The file itself, not NamedTempFile's writer, whose errors name the
+        // temporary path: messages name the target.
+        let (file, tmp) = tmp.into_parts();
         Ok(AtomicFile {
-            out: BufWriter::with_capacity(1 << 16, tmp),
+            out: BufWriter::with_capacity(1 << 16, file),
+            tmp,
             path: path.to_path_buf(),
         })
     }
@@ -76,9 +82,10 @@ impl AtomicFile {
     /// Flushes, fsyncs, renames over the target and fsyncs its directory.
     /// On error the temporary file is removed and the target left as it was.
     pub fn commit(self) -> io::Result<()> {
-        let tmp = self.out.into_inner().map_err(|e| e.into_error())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
         // The rename itself reaches the disk with the directory.
         if let Ok(dir) = File::open(parent_dir(&self.path)) {
             let _ = dir.sync_all();
