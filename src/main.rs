@@ -1,7 +1,10 @@
 //! The `blame` command. It only parses arguments and calls the library
 //! crates; each subcommand lives in its own `cmd_*.rs` module.
 //!
-//! Exit codes: 0 success, 1 failure, 2 usage error (as perf).
+//! Exit codes: 0 success, 1 failure, 2 usage error (as perf); `blame record`
+//! exits with its command's status (128+N for signal N, 127 when the command
+//! is not found, 126 when it cannot be executed), `blame cc` with the
+//! compiler's.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
