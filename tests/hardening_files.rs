@@ -52,10 +52,11 @@ fn plant_symlinks(dir: &Path, target: &Path, name: impl Fn(u32) -> String) {
 }
 
 fn assert_untouched(victim: &Path) {
-    assert_eq!(
-        std::fs::read(victim).unwrap(),
-        b"secret\n",
-        "a file outside the directory was written through a planted symlink"
+    let now = std::fs::read(victim).unwrap();
+    assert!(
+        now == b"secret\n",
+        "a file outside the directory was written through a planted symlink ({} bytes now)",
+        now.len()
     );
 }
 
@@ -141,7 +142,7 @@ fn the_static_db_is_not_written_through_symlinks_planted_at_temporary_names() {
 }
 
 #[test]
-fn the_manifest_and_the_allocation_tracer_are_not_written_through_planted_symlinks() {
+fn the_manifest_the_allocation_tracer_and_its_logs_are_not_written_through_planted_symlinks() {
     if !sampling_allowed() {
         return;
     }
@@ -151,12 +152,35 @@ fn the_manifest_and_the_allocation_tracer_are_not_written_through_planted_symlin
     std::fs::create_dir(&run).unwrap();
     plant_symlinks(&run, &victim, |pid| format!(".{pid}.tmp"));
     plant_symlinks(&run, &victim, |pid| format!(".blame_alloc.{pid}.tmp"));
-    run_ok(
-        blame()
-            .args(["record", "--track-allocations", "-o"])
-            .arg(&run)
-            .args(["--", "true"]),
+    // And the allocation logs the preloaded tracer writes, planted once the
+    // recording runs (planted before, they would be an earlier recording),
+    // at the next pids: `/bin/true` then runs as one of them.
+    let started = dir.path().join("started");
+    let go = dir.path().join("go");
+    let script = format!(
+        "touch {s}; while [ ! -e {g} ]; do sleep 0.05; done; /bin/true",
+        s = started.display(),
+        g = go.display()
     );
+    let recorder = blame()
+        .args(["record", "--track-allocations", "-o"])
+        .arg(&run)
+        .args(["--", "sh", "-c", &script])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !started.exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the recording never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    plant_symlinks(&run, &victim, |pid| format!("alloc-{pid}.balloc"));
+    std::fs::write(&go, b"").unwrap();
+    let out = recorder.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_untouched(&victim);
     manifest(&run);
     for f in ["manifest.json", ".blame_alloc.so"] {
