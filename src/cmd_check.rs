@@ -20,7 +20,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
             Ok(summary) => println!("{}: {summary}", path.display()),
             Err(e) => {
                 failed += 1;
-                eprintln!("{}: {e:#}", path.display());
+                eprintln!("{}: {}", path.display(), crate::error_text(&e));
             }
         }
     }

@@ -91,7 +91,7 @@ fn main() -> ExitCode {
 /// An error with its causes, as `{:#}` prints it but without a cause whose
 /// text the message already holds (an I/O error that both names its source
 /// and returns it as its cause would print its "(os error N)" twice).
-fn error_text(e: &anyhow::Error) -> String {
+pub(crate) fn error_text(e: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in e.chain() {
         let c = cause.to_string();
