@@ -470,7 +470,12 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
 pub fn run_dump(args: DumpArgs) -> Result<()> {
     // Refused while a recorder writes the directory.
     let _lock = if args.input.is_dir() {
-        Some(blame_formats::lock::RunDirLock::read(&args.input)?)
+        Some(
+            blame_formats::lock::RunDirLock::read(&args.input).map_err(|e| match e.kind() {
+                std::io::ErrorKind::WouldBlock => anyhow::anyhow!(e),
+                _ => anyhow::anyhow!("{}: {e}", args.input.display()),
+            })?,
+        )
     } else {
         None
     };

@@ -156,12 +156,13 @@ fn ranks_recording(dir: &Path) -> io::Result<Vec<u32>> {
     Ok(ranks)
 }
 
+/// Opens `dir` to lock it; errors do not name it.
 fn open_dir(dir: &Path) -> io::Result<File> {
     let f = File::open(dir)?;
     if !f.metadata()?.is_dir() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{} is not a directory", dir.display()),
+            "not a directory",
         ));
     }
     Ok(f)
