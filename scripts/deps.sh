@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   clang-19 llvm-19-dev libpolly-19-dev libzstd-dev   # static pass: clang-19 bitcode, llvm-sys 191
+  libomp-19-dev                                       # OpenMP programs (clang-19 -fopenmp)
   openmpi-bin libopenmpi-dev                          # MPI programs and mpirun
   linux-perf                                          # perf, the overhead baseline and perf.data import
   valgrind                                            # data-centric evaluation (lackey traces)

@@ -2,6 +2,8 @@
 # The real consumers the export tests validate against, installed from the
 # registries into target/test-tools (idempotent, skips what is present):
 #   - Hatchet (PyPI llnl-hatchet) loads our Hatchet literal JSON
+#   - Extra-P (PyPI extrap) fits the per-variable models of `blame scaling`
+#   - Thicket (PyPI llnl-thicket) loads our Thicket JSON
 #   - jsonschema (PyPI) + speedscope's published file-format-schema.json (npm)
 #   - go tool pprof (Debian golang-go, installed by deps.sh) reads our pprof
 set -euo pipefail
@@ -15,6 +17,20 @@ if [[ ! -x $tools/venv/bin/python ]] || ! "$tools/venv/bin/python" -c "import ha
   "$tools/venv/bin/pip" install -q --disable-pip-version-check llnl-hatchet jsonschema
 else
   echo "test-tools: hatchet and jsonschema present"
+fi
+
+if [[ ! -x $tools/venv/bin/extrap ]] || ! "$tools/venv/bin/python" -c "import extrap" 2>/dev/null; then
+  echo "test-tools: installing Extra-P (extrap) into $tools/venv"
+  "$tools/venv/bin/pip" install -q --disable-pip-version-check extrap
+else
+  echo "test-tools: Extra-P present"
+fi
+
+if ! "$tools/venv/bin/python" -c "import thicket" 2>/dev/null; then
+  echo "test-tools: installing Thicket (llnl-thicket) into $tools/venv"
+  "$tools/venv/bin/pip" install -q --disable-pip-version-check llnl-thicket
+else
+  echo "test-tools: Thicket present"
 fi
 
 schema=$tools/speedscope/file-format-schema.json

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 pub struct ExportArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// html, speedscope, firefox, pprof, folded, svg, hatchet or csv.
+    /// html, speedscope, firefox, pprof, folded, svg, hatchet, thicket (Thicket's JSON: code
+    /// and data trees, the run's metadata) or csv.
     #[arg(long)]
     format: ExportFormat,
     /// Output file.
@@ -48,6 +49,27 @@ pub fn run(args: ExportArgs) -> Result<()> {
             args.all_variables,
         )?
         .into_bytes()
+    } else if args.format == ExportFormat::Thicket {
+        let label = args
+            .input
+            .run_dir
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|| "run".into());
+        let meta = args
+            .input
+            .run_dir
+            .as_deref()
+            .map(manifest_metadata)
+            .unwrap_or_default();
+        blame_gui_export::export::thicket::thicket(
+            &results,
+            args.event.as_deref(),
+            args.all_variables,
+            &label,
+            &meta,
+        )
+        .map_err(anyhow::Error::msg)?
     } else {
         export_with(
             &results,
@@ -66,4 +88,22 @@ pub fn run(args: ExportArgs) -> Result<()> {
         bytes.len()
     );
     Ok(())
+}
+
+/// What the run's manifest adds to a Thicket profile's metadata: when it
+/// was recorded, for how long, and how.
+fn manifest_metadata(dir: &std::path::Path) -> Vec<(String, serde_json::Value)> {
+    let Ok(m) = blame_sampler::manifest::Manifest::read(&dir.join("manifest.json")) else {
+        return Vec::new();
+    };
+    vec![
+        ("start_unix_ns".into(), m.start_unix_ns.into()),
+        (
+            "wall_seconds".into(),
+            (m.end_unix_ns.saturating_sub(m.start_unix_ns) as f64 * 1e-9).into(),
+        ),
+        ("sampler".into(), m.sampler.into()),
+        ("call_graph".into(), m.call_graph.into()),
+        ("recorded_command".into(), m.command.join(" ").into()),
+    ]
 }

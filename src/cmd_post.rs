@@ -94,7 +94,7 @@ impl InputArgs {
 pub struct PostArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// Process the I-th of N slices (0-based), e.g. 0/4 [default: from SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/SIZE].
+    /// Process the I-th of N slices (0-based), e.g. 0/4, or `auto`: from the launcher's environment even outside a Slurm job step [default: from an srun job step (SLURM_STEP_ID, SLURM_PROCID, SLURM_STEP_NUM_TASKS), mpirun (OMPI_COMM_WORLD_RANK/SIZE) or PMI (PMI_RANK/SIZE) with more than one task].
     #[arg(long)]
     shard: Option<String>,
     /// Output file [default: RUN_DIR/results.bres, SAMPLES.bres, or PERF.bres for PERF.data].
@@ -270,12 +270,14 @@ fn print_warnings(warnings: &[String]) {
 }
 
 pub fn run_post(args: PostArgs) -> Result<()> {
-    let shard = match &args.shard {
+    let from_env = |anywhere: bool| match ShardSpec::from_env(|k| std::env::var(k).ok(), anywhere) {
+        Some(s) => s,
+        None => Ok(ShardSpec::WHOLE),
+    };
+    let shard = match args.shard.as_deref() {
+        Some("auto") => from_env(true)?,
         Some(s) => ShardSpec::parse(s)?,
-        None => match ShardSpec::from_env(|k| std::env::var(k).ok()) {
-            Some(s) => s?,
-            None => ShardSpec::WHOLE,
-        },
+        None => from_env(false)?,
     };
     let run = open_run(&args.input)?;
     let (index, _) = load_static(&args.input.static_db)?;
@@ -569,4 +571,45 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
     Ok(())
+}
+
+/// Results of one run directory (stored when up to date, else posted with
+/// `static_db`), or of a results file (`.bres`) as it is.
+pub(crate) fn results_of(
+    path: &Path,
+    static_db: Option<PathBuf>,
+    binary_paths: &[PathBuf],
+) -> Result<Results> {
+    if path.is_file() {
+        return Results::read(path)
+            .with_context(|| format!("cannot read the results {}", path.display()));
+    }
+    if !path.is_dir() {
+        bail!(
+            "{} is neither a run directory nor a results file",
+            path.display()
+        );
+    }
+    results_for_report(&InputArgs {
+        run_dir: Some(path.to_path_buf()),
+        samples: None,
+        perf_data: Vec::new(),
+        static_db,
+        binary_paths: binary_paths.to_vec(),
+        memory_events: Vec::new(),
+        skid: None,
+        loop_threshold: 0.75,
+        cache_geometry: None,
+    })
+    .with_context(|| format!("run {}", path.display()))
+}
+
+/// Compiles a `--type`/`--function` regular expression.
+pub(crate) fn compile_re(re: &Option<String>, what: &str) -> Result<Option<regex::Regex>> {
+    re.as_deref()
+        .map(|r| {
+            regex::Regex::new(r)
+                .with_context(|| format!("--{what} {r:?} is not a valid regular expression"))
+        })
+        .transpose()
 }

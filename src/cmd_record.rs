@@ -83,6 +83,16 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
         }
         (Some(_), false) => return Err(usage("--pid and a command exclude each other")),
     };
+    if let Target::Command(command) = &target {
+        // The recorder's own options as typed, for the suggested command.
+        let argv: Vec<String> = std::env::args().collect();
+        let start = argv.iter().position(|a| a == "record").map_or(0, |i| i + 1);
+        let end = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+        let own = argv.get(start..end).unwrap_or_default();
+        if let Some(msg) = blame_sampler::slurm::srun_refusal(command, own) {
+            return Err(usage(&msg));
+        }
+    }
     if !(1024..=65528).contains(&args.stack_size) || !args.stack_size.is_multiple_of(8) {
         return Err(usage(
             "--stack-size must be a multiple of 8 between 1024 and 65528",

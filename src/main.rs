@@ -36,12 +36,17 @@ enum Command {
     Dump(cmd_post::DumpArgs),
     /// Write an HTML report or a speedscope/firefox/pprof/folded/svg/hatchet/csv export.
     Export(cmd_export::ExportArgs),
+    /// Compare two runs by variable: blame in each, the change in samples and share, largest first.
+    Diff(cmd_across::DiffArgs),
+    /// Per-variable scaling models over runs that differ in ranks or --param values, fitted by Extra-P.
+    Scaling(cmd_across::ScalingArgs),
     /// Static pass: analyze LLVM bitcode/IR into a static db (--dump json to inspect).
     Analyze(cmd_analyze::AnalyzeArgs),
     /// Compiler launcher: compile unchanged, then add the unit's blame summaries to the static db.
     Cc(cmd_cc::CcArgs),
 }
 
+mod cmd_across;
 mod cmd_analyze;
 mod cmd_cc;
 mod cmd_check;
@@ -62,6 +67,8 @@ fn main() -> ExitCode {
         Command::Report(args) => cmd_post::run_report(args),
         Command::Dump(args) => cmd_post::run_dump(args),
         Command::Export(args) => cmd_export::run(args),
+        Command::Diff(args) => cmd_across::run_diff(args),
+        Command::Scaling(args) => cmd_across::run_scaling(args),
         Command::Analyze(args) => cmd_analyze::run(args),
         Command::Cc(args) => return cmd_cc::run(args),
     };

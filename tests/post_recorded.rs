@@ -479,6 +479,28 @@ fn sharded_post_under_mpirun_then_merge_equals_unsharded_post() {
     // One process: shards take every other sample.
     let r = record_program("post_transfer.c", false, &["800"]);
     sharded_post_matches_unsharded(&r);
+
+    // A Slurm batch script's shell (SLURM_PROCID=0 and the job's task
+    // count, no job step) posts the whole run, not a quarter of it.
+    let results = r.run.join("results.bres");
+    std::fs::remove_file(&results).ok();
+    run_ok(
+        blame()
+            .env("SLURM_JOB_ID", "17")
+            .env("SLURM_PROCID", "0")
+            .env("SLURM_NTASKS", "4")
+            .arg("post")
+            .arg(&r.run)
+            .arg("--static")
+            .arg(&r.db),
+    );
+    assert!(results.exists(), "the whole run's results");
+    assert!(!r.run.join("results.bres.shard-0-of-4").exists());
+    assert_eq!(stored_by_variable(&r.run, &r.db), {
+        std::fs::remove_file(&results).unwrap();
+        run_ok(blame().arg("post").arg(&r.run).arg("--static").arg(&r.db));
+        stored_by_variable(&r.run, &r.db)
+    });
 }
 
 // The same expectations on symbolic stacks (JSON lines), so the resolution

@@ -78,13 +78,6 @@ impl Built {
     }
 }
 
-/// Explicit blame of `name` (of `function`, any function when `None`), percent.
-fn explicit(report: &Value, function: Option<&str>, name: &str) -> f64 {
-    row(report, function, name)
-        .and_then(|v| v["explicit_percent"].as_f64())
-        .unwrap_or(0.0)
-}
-
 fn row<'a>(report: &'a Value, function: Option<&str>, name: &str) -> Option<&'a Value> {
     report["variables"]
         .as_array()
@@ -167,14 +160,14 @@ fn sidefx_a_header_read_and_a_guard_do_not_spread_blame() {
         );
         let built = Built { dir, db, exe };
         let r = built.report(tag, &[], &["--function", "main"]);
-        let (a, b) = (explicit(&r, None, "a"), explicit(&r, None, "b"));
+        let (a, b) = (explicit_of(&r, None, "a"), explicit_of(&r, None, "b"));
         // work_a does 3x work_b's iterations of the same loop.
         assert!((50.0..=92.0).contains(&a), "{tag}: a {a}% in {r}");
         assert!((10.0..=45.0).contains(&b), "{tag}: b {b}% in {r}");
         assert!(a > b, "{tag}: a {a} above b {b}");
         // n and m are computed by the header read only.
         for scalar in ["n", "m"] {
-            let x = explicit(&r, None, scalar);
+            let x = explicit_of(&r, None, scalar);
             assert!(
                 x < 10.0,
                 "{tag}: {scalar} {x}% (only the header computes it)"
@@ -206,10 +199,10 @@ fn line0_a_merged_library_call_reaches_its_output() {
         &[&format!("-L{lib}"), "-lkern", &format!("-Wl,-rpath,{lib}")],
     );
     let r = built.report("run", &[], &[]);
-    let c = explicit(&r, Some("main"), "c");
+    let c = explicit_of(&r, Some("main"), "c");
     assert!(c >= 90.0, "c {c}% in {r}");
     // `a` is passed as `const double *`: the library cannot have written it.
-    let a = explicit(&r, Some("main"), "a");
+    let a = explicit_of(&r, Some("main"), "a");
     assert!(a < 10.0, "a {a}% (read only) in {r}");
     assert!(coverage(&r) >= 95.0, "coverage {}", coverage(&r));
 }
@@ -222,9 +215,9 @@ fn voidcast_fields_of_a_void_star_handle_reach_the_caller() {
     let built = build("voidcast", "clang-19", &["t.c"], &[]);
     for (tag, args) in [("void", vec![]), ("typed", vec!["typed"])] {
         let r = built.report(tag, &args, &[]);
-        let s = explicit(&r, Some("main"), "S");
-        let x = explicit(&r, Some("main"), "S.x");
-        let rr = explicit(&r, Some("main"), "S.r");
+        let s = explicit_of(&r, Some("main"), "S");
+        let x = explicit_of(&r, Some("main"), "S.x");
+        let rr = explicit_of(&r, Some("main"), "S.r");
         assert!(s >= 90.0, "{tag}: S {s}% in {r}");
         assert!(x >= 30.0, "{tag}: S.x {x}% in {r}");
         // r is computed from x: its blame includes x's.
@@ -249,8 +242,8 @@ fn retheap_an_array_made_and_returned_is_the_receivers() {
     let built = build("retheap", "clang-19", &["t.c"], &[]);
     let r = built.report("run", &[], &[]);
     let (a, b) = (
-        explicit(&r, Some("main"), "a"),
-        explicit(&r, Some("main"), "b"),
+        explicit_of(&r, Some("main"), "a"),
+        explicit_of(&r, Some("main"), "b"),
     );
     assert!((30.0..=70.0).contains(&a), "a {a}% in {r}");
     assert!((30.0..=70.0).contains(&b), "b {b}% in {r}");
@@ -267,9 +260,9 @@ fn cxxaccessor_reference_accessors_reach_the_object_and_its_members() {
     }
     let built = build("cxxaccessor", "clang++-19", &["t.cc"], &[]);
     let r = built.report("run", &[], &[]);
-    let dom = explicit(&r, Some("main"), "dom");
-    let mx = explicit(&r, Some("main"), "dom.m_x");
-    let me = explicit(&r, Some("main"), "dom.m_e");
+    let dom = explicit_of(&r, Some("main"), "dom");
+    let mx = explicit_of(&r, Some("main"), "dom.m_x");
+    let me = explicit_of(&r, Some("main"), "dom.m_e");
     assert!(dom >= 90.0, "dom {dom}% in {r}");
     assert!(mx >= 25.0 && me >= 20.0, "m_x {mx}%, m_e {me}% in {r}");
     assert!(mx + me <= dom + 5.0, "members {mx} + {me} within dom {dom}");
@@ -287,8 +280,8 @@ fn ctorhoming_a_constructor_in_another_unit_keeps_field_names() {
     }
     let built = build("ctorhoming", "clang++-19", &["dom.cc", "t.cc"], &[]);
     let r = built.report("run", &[], &["--function", "main"]);
-    let x = explicit(&r, Some("main"), "dom.x");
-    let e = explicit(&r, Some("main"), "dom.e");
+    let x = explicit_of(&r, Some("main"), "dom.x");
+    let e = explicit_of(&r, Some("main"), "dom.e");
     // advance does 3x energy's iterations.
     assert!(x >= 50.0, "dom.x {x}% in {r}");
     assert!(e >= 10.0 && e < x, "dom.e {e}% vs dom.x {x}% in {r}");
@@ -309,7 +302,7 @@ fn derivedscalar_no_field_path_on_a_scalar() {
     for bogus in ["main::it.data", "main::norm.data"] {
         assert!(!all.contains(&bogus.to_string()), "{bogus} in {all:?}");
     }
-    assert!(explicit(&r, Some("main"), "vl") >= 90.0, "{r}");
+    assert!(explicit_of(&r, Some("main"), "vl") >= 90.0, "{r}");
     assert_clean_names(&r);
     // The norm and the iteration count are derived scalars.
     for scalar in ["norm", "it"] {
@@ -329,8 +322,8 @@ fn convloop_the_convergence_test_does_not_hand_the_loop_to_everything() {
     let built = build("convloop", "clang-19", &["t.c"], &[]);
     let r = built.report("run", &[], &["--function", "main"]);
     let (y, x) = (
-        explicit(&r, Some("main"), "y"),
-        explicit(&r, Some("main"), "x"),
+        explicit_of(&r, Some("main"), "y"),
+        explicit_of(&r, Some("main"), "x"),
     );
     // heavy (6/8 of the time) computes y, light (1/8) x.
     assert!(y >= 50.0, "y {y}% in {r}");

@@ -20,7 +20,9 @@
 //! Every function returns shares that sum to 1 per miss (or nothing when
 //! the lines read no memory), so totals are conserved.
 
-use blame_formats::static_db::{CacheGeometry, FunctionSummary, MemRead, ReadCost, VarKind};
+use blame_formats::static_db::{
+    CacheGeometry, FunctionSummary, MemRead, OuterReuse, ReadCost, VarKind,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A distribution of skid in source lines: the true line is `mean` lines
@@ -344,15 +346,45 @@ pub fn access_weight(
     shares: &[(u32, MemRead, f64)],
     cache: &CacheGeometry,
 ) -> Vec<(u32, MemRead, f64)> {
-    let mut costs: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
+    let mut costs: BTreeMap<u32, BTreeMap<MemRead, f64>> = BTreeMap::new();
     reweigh(shares, |line, r| {
         costs
             .entry(line)
-            .or_insert_with(|| read_costs(f, line, cache))
+            .or_insert_with(|| line_weights(&read_costs(f, line, cache), cache))
             .get(r)
-            .map_or(1.0, |c| c.expected_misses(cache))
+            .copied()
+            .unwrap_or(1.0)
     })
 }
+
+/// The expected misses of each read of one line, with reuse across the
+/// enclosing loop: when some of the line's streaming reads sweep the same
+/// addresses in every iteration of the loop around their loop (`x[k]` in
+/// `y[i] += A[i][k] * x[k]`) while others move on to new data (`A[i][k]`),
+/// the repeated sweep stays in the cache between iterations unless its
+/// object is known to take more than half of the L1, and weighs ~0.
+pub fn line_weights(
+    reads: &BTreeMap<MemRead, ReadCost>,
+    cache: &CacheGeometry,
+) -> BTreeMap<MemRead, f64> {
+    let streaming = |c: &ReadCost| c.expected_misses(cache) > 0.0;
+    let moves = reads
+        .values()
+        .any(|c| streaming(c) && c.outer == OuterReuse::Moves);
+    reads
+        .iter()
+        .map(|(r, c)| {
+            let fits = c.footprint == 0 || c.footprint <= cache.l1d_bytes / 2;
+            let reused = moves && c.outer == OuterReuse::Same && fits;
+            let w = c.expected_misses(cache);
+            (r.clone(), if reused { w * REUSED } else { w })
+        })
+        .collect()
+}
+
+/// What a read re-swept from the cache keeps of its weight (the first sweep
+/// and conflict misses are not nothing).
+const REUSED: f64 = 0.02;
 
 /// What a skid window looked like: lines with probabilities, and whether a
 /// call or the function's start cut it short.
@@ -502,6 +534,7 @@ mod tests {
         let cost = |reuse| ReadCost {
             reuse,
             footprint: 0,
+            outer: Default::default(),
         };
         f.reads = vec![
             LineReads {

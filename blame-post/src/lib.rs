@@ -20,6 +20,7 @@ pub mod direct;
 pub mod error;
 pub mod input;
 pub mod merge;
+pub mod openmp;
 pub mod perf_data;
 pub mod resolve;
 pub mod shard;
@@ -80,7 +81,8 @@ pub fn post(
     };
     let mut contexts = 0;
     for i in 0..run.processes.len() {
-        let profile = run.load_process(i, shard)?;
+        let mut profile = run.load_process(i, shard)?;
+        openmp::graft_worker_stacks(&mut profile.contexts);
         times.read += profile.read_time;
         times.symbolize += profile.symbolize_time;
         contexts += profile.contexts.len();

@@ -80,7 +80,14 @@ impl std::fmt::Display for Unexplained {
                 d(function)
             ),
             Unexplained::NoSymbols { function } => {
-                write!(f, "frame without symbols or debug info: {function}")
+                // `[libomp.so.5+0x7d6d2]`: one reason per object, not per address.
+                let object = function
+                    .trim_start_matches('[')
+                    .split('+')
+                    .next()
+                    .unwrap_or(function)
+                    .trim_end_matches(']');
+                write!(f, "code without symbols or debug info in {object}")
             }
             Unexplained::LineBlamesNothing { function, line } => {
                 write!(f, "line {line} of {} blames no variable", d(function))
@@ -126,6 +133,13 @@ enum Pending {
     },
     /// The sample is inside (or below) a function without IR, called as `callee`.
     Library { callee: String },
+    /// Outputs of a callee with a summary reached through functions without
+    /// IR, the outermost called as `fork` (`__kmpc_fork_call` running an
+    /// outlined parallel region).
+    Forked {
+        fork: String,
+        outputs: BTreeSet<OutputPath>,
+    },
 }
 
 /// One mode's answer.
@@ -210,9 +224,18 @@ fn walk(index: &StaticIndex, frames: &[SymFrame], mode: Mode) -> Walk {
         let Some(fi) = index.lookup(&frame.function, &frame.file) else {
             if !seen_known || pending.is_some() {
                 // Blame passes through code without IR via the model of the
-                // outermost such function, applied at the next known call site.
-                pending = Some(Pending::Library {
-                    callee: frame.function.clone(),
+                // outermost such function, applied at the next known call site;
+                // an OpenMP runtime passes the outputs of the outlined region
+                // it runs on to the variables the fork call shares.
+                pending = Some(match pending.take() {
+                    Some(Pending::Outputs { outputs, .. })
+                    | Some(Pending::Forked { outputs, .. }) => Pending::Forked {
+                        fork: frame.function.clone(),
+                        outputs,
+                    },
+                    _ => Pending::Library {
+                        callee: frame.function.clone(),
+                    },
                 });
                 continue;
             }
@@ -266,7 +289,22 @@ fn walk(index: &StaticIndex, frames: &[SymFrame], mode: Mode) -> Walk {
             Some(pending) => {
                 let (callee, outputs) = match pending {
                     Pending::Outputs { callee, outputs } => (callee, outputs),
-                    Pending::Library { callee } => {
+                    Pending::Forked { fork, outputs } if is_fork(&fork) => {
+                        // The outlined function's parameter k (after the
+                        // two thread ids) is the fork's argument k + 1
+                        // (after the location, the count and the function).
+                        let outputs = outputs
+                            .into_iter()
+                            .filter_map(|(o, path, ty, root_ty)| match o {
+                                CallOutput::Arg(k) if k >= 2 => {
+                                    Some((CallOutput::Arg(k + 1), path, ty, root_ty))
+                                }
+                                _ => None,
+                            })
+                            .collect();
+                        (fork, outputs)
+                    }
+                    Pending::Forked { fork: callee, .. } | Pending::Library { callee } => {
                         let outputs = library_outputs(f, frame.line, frame.column, &callee)
                             .into_iter()
                             .map(|o| (o, String::new(), String::new(), String::new()))
@@ -435,6 +473,12 @@ fn as_outputs(f: &FunctionSummary, vi: u32, extra: &str, type_name: &str) -> Vec
             ))
         })
         .collect()
+}
+
+/// An OpenMP runtime entry that runs an outlined parallel region with the
+/// shared variables as its trailing arguments (clang's libomp interface).
+fn is_fork(name: &str) -> bool {
+    matches!(name, "__kmpc_fork_call" | "__kmpc_fork_teams")
 }
 
 /// True when some caller frame further up has a summary to take the blame.

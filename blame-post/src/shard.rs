@@ -33,15 +33,31 @@ impl ShardSpec {
         )
     }
 
-    /// The shard given by a launcher's environment (srun, mpirun, PMI), if any.
-    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Option<Result<Self>> {
-        for (rank, size) in [
-            ("SLURM_PROCID", "SLURM_NTASKS"),
-            ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
-            ("PMI_RANK", "PMI_SIZE"),
+    /// The shard given by a launcher's environment, if any: a Slurm job
+    /// step (`srun`: `SLURM_STEP_ID` with `SLURM_PROCID` and the step's task
+    /// count), `mpirun` (`OMPI_COMM_WORLD_RANK/SIZE`) or a PMI launcher
+    /// (`PMI_RANK/SIZE`), each with more than one task. A batch script's
+    /// shell has `SLURM_PROCID=0` and the job's task count but no step: it
+    /// is not sharded unless `anywhere` (`--shard auto`) says so.
+    pub fn from_env(get: impl Fn(&str) -> Option<String>, anywhere: bool) -> Option<Result<Self>> {
+        let in_step = get("SLURM_STEP_ID").is_some_and(|s| s.trim().parse::<u32>().is_ok());
+        // A step's own task count; the job's outside a step.
+        let slurm_size = if in_step && get("SLURM_STEP_NUM_TASKS").is_some() {
+            "SLURM_STEP_NUM_TASKS"
+        } else {
+            "SLURM_NTASKS"
+        };
+        for (rank, size, applies) in [
+            ("SLURM_PROCID", slurm_size, in_step || anywhere),
+            ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", true),
+            ("PMI_RANK", "PMI_SIZE", true),
         ] {
+            if !applies {
+                continue;
+            }
             if let (Some(r), Some(s)) = (get(rank), get(size)) {
-                let parsed = match (r.trim().parse(), s.trim().parse()) {
+                let parsed = match (r.trim().parse::<u32>(), s.trim().parse::<u32>()) {
+                    (Ok(_), Ok(1)) => return None,
                     (Ok(r), Ok(s)) => Self::new(r, s),
                     _ => Err(PostError::Input(format!(
                         "{rank}={r} {size}={s}: not numbers"
@@ -85,10 +101,45 @@ mod tests {
             _ => None,
         };
         assert_eq!(
-            ShardSpec::from_env(env).unwrap().unwrap(),
+            ShardSpec::from_env(env, false).unwrap().unwrap(),
             ShardSpec { index: 1, count: 2 }
         );
-        assert!(ShardSpec::from_env(|_| None).is_none());
+        assert!(ShardSpec::from_env(|_| None, false).is_none());
+    }
+
+    /// A Slurm batch script's shell (no job step) is not sharded; an srun
+    /// step with several tasks is, and `--shard auto` shards the shell too.
+    #[test]
+    fn slurm_shards_only_job_steps_with_several_tasks() {
+        let batch = |k: &str| match k {
+            "SLURM_PROCID" => Some("0".to_string()),
+            "SLURM_NTASKS" => Some("4".to_string()),
+            "SLURM_JOB_ID" => Some("17".to_string()),
+            _ => None,
+        };
+        assert!(ShardSpec::from_env(batch, false).is_none());
+        assert_eq!(
+            ShardSpec::from_env(batch, true).unwrap().unwrap(),
+            ShardSpec { index: 0, count: 4 }
+        );
+        let step = |k: &str| match k {
+            "SLURM_PROCID" => Some("2".to_string()),
+            "SLURM_NTASKS" => Some("8".to_string()),
+            "SLURM_STEP_NUM_TASKS" => Some("4".to_string()),
+            "SLURM_STEP_ID" => Some("0".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            ShardSpec::from_env(step, false).unwrap().unwrap(),
+            ShardSpec { index: 2, count: 4 }
+        );
+        let single = |k: &str| match k {
+            "SLURM_PROCID" => Some("0".to_string()),
+            "SLURM_STEP_NUM_TASKS" => Some("1".to_string()),
+            "SLURM_STEP_ID" => Some("3".to_string()),
+            _ => None,
+        };
+        assert!(ShardSpec::from_env(single, false).is_none());
     }
 
     #[test]

@@ -15,7 +15,7 @@
 use crate::analysis::strip_casts;
 use crate::cfg::Cfg;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
-use blame_formats::static_db::{ReadCost, Reuse};
+use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -37,9 +37,12 @@ pub struct AccessPatterns<'a> {
     cfg: &'a Cfg,
     /// Per loop, the values stored into each scalar slot inside it.
     stores: Vec<HashMap<Slot, Vec<Value>>>,
-    /// Strides already computed, per (instruction, loop): address
-    /// expressions share subexpressions, so each is walked once.
-    memo: RefCell<HashMap<(InstId, usize), Stride>>,
+    /// Strides already computed, per (instruction, loop, restarting
+    /// loop): address expressions share subexpressions, so each is walked once.
+    memo: RefCell<HashMap<(InstId, usize, Option<usize>), Stride>>,
+    /// While computing a stride across iterations of an enclosing loop: the
+    /// inner loop whose counters restart each iteration (taken as unchanged).
+    restart: std::cell::Cell<Option<usize>>,
 }
 
 impl<'a> AccessPatterns<'a> {
@@ -50,6 +53,7 @@ impl<'a> AccessPatterns<'a> {
             cfg,
             stores: Vec::new(),
             memo: RefCell::new(HashMap::new()),
+            restart: std::cell::Cell::new(None),
         };
         let mut stores = vec![HashMap::new(); cfg.loops.len()];
         for (li, l) in cfg.loops.iter().enumerate() {
@@ -90,7 +94,23 @@ impl<'a> AccessPatterns<'a> {
                 },
             }
         };
-        ReadCost { reuse, footprint }
+        let outer = match innermost.and_then(|l| self.cfg.loops[l].parent.map(|p| (l, p))) {
+            Some((l, parent)) if !matches!(reuse, Reuse::Fixed) => {
+                self.restart.set(Some(l));
+                let s = self.stride(addr, parent, 0);
+                self.restart.set(None);
+                match s {
+                    Some(0) => OuterReuse::Same,
+                    _ => OuterReuse::Moves,
+                }
+            }
+            _ => OuterReuse::Unknown,
+        };
+        ReadCost {
+            reuse,
+            outer,
+            footprint,
+        }
     }
 
     /// The fixed slot an address names, when no pointer is loaded on the
@@ -156,11 +176,12 @@ impl<'a> AccessPatterns<'a> {
         if !self.in_loop(*i, l) {
             return Some(0); // computed before the loop
         }
-        if let Some(&known) = self.memo.borrow().get(&(*i, l)) {
+        let key = (*i, l, self.restart.get());
+        if let Some(&known) = self.memo.borrow().get(&key) {
             return known;
         }
         let s = self.inst_stride(*i, l, depth);
-        self.memo.borrow_mut().insert((*i, l), s);
+        self.memo.borrow_mut().insert(key, s);
         s
     }
 
@@ -231,6 +252,19 @@ impl<'a> AccessPatterns<'a> {
     /// A scalar slot's stride: unchanged when the loop never stores it,
     /// C when every store in the loop is `slot = slot ± C`.
     fn slot_stride(&self, slot: Slot, l: usize) -> Stride {
+        // A counter of the restarting inner loop runs over the same values
+        // in each iteration of `l`.
+        if let Some(inner) = self.restart.get() {
+            if self.stores[inner].contains_key(&slot) && self.slot_stride_in(slot, inner).is_some()
+            {
+                return Some(0);
+            }
+        }
+        self.slot_stride_in(slot, l)
+    }
+
+    /// [`Self::slot_stride`] without the restarting loop's exception.
+    fn slot_stride_in(&self, slot: Slot, l: usize) -> Stride {
         let Some(values) = self.stores[l].get(&slot) else {
             return Some(0);
         };

@@ -2,6 +2,8 @@
 //! dissertation's example programs (tests/programs, same line numbering as
 //! the figures).
 
+mod common;
+
 use blame_formats::static_db::*;
 use blame_static::{analyze_module, load_file, LoadError};
 use std::path::{Path, PathBuf};
@@ -14,22 +16,8 @@ fn program(name: &str) -> PathBuf {
 }
 
 fn compile_with(name: &str, dir: &Path, extra: &[&str]) -> PathBuf {
-    let src = program(name);
-    let cxx = name.ends_with(".cpp");
     let bc = dir.join(format!("{name}.bc"));
-    let out = Command::new(if cxx { "clang++-19" } else { "clang-19" })
-        .args(["-O0", "-emit-llvm", "-c"])
-        .args(extra)
-        .arg(&src)
-        .arg("-o")
-        .arg(&bc)
-        .output()
-        .expect("clang-19 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::compile_file(&program(name), &bc, extra);
     bc
 }
 

@@ -4,32 +4,13 @@
 //! with each qualifier once, and class members by name even where clang
 //! left the class declared only (constructor homing).
 
+mod common;
+
 use blame_formats::static_db::*;
 use blame_static::{analyze_into_db, analyze_module, load_file};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-/// Compiles `text` (C, or C++ when `name` ends in `.cc`) to bitcode in `dir`.
-fn bitcode(dir: &Path, name: &str, text: &str, extra: &[&str]) -> PathBuf {
-    let src = dir.join(name);
-    std::fs::write(&src, text).unwrap();
-    let bc = dir.join(format!("{name}.bc"));
-    let cxx = name.ends_with(".cc");
-    let out = Command::new(if cxx { "clang++-19" } else { "clang-19" })
-        .args(["-g", "-O0", "-emit-llvm", "-c"])
-        .args(extra)
-        .arg(&src)
-        .arg("-o")
-        .arg(&bc)
-        .output()
-        .expect("clang-19 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    bc
-}
+use common::bitcode;
 
 fn summaries(bc: &Path) -> Vec<FunctionSummary> {
     analyze_module(&load_file(bc).unwrap(), None).summaries

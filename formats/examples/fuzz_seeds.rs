@@ -137,6 +137,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             costs: vec![ReadCost {
                 reuse: Reuse::Stride(8),
                 footprint: 0,
+                outer: Default::default(),
             }],
         }],
         lines: vec![1, 2, 3, 4],

@@ -199,6 +199,20 @@ pub enum Reuse {
     NoLoop,
 }
 
+/// A read's addresses across iterations of the loop enclosing its
+/// innermost loop: the same sweep again (`x[k]` in `y[i] += A[i][k] * x[k]`
+/// for every `i`) or new data (`A[i][k]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum OuterReuse {
+    /// No enclosing loop, or not known.
+    #[default]
+    Unknown,
+    /// The same addresses in every iteration of the enclosing loop.
+    Same,
+    /// Different addresses in each iteration of the enclosing loop.
+    Moves,
+}
+
 /// The data cache the access-pattern weights assume: its line size and the
 /// size of the L1 data cache. The default (64-byte lines, 32 KiB) is that
 /// of most x86-64 and AArch64 cores; a recording stores its machine's.
@@ -256,6 +270,10 @@ pub fn parse_size(text: &str) -> Option<u64> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadCost {
     pub reuse: Reuse,
+    /// How the read's address moves across iterations of the loop around
+    /// its innermost loop (the inner loop's own counter taken as restarting).
+    #[serde(default)]
+    pub outer: OuterReuse,
     /// Bytes of the whole object read when it is a global or stack array
     /// named directly (not through a pointer); 0 when not known.
     pub footprint: u64,
@@ -523,7 +541,11 @@ mod cache_geometry_tests {
 
     #[test]
     fn expected_misses_follow_the_geometry() {
-        let cost = |reuse, footprint| ReadCost { reuse, footprint };
+        let cost = |reuse, footprint| ReadCost {
+            reuse,
+            footprint,
+            outer: OuterReuse::Unknown,
+        };
         let small = CacheGeometry::default();
         let wide = CacheGeometry {
             line_bytes: 128,

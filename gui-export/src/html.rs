@@ -184,6 +184,7 @@ pub fn html_with_options(
         "method": view.method,
         "methods": methods,
         "total": view.total_samples,
+        "coverage": view.coverage,
         "processes": results.header.processes.iter().enumerate().map(|(i, p)| json!({
             "label": crate::trees::process_label(results, i as u32),
             "rank": p.rank, "samples": p.samples.get(e).copied().unwrap_or(0.0), "launcher": p.launcher,
@@ -201,4 +202,13 @@ pub fn html_with_options(
     let embedded =
         escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));
     Ok(TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1))
+}
+
+const DIFF_TEMPLATE: &str = include_str!("diff.html");
+
+/// The diff of two runs as a self-contained page: the table of
+/// `blame diff`, sortable by any column, changes coloured and drawn as bars.
+pub fn diff_html(view: &crate::across::diff::DiffView) -> String {
+    let embedded = escape_json_for_html(&serde_json::to_string(view).expect("views serialize"));
+    DIFF_TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1)
 }

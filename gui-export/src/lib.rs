@@ -9,6 +9,7 @@
 //! (per-rank statistics, percentages of the run), [`render`] turns a view into
 //! a text table, JSON or CSV.
 
+pub mod across;
 pub mod export;
 pub mod html;
 pub mod render;
@@ -20,6 +21,8 @@ pub use views::{Filters, OutputFormat};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_across;
 #[cfg(test)]
 mod tests_browser;
 #[cfg(test)]

@@ -31,6 +31,12 @@ fn consumer(path: PathBuf, what: &str) -> Option<PathBuf> {
     None
 }
 
+/// A tool installed by scripts/test-tools.sh (`rel` under target/test-tools),
+/// or `None` (skip) outside CI when it is missing.
+pub(crate) fn test_tool(rel: &str, what: &str) -> Option<PathBuf> {
+    consumer(test_tools().join(rel), what)
+}
+
 fn go() -> Option<PathBuf> {
     let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join("go"))
@@ -148,4 +154,46 @@ fn hatchet_loads_the_literal_and_sums_the_samples() {
         );
         assert!(out.contains("cpu-clock (inc)"), "{out}");
     }
+}
+
+#[test]
+fn thicket_loads_both_trees_with_the_blame_and_the_metadata() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_export(
+        dir.path(),
+        ExportFormat::Thicket,
+        TreeKind::Data,
+        "thicket.json",
+    );
+    let out = run(Command::new(&python)
+        .arg("-c")
+        .arg(
+            "import json,sys,thicket as th\n\
+             tk=th.Thicket.from_json(open(sys.argv[1]).read())\n\
+             df=tk.dataframe.reset_index()\n\
+             df['n']=df['node'].apply(lambda n: n.frame['name'])\n\
+             df['t']=df['node'].apply(lambda n: n.frame['type'])\n\
+             print(sorted(r.frame['name'] for r in tk.graph.roots))\n\
+             for _, r in df.sort_values('n').iterrows(): print('row', r['n'], r['t'], r['cpu-clock (inc)'], r['cpu-clock'])\n\
+             m=tk.metadata.iloc[0]\n\
+             print('meta', m['command'], m['ranks'], m['event'], m['samples'])",
+        )
+        .arg(&file)
+        .env("MPLCONFIGDIR", dir.path()));
+    assert!(
+        out.contains("['main', 'variables']"),
+        "code and data roots: {out}"
+    );
+    // The fixture: se blamed for 6 samples, sX 3, sY 4; bar 6 inclusive in the code tree.
+    for row in [
+        "row foo::se variable 6.0 0.0",
+        "row sX field 3.0 3.0",
+        "row sY field 4.0 4.0",
+        "row bar function 6.0 6.0",
+        "row main function 6.0 0.0",
+    ] {
+        assert!(out.contains(row), "{row:?} in {out}");
+    }
+    assert!(out.contains("meta ./fig3_14 2 cpu-clock 6.0"), "{out}");
 }

@@ -86,13 +86,18 @@ pub struct Filters {
 /// - starts with `_` and an uppercase letter, the other reserved
 ///   identifiers (`_M_impl` inside a `std::vector`).
 ///
-/// C++ qualification (`std::__ioinit`) counts as part of a component.
+/// C++ qualification (`std::__ioinit`) counts as part of a component. A
+/// name starting with a dot is the compiler's (`.omp.iv`).
 pub fn is_internal_name(path: &str) -> bool {
-    path.split('.').any(|part| {
-        let mut chars = part.chars();
-        part.contains("__")
-            || (chars.next() == Some('_') && chars.next().is_some_and(|c| c.is_ascii_uppercase()))
-    })
+    // Names the compiler makes start with a dot (`.omp.iv`, `.omp.is_last`
+    // of an OpenMP loop, `.capture_expr.`).
+    path.starts_with('.')
+        || path.split('.').any(|part| {
+            let mut chars = part.chars();
+            part.contains("__")
+                || (chars.next() == Some('_')
+                    && chars.next().is_some_and(|c| c.is_ascii_uppercase()))
+        })
 }
 
 /// Per-rank spread of a variable's blame, in percent of each rank's samples.

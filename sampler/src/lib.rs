@@ -28,6 +28,7 @@ pub mod ptrace;
 pub mod recording;
 pub mod records;
 mod session;
+pub mod slurm;
 mod sys;
 pub mod unwind;
 

@@ -134,6 +134,18 @@ pub fn percent_of(report: &serde_json::Value, function: &str, name: &str) -> f64
         .unwrap_or(0.0)
 }
 
+/// Explicit blame (percent) of `name` in `function` (any function when
+/// `None`) in a by-variable report; 0 when not reported.
+pub fn explicit_of(report: &serde_json::Value, function: Option<&str>, name: &str) -> f64 {
+    report["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == name && function.is_none_or(|f| v["function"] == f))
+        .and_then(|v| v["explicit_percent"].as_f64())
+        .unwrap_or(0.0)
+}
+
 /// A `--compare` report's value of `method` for the variable `name` (of
 /// `function`, or any function when `None`); 0 when not reported.
 pub fn method_value(

@@ -23,6 +23,7 @@
 mod graph;
 mod locations;
 mod reads;
+mod slots;
 mod variables;
 
 pub(crate) use locations::strip_casts;
@@ -34,7 +35,7 @@ use crate::cfg::Cfg;
 use crate::ir::*;
 use crate::library::{self, LibModel};
 use blame_formats::static_db::*;
-use graph::{bit, find, Components, MayDefVisibility};
+use graph::{find, Components, MayDefVisibility};
 use locations::{returned_values, stored_to, variable_bindings, Key, Loc, Resolver, Root};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use variables::Vars;
@@ -90,8 +91,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let mut w = collect_writes(m, defined, f, &mut res, &mut vars);
-    let inb = reaching_definitions(f, &cfg, &w);
-    let graph = data_edges(f, &mut res, &mut w, &inb);
+    let graph = data_edges(f, &cfg, &mut res, &mut w);
     factory_aliases(f, defined, &mut res, &mut vars, &mut w.alias_pairs);
     let classes = alias_classes(vars.out.len(), &w.alias_pairs);
     let mut var_writes = do_store(&mut vars, &w, &classes);
@@ -377,71 +377,6 @@ fn collect_writes(
     }
 }
 
-/// Exact definitions reaching the entry of each block (bit sets over def numbers).
-fn reaching_definitions(f: &Function, cfg: &Cfg, w: &Writes) -> Vec<Vec<u64>> {
-    let Writes {
-        def_node,
-        kill_key,
-        kill_defs,
-        ..
-    } = w;
-    // Reaching definitions of exact slots (the Temp-Blame set with kills).
-    let nd = def_node.len();
-    let words = nd.div_ceil(64);
-    let nb = f.blocks.len();
-    let mut gen = vec![vec![0u64; words]; nb];
-    let mut killm = vec![vec![0u64; words]; nb];
-    if nd > 0 {
-        let def_of: HashMap<InstId, u32> = def_node
-            .iter()
-            .enumerate()
-            .map(|(d, &n)| (n, d as u32))
-            .collect();
-        for (b, blk) in f.blocks.iter().enumerate() {
-            let mut last: HashMap<&Key, u32> = HashMap::new();
-            for &i in &blk.insts {
-                if let Some(key) = kill_key.get(&i) {
-                    last.insert(key, def_of[&i]);
-                }
-            }
-            for (key, d) in last {
-                for &o in &kill_defs[key] {
-                    killm[b][o as usize / 64] |= 1 << (o % 64);
-                }
-                gen[b][d as usize / 64] |= 1 << (d % 64);
-            }
-        }
-    }
-    let mut inb = vec![vec![0u64; words]; nb];
-    let mut outb = gen.clone();
-    if nd > 0 {
-        let order: Vec<u32> = (0..nb as u32).filter(|&b| cfg.reachable(b)).collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in &order {
-                let b = b as usize;
-                let mut new_in = vec![0u64; words];
-                for &p in &cfg.preds[b] {
-                    for (w, x) in new_in.iter_mut().zip(&outb[p as usize]) {
-                        *w |= x;
-                    }
-                }
-                let new_out: Vec<u64> = (0..words)
-                    .map(|w| gen[b][w] | (new_in[w] & !killm[b][w]))
-                    .collect();
-                if new_out != outb[b] {
-                    outb[b] = new_out;
-                    changed = true;
-                }
-                inb[b] = new_in;
-            }
-        }
-    }
-
-    inb
-}
-
 /// The data edges of the blame graph.
 struct Graph {
     /// Per node, the nodes it depends on.
@@ -452,7 +387,7 @@ struct Graph {
     first_obj: usize,
 }
 
-fn data_edges(f: &Function, res: &mut Resolver, w: &mut Writes, inb: &[Vec<u64>]) -> Graph {
+fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Graph {
     let ni = f.insts.len();
     let np = f.params.len();
     let arg_node = |k: u32| (ni + k as usize) as u32;
@@ -504,9 +439,26 @@ fn data_edges(f: &Function, res: &mut Resolver, w: &mut Writes, inb: &[Vec<u64>]
     let mut visible = MayDefVisibility::new(f, ni, np, out_node_info);
 
     // Data edges.
+    // The values reads of exact slots see: stores, or merges of them.
+    let stores: HashMap<Key, Vec<InstId>> = kill_defs
+        .iter()
+        .map(|(k, ds)| {
+            (
+                k.clone(),
+                ds.iter().map(|&d| def_node[d as usize]).collect(),
+            )
+        })
+        .collect();
+    let slots = slots::slot_values(f, cfg, res, &stores, kill_key, node_line.len() as u32);
+    node_line.resize(node_line.len() + slots.merges.len(), 0);
+    node_block.resize(node_block.len() + slots.merges.len(), u32::MAX);
+
     let nn = node_line.len();
     let first_obj = ni + np + n_out;
     let mut data: Vec<Vec<u32>> = vec![Vec::new(); nn];
+    for (node, ins) in &slots.merges {
+        data[*node as usize] = ins.clone();
+    }
     for (j, e) in obj_edges.into_iter().enumerate() {
         data[first_obj + j] = e;
     }
@@ -553,12 +505,8 @@ fn data_edges(f: &Function, res: &mut Resolver, w: &mut Writes, inb: &[Vec<u64>]
                 if l.deref == 0 {
                     if let Some(&d) = current.get(&key) {
                         edges.push(def_node[d as usize]);
-                    } else if let Some(ds) = kill_defs.get(&key) {
-                        for &d in ds {
-                            if bit(&inb[b], d as usize) {
-                                edges.push(def_node[d as usize]);
-                            }
-                        }
+                    } else if let Some(v) = slots.at_entry(b as u32, &key) {
+                        edges.push(v);
                     }
                     // Exact writes to enclosing objects (whole-struct stores).
                     for k in 0..l.path.len() {

@@ -304,18 +304,22 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
                 ReadCost {
                     reuse: Reuse::Stride(8),
                     footprint: 0,
+                    outer: Default::default(),
                 },
                 ReadCost {
                     reuse: Reuse::Irregular,
                     footprint: 4096,
+                    outer: Default::default(),
                 },
                 ReadCost {
                     reuse: Reuse::Invariant,
                     footprint: 0,
+                    outer: Default::default(),
                 },
                 ReadCost {
                     reuse: Reuse::Fixed,
                     footprint: 8,
+                    outer: Default::default(),
                 },
             ],
         }],

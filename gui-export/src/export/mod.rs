@@ -6,6 +6,7 @@ pub mod folded;
 pub mod hatchet;
 pub mod pprof;
 pub mod speedscope;
+pub mod thicket;
 
 use crate::trees::{self, TreeKind};
 use blame_formats::results::Results;
@@ -19,6 +20,7 @@ pub enum ExportFormat {
     Folded,
     Svg,
     Hatchet,
+    Thicket,
     Csv,
 }
 
@@ -33,8 +35,9 @@ impl std::str::FromStr for ExportFormat {
             "folded" => ExportFormat::Folded,
             "svg" | "flamegraph" => ExportFormat::Svg,
             "hatchet" => ExportFormat::Hatchet,
+            "thicket" => ExportFormat::Thicket,
             "csv" => ExportFormat::Csv,
-            _ => return Err(format!("unknown export format {s:?}: use html, speedscope, firefox, pprof, folded, svg, hatchet or csv")),
+            _ => return Err(format!("unknown export format {s:?}: use html, speedscope, firefox, pprof, folded, svg, hatchet, thicket or csv")),
         })
     }
 }
@@ -77,6 +80,7 @@ pub fn export_with(
         ExportFormat::Pprof => pprof::pprof(results, &stacks, &event_name, tree),
         ExportFormat::Firefox => firefox::firefox(results, &stacks, &title)?,
         ExportFormat::Hatchet => hatchet::hatchet(results, &stacks, &event_name),
+        ExportFormat::Thicket => thicket::thicket(results, event, all_variables, "run", &[])?,
         ExportFormat::Csv => {
             let filters = crate::views::Filters {
                 event: Some(event_name.clone()),
