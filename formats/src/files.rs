@@ -7,7 +7,8 @@
 //!   [`commit`](AtomicFile::commit); removed when dropped uncommitted (a full
 //!   disk leaves no `.tmp` behind). Readers see the old file or the new one.
 //! - [`create_new`]: a file that must not exist yet (sample streams).
-//! - [`private_temp_dir`]: a 0700 directory with a random name in `$TMPDIR`.
+//! - [`private_temp_dir`], [`private_temp_file`]: a 0700 directory or a 0600
+//!   file with a random name in `$TMPDIR`.
 //! - [`check_own_dir`]: a directory blame writes into must be the user's own.
 //! - [`open_regular`]: inputs are opened without blocking and must be regular
 //!   files (a FIFO named `x.bstream` is refused instead of hanging).
@@ -216,6 +217,31 @@ pub fn check_writable_dir(dir: &Path) -> io::Result<()> {
         .map(drop)
 }
 
+/// A new file holding `bytes` in the temporary directory, private to the
+/// user (mode 0600, random name `PREFIX…SUFFIX`, created with
+/// `O_EXCL|O_NOFOLLOW`), removed when the returned path is dropped: input
+/// for another program (Extra-P).
+pub fn private_temp_file(
+    prefix: &str,
+    suffix: &str,
+    bytes: &[u8],
+) -> io::Result<tempfile::TempPath> {
+    let mut f = tempfile::Builder::new()
+        .prefix(prefix)
+        .suffix(suffix)
+        .make_in(std::env::temp_dir(), |p| {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(OFlag::O_NOFOLLOW.bits())
+                .mode(0o600)
+                .open(p)
+        })?;
+    f.write_all(bytes)?;
+    f.as_file().sync_all()?;
+    Ok(f.into_temp_path())
+}
+
 /// A new private directory (mode 0700, random name) in the temporary
 /// directory, removed when dropped. Its name starts with `prefix` and this
 /// process's id, so [`remove_stale_temp_dirs`] can tell a dead process's.
@@ -357,6 +383,17 @@ mod tests {
         std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
         let e = check_own_dir(d.path()).unwrap_err();
         assert!(e.to_string().contains("writable by every user"), "{e}");
+    }
+
+    #[test]
+    fn private_temp_files_are_0600_and_removed_when_dropped() {
+        let p = private_temp_file("blame-unit-", ".txt", b"input").unwrap();
+        let path = p.to_path_buf();
+        assert_eq!(std::fs::read(&path).unwrap(), b"input");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        drop(p);
+        assert!(!path.exists());
     }
 
     #[test]
