@@ -131,7 +131,8 @@ static void open_log(void) {
     char path[4096];
     log_pid = getpid();
     snprintf(path, sizeof path, "%s/alloc-%d.balloc", dir, (int)log_pid);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    /* Never through a symlink planted at the name (the log is then lost). */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return;
     log_fd = fd;

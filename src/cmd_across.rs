@@ -85,7 +85,8 @@ fn label(path: &Path) -> String {
 fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
     match output {
         Some(p) => {
-            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+            blame_formats::files::write_atomic(p, text.as_bytes())
+                .with_context(|| format!("cannot write {}", p.display()))?;
             eprintln!("blame: wrote {} ({} bytes)", p.display(), text.len());
             Ok(())
         }

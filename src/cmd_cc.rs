@@ -7,8 +7,17 @@
 //! user's source file: they never fail the build. A unit that defines no
 //! function (data only) is analyzed silently into nothing.
 
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Temporary directories are `$TMPDIR/blame-cc-PID-RANDOM`.
+const TMP_PREFIX: &str = "blame-cc-";
+/// A dead process's temporary directory is removed once this old.
+const STALE_AFTER: Duration = Duration::from_secs(600);
 
 #[derive(clap::Args)]
 pub struct CcArgs {
@@ -134,14 +143,34 @@ pub fn run(args: CcArgs) -> ExitCode {
         .unwrap_or_else(|| PathBuf::from(".blame/static.db"));
     let mut flags = wrapper_flags(&cmd[0]);
     flags.extend(frontend_flags(&cmd[1..]));
-    let tmp = std::env::temp_dir().join(format!("blame-cc-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&tmp) {
-        // Name the user's sources, not the temporary directory.
-        for src in &sources {
-            eprintln!("blame cc: warning: no blame summary for {src}: cannot create a temporary directory for its bitcode: {e}");
-        }
-        return ExitCode::SUCCESS;
+    // What a `blame cc` killed with SIGKILL left behind.
+    blame_formats::files::remove_stale_temp_dirs(TMP_PREFIX, STALE_AFTER);
+    // Ctrl-C or `kill` during the extra step: clean up, then die of the signal.
+    let stop = Arc::new(AtomicUsize::new(0));
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        let _ = signal_hook::flag::register_usize(sig, stop.clone(), sig as usize);
     }
+    // A private directory (0700, random name): nobody else can read or swap the bitcode.
+    let tmp_dir = match blame_formats::files::private_temp_dir(TMP_PREFIX) {
+        Ok(d) => d,
+        Err(e) => {
+            // Name the user's sources, not the temporary directory.
+            for src in &sources {
+                eprintln!("blame cc: warning: no blame summary for {src}: cannot create a temporary directory for its bitcode: {e}");
+            }
+            return ExitCode::SUCCESS;
+        }
+    };
+    let tmp = tmp_dir.path().to_path_buf();
+    let stopped = |tmp_dir: tempfile::TempDir| -> Option<ExitCode> {
+        let sig = stop.load(Ordering::SeqCst);
+        if sig == 0 {
+            return None;
+        }
+        drop(tmp_dir);
+        let _ = signal_hook::low_level::emulate_default_handler(sig as i32);
+        Some(ExitCode::from(128 + sig as u8))
+    };
     // (bitcode, the source it came from): messages name the source.
     let mut bitcode = Vec::new();
     for (n, src) in sources.iter().enumerate() {
@@ -158,6 +187,9 @@ pub fn run(args: CcArgs) -> ExitCode {
             .arg("-o")
             .arg(&bc)
             .output();
+        if stop.load(Ordering::SeqCst) != 0 {
+            break;
+        }
         match out {
             Ok(o) if o.status.success() => bitcode.push((bc, src.to_string())),
             Ok(o) => eprintln!(
@@ -169,6 +201,9 @@ pub fn run(args: CcArgs) -> ExitCode {
     }
     // One unit at a time, so a failure names its source and spares the others.
     for (bc, src) in &bitcode {
+        if stop.load(Ordering::SeqCst) != 0 {
+            break;
+        }
         match blame_static::analyze_named_into_db(&[(bc.clone(), src.clone())], &db) {
             // A unit of data only (no function defined) has nothing to summarize.
             Ok(_) => {}
@@ -179,6 +214,5 @@ pub fn run(args: CcArgs) -> ExitCode {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    ExitCode::SUCCESS
+    stopped(tmp_dir).unwrap_or(ExitCode::SUCCESS)
 }

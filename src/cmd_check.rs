@@ -20,7 +20,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
             Ok(summary) => println!("{}: {summary}", path.display()),
             Err(e) => {
                 failed += 1;
-                eprintln!("{}: {e:#}", path.display());
+                eprintln!("{}: {}", path.display(), crate::error_text(&e));
             }
         }
     }
@@ -32,7 +32,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
 
 fn check_one(path: &PathBuf) -> Result<String> {
     let mut magic = [0u8; 8];
-    std::fs::File::open(path)
+    blame_formats::files::open_regular(path)
         .with_context(|| format!("cannot open {}", path.display()))?
         .read_exact(&mut magic)
         .with_context(|| format!("{} is too short to be a blame file", path.display()))?;

@@ -80,7 +80,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
         )
         .map_err(anyhow::Error::msg)?
     };
-    std::fs::write(&args.output, &bytes)
+    blame_formats::files::write_atomic(&args.output, &bytes)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     eprintln!(
         "blame: wrote {} ({} bytes)",

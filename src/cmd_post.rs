@@ -470,6 +470,17 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
 }
 
 pub fn run_dump(args: DumpArgs) -> Result<()> {
+    // Refused while a recorder writes the directory.
+    let _lock = if args.input.is_dir() {
+        Some(
+            blame_formats::lock::RunDirLock::read(&args.input).map_err(|e| match e.kind() {
+                std::io::ErrorKind::WouldBlock => anyhow::anyhow!(e),
+                _ => anyhow::anyhow!("{}: {e}", args.input.display()),
+            })?,
+        )
+    } else {
+        None
+    };
     let streams: Vec<PathBuf> = if args.input.is_dir() {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.input)?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -480,11 +491,18 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
     } else {
         vec![args.input.clone()]
     };
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    // A file appears only once complete (see blame_formats::files).
+    let mut file = match &args.output {
+        Some(p) => Some(
+            blame_formats::files::AtomicFile::create(p)
+                .with_context(|| format!("cannot create {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out: &mut dyn Write = match &mut file {
+        Some(f) => f,
+        None => &mut stdout,
     };
     for path in streams {
         // Mappings and stacks precede the samples that use them, so one pass suffices.
@@ -548,6 +566,10 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         }
     }
     out.flush()?;
+    if let (Some(f), Some(p)) = (file, &args.output) {
+        f.commit()
+            .with_context(|| format!("cannot write {}", p.display()))?;
+    }
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use blame_sampler::{record, CallGraph, RecordError, RecordOptions, SamplerKind, Target};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(clap::Args)]
@@ -60,12 +61,20 @@ fn usage(text: &str) -> anyhow::Error {
     RecordError::Usage(text.into()).into()
 }
 
-pub fn run(args: RecordArgs) -> Result<()> {
+/// The exit status of `blame record`, as perf's: the recorded command's
+/// (128+N when a signal N killed it), 127 when it was not found, 126 when it
+/// could not be executed, 1 when recording failed, 2 for a usage error.
+pub fn run(args: RecordArgs) -> Result<ExitCode> {
+    let duration = match args.duration {
+        Some(s) if !(s.is_finite() && s > 0.0 && s < 1e9) => {
+            return Err(usage(&format!(
+                "--duration {s}: give a positive number of seconds"
+            )))
+        }
+        s => s.map(Duration::from_secs_f64),
+    };
     let target = match (args.pid, args.command.is_empty()) {
-        (Some(pid), true) => Target::Pid {
-            pid,
-            duration: args.duration.map(Duration::from_secs_f64),
-        },
+        (Some(pid), true) => Target::Pid { pid, duration },
         (None, false) => Target::Command(args.command.clone()),
         (None, true) => {
             return Err(usage(
@@ -107,7 +116,16 @@ pub fn run(args: RecordArgs) -> Result<()> {
         track_allocations: args.track_allocations,
         data_addresses: args.data_addresses,
     };
-    let summary = record(&opts)?;
+    let summary = match record(&opts) {
+        Ok(s) => s,
+        Err(e) => match e.shell_status() {
+            Some(status) => {
+                eprintln!("blame record: {e}");
+                return Ok(ExitCode::from(status));
+            }
+            None => return Err(e.into()),
+        },
+    };
     let m = &summary.manifest;
     let app: Vec<_> = m.processes.iter().filter(|p| !p.launcher).collect();
     eprintln!(
@@ -121,10 +139,25 @@ pub fn run(args: RecordArgs) -> Result<()> {
         m.call_graph,
         summary.manifest_path.display()
     );
-    match (m.exit_status, m.signal) {
-        (Some(0), _) | (None, None) => {}
-        (Some(code), _) => eprintln!("blame record: the command exited with status {code}"),
-        (None, Some(sig)) => eprintln!("blame record: the command was killed by signal {sig}"),
+    let status = match (m.exit_status, m.signal) {
+        (Some(0), _) | (None, None) => 0,
+        (Some(code), _) => {
+            eprintln!("blame record: the command exited with status {code}");
+            code.clamp(0, 255) as u8
+        }
+        (None, Some(sig)) => {
+            eprintln!("blame record: the command was killed by signal {sig}");
+            (128 + sig).clamp(0, 255) as u8
+        }
+    };
+    if summary.write_errors > 0 {
+        eprintln!(
+            "blame record: the recording is incomplete: {} writes failed (see above)",
+            summary.write_errors
+        );
+        if status == 0 {
+            return Ok(ExitCode::FAILURE);
+        }
     }
-    Ok(())
+    Ok(ExitCode::from(status))
 }

@@ -1,7 +1,10 @@
 //! The `blame` command. It only parses arguments and calls the library
 //! crates; each subcommand lives in its own `cmd_*.rs` module.
 //!
-//! Exit codes: 0 success, 1 failure, 2 usage error (as perf).
+//! Exit codes: 0 success, 1 failure, 2 usage error (as perf); `blame record`
+//! exits with its command's status (128+N for signal N, 127 when the command
+//! is not found, 126 when it cannot be executed), `blame cc` with the
+//! compiler's.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -54,7 +57,10 @@ mod cmd_record;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Record(args) => cmd_record::run(args),
+        Command::Record(args) => match cmd_record::run(args) {
+            Ok(status) => return status,
+            Err(e) => Err(e),
+        },
         Command::Check(args) => cmd_check::run(args),
         Command::Post(args) => cmd_post::run_post(args),
         Command::Merge(args) => cmd_post::run_merge(args),
@@ -78,7 +84,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("blame: error: {e:#}");
+            eprintln!("blame: error: {}", error_text(&e));
             // Usage errors exit with 2, as perf's.
             let usage = matches!(
                 e.downcast_ref::<blame_sampler::RecordError>(),
@@ -86,5 +92,40 @@ fn main() -> ExitCode {
             );
             ExitCode::from(if usage { 2 } else { 1 })
         }
+    }
+}
+
+/// An error with its causes, as `{:#}` prints it but without a cause whose
+/// text the message already holds (an I/O error that both names its source
+/// and returns it as its cause would print its "(os error N)" twice).
+pub(crate) fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if text.is_empty() {
+            text = c;
+        } else if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let io = std::io::Error::from_raw_os_error(2);
+        let e = anyhow::Error::new(io).context("/x: No such file or directory (os error 2)");
+        assert_eq!(
+            super::error_text(&e),
+            "/x: No such file or directory (os error 2)"
+        );
+        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(13)).context("cannot open /y");
+        assert_eq!(
+            super::error_text(&e),
+            "cannot open /y: Permission denied (os error 13)"
+        );
     }
 }

@@ -267,8 +267,10 @@ fn ctrl_c_to_the_recorder_stops_the_target_and_closes_the_files() {
     let (child, run) = start_long_recording(dir.path());
     nix_kill(child.id() as i32, "INT");
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
+    // The recorder exits as its target did, as perf: 128 + SIGINT.
+    assert_eq!(
+        out.status.code(),
+        Some(130),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -287,8 +289,9 @@ fn a_killed_target_leaves_complete_files() {
     let target = target_of(child.id()).expect("target runs");
     nix_kill(target, "KILL");
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
+    assert_eq!(
+        out.status.code(),
+        Some(128 + 9),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -382,11 +385,14 @@ fn clear_errors_for_bad_requests() {
         .args(["--", "/nonexistent/program"])
         .output()
         .unwrap();
+    // Why, and the shell's status for a command not found.
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/program"),
+        String::from_utf8_lossy(&out.stderr)
+            .contains("cannot run `/nonexistent/program`: No such file or directory"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert_eq!(out.status.code(), Some(127));
 }
 
 /// Starts `exe ARG` in the background, its output discarded.
@@ -450,9 +456,12 @@ fn one_recorder_per_rank_shares_a_directory() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    // Each rank's recorder locks its rank (a second job on this -o is refused).
     assert_eq!(
         names,
         [
+            ".blame-rank-0.lock",
+            ".blame-rank-1.lock",
             "manifest-rank-0.json",
             "manifest-rank-1.json",
             "rank-0.bstream",

@@ -15,6 +15,7 @@ use crate::skid_insns::{instruction_window, resolve_leaf_line, SkidLines};
 use crate::symbolize::Symbolizer;
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::jsonl::{read_samples, JsonSample};
+use blame_formats::lock::RunDirLock;
 use blame_formats::results::{ProcessInfo, SymFrame};
 use blame_formats::stream::{
     decode_chunk, EventDesc, Mapping, Record, Sample, Sampling, StackNode, StreamReader,
@@ -81,6 +82,8 @@ pub struct Run {
     pub warnings: Vec<String>,
     /// Time spent decoding the input when it is opened (perf.data), part of the read stage.
     pub open_time: std::time::Duration,
+    /// A run directory's reader lock: no recorder writes it while it is read.
+    _lock: Option<RunDirLock>,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -96,6 +99,13 @@ fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
 impl Run {
     /// Opens a run directory: every `*.bstream` file in it, sorted by name.
     pub fn open_dir(dir: &Path, binary_paths: Vec<PathBuf>) -> Result<Run> {
+        // Refused while a recorder writes the directory: its streams are incomplete.
+        let lock = RunDirLock::read(dir)
+            .map(Some)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::WouldBlock => PostError::Input(e.to_string()),
+                _ => io(dir)(e),
+            })?;
         let mut streams: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(io(dir))?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -139,6 +149,7 @@ impl Run {
             instruction_skid: None,
             warnings: Vec::new(),
             open_time: Default::default(),
+            _lock: lock,
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
@@ -148,7 +159,7 @@ impl Run {
 
     /// Reads JSON-lines samples; processes are told apart by (rank, pid).
     pub fn open_jsonl(path: &Path) -> Result<Run> {
-        let file = std::fs::File::open(path).map_err(io(path))?;
+        let file = blame_formats::files::open_regular(path).map_err(io(path))?;
         let samples = read_samples(std::io::BufReader::new(file), &path.display().to_string())?;
         Self::from_json_samples(samples)
     }
@@ -205,6 +216,7 @@ impl Run {
             instruction_skid: None,
             warnings: Vec::new(),
             open_time: Default::default(),
+            _lock: None,
         })
     }
 
@@ -221,6 +233,7 @@ impl Run {
             instruction_skid: None,
             warnings: capture.warnings,
             open_time: started.elapsed(),
+            _lock: None,
             source: Source::Perf {
                 processes: capture.processes,
             },

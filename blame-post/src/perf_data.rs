@@ -139,7 +139,7 @@ fn read_file(
     objects: &mut ObjectCache,
     capture: &mut PerfCapture,
 ) -> Result<()> {
-    let file = std::fs::File::open(path).map_err(io(path))?;
+    let file = blame_formats::files::open_regular(path).map_err(io(path))?;
     let mut file = std::io::BufReader::new(file);
     check_layout(path, &mut file)?;
     file.seek(SeekFrom::Start(0)).map_err(io(path))?;

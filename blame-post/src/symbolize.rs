@@ -134,7 +134,8 @@ impl Symbolizer {
                 let found = match self.build_ids.get(&path) {
                     Some(found) => found.clone(),
                     None => {
-                        std::fs::File::open(&path).map_err(crate::error::io(&path))?;
+                        blame_formats::files::open_regular(&path)
+                            .map_err(crate::error::io(&path))?;
                         let found = with_object(&path, |file| {
                             file.build_id().ok().flatten().map(<[u8]>::to_vec)
                         })
@@ -549,7 +550,7 @@ fn with_object<T>(
     path: &Path,
     f: impl FnOnce(&object::File<'_, &object::ReadCache<std::fs::File>>) -> T,
 ) -> std::result::Result<T, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let file = blame_formats::files::open_regular(path).map_err(|e| e.to_string())?;
     let cache = object::ReadCache::new(file);
     let parsed = object::File::parse(&cache).map_err(|e| format!("not an object file: {e}"))?;
     Ok(f(&parsed))

@@ -261,7 +261,6 @@ pub fn analyze_named_into_db(
     inputs: &[(std::path::PathBuf, String)],
     db_path: &std::path::Path,
 ) -> Result<DbUpdate, StaticError> {
-    use fs4::fs_std::FileExt;
     let start = Instant::now();
     // Load first: a bad input fails before the db is touched.
     let mut modules: Vec<ir::Module> = Vec::new();
@@ -305,14 +304,9 @@ pub fn analyze_named_into_db(
     if let Some(dir) = db_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
+    // Writers of one db take turns (parallel `make -j` compiles).
     let lock_path = db_path.with_extension("lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io(&lock_path))?;
-    FileExt::lock_exclusive(&lock).map_err(io(&lock_path))?;
+    let lock = blame_formats::lock::WriterLock::wait(&lock_path).map_err(io(&lock_path))?;
     let mut db = if db_path.exists() {
         match StaticDb::read(db_path) {
             Ok((db, _)) => db,
@@ -352,7 +346,7 @@ pub fn analyze_named_into_db(
         }
     }
     db.write(db_path, &header())?;
-    FileExt::unlock(&lock).map_err(io(&lock_path))?;
+    drop(lock);
     up.timings
         .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     up.slowest = up.timings.first().cloned();

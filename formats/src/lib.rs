@@ -15,7 +15,9 @@
 pub mod alloc_log;
 pub mod container;
 pub mod error;
+pub mod files;
 pub mod jsonl;
+pub mod lock;
 pub mod results;
 pub mod static_db;
 pub mod stream;

@@ -12,9 +12,9 @@
 
 use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind};
 use crate::error::{FormatError, Result};
+use crate::files::{open_regular, AtomicFile};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
@@ -468,9 +468,8 @@ impl StaticDb {
     /// Writes atomically: to a temporary file beside `path`, then renamed.
     pub fn write(&self, path: impl AsRef<Path>, header: &StaticDbHeader) -> Result<()> {
         let path = path.as_ref();
-        let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-        let file = File::create(&tmp).map_err(|e| FormatError::io(&tmp, e))?;
-        let mut w = ContainerWriter::new(std::io::BufWriter::new(file), &tmp, STATIC_DB, header)?;
+        let file = AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
+        let mut w = ContainerWriter::new(file, path, STATIC_DB, header)?;
         let mut buf = Vec::new();
         let mut count = 0u32;
         for f in self.functions.values() {
@@ -487,17 +486,14 @@ impl StaticDb {
         }
         w.write_end()?;
         w.flush()?;
-        let file = w
-            .into_inner()
-            .into_inner()
-            .map_err(|e| FormatError::io(&tmp, e.into_error()))?;
-        file.sync_all().map_err(|e| FormatError::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| FormatError::io(path, e))
+        w.into_inner()
+            .commit()
+            .map_err(|e| FormatError::io(path, e))
     }
 
     pub fn read(path: impl AsRef<Path>) -> Result<(StaticDb, StaticDbHeader)> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| FormatError::io(path, e))?;
+        let file = open_regular(path).map_err(|e| FormatError::io(path, e))?;
         Self::read_from(BufReader::new(file), path)
     }
 

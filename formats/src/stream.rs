@@ -311,11 +311,7 @@ impl StreamWriter<std::io::BufWriter<File>> {
     /// Creates `path` (failing if it exists, so concurrent recorders never clobber each other).
     pub fn create(path: impl AsRef<Path>, header: &StreamHeader) -> Result<Self> {
         let path = path.as_ref();
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| FormatError::io(path, e))?;
+        let file = crate::files::create_new(path).map_err(|e| FormatError::io(path, e))?;
         Self::new(std::io::BufWriter::new(file), path, header)
     }
 }
@@ -472,7 +468,7 @@ pub struct StreamReader<R: Read> {
 impl StreamReader<BufReader<File>> {
     pub fn open(path: impl AsRef<Path>) -> Result<(Self, StreamHeader)> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| FormatError::io(path, e))?;
+        let file = crate::files::open_regular(path).map_err(|e| FormatError::io(path, e))?;
         Self::new(BufReader::new(file), path)
     }
 }

@@ -6,7 +6,6 @@
 //! blocks by these logs (direct data-centric attribution).
 
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 const TRACER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libblame_alloc.so"));
@@ -15,16 +14,9 @@ const TRACER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libblame_alloc.s
 pub fn install(dir: &Path) -> std::io::Result<Vec<(String, String)>> {
     let dir = std::fs::canonicalize(dir)?;
     let so: PathBuf = dir.join(".blame_alloc.so");
-    let tmp = dir.join(format!(".blame_alloc.{}.tmp", std::process::id()));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o755)
-        .open(&tmp)?;
+    let mut f = blame_formats::files::AtomicFile::with_mode(&so, 0o755)?;
     f.write_all(TRACER)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, &so)?;
+    f.commit()?;
     let mut preload = so.to_string_lossy().into_owned();
     if let Ok(existing) = std::env::var("LD_PRELOAD") {
         if !existing.is_empty() {

@@ -77,4 +77,45 @@ pub enum RecordError {
         path: std::path::PathBuf,
         error: std::io::Error,
     },
+    /// The run directory is in use by another recorder or a reader.
+    #[error("{0}")]
+    Busy(String),
+    /// The command could not be executed (exec failed with `error`).
+    #[error("cannot run `{command}`: {}", cannot_run_reason(command, error))]
+    CannotRun {
+        command: String,
+        error: std::io::Error,
+    },
+}
+
+impl RecordError {
+    /// The exit status a shell gives for this error: 127 for a command not
+    /// found, 126 for one found but not executable; None for other errors.
+    pub fn shell_status(&self) -> Option<u8> {
+        match self {
+            RecordError::CannotRun { error, .. } => {
+                Some(if error.kind() == std::io::ErrorKind::NotFound {
+                    127
+                } else {
+                    126
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+fn cannot_run_reason(command: &str, error: &std::io::Error) -> String {
+    // The errno's text without " (os error N)".
+    let full = error.to_string();
+    let text = full.split(" (os error").next().unwrap_or(&full);
+    match error.kind() {
+        std::io::ErrorKind::NotFound if !command.contains('/') => {
+            format!("command not found in PATH ({text})")
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("{text}: not executable, or a directory on its path cannot be searched")
+        }
+        _ => text.to_string(),
+    }
 }

@@ -3,7 +3,6 @@
 //! rewritten, so an interrupted recorder still leaves one).
 
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One process image's stream.
@@ -69,12 +68,9 @@ impl Manifest {
             None => "manifest.json".to_string(),
         };
         let path = dir.join(name);
-        let tmp = dir.join(format!(".{}.tmp", std::process::id()));
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?)?;
-        f.write_all(b"\n")?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)?;
+        let mut json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        json.push(b'\n');
+        blame_formats::files::write_atomic(&path, &json)?;
         Ok(path)
     }
 

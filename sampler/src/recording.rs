@@ -112,7 +112,8 @@ impl Recording {
     /// `kallsyms` in the run directory for post-processing.
     pub fn with_kernel_frames(&mut self) -> std::io::Result<()> {
         self.kernel_frames = true;
-        std::fs::copy("/proc/kallsyms", self.dir.join("kallsyms")).map(|_| ())
+        let symbols = std::fs::read("/proc/kallsyms")?;
+        blame_formats::files::write_atomic(self.dir.join("kallsyms"), &symbols)
     }
 
     pub fn events(&self) -> &[EventDesc] {
@@ -444,7 +445,8 @@ impl Recording {
             let path = self.dir.join(&name);
             match StreamWriter::create(&path, &header) {
                 Ok(w) => break Ok((w, path)),
-                Err(_) if path.exists() && attempt < 64 => attempt += 1,
+                // Taken (a symlink too, even a dangling one): the next name.
+                Err(_) if path.symlink_metadata().is_ok() && attempt < 64 => attempt += 1,
                 Err(e) => break Err(e),
             }
         };
@@ -583,6 +585,30 @@ mod tests {
             out.push(rec);
         }
         out
+    }
+
+    #[test]
+    fn a_symlink_at_a_streams_name_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        let child = 4_000_001;
+        // One dangling, as another user would plant it before the file exists.
+        std::os::unix::fs::symlink(&victim, dir.path().join(format!("pid-{child}.bstream")))
+            .unwrap();
+        let mut rec = recording(dir.path());
+        let me = std::process::id();
+        rec.adopt(me);
+        rec.fork(child, me, child);
+        let frames = SampledStack::Frames(&[0x10, 0x20]);
+        rec.sample(child, child, 10, 0, 1_000_000, frames, None);
+        rec.finish(40);
+        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        assert!(!victim.exists(), "nothing created through the symlink");
+        assert_eq!(
+            rec.entries[0].file,
+            format!("pid-{child}.{child}.1.bstream")
+        );
     }
 
     #[test]

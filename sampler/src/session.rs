@@ -9,6 +9,8 @@ use crate::perf::{OpenFailure, PerfConfig, PerfSession};
 use crate::ptrace::PtraceSampler;
 use crate::recording::Recording;
 use crate::{procfs, sys, CallGraph, RecordError};
+use blame_formats::files;
+use blame_formats::lock::RunDirLock;
 use blame_formats::stream::Sampling;
 use nix::sys::signal::Signal;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
@@ -62,6 +64,8 @@ pub struct RecordOptions {
 pub struct RecordSummary {
     pub manifest: Manifest,
     pub manifest_path: PathBuf,
+    /// Writes of streams that failed (the recording is incomplete).
+    pub write_errors: usize,
 }
 
 /// Default sampling rate, as `perf record -F`.
@@ -74,15 +78,32 @@ fn notice(notices: &mut Vec<String>, text: String) {
     notices.push(text);
 }
 
-fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordError> {
+/// Makes `dir` ready for a recording and locks it: a directory of the
+/// user's own where files can be created, used by no other recorder or
+/// reader, without an earlier recording unless `force` (or this recorder is
+/// MPI rank `rank` of a job whose ranks share the directory).
+fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock, RecordError> {
     let io = |error| RecordError::Io {
         path: dir.to_path_buf(),
         error,
     };
     std::fs::create_dir_all(dir).map_err(io)?;
-    if under_mpi {
+    // Another user's directory: its owner could swap the preloaded
+    // allocation tracer or plant files before they are used.
+    files::check_own_dir(dir).map_err(|e| RecordError::Usage(e.to_string()))?;
+    files::check_writable_dir(dir).map_err(|e| {
+        io(std::io::Error::new(
+            e.kind(),
+            format!("cannot create files here: {e}"),
+        ))
+    })?;
+    let lock = RunDirLock::record(dir, rank).map_err(|e| match e.kind() {
+        std::io::ErrorKind::WouldBlock => RecordError::Busy(e.to_string()),
+        _ => io(e),
+    })?;
+    if rank.is_some() {
         // One recorder per rank shares the directory: names never collide.
-        return Ok(());
+        return Ok(lock);
     }
     let old: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?
@@ -96,7 +117,7 @@ fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordErr
         })
         .collect();
     if old.is_empty() {
-        return Ok(());
+        return Ok(lock);
     }
     if !force {
         return Err(RecordError::Usage(format!(
@@ -108,7 +129,58 @@ fn prepare_dir(dir: &Path, force: bool, under_mpi: bool) -> Result<(), RecordErr
     for p in old {
         std::fs::remove_file(&p).map_err(|error| RecordError::Io { path: p, error })?;
     }
-    Ok(())
+    Ok(lock)
+}
+
+/// Lets the held child exec; when the exec fails, reaps the child and says why.
+fn release(held: &mut Option<sys::HeldChild>, target: &Target) -> Result<(), RecordError> {
+    let Some(c) = held else {
+        return Ok(());
+    };
+    match c.release() {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            if let Some(c) = held.take() {
+                c.abort();
+            }
+            Err(RecordError::CannotRun {
+                command: match target {
+                    Target::Command(argv) => argv[0].clone(),
+                    Target::Pid { pid, .. } => pid.to_string(),
+                },
+                error,
+            })
+        }
+    }
+}
+
+/// Write errors, each once with how often it happened (a full disk fails
+/// every write of every stream the same way).
+fn summarize_errors(errors: &[String]) -> Vec<String> {
+    let mut distinct: Vec<(&String, usize)> = Vec::new();
+    for e in errors {
+        match distinct.iter_mut().find(|(d, _)| *d == e) {
+            Some((_, n)) => *n += 1,
+            None => distinct.push((e, 1)),
+        }
+    }
+    const SHOWN: usize = 5;
+    let mut out: Vec<String> = distinct
+        .iter()
+        .take(SHOWN)
+        .map(|(e, n)| match n {
+            1 => format!("write error: {e}"),
+            n => format!("write error ({n} times): {e}"),
+        })
+        .collect();
+    if distinct.len() > SHOWN {
+        let rest: usize = distinct[SHOWN..].iter().map(|(_, n)| n).sum();
+        out.push(format!(
+            "{rest} more write errors of {} other kinds",
+            distinct.len() - SHOWN
+        ));
+    }
+    out
 }
 
 fn own_rank() -> Option<u32> {
@@ -134,8 +206,19 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let default_event = opts.events.is_none();
     let mut events =
         parse_events(opts.events.as_deref().unwrap_or("cycles")).map_err(RecordError::Usage)?;
+    if let Target::Pid {
+        duration: Some(d), ..
+    } = &opts.target
+    {
+        if d.is_zero() {
+            return Err(RecordError::Usage(
+                "--duration must be a positive number of seconds".into(),
+            ));
+        }
+    }
     let rank = own_rank();
-    prepare_dir(&opts.output, opts.force, rank.is_some())?;
+    // Held until the recording is complete.
+    let _lock = prepare_dir(&opts.output, opts.force, rank)?;
 
     let stop = Arc::new(AtomicUsize::new(0));
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
@@ -305,14 +388,10 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         if attach {
             session.enable()?;
         }
-        if let Some(c) = &mut held {
-            c.release();
-        }
+        release(&mut held, &opts.target)?;
         run_perf(session, &mut rec, &mut control);
     } else if let Some(sampler) = &mut ptrace {
-        if let Some(c) = &mut held {
-            c.release();
-        }
+        release(&mut held, &opts.target)?;
         sampler.run(&mut rec, &mut control);
     }
 
@@ -320,8 +399,8 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     if let Some((exit, signal)) = control.root_status {
         rec.set_exit_status(root, exit, signal);
     }
-    for e in &rec.errors {
-        notice(&mut notices, format!("write error: {e}"));
+    for e in summarize_errors(&rec.errors) {
+        notice(&mut notices, e);
     }
     let lost: u64 = rec.entries.iter().map(|e| e.lost).sum::<u64>() + rec.unattributed_lost;
     if lost > 0 {
@@ -398,6 +477,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     Ok(RecordSummary {
         manifest,
         manifest_path,
+        write_errors: rec.errors.len(),
     })
 }
 
@@ -511,4 +591,47 @@ fn run_perf(session: &mut PerfSession, rec: &mut Recording, control: &mut Contro
     session.disable();
     // Everything the kernel wrote before the events were disabled.
     while session.drain(rec) > 0 {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_write_errors_are_said_once_with_their_count() {
+        let mut errors = vec!["pid-1.bstream: No space left on device".to_string(); 498];
+        errors.push("pid-2.bstream: No space left on device".into());
+        let said = summarize_errors(&errors);
+        assert_eq!(
+            said,
+            [
+                "write error (498 times): pid-1.bstream: No space left on device",
+                "write error: pid-2.bstream: No space left on device"
+            ]
+        );
+        let many: Vec<String> = (0..9).map(|i| format!("e{i}")).collect();
+        let said = summarize_errors(&many);
+        assert_eq!(said.len(), 6);
+        assert_eq!(said[5], "4 more write errors of 4 other kinds");
+    }
+
+    #[test]
+    fn a_directory_in_use_or_holding_a_recording_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let run = d.path().join("run");
+        let lock = prepare_dir(&run, false, None).unwrap();
+        match prepare_dir(&run, true, None) {
+            Err(RecordError::Busy(m)) => assert!(m.contains("another `blame record`"), "{m}"),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("a second recorder got the directory"),
+        }
+        drop(lock);
+        std::fs::write(run.join("pid-1.bstream"), b"").unwrap();
+        match prepare_dir(&run, false, None) {
+            Err(RecordError::Usage(m)) => assert!(m.contains("--force"), "{m}"),
+            _ => panic!("an earlier recording is kept"),
+        }
+        prepare_dir(&run, true, None).unwrap();
+        assert!(!run.join("pid-1.bstream").exists());
+    }
 }

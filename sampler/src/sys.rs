@@ -6,7 +6,7 @@ use perf_event_open_sys as sys;
 use perf_event_open_sys::bindings::perf_event_attr;
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{fence, Ordering};
 
 /// Opens one perf event for `pid` on `cpu` (-1: any CPU).
@@ -223,17 +223,42 @@ fn online_cpus_from_sysfs() -> usize {
 pub struct HeldChild {
     pub pid: i32,
     release: Option<OwnedFd>,
+    /// Read end of a close-on-exec pipe: end of file once the child's exec
+    /// succeeded, else the exec's errno.
+    exec_status: Option<OwnedFd>,
 }
 
+/// How long [`HeldChild::release`] waits for the child's exec to succeed or fail.
+const EXEC_WAIT_MS: u16 = 10_000;
+
 impl HeldChild {
-    /// Lets the child exec its command.
-    pub fn release(&mut self) {
+    /// Lets the child exec its command, and waits until the exec happened:
+    /// Err with the exec's errno (ENOENT: not found, EACCES: not executable)
+    /// when it failed; the child then exits with 127 (not found) or 126.
+    pub fn release(&mut self) -> io::Result<()> {
         if let Some(fd) = self.release.take() {
             let _ = nix::unistd::write(&fd, b"g");
         }
+        let Some(fd) = self.exec_status.take() else {
+            return Ok(());
+        };
+        let mut fds = [nix::poll::PollFd::new(
+            fd.as_fd(),
+            nix::poll::PollFlags::POLLIN,
+        )];
+        // A child that neither execs nor fails within the wait is left to run.
+        if !matches!(nix::poll::poll(&mut fds, EXEC_WAIT_MS), Ok(n) if n > 0) {
+            return Ok(());
+        }
+        let mut errno = [0u8; 4];
+        match nix::unistd::read(fd.as_raw_fd(), &mut errno) {
+            Ok(4) => Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno))),
+            _ => Ok(()),
+        }
     }
 
-    /// Kills the child without letting it run its command.
+    /// Kills the child without letting it run its command (or, after a
+    /// failed exec, reaps it).
     pub fn abort(mut self) {
         let _ = nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(self.pid),
@@ -245,8 +270,8 @@ impl HeldChild {
 }
 
 /// Forks a child that waits on a pipe and then execs `argv` (searching
-/// PATH) with our environment plus `env`. An exec failure makes the child
-/// exit with 127 after printing why.
+/// PATH) with our environment plus `env`. An exec failure is reported by
+/// [`HeldChild::release`]; the child exits with 127 (not found) or 126.
 pub fn fork_held(argv: &[String], env: &[(String, String)]) -> io::Result<HeldChild> {
     let cargs: Vec<CString> = argv
         .iter()
@@ -272,8 +297,10 @@ pub fn fork_held(argv: &[String], env: &[(String, String)]) -> io::Result<HeldCh
         .collect();
     let mut env_ptrs: Vec<*const libc::c_char> = cenv.iter().map(|c| c.as_ptr()).collect();
     env_ptrs.push(std::ptr::null());
-    let message = format!("blame: cannot run {}\n", argv[0]);
     let (read_end, write_end) = nix::unistd::pipe().map_err(io::Error::from)?;
+    // Closed by a successful exec: the parent then reads end of file.
+    let (status_read, status_write) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(io::Error::from)?;
     // SAFETY: the child only calls async-signal-safe functions (read,
     // close, execvpe, write, _exit) on memory prepared before the fork.
     let pid = unsafe { libc::fork() };
@@ -281,9 +308,11 @@ pub fn fork_held(argv: &[String], env: &[(String, String)]) -> io::Result<HeldCh
         return Err(io::Error::last_os_error());
     }
     if pid == 0 {
-        // SAFETY: in the child; see above.
+        // SAFETY: in the child; see above. `__errno_location` is the
+        // thread's errno, read right after the failed exec.
         unsafe {
             libc::close(write_end.as_raw_fd());
+            libc::close(status_read.as_raw_fd());
             let mut byte = 0u8;
             let n = libc::read(
                 read_end.as_raw_fd(),
@@ -295,14 +324,22 @@ pub fn fork_held(argv: &[String], env: &[(String, String)]) -> io::Result<HeldCh
             }
             libc::close(read_end.as_raw_fd());
             libc::execvpe(argv_ptrs[0], argv_ptrs.as_ptr(), env_ptrs.as_ptr());
-            libc::write(2, message.as_ptr() as *const libc::c_void, message.len());
-            libc::_exit(127);
+            let errno = *libc::__errno_location();
+            let bytes = errno.to_ne_bytes();
+            libc::write(
+                status_write.as_raw_fd(),
+                bytes.as_ptr() as *const libc::c_void,
+                bytes.len(),
+            );
+            libc::_exit(if errno == libc::ENOENT { 127 } else { 126 });
         }
     }
     drop(read_end);
+    drop(status_write);
     Ok(HeldChild {
         pid,
         release: Some(write_end),
+        exec_status: Some(status_read),
     })
 }
 

@@ -219,3 +219,66 @@ pub fn manifest(run: &Path) -> serde_json::Value {
     let bytes = std::fs::read(run.join("manifest.json")).expect("manifest.json written");
     serde_json::from_slice(&bytes).expect("manifest is JSON")
 }
+
+/// Whether the tests run as root (where a second, unprivileged user can be
+/// made for the tests that need one).
+pub fn is_root() -> bool {
+    nix_is_root()
+}
+
+/// An unprivileged user to run blame as, `(uid, gid)`: `blametest`, made
+/// with `useradd` when missing. Only root can switch users: elsewhere None
+/// (the test skips), except in CI, which runs as root and must not skip.
+pub fn unprivileged_user() -> Option<(u32, u32)> {
+    if !nix_is_root() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs as root: tests that need a second user must not skip"
+        );
+        eprintln!("skipping: only root can run blame as another user");
+        return None;
+    }
+    let id = |flag: &str| -> Option<u32> {
+        let out = Command::new("id").args([flag, "blametest"]).output().ok()?;
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    };
+    if id("-u").is_none() {
+        // Another test may be adding it at the same time: check again after.
+        let _ = Command::new("useradd")
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+            ])
+            .arg("blametest")
+            .output();
+    }
+    let uid = id("-u").expect("useradd blametest");
+    let gid = id("-g").expect("blametest has a group");
+    assert_ne!(uid, 0);
+    Some((uid, gid))
+}
+
+/// Runs `cmd`, killing it after `secs`: None when it had to be killed.
+pub fn output_within(cmd: &mut Command, secs: u64) -> Option<Output> {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -622,27 +622,24 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
             ("share", rows.iter().map(|r| &r.share).collect()),
         ],
     );
-    let (path, temporary) = match &options.extrap_input {
-        Some(p) => (p.clone(), false),
-        None => (
-            std::env::temp_dir().join(format!(
-                "blame-scaling-{}-{}.txt",
-                std::process::id(),
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos())
-                    .unwrap_or(0)
-            )),
-            true,
-        ),
-    };
-    std::fs::write(&path, &text).map_err(|e| {
+    // Extra-P's input: where asked (written atomically), else a private
+    // temporary file (0600, random name), removed once Extra-P has read it.
+    let input_error = |path: &std::path::Path, e: std::io::Error| {
         ScalingError::Extrap(format!("cannot write its input {}: {e}", path.display()))
-    })?;
-    let result = run_extrap(&options.extrap, &path);
-    if temporary {
-        let _ = std::fs::remove_file(&path);
-    }
+    };
+    let result = match &options.extrap_input {
+        Some(p) => {
+            blame_formats::files::write_atomic(p, text.as_bytes())
+                .map_err(|e| input_error(p, e))?;
+            run_extrap(&options.extrap, p)
+        }
+        None => {
+            let tmp =
+                blame_formats::files::private_temp_file("blame-scaling-", ".txt", text.as_bytes())
+                    .map_err(|e| input_error(&std::env::temp_dir(), e))?;
+            run_extrap(&options.extrap, &tmp)
+        }
+    };
     let (modeler, out) = result?;
     let models = parse_extrap_output(&out);
     if models.is_empty() {
