@@ -968,6 +968,19 @@ fn lift_through_callers(
         .filter_map(|&t| caller.variables[t as usize].parent)
         .collect();
     let direct: Vec<u32> = targets.difference(&containers).copied().collect();
+    // Of variables holding pointers into one object (`akk = a + k * n + k`
+    // aliases `a`), the memory is the first one's: the share is not split
+    // among its aliases.
+    let direct: Vec<u32> = direct
+        .iter()
+        .copied()
+        .filter(|&t| {
+            !caller.variables[t as usize]
+                .aliases
+                .iter()
+                .any(|&a| a < t && direct.contains(&a))
+        })
+        .collect();
     let direct = if known {
         direct
     } else {
