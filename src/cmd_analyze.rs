@@ -26,7 +26,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             bail!("unknown dump format {f:?} (expected json)");
         }
     }
-    let up = blame_static::analyze_into_db(&args.inputs, &args.output)?;
+    let progress = crate::progress::Progress::spinner("analyze");
+    let up = blame_static::analyze_into_db(&args.inputs, &args.output);
+    progress.finish();
+    let up = up?;
     for name in &up.without_functions {
         eprintln!("blame: note: {name} defines no functions; nothing to analyze in it");
     }

@@ -2,6 +2,7 @@
 //! of recorded (or JSON-lines) samples against the static db, sharding
 //! across a cluster, and the report views.
 
+use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use blame_formats::jsonl::{write_sample, JsonSample};
 use blame_formats::results::Results;
@@ -10,7 +11,7 @@ use blame_formats::stream::{self, StreamReader};
 use blame_gui_export::render;
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::views::{self, Filters, OutputFormat};
-use blame_post::{post, Run, ShardSpec, StaticIndex};
+use blame_post::{post_with_progress, Run, ShardSpec, StaticIndex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -281,7 +282,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     };
     let run = open_run(&args.input)?;
     let (index, _) = load_static(&args.input.static_db)?;
-    let out = post(&run, &index, shard, args.input.memory_options()?)?;
+    let out = post_run(&run, &index, shard, &args.input)?;
     print_warnings(&out.warnings);
     let results = out.results;
     let t = out.times;
@@ -327,6 +328,21 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     Ok(())
 }
 
+/// `post` with a progress bar over the run's processes on a terminal.
+fn post_run(
+    run: &Run,
+    index: &StaticIndex,
+    shard: ShardSpec,
+    input: &InputArgs,
+) -> Result<blame_post::PostOutput> {
+    let progress = Progress::bar("post", run.processes.len() as u64, "processes");
+    let out = post_with_progress(run, index, shard, input.memory_options()?, &|done, _| {
+        progress.set(done as u64)
+    });
+    progress.finish();
+    Ok(out?)
+}
+
 fn merge_into(whole: &Path, count: u32) -> Result<Results> {
     let parts: Vec<_> = shard_files(whole)?
         .into_iter()
@@ -343,12 +359,22 @@ fn merge_into(whole: &Path, count: u32) -> Result<Results> {
             missing.join(", ")
         );
     }
+    let progress = Progress::bar("merge: reading", parts.len() as u64, "shards");
     let results: Vec<Results> = parts
         .iter()
-        .map(|(_, _, p)| Results::read(p))
+        .enumerate()
+        .map(|(i, (_, _, p))| {
+            let r = Results::read(p);
+            progress.set(i as u64 + 1);
+            r
+        })
         .collect::<Result<_, _>>()?;
-    let merged = blame_post::merge::merge(results)?;
-    merged.write(whole)?;
+    progress.finish();
+    let progress = Progress::spinner("merge: reducing and writing");
+    let merged = blame_post::merge::merge(results);
+    let merged = merged.and_then(|m| m.write(whole).map(|_| m).map_err(Into::into));
+    progress.finish();
+    let merged = merged?;
     eprintln!("blame: merged {count} shards into {}", whole.display());
     Ok(merged)
 }
@@ -408,7 +434,7 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
     }
     let run = open_run(input)?;
     let (index, _) = load_static(&input.static_db)?;
-    let out = post(&run, &index, ShardSpec::WHOLE, input.memory_options()?)?;
+    let out = post_run(&run, &index, ShardSpec::WHOLE, input)?;
     print_warnings(&out.warnings);
     let results = out.results;
     if let Some(dir) = &input.run_dir {

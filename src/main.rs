@@ -53,6 +53,7 @@ mod cmd_check;
 mod cmd_export;
 mod cmd_post;
 mod cmd_record;
+mod progress;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

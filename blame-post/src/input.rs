@@ -9,6 +9,7 @@
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
 use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
+use crate::merge::FxHashMap;
 use crate::perf_data::{read_perf_data, PerfProcess};
 use crate::shard::ShardSpec;
 use crate::skid_insns::{instruction_window, resolve_leaf_line, SkidLines};
@@ -302,7 +303,7 @@ impl Run {
         let started = std::time::Instant::now();
         match &self.source {
             Source::Json { samples, groups } => {
-                let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
+                let mut by_stack: FxHashMap<Vec<SymFrame>, Vec<f64>> = FxHashMap::default();
                 for (seq, &i) in groups[index].iter().enumerate() {
                     if !keep(seq) {
                         continue;
@@ -411,34 +412,50 @@ impl Run {
         let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
         let symbolizer: &mut Symbolizer = &mut guard;
         symbolizer.verify_build_ids(&mappings)?;
-        let mut by_stack: HashMap<Vec<SymFrame>, Vec<f64>> = HashMap::new();
-        let mut frames_of: HashMap<u32, Vec<SymFrame>> = HashMap::new();
+        let mut by_stack: FxHashMap<Vec<SymFrame>, Vec<f64>> = FxHashMap::default();
         let mut addresses = Vec::new();
-        let mut symbolize_stack = |stack: u32, symbolizer: &mut Symbolizer| -> Vec<SymFrame> {
-            frames_of
-                .entry(stack)
-                .or_insert_with(|| {
-                    addresses.clear();
-                    let mut cur = stack;
-                    while cur != 0 {
-                        let (parent, address) = parents[cur as usize];
-                        addresses.push(address);
-                        cur = parent;
-                    }
-                    let mut frames = symbolizer.stack(&mappings, &addresses);
-                    // Code the line table gives line 0 (compiler-generated
-                    // loads, rotated loop headers): the line of the next
-                    // instruction of the same function.
-                    if let Some(&leaf) = addresses.first() {
-                        resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
-                    }
-                    frames
-                })
-                .clone()
+        let mut symbolize_uncached = |stack: u32, symbolizer: &mut Symbolizer| -> Vec<SymFrame> {
+            addresses.clear();
+            let mut cur = stack;
+            while cur != 0 {
+                let (parent, address) = parents[cur as usize];
+                addresses.push(address);
+                cur = parent;
+            }
+            let mut frames = symbolizer.stack(&mappings, &addresses);
+            // Code the line table gives line 0 (compiler-generated
+            // loads, rotated loop headers): the line of the next
+            // instruction of the same function.
+            if let Some(&leaf) = addresses.first() {
+                resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
+            }
+            frames
         };
+        // Symbolized stacks are kept for the direct pass only; the counts
+        // are taken in stack order, so each stack is symbolized once and
+        // its frames moved, not cloned, into the context (a stack of 40
+        // frames is 80 strings).
+        let mut frames_of: FxHashMap<u32, Vec<SymFrame>> = FxHashMap::default();
+        let keep_frames = with_address > 0;
+        let mut counts: Vec<((u32, u16), f64)> = counts.into_iter().collect();
+        counts.sort_unstable_by_key(|&(k, _)| k);
+        let mut last: Option<(u32, Vec<SymFrame>)> = None;
         let mut skid_windows: HashMap<Vec<SymFrame>, SkidLines> = HashMap::new();
-        for ((stack, event), n) in counts {
-            let frames = symbolize_stack(stack, symbolizer);
+        let mut counts = counts.into_iter().peekable();
+        while let Some(((stack, event), n)) = counts.next() {
+            let frames = match last.take() {
+                Some((s, f)) if s == stack => f,
+                _ => match frames_of.get(&stack) {
+                    Some(f) => f.clone(),
+                    None => {
+                        let f = symbolize_uncached(stack, symbolizer);
+                        if keep_frames {
+                            frames_of.insert(stack, f.clone());
+                        }
+                        f
+                    }
+                },
+            };
             let run_event = map_event[event as usize];
             if let (Some(model), true, true) = (
                 self.instruction_skid,
@@ -457,7 +474,20 @@ impl Run {
                     entry.1 |= truncated;
                 }
             }
-            by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
+            if counts.peek().is_some_and(|((s, _), _)| *s == stack) {
+                // More events of this stack follow: keep its frames.
+                match by_stack.get_mut(&frames) {
+                    Some(c) => c[run_event] += n,
+                    None => {
+                        by_stack
+                            .entry(frames.clone())
+                            .or_insert_with(|| vec![0.0; nevents])[run_event] += n
+                    }
+                }
+                last = Some((stack, frames));
+            } else {
+                by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
+            }
         }
         let mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
         let mut heap_sites = Vec::new();
@@ -512,7 +542,14 @@ impl Run {
                     }
                     other => other,
                 };
-                let frames = symbolize_stack(stack, symbolizer);
+                let frames = match frames_of.get(&stack) {
+                    Some(f) => f.clone(),
+                    None => {
+                        let f = symbolize_uncached(stack, symbolizer);
+                        frames_of.insert(stack, f.clone());
+                        f
+                    }
+                };
                 by_direct.entry(frames).or_default().push((
                     map_event[event as usize] as u16,
                     target,
@@ -747,7 +784,7 @@ fn tally_stream<R: std::io::Read>(
 }
 
 fn into_contexts(
-    by_stack: HashMap<Vec<SymFrame>, Vec<f64>>,
+    by_stack: FxHashMap<Vec<SymFrame>, Vec<f64>>,
     mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>>,
     mut skid_windows: HashMap<Vec<SymFrame>, SkidLines>,
 ) -> Vec<Context> {
@@ -773,4 +810,72 @@ fn into_contexts(
         .collect();
     contexts.sort_by(|a, b| a.frames.cmp(&b.frames));
     contexts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blame_formats::stream::{StreamHeader, StreamWriter};
+
+    fn event(name: &str) -> EventDesc {
+        EventDesc {
+            name: name.into(),
+            sampling: Sampling::Period(1),
+            unit: "samples".into(),
+            memory: false,
+        }
+    }
+
+    /// Each stack is symbolized once and its frames moved into the context;
+    /// a stack hit by several events keeps one context with every event's
+    /// count, interleaved samples or not, and other stacks stay apart.
+    #[test]
+    fn contexts_count_every_event_of_a_stack_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = StreamHeader {
+            host: "h".into(),
+            command: vec!["app".into()],
+            pid: 7,
+            ppid: 1,
+            rank: Some(0),
+            world_size: Some(1),
+            events: vec![event("cycles"), event("misses")],
+            call_graph: "fp".into(),
+            start_time_ns: 0,
+            extra: vec![],
+        };
+        let mut w = StreamWriter::create(dir.path().join("rank-0.bstream"), &header).unwrap();
+        let (a, b, c) = (&[0x10u64, 0x20][..], &[0x30u64][..], &[0x40u64, 0x20][..]);
+        for (i, (stack, ev)) in [(a, 0), (a, 1), (b, 0), (a, 0), (c, 1), (a, 1), (a, 0)]
+            .into_iter()
+            .enumerate()
+        {
+            w.write_sample_with_stack(7, i as u64, ev, 1, stack, None)
+                .unwrap();
+        }
+        w.finish().unwrap();
+        let run = Run::open_dir(dir.path(), vec![]).unwrap();
+        let p = run.load_process(0, ShardSpec::WHOLE).unwrap();
+        let names =
+            |c: &Context| -> Vec<String> { c.frames.iter().map(|f| f.function.clone()).collect() };
+        let got: Vec<(Vec<String>, Vec<f64>)> = p
+            .contexts
+            .iter()
+            .map(|c| (names(c), c.counts.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    vec!["[unknown 0x10]".to_string(), "[unknown 0x20]".to_string()],
+                    vec![3.0, 2.0]
+                ),
+                (vec!["[unknown 0x30]".to_string()], vec![1.0, 0.0]),
+                (
+                    vec!["[unknown 0x40]".to_string(), "[unknown 0x20]".to_string()],
+                    vec![0.0, 1.0]
+                ),
+            ]
+        );
+    }
 }

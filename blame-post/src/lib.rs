@@ -68,6 +68,18 @@ pub fn post(
     shard: ShardSpec,
     memory: aggregate::MemoryOptions,
 ) -> Result<PostOutput> {
+    post_with_progress(run, index, shard, memory, &|_, _| {})
+}
+
+/// [`post`], calling `progress(done, total)` after each process of the run
+/// (the caller decides whether and how to show it).
+pub fn post_with_progress(
+    run: &Run,
+    index: &StaticIndex,
+    shard: ShardSpec,
+    memory: aggregate::MemoryOptions,
+    progress: &dyn Fn(usize, usize),
+) -> Result<PostOutput> {
     let nevents = run.events.len();
     let mut acc = aggregate::Accumulator {
         memory_events: run.events.iter().map(|e| e.memory).collect(),
@@ -88,6 +100,7 @@ pub fn post(
         contexts += profile.contexts.len();
         warnings.extend(profile.warnings.iter().cloned());
         acc.add_process(index, &profile, nevents);
+        progress(i + 1, run.processes.len());
     }
     times.resolve = acc.resolve_time;
     if acc.direct_unattributed > 0.0 {

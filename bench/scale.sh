@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Post-mortem at scale (issue 16, item 3): `blame post` and `blame merge` on
+# synthetic runs of many ranks whose frames are real code of a real binary
+# (bench/scale/treecode.c, compiled with clang-19 -g -O2) against its real
+# static db (clang-19 -g -O0 -emit-llvm + blame analyze). The runs are
+# written by blame-post/examples/scale_run.rs (see there for the stacks).
+#
+#   bench/scale.sh                # everything: 1,024 ranks (100M samples), 8,192 ranks, merges to 1,024
+#   SCALE_QUICK=1 bench/scale.sh  # small sizes, a minute
+#
+# Knobs: SCALE_DIR (target/scale), SCALE_BIG_RANKS (1024), SCALE_BIG_MIN/MAX
+# (95000/100000 samples per rank), SCALE_FLAT_RANKS ("64 1024 8192": runs whose
+# shard of SCALE_FLAT_OWNED=64 ranks is posted; SCALE_FLAT_MIN/MAX samples per
+# rank, 2000/3000, small so that 8,192 ranks fit on disk), SCALE_MERGE_MAX
+# (1024 partial results, one rank each of the SCALE_MERGE_MAX-rank flat run),
+# SCALE_KEEP=1 keeps the generated runs.
+# Prints one line per measurement and ratios against the baseline (the first
+# measurement of each kind in this same invocation).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export LLVM_SYS_191_PREFIX=${LLVM_SYS_191_PREFIX:-$(llvm-config-19 --prefix)}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+OUT=${SCALE_DIR:-$CARGO_TARGET_DIR/scale}
+BIG_RANKS=${SCALE_BIG_RANKS:-1024}
+BIG_MIN=${SCALE_BIG_MIN:-95000}
+BIG_MAX=${SCALE_BIG_MAX:-100000}
+FLAT_RANKS=${SCALE_FLAT_RANKS:-"64 1024 8192"}
+FLAT_OWNED=${SCALE_FLAT_OWNED:-64}
+FLAT_MIN=${SCALE_FLAT_MIN:-2000}
+FLAT_MAX=${SCALE_FLAT_MAX:-3000}
+MERGE_MAX=${SCALE_MERGE_MAX:-1024}
+if [ -n "${SCALE_QUICK:-}" ]; then
+    BIG_RANKS=32 BIG_MIN=20000 BIG_MAX=30000 FLAT_RANKS="64 256" MERGE_MAX=32
+fi
+mkdir -p "$OUT"
+BLAME=$CARGO_TARGET_DIR/release/blame
+GEN=$CARGO_TARGET_DIR/release/examples/scale_run
+echo "== build" >&2
+cargo build --release --bin blame -q
+cargo build --release -p blame-post --example scale_run -q
+export BLAME_PROGRESS=0
+
+# measure LABEL CMD...: wall s, peak RSS MiB, bytes read (rchar) of CMD.
+measure() {
+    local label=$1
+    shift
+    local log
+    log=$(mktemp)
+    /usr/bin/time -f "%e %M" -o "$log.time" sh -c '"$@" 2>>"$0.err"; s=$?; grep "^rchar" /proc/$$/io > "$0.io"; exit $s' "$log" "$@"
+    read -r wall rss < "$log.time"
+    rchar=$(awk '{print $2}' "$log.io")
+    echo "$label wall_s=$wall rss_mib=$((rss / 1024)) read_mb=$(awk -v b="$rchar" 'BEGIN{printf "%.1f", b/1e6}')"
+    rm -f "$log" "$log.time" "$log.io" "$log.err"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "-" }'; }
+field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<< "$2"; }
+
+echo "== the binary and its static db" >&2
+# Compiled only when changed: the runs carry its build-id, which post checks.
+if [ ! -f "$OUT/treecode" ] || [ bench/scale/treecode.c -nt "$OUT/treecode" ]; then
+    (cd bench/scale && clang-19 -g -O2 -fno-omit-frame-pointer -o "$OUT/treecode" treecode.c -lm)
+fi
+(cd bench/scale && clang-19 -g -O0 -emit-llvm -c -o "$OUT/treecode.bc" treecode.c)
+rm -f "$OUT/static.db"
+echo "static db: $(/usr/bin/time -f "%e s, peak %M KB" "$BLAME" analyze "$OUT/treecode.bc" -o "$OUT/static.db" 2>&1 | tail -1) for $(stat -c %s "$OUT/treecode.bc") bytes of bitcode"
+DB=$OUT/static.db
+
+gen() { # gen DIR RANKS MIN MAX
+    [ "$1/manifest.json" -nt "$OUT/treecode" ] && [ "$(ls "$1" | grep -c bstream)" = "$2" ] && return 0
+    rm -rf "$1"
+    "$GEN" "$1" --binary "$OUT/treecode" --ranks "$2" --min-samples "$3" --max-samples "$4" --contexts 3000
+}
+samples_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samples'])" "$1/manifest.json"; }
+bytes_of() { du -sb --apparent-size "$1" | cut -f1; }
+
+echo "== 1. memory per shard against the ranks it does not own (shard of $FLAT_OWNED ranks, $FLAT_MIN-$FLAT_MAX samples per rank)"
+base_rss=""
+for n in $FLAT_RANKS; do
+    d=$OUT/flat-$n
+    gen "$d" "$n" "$FLAT_MIN" "$FLAT_MAX" >&2
+    k=$((n / FLAT_OWNED))
+    rm -f "$d"/results.bres*
+    if [ "$k" -le 1 ]; then shard=0/1; else shard=0/$k; fi
+    r=$(measure "ranks=$n shard=$shard owned=$FLAT_OWNED" "$BLAME" post "$d" --static "$DB" --shard "$shard")
+    rss=$(field rss_mib "$r")
+    base_rss=${base_rss:-$rss}
+    echo "$r samples_total=$(samples_of "$d") run_mb=$(awk -v b="$(bytes_of "$d")" 'BEGIN{printf "%.0f", b/1e6}') rss_vs_first=$(ratio "$rss" "$base_rss")"
+    rm -f "$d"/results.bres*
+done
+
+echo "== 2. the big run: $BIG_RANKS ranks, $BIG_MIN-$BIG_MAX samples per rank; post with 1 shard, then 2 shards at once"
+d=$OUT/big-$BIG_RANKS
+gen "$d" "$BIG_RANKS" "$BIG_MIN" "$BIG_MAX" >&2
+S=$(samples_of "$d")
+echo "run: $BIG_RANKS ranks, $S samples, $(bytes_of "$d") bytes"
+rm -f "$d"/results.bres*
+r1=$(measure "shards=1" "$BLAME" post "$d" --static "$DB" --shard 0/1)
+w1=$(field wall_s "$r1")
+echo "$r1 samples_per_s=$(awk -v s="$S" -v w="$w1" 'BEGIN{printf "%.2fM", s/w/1e6}')"
+rm -f "$d"/results.bres*
+t0=$(date +%s.%N)
+measure "shards=2 shard=0/2" "$BLAME" post "$d" --static "$DB" --shard 0/2 > "$OUT/s0.txt" &
+measure "shards=2 shard=1/2" "$BLAME" post "$d" --static "$DB" --shard 1/2 > "$OUT/s1.txt" &
+wait
+t1=$(date +%s.%N)
+w2=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')
+cat "$OUT/s0.txt" "$OUT/s1.txt"
+echo "shards=2 both wall_s=$w2 (includes the merge of 2 by the last shard) samples_per_s=$(awk -v s="$S" -v w="$w2" 'BEGIN{printf "%.2fM", s/w/1e6}') speedup_vs_1_shard=$(ratio "$w1" "$w2")"
+ls -l "$d"/results.bres* | awk '{print "  " $5, $9}'
+rm -f "$d"/results.bres*
+
+echo "== 3. merge of 2..$MERGE_MAX partial results (each one rank of a $MERGE_MAX-rank run, $FLAT_MIN-$FLAT_MAX samples per rank)"
+d=$OUT/flat-$MERGE_MAX
+gen "$d" "$MERGE_MAX" "$FLAT_MIN" "$FLAT_MAX" >&2
+P=$OUT/partials-$MERGE_MAX
+if [ "$(ls "$P" 2>/dev/null | grep -c shard-)" != "$MERGE_MAX" ]; then
+    rm -rf "$P"
+    mkdir -p "$P"
+    t0=$(date +%s.%N)
+    # One post per shard, two at a time; the last one to finish merges all (timed below on its own).
+    seq 0 $((MERGE_MAX - 1)) | xargs -P 2 -I{} "$BLAME" post "$d" --static "$DB" --shard "{}/$MERGE_MAX" -o "$P/results.bres" 2>/dev/null
+    t1=$(date +%s.%N)
+    echo "made $MERGE_MAX partials in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') s (2 at a time; includes the automatic merge of all by the last one)"
+fi
+base_per=""
+m=2
+while [ "$m" -le "$MERGE_MAX" ]; do
+    M=$OUT/merge-$m
+    rm -rf "$M"
+    mkdir -p "$M"
+    for i in $(seq 0 $((m - 1))); do
+        ln -s "$P/results.bres.shard-$i-of-$MERGE_MAX" "$M/results.bres.shard-$i-of-$m"
+    done
+    in_bytes=$(cat "$M"/results.bres.shard-* | wc -c)
+    r=$(measure "merge partials=$m" "$BLAME" merge "$M/results.bres")
+    w=$(field wall_s "$r")
+    per=$(awk -v w="$w" -v m="$m" 'BEGIN{printf "%.4f", w/m}')
+    base_per=${base_per:-$per}
+    echo "$r in_mb=$(awk -v b="$in_bytes" 'BEGIN{printf "%.1f", b/1e6}') out_mb=$(awk -v b="$(stat -c %s "$M/results.bres")" 'BEGIN{printf "%.1f", b/1e6}') mb_per_s=$(awk -v b="$in_bytes" -v w="$w" 'BEGIN{printf "%.1f", b/1e6/(w>0?w:0.01)}') s_per_partial=$per per_partial_vs_first=$(ratio "$per" "$base_per")"
+    rm -rf "$M"
+    m=$((m * 2))
+done
+
+if [ -z "${SCALE_KEEP:-}" ]; then
+    rm -rf "$OUT"/big-* "$OUT"/flat-* "$OUT"/partials-*
+fi
