@@ -11,7 +11,8 @@
 #
 #   bench/datacentric/run.sh [MEAN:SPREAD]     (default 3:2)
 #
-# MICRO="..." / APPS="..." choose the kernels of each group (empty: none);
+# MICRO="..." / APPS="..." / EXTRA="..." choose the kernels of each group
+# (empty: none);
 # EXPLAIN=PREFIX writes each kernel's --explain to PREFIX.KERNEL.txt.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,6 +41,11 @@ micro=${MICRO-triad stencil spmv histogram transpose}
 # over many lines, functions and variables (md ~ ammp, quake ~ equake,
 # art ~ art).
 apps=${APPS-md quake art}
+# Reuse and footprint kernels (issue 20): small operands that stay in L1
+# beside a streamed one, reuse across an outer loop, reads of what was just
+# written, heap arrays in structs; each file's header says which variables
+# a reader expects to take the misses.
+extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir}
 explain=${EXPLAIN:-}
 run_kernel() {
   local k=$1
@@ -65,4 +71,8 @@ fi
 if [ -n "$apps" ]; then
   echo "application kernels"
   for k in $apps; do run_kernel "$k"; done
+fi
+if [ -n "$extra" ]; then
+  echo "reuse and footprint kernels"
+  for k in $extra; do run_kernel "$k"; done
 fi
