@@ -13,7 +13,9 @@
 #
 # MICRO="..." / APPS="..." / EXTRA="..." choose the kernels of each group
 # (empty: none);
-# EXPLAIN=PREFIX writes each kernel's --explain to PREFIX.KERNEL.txt.
+# EXPLAIN=PREFIX writes each kernel's --explain to PREFIX.KERNEL.txt;
+# JSON=PREFIX writes each kernel's --json (shares per variable of direct
+# attribution and of every method) to PREFIX.KERNEL.json.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 skid=${1:-3:2}
@@ -47,6 +49,7 @@ apps=${APPS-md quake art}
 # a reader expects to take the misses.
 extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir}
 explain=${EXPLAIN:-}
+json=${JSON:-}
 run_kernel() {
   local k=$1
   local src="bench/datacentric/kernels/$k.c"
@@ -61,6 +64,11 @@ run_kernel() {
     ${explain:+--explain} 2>"$work/$k.explain"
   if [ -n "$explain" ]; then
     cp "$work/$k.explain" "$explain.$k.txt"
+  fi
+  if [ -n "$json" ]; then
+    "$eval_bin" --binary "$work/$k" --static "$work/$k.db" --trace "$work/$k.trace" \
+      --allocs "$(ls "$work/$k.allocs"/*.balloc | head -n 1)" --skid "$skid" --period 7 \
+      --json >"$json.$k.json" 2>/dev/null
   fi
   rm -f "$work/$k.trace"
 }
