@@ -9,8 +9,9 @@
  * read down its column t (stride 64 B) for every r: it stays in L1 for the
  * whole update. The trailing lower triangle of `a` is up to 113 KB and is
  * swept once per panel column t: it misses once per line per sweep.
- * Expected owner of the read misses: `a` ~97% (update sweeps, panel
- * solve and packing), `panel` ~2% (cold lines once per block column). A
+ * Expected owner of the read misses: `a` ~96% (update sweeps, panel
+ * solve and packing), `panel` ~4% (a row per line at the first column t
+ * of each update: packing wrote it, the sweeps of `a` evicted it). A
  * weight by stride alone (64 B for the panel column, 8 B for the matrix
  * row) inverts this. */
 #include <math.h>

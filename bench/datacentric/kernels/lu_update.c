@@ -10,9 +10,10 @@
  * stays in L1 during the update. The trailing matrix (up to 148 KB) is
  * swept once per block step: each row segment misses once per line and
  * is then reused by the 8 values of t. The packed L21 is read one 64 B row
- * per i (one miss per i). Expected owner of the read misses: `a` ~88%
- * (update, panel factorization and packing), `lpanel` ~8%, `upanel` ~3%
- * (cold lines once per block step). */
+ * per i (about one miss per i, packing wrote it a sweep earlier); U12 was
+ * written by its packing just before the update and never misses.
+ * Expected owner of the read misses: `a` ~95% (update, panel factorization
+ * and solve), `lpanel` ~5%, `upanel` ~0. */
 #include <stdio.h>
 #include <stdlib.h>
 

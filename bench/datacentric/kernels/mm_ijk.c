@@ -8,8 +8,9 @@
  * after its 240 cold lines B never misses. A is 500 KB: row i (960 B, 15
  * lines) is read 16 times in a row (once per j), so it misses once per line
  * per row and then stays. C[i][j] is accumulated in a register and written.
- * Expected owner of the read misses: `A` ~97%, `B` ~3% (cold misses only),
- * `C` ~0. A stride weight alone would give the long-stride B the most. */
+ * B is initialized last, so even its first reads hit.
+ * Expected owner of the read misses: `A` ~100%, `B` ~0, `C` ~0. A stride
+ * weight alone would give the long-stride B the most. */
 #include <stdio.h>
 #include <stdlib.h>
 
