@@ -47,7 +47,7 @@ apps=${APPS-md quake art}
 # beside a streamed one, reuse across an outer loop, reads of what was just
 # written, heap arrays in structs; each file's header says which variables
 # a reader expects to take the misses.
-extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir}
+extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut}
 explain=${EXPLAIN:-}
 json=${JSON:-}
 run_kernel() {
