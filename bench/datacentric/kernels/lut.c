@@ -7,8 +7,9 @@
  * Sizes against a 32 KiB 8-way L1 with 64 B lines: the table has 2000
  * entries (16 KB) and, though read at data-dependent indices, stays in L1
  * for the whole sweep; r and qq (150000 pairs, 1.2 MB each) are streamed:
- * one miss per line each. Expected owner of the read misses: `pair_r` ~50%,
- * `pair_qq` ~50%, `erfc_table` ~0 (written by its setup just before). A
+ * one miss per line each. Expected owner of the read misses: `pair_r` ~49%,
+ * `pair_qq` ~49%, `erfc_table` ~2% (written by its setup just before; a
+ * few of its lines are evicted by the streams between two reads). A
  * weight that counts every data-dependent read as a miss would give the
  * table most of the misses on the one line where all three are read. */
 #include <math.h>
