@@ -10,8 +10,9 @@
  * energy, velocity (80000 cells, 625 KB each) are streamed: one miss per
  * line each; pressure and sound_speed are only written.
  * Expected owner of the read misses: `density`, `energy`, `velocity` ~33%
- * each; `p_table`, `c_table` ~0 (256 cold lines). Weighing each table read
- * as a gather (one miss per read) would give the tables nearly all. */
+ * each; `p_table`, `c_table` ~1% each (a few lines evicted by the streams).
+ * Weighing each table read as a gather (one miss per read) would give the
+ * tables most of any line where they are read beside a stream. */
 #include <stdio.h>
 #include <stdlib.h>
 
