@@ -11,8 +11,11 @@
 #
 #   bench/datacentric/run.sh [MEAN:SPREAD]     (default 3:2)
 #
-# MICRO="..." / APPS="..." choose the kernels of each group (empty: none);
-# EXPLAIN=PREFIX writes each kernel's --explain to PREFIX.KERNEL.txt.
+# MICRO="..." / APPS="..." / EXTRA="..." choose the kernels of each group
+# (empty: none);
+# EXPLAIN=PREFIX writes each kernel's --explain to PREFIX.KERNEL.txt;
+# JSON=PREFIX writes each kernel's --json (shares per variable of direct
+# attribution and of every method) to PREFIX.KERNEL.json.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 skid=${1:-3:2}
@@ -40,7 +43,13 @@ micro=${MICRO-triad stencil spmv histogram transpose}
 # over many lines, functions and variables (md ~ ammp, quake ~ equake,
 # art ~ art).
 apps=${APPS-md quake art}
+# Reuse and footprint kernels (issue 20): small operands that stay in L1
+# beside a streamed one, reuse across an outer loop, reads of what was just
+# written, heap arrays in structs; each file's header says which variables
+# a reader expects to take the misses.
+extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut}
 explain=${EXPLAIN:-}
+json=${JSON:-}
 run_kernel() {
   local k=$1
   local src="bench/datacentric/kernels/$k.c"
@@ -56,6 +65,11 @@ run_kernel() {
   if [ -n "$explain" ]; then
     cp "$work/$k.explain" "$explain.$k.txt"
   fi
+  if [ -n "$json" ]; then
+    "$eval_bin" --binary "$work/$k" --static "$work/$k.db" --trace "$work/$k.trace" \
+      --allocs "$(ls "$work/$k.allocs"/*.balloc | head -n 1)" --skid "$skid" --period 7 \
+      --json >"$json.$k.json" 2>/dev/null
+  fi
   rm -f "$work/$k.trace"
 }
 if [ -n "$micro" ]; then
@@ -65,4 +79,8 @@ fi
 if [ -n "$apps" ]; then
   echo "application kernels"
   for k in $apps; do run_kernel "$k"; done
+fi
+if [ -n "$extra" ]; then
+  echo "reuse and footprint kernels"
+  for k in $extra; do run_kernel "$k"; done
 fi
