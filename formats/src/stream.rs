@@ -5,7 +5,9 @@
 //! plus the id of the node for its caller, so a sample stores a single id and
 //! a stack of depth 20 seen a million times is stored once.
 
-use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind, RawChunk};
+use crate::container::{
+    encode_into, ContainerReader, ContainerWriter, Kind, RawChunk, Salvaged, Skipped,
+};
 use crate::error::{FormatError, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -308,11 +310,16 @@ pub struct StreamWriter<W: Write = std::io::BufWriter<File>> {
 }
 
 impl StreamWriter<std::io::BufWriter<File>> {
-    /// Creates `path` (failing if it exists, so concurrent recorders never clobber each other).
+    /// Creates `path` (failing if it exists, so concurrent recorders never
+    /// clobber each other) and writes its preamble and header through to the
+    /// file at once, so a recorder killed right after leaves a readable
+    /// stream, not an empty file.
     pub fn create(path: impl AsRef<Path>, header: &StreamHeader) -> Result<Self> {
         let path = path.as_ref();
         let file = crate::files::create_new(path).map_err(|e| FormatError::io(path, e))?;
-        Self::new(std::io::BufWriter::new(file), path, header)
+        let mut w = Self::new(std::io::BufWriter::new(file), path, header)?;
+        w.container.flush()?;
+        Ok(w)
     }
 }
 
@@ -514,8 +521,25 @@ impl<R: Read> StreamReader<R> {
         self.container.next_raw_chunk()
     }
 
+    /// [`Self::next_chunk`], skipping damaged chunks (see
+    /// [`ContainerReader::next_raw_chunk_salvaging`]).
+    pub fn next_chunk_salvaging(&mut self) -> Result<Option<Salvaged>> {
+        self.container.next_raw_chunk_salvaging()
+    }
+
     pub fn path(&self) -> &Path {
         self.container.path()
+    }
+
+    /// Byte offset just past the last chunk read.
+    pub fn offset(&self) -> u64 {
+        self.container.offset()
+    }
+
+    /// True when the writer ends its streams with an end marker (every
+    /// stream written since blame 0.2): a stream without one was cut short.
+    pub fn end_marker_expected(&self) -> bool {
+        self.container.end_marker_expected()
     }
 
     pub fn records_read(&self) -> u64 {
@@ -702,6 +726,207 @@ fn collect<R: Read>(
             stopped_by,
         },
     ))
+}
+
+/// What a salvaging read ([`salvage_stream`]) kept of a stream and what it
+/// had to leave out.
+#[derive(Debug, Default)]
+pub struct Salvage {
+    pub records_recovered: u64,
+    /// Damaged chunks skipped (reading resumed after each where it could).
+    pub skipped: Vec<Skipped>,
+    /// A torn tail: the byte offset of the incomplete last chunk, and why.
+    pub torn_at: Option<(u64, String)>,
+    /// The end marker was read: the recorder closed the stream.
+    pub complete: bool,
+    /// The writer promised an end marker (streams of blame 0.1 have none).
+    pub end_marker_expected: bool,
+    /// Bytes of the file read (its length unless reading stopped early).
+    pub bytes_read: u64,
+    /// Samples dropped because their stack was defined in a skipped chunk.
+    pub samples_dropped: u64,
+    /// Reading stopped at an inconsistency in valid chunks (a stack table
+    /// out of order): nothing after it was read.
+    pub stopped_by: Option<FormatError>,
+}
+
+impl Salvage {
+    /// True when every byte of the stream was read and it ends with its end marker.
+    pub fn is_whole(&self) -> bool {
+        self.complete && self.skipped.is_empty() && self.stopped_by.is_none()
+    }
+
+    /// Where the intact part of a stream that was not closed ends.
+    pub fn cut_at(&self) -> Option<u64> {
+        if self.complete {
+            return None;
+        }
+        Some(match &self.torn_at {
+            Some((offset, _)) => *offset,
+            None => self.bytes_read,
+        })
+    }
+
+    /// One line for users: "complete", "cut at byte N", and what was skipped.
+    pub fn describe(&self) -> String {
+        let mut text = match (self.complete, self.end_marker_expected, self.cut_at()) {
+            (true, _, _) => "complete".to_string(),
+            (false, true, Some(n)) => format!(
+                "cut at byte {n} (no end marker: the recorder did not close it; everything before byte {n} is intact)"
+            ),
+            (false, false, Some(n)) => format!(
+                "ends at byte {n} without an end marker (written by a blame that wrote none: complete or cut cannot be told)"
+            ),
+            (false, _, None) => unreachable!("a stream not complete is cut somewhere"),
+        };
+        for s in &self.skipped {
+            match s.resumed_at {
+                Some(r) => text.push_str(&format!(
+                    "; damaged bytes {}..{} skipped ({}), read on from byte {r}",
+                    s.offset, r, s.error
+                )),
+                None => text.push_str(&format!(
+                    "; damaged from byte {} to the end, skipped ({})",
+                    s.offset, s.error
+                )),
+            }
+        }
+        if self.samples_dropped > 0 {
+            text.push_str(&format!(
+                "; {} samples dropped: their stacks were defined in the skipped bytes",
+                self.samples_dropped
+            ));
+        }
+        if let Some(e) = &self.stopped_by {
+            text.push_str(&format!("; reading stopped: {e}"));
+        }
+        text
+    }
+}
+
+/// Marks a stack-table hole: a node defined in a skipped chunk.
+const HOLE: StackNode = StackNode {
+    id: u32::MAX,
+    parent: u32::MAX,
+    address: 0,
+};
+
+/// Reads everything intact of a stream: damaged chunks are skipped (and
+/// listed), a torn tail ends reading, samples whose stack lost a node with
+/// a skipped chunk are dropped (and counted). Only a damaged or missing
+/// header is an error.
+pub fn salvage_stream(path: impl AsRef<Path>) -> Result<(Stream, Salvage)> {
+    let (reader, header) = StreamReader::open(path)?;
+    salvage(reader, header)
+}
+
+/// [`salvage_stream`] over bytes in memory.
+pub fn salvage_stream_bytes(bytes: &[u8]) -> Result<(Stream, Salvage)> {
+    let (reader, header) = StreamReader::new(bytes, "<memory>")?;
+    salvage(reader, header)
+}
+
+fn salvage<R: Read>(
+    mut reader: StreamReader<R>,
+    header: StreamHeader,
+) -> Result<(Stream, Salvage)> {
+    let path = reader.path().to_path_buf();
+    let mut s = Stream {
+        header: Some(header),
+        stacks: vec![StackNode {
+            id: 0,
+            parent: 0,
+            address: 0,
+        }],
+        ..Default::default()
+    };
+    // valid[id]: the node and all its callers were read.
+    let mut valid = vec![true];
+    let mut out = Salvage {
+        end_marker_expected: reader.end_marker_expected(),
+        ..Default::default()
+    };
+    'chunks: loop {
+        let chunk = match reader.next_chunk_salvaging() {
+            Ok(None) => break,
+            Ok(Some(Salvaged::Skipped(skip))) => {
+                out.skipped.push(skip);
+                continue;
+            }
+            Ok(Some(Salvaged::Chunk(c))) => c,
+            Err(e) if e.is_truncation() => {
+                if let FormatError::Truncated { offset, what, .. } = &e {
+                    out.torn_at = Some((*offset, what.clone()));
+                }
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        let offset = chunk.offset;
+        let records = match decode_chunk(chunk, &path) {
+            Ok(r) => r,
+            Err(error) => {
+                // Intact bytes that do not decode: skip just this chunk.
+                out.skipped.push(Skipped {
+                    offset,
+                    resumed_at: Some(reader.offset()),
+                    error,
+                });
+                continue;
+            }
+        };
+        out.records_recovered += records.len() as u64;
+        for record in records {
+            match record {
+                Record::Mapping(m) => s.mappings.push(m),
+                Record::Thread(t) => s.threads.push(t),
+                Record::Stack(node) => {
+                    let next = s.stacks.len() as u64;
+                    let lost_before = !out.skipped.is_empty() && u64::from(node.id) > next;
+                    if lost_before {
+                        // Nodes of a skipped chunk: holes in the table.
+                        s.stacks.resize(node.id as usize, HOLE);
+                        valid.resize(node.id as usize, false);
+                    }
+                    if node.id as usize != s.stacks.len() || node.parent >= node.id {
+                        out.stopped_by = Some(FormatError::Invalid {
+                            context: path.display().to_string(),
+                            reason: format!(
+                                "stack node {} (parent {}) out of order after {} nodes",
+                                node.id,
+                                node.parent,
+                                s.stacks.len() - 1
+                            ),
+                        });
+                        break 'chunks;
+                    }
+                    valid.push(valid[node.parent as usize]);
+                    s.stacks.push(node);
+                }
+                Record::Sample(sample) => match valid.get(sample.stack as usize) {
+                    Some(true) => s.samples.push(sample),
+                    Some(false) => out.samples_dropped += 1,
+                    None if !out.skipped.is_empty() => out.samples_dropped += 1,
+                    None => {
+                        out.stopped_by = Some(FormatError::Invalid {
+                            context: path.display().to_string(),
+                            reason: format!(
+                                "sample refers to stack {} before it is defined",
+                                sample.stack
+                            ),
+                        });
+                        break 'chunks;
+                    }
+                },
+                Record::Lost(l) => s.lost.push(l),
+                Record::Exec { command } => s.execs.push(command),
+                Record::End(e) => s.end = Some(e),
+            }
+        }
+    }
+    out.complete = reader.complete();
+    out.bytes_read = reader.offset();
+    Ok((s, out))
 }
 
 #[cfg(test)]
