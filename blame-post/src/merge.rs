@@ -306,8 +306,10 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
     header.shard = None;
     for p in header.processes.iter_mut() {
         p.samples.iter_mut().for_each(|s| *s = 0.0);
+        p.lost = 0;
     }
     header.coverage.clear();
+    header.damage.clear();
     let mut vars = BTreeMap::new();
     let mut funcs = BTreeMap::new();
     let mut stack_parts = Vec::new();
@@ -317,6 +319,19 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
         {
             return Err(PostError::Input("partial results come from different runs (events or processes differ); remove stale shard files and re-run `blame post`".into()));
         }
+        if let (Some(a), Some(b)) = (&header.provenance, &part.header.provenance) {
+            if !a.matches(b) {
+                return Err(PostError::Input(format!(
+                    "partial results were computed from different inputs ({}); remove stale shard files and re-run `blame post`",
+                    a.differences(b).join(", ")
+                )));
+            }
+        }
+        for d in &part.header.damage {
+            if !header.damage.contains(d) {
+                header.damage.push(d.clone());
+            }
+        }
         for (into, from) in header.processes.iter_mut().zip(&part.header.processes) {
             if into.samples.len() < from.samples.len() {
                 into.samples.resize(from.samples.len(), 0.0);
@@ -324,6 +339,7 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
             for (a, b) in into.samples.iter_mut().zip(&from.samples) {
                 *a += b;
             }
+            into.lost += from.lost;
         }
         header
             .blame_points

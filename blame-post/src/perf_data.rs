@@ -635,6 +635,7 @@ impl FileReader<'_> {
                 launcher: false,
                 command,
                 samples: Vec::new(),
+                lost: 0,
             },
             mappings,
             stacks: vec![(0, 0)],

@@ -331,7 +331,6 @@ pub struct Skipped {
     pub error: FormatError,
 }
 
-
 impl<R: Read> ContainerReader<R> {
     /// Checks the preamble and returns the reader with the decoded header.
     pub fn open<H: DeserializeOwned>(
@@ -339,6 +338,35 @@ impl<R: Read> ContainerReader<R> {
         path: impl Into<PathBuf>,
         kind: Kind,
     ) -> Result<(Self, H)> {
+        let (r, chunk) = Self::open_header(input, path, kind, kind.version)?;
+        let header = Self::decode_header(&chunk, &r.path)?;
+        Ok((r, header))
+    }
+
+    /// Decodes the header chunk returned by [`Self::open_header`].
+    pub fn decode_header<H: DeserializeOwned>(chunk: &Chunk, path: &Path) -> Result<H> {
+        let mut headers: Vec<H> = chunk.decode(path).map_err(|e| FormatError::CorruptHeader {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        if headers.len() != 1 {
+            return Err(FormatError::CorruptHeader {
+                path: path.to_path_buf(),
+                reason: format!("header chunk holds {} records, expected 1", headers.len()),
+            });
+        }
+        Ok(headers.pop().expect("one header"))
+    }
+
+    /// Checks the preamble, accepting versions `oldest..=kind.version`
+    /// (`self.version` says which), and returns the header chunk undecoded:
+    /// the header's type depends on the version.
+    pub fn open_header(
+        input: R,
+        path: impl Into<PathBuf>,
+        kind: Kind,
+        oldest: u32,
+    ) -> Result<(Self, Chunk)> {
         let mut r = ContainerReader {
             input,
             path: path.into(),
@@ -379,7 +407,7 @@ impl<R: Read> ContainerReader<R> {
         }
         r.version = u32::from_le_bytes(pre[8..12].try_into().expect("4 bytes"));
         r.flags = u32::from_le_bytes(pre[12..16].try_into().expect("4 bytes"));
-        if r.version != kind.version {
+        if r.version > kind.version || r.version < oldest {
             return Err(FormatError::UnsupportedVersion {
                 path: r.path.clone(),
                 kind: kind.name,
@@ -410,20 +438,7 @@ impl<R: Read> ContainerReader<R> {
             }
             Err(e) => return Err(e),
         };
-        let mut headers: Vec<H> =
-            header_chunk
-                .decode(&r.path)
-                .map_err(|e| FormatError::CorruptHeader {
-                    path: r.path.clone(),
-                    reason: e.to_string(),
-                })?;
-        if headers.len() != 1 {
-            return Err(FormatError::CorruptHeader {
-                path: r.path.clone(),
-                reason: format!("header chunk holds {} records, expected 1", headers.len()),
-            });
-        }
-        Ok((r, headers.pop().expect("one header")))
+        Ok((r, header_chunk))
     }
 
     pub fn path(&self) -> &Path {

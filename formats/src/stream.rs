@@ -176,6 +176,13 @@ enum WireRecord {
     End(ProcessEnd),
 }
 
+/// What a salvaging read ([`StreamReader::next_item_salvaging`]) hands out.
+#[derive(Debug)]
+pub enum Item {
+    Record(Record),
+    Skipped(Skipped),
+}
+
 /// A record as readers see it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -521,6 +528,41 @@ impl<R: Read> StreamReader<R> {
         self.container.next_raw_chunk()
     }
 
+    /// The next record of an intact chunk, or the next damaged stretch,
+    /// skipped (a chunk that is corrupt, or intact but does not decode).
+    /// `Ok(None)` at the end; a torn tail is the `Truncated` error, after
+    /// every record before it. Do not mix with [`Self::next_record`].
+    pub fn next_item_salvaging(&mut self) -> Result<Option<Item>> {
+        loop {
+            if let Some(wire) = self.pending.next() {
+                self.records_read += 1;
+                return Ok(Some(Item::Record(from_wire(wire, &mut self.last_time))));
+            }
+            let chunk = match self.container.next_raw_chunk_salvaging()? {
+                None => return Ok(None),
+                Some(Salvaged::Skipped(skip)) => return Ok(Some(Item::Skipped(skip))),
+                Some(Salvaged::Chunk(c)) => c,
+            };
+            let offset = chunk.offset;
+            let decoded = chunk
+                .decompress(self.container.path())
+                .and_then(|c| c.decode::<WireRecord>(self.container.path()));
+            match decoded {
+                Ok(records) => {
+                    self.pending = records.into_iter();
+                    self.last_time = 0;
+                }
+                Err(error) => {
+                    return Ok(Some(Item::Skipped(Skipped {
+                        offset,
+                        resumed_at: Some(self.container.offset()),
+                        error,
+                    })))
+                }
+            }
+        }
+    }
+
     /// [`Self::next_chunk`], skipping damaged chunks (see
     /// [`ContainerReader::next_raw_chunk_salvaging`]).
     pub fn next_chunk_salvaging(&mut self) -> Result<Option<Salvaged>> {
@@ -840,93 +882,123 @@ fn salvage<R: Read>(
         }],
         ..Default::default()
     };
-    // valid[id]: the node and all its callers were read.
-    let mut valid = vec![true];
+    let mut table = SalvagedStacks::default();
     let mut out = Salvage {
         end_marker_expected: reader.end_marker_expected(),
         ..Default::default()
     };
-    'chunks: loop {
-        let chunk = match reader.next_chunk_salvaging() {
+    loop {
+        let record = match reader.next_item_salvaging() {
             Ok(None) => break,
-            Ok(Some(Salvaged::Skipped(skip))) => {
+            Ok(Some(Item::Skipped(skip))) => {
                 out.skipped.push(skip);
+                table.damaged = true;
                 continue;
             }
-            Ok(Some(Salvaged::Chunk(c))) => c,
-            Err(e) if e.is_truncation() => {
-                if let FormatError::Truncated { offset, what, .. } = &e {
-                    out.torn_at = Some((*offset, what.clone()));
-                }
+            Ok(Some(Item::Record(r))) => r,
+            Err(FormatError::Truncated { offset, what, .. }) => {
+                out.torn_at = Some((offset, what));
                 break;
             }
             Err(e) => return Err(e),
         };
-        let offset = chunk.offset;
-        let records = match decode_chunk(chunk, &path) {
-            Ok(r) => r,
-            Err(error) => {
-                // Intact bytes that do not decode: skip just this chunk.
-                out.skipped.push(Skipped {
-                    offset,
-                    resumed_at: Some(reader.offset()),
-                    error,
-                });
-                continue;
-            }
-        };
-        out.records_recovered += records.len() as u64;
-        for record in records {
-            match record {
-                Record::Mapping(m) => s.mappings.push(m),
-                Record::Thread(t) => s.threads.push(t),
-                Record::Stack(node) => {
-                    let next = s.stacks.len() as u64;
-                    let lost_before = !out.skipped.is_empty() && u64::from(node.id) > next;
-                    if lost_before {
-                        // Nodes of a skipped chunk: holes in the table.
-                        s.stacks.resize(node.id as usize, HOLE);
-                        valid.resize(node.id as usize, false);
-                    }
-                    if node.id as usize != s.stacks.len() || node.parent >= node.id {
-                        out.stopped_by = Some(FormatError::Invalid {
-                            context: path.display().to_string(),
-                            reason: format!(
-                                "stack node {} (parent {}) out of order after {} nodes",
-                                node.id,
-                                node.parent,
-                                s.stacks.len() - 1
-                            ),
-                        });
-                        break 'chunks;
-                    }
-                    valid.push(valid[node.parent as usize]);
-                    s.stacks.push(node);
+        match record {
+            Record::Mapping(m) => s.mappings.push(m),
+            Record::Thread(t) => s.threads.push(t),
+            Record::Stack(node) => {
+                if let Err(reason) = table.push(node) {
+                    out.stopped_by = Some(FormatError::Invalid {
+                        context: path.display().to_string(),
+                        reason,
+                    });
+                    break;
                 }
-                Record::Sample(sample) => match valid.get(sample.stack as usize) {
-                    Some(true) => s.samples.push(sample),
-                    Some(false) => out.samples_dropped += 1,
-                    None if !out.skipped.is_empty() => out.samples_dropped += 1,
-                    None => {
-                        out.stopped_by = Some(FormatError::Invalid {
-                            context: path.display().to_string(),
-                            reason: format!(
-                                "sample refers to stack {} before it is defined",
-                                sample.stack
-                            ),
-                        });
-                        break 'chunks;
-                    }
-                },
-                Record::Lost(l) => s.lost.push(l),
-                Record::Exec { command } => s.execs.push(command),
-                Record::End(e) => s.end = Some(e),
+                let len = s.stacks.len();
+                s.stacks.resize(node.id as usize, HOLE);
+                debug_assert!(len <= node.id as usize);
+                s.stacks.push(node);
             }
+            Record::Sample(sample) => match table.check(sample.stack) {
+                Ok(true) => s.samples.push(sample),
+                Ok(false) => out.samples_dropped += 1,
+                Err(reason) => {
+                    out.stopped_by = Some(FormatError::Invalid {
+                        context: path.display().to_string(),
+                        reason,
+                    });
+                    break;
+                }
+            },
+            Record::Lost(l) => s.lost.push(l),
+            Record::Exec { command } => s.execs.push(command),
+            Record::End(e) => s.end = Some(e),
         }
     }
+    out.records_recovered = reader.records_read();
     out.complete = reader.complete();
     out.bytes_read = reader.offset();
     Ok((s, out))
+}
+
+/// Which stack ids of a salvaged stream have every node of their stack:
+/// the nodes a skipped chunk defined are holes, and so is every stack
+/// through them.
+#[derive(Debug, Clone)]
+pub struct SalvagedStacks {
+    /// Indexed by stack id; entry 0, the empty stack, is whole.
+    whole: Vec<bool>,
+    /// A damaged stretch was skipped: ids past the table may be holes.
+    pub damaged: bool,
+}
+
+impl Default for SalvagedStacks {
+    fn default() -> Self {
+        SalvagedStacks {
+            whole: vec![true],
+            damaged: false,
+        }
+    }
+}
+
+impl SalvagedStacks {
+    /// Adds a node. After damage, ids skipped over are holes; otherwise a
+    /// node out of order is an error (the stream's writer broke its rules).
+    pub fn push(&mut self, node: StackNode) -> std::result::Result<(), String> {
+        let next = self.whole.len();
+        if self.damaged && node.id as usize > next {
+            self.whole.resize(node.id as usize, false);
+        }
+        if node.id as usize != self.whole.len() || node.parent >= node.id {
+            return Err(format!(
+                "stack node {} (parent {}) out of order after {} nodes",
+                node.id,
+                node.parent,
+                self.whole.len() - 1
+            ));
+        }
+        self.whole.push(self.whole[node.parent as usize]);
+        Ok(())
+    }
+
+    /// True when stack `id` is whole, false when it passes through a hole
+    /// (or was defined in skipped bytes); an error for an id never defined
+    /// in an undamaged stream.
+    pub fn check(&self, id: u32) -> std::result::Result<bool, String> {
+        match self.whole.get(id as usize) {
+            Some(&whole) => Ok(whole),
+            None if self.damaged => Ok(false),
+            None => Err(format!("sample refers to stack {id} before it is defined")),
+        }
+    }
+
+    /// Number of stack ids known, holes included (entry 0 counts).
+    pub fn len(&self) -> usize {
+        self.whole.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.whole.is_empty()
+    }
 }
 
 #[cfg(test)]
