@@ -875,6 +875,7 @@ pub(crate) fn results_of(
         skid: None,
         loop_threshold: 0.75,
         cache_geometry: None,
+        strict: false,
     })
     .with_context(|| format!("run {}", path.display()))
 }
