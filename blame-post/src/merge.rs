@@ -383,6 +383,64 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
 mod tests {
     use super::*;
 
+    fn shard(index: u32, db_hash: u64, damage: &[&str]) -> Results {
+        use blame_formats::results::{FileId, ProcessInfo, Provenance, ResultsHeader, Shard};
+        Results {
+            header: ResultsHeader {
+                producer: "test".into(),
+                events: vec![],
+                processes: vec![ProcessInfo {
+                    rank: Some(0),
+                    pid: 1,
+                    host: "h".into(),
+                    command: vec![],
+                    launcher: false,
+                    samples: vec![],
+                    lost: 3,
+                }],
+                shard: Some(Shard { index, count: 2 }),
+                blame_points: vec![],
+                coverage: vec![],
+                provenance: Some(Provenance {
+                    static_db: Some(FileId {
+                        path: "/a/static.db".into(),
+                        bytes: 10,
+                        hash: db_hash,
+                    }),
+                    inputs: vec![],
+                    options: vec![],
+                }),
+                damage: damage.iter().map(|d| d.to_string()).collect(),
+            },
+            variables: vec![],
+            functions: vec![],
+            stacks: vec![],
+            contexts: vec![],
+        }
+    }
+
+    /// Shards carry what produced them: their losses and damage notes add
+    /// up, and shards computed from different inputs are not merged.
+    #[test]
+    fn shards_merge_their_losses_and_damage_and_must_share_a_provenance() {
+        let merged = merge(vec![
+            shard(0, 7, &["x skipped"]),
+            shard(1, 7, &["x skipped", "y cut"]),
+        ])
+        .unwrap();
+        assert_eq!(merged.header.processes[0].lost, 6);
+        assert_eq!(merged.header.damage, ["x skipped", "y cut"]);
+        assert!(merged.header.provenance.is_some());
+        let e = merge(vec![shard(0, 7, &[]), shard(1, 8, &[])])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("different inputs") && e.contains("static db"),
+            "{e}"
+        );
+    }
+
     /// The first implementation, kept as the reference of the sort order and sums.
     fn canonical_contexts_btree(
         parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>,
