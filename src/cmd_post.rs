@@ -131,11 +131,19 @@ impl InputArgs {
         };
         Ok(Provenance {
             static_db: db.map(id).transpose()?,
+            // An input that cannot be read (a FIFO, no permission) is
+            // identified as empty: post skips or refuses it and says why.
             inputs: self
                 .input_files()?
                 .iter()
-                .map(|p| id(p))
-                .collect::<Result<_>>()?,
+                .map(|p| {
+                    id(p).unwrap_or_else(|_| FileId {
+                        path: absolute(p).display().to_string(),
+                        bytes: 0,
+                        hash: 0,
+                    })
+                })
+                .collect(),
             options: self.result_options()?,
         })
     }
@@ -723,12 +731,15 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         None => &mut stdout,
     };
     let mut damage = Vec::new();
+    let mut unreadable = Vec::new();
+    let count = streams.len();
     for path in streams {
         // Mappings and stacks precede the samples that use them, so one pass suffices.
         let (mut reader, header) = match StreamReader::open(&path) {
             Ok(x) => x,
-            Err(e) if !args.strict => {
+            Err(e) if !args.strict && count > 1 => {
                 damage.push(format!("{e}: stream skipped"));
+                unreadable.push(e);
                 continue;
             }
             Err(e) => return Err(e.into()),
@@ -838,6 +849,16 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         for w in &symbolizer.warnings {
             eprintln!("blame: warning: {w}");
         }
+    }
+    if count > 0 && unreadable.len() == count {
+        bail!(
+            "none of the {count} sample streams can be read:\n  {}",
+            unreadable
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        );
     }
     print_damage(&damage, true);
     out.flush()?;

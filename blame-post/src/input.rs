@@ -150,6 +150,7 @@ impl Run {
         let mut processes = Vec::new();
         let mut streams = Vec::new();
         let mut damage = Vec::new();
+        let mut unreadable = Vec::new();
         for path in &found {
             let header = match StreamReader::open(path) {
                 Ok((_, header)) => header,
@@ -161,6 +162,7 @@ impl Run {
                         )));
                     }
                     damage.push(format!("{what}: stream skipped"));
+                    unreadable.push(what);
                     continue;
                 }
             };
@@ -190,7 +192,7 @@ impl Run {
                 "{}: none of its {} sample streams can be read:\n  {}",
                 dir.display(),
                 found.len(),
-                damage.join("\n  ")
+                unreadable.join("\n  ")
             )));
         }
         check_event_count(events.len(), &dir.display().to_string())?;
@@ -992,8 +994,8 @@ fn check_event_count(n: usize, source: &str) -> Result<()> {
 
 /// Why a stream's header cannot be read, for users.
 fn unreadable_stream(path: &Path, e: &FormatError) -> String {
-    match std::fs::metadata(path).map(|m| m.len()) {
-        Ok(0) => format!(
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == 0 => format!(
             "{}: empty (0 bytes): the recorder was killed (kill -9) before it wrote this process's stream",
             path.display()
         ),

@@ -146,7 +146,7 @@ impl FileId {
         use std::io::{Seek, SeekFrom};
         const WHOLE: u64 = 16 << 20;
         const PART: u64 = 8 << 20;
-        let mut file = File::open(path)?;
+        let mut file = open_regular(path)?;
         let bytes = file.metadata()?.len();
         let mut h = twox_hash::XxHash64::with_seed(bytes);
         let mut buf = Vec::new();
