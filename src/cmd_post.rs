@@ -124,20 +124,25 @@ impl InputArgs {
 
     /// What results computed from these inputs, with `db`, would be.
     fn provenance(&self, db: Option<&Path>) -> Result<Provenance> {
-        let id = |p: &Path| -> Result<FileId> {
-            let mut id = FileId::of(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let id = |p: &Path, whole: bool| -> Result<FileId> {
+            let id = if whole {
+                FileId::of(p)
+            } else {
+                FileId::of_input(p)
+            };
+            let mut id = id.with_context(|| format!("cannot read {}", p.display()))?;
             id.path = absolute(p).display().to_string();
             Ok(id)
         };
         Ok(Provenance {
-            static_db: db.map(id).transpose()?,
+            static_db: db.map(|d| id(d, true)).transpose()?,
             // An input that cannot be read (a FIFO, no permission) is
             // identified as empty: post skips or refuses it and says why.
             inputs: self
                 .input_files()?
                 .iter()
                 .map(|p| {
-                    id(p).unwrap_or_else(|_| FileId {
+                    id(p, false).unwrap_or_else(|_| FileId {
                         path: absolute(p).display().to_string(),
                         bytes: 0,
                         hash: 0,

@@ -134,32 +134,52 @@ pub struct FileId {
     /// The path as given (for messages; not compared).
     pub path: String,
     pub bytes: u64,
-    /// xxHash64 of the whole file when it is at most 16 MiB, else of its
-    /// first and last 8 MiB (a re-recorded stream differs in its header).
+    /// xxHash64, seeded with `bytes`, of the whole file (static db), or
+    /// of its first and last MiB when larger than 2 MiB (sample inputs).
     pub hash: u64,
 }
 
 impl FileId {
-    /// Reads `path` and identifies it.
+    /// Identifies `path` by its size and a hash of all its bytes (the
+    /// static db: one changed summary anywhere changes the results).
     pub fn of(path: &Path) -> std::io::Result<FileId> {
+        Self::hashed(path, u64::MAX)
+    }
+
+    /// Identifies `path` by its size and a hash of its first and last MiB
+    /// (sample inputs, which change only by being recorded again: the
+    /// header at the start holds the recording's start time and pid).
+    /// Reading every stream whole at every report would cost more than
+    /// the report.
+    pub fn of_input(path: &Path) -> std::io::Result<FileId> {
+        Self::hashed(path, 1 << 20)
+    }
+
+    /// The whole file when it is at most `2 * part` bytes, else its first
+    /// and last `part` bytes.
+    fn hashed(path: &Path, part: u64) -> std::io::Result<FileId> {
         use std::hash::Hasher;
         use std::io::{Seek, SeekFrom};
-        const WHOLE: u64 = 16 << 20;
-        const PART: u64 = 8 << 20;
         let mut file = open_regular(path)?;
         let bytes = file.metadata()?.len();
         let mut h = twox_hash::XxHash64::with_seed(bytes);
-        let mut buf = Vec::new();
-        if bytes <= WHOLE {
-            file.read_to_end(&mut buf)?;
-            h.write(&buf);
+        let mut feed = |r: &mut dyn Read| -> std::io::Result<()> {
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) => return Ok(()),
+                    Ok(n) => h.write(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        if bytes <= part.saturating_mul(2) {
+            feed(&mut file)?;
         } else {
-            (&mut file).take(PART).read_to_end(&mut buf)?;
-            h.write(&buf);
-            buf.clear();
-            file.seek(SeekFrom::End(-(PART as i64)))?;
-            file.take(PART).read_to_end(&mut buf)?;
-            h.write(&buf);
+            feed(&mut (&mut file).take(part))?;
+            file.seek(SeekFrom::End(-(part as i64)))?;
+            feed(&mut file.take(part))?;
         }
         Ok(FileId {
             path: path.display().to_string(),
