@@ -1,5 +1,6 @@
-//! `blame check FILE...`: validates blame files and summarizes them, reporting
-//! how many records a damaged sample stream still yields.
+//! `blame check FILE...`: validates blame files and summarizes them. For a
+//! sample stream it says "complete" (its end marker was read) or "cut at
+//! byte N", and what a damaged stream still yields.
 
 use anyhow::{bail, Context, Result};
 use blame_formats::{results::Results, static_db::StaticDb, stream};
@@ -25,7 +26,10 @@ pub fn run(args: CheckArgs) -> Result<()> {
         }
     }
     if failed > 0 {
-        bail!("{failed} of {} files are damaged", args.files.len());
+        bail!(
+            "{failed} of {} files are damaged or cut short",
+            args.files.len()
+        );
     }
     Ok(())
 }
@@ -38,23 +42,31 @@ fn check_one(path: &PathBuf) -> Result<String> {
         .with_context(|| format!("{} is too short to be a blame file", path.display()))?;
     match &magic {
         m if m == &stream::STREAM.magic => {
-            let (s, rec) = stream::read_stream_recovering(path)?;
+            let (s, rec) = stream::salvage_stream(path)?;
             let h = s.header();
-            let mut text = format!(
-                "sample stream of pid {} rank {} ({}), {} samples, {} stacks, {} mappings, {} records",
+            let text = format!(
+                "sample stream of pid {} rank {} ({}), {} samples, {} stacks, {} mappings, {} records; {}",
                 h.pid,
                 h.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
                 h.command.join(" "),
                 s.samples.len(),
                 s.stacks.len().saturating_sub(1),
                 s.mappings.len(),
-                rec.records_recovered
+                rec.records_recovered,
+                rec.describe()
             );
-            if let Some(e) = rec.stopped_by {
-                text.push_str(&format!("; DAMAGED, reading stopped: {e}"));
-                bail!("{text}");
+            // Whole, or an old stream that never had an end marker: fine.
+            // Cut short or damaged: say so, and fail.
+            if rec.is_whole()
+                || (!rec.end_marker_expected
+                    && rec.skipped.is_empty()
+                    && rec.torn_at.is_none()
+                    && rec.stopped_by.is_none())
+            {
+                Ok(text)
+            } else {
+                bail!("{text}; `blame post` keeps what is intact")
             }
-            Ok(text)
         }
         m if m == &blame_formats::static_db::STATIC_DB.magic => {
             let (db, h) = StaticDb::read(path)?;

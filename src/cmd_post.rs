@@ -5,13 +5,13 @@
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use blame_formats::jsonl::{write_sample, JsonSample};
-use blame_formats::results::Results;
+use blame_formats::results::{FileId, Provenance, Results};
 use blame_formats::static_db::{CacheGeometry, StaticDb};
 use blame_formats::stream::{self, StreamReader};
 use blame_gui_export::render;
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::views::{self, Filters, OutputFormat};
-use blame_post::{post_with_progress, Run, ShardSpec, StaticIndex};
+use blame_post::{post_with_progress, OnDamage, Run, ShardSpec, StaticIndex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -58,9 +58,101 @@ pub struct InputArgs {
     /// L1 data cache and line size the access-pattern weights of memory events assume, `L1D:LINE` in bytes (K/M suffixes), e.g. `48K:64` [default: the recording machine's, from the run's manifest; else 32K:64].
     #[arg(long = "cache-geometry", value_name = "L1D:LINE")]
     cache_geometry: Option<String>,
+    /// Refuse a damaged recording (an empty or unreadable stream, a damaged chunk, a stream
+    /// cut short) instead of using what is intact and saying what was skipped.
+    #[arg(long)]
+    strict: bool,
 }
 
 impl InputArgs {
+    fn on_damage(&self) -> OnDamage {
+        if self.strict {
+            OnDamage::Refuse
+        } else {
+            OnDamage::Salvage
+        }
+    }
+
+    /// True when an option that changes the results was given (a one-off
+    /// report must not replace the stored results).
+    fn options_given(&self) -> bool {
+        !self.memory_events.is_empty()
+            || self.skid.is_some()
+            || self.loop_threshold != 0.75
+            || self.cache_geometry.is_some()
+            || !self.binary_paths.is_empty()
+    }
+
+    /// Every option that changes the results, with its effective value, sorted by name.
+    fn result_options(&self) -> Result<Vec<(String, String)>> {
+        let memory = self.memory_options()?;
+        let mut events = self.memory_events.clone();
+        events.sort();
+        let paths: Vec<String> = self
+            .binary_paths
+            .iter()
+            .map(|p| absolute(p).display().to_string())
+            .collect();
+        Ok(vec![
+            ("binary-path".into(), paths.join(":")),
+            (
+                "cache-geometry".into(),
+                format!("{}:{}", memory.cache.l1d_bytes, memory.cache.line_bytes),
+            ),
+            ("loop-threshold".into(), self.loop_threshold.to_string()),
+            ("memory-event".into(), events.join(",")),
+            ("skid".into(), self.skid.clone().unwrap_or_default()),
+        ])
+    }
+
+    /// The files the samples come from, in the order post reads them.
+    fn input_files(&self) -> Result<Vec<PathBuf>> {
+        Ok(match (&self.run_dir, &self.samples) {
+            (Some(dir), _) => {
+                let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+                    .with_context(|| format!("cannot list {}", dir.display()))?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "bstream"))
+                    .collect();
+                v.sort();
+                v
+            }
+            (None, Some(s)) => vec![s.clone()],
+            (None, None) => self.perf_data.clone(),
+        })
+    }
+
+    /// What results computed from these inputs, with `db`, would be.
+    fn provenance(&self, db: Option<&Path>) -> Result<Provenance> {
+        let id = |p: &Path, whole: bool| -> Result<FileId> {
+            let id = if whole {
+                FileId::of(p)
+            } else {
+                FileId::of_input(p)
+            };
+            let mut id = id.with_context(|| format!("cannot read {}", p.display()))?;
+            id.path = absolute(p).display().to_string();
+            Ok(id)
+        };
+        Ok(Provenance {
+            static_db: db.map(|d| id(d, true)).transpose()?,
+            // An input that cannot be read (a FIFO, no permission) is
+            // identified as empty: post skips or refuses it and says why.
+            inputs: self
+                .input_files()?
+                .iter()
+                .map(|p| {
+                    id(p, false).unwrap_or_else(|_| FileId {
+                        path: absolute(p).display().to_string(),
+                        bytes: 0,
+                        hash: 0,
+                    })
+                })
+                .collect(),
+            options: self.result_options()?,
+        })
+    }
+
     fn memory_options(&self) -> Result<blame_post::MemoryOptions> {
         if !(0.0..=1.0).contains(&self.loop_threshold) {
             bail!(
@@ -177,17 +269,30 @@ pub struct DumpArgs {
     /// Output file [default: standard output].
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Refuse a damaged stream instead of dumping what is intact.
+    #[arg(long)]
+    strict: bool,
 }
 
-fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
+/// `path` made absolute (not resolving links), for provenance records.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The static db asked for: `--static`, else `$BLAME_DB`.
+fn requested_db(explicit: &Option<PathBuf>) -> Option<PathBuf> {
     explicit
         .clone()
         .or_else(|| std::env::var_os("BLAME_DB").map(PathBuf::from))
+}
+
+fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
+    requested_db(explicit)
         .or_else(|| Some(PathBuf::from(".blame/static.db")).filter(|p| p.exists()))
 }
 
-fn load_static(explicit: &Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
-    match static_db_path(explicit) {
+fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
+    match db {
         Some(path) => {
             let (db, _) = StaticDb::read(&path)
                 .with_context(|| format!("cannot read the static db {}", path.display()))?;
@@ -202,7 +307,9 @@ fn load_static(explicit: &Option<PathBuf>) -> Result<(StaticIndex, Option<PathBu
 
 fn open_run(input: &InputArgs) -> Result<Run> {
     let mut run = match (&input.run_dir, &input.samples, input.perf_data.is_empty()) {
-        (Some(dir), None, true) => Run::open_dir(dir, input.binary_paths.clone())?,
+        (Some(dir), None, true) => {
+            Run::open_dir(dir, input.binary_paths.clone(), input.on_damage())?
+        }
         (None, Some(s), true) => Run::open_jsonl(s)?,
         (None, None, false) => Run::open_perf_data(&input.perf_data, input.binary_paths.clone())?,
         _ => bail!("give a run directory, --samples FILE.jsonl or --perf-data PERF.DATA"),
@@ -270,6 +377,45 @@ fn print_warnings(warnings: &[String]) {
     }
 }
 
+/// Says loudly what a salvaging post left out of a damaged recording.
+fn print_damage(damage: &[String], fresh: bool) {
+    if damage.is_empty() {
+        return;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for d in damage {
+        if seen.insert(d) {
+            eprintln!("blame: SKIPPED: {d}");
+        }
+    }
+    eprintln!(
+        "blame: the recording is damaged: {} {} left out (listed above); the results cover everything else{}",
+        seen.len(),
+        if seen.len() == 1 { "part was" } else { "parts were" },
+        if fresh {
+            ". `--strict` refuses damaged recordings instead"
+        } else {
+            ""
+        }
+    );
+}
+
+/// Resolves `input` with the static db at `db` and records what produced the results.
+fn compute(
+    input: &InputArgs,
+    db: Option<PathBuf>,
+    shard: ShardSpec,
+) -> Result<blame_post::PostOutput> {
+    let provenance = input.provenance(db.as_deref())?;
+    let run = open_run(input)?;
+    let (index, _) = load_static(db)?;
+    let mut out = post_run(&run, &index, shard, input)?;
+    out.results.header.provenance = Some(provenance);
+    print_warnings(&out.warnings);
+    print_damage(&out.damage, true);
+    Ok(out)
+}
+
 pub fn run_post(args: PostArgs) -> Result<()> {
     let from_env = |anywhere: bool| match ShardSpec::from_env(|k| std::env::var(k).ok(), anywhere) {
         Some(s) => s,
@@ -280,10 +426,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         Some(s) => ShardSpec::parse(s)?,
         None => from_env(false)?,
     };
-    let run = open_run(&args.input)?;
-    let (index, _) = load_static(&args.input.static_db)?;
-    let out = post_run(&run, &index, shard, &args.input)?;
-    print_warnings(&out.warnings);
+    let out = compute(&args.input, static_db_path(&args.input.static_db), shard)?;
     let results = out.results;
     let t = out.times;
     eprintln!(
@@ -407,45 +550,107 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
     }
 }
 
-fn newer_than(a: &Path, b: &Path) -> bool {
-    let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    matches!((m(a), m(b)), (Some(x), Some(y)) if x >= y)
-}
-
-/// Results for a report: the run's stored results when they are up to date, else a fresh post.
+/// Results for a report or an export. A run dir's stored results are used
+/// when they were computed from the same streams, the same static db
+/// contents and (for options given here) the same options; else the
+/// results are computed afresh. Fresh results replace the stored ones only
+/// when they answer the same request (same options and db, inputs changed)
+/// or nothing usable is stored: one-off options (`--static other.db`,
+/// `--memory-event`...) give a temporary result and leave the cache alone.
 pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
-    if let Some(dir) = &input.run_dir {
-        let stored = dir.join(RESULTS_FILE);
-        let db = static_db_path(&input.static_db);
-        let options_given = !input.memory_events.is_empty()
-            || input.skid.is_some()
-            || input.loop_threshold != 0.75
-            || input.cache_geometry.is_some();
-        let fresh = !options_given
-            && stored.exists()
-            && db.as_ref().is_none_or(|d| newer_than(&stored, d))
-            && std::fs::read_dir(dir)?.filter_map(|e| e.ok()).all(|e| {
-                e.path().extension().is_none_or(|x| x != "bstream")
-                    || newer_than(&stored, &e.path())
-            });
-        if fresh {
-            return Ok(Results::read(&stored)?);
+    let Some(dir) = &input.run_dir else {
+        return Ok(compute(input, static_db_path(&input.static_db), ShardSpec::WHOLE)?.results);
+    };
+    let stored_path = dir.join(RESULTS_FILE);
+    let stored = match stored_path.exists().then(|| Results::read(&stored_path)) {
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => {
+            eprintln!("blame: note: cannot use the stored results ({e}); computing them again");
+            None
+        }
+        None => None,
+    };
+    let has_streams = !input.input_files()?.is_empty();
+    let stored_prov = stored.as_ref().and_then(|r| r.header.provenance.clone());
+    // The db meant: the one asked for, else the one the stored results were
+    // computed with (if it is still there), else the default.
+    let requested = requested_db(&input.static_db);
+    let db = requested
+        .clone()
+        .or_else(|| {
+            stored_prov
+                .as_ref()
+                .and_then(|p| p.static_db.as_ref())
+                .map(|d| PathBuf::from(&d.path))
+                .filter(|p| p.exists())
+        })
+        .or_else(|| static_db_path(&None));
+    let mut stale = Vec::new();
+    if let Some(results) = stored {
+        match &stored_prov {
+            None if !has_streams => {
+                eprintln!("blame: note: {} comes from an older blame that did not record what produced it, and the run has no sample streams to check it against; using it as it is", stored_path.display());
+                return Ok(results);
+            }
+            None => stale.push(
+                "it comes from an older blame that did not record what produced it".to_string(),
+            ),
+            Some(p) => {
+                let mut wanted = input.provenance(db.as_deref())?;
+                if !input.options_given() {
+                    // Options not given here: those the results were computed with.
+                    wanted.options = p.options.clone();
+                }
+                if p.matches(&wanted) {
+                    print_damage(&results.header.damage, false);
+                    report_lost(&results);
+                    return Ok(results);
+                }
+                stale = p.differences(&wanted);
+            }
         }
     }
-    let run = open_run(input)?;
-    let (index, _) = load_static(&input.static_db)?;
-    let out = post_run(&run, &index, ShardSpec::WHOLE, input)?;
-    print_warnings(&out.warnings);
-    let results = out.results;
-    if let Some(dir) = &input.run_dir {
-        if let Err(e) = results.write(dir.join(RESULTS_FILE)) {
+    // Fresh results replace the stored ones only for the same request.
+    let same_request = match &stored_prov {
+        None => true,
+        Some(p) => {
+            let db_path = db.as_deref().map(|d| absolute(d).display().to_string());
+            (!input.options_given() || p.options == input.result_options()?)
+                && p.static_db.as_ref().map(|d| d.path.clone()) == db_path
+        }
+    };
+    if !stale.is_empty() {
+        eprintln!(
+            "blame: note: {} does not match this report ({}); computing the results again",
+            stored_path.display(),
+            stale.join("; ")
+        );
+    }
+    let results = compute(input, db, ShardSpec::WHOLE)?.results;
+    if same_request {
+        if let Err(e) = results.write(&stored_path) {
             eprintln!(
                 "blame: note: could not store results in {}: {e}",
                 dir.display()
             );
         }
+    } else {
+        eprintln!(
+            "blame: note: these results are for this report only; {} keeps the results of `blame post` (run `blame post` with these options to replace them)",
+            stored_path.display()
+        );
     }
     Ok(results)
+}
+
+/// Says how many samples the recording lost, from stored results.
+fn report_lost(results: &Results) {
+    let lost: u64 = results.header.processes.iter().map(|p| p.lost).sum();
+    if lost > 0 {
+        eprintln!(
+            "blame: warning: {lost} samples were lost while recording (ring-buffer overruns); blame is computed from the samples kept, so hot code may be under-represented"
+        );
+    }
 }
 
 pub fn run_report(args: ReportArgs) -> Result<()> {
@@ -530,11 +735,24 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         Some(f) => f,
         None => &mut stdout,
     };
+    let mut damage = Vec::new();
+    let mut unreadable = Vec::new();
+    let count = streams.len();
     for path in streams {
         // Mappings and stacks precede the samples that use them, so one pass suffices.
-        let (mut reader, header) = StreamReader::open(&path)?;
+        let (mut reader, header) = match StreamReader::open(&path) {
+            Ok(x) => x,
+            Err(e) if !args.strict && count > 1 => {
+                damage.push(format!("{e}: stream skipped"));
+                unreadable.push(e);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let mut mappings = Vec::new();
         let mut parents: Vec<(u32, u64)> = vec![(0, 0)];
+        let mut table = stream::SalvagedStacks::default();
+        let mut dropped = 0u64;
         // The stream's directory holds what the recorder saved for symbolization (kallsyms).
         let search: Vec<PathBuf> = args
             .binary_paths
@@ -545,19 +763,59 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         let mut symbolizer = blame_post::symbolize::Symbolizer::new(search);
         let mut checked = 0;
         loop {
-            let record = match reader.next_record() {
-                Ok(Some(r)) => r,
-                Ok(None) => break,
-                Err(e) if e.is_truncation() => {
-                    eprintln!("blame: warning: {e}; dumped the records before it");
+            let record = match reader.next_item_salvaging() {
+                Ok(Some(stream::Item::Record(r))) => r,
+                Ok(Some(stream::Item::Skipped(skip))) => {
+                    let what = format!(
+                        "{}: damaged bytes from {} skipped ({}){}",
+                        path.display(),
+                        skip.offset,
+                        skip.error,
+                        skip.resumed_at
+                            .map(|r| format!(", read on from byte {r}"))
+                            .unwrap_or_default()
+                    );
+                    if args.strict {
+                        bail!("{what}; refused (--strict)");
+                    }
+                    damage.push(what);
+                    table.damaged = true;
+                    continue;
+                }
+                Ok(None) => {
+                    if !reader.complete() && reader.end_marker_expected() {
+                        let what = format!(
+                            "{}: cut at byte {} (no end marker); dumped the records before it",
+                            path.display(),
+                            reader.offset()
+                        );
+                        if args.strict {
+                            bail!("{what}; refused (--strict)");
+                        }
+                        damage.push(what);
+                    }
+                    break;
+                }
+                Err(e) if e.is_truncation() && !args.strict => {
+                    damage.push(format!("{e}; dumped the records before it"));
                     break;
                 }
                 Err(e) => return Err(e.into()),
             };
             match record {
                 stream::Record::Mapping(m) => mappings.push(m),
-                stream::Record::Stack(n) => parents.push((n.parent, n.address)),
+                stream::Record::Stack(n) => {
+                    table
+                        .push(n)
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                    parents.resize(n.id as usize, (u32::MAX, 0));
+                    parents.push((n.parent, n.address));
+                }
                 stream::Record::Sample(s) => {
+                    if !table.check(s.stack).unwrap_or(false) {
+                        dropped += 1;
+                        continue;
+                    }
                     if checked < mappings.len() {
                         symbolizer.verify_build_ids(&mappings[checked..])?;
                         checked = mappings.len();
@@ -587,10 +845,27 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
                 _ => {}
             }
         }
+        if dropped > 0 {
+            damage.push(format!(
+                "{}: {dropped} samples left out: their stacks were defined in the skipped bytes (or never)",
+                path.display()
+            ));
+        }
         for w in &symbolizer.warnings {
             eprintln!("blame: warning: {w}");
         }
     }
+    if count > 0 && unreadable.len() == count {
+        bail!(
+            "none of the {count} sample streams can be read:\n  {}",
+            unreadable
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        );
+    }
+    print_damage(&damage, true);
     out.flush()?;
     if let (Some(f), Some(p)) = (file, &args.output) {
         f.commit()
@@ -626,6 +901,7 @@ pub(crate) fn results_of(
         skid: None,
         loop_threshold: 0.75,
         cache_geometry: None,
+        strict: false,
     })
     .with_context(|| format!("run {}", path.display()))
 }

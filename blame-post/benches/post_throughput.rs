@@ -256,7 +256,7 @@ fn main() {
         let (db, _) = StaticDb::read(&db_path).unwrap();
         let index = StaticIndex::new(db);
         let load_static = t0.elapsed();
-        let run = Run::open_dir(&run_dir, vec![]).unwrap();
+        let run = Run::open_dir(&run_dir, vec![], blame_post::OnDamage::Salvage).unwrap();
         let out = post(&run, &index, ShardSpec::WHOLE, Default::default()).unwrap();
         let total = t0.elapsed();
         let t = out.times;

@@ -340,6 +340,7 @@ fn main() {
             .collect(),
         notices: vec![],
         cache: None,
+        ring_buffer_kib: None,
     };
     manifest.write(&out, None).expect("manifest");
     println!(

@@ -15,12 +15,15 @@ use crate::shard::ShardSpec;
 use crate::skid_insns::{instruction_window, resolve_leaf_line, SkidLines};
 use crate::symbolize::Symbolizer;
 use blame_formats::alloc_log::AllocLog;
+use blame_formats::container::{Salvaged, Skipped};
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::lock::RunDirLock;
 use blame_formats::results::{ProcessInfo, SymFrame};
 use blame_formats::stream::{
-    decode_chunk, EventDesc, Mapping, Record, Sample, Sampling, StackNode, StreamReader,
+    decode_chunk, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample, Sampling, StackNode,
+    StreamReader,
 };
+use blame_formats::FormatError;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,9 +52,24 @@ pub struct ProcessProfile {
     /// Allocation sites of heap blocks that samples hit: (allocation function, symbolized stack).
     pub heap_sites: Vec<(String, Vec<SymFrame>)>,
     pub warnings: Vec<String>,
+    /// What a damaged stream lost (skipped chunks, a cut, dropped samples), said loudly.
+    pub damage: Vec<String>,
+    /// Samples the kernel or the recorder dropped (the stream's `Lost` records).
+    pub lost: u64,
     /// Time spent reading and counting samples, and symbolizing stacks.
     pub read_time: std::time::Duration,
     pub symbolize_time: std::time::Duration,
+}
+
+/// What to do with a damaged recording: an empty or unreadable stream, a
+/// damaged chunk, a stream cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnDamage {
+    /// Keep everything intact, skip the rest and say what was skipped.
+    #[default]
+    Salvage,
+    /// Refuse the run (`--strict`).
+    Refuse,
 }
 
 /// Where the samples come from.
@@ -81,6 +99,11 @@ pub struct Run {
     instruction_skid: Option<LineSkid>,
     /// Found while opening the input (perf.data: lost samples, stacks not walked).
     pub warnings: Vec<String>,
+    /// What was left out of a damaged recording (skipped streams), said loudly.
+    pub damage: Vec<String>,
+    /// Streams of the run dir that could not be read at all, skipped.
+    pub skipped_streams: usize,
+    on_damage: OnDamage,
     /// Time spent decoding the input when it is opened (perf.data), part of the read stage.
     pub open_time: std::time::Duration,
     /// A run directory's reader lock: no recorder writes it while it is read.
@@ -99,7 +122,10 @@ fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
 
 impl Run {
     /// Opens a run directory: every `*.bstream` file in it, sorted by name.
-    pub fn open_dir(dir: &Path, binary_paths: Vec<PathBuf>) -> Result<Run> {
+    /// A stream whose header cannot be read (empty, cut in its header,
+    /// damaged) is skipped and listed in `damage`, or refused with
+    /// [`OnDamage::Refuse`].
+    pub fn open_dir(dir: &Path, binary_paths: Vec<PathBuf>, on_damage: OnDamage) -> Result<Run> {
         // Refused while a recorder writes the directory: its streams are incomplete.
         let lock = RunDirLock::read(dir)
             .map(Some)
@@ -107,13 +133,13 @@ impl Run {
                 std::io::ErrorKind::WouldBlock => PostError::Input(e.to_string()),
                 _ => io(dir)(e),
             })?;
-        let mut streams: Vec<PathBuf> = std::fs::read_dir(dir)
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(io(dir))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "bstream"))
             .collect();
-        streams.sort();
-        if streams.is_empty() {
+        found.sort();
+        if found.is_empty() {
             return Err(PostError::Input(format!(
                 "{}: no sample streams (*.bstream) here; record one with `blame record -o {} -- CMD`",
                 dir.display(),
@@ -122,8 +148,31 @@ impl Run {
         }
         let mut events = Vec::new();
         let mut processes = Vec::new();
-        for path in &streams {
-            let (_, header) = StreamReader::open(path)?;
+        let mut streams = Vec::new();
+        let mut damage = Vec::new();
+        let mut unreadable = Vec::new();
+        for path in &found {
+            let header = match StreamReader::open(path) {
+                Ok((_, header)) => header,
+                Err(e) => {
+                    let what = unreadable_stream(path, &e);
+                    if on_damage == OnDamage::Refuse {
+                        return Err(PostError::Input(format!(
+                            "{what}; refused (--strict); without --strict the other streams are used"
+                        )));
+                    }
+                    damage.push(format!("{what}: stream skipped"));
+                    unreadable.push(what);
+                    continue;
+                }
+            };
+            if let Some(bad) = header.events.len().checked_sub(MAX_EVENTS) {
+                return Err(PostError::Input(format!(
+                    "{}: the stream names {} events, {bad} more than the {MAX_EVENTS} an event index can hold",
+                    path.display(),
+                    header.events.len()
+                )));
+            }
             for e in &header.events {
                 event_index(&mut events, e);
             }
@@ -134,8 +183,19 @@ impl Run {
                 launcher: is_launcher(&header.command),
                 command: header.command.clone(),
                 samples: Vec::new(),
+                lost: 0,
             });
+            streams.push(path.clone());
         }
+        if streams.is_empty() {
+            return Err(PostError::Input(format!(
+                "{}: none of its {} sample streams can be read:\n  {}",
+                dir.display(),
+                found.len(),
+                unreadable.join("\n  ")
+            )));
+        }
+        check_event_count(events.len(), &dir.display().to_string())?;
         Ok(Run {
             events,
             processes,
@@ -149,6 +209,9 @@ impl Run {
             )),
             instruction_skid: None,
             warnings: Vec::new(),
+            skipped_streams: found.len() - streams.len(),
+            damage,
+            on_damage,
             open_time: Default::default(),
             _lock: lock,
             source: Source::RunDir {
@@ -173,16 +236,18 @@ impl Run {
         let mut keys: Vec<(Option<u32>, Option<u32>)> = Vec::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut by_key: HashMap<(Option<u32>, Option<u32>), usize> = HashMap::new();
+        let mut event_ids: HashMap<&str, usize> = HashMap::new();
         for (i, s) in samples.iter().enumerate() {
-            event_index(
-                &mut events,
-                &EventDesc {
+            if !event_ids.contains_key(s.event.as_str()) {
+                event_ids.insert(&s.event, events.len());
+                events.push(EventDesc {
                     name: s.event.clone(),
                     sampling: Sampling::Period(1),
                     unit: "samples".into(),
                     memory: is_memory_event(&s.event),
-                },
-            );
+                });
+                check_event_count(events.len(), "the JSON-lines samples")?;
+            }
             let key = (s.rank, s.pid);
             let g = *by_key.entry(key).or_insert_with(|| {
                 keys.push(key);
@@ -203,6 +268,7 @@ impl Run {
                 command: Vec::new(),
                 launcher: false,
                 samples: Vec::new(),
+                lost: 0,
             })
             .collect();
         let groups = order
@@ -216,6 +282,9 @@ impl Run {
             symbolizer: std::sync::Mutex::new(Symbolizer::new(Vec::new())),
             instruction_skid: None,
             warnings: Vec::new(),
+            damage: Vec::new(),
+            skipped_streams: 0,
+            on_damage: OnDamage::Salvage,
             open_time: Default::default(),
             _lock: None,
         })
@@ -233,6 +302,9 @@ impl Run {
             symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths)),
             instruction_skid: None,
             warnings: capture.warnings,
+            damage: Vec::new(),
+            skipped_streams: 0,
+            on_damage: OnDamage::Salvage,
             open_time: started.elapsed(),
             _lock: None,
             source: Source::Perf {
@@ -294,6 +366,8 @@ impl Run {
                 contexts: Vec::new(),
                 heap_sites: Vec::new(),
                 warnings: Vec::new(),
+                damage: Vec::new(),
+                lost: 0,
                 read_time: Default::default(),
                 symbolize_time: Default::default(),
             });
@@ -304,16 +378,18 @@ impl Run {
         match &self.source {
             Source::Json { samples, groups } => {
                 let mut by_stack: FxHashMap<Vec<SymFrame>, Vec<f64>> = FxHashMap::default();
+                let event_ids: HashMap<&str, usize> = self
+                    .events
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.name.as_str(), i))
+                    .collect();
                 for (seq, &i) in groups[index].iter().enumerate() {
                     if !keep(seq) {
                         continue;
                     }
                     let s = &samples[i];
-                    let e = self
-                        .events
-                        .iter()
-                        .position(|x| x.name == s.event)
-                        .expect("event indexed at open");
+                    let e = event_ids[s.event.as_str()];
                     by_stack
                         .entry(s.stack.clone())
                         .or_insert_with(|| vec![0.0; nevents])[e] += s.weight;
@@ -323,6 +399,8 @@ impl Run {
                     contexts: into_contexts(by_stack, HashMap::new(), HashMap::new()),
                     heap_sites: Vec::new(),
                     warnings: Vec::new(),
+                    damage: Vec::new(),
+                    lost: 0,
                     read_time: started.elapsed(),
                     symbolize_time: Default::default(),
                 })
@@ -340,7 +418,11 @@ impl Run {
                             .expect("event indexed at open")
                     })
                     .collect();
-                let tally = tally_stream(&mut reader, &keep)?;
+                let mut tally = tally_stream(&mut reader, &keep, self.on_damage)?;
+                if !keep(0) {
+                    // Sample-level shards all read this stream: one counts its losses.
+                    tally.lost = 0;
+                }
                 self.profile(
                     index,
                     ProfileInput {
@@ -397,15 +479,48 @@ impl Run {
         let StreamTally {
             mappings,
             parents,
-            counts,
+            mut counts,
             mut warnings,
+            mut damage,
             with_address,
+            stacks,
+            lost,
         } = tally;
-        if let Some((stack, event)) = counts
-            .keys()
-            .find(|(s, e)| *s as usize >= parents.len() || *e as usize >= map_event.len())
-        {
-            return Err(PostError::Input(format!("{}: a sample refers to stack {stack} or event {event}, which the stream never defines", path.display())));
+        // Samples whose stack lost a node with a skipped chunk, or that name
+        // a stack or event the stream never defines: dropped when
+        // salvaging, an error otherwise.
+        let usable = |stack: u32, event: u16| -> std::result::Result<bool, String> {
+            if event as usize >= map_event.len() {
+                return Err(format!(
+                    "a sample refers to event {event}, which the stream never defines"
+                ));
+            }
+            stacks.check(stack)
+        };
+        let mut dropped = 0.0;
+        let mut refused = None;
+        counts.retain(|&(stack, event), n| match usable(stack, event) {
+            Ok(true) => true,
+            Ok(false) => {
+                dropped += *n;
+                false
+            }
+            Err(reason) => {
+                refused.get_or_insert(reason);
+                dropped += *n;
+                false
+            }
+        });
+        if let Some(reason) = refused {
+            if self.on_damage == OnDamage::Refuse || !stacks.damaged {
+                return Err(PostError::Input(format!("{}: {reason}", path.display())));
+            }
+        }
+        if dropped > 0.0 {
+            damage.push(format!(
+                "{}: {dropped} samples dropped: their stacks were defined in the skipped bytes",
+                path.display()
+            ));
         }
         let read_time = started.elapsed();
         let symbolizing = std::time::Instant::now();
@@ -511,13 +626,14 @@ impl Run {
                 ));
                 None
             };
-            let hits = direct_pass(
+            let mut hits = direct_pass(
                 samples.samples()?,
                 keep,
                 &mappings,
                 heap.as_ref(),
                 symbolizer,
             )?;
+            hits.retain(|&(stack, event, _), _| usable(stack, event) == Ok(true));
             let mut used_sites: HashMap<u32, u32> = HashMap::new();
             for ((stack, event, target), n) in hits {
                 let target = match target {
@@ -563,6 +679,8 @@ impl Run {
             contexts: into_contexts(by_stack, by_direct, skid_windows),
             heap_sites,
             warnings,
+            damage,
+            lost,
             read_time,
             symbolize_time: symbolizing.elapsed(),
         })
@@ -574,11 +692,18 @@ impl Run {
 struct StreamTally {
     mappings: Vec<Mapping>,
     /// Indexed by stack id: (parent, address); entry 0 is the empty stack.
+    /// Nodes lost with a skipped chunk are (`u32::MAX`, 0).
     parents: Vec<(u32, u64)>,
+    /// Which stacks are whole (no node lost with a skipped chunk).
+    stacks: SalvagedStacks,
     counts: HashMap<(u32, u16), f64>,
     warnings: Vec<String>,
+    /// What the stream lost to damage.
+    damage: Vec<String>,
     /// Selected samples that carry a data address.
     with_address: u64,
+    /// Samples the kernel or the recorder dropped.
+    lost: u64,
 }
 
 /// Second pass for samples with data addresses: what each address is in,
@@ -637,10 +762,12 @@ impl<'a> SampleSource<'a> {
         match *self {
             SampleSource::Memory(samples) => Ok(Box::new(samples.iter().map(|s| Ok(*s)))),
             SampleSource::Stream(path) => {
+                // The same chunks as the tally skipped are skipped here, so
+                // sample numbers (sample-level sharding) agree.
                 let (mut reader, _) = StreamReader::open(path)?;
                 Ok(Box::new(std::iter::from_fn(move || loop {
-                    match reader.next_record() {
-                        Ok(Some(Record::Sample(s))) => return Some(Ok(s)),
+                    match reader.next_item_salvaging() {
+                        Ok(Some(Item::Record(Record::Sample(s)))) => return Some(Ok(s)),
                         Ok(Some(_)) => {}
                         Ok(None) => return None,
                         Err(e) if e.is_truncation() => return None,
@@ -654,12 +781,24 @@ impl<'a> SampleSource<'a> {
 
 /// The tally of a decoded perf.data process: what [`tally_stream`] collects from a stream.
 fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> StreamTally {
+    let mut stacks = SalvagedStacks::default();
+    for (id, &(parent, address)) in p.stacks.iter().enumerate().skip(1) {
+        // perf.data stack tables are built in order (see perf_data.rs).
+        let _ = stacks.push(StackNode {
+            id: id as u32,
+            parent,
+            address,
+        });
+    }
     let mut t = StreamTally {
         mappings: p.mappings.clone(),
         parents: p.stacks.clone(),
+        stacks,
         counts: HashMap::new(),
         warnings: Vec::new(),
+        damage: Vec::new(),
         with_address: 0,
+        lost: 0,
     };
     for (seq, s) in p.samples.iter().enumerate() {
         if keep(seq) {
@@ -678,6 +817,7 @@ type StackCounts = HashMap<(u32, u16), f64>;
 struct ChunkTally {
     counts: StackCounts,
     with_address: u64,
+    lost: u64,
     mappings: Vec<Mapping>,
     stacks: Vec<StackNode>,
 }
@@ -689,29 +829,55 @@ const CHUNK_BATCH: usize = 16;
 fn tally_stream<R: std::io::Read>(
     reader: &mut StreamReader<R>,
     keep: &(dyn Fn(usize) -> bool + Sync),
+    on_damage: OnDamage,
 ) -> Result<StreamTally> {
     let path = reader.path().to_path_buf();
     let mut t = StreamTally {
         mappings: Vec::new(),
         parents: vec![(0, 0)],
+        stacks: SalvagedStacks::default(),
         counts: HashMap::new(),
         warnings: Vec::new(),
+        damage: Vec::new(),
         with_address: 0,
+        lost: 0,
+    };
+    let refuse = |what: String| -> PostError {
+        PostError::Input(format!(
+            "{what}; refused (--strict); without --strict, post skips the damage and uses the rest"
+        ))
     };
     let mut seq = 0usize;
     let mut done = false;
+    let mut torn = false;
     while !done {
         let mut batch = Vec::with_capacity(CHUNK_BATCH);
         while batch.len() < CHUNK_BATCH {
-            match reader.next_chunk() {
-                Ok(Some(c)) => batch.push(c),
+            match reader.next_chunk_salvaging() {
+                Ok(Some(Salvaged::Chunk(c))) => batch.push(c),
+                Ok(Some(Salvaged::Skipped(skip))) => {
+                    if on_damage == OnDamage::Refuse {
+                        return Err(refuse(skip.error.to_string()));
+                    }
+                    let what = describe_skip(&path, &skip);
+                    t.damage.push(what);
+                    t.stacks.damaged = true;
+                }
                 Ok(None) => {
                     done = true;
                     break;
                 }
-                Err(e) if e.is_truncation() => {
-                    t.warnings
-                        .push(format!("{e}; using the complete chunks before it"));
+                Err(FormatError::Truncated { offset, .. }) => {
+                    let what = format!(
+                        "{}: cut at byte {offset} (the recorder was stopped before closing it, or the copy is short)",
+                        path.display()
+                    );
+                    if on_damage == OnDamage::Refuse {
+                        return Err(refuse(what));
+                    }
+                    let what = format!("{what}; the complete chunks before it are used");
+                    t.damage.push(what);
+                    torn = true;
                     done = true;
                     break;
                 }
@@ -720,25 +886,44 @@ fn tally_stream<R: std::io::Read>(
         }
         // Decode and count each chunk's samples in parallel (sample numbers,
         // for sample-level sharding, continue across chunks) ...
-        let decoded: Vec<(Vec<Record>, usize)> = batch
+        let decoded: Vec<std::result::Result<(Vec<Record>, usize), Skipped>> = batch
             .into_par_iter()
             .map(|c| {
-                let records = decode_chunk(c, &path)?;
+                let (offset, next) = (c.offset, c.offset + c.compressed.len() as u64 + 20);
+                let records = decode_chunk(c, &path).map_err(|error| Skipped {
+                    offset,
+                    resumed_at: Some(next),
+                    error,
+                })?;
                 let samples = records
                     .iter()
                     .filter(|r| matches!(r, Record::Sample(_)))
                     .count();
                 Ok((records, samples))
             })
-            .collect::<Result<_, blame_formats::error::FormatError>>()?;
+            .collect();
         let mut offsets = Vec::with_capacity(decoded.len());
-        for (_, samples) in &decoded {
-            offsets.push(seq);
-            seq += samples;
+        let mut intact = Vec::with_capacity(decoded.len());
+        for d in decoded {
+            match d {
+                Ok((records, samples)) => {
+                    offsets.push(seq);
+                    seq += samples;
+                    intact.push((records, samples));
+                }
+                Err(skip) => {
+                    if on_damage == OnDamage::Refuse {
+                        return Err(refuse(skip.error.to_string()));
+                    }
+                    let what = describe_skip(&path, &skip);
+                    t.damage.push(what);
+                    t.stacks.damaged = true;
+                }
+            }
         }
         // ... then tally them and take out mappings and stack nodes in
         // parallel, each chunk's records dropped by the thread that read them.
-        let partial: Vec<ChunkTally> = decoded
+        let partial: Vec<ChunkTally> = intact
             .into_par_iter()
             .zip(offsets)
             .map(|((records, _), first)| {
@@ -755,6 +940,7 @@ fn tally_stream<R: std::io::Read>(
                         }
                         Record::Mapping(m) => c.mappings.push(m),
                         Record::Stack(node) => c.stacks.push(node),
+                        Record::Lost(l) => c.lost += l.count,
                         _ => {}
                     }
                 }
@@ -763,24 +949,78 @@ fn tally_stream<R: std::io::Read>(
             .collect();
         for c in partial {
             t.with_address += c.with_address;
+            t.lost += c.lost;
             for (k, v) in c.counts {
                 *t.counts.entry(k).or_insert(0.0) += v;
             }
             t.mappings.extend(c.mappings);
             for n in c.stacks {
-                if n.id as usize != t.parents.len() || n.parent >= n.id {
-                    return Err(PostError::Input(format!(
-                        "{}: stack node {} (parent {}) out of order",
-                        path.display(),
-                        n.id,
-                        n.parent
-                    )));
+                if let Err(reason) = t.stacks.push(n) {
+                    return Err(PostError::Input(format!("{}: {reason}", path.display())));
                 }
+                t.parents.resize(n.id as usize, (u32::MAX, 0));
                 t.parents.push((n.parent, n.address));
             }
         }
     }
+    if !torn && !reader.complete() && reader.end_marker_expected() {
+        let what = format!(
+            "{}: cut at byte {} (no end marker: the recorder was stopped before closing it)",
+            path.display(),
+            reader.offset()
+        );
+        if on_damage == OnDamage::Refuse {
+            return Err(refuse(what));
+        }
+        let what = format!("{what}; everything before it is used");
+        t.damage.push(what);
+    }
     Ok(t)
+}
+
+/// The most event names a run can hold: results index events with a `u16`.
+pub const MAX_EVENTS: usize = 1 << 16;
+
+/// Fails when a run has more distinct events than an event index can name.
+fn check_event_count(n: usize, source: &str) -> Result<()> {
+    if n > MAX_EVENTS {
+        return Err(PostError::Input(format!(
+            "{source}: {n} distinct event names, more than the {MAX_EVENTS} blame can index; \
+             give the samples fewer event names"
+        )));
+    }
+    Ok(())
+}
+
+/// Why a stream's header cannot be read, for users.
+fn unreadable_stream(path: &Path, e: &FormatError) -> String {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == 0 => format!(
+            "{}: empty (0 bytes): the recorder was killed (kill -9) before it wrote this process's stream",
+            path.display()
+        ),
+        _ => format!("{e}"),
+    }
+}
+
+/// A damaged stretch of a stream, for users.
+fn describe_skip(path: &Path, skip: &Skipped) -> String {
+    // The error names the file already.
+    let error = skip.error.to_string();
+    let prefix = format!("{}: ", path.display());
+    let reason = error.strip_prefix(&prefix).unwrap_or(&error);
+    match skip.resumed_at {
+        Some(r) => format!(
+            "{}: damaged bytes {}..{r} skipped ({reason}); the chunks after them are used",
+            path.display(),
+            skip.offset,
+        ),
+        None => format!(
+            "{}: damaged from byte {} to its end, skipped ({reason})",
+            path.display(),
+            skip.offset,
+        ),
+    }
 }
 
 fn into_contexts(
@@ -854,7 +1094,7 @@ mod tests {
                 .unwrap();
         }
         w.finish().unwrap();
-        let run = Run::open_dir(dir.path(), vec![]).unwrap();
+        let run = Run::open_dir(dir.path(), vec![], OnDamage::Salvage).unwrap();
         let p = run.load_process(0, ShardSpec::WHOLE).unwrap();
         let names =
             |c: &Context| -> Vec<String> { c.frames.iter().map(|f| f.function.clone()).collect() };
@@ -877,5 +1117,183 @@ mod tests {
                 ),
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod salvage_tests {
+    use super::*;
+    use blame_formats::stream::{Lost, StreamHeader, StreamWriter};
+
+    fn header(pid: u32) -> StreamHeader {
+        StreamHeader {
+            host: "h".into(),
+            command: vec!["./app".into()],
+            pid,
+            ppid: 1,
+            rank: None,
+            world_size: None,
+            events: vec![EventDesc {
+                name: "cpu-clock".into(),
+                sampling: Sampling::Frequency(1000),
+                unit: "ns".into(),
+                memory: false,
+            }],
+            call_graph: "fp".into(),
+            start_time_ns: 1,
+            extra: vec![],
+        }
+    }
+
+    /// A stream of `n` samples in small chunks, each chunk defining new
+    /// stacks; `lost` dropped samples at the end. Returns its chunk starts.
+    fn write_stream(path: &Path, pid: u32, n: u64, lost: u64, finish: bool) -> Vec<usize> {
+        let mut w = StreamWriter::create(path, &header(pid))
+            .unwrap()
+            .with_chunk_bytes(1024);
+        for i in 0..n {
+            let leaf = 0x1000 + (i % 40) * 16;
+            w.write_sample_with_stack(pid, i * 1000, 0, 1, &[leaf, 0x2000, 0x3000], None)
+                .unwrap();
+        }
+        if lost > 0 {
+            w.write_lost(Lost {
+                event: 0,
+                count: lost,
+            })
+            .unwrap();
+        }
+        if finish {
+            w.finish().unwrap();
+        } else {
+            w.flush().unwrap();
+        }
+        let bytes = std::fs::read(path).unwrap();
+        let mut at = 16;
+        let mut starts = Vec::new();
+        while at + 20 <= bytes.len() {
+            starts.push(at);
+            at += 20 + u32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap()) as usize;
+        }
+        starts
+    }
+
+    fn samples(run: &Run) -> Vec<f64> {
+        (0..run.processes.len())
+            .map(|i| {
+                let p = run.load_process(i, ShardSpec::WHOLE).unwrap();
+                p.contexts.iter().map(|c| c.counts[0]).sum()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_damaged_run_is_salvaged_and_strict_refuses_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write_stream(&d.join("pid-1.bstream"), 1, 2000, 5, true);
+        let chunks = write_stream(&d.join("pid-2.bstream"), 2, 2000, 0, true);
+        write_stream(&d.join("pid-3.bstream"), 3, 300, 0, false);
+        std::fs::write(d.join("pid-4.bstream"), b"").unwrap();
+        // One flipped bit in a chunk in the middle of pid-2's stream.
+        let path2 = d.join("pid-2.bstream");
+        let mut bytes = std::fs::read(&path2).unwrap();
+        let mid = chunks[chunks.len() / 2];
+        bytes[mid + 30] ^= 0x20;
+        std::fs::write(&path2, &bytes).unwrap();
+
+        let run = Run::open_dir(d, vec![], OnDamage::Salvage).unwrap();
+        assert_eq!(run.processes.len(), 3, "the empty stream is skipped");
+        assert_eq!(run.skipped_streams, 1);
+        assert!(
+            run.damage[0].contains("pid-4.bstream: empty (0 bytes)"),
+            "{:?}",
+            run.damage
+        );
+        let counts = samples(&run);
+        assert_eq!(counts[0], 2000.0, "the undamaged stream is whole");
+        assert!(counts[1] < 2000.0 && counts[1] > 1500.0, "{counts:?}");
+        assert_eq!(counts[2], 300.0, "a cut stream keeps what it holds");
+        let p2 = run.load_process(1, ShardSpec::WHOLE).unwrap();
+        assert!(
+            p2.damage
+                .iter()
+                .any(|d| d.contains(&format!("damaged bytes {mid}.."))
+                    && d.contains("checksum mismatch")),
+            "{:?}",
+            p2.damage
+        );
+        let p3 = run.load_process(2, ShardSpec::WHOLE).unwrap();
+        assert!(
+            p3.damage.iter().any(|d| d.contains("cut at byte")),
+            "{:?}",
+            p3.damage
+        );
+        assert_eq!(run.load_process(0, ShardSpec::WHOLE).unwrap().lost, 5);
+
+        // --strict: the empty stream is refused at once; without it, the damaged chunk.
+        let e = Run::open_dir(d, vec![], OnDamage::Refuse)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("pid-4.bstream: empty") && e.contains("--strict"),
+            "{e}"
+        );
+        std::fs::remove_file(d.join("pid-4.bstream")).unwrap();
+        let run = Run::open_dir(d, vec![], OnDamage::Refuse).unwrap();
+        let e = run
+            .load_process(1, ShardSpec::WHOLE)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("checksum mismatch") && e.contains("--strict"),
+            "{e}"
+        );
+        let e = run
+            .load_process(2, ShardSpec::WHOLE)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("cut at byte"), "{e}");
+        assert_eq!(
+            run.load_process(0, ShardSpec::WHOLE)
+                .unwrap()
+                .contexts
+                .len(),
+            40
+        );
+    }
+
+    #[test]
+    fn a_run_of_nothing_but_unreadable_streams_is_an_error_naming_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pid-1.bstream"), b"").unwrap();
+        std::fs::write(dir.path().join("pid-2.bstream"), b"BLAMESMP").unwrap();
+        let e = Run::open_dir(dir.path(), vec![], OnDamage::Salvage)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("none of its 2 sample streams can be read") && e.contains("pid-2.bstream"),
+            "{e}"
+        );
+    }
+
+    /// Sample-level shards all read every stream: its losses are counted once.
+    #[test]
+    fn lost_samples_are_counted_once_across_sample_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        write_stream(&dir.path().join("pid-1.bstream"), 1, 500, 9, true);
+        let run = Run::open_dir(dir.path(), vec![], OnDamage::Salvage).unwrap();
+        let lost: u64 = (0..3)
+            .map(|i| {
+                run.load_process(0, ShardSpec { index: i, count: 3 })
+                    .unwrap()
+                    .lost
+            })
+            .sum();
+        assert_eq!(lost, 9);
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod aggregate;
 pub mod datacentric;
+pub mod db_check;
 pub mod direct;
 pub mod error;
 pub mod input;
@@ -30,7 +31,7 @@ pub mod symbolize;
 
 pub use aggregate::MemoryOptions;
 pub use error::{PostError, Result};
-pub use input::Run;
+pub use input::{OnDamage, Run};
 pub use shard::ShardSpec;
 pub use static_index::StaticIndex;
 
@@ -51,8 +52,13 @@ pub struct StageTimes {
 /// Results of one `post` call, with what went wrong along the way.
 pub struct PostOutput {
     pub results: Results,
-    /// Missing binaries, torn streams: reported, not fatal.
+    /// Missing binaries, lost samples: reported, not fatal.
     pub warnings: Vec<String>,
+    /// What was left out of a damaged recording (empty streams, damaged
+    /// chunks, cut streams): to be said loudly. Also in the results' header.
+    pub damage: Vec<String>,
+    /// Samples the kernel or the recorder dropped, over all processes.
+    pub lost: u64,
     pub times: StageTimes,
     /// Samples resolved (summed over events).
     pub samples: f64,
@@ -87,21 +93,30 @@ pub fn post_with_progress(
         ..Default::default()
     };
     let mut warnings = run.warnings.clone();
+    let mut damage = run.damage.clone();
+    let mut lost = vec![0u64; run.processes.len()];
     let mut times = StageTimes {
         read: run.open_time,
         ..Default::default()
     };
     let mut contexts = 0;
-    for i in 0..run.processes.len() {
+    let mut lines = db_check::LineCheck::default();
+    for (i, lost) in lost.iter_mut().enumerate() {
         let mut profile = run.load_process(i, shard)?;
         openmp::graft_worker_stacks(&mut profile.contexts);
         times.read += profile.read_time;
         times.symbolize += profile.symbolize_time;
         contexts += profile.contexts.len();
         warnings.extend(profile.warnings.iter().cloned());
+        damage.extend(profile.damage.iter().cloned());
+        *lost += profile.lost;
+        if !run.processes[i].launcher {
+            lines.add(index, &profile);
+        }
         acc.add_process(index, &profile, nevents);
         progress(i + 1, run.processes.len());
     }
+    warnings.extend(lines.warnings(index));
     times.resolve = acc.resolve_time;
     if acc.direct_unattributed > 0.0 {
         warnings.push(format!(
@@ -125,6 +140,29 @@ pub fn post_with_progress(
             .unwrap_or_else(|| vec![0.0; nevents]);
     }
     let samples: f64 = acc.totals.values().flatten().sum();
+    if !samples.is_finite() {
+        return Err(PostError::Input(format!(
+            "the samples' weights add up to {samples}, more than a 64-bit float holds; scale the weights down"
+        )));
+    }
+    for (p, n) in processes.iter_mut().zip(&lost) {
+        p.lost = *n;
+    }
+    let lost_total: u64 = lost.iter().sum();
+    if lost_total > 0 {
+        let by_process: Vec<String> = processes
+            .iter()
+            .filter(|p| p.lost > 0)
+            .map(|p| match p.rank {
+                Some(r) => format!("rank {r}: {}", p.lost),
+                None => format!("pid {}: {}", p.pid, p.lost),
+            })
+            .collect();
+        warnings.push(format!(
+            "{lost_total} samples were lost while recording (ring-buffer overruns: {}); blame is computed from the {samples} samples kept, so hot code may be under-represented; record with a lower -F or --call-graph fp",
+            by_process.join(", ")
+        ));
+    }
     // Coverage of the application's processes (launchers such as mpirun are
     // recorded, but are no part of the program).
     let mut coverage: Vec<blame_formats::results::Coverage> = Vec::new();
@@ -150,6 +188,8 @@ pub fn post_with_progress(
                 }),
                 blame_points,
                 coverage,
+                provenance: None,
+                damage: damage.clone(),
             },
             variables,
             functions,
@@ -157,6 +197,8 @@ pub fn post_with_progress(
             contexts: context_records,
         },
         warnings,
+        damage,
+        lost: lost_total,
         times,
         samples,
         contexts,

@@ -306,8 +306,10 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
     header.shard = None;
     for p in header.processes.iter_mut() {
         p.samples.iter_mut().for_each(|s| *s = 0.0);
+        p.lost = 0;
     }
     header.coverage.clear();
+    header.damage.clear();
     let mut vars = BTreeMap::new();
     let mut funcs = BTreeMap::new();
     let mut stack_parts = Vec::new();
@@ -317,6 +319,19 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
         {
             return Err(PostError::Input("partial results come from different runs (events or processes differ); remove stale shard files and re-run `blame post`".into()));
         }
+        if let (Some(a), Some(b)) = (&header.provenance, &part.header.provenance) {
+            if !a.matches(b) {
+                return Err(PostError::Input(format!(
+                    "partial results were computed from different inputs ({}); remove stale shard files and re-run `blame post`",
+                    a.differences(b).join(", ")
+                )));
+            }
+        }
+        for d in &part.header.damage {
+            if !header.damage.contains(d) {
+                header.damage.push(d.clone());
+            }
+        }
         for (into, from) in header.processes.iter_mut().zip(&part.header.processes) {
             if into.samples.len() < from.samples.len() {
                 into.samples.resize(from.samples.len(), 0.0);
@@ -324,6 +339,7 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
             for (a, b) in into.samples.iter_mut().zip(&from.samples) {
                 *a += b;
             }
+            into.lost += from.lost;
         }
         header
             .blame_points
@@ -366,6 +382,64 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shard(index: u32, db_hash: u64, damage: &[&str]) -> Results {
+        use blame_formats::results::{FileId, ProcessInfo, Provenance, ResultsHeader, Shard};
+        Results {
+            header: ResultsHeader {
+                producer: "test".into(),
+                events: vec![],
+                processes: vec![ProcessInfo {
+                    rank: Some(0),
+                    pid: 1,
+                    host: "h".into(),
+                    command: vec![],
+                    launcher: false,
+                    samples: vec![],
+                    lost: 3,
+                }],
+                shard: Some(Shard { index, count: 2 }),
+                blame_points: vec![],
+                coverage: vec![],
+                provenance: Some(Provenance {
+                    static_db: Some(FileId {
+                        path: "/a/static.db".into(),
+                        bytes: 10,
+                        hash: db_hash,
+                    }),
+                    inputs: vec![],
+                    options: vec![],
+                }),
+                damage: damage.iter().map(|d| d.to_string()).collect(),
+            },
+            variables: vec![],
+            functions: vec![],
+            stacks: vec![],
+            contexts: vec![],
+        }
+    }
+
+    /// Shards carry what produced them: their losses and damage notes add
+    /// up, and shards computed from different inputs are not merged.
+    #[test]
+    fn shards_merge_their_losses_and_damage_and_must_share_a_provenance() {
+        let merged = merge(vec![
+            shard(0, 7, &["x skipped"]),
+            shard(1, 7, &["x skipped", "y cut"]),
+        ])
+        .unwrap();
+        assert_eq!(merged.header.processes[0].lost, 6);
+        assert_eq!(merged.header.damage, ["x skipped", "y cut"]);
+        assert!(merged.header.provenance.is_some());
+        let e = merge(vec![shard(0, 7, &[]), shard(1, 8, &[])])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("different inputs") && e.contains("static db"),
+            "{e}"
+        );
+    }
 
     /// The first implementation, kept as the reference of the sort order and sums.
     fn canonical_contexts_btree(

@@ -167,7 +167,14 @@ fn read_file(
                 capture.events.len() - 1
             }
         };
-        event_of_attr.push(index as u16);
+        let index = u16::try_from(index).map_err(|_| {
+            PostError::Input(format!(
+                "{}: more than {} distinct events, more than blame can index",
+                path.display(),
+                crate::input::MAX_EVENTS
+            ))
+        })?;
+        event_of_attr.push(index);
     }
     let arch = perf_file.arch().ok().flatten().map(str::to_string);
     let build_ids = perf_file
@@ -635,6 +642,7 @@ impl FileReader<'_> {
                 launcher: false,
                 command,
                 samples: Vec::new(),
+                lost: 0,
             },
             mappings,
             stacks: vec![(0, 0)],

@@ -34,6 +34,22 @@ struct ObjectSymbols {
     /// use when the object's own tables do not name an address: a stripped
     /// `libc.so.6` exports no `__libc_start_call_main`.
     debug_functions: OnceCell<Vec<(u64, u64, String)>>,
+    /// The object has DWARF line information (`.debug_line`).
+    has_debug_info: bool,
+}
+
+/// Libraries of the system, which rarely carry debug info and are not
+/// what the user profiles: no note for them.
+fn is_system_library(path: &Path) -> bool {
+    [
+        "/lib/",
+        "/lib64/",
+        "/usr/lib/",
+        "/usr/lib64/",
+        "/usr/libexec/",
+    ]
+    .iter()
+    .any(|d| path.starts_with(d))
 }
 
 #[derive(Default)]
@@ -217,7 +233,18 @@ impl Symbolizer {
                     None
                 }
                 Some(path) => match open_object(&path) {
-                    Ok(o) => Some(o),
+                    Ok(o) => {
+                        if !o.has_debug_info
+                            && !is_system_library(&path)
+                            && debug_file(&path, &m.build_id).is_none()
+                        {
+                            self.warnings.push(format!(
+                                "{}: no debug info (stripped, or built without -g): its frames have no source lines, so its samples reach no variable; pass the unstripped binary with --binary-path DIR, or rebuild with -g",
+                                path.display()
+                            ));
+                        }
+                        Some(o)
+                    }
                     Err(e) => {
                         self.warnings.push(format!("{}: {e}", path.display()));
                         None
@@ -557,13 +584,15 @@ fn with_object<T>(
 }
 
 fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
-    let segments = with_object(path, |file| {
-        file.segments()
+    let (segments, has_debug_info) = with_object(path, |file| {
+        let segments = file
+            .segments()
             .map(|s| {
                 let (off, size) = s.file_range();
                 (off, size, s.address())
             })
-            .collect()
+            .collect();
+        (segments, file.section_by_name(".debug_line").is_some())
     })?;
     let loader = addr2line::Loader::new(path).map_err(|e| e.to_string())?;
     Ok(ObjectSymbols {
@@ -573,6 +602,7 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
         symbols: OnceCell::new(),
         code: OnceCell::new(),
         debug_functions: OnceCell::new(),
+        has_debug_info,
     })
 }
 

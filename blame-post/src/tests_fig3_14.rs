@@ -144,6 +144,8 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
             .collect(),
         heap_sites: vec![],
         warnings: vec![],
+        damage: vec![],
+        lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
     };
@@ -283,6 +285,8 @@ fn recursion_blames_a_variable_once_per_sample() {
         }],
         heap_sites: vec![],
         warnings: vec![],
+        damage: vec![],
+        lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
     };
@@ -405,6 +409,8 @@ fn field_paths_continue_below_the_variables_passed() {
         }],
         heap_sites: vec![],
         warnings: vec![],
+        damage: vec![],
+        lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
     };

@@ -182,10 +182,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 command: vec!["./a".into()],
                 launcher: false,
                 samples: vec![3.0],
+                lost: 1,
             }],
             shard: Some(Shard { index: 0, count: 1 }),
             blame_points: vec!["g".into()],
             coverage: vec![],
+            provenance: Some(Provenance::default()),
+            damage: vec![],
         },
         variables: vec![VariableBlame {
             key: key.clone(),

@@ -1,7 +1,7 @@
 //! The chunked container every binary blame file uses.
 //!
 //! ```text
-//! file   := preamble header-chunk chunk*
+//! file   := preamble header-chunk chunk* [end-marker]
 //! preamble := magic[8] version:u32le flags:u32le            (16 bytes)
 //! chunk  := "CHNK":u32le compressed_len:u32le uncompressed_len:u32le
 //!           record_count:u32le crc32(compressed):u32le zstd-frame[compressed_len]
@@ -15,11 +15,19 @@
 //! records and an empty payload ([`ContainerWriter::write_end`]). Nothing may
 //! follow it. Whole-file formats (static db, results) require it, so a file
 //! cut exactly at a chunk boundary is reported as truncated instead of being
-//! read as a smaller, wrong, result.
+//! read as a smaller, wrong, result. Writers set [`FLAG_END_MARKER`] in the
+//! preamble, so a reader can tell a file cut short from one written before
+//! writers finished files with the marker (sample streams of blame 0.1).
+//!
+//! Readers that must keep what is intact of a damaged file (post-processing
+//! of sample streams) use [`ContainerReader::next_raw_chunk_salvaging`]: a
+//! damaged chunk is skipped and reading resumes at the next chunk whose
+//! header and checksum are valid.
 
 use crate::error::{FormatError, Result};
 use bincode::Options;
 use serde::{de::DeserializeOwned, Serialize};
+use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -29,6 +37,9 @@ pub const CHUNK_HEADER_LEN: u64 = 20;
 /// No chunk may claim more than this many uncompressed bytes; a larger claim
 /// is corruption, never an allocation.
 pub const MAX_CHUNK_BYTES: u32 = 64 << 20;
+/// Preamble flag: the writer ends the file with an end marker. Files
+/// without it (sample streams of blame 0.1) cannot tell a cut from an end.
+pub const FLAG_END_MARKER: u32 = 1;
 
 /// What kind of file a container holds: its magic and the version this build writes.
 #[derive(Debug, Clone, Copy)]
@@ -83,7 +94,7 @@ impl<W: Write> ContainerWriter<W> {
         let mut pre = Vec::with_capacity(PREAMBLE_LEN as usize);
         pre.extend_from_slice(&kind.magic);
         pre.extend_from_slice(&kind.version.to_le_bytes());
-        pre.extend_from_slice(&0u32.to_le_bytes());
+        pre.extend_from_slice(&FLAG_END_MARKER.to_le_bytes());
         w.write_raw(&pre)?;
         let mut payload = Vec::new();
         encode_into(&mut payload, header)?;
@@ -150,6 +161,40 @@ impl<W: Write> ContainerWriter<W> {
 
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.out
+    }
+}
+
+/// The fields of a chunk header, checked against the limits.
+struct ChunkHeader {
+    clen: u32,
+    ulen: u32,
+    count: u32,
+    crc: u32,
+}
+
+impl ChunkHeader {
+    fn parse(head: &[u8; CHUNK_HEADER_LEN as usize]) -> std::result::Result<ChunkHeader, String> {
+        let field =
+            |i: usize| u32::from_le_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+        let (magic, clen, ulen, count, crc) = (field(0), field(1), field(2), field(3), field(4));
+        if magic != CHUNK_MAGIC {
+            return Err(format!("bad chunk marker {magic:#010x}"));
+        }
+        if ulen > MAX_CHUNK_BYTES || clen > MAX_CHUNK_BYTES.saturating_add(1 << 16) {
+            return Err(format!("chunk claims {ulen} bytes ({clen} compressed), over the {MAX_CHUNK_BYTES} byte limit"));
+        }
+        if count as u64 > ulen as u64 {
+            return Err(format!("chunk claims {count} records in {ulen} bytes"));
+        }
+        if count == 0 && ulen != 0 {
+            return Err(format!("end marker (0 records) with a {ulen} byte payload"));
+        }
+        Ok(ChunkHeader {
+            clen,
+            ulen,
+            count,
+            crc,
+        })
     }
 }
 
@@ -257,6 +302,33 @@ pub struct ContainerReader<R: Read> {
     next_index: u64,
     ended: bool,
     pub version: u32,
+    /// The preamble's flags ([`FLAG_END_MARKER`]).
+    pub flags: u32,
+    /// Bytes given back to be read again before `input` (resynchronisation
+    /// after a damaged chunk).
+    pushback: VecDeque<u8>,
+    /// The bytes of the chunk that just failed to read, from its first
+    /// byte: where [`Self::next_raw_chunk_salvaging`] scans from.
+    failed: Option<(u64, Vec<u8>)>,
+}
+
+/// What [`ContainerReader::next_raw_chunk_salvaging`] found next.
+pub enum Salvaged {
+    Chunk(RawChunk),
+    /// A damaged stretch of the file, skipped.
+    Skipped(Skipped),
+}
+
+/// A damaged stretch of a file that a salvaging reader skipped.
+#[derive(Debug)]
+pub struct Skipped {
+    /// Byte offset where the damaged chunk starts.
+    pub offset: u64,
+    /// Where reading resumed: the next chunk with a valid header and
+    /// checksum; `None` when no valid chunk follows.
+    pub resumed_at: Option<u64>,
+    /// What was wrong with the chunk at `offset`.
+    pub error: FormatError,
 }
 
 impl<R: Read> ContainerReader<R> {
@@ -266,6 +338,35 @@ impl<R: Read> ContainerReader<R> {
         path: impl Into<PathBuf>,
         kind: Kind,
     ) -> Result<(Self, H)> {
+        let (r, chunk) = Self::open_header(input, path, kind, kind.version)?;
+        let header = Self::decode_header(&chunk, &r.path)?;
+        Ok((r, header))
+    }
+
+    /// Decodes the header chunk returned by [`Self::open_header`].
+    pub fn decode_header<H: DeserializeOwned>(chunk: &Chunk, path: &Path) -> Result<H> {
+        let mut headers: Vec<H> = chunk.decode(path).map_err(|e| FormatError::CorruptHeader {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        if headers.len() != 1 {
+            return Err(FormatError::CorruptHeader {
+                path: path.to_path_buf(),
+                reason: format!("header chunk holds {} records, expected 1", headers.len()),
+            });
+        }
+        Ok(headers.pop().expect("one header"))
+    }
+
+    /// Checks the preamble, accepting versions `oldest..=kind.version`
+    /// (`self.version` says which), and returns the header chunk undecoded:
+    /// the header's type depends on the version.
+    pub fn open_header(
+        input: R,
+        path: impl Into<PathBuf>,
+        kind: Kind,
+        oldest: u32,
+    ) -> Result<(Self, Chunk)> {
         let mut r = ContainerReader {
             input,
             path: path.into(),
@@ -273,6 +374,9 @@ impl<R: Read> ContainerReader<R> {
             next_index: 0,
             ended: false,
             version: 0,
+            flags: 0,
+            pushback: VecDeque::new(),
+            failed: None,
         };
         let mut pre = [0u8; PREAMBLE_LEN as usize];
         let got = r.read_up_to(&mut pre)?;
@@ -302,7 +406,8 @@ impl<R: Read> ContainerReader<R> {
             });
         }
         r.version = u32::from_le_bytes(pre[8..12].try_into().expect("4 bytes"));
-        if r.version != kind.version {
+        r.flags = u32::from_le_bytes(pre[12..16].try_into().expect("4 bytes"));
+        if r.version > kind.version || r.version < oldest {
             return Err(FormatError::UnsupportedVersion {
                 path: r.path.clone(),
                 kind: kind.name,
@@ -333,20 +438,7 @@ impl<R: Read> ContainerReader<R> {
             }
             Err(e) => return Err(e),
         };
-        let mut headers: Vec<H> =
-            header_chunk
-                .decode(&r.path)
-                .map_err(|e| FormatError::CorruptHeader {
-                    path: r.path.clone(),
-                    reason: e.to_string(),
-                })?;
-        if headers.len() != 1 {
-            return Err(FormatError::CorruptHeader {
-                path: r.path.clone(),
-                reason: format!("header chunk holds {} records, expected 1", headers.len()),
-            });
-        }
-        Ok((r, headers.pop().expect("one header")))
+        Ok((r, header_chunk))
     }
 
     pub fn path(&self) -> &Path {
@@ -361,6 +453,12 @@ impl<R: Read> ContainerReader<R> {
     /// True once the end marker was read: the writer finished the file.
     pub fn saw_end(&self) -> bool {
         self.ended
+    }
+
+    /// True when the writer promised an end marker ([`FLAG_END_MARKER`]):
+    /// a file without one was cut short. Files of older writers lack both.
+    pub fn end_marker_expected(&self) -> bool {
+        self.flags & FLAG_END_MARKER != 0
     }
 
     /// For whole-file formats: fails with [`FormatError::Truncated`] unless
@@ -394,6 +492,7 @@ impl<R: Read> ContainerReader<R> {
         if self.ended {
             return Ok(None);
         }
+        self.failed = None;
         let start = self.offset;
         let mut head = [0u8; CHUNK_HEADER_LEN as usize];
         let got = self.read_up_to(&mut head)?;
@@ -401,6 +500,7 @@ impl<R: Read> ContainerReader<R> {
             return Ok(None);
         }
         if got < head.len() {
+            self.failed = Some((start, head[..got].to_vec()));
             return Err(self.truncated(
                 start,
                 format!(
@@ -411,52 +511,39 @@ impl<R: Read> ContainerReader<R> {
                 ),
             ));
         }
-        let field =
-            |i: usize| u32::from_le_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
-        let (magic, clen, ulen, count, crc) = (field(0), field(1), field(2), field(3), field(4));
         let index = self.next_index;
-        let corrupt = |reason: String| FormatError::CorruptChunk {
-            path: self.path.clone(),
+        let corrupt = |path: &Path, reason: String| FormatError::CorruptChunk {
+            path: path.to_path_buf(),
             chunk: index,
             offset: start,
             reason,
         };
-        if magic != CHUNK_MAGIC {
-            return Err(corrupt(format!("bad chunk marker {magic:#010x}")));
-        }
-        if ulen > MAX_CHUNK_BYTES || clen > MAX_CHUNK_BYTES.saturating_add(1 << 16) {
-            return Err(corrupt(format!("chunk claims {ulen} bytes ({clen} compressed), over the {MAX_CHUNK_BYTES} byte limit")));
-        }
-        if count as u64 > ulen as u64 {
-            return Err(corrupt(format!(
-                "chunk claims {count} records in {ulen} bytes"
-            )));
-        }
-        let mut compressed = Vec::new();
-        let got = (&mut self.input)
-            .take(clen as u64)
-            .read_to_end(&mut compressed)
-            .map_err(|e| FormatError::io(&self.path, e))?;
-        self.offset += got as u64;
-        if got < clen as usize {
+        let h = match ChunkHeader::parse(&head) {
+            Ok(h) => h,
+            Err(reason) => {
+                self.failed = Some((start, head.to_vec()));
+                return Err(corrupt(&self.path, reason));
+            }
+        };
+        let compressed = self.read_body(h.clen)?;
+        if compressed.len() < h.clen as usize {
+            let got = compressed.len();
+            self.failed = Some((start, [&head[..], &compressed].concat()));
             return Err(self.truncated(
                 start,
-                format!("chunk {index} body ({got} of {clen} bytes present)"),
+                format!("chunk {index} body ({got} of {} bytes present)", h.clen),
             ));
         }
         // Fuzzing builds skip the checksum so mutated inputs reach the decoders.
-        if !cfg!(fuzzing) && crc32fast::hash(&compressed) != crc {
-            return Err(corrupt("checksum mismatch".into()));
+        if !cfg!(fuzzing) && crc32fast::hash(&compressed) != h.crc {
+            self.failed = Some((start, [&head[..], &compressed].concat()));
+            return Err(corrupt(&self.path, "checksum mismatch".into()));
         }
         self.next_index += 1;
-        if count == 0 {
-            // The end marker: an empty payload, and nothing after it.
-            if ulen != 0 {
-                return Err(corrupt(format!(
-                    "end marker (0 records) with a {ulen} byte payload"
-                )));
-            }
+        if h.count == 0 {
+            // The end marker: nothing may follow it.
             let mut probe = [0u8; 1];
+            self.ended = true;
             if self.read_up_to(&mut probe)? != 0 {
                 return Err(FormatError::CorruptChunk {
                     path: self.path.clone(),
@@ -465,16 +552,133 @@ impl<R: Read> ContainerReader<R> {
                     reason: "data after the end marker".into(),
                 });
             }
-            self.ended = true;
             return Ok(None);
         }
         Ok(Some(RawChunk {
             index,
             offset: start,
-            record_count: count,
-            uncompressed_len: ulen,
+            record_count: h.count,
+            uncompressed_len: h.ulen,
             compressed,
         }))
+    }
+
+    /// [`Self::next_raw_chunk`] for readers that keep what is intact of a
+    /// damaged file: a chunk that is corrupt (bad marker, sizes, checksum)
+    /// or whose length runs past the end of the file is skipped, and reading
+    /// resumes at the next chunk whose header and checksum are valid. A cut
+    /// with no valid chunk after it (a torn tail) is still the `Truncated`
+    /// error: everything before it was read. I/O errors stay errors.
+    pub fn next_raw_chunk_salvaging(&mut self) -> Result<Option<Salvaged>> {
+        match self.next_raw_chunk() {
+            Ok(chunk) => Ok(chunk.map(Salvaged::Chunk)),
+            Err(error @ (FormatError::CorruptChunk { .. } | FormatError::Truncated { .. })) => {
+                let Some((start, bytes)) = self.failed.take() else {
+                    // Data after the end marker: the file itself is whole.
+                    let offset = self.offset;
+                    self.skip_rest()?;
+                    return Ok(Some(Salvaged::Skipped(Skipped {
+                        offset,
+                        resumed_at: None,
+                        error,
+                    })));
+                };
+                let resumed_at = self.resync(start, bytes)?;
+                if resumed_at.is_none() && error.is_truncation() {
+                    // A torn tail: nothing valid after the cut.
+                    return Err(error);
+                }
+                // The chunk index is unknown past damage; count on.
+                self.next_index += 1;
+                Ok(Some(Salvaged::Skipped(Skipped {
+                    offset: start,
+                    resumed_at,
+                    error,
+                })))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Scans from one byte past `start` (the failed chunk, whose bytes read
+    /// so far are `bytes`) for the next chunk with a sane header and a
+    /// matching checksum, and leaves the reader there.
+    fn resync(&mut self, start: u64, bytes: Vec<u8>) -> Result<Option<u64>> {
+        self.give_back(&bytes[1.min(bytes.len())..]);
+        debug_assert_eq!(self.offset, start + 1.min(bytes.len() as u64));
+        let mut window = [0u8; 4];
+        let mut seen = 0usize;
+        loop {
+            let mut byte = [0u8; 1];
+            if self.read_up_to(&mut byte)? == 0 {
+                return Ok(None);
+            }
+            window.rotate_left(1);
+            window[3] = byte[0];
+            seen += 1;
+            if seen < 4 || u32::from_le_bytes(window) != CHUNK_MAGIC {
+                continue;
+            }
+            let candidate = self.offset - 4;
+            let mut rest = [0u8; CHUNK_HEADER_LEN as usize - 4];
+            let got = self.read_up_to(&mut rest)?;
+            let mut taken = rest[..got].to_vec();
+            let mut head = [0u8; CHUNK_HEADER_LEN as usize];
+            head[..4].copy_from_slice(&window);
+            head[4..4 + got].copy_from_slice(&rest[..got]);
+            let valid = got == rest.len()
+                && match ChunkHeader::parse(&head) {
+                    Ok(h) => {
+                        let body = self.read_body(h.clen)?;
+                        let ok = body.len() == h.clen as usize
+                            && (cfg!(fuzzing) || crc32fast::hash(&body) == h.crc);
+                        taken.extend_from_slice(&body);
+                        ok
+                    }
+                    Err(_) => false,
+                };
+            if valid {
+                self.give_back(&[&window[..], &taken].concat());
+                return Ok(Some(candidate));
+            }
+            // "CHNK" cannot overlap itself: scan on after these four bytes.
+            self.give_back(&taken);
+            seen = 0;
+        }
+    }
+
+    /// Reads and drops the rest of the input.
+    fn skip_rest(&mut self) -> Result<()> {
+        self.pushback.clear();
+        let n = std::io::copy(&mut self.input, &mut std::io::sink())
+            .map_err(|e| FormatError::io(&self.path, e))?;
+        self.offset += n;
+        Ok(())
+    }
+
+    /// Up to `len` bytes (fewer at the end of the file), without allocating
+    /// `len` up front: a corrupt length reads what is there, no more.
+    fn read_body(&mut self, len: u32) -> Result<Vec<u8>> {
+        let len = len as usize;
+        let from_pushback = len.min(self.pushback.len());
+        let mut out: Vec<u8> = self.pushback.drain(..from_pushback).collect();
+        self.offset += from_pushback as u64;
+        if out.len() < len {
+            let got = (&mut self.input)
+                .take((len - out.len()) as u64)
+                .read_to_end(&mut out)
+                .map_err(|e| FormatError::io(&self.path, e))?;
+            self.offset += got as u64;
+        }
+        Ok(out)
+    }
+
+    /// Puts `bytes` back in front of the unread input.
+    fn give_back(&mut self, bytes: &[u8]) {
+        for &b in bytes.iter().rev() {
+            self.pushback.push_front(b);
+        }
+        self.offset -= bytes.len() as u64;
     }
 
     fn truncated(&self, chunk_start: u64, what: String) -> FormatError {
@@ -487,6 +691,10 @@ impl<R: Read> ContainerReader<R> {
 
     fn read_up_to(&mut self, buf: &mut [u8]) -> Result<usize> {
         let mut filled = 0;
+        while filled < buf.len() && !self.pushback.is_empty() {
+            buf[filled] = self.pushback.pop_front().expect("not empty");
+            filled += 1;
+        }
         while filled < buf.len() {
             match self.input.read(&mut buf[filled..]) {
                 Ok(0) => break,

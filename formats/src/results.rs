@@ -12,8 +12,12 @@ use std::path::Path;
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 2,
+    version: 3,
 };
+
+/// The oldest results version this build reads (version 2: no provenance,
+/// no lost counts, no damage notes; read as unknown provenance).
+pub const OLDEST_READABLE: u32 = 2;
 
 /// A symbolized frame, as results and JSON-lines samples carry it.
 ///
@@ -71,6 +75,190 @@ pub struct ProcessInfo {
     pub launcher: bool,
     /// Samples of each event (indexed like `ResultsHeader::events`).
     pub samples: Vec<f64>,
+    /// Samples the kernel or the recorder dropped (ring-buffer overruns).
+    pub lost: u64,
+}
+
+/// [`ProcessInfo`] of results version 2.
+#[derive(Deserialize)]
+struct ProcessInfoV2 {
+    rank: Option<u32>,
+    pid: u32,
+    host: String,
+    command: Vec<String>,
+    launcher: bool,
+    samples: Vec<f64>,
+}
+
+/// [`ResultsHeader`] of results version 2.
+#[derive(Deserialize)]
+struct ResultsHeaderV2 {
+    producer: String,
+    events: Vec<EventDesc>,
+    processes: Vec<ProcessInfoV2>,
+    shard: Option<Shard>,
+    blame_points: Vec<String>,
+    coverage: Vec<Coverage>,
+}
+
+impl From<ResultsHeaderV2> for ResultsHeader {
+    fn from(h: ResultsHeaderV2) -> Self {
+        ResultsHeader {
+            producer: h.producer,
+            events: h.events,
+            processes: h
+                .processes
+                .into_iter()
+                .map(|p| ProcessInfo {
+                    rank: p.rank,
+                    pid: p.pid,
+                    host: p.host,
+                    command: p.command,
+                    launcher: p.launcher,
+                    samples: p.samples,
+                    lost: 0,
+                })
+                .collect(),
+            shard: h.shard,
+            blame_points: h.blame_points,
+            coverage: h.coverage,
+            provenance: None,
+            damage: Vec::new(),
+        }
+    }
+}
+
+/// A file that went into a result, identified by its size and content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileId {
+    /// The path as given (for messages; not compared).
+    pub path: String,
+    pub bytes: u64,
+    /// xxHash64, seeded with `bytes`, of the whole file (static db), or
+    /// of its first and last MiB when larger than 2 MiB (sample inputs).
+    pub hash: u64,
+}
+
+impl FileId {
+    /// Identifies `path` by its size and a hash of all its bytes (the
+    /// static db: one changed summary anywhere changes the results).
+    pub fn of(path: &Path) -> std::io::Result<FileId> {
+        Self::hashed(path, u64::MAX)
+    }
+
+    /// Identifies `path` by its size and a hash of its first and last MiB
+    /// (sample inputs, which change only by being recorded again: the
+    /// header at the start holds the recording's start time and pid).
+    /// Reading every stream whole at every report would cost more than
+    /// the report.
+    pub fn of_input(path: &Path) -> std::io::Result<FileId> {
+        Self::hashed(path, 1 << 20)
+    }
+
+    /// The whole file when it is at most `2 * part` bytes, else its first
+    /// and last `part` bytes.
+    fn hashed(path: &Path, part: u64) -> std::io::Result<FileId> {
+        use std::hash::Hasher;
+        use std::io::{Seek, SeekFrom};
+        let mut file = open_regular(path)?;
+        let bytes = file.metadata()?.len();
+        let mut h = twox_hash::XxHash64::with_seed(bytes);
+        let mut feed = |r: &mut dyn Read| -> std::io::Result<()> {
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) => return Ok(()),
+                    Ok(n) => h.write(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        if bytes <= part.saturating_mul(2) {
+            feed(&mut file)?;
+        } else {
+            feed(&mut (&mut file).take(part))?;
+            file.seek(SeekFrom::End(-(part as i64)))?;
+            feed(&mut file.take(part))?;
+        }
+        Ok(FileId {
+            path: path.display().to_string(),
+            bytes,
+            hash: h.finish(),
+        })
+    }
+
+    /// Same content (the path does not matter).
+    pub fn same_content(&self, other: &FileId) -> bool {
+        (self.bytes, self.hash) == (other.bytes, other.hash)
+    }
+}
+
+/// What produced a result: cached results are reused only for the same
+/// inputs, static db and options.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The static db used, `None` when there was none.
+    pub static_db: Option<FileId>,
+    /// The sample inputs (streams of the run dir, perf.data or JSON-lines files).
+    pub inputs: Vec<FileId>,
+    /// Every option that changes the results, as (name, value), sorted by name.
+    pub options: Vec<(String, String)>,
+}
+
+impl Provenance {
+    /// True when `self` and `other` describe the same computation: same
+    /// input and db contents, same options (paths may differ).
+    pub fn matches(&self, other: &Provenance) -> bool {
+        let same_db = match (&self.static_db, &other.static_db) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same_content(b),
+            _ => false,
+        };
+        same_db
+            && self.options == other.options
+            && self.inputs.len() == other.inputs.len()
+            && self
+                .inputs
+                .iter()
+                .zip(&other.inputs)
+                .all(|(a, b)| a.same_content(b))
+    }
+
+    /// What differs from `other`, for messages ("the static db", "options").
+    pub fn differences(&self, other: &Provenance) -> Vec<String> {
+        let mut out = Vec::new();
+        match (&self.static_db, &other.static_db) {
+            (None, None) => {}
+            (Some(a), Some(b)) if a.same_content(b) => {}
+            (Some(a), Some(b)) => out.push(format!("static db {} (was {})", b.path, a.path)),
+            (None, Some(b)) => out.push(format!("static db {} (was none)", b.path)),
+            (Some(a), None) => out.push(format!("no static db (was {})", a.path)),
+        }
+        if self.options != other.options {
+            let show = |o: &[(String, String)]| {
+                o.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            out.push(format!(
+                "options {} (was {})",
+                show(&other.options),
+                show(&self.options)
+            ));
+        }
+        if self.inputs.len() != other.inputs.len()
+            || self
+                .inputs
+                .iter()
+                .zip(&other.inputs)
+                .any(|(a, b)| !a.same_content(b))
+        {
+            out.push("sample streams".into());
+        }
+        out
+    }
 }
 
 /// Which slice of the run a partial result covers.
@@ -94,6 +282,10 @@ pub struct ResultsHeader {
     /// others did not.
     #[serde(default)]
     pub coverage: Vec<Coverage>,
+    /// What produced this result; `None` for results of version 2.
+    pub provenance: Option<Provenance>,
+    /// What a salvaging `blame post` left out of a damaged recording.
+    pub damage: Vec<String>,
 }
 
 /// What share of one event's samples blame could explain (reached at least
@@ -295,7 +487,12 @@ impl Results {
     }
 
     fn read_from<R: Read>(input: R, path: &Path) -> Result<Results> {
-        let (mut r, header): (_, ResultsHeader) = ContainerReader::open(input, path, RESULTS)?;
+        let (mut r, chunk) = ContainerReader::open_header(input, path, RESULTS, OLDEST_READABLE)?;
+        let header: ResultsHeader = if r.version == 2 {
+            ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into()
+        } else {
+            ContainerReader::<R>::decode_header(&chunk, path)?
+        };
         let mut out = Results {
             header,
             variables: Vec::new(),

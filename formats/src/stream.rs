@@ -5,7 +5,9 @@
 //! plus the id of the node for its caller, so a sample stores a single id and
 //! a stack of depth 20 seen a million times is stored once.
 
-use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind, RawChunk};
+use crate::container::{
+    encode_into, ContainerReader, ContainerWriter, Kind, RawChunk, Salvaged, Skipped,
+};
 use crate::error::{FormatError, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -174,6 +176,13 @@ enum WireRecord {
     End(ProcessEnd),
 }
 
+/// What a salvaging read ([`StreamReader::next_item_salvaging`]) hands out.
+#[derive(Debug)]
+pub enum Item {
+    Record(Record),
+    Skipped(Skipped),
+}
+
 /// A record as readers see it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -308,11 +317,16 @@ pub struct StreamWriter<W: Write = std::io::BufWriter<File>> {
 }
 
 impl StreamWriter<std::io::BufWriter<File>> {
-    /// Creates `path` (failing if it exists, so concurrent recorders never clobber each other).
+    /// Creates `path` (failing if it exists, so concurrent recorders never
+    /// clobber each other) and writes its preamble and header through to the
+    /// file at once, so a recorder killed right after leaves a readable
+    /// stream, not an empty file.
     pub fn create(path: impl AsRef<Path>, header: &StreamHeader) -> Result<Self> {
         let path = path.as_ref();
         let file = crate::files::create_new(path).map_err(|e| FormatError::io(path, e))?;
-        Self::new(std::io::BufWriter::new(file), path, header)
+        let mut w = Self::new(std::io::BufWriter::new(file), path, header)?;
+        w.container.flush()?;
+        Ok(w)
     }
 }
 
@@ -514,8 +528,60 @@ impl<R: Read> StreamReader<R> {
         self.container.next_raw_chunk()
     }
 
+    /// The next record of an intact chunk, or the next damaged stretch,
+    /// skipped (a chunk that is corrupt, or intact but does not decode).
+    /// `Ok(None)` at the end; a torn tail is the `Truncated` error, after
+    /// every record before it. Do not mix with [`Self::next_record`].
+    pub fn next_item_salvaging(&mut self) -> Result<Option<Item>> {
+        loop {
+            if let Some(wire) = self.pending.next() {
+                self.records_read += 1;
+                return Ok(Some(Item::Record(from_wire(wire, &mut self.last_time))));
+            }
+            let chunk = match self.container.next_raw_chunk_salvaging()? {
+                None => return Ok(None),
+                Some(Salvaged::Skipped(skip)) => return Ok(Some(Item::Skipped(skip))),
+                Some(Salvaged::Chunk(c)) => c,
+            };
+            let offset = chunk.offset;
+            let decoded = chunk
+                .decompress(self.container.path())
+                .and_then(|c| c.decode::<WireRecord>(self.container.path()));
+            match decoded {
+                Ok(records) => {
+                    self.pending = records.into_iter();
+                    self.last_time = 0;
+                }
+                Err(error) => {
+                    return Ok(Some(Item::Skipped(Skipped {
+                        offset,
+                        resumed_at: Some(self.container.offset()),
+                        error,
+                    })))
+                }
+            }
+        }
+    }
+
+    /// [`Self::next_chunk`], skipping damaged chunks (see
+    /// [`ContainerReader::next_raw_chunk_salvaging`]).
+    pub fn next_chunk_salvaging(&mut self) -> Result<Option<Salvaged>> {
+        self.container.next_raw_chunk_salvaging()
+    }
+
     pub fn path(&self) -> &Path {
         self.container.path()
+    }
+
+    /// Byte offset just past the last chunk read.
+    pub fn offset(&self) -> u64 {
+        self.container.offset()
+    }
+
+    /// True when the writer ends its streams with an end marker (every
+    /// stream written since blame 0.2): a stream without one was cut short.
+    pub fn end_marker_expected(&self) -> bool {
+        self.container.end_marker_expected()
     }
 
     pub fn records_read(&self) -> u64 {
@@ -702,6 +768,237 @@ fn collect<R: Read>(
             stopped_by,
         },
     ))
+}
+
+/// What a salvaging read ([`salvage_stream`]) kept of a stream and what it
+/// had to leave out.
+#[derive(Debug, Default)]
+pub struct Salvage {
+    pub records_recovered: u64,
+    /// Damaged chunks skipped (reading resumed after each where it could).
+    pub skipped: Vec<Skipped>,
+    /// A torn tail: the byte offset of the incomplete last chunk, and why.
+    pub torn_at: Option<(u64, String)>,
+    /// The end marker was read: the recorder closed the stream.
+    pub complete: bool,
+    /// The writer promised an end marker (streams of blame 0.1 have none).
+    pub end_marker_expected: bool,
+    /// Bytes of the file read (its length unless reading stopped early).
+    pub bytes_read: u64,
+    /// Samples dropped because their stack was defined in a skipped chunk.
+    pub samples_dropped: u64,
+    /// Reading stopped at an inconsistency in valid chunks (a stack table
+    /// out of order): nothing after it was read.
+    pub stopped_by: Option<FormatError>,
+}
+
+impl Salvage {
+    /// True when every byte of the stream was read and it ends with its end marker.
+    pub fn is_whole(&self) -> bool {
+        self.complete && self.skipped.is_empty() && self.stopped_by.is_none()
+    }
+
+    /// Where the intact part of a stream that was not closed ends.
+    pub fn cut_at(&self) -> Option<u64> {
+        if self.complete {
+            return None;
+        }
+        Some(match &self.torn_at {
+            Some((offset, _)) => *offset,
+            None => self.bytes_read,
+        })
+    }
+
+    /// One line for users: "complete", "cut at byte N", and what was skipped.
+    pub fn describe(&self) -> String {
+        let mut text = match (self.complete, self.end_marker_expected, self.cut_at()) {
+            (true, _, _) => "complete".to_string(),
+            (false, true, Some(n)) => format!(
+                "cut at byte {n} (no end marker: the recorder did not close it; everything before byte {n} is intact)"
+            ),
+            (false, false, Some(n)) => format!(
+                "ends at byte {n} without an end marker (written by a blame that wrote none: complete or cut cannot be told)"
+            ),
+            (false, _, None) => unreachable!("a stream not complete is cut somewhere"),
+        };
+        for s in &self.skipped {
+            match s.resumed_at {
+                Some(r) => text.push_str(&format!(
+                    "; damaged bytes {}..{} skipped ({}), read on from byte {r}",
+                    s.offset, r, s.error
+                )),
+                None => text.push_str(&format!(
+                    "; damaged from byte {} to the end, skipped ({})",
+                    s.offset, s.error
+                )),
+            }
+        }
+        if self.samples_dropped > 0 {
+            text.push_str(&format!(
+                "; {} samples dropped: their stacks were defined in the skipped bytes",
+                self.samples_dropped
+            ));
+        }
+        if let Some(e) = &self.stopped_by {
+            text.push_str(&format!("; reading stopped: {e}"));
+        }
+        text
+    }
+}
+
+/// Marks a stack-table hole: a node defined in a skipped chunk.
+const HOLE: StackNode = StackNode {
+    id: u32::MAX,
+    parent: u32::MAX,
+    address: 0,
+};
+
+/// Reads everything intact of a stream: damaged chunks are skipped (and
+/// listed), a torn tail ends reading, samples whose stack lost a node with
+/// a skipped chunk are dropped (and counted). Only a damaged or missing
+/// header is an error.
+pub fn salvage_stream(path: impl AsRef<Path>) -> Result<(Stream, Salvage)> {
+    let (reader, header) = StreamReader::open(path)?;
+    salvage(reader, header)
+}
+
+/// [`salvage_stream`] over bytes in memory.
+pub fn salvage_stream_bytes(bytes: &[u8]) -> Result<(Stream, Salvage)> {
+    let (reader, header) = StreamReader::new(bytes, "<memory>")?;
+    salvage(reader, header)
+}
+
+fn salvage<R: Read>(
+    mut reader: StreamReader<R>,
+    header: StreamHeader,
+) -> Result<(Stream, Salvage)> {
+    let path = reader.path().to_path_buf();
+    let mut s = Stream {
+        header: Some(header),
+        stacks: vec![StackNode {
+            id: 0,
+            parent: 0,
+            address: 0,
+        }],
+        ..Default::default()
+    };
+    let mut table = SalvagedStacks::default();
+    let mut out = Salvage {
+        end_marker_expected: reader.end_marker_expected(),
+        ..Default::default()
+    };
+    loop {
+        let record = match reader.next_item_salvaging() {
+            Ok(None) => break,
+            Ok(Some(Item::Skipped(skip))) => {
+                out.skipped.push(skip);
+                table.damaged = true;
+                continue;
+            }
+            Ok(Some(Item::Record(r))) => r,
+            Err(FormatError::Truncated { offset, what, .. }) => {
+                out.torn_at = Some((offset, what));
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        match record {
+            Record::Mapping(m) => s.mappings.push(m),
+            Record::Thread(t) => s.threads.push(t),
+            Record::Stack(node) => {
+                if let Err(reason) = table.push(node) {
+                    out.stopped_by = Some(FormatError::Invalid {
+                        context: path.display().to_string(),
+                        reason,
+                    });
+                    break;
+                }
+                let len = s.stacks.len();
+                s.stacks.resize(node.id as usize, HOLE);
+                debug_assert!(len <= node.id as usize);
+                s.stacks.push(node);
+            }
+            Record::Sample(sample) => match table.check(sample.stack) {
+                Ok(true) => s.samples.push(sample),
+                Ok(false) => out.samples_dropped += 1,
+                Err(reason) => {
+                    out.stopped_by = Some(FormatError::Invalid {
+                        context: path.display().to_string(),
+                        reason,
+                    });
+                    break;
+                }
+            },
+            Record::Lost(l) => s.lost.push(l),
+            Record::Exec { command } => s.execs.push(command),
+            Record::End(e) => s.end = Some(e),
+        }
+    }
+    out.records_recovered = reader.records_read();
+    out.complete = reader.complete();
+    out.bytes_read = reader.offset();
+    Ok((s, out))
+}
+
+/// Which stack ids of a salvaged stream have every node of their stack:
+/// the nodes a skipped chunk defined are holes, and so is every stack
+/// through them.
+#[derive(Debug, Clone)]
+pub struct SalvagedStacks {
+    /// Indexed by stack id; entry 0, the empty stack, is whole.
+    whole: Vec<bool>,
+    /// A damaged stretch was skipped: ids past the table may be holes.
+    pub damaged: bool,
+}
+
+impl Default for SalvagedStacks {
+    fn default() -> Self {
+        SalvagedStacks {
+            whole: vec![true],
+            damaged: false,
+        }
+    }
+}
+
+impl SalvagedStacks {
+    /// Adds a node. After damage, ids skipped over are holes; otherwise a
+    /// node out of order is an error (the stream's writer broke its rules).
+    pub fn push(&mut self, node: StackNode) -> std::result::Result<(), String> {
+        let next = self.whole.len();
+        if self.damaged && node.id as usize > next {
+            self.whole.resize(node.id as usize, false);
+        }
+        if node.id as usize != self.whole.len() || node.parent >= node.id {
+            return Err(format!(
+                "stack node {} (parent {}) out of order after {} nodes",
+                node.id,
+                node.parent,
+                self.whole.len() - 1
+            ));
+        }
+        self.whole.push(self.whole[node.parent as usize]);
+        Ok(())
+    }
+
+    /// True when stack `id` is whole, false when it passes through a hole
+    /// (or was defined in skipped bytes); an error for an id never defined
+    /// in an undamaged stream.
+    pub fn check(&self, id: u32) -> std::result::Result<bool, String> {
+        match self.whole.get(id as usize) {
+            Some(&whole) => Ok(whole),
+            None if self.damaged => Ok(false),
+            None => Err(format!("sample refers to stack {id} before it is defined")),
+        }
+    }
+
+    /// Number of stack ids known, holes included (entry 0 counts).
+    pub fn len(&self) -> usize {
+        self.whole.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.whole.is_empty()
+    }
 }
 
 #[cfg(test)]

@@ -362,7 +362,7 @@ fn chunk_headers_claiming_huge_sizes_or_counts_are_rejected_before_reading() {
         (u32::MAX, 100, 1, "over the"),
         (10, u32::MAX, 1, "over the"),
         (10, 100, u32::MAX, "records in 100 bytes"),
-        (64, 100, 0, "checksum"),
+        (64, 100, 0, "end marker (0 records) with a 100 byte payload"),
         (64, 100, 1, "checksum"),
     ] {
         let (_, rec) = read_stream_bytes(&chunk_header(clen, ulen, count)).unwrap();

@@ -345,3 +345,91 @@ fn alloc_log_round_trip_of_every_kind() {
         assert_eq!(e.frames.len() as u64, i % 7);
     }
 }
+
+/// Results of version 2 (blame 0.1: no provenance, lost counts or damage
+/// notes) are still read; their provenance is unknown, so `report`
+/// recomputes them from the run instead of trusting them.
+#[test]
+fn results_of_version_2_are_read_with_unknown_provenance() {
+    use bincode::Options;
+    use blame_formats::container::{ContainerWriter, Kind};
+    use blame_formats::results::{Coverage, ResultRecord, Shard, RESULTS};
+    #[derive(serde::Serialize)]
+    struct ProcessV2 {
+        rank: Option<u32>,
+        pid: u32,
+        host: String,
+        command: Vec<String>,
+        launcher: bool,
+        samples: Vec<f64>,
+    }
+    #[derive(serde::Serialize)]
+    struct HeaderV2 {
+        producer: String,
+        events: Vec<EventDesc>,
+        processes: Vec<ProcessV2>,
+        shard: Option<Shard>,
+        blame_points: Vec<String>,
+        coverage: Vec<Coverage>,
+    }
+    let now = results(40);
+    let header = HeaderV2 {
+        producer: "blame 0.1.0".into(),
+        events: now.header.events.clone(),
+        processes: now
+            .header
+            .processes
+            .iter()
+            .map(|p| ProcessV2 {
+                rank: p.rank,
+                pid: p.pid,
+                host: p.host.clone(),
+                command: p.command.clone(),
+                launcher: p.launcher,
+                samples: p.samples.clone(),
+            })
+            .collect(),
+        shard: None,
+        blame_points: now.header.blame_points.clone(),
+        coverage: now.header.coverage.clone(),
+    };
+    let v2 = Kind {
+        version: 2,
+        ..RESULTS
+    };
+    let mut w = ContainerWriter::new(Vec::new(), "<v2>", v2, &header).unwrap();
+    let mut payload = Vec::new();
+    let records: Vec<ResultRecord> = now
+        .variables
+        .iter()
+        .cloned()
+        .map(ResultRecord::Variable)
+        .chain(now.stacks.iter().cloned().map(ResultRecord::Stack))
+        .collect();
+    for r in &records {
+        bincode::DefaultOptions::new()
+            .with_varint_encoding()
+            .with_little_endian()
+            .serialize_into(&mut payload, r)
+            .unwrap();
+    }
+    w.write_chunk(&payload, records.len() as u32).unwrap();
+    w.write_end().unwrap();
+    let old = Results::read_bytes(&w.into_inner()).unwrap();
+    assert_eq!(old.header.provenance, None);
+    assert!(old.header.damage.is_empty());
+    assert!(old.header.processes.iter().all(|p| p.lost == 0));
+    assert_eq!(old.header.processes.len(), now.header.processes.len());
+    assert_eq!(old.variables, now.variables);
+    assert_eq!(old.stacks, now.stacks);
+    // Version 1 and anything newer than this build are refused, with what to do.
+    let dir = tempfile::tempdir().unwrap();
+    now.write(dir.path().join("r.bres")).unwrap();
+    let mut bytes = std::fs::read(dir.path().join("r.bres")).unwrap();
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let e = Results::read_bytes(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains("version 1 is not supported") && e.contains("matching blame release"),
+        "{e}"
+    );
+}

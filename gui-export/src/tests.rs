@@ -51,6 +51,7 @@ pub(crate) fn fixture() -> Results {
         command: vec!["./fig3_14".into()],
         launcher: false,
         samples: vec![3.0],
+        lost: 0,
     };
     let stack = |p: u32, l: u32| StackRecord {
         process: p,
@@ -70,6 +71,8 @@ pub(crate) fn fixture() -> Results {
             shard: None,
             blame_points: vec!["foo".into()],
             coverage: vec![],
+            provenance: None,
+            damage: vec![],
         },
         variables: vec![
             VariableBlame {

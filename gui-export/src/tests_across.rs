@@ -132,6 +132,7 @@ fn ranks_run(ranks: u32) -> Results {
             command: vec!["./halo".into()],
             launcher: false,
             samples: vec![1000.0],
+            lost: 0,
         })
         .collect();
     let var = |name: &str, per_rank: f64| {

@@ -56,6 +56,10 @@ pub struct Manifest {
     /// weights of memory events; absent when the kernel did not say.
     #[serde(default)]
     pub cache: Option<blame_formats::static_db::CacheGeometry>,
+    /// Size of each perf ring buffer in KiB (per CPU), as the locked-memory
+    /// limits allowed; absent for the ptrace sampler.
+    #[serde(default)]
+    pub ring_buffer_kib: Option<u64>,
 }
 
 impl Manifest {

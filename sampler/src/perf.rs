@@ -28,6 +28,14 @@ pub struct PerfConfig<'a> {
 /// Why opening failed, for the caller to choose a fallback.
 #[derive(Debug)]
 pub enum OpenFailure {
+    /// The ring buffers do not fit in the memory this user may lock, even
+    /// at the smallest size worth sampling with.
+    RingBuffer {
+        /// Data pages per CPU of the last size tried.
+        pages: usize,
+        error: std::io::Error,
+        plan: RingPlan,
+    },
     /// The kernel refuses perf_event_open to this user (paranoid level, seccomp, container).
     NotPermitted(std::io::Error),
     /// The event cannot be counted on this machine (no PMU for it).
@@ -36,6 +44,110 @@ pub enum OpenFailure {
         error: std::io::Error,
     },
     Other(String),
+}
+
+/// What the locked-memory limits of an unprivileged user allow for perf
+/// ring buffers (see `perf_mmap` in the kernel): `perf_event_mlock_kb` per
+/// online CPU for the user, then `RLIMIT_MEMLOCK` for the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MlockLimit {
+    /// `kernel.perf_event_mlock_kb`.
+    pub mlock_kb: u64,
+    pub online_cpus: u64,
+    /// `ulimit -l` in KiB; `None` when unlimited.
+    pub rlimit_kb: Option<u64>,
+}
+
+impl MlockLimit {
+    /// The limits of this process, `None` when it may lock any amount
+    /// (CAP_IPC_LOCK, as root has, or `perf_event_paranoid` -1).
+    pub fn of_this_process() -> Option<MlockLimit> {
+        let paranoid: i64 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(2);
+        if paranoid < 0 || crate::procfs::has_capability(CAP_IPC_LOCK) {
+            return None;
+        }
+        let mlock_kb = std::fs::read_to_string("/proc/sys/kernel/perf_event_mlock_kb")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(516);
+        Some(MlockLimit {
+            mlock_kb,
+            online_cpus: crate::procfs::online_cpus() as u64,
+            rlimit_kb: crate::procfs::memlock_limit().map(|b| b / 1024),
+        })
+    }
+
+    /// Pages all ring buffers together may lock; `None` when unlimited.
+    fn budget_pages(&self, page: usize) -> Option<u64> {
+        let page_kb = (page / 1024).max(1) as u64;
+        Some(self.mlock_kb / page_kb * self.online_cpus + self.rlimit_kb? / page_kb)
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "kernel.perf_event_mlock_kb={} KiB per CPU ({} CPUs) plus `ulimit -l` {}",
+            self.mlock_kb,
+            self.online_cpus,
+            match self.rlimit_kb {
+                Some(kb) => format!("{kb} KiB"),
+                None => "unlimited".into(),
+            }
+        )
+    }
+}
+
+/// CAP_IPC_LOCK: lock any amount of memory.
+const CAP_IPC_LOCK: u32 = 14;
+
+/// Sizes of the ring buffers, in data pages per CPU (powers of two).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RingPlan {
+    /// What the call-graph mode wants (bursts fit while the recorder drains).
+    pub wanted: usize,
+    /// The first size to try: `wanted`, capped by the locked-memory budget.
+    pub first: usize,
+    /// The smallest size worth recording with: a few of the largest records.
+    pub floor: usize,
+    /// The limits that capped `first`, when limited.
+    pub limit: Option<MlockLimit>,
+}
+
+/// Plans ring buffers for `rings` CPUs: the mode's size, halved until all
+/// of them (each with its metadata page) fit the budget, but not below a
+/// floor of four of the largest records.
+pub fn plan_rings(
+    call_graph: CallGraph,
+    stack_size: u32,
+    rings: usize,
+    limit: Option<MlockLimit>,
+    page: usize,
+) -> RingPlan {
+    let wanted = match call_graph {
+        // 8 MiB and 2 MiB per CPU: a burst of samples (page faults
+        // sampled one by one) fits while the recorder drains.
+        CallGraph::Dwarf => 2048,
+        CallGraph::Fp => 512,
+    };
+    let record = match call_graph {
+        CallGraph::Dwarf => stack_size as usize + 1024,
+        CallGraph::Fp => 2048,
+    };
+    let floor = (4 * record).div_ceil(page).next_power_of_two().max(8);
+    let mut first = wanted;
+    if let Some(budget) = limit.and_then(|l| l.budget_pages(page)) {
+        while first > floor && (first as u64 + 1) * rings.max(1) as u64 > budget {
+            first /= 2;
+        }
+    }
+    RingPlan {
+        wanted,
+        first,
+        floor: floor.min(wanted),
+        limit,
+    }
 }
 
 /// Open perf events of one recording.
@@ -48,6 +160,9 @@ pub struct PerfSession {
     buf: Vec<u8>,
     offsets: Vec<(usize, usize)>,
     kernel: bool,
+    /// Data pages of each ring buffer, and the plan they came from.
+    pub ring_pages: usize,
+    pub plan: RingPlan,
 }
 
 fn attr_for(
@@ -147,6 +262,41 @@ impl PerfSession {
         tids: &[u32],
         enable_on_exec: bool,
     ) -> Result<PerfSession, OpenFailure> {
+        let plan = plan_rings(
+            cfg.call_graph,
+            cfg.stack_size,
+            sys::possible_cpus(),
+            MlockLimit::of_this_process(),
+            sys::page_size(),
+        );
+        // The budget is an estimate (other perf users of this account lock
+        // memory too): halve on refusal down to the floor.
+        let mut pages = plan.first;
+        loop {
+            match Self::open_sized(cfg, tids, enable_on_exec, pages) {
+                Ok(mut s) => {
+                    s.ring_pages = pages;
+                    s.plan = plan;
+                    return Ok(s);
+                }
+                Err(OpenFailure::RingBuffer { error, .. }) if pages > plan.floor => {
+                    let _ = error;
+                    pages /= 2;
+                }
+                Err(OpenFailure::RingBuffer { error, .. }) => {
+                    return Err(OpenFailure::RingBuffer { pages, error, plan })
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn open_sized(
+        cfg: &PerfConfig,
+        tids: &[u32],
+        enable_on_exec: bool,
+        data_pages: usize,
+    ) -> Result<PerfSession, OpenFailure> {
         // Try the richest attributes first, then what older kernels or a
         // stricter paranoid level accept.
         let attempts = [(true, false), (false, false), (false, true)];
@@ -155,7 +305,14 @@ impl PerfSession {
             if exclude_kernel && cfg.kernel {
                 break;
             }
-            match Self::open_with(cfg, tids, enable_on_exec, with_build_id, exclude_kernel) {
+            match Self::open_with(
+                cfg,
+                tids,
+                enable_on_exec,
+                with_build_id,
+                exclude_kernel,
+                data_pages,
+            ) {
                 Ok(s) => return Ok(s),
                 Err(OpenFailure::Other(m)) if m.contains("Invalid argument") => {
                     last = Some(OpenFailure::Other(m))
@@ -173,13 +330,8 @@ impl PerfSession {
         enable_on_exec: bool,
         with_build_id: bool,
         exclude_kernel: bool,
+        data_pages: usize,
     ) -> Result<PerfSession, OpenFailure> {
-        let data_pages = match cfg.call_graph {
-            // 8 MiB and 2 MiB per CPU: a burst of samples (page faults
-            // sampled one by one) fits while the recorder drains.
-            CallGraph::Dwarf => 2048,
-            CallGraph::Fp => 512,
-        };
         let mut rings = Vec::new();
         let mut others = Vec::new();
         let mut event_of_id = HashMap::new();
@@ -209,15 +361,32 @@ impl PerfSession {
                     match &leader {
                         None => {
                             leader = Some(RingBuffer::map(fd, data_pages).map_err(|e| {
-                                OpenFailure::Other(format!(
-                                    "mmap of the perf ring buffer ({} KiB): {e}; raise `ulimit -l` or kernel.perf_event_mlock_kb",
-                                    data_pages * sys::page_size() / 1024
-                                ))
+                                match e.raw_os_error() {
+                                    // Over the locked-memory limit.
+                                    Some(libc::EPERM) | Some(libc::ENOMEM) => {
+                                        OpenFailure::RingBuffer {
+                                            pages: data_pages,
+                                            error: e,
+                                            plan: plan_rings(
+                                                cfg.call_graph,
+                                                cfg.stack_size,
+                                                1,
+                                                None,
+                                                sys::page_size(),
+                                            ),
+                                        }
+                                    }
+                                    _ => OpenFailure::Other(format!(
+                                        "mmap of the perf ring buffer ({} KiB): {e}",
+                                        data_pages * sys::page_size() / 1024
+                                    )),
+                                }
                             })?)
                         }
                         Some(ring) => {
-                            sys::set_output(&fd, ring.fd())
-                                .map_err(|e| OpenFailure::Other(format!("PERF_EVENT_IOC_SET_OUTPUT: {e}")))?;
+                            sys::set_output(&fd, ring.fd()).map_err(|e| {
+                                OpenFailure::Other(format!("PERF_EVENT_IOC_SET_OUTPUT: {e}"))
+                            })?;
                             others.push(fd);
                         }
                     }
@@ -235,6 +404,8 @@ impl PerfSession {
             buf: Vec::with_capacity(1 << 20),
             offsets: Vec::new(),
             kernel: cfg.kernel,
+            ring_pages: data_pages,
+            plan: plan_rings(cfg.call_graph, cfg.stack_size, 1, None, sys::page_size()),
         })
     }
 
@@ -354,5 +525,44 @@ impl PerfSession {
         // Events without a precise data source report address 0: no address.
         let data_address = s.addr.filter(|&a| a != 0);
         rec.sample(s.pid, s.tid, s.time, event, s.period, stack, data_address);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limit(mlock_kb: u64, cpus: u64, rlimit_kb: Option<u64>) -> Option<MlockLimit> {
+        Some(MlockLimit {
+            mlock_kb,
+            online_cpus: cpus,
+            rlimit_kb,
+        })
+    }
+
+    #[test]
+    fn rings_shrink_to_the_locked_memory_budget() {
+        // Root (or CAP_IPC_LOCK): what the mode wants.
+        let root = plan_rings(CallGraph::Dwarf, 8192, 2, None, 4096);
+        assert_eq!((root.wanted, root.first), (2048, 2048));
+        // Debian's defaults for a user: 516 KiB per CPU plus ulimit -l 8 MiB.
+        // Two 8 MiB rings need 16 MiB; two 4 MiB rings fit.
+        let user = plan_rings(CallGraph::Dwarf, 8192, 2, limit(516, 2, Some(8192)), 4096);
+        assert_eq!(user.first, 1024);
+        assert!((user.first as u64 + 1) * 2 <= 129 * 2 + 2048);
+        // ulimit -l 64 KiB: little more than what perf_event_mlock_kb gives, 128 + 1 pages per CPU.
+        let tight = plan_rings(CallGraph::Dwarf, 8192, 2, limit(516, 2, Some(64)), 4096);
+        assert_eq!(tight.first, 128);
+        // Never below the floor: four records of the largest size.
+        let none = plan_rings(CallGraph::Dwarf, 8192, 64, limit(4, 1, Some(0)), 4096);
+        assert_eq!(none.first, none.floor);
+        assert_eq!(
+            none.floor, 16,
+            "4 x (8 KiB stack + 1 KiB) in 4 KiB pages, to a power of two"
+        );
+        let big_stacks = plan_rings(CallGraph::Dwarf, 65528, 1, None, 4096);
+        assert_eq!(big_stacks.floor, 128);
+        let fp = plan_rings(CallGraph::Fp, 8192, 2, limit(516, 2, Some(64)), 4096);
+        assert_eq!((fp.wanted, fp.first, fp.floor), (512, 128, 8));
     }
 }

@@ -41,6 +41,67 @@ fn l1_data_cache_in(dir: &Path) -> Option<CacheGeometry> {
         })
 }
 
+/// Number of online CPUs (`/sys/devices/system/cpu/online`, e.g. `0-3,6`).
+pub fn online_cpus() -> usize {
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|s| count_cpu_list(&s))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// CPUs in a kernel CPU list (`0-3,6`).
+fn count_cpu_list(text: &str) -> Option<usize> {
+    let mut n = 0;
+    for part in text.trim().split(',') {
+        n += match part.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().ok()?.checked_sub(a.parse().ok()?)? + 1,
+            None => {
+                part.parse::<usize>().ok()?;
+                1
+            }
+        };
+    }
+    (n > 0).then_some(n)
+}
+
+/// This process's `RLIMIT_MEMLOCK` soft limit in bytes (`ulimit -l`), from
+/// /proc/self/limits; `None` when unlimited.
+pub fn memlock_limit() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|t| parse_memlock(&t))
+        .unwrap_or(Some(64 * 1024))
+}
+
+/// `Max locked memory  8388608  8388608  bytes` → Some(Some(8388608)); `unlimited` → Some(None).
+fn parse_memlock(limits: &str) -> Option<Option<u64>> {
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max locked memory"))?;
+    let soft = line["Max locked memory".len()..]
+        .split_whitespace()
+        .next()?;
+    if soft == "unlimited" {
+        return Some(None);
+    }
+    soft.parse().ok().map(Some)
+}
+
+/// True when this process has capability number `cap` in its effective set.
+pub fn has_capability(cap: u32) -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let hex = s
+                .lines()
+                .find_map(|l| l.strip_prefix("CapEff:"))?
+                .trim()
+                .to_string();
+            u64::from_str_radix(&hex, 16).ok()
+        })
+        .is_some_and(|caps| caps & (1u64 << cap) != 0)
+}
+
 pub fn hostname() -> String {
     nix::unistd::gethostname()
         .ok()
@@ -233,6 +294,23 @@ mod tests {
             (Some(7), Some(8))
         );
         assert_eq!(rank_from_vars(vars(&[])), (None, None));
+    }
+
+    #[test]
+    fn cpu_lists_and_memlock_limits() {
+        assert_eq!(count_cpu_list("0-3,6\n"), Some(5));
+        assert_eq!(count_cpu_list("0"), Some(1));
+        assert_eq!(count_cpu_list("x"), None);
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max locked memory         8388608              8388608              bytes\n";
+        assert_eq!(parse_memlock(limits), Some(Some(8 << 20)));
+        assert_eq!(
+            parse_memlock(
+                "Max locked memory         unlimited            unlimited            bytes"
+            ),
+            Some(None)
+        );
+        assert!(online_cpus() >= 1);
     }
 
     #[test]

@@ -503,24 +503,31 @@ impl Recording {
         end: Option<(Option<i32>, Option<i32>)>,
         time_ns: u64,
     ) {
-        let Some(mut s) = p.stream.take() else {
+        let Some(OpenStream {
+            mut writer,
+            path,
+            samples,
+            start_ns,
+        }) = p.stream.take()
+        else {
             return;
         };
         let mut r = Ok(());
         if let Some((exit_status, signal)) = end {
-            r = s.writer.write_end(ProcessEnd {
+            r = writer.write_end(ProcessEnd {
                 exit_status,
                 signal,
                 time_ns,
             });
         }
-        if let Err(e) = r.and_then(|_| s.writer.flush()) {
-            self.errors.push(format!("{}: {e}", s.path.display()));
+        // `finish` seals the last chunk and appends the container's end
+        // marker: readers can tell this stream from one cut short.
+        if let Err(e) = r.and_then(|_| writer.finish().map(drop)) {
+            self.errors.push(format!("{}: {e}", path.display()));
         }
         let (exit_status, signal) = end.unwrap_or((None, None));
         self.entries.push(ProcessEntry {
-            file: s
-                .path
+            file: path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -529,12 +536,12 @@ impl Recording {
             rank: p.rank,
             command: p.command.clone(),
             launcher: is_launcher(&p.command),
-            samples: s.samples,
+            samples,
             lost: p.lost,
             exit_status,
             signal,
             ended: end.is_some(),
-            duration_ns: time_ns.saturating_sub(s.start_ns),
+            duration_ns: time_ns.saturating_sub(start_ns),
         });
         p.lost = 0;
     }
@@ -665,6 +672,31 @@ mod tests {
         assert_eq!(samples.len(), 2);
         assert_eq!(samples[0], samples[1], "one stack table entry for both");
         assert!(matches!(recs.last(), Some(Record::End(end)) if end.exit_status == Some(3)));
+    }
+
+    /// Every closed stream ends with the container's end marker, whether its
+    /// process ended, exec'd or was still running when recording stopped.
+    #[test]
+    fn closed_streams_end_with_the_end_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = recording(dir.path());
+        let me = std::process::id();
+        rec.adopt(me);
+        rec.fork(4_000_001, me, 4_000_001);
+        for pid in [me, 4_000_001] {
+            rec.sample(pid, pid, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        }
+        rec.exit(4_000_001, 4_000_001, Some((Some(0), None)), 20);
+        rec.exec(me, "next-image", 30);
+        rec.sample(me, me, 40, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.finish(50);
+        assert_eq!(rec.entries.len(), 3);
+        for e in &rec.entries {
+            let (_, salvage) =
+                blame_formats::stream::salvage_stream(dir.path().join(&e.file)).unwrap();
+            assert!(salvage.complete, "{}: {}", e.file, salvage.describe());
+            assert_eq!(salvage.describe(), "complete");
+        }
     }
 
     #[test]

@@ -126,7 +126,15 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
             old.len()
         )));
     }
-    for p in old {
+    // Results computed from the recording being replaced are stale too.
+    let results = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name == "results.bres" || name.starts_with("results.bres.shard-")
+        });
+    for p in old.into_iter().chain(results.collect::<Vec<_>>()) {
         std::fs::remove_file(&p).map_err(|error| RecordError::Io { path: p, error })?;
     }
     Ok(lock)
@@ -264,6 +272,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
 
     // perf_event first; ptrace when refused (or asked for).
     let mut session = None;
+    let mut ring_kib = None;
     if opts.sampler != SamplerKind::Ptrace {
         loop {
             let cfg = PerfConfig {
@@ -276,8 +285,47 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
             };
             match PerfSession::open(&cfg, &tids, !attach) {
                 Ok(s) => {
+                    let page_kb = sys::page_size() / 1024;
+                    if s.ring_pages < s.plan.wanted {
+                        notice(
+                            &mut notices,
+                            format!(
+                                "perf ring buffers of {} KiB per CPU instead of {} KiB: this user may lock {}; bursts of samples may be lost (raise `ulimit -l` for larger buffers)",
+                                s.ring_pages * page_kb,
+                                s.plan.wanted * page_kb,
+                                s.plan
+                                    .limit
+                                    .map(|l| l.describe())
+                                    .unwrap_or_else(|| "less than the mode asks for".into())
+                            ),
+                        );
+                    }
+                    ring_kib = Some((s.ring_pages * page_kb) as u64);
                     session = Some(s);
                     break;
+                }
+                Err(OpenFailure::RingBuffer { pages, error, plan }) => {
+                    let why = format!(
+                        "the perf ring buffers do not fit in the memory this user may lock ({}): {} CPUs x {} KiB refused ({error})",
+                        plan.limit
+                            .map(|l| l.describe())
+                            .unwrap_or_else(|| "limit unknown".into()),
+                        sys::possible_cpus(),
+                        pages * sys::page_size() / 1024
+                    );
+                    if opts.sampler == SamplerKind::Auto {
+                        notice(
+                            &mut notices,
+                            format!("{why}; falling back to the ptrace sampler (raise `ulimit -l` or kernel.perf_event_mlock_kb to sample with perf_event)"),
+                        );
+                        break;
+                    }
+                    if let Some(c) = held.take() {
+                        c.abort();
+                    }
+                    return Err(RecordError::Sampler(format!(
+                        "{why}; raise `ulimit -l` or kernel.perf_event_mlock_kb, or use --sampler ptrace"
+                    )));
                 }
                 Err(OpenFailure::Unsupported { event, error }) => {
                     if default_event && event == "cycles" {
@@ -467,6 +515,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         processes: std::mem::take(&mut rec.entries),
         notices,
         cache: procfs::l1_data_cache(),
+        ring_buffer_kib: ring_kib,
     };
     let manifest_path = manifest
         .write(&opts.output, rank)
@@ -633,5 +682,35 @@ mod tests {
         }
         prepare_dir(&run, true, None).unwrap();
         assert!(!run.join("pid-1.bstream").exists());
+    }
+
+    /// `--force` replaces a recording with everything computed from it.
+    #[test]
+    fn force_removes_the_results_of_the_replaced_recording() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in [
+            "pid-1.bstream",
+            "manifest.json",
+            "results.bres",
+            "results.bres.shard-0-of-2",
+            "notes.txt",
+        ] {
+            std::fs::write(d.join(f), b"x").unwrap();
+        }
+        assert!(matches!(
+            prepare_dir(d, false, None),
+            Err(RecordError::Usage(_))
+        ));
+        let _lock = prepare_dir(d, true, None).unwrap();
+        for gone in [
+            "pid-1.bstream",
+            "manifest.json",
+            "results.bres",
+            "results.bres.shard-0-of-2",
+        ] {
+            assert!(!d.join(gone).exists(), "{gone}");
+        }
+        assert!(d.join("notes.txt").exists());
     }
 }

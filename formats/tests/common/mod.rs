@@ -354,6 +354,7 @@ pub fn results(variables: usize) -> Results {
             command: vec!["./solver".into()],
             launcher: false,
             samples: vec![1000.0 + r as f64, 10.5],
+            lost: r as u64,
         })
         .chain(std::iter::once(ProcessInfo {
             rank: None,
@@ -362,6 +363,7 @@ pub fn results(variables: usize) -> Results {
             command: vec!["mpirun".into(), "-np".into(), "4".into()],
             launcher: true,
             samples: vec![0.0, 0.0],
+            lost: 0,
         }))
         .collect();
     let key = |i: usize| VariableKey {
@@ -433,6 +435,20 @@ pub fn results(variables: usize) -> Results {
             shard: Some(Shard { index: 1, count: 3 }),
             blame_points: vec!["MPI_Allreduce".into()],
             coverage: vec![],
+            provenance: Some(Provenance {
+                static_db: Some(FileId {
+                    path: ".blame/static.db".into(),
+                    bytes: 1234,
+                    hash: 0x1234_5678_9abc_def0,
+                }),
+                inputs: vec![FileId {
+                    path: "run/rank-0.bstream".into(),
+                    bytes: 99,
+                    hash: 7,
+                }],
+                options: vec![("loop-threshold".into(), "0.75".into())],
+            }),
+            damage: vec!["run/rank-3.bstream: damaged bytes 100..200 skipped".into()],
         },
         variables: variables_v,
         functions,

@@ -1,0 +1,127 @@
+//! Does the static db describe the binary that was sampled? The db holds,
+//! per function, every source line with code (`FunctionSummary::lines`,
+//! from the IR's debug locations); the binary's DWARF gives each sampled
+//! frame's line. A db built from other sources (a rebuild that moved lines)
+//! puts samples on lines its summaries have no code on, and resolution
+//! then blames the wrong variables or none, silently. This pass counts,
+//! per function, the samples whose frames fall on such lines and names the
+//! functions where they are common; and says when the db has no summary for
+//! any sampled function at all.
+
+use crate::input::ProcessProfile;
+use crate::static_index::StaticIndex;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A function is reported when at least this share of its frames' samples
+/// are on lines its summary has no code on. Optimized code keeps the lines
+/// of the source it came from, so a matching db leaves almost none.
+const MISMATCH_SHARE: f64 = 0.25;
+
+/// Per summary: samples of frames in it, those on unknown lines, and those lines.
+#[derive(Default)]
+struct Counts {
+    samples: f64,
+    off: f64,
+    /// (file name of the sampled frame, line).
+    lines: BTreeSet<(String, u32)>,
+}
+
+#[derive(Default)]
+pub struct LineCheck {
+    by_function: BTreeMap<usize, Counts>,
+    /// Samples with a frame in a function of the db / with a named frame at all.
+    matched: f64,
+    named: f64,
+    /// A few names of sampled functions, for the "matches nothing" note.
+    examples: BTreeSet<String>,
+}
+
+impl LineCheck {
+    /// Counts the frames of a process's contexts.
+    pub fn add(&mut self, index: &StaticIndex, profile: &ProcessProfile) {
+        for ctx in &profile.contexts {
+            let n: f64 = ctx.counts.iter().sum();
+            if n <= 0.0 {
+                continue;
+            }
+            let mut matched = false;
+            let mut named = false;
+            for frame in &ctx.frames {
+                if frame.file.is_empty() || frame.line == 0 {
+                    continue;
+                }
+                named = true;
+                let Some(i) = index.lookup(&frame.function, &frame.file) else {
+                    if self.examples.len() < 5 {
+                        self.examples.insert(frame.function.clone());
+                    }
+                    continue;
+                };
+                matched = true;
+                let f = &index.functions[i];
+                if !f.has_line_info || f.lines.is_empty() {
+                    continue;
+                }
+                let c = self.by_function.entry(i).or_default();
+                c.samples += n;
+                let same_file = crate::static_index::same_file(&f.file, &frame.file);
+                if !same_file || f.lines.binary_search(&frame.line).is_err() {
+                    c.off += n;
+                    let file = frame.file.rsplit('/').next().unwrap_or(&frame.file);
+                    c.lines.insert((file.to_string(), frame.line));
+                }
+            }
+            self.matched += if matched { n } else { 0.0 };
+            self.named += if named { n } else { 0.0 };
+        }
+    }
+
+    /// Warnings: the functions whose lines do not match the db, and a db
+    /// that matches none of the sampled functions.
+    pub fn warnings(&self, index: &StaticIndex) -> Vec<String> {
+        let mut out = Vec::new();
+        if index.is_empty() {
+            return out;
+        }
+        if self.matched == 0.0 && self.named > 0.0 {
+            out.push(format!(
+                "the static db has no summary for any sampled function (it has {} functions; sampled: {}): it was built from other sources, so no sample reaches a variable; build the db from this program's sources with `blame cc` or `blame analyze`",
+                index.functions.len(),
+                self.examples.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+            return out;
+        }
+        let stale: Vec<(&usize, &Counts)> = self
+            .by_function
+            .iter()
+            .filter(|(_, c)| c.samples > 0.0 && c.off / c.samples >= MISMATCH_SHARE)
+            .collect();
+        if stale.is_empty() {
+            return out;
+        }
+        let names: Vec<String> = stale
+            .iter()
+            .map(|(&i, c)| {
+                let f = &index.functions[i];
+                let lines: Vec<String> = c
+                    .lines
+                    .iter()
+                    .take(4)
+                    .map(|(file, l)| format!("{file}:{l}"))
+                    .collect();
+                let file = f.file.rsplit('/').next().unwrap_or(&f.file);
+                format!(
+                    "{} of {file} ({:.0}% of its samples, on lines {})",
+                    f.name,
+                    100.0 * c.off / c.samples,
+                    lines.join(", ")
+                )
+            })
+            .collect();
+        out.push(format!(
+            "the static db does not match the sampled binary: samples of {} are on lines where the db's summaries have no code. The db was built from other sources than the binary (one of them was rebuilt after the sources changed), so these functions' variables are wrong or missing; rebuild the db from the binary's sources (`blame cc`, `blame analyze`), or pass the binary the db was built for with --binary-path",
+            names.join("; ")
+        ));
+        out
+    }
+}
