@@ -361,8 +361,10 @@ pub fn access_weight(
 /// enclosing loop: when some of the line's streaming reads sweep the same
 /// addresses in every iteration of the loop around their loop (`x[k]` in
 /// `y[i] += A[i][k] * x[k]`) while others move on to new data (`A[i][k]`),
-/// the repeated sweep stays in the cache between iterations unless its
-/// object is known to take more than half of the L1, and weighs ~0.
+/// the repeated sweep stays in the cache between iterations when its
+/// object is known to take at most half of the L1 (an array named directly),
+/// and weighs ~0. A heap block behind a pointer has no known size: assuming
+/// it fits inverts large vectors (art, quake), so it keeps its weight.
 pub fn line_weights(
     reads: &BTreeMap<MemRead, ReadCost>,
     cache: &CacheGeometry,
@@ -374,7 +376,7 @@ pub fn line_weights(
     reads
         .iter()
         .map(|(r, c)| {
-            let fits = c.footprint == 0 || c.footprint <= cache.l1d_bytes / 2;
+            let fits = c.footprint > 0 && c.footprint <= cache.l1d_bytes / 2;
             let reused = moves && c.outer == OuterReuse::Same && fits;
             let w = c.expected_misses(cache);
             (r.clone(), if reused { w * REUSED } else { w })
@@ -521,6 +523,39 @@ mod tests {
 
     /// `sum += val[k] * x[col[k]]` in a loop of two lines: loop
     /// compensation leaves the four reads equal (each on one of two lines);
+    /// Reuse across the enclosing loop: a repeated sweep of an array known
+    /// to fit in half the L1 weighs ~0 beside a read that moves on; one of
+    /// unknown size (a heap block behind a pointer) keeps its weight, and so
+    /// does one too large to stay.
+    #[test]
+    fn repeated_sweeps_of_small_known_arrays_stay_cached() {
+        use blame_formats::static_db::{OuterReuse, ReadCost, ReadIndex, Reuse};
+        let cache = CacheGeometry::default();
+        let read = |v| MemRead {
+            variable: v,
+            index: ReadIndex::None,
+        };
+        let cost = |outer, footprint| ReadCost {
+            reuse: Reuse::Stride(8),
+            outer,
+            footprint,
+        };
+        let line = |x_footprint| {
+            let reads = BTreeMap::from([
+                (read(0), cost(OuterReuse::Moves, 0)),
+                (read(1), cost(OuterReuse::Same, x_footprint)),
+            ]);
+            line_weights(&reads, &cache)
+        };
+        let small = line(2560);
+        assert_eq!(small[&read(0)], 0.125);
+        assert!(small[&read(1)] < 0.01, "{small:?}");
+        for footprint in [0, 64 * 1024] {
+            let w = line(footprint);
+            assert_eq!(w[&read(1)], 0.125, "footprint {footprint}: {w:?}");
+        }
+    }
+
     /// the access patterns give the gather `x` one miss per access, the
     /// streams one per cache line (8 doubles, 16 ints), the accumulator none.
     #[test]
