@@ -288,12 +288,16 @@ fn requested_db(explicit: &Option<PathBuf>) -> Option<PathBuf> {
 
 fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
     requested_db(explicit)
-        .or_else(|| Some(PathBuf::from(".blame/static.db")).filter(|p| p.exists()))
+        .or_else(|| {
+            Some(PathBuf::from(".blame/static.db"))
+                .filter(|p| p.exists() || blame_static::queue::dir_of(p).is_dir())
+        })
 }
 
 fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
     match db {
         Some(path) => {
+            crate::cmd_cc::wait_for_analysis(&path, "blame post");
             let (db, _) = StaticDb::read(&path)
                 .with_context(|| format!("cannot read the static db {}", path.display()))?;
             Ok((StaticIndex::new(db), Some(path)))

@@ -514,7 +514,12 @@ impl Conv {
             out.line = LLVMDISubprogramGetLine(sp);
             out.file = self.file_of(sp);
         }
-        if LLVMIsDeclaration(f) != 0 {
+        // `available_externally` bodies (glibc's inline `atol` at -O1 and
+        // up, extern templates) are copies of functions defined elsewhere,
+        // there for the inliner: for the analysis, calls to a library.
+        if LLVMIsDeclaration(f) != 0
+            || LLVMGetLinkage(f) == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
+        {
             out.is_declaration = true;
             return out;
         }

@@ -1,0 +1,411 @@
+//! `blame cc -- <compiler command...>`: a compiler launcher that builds the
+//! object as the command would and queues the unit's unoptimized bitcode
+//! for the variable-blame analysis, which runs off the compile's critical
+//! path (see `blame_static::queue`) and lands in the static db
+//! (`$BLAME_DB`, default `.blame/static.db`).
+//!
+//! When the compiler is clang 19 (directly or behind an MPI wrapper) the
+//! front end runs once: it writes unoptimized bitcode (`-emit-llvm -Xclang
+//! -disable-llvm-passes`, the user's flags and optimization level kept),
+//! which feeds both the analysis and the back end (the same command on the
+//! bitcode), whose object is the one a plain compile makes. Other compilers
+//! run unchanged and a separate clang-19 front end makes the analysis
+//! bitcode.
+//!
+//! What `blame cc` adds to the compile, before the user's flags (a flag the
+//! user gives wins): `-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer`
+//! (cheap stacks for `blame record`; `BLAME_CC_FRAME_POINTERS=0` turns it
+//! off), and on the single front end `-g` when no `-g` is given and
+//! `-fstandalone-debug` for C++ (the analysis needs variables and complete
+//! classes; neither changes the code).
+//!
+//! Failures of the extra step are warnings that name the user's source
+//! file: they never fail the build. `BLAME_CC_SYNC=1` analyzes before
+//! returning; `blame cc --wait` (and `blame post`, `blame check`) wait for
+//! the queue.
+
+mod command_line;
+mod compiler;
+
+use blame_static::queue;
+use command_line::CompileCommand;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Temporary directories of older `blame cc` versions: `$TMPDIR/blame-cc-PID-RANDOM`.
+const TMP_PREFIX: &str = "blame-cc-";
+/// A dead process's temporary directory is removed once this old.
+const STALE_AFTER: Duration = Duration::from_secs(600);
+
+#[derive(clap::Args)]
+pub struct CcArgs {
+    /// Wait until every unit compiled through `blame cc` so far is analyzed
+    /// into the static db, show the warnings of units that got no summary,
+    /// and exit (`blame post` waits by itself).
+    #[arg(long, conflicts_with = "command")]
+    pub wait: bool,
+    /// Drain the analysis queue of this static db (what `blame cc` starts
+    /// in the background).
+    #[arg(long, hide = true, value_name = "DB", conflicts_with = "command")]
+    pub drain: Option<PathBuf>,
+    /// The compiler command, e.g. `mpicc -O2 -c x.c -o x.o`.
+    #[arg(
+        required_unless_present_any = ["wait", "drain"],
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
+}
+
+/// How the analysis bitcode is compiled when the compiler is not clang 19:
+/// unoptimized, with debug info whose class types are complete in every
+/// unit (`-fstandalone-debug`: clang's constructor homing would leave a
+/// class declared only, its members unknown, in units without its
+/// constructor or key function), warnings off (the real compile shows them).
+const ANALYSIS_FLAGS: &[&str] = &["-g", "-fstandalone-debug", "-O0", "-emit-llvm", "-c", "-w"];
+
+/// The static db `blame cc` fills: `$BLAME_DB`, else `.blame/static.db`.
+pub fn db_path() -> PathBuf {
+    std::env::var_os("BLAME_DB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(".blame/static.db"))
+}
+
+/// Waits for the analysis queue of `db` (no queue: returns at once) and
+/// prints, prefixed by `who`, what is waited for and the warnings of units
+/// that got no summary.
+pub fn wait_for_analysis(db: &Path, who: &str) {
+    let waited = queue::wait(db, |n| {
+        eprintln!(
+            "{who}: waiting for the analysis of {n} unit{} compiled through blame cc",
+            if n == 1 { "" } else { "s" }
+        )
+    });
+    match waited {
+        Ok(warnings) => {
+            for w in warnings {
+                eprintln!("{w}");
+            }
+        }
+        Err(e) => eprintln!(
+            "{who}: warning: cannot read the analysis queue of {}: {e}",
+            db.display()
+        ),
+    }
+}
+
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    use std::os::unix::process::ExitStatusExt;
+    if status.success() {
+        return ExitCode::SUCCESS;
+    }
+    let code = status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1);
+    ExitCode::from(code.clamp(1, 255) as u8)
+}
+
+/// Runs a command with our stdio; Err names what could not start.
+fn run_inherited(argv: &[String]) -> Result<std::process::ExitStatus, ExitCode> {
+    Command::new(&argv[0]).args(&argv[1..]).status().map_err(|e| {
+        eprintln!("blame cc: cannot run {}: {e}", argv[0]);
+        ExitCode::from(127)
+    })
+}
+
+/// Flags `blame cc` adds before the user's own.
+fn leading_flags(cmd: &CompileCommand) -> Vec<String> {
+    let mut out = Vec::new();
+    if compiler::speaks_gcc_flags(cmd.compiler())
+        && std::env::var("BLAME_CC_FRAME_POINTERS").as_deref() != Ok("0")
+    {
+        out.push("-fno-omit-frame-pointer".to_string());
+        out.push("-mno-omit-leaf-frame-pointer".to_string());
+    }
+    out
+}
+
+pub fn run(args: CcArgs) -> ExitCode {
+    if let Some(db) = args.drain {
+        return drain(&db);
+    }
+    if args.wait {
+        wait_for_analysis(&db_path(), "blame cc");
+        return ExitCode::SUCCESS;
+    }
+    let user = CompileCommand::new(args.command);
+    let sources: Vec<String> = user.sources().into_iter().map(str::to_string).collect();
+    if sources.is_empty() || user.preprocess_only() {
+        // Links, preprocessing: nothing of ours to do.
+        return match run_inherited(&user.args) {
+            Ok(s) => exit_code(s),
+            Err(code) => code,
+        };
+    }
+    let cmd = user.with_leading_flags(&leading_flags(&user));
+    let db = db_path();
+    // A db that cannot take summaries is said now, not at `blame post`.
+    let analyze = match queue::check_db(&db) {
+        Ok(()) => true,
+        Err(e) => {
+            for src in &sources {
+                eprintln!("blame cc: warning: no blame summary for {src}: {e}");
+            }
+            false
+        }
+    };
+    // What a `blame cc` of an older version killed with SIGKILL left behind.
+    blame_formats::files::remove_stale_temp_dirs(TMP_PREFIX, STALE_AFTER);
+    // Ctrl-C or `kill` while we run: our children get it too; we clean up,
+    // then die of the signal.
+    let stop = Arc::new(AtomicUsize::new(0));
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        let _ = signal_hook::flag::register_usize(sig, stop.clone(), sig as usize);
+    }
+    let stopped = || -> Option<ExitCode> {
+        let sig = stop.load(Ordering::SeqCst);
+        if sig == 0 {
+            return None;
+        }
+        let _ = signal_hook::low_level::emulate_default_handler(sig as i32);
+        Some(ExitCode::from(128 + sig as u8))
+    };
+    let mut queued = 0;
+    if analyze && cmd.single_front_end() && compiler::is_clang_19(cmd.compiler()) {
+        match single_front_end(&cmd, &user, &db, &sources[0], &stopped) {
+            Ok(n) => queued += n,
+            Err(code) => return code,
+        }
+    } else {
+        let status = match run_inherited(&cmd.args) {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        if let Some(code) = stopped() {
+            return code;
+        }
+        if !status.success() {
+            return exit_code(status);
+        }
+        if analyze {
+            for src in &sources {
+                queued += analysis_front_end(&cmd, &db, src);
+                if let Some(code) = stopped() {
+                    return code;
+                }
+            }
+        }
+    }
+    if queued > 0 {
+        if std::env::var("BLAME_CC_SYNC").as_deref() == Ok("1") {
+            wait_for_analysis(&db, "blame cc");
+        } else {
+            start_drainer(&db);
+        }
+    }
+    stopped().unwrap_or(ExitCode::SUCCESS)
+}
+
+/// The compile as front end, then back end, of clang 19: Ok(units queued),
+/// or Err(the exit code to return).
+fn single_front_end(
+    cmd: &CompileCommand,
+    user: &CompileCommand,
+    db: &Path,
+    src: &str,
+    stopped: &dyn Fn() -> Option<ExitCode>,
+) -> Result<usize, ExitCode> {
+    let pending = match queue::begin(db) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}");
+            return match run_inherited(&cmd.args) {
+                Ok(s) if s.success() => Ok(0),
+                Ok(s) => Err(exit_code(s)),
+                Err(code) => Err(code),
+            };
+        }
+    };
+    let bc = pending.bitcode();
+    let mut extra = Vec::new();
+    let has = |f: &str| cmd.args.iter().any(|a| a.starts_with(f));
+    if !cmd.args.iter().any(|a| a.starts_with("-g")) {
+        extra.push("-g".to_string());
+    }
+    if compiler::is_cxx(cmd.compiler(), src) {
+        extra.push("-fstandalone-debug".to_string());
+    }
+    // Its diagnostics are captured (and shown unless it fails): keep colors.
+    if std::io::stderr().is_terminal()
+        && !has("-fcolor-diagnostics")
+        && !has("-fno-color-diagnostics")
+        && !has("-fdiagnostics-color")
+    {
+        extra.push("-fcolor-diagnostics".to_string());
+    }
+    let cmd = cmd.with_leading_flags(&extra);
+    let fe = Command::new(&cmd.args[0])
+        .args(&cmd.front_end(&bc)[1..])
+        .stderr(Stdio::piped())
+        .output();
+    if let Some(code) = stopped() {
+        pending.abandon();
+        return Err(code);
+    }
+    let fe_ok = match fe {
+        Ok(o) => {
+            if o.status.success() {
+                use std::io::Write;
+                let _ = std::io::stderr().write_all(&o.stderr);
+            }
+            o.status.success()
+        }
+        Err(_) => false,
+    };
+    if !fe_ok {
+        // A compile error (or something of ours): the plain compile says
+        // it, once, and its status is ours.
+        pending.abandon();
+        return Err(match run_inherited(&user.with_leading_flags(&leading_flags(user)).args) {
+            Ok(s) if s.success() => {
+                eprintln!("blame cc: warning: no blame summary for {src}: its front end failed where the compile did not");
+                ExitCode::SUCCESS
+            }
+            Ok(s) => exit_code(s),
+            Err(code) => code,
+        });
+    }
+    let be = run_inherited(&cmd.back_end(&bc));
+    if let Some(code) = stopped() {
+        pending.abandon();
+        return Err(code);
+    }
+    match be {
+        Ok(s) if s.success() => {}
+        _ => {
+            pending.abandon();
+            eprintln!("blame cc: warning: no blame summary for {src}: compiling its bitcode failed; compiling it as given");
+            return Err(match run_inherited(&cmd.args) {
+                Ok(s) => exit_code(s),
+                Err(code) => code,
+            });
+        }
+    }
+    match pending.commit(src) {
+        Ok(()) => Ok(1),
+        Err(e) => {
+            eprintln!("blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}");
+            Ok(0)
+        }
+    }
+}
+
+/// A separate clang-19 front end for the analysis (the compiler is not
+/// clang 19, or the command is one one front end cannot serve): 1 when the
+/// unit is queued.
+fn analysis_front_end(cmd: &CompileCommand, db: &Path, src: &str) -> usize {
+    let pending = match queue::begin(db) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}");
+            return 0;
+        }
+    };
+    let bc = pending.bitcode();
+    let mut flags = compiler::wrapper_flags(cmd.compiler());
+    flags.extend(command_line::front_end_flags(&cmd.args[1..]));
+    let clang = if compiler::is_cxx(cmd.compiler(), src) {
+        "clang++-19"
+    } else {
+        "clang-19"
+    };
+    let out = Command::new(clang)
+        .args(&flags)
+        .args(ANALYSIS_FLAGS)
+        .arg(src)
+        .arg("-o")
+        .arg(&bc)
+        .output();
+    let hide_queue = |text: &str| {
+        text.replace(
+            &queue::dir_of(db).display().to_string(),
+            "<blame cc queue>",
+        )
+    };
+    match out {
+        Ok(o) if o.status.success() => match pending.commit(src) {
+            Ok(()) => return 1,
+            Err(e) => eprintln!(
+                "blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}"
+            ),
+        },
+        Ok(o) => {
+            pending.abandon();
+            eprintln!(
+                "blame cc: warning: {clang} could not emit bitcode for {src}; no blame summary:\n{}",
+                hide_queue(&String::from_utf8_lossy(&o.stderr))
+            )
+        }
+        Err(e) => {
+            pending.abandon();
+            eprintln!("blame cc: warning: cannot run {clang} for {src}: {e}")
+        }
+    }
+    0
+}
+
+/// Starts a background drainer for `db` unless one runs: idle priority
+/// (`chrt --idle`, else `nice`), its own process group, no terminal, so it
+/// never holds a build's pipes or slows its compiles.
+fn start_drainer(db: &Path) {
+    match queue::try_lock(db) {
+        Ok(Some(lock)) => drop(lock),
+        // A drainer runs: it will see our unit before it leaves.
+        Ok(None) => return,
+        Err(e) => {
+            eprintln!("blame cc: warning: cannot start the analysis: {e}; `blame cc --wait` or `blame post` will run it");
+            return;
+        }
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let tail = [
+        exe.as_os_str(),
+        "cc".as_ref(),
+        "--drain".as_ref(),
+        db.as_os_str(),
+    ];
+    let launchers: [&[&str]; 3] = [&["chrt", "--idle", "0"], &["nice", "-n", "19"], &[]];
+    for launcher in launchers {
+        let mut argv: Vec<&std::ffi::OsStr> = launcher.iter().map(|s| s.as_ref()).collect();
+        argv.extend(tail);
+        let mut c = Command::new(argv[0]);
+        c.args(&argv[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut c, 0);
+        if c.spawn().is_ok() {
+            return;
+        }
+    }
+}
+
+/// `blame cc --drain DB`: the background drainer.
+fn drain(db: &Path) -> ExitCode {
+    match queue::try_lock(db) {
+        Ok(Some(lock)) => match queue::drain(db, lock) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        },
+        Ok(None) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
