@@ -124,6 +124,10 @@ impl InputArgs {
 
     /// What results computed from these inputs, with `db`, would be.
     fn provenance(&self, db: Option<&Path>) -> Result<Provenance> {
+        // Units `blame cc` still analyzes belong to the db: wait for them.
+        if let Some(db) = db {
+            crate::cmd_cc::wait_for_analysis(db, "blame");
+        }
         let id = |p: &Path, whole: bool| -> Result<FileId> {
             let id = if whole {
                 FileId::of(p)

@@ -329,7 +329,7 @@ mod tests {
         let c = cmd("clang-19 -MMD -MP -Iinc -DN=3 -std=c99 -O2 -c a.c -o obj/a.o");
         let fe = c.front_end(Path::new("/q/1.bc"));
         let fe = fe.join(" ");
-        assert!(fe.contains("-o /q/1.bc") && !fe.contains("obj/a.o -"), "{fe}");
+        assert!(fe.contains("-o /q/1.bc") && !fe.contains("-o obj/a.o"), "{fe}");
         assert!(fe.contains("-MT obj/a.o") && fe.contains("-MF obj/a.d"), "{fe}");
         assert!(fe.ends_with("-emit-llvm -Xclang -disable-llvm-passes"), "{fe}");
         let c = cmd("clang-19 -MD -MF deps/a.dep -MT x -c a.c -o a.o");
