@@ -16,6 +16,12 @@
 //! | `ID.job` | `blame cc`, atomically, after `ID.bc` is complete | a unit to analyze: its source name |
 //! | `drain.lock` | the drainer | held while a drainer runs |
 //! | `warnings.log` | the drainer | warnings for units that got no summary; shown and removed by [`wait`] |
+//! | `hurry` | a waiter | somebody waits: the background drainer stops pacing itself |
+//!
+//! The background drainer runs at normal priority but only on a free core
+//! (one thread, paused while every core has a runnable task): priorities
+//! would invert as soon as somebody waits, and an unprivileged process can
+//! lower its own priority but never raise it back.
 //!
 //! Invariant: a job is removed only after its summaries are in the db (or
 //! its warning is in `warnings.log`). A drainer that finds the queue empty
@@ -162,17 +168,60 @@ pub struct Drained {
     pub failed: usize,
 }
 
+/// How a drainer shares the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// Somebody waits for the db: all cores, no pause.
+    Now,
+    /// In the background of a build: one thread, and only while a core is
+    /// free, until somebody waits (the `hurry` marker); lingers a little
+    /// when the queue runs dry, as the next compile is likely to come.
+    Background,
+}
+
+/// Does every core have a runnable task besides us (`/proc/loadavg`'s
+/// count of runnable tasks, which includes the reader)?
+fn cores_busy() -> bool {
+    let Ok(text) = std::fs::read_to_string("/proc/loadavg") else {
+        return false;
+    };
+    let runnable = text
+        .split_whitespace()
+        .nth(3)
+        .and_then(|f| f.split('/').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    runnable.saturating_sub(1) >= cores
+}
+
+/// How long a background drainer waits for more work before it leaves.
+const LINGER: Duration = Duration::from_secs(2);
+const PAUSE: Duration = Duration::from_millis(100);
+
 /// Analyzes everything queued for `db` into it, while holding `lock` (from
 /// [`try_lock`]); releases the lock and returns when the queue stays empty.
-pub fn drain(db: &Path, lock: WriterLock) -> io::Result<Drained> {
+pub fn drain(db: &Path, lock: WriterLock, pace: Pace) -> io::Result<Drained> {
     let dir = dir_of(db);
+    let hurry = dir.join("hurry");
     let mut done = Drained::default();
     let mut lock = Some(lock);
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(io::Error::other)?;
+    let mut idle_since = std::time::Instant::now();
     loop {
         let pending = jobs(&dir)?;
+        let hurried = pace == Pace::Now || hurry.exists();
         if pending.is_empty() {
+            if !hurried && idle_since.elapsed() < LINGER {
+                std::thread::sleep(PAUSE);
+                continue;
+            }
             // Leave, then look once more: a unit queued while we were
             // leaving has either its own drainer or us.
+            let _ = std::fs::remove_file(&hurry);
             drop(lock.take());
             if jobs(&dir)?.is_empty() {
                 break;
@@ -183,9 +232,17 @@ pub fn drain(db: &Path, lock: WriterLock) -> io::Result<Drained> {
             }
             continue;
         }
-        for batch in pending.chunks(BATCH) {
-            drain_batch(db, &dir, batch, &mut done)?;
+        if hurried {
+            for batch in pending.chunks(BATCH) {
+                drain_batch(db, &dir, batch, &mut done)?;
+            }
+        } else if cores_busy() {
+            std::thread::sleep(PAUSE);
+        } else {
+            let batch = &pending[..pending.len().min(4)];
+            one_thread.install(|| drain_batch(db, &dir, batch, &mut done))?;
         }
+        idle_since = std::time::Instant::now();
     }
     remove_orphans(&dir);
     Ok(done)
@@ -300,12 +357,14 @@ pub fn wait(db: &Path, mut waiting: impl FnMut(usize)) -> io::Result<Vec<String>
                     waiting(pending);
                     told = true;
                 }
-                drain(db, lock)?;
+                drain(db, lock, Pace::Now)?;
             }
             None => {
                 if !told {
                     waiting(pending);
                     told = true;
+                    // The background drainer stops pacing itself.
+                    let _ = files::write_atomic(dir.join("hurry"), b"");
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
@@ -348,7 +407,7 @@ mod tests {
         bad.commit("src/bad.c").unwrap();
         let lock = try_lock(&db).unwrap().expect("no drainer runs");
         assert!(try_lock(&db).unwrap().is_none(), "one drainer at a time");
-        let done = drain(&db, lock).unwrap();
+        let done = drain(&db, lock, Pace::Now).unwrap();
         assert_eq!((done.units, done.failed), (0, 1));
         assert_eq!(queued(&db), 0, "the job is gone");
         let warnings = wait(&db, |_| panic!("nothing queued")).unwrap();

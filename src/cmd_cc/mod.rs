@@ -360,9 +360,9 @@ fn analysis_front_end(cmd: &CompileCommand, db: &Path, src: &str) -> usize {
     0
 }
 
-/// Starts a background drainer for `db` unless one runs: idle priority
-/// (`chrt --idle`, else `nice`), its own process group, no terminal, so it
-/// never holds a build's pipes or slows its compiles.
+/// Starts a background drainer for `db` unless one runs: its own process
+/// group, no terminal (it never holds a build's pipes), pacing itself to
+/// the cores the build leaves free (`blame_static::queue::Pace`).
 fn start_drainer(db: &Path) {
     match queue::try_lock(db) {
         Ok(Some(lock)) => drop(lock),
@@ -376,32 +376,20 @@ fn start_drainer(db: &Path) {
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
-    let tail = [
-        exe.as_os_str(),
-        "cc".as_ref(),
-        "--drain".as_ref(),
-        db.as_os_str(),
-    ];
-    let launchers: [&[&str]; 3] = [&["chrt", "--idle", "0"], &["nice", "-n", "19"], &[]];
-    for launcher in launchers {
-        let mut argv: Vec<&std::ffi::OsStr> = launcher.iter().map(|s| s.as_ref()).collect();
-        argv.extend(tail);
-        let mut c = Command::new(argv[0]);
-        c.args(&argv[1..])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        std::os::unix::process::CommandExt::process_group(&mut c, 0);
-        if c.spawn().is_ok() {
-            return;
-        }
-    }
+    let mut c = Command::new(exe);
+    c.args(["cc", "--drain"])
+        .arg(db)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut c, 0);
+    let _ = c.spawn();
 }
 
 /// `blame cc --drain DB`: the background drainer.
 fn drain(db: &Path) -> ExitCode {
     match queue::try_lock(db) {
-        Ok(Some(lock)) => match queue::drain(db, lock) {
+        Ok(Some(lock)) => match queue::drain(db, lock, queue::Pace::Background) {
             Ok(_) => ExitCode::SUCCESS,
             Err(_) => ExitCode::FAILURE,
         },
