@@ -9,6 +9,7 @@
 
 pub mod access;
 pub mod analysis;
+pub mod capture;
 pub mod cfg;
 pub mod ir;
 pub mod library;

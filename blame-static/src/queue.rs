@@ -316,7 +316,8 @@ fn warn(dir: &Path, source: &str, e: &StaticError, bitcode: &Path) -> io::Result
     writeln!(f, "{}", warning_text(source, e, bitcode))
 }
 
-/// Bitcode without a job, left by a `blame cc` killed during its front end.
+/// Bitcode without a job (or half written: `.part`), left by a `blame cc`
+/// killed during its compile.
 fn remove_orphans(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -329,7 +330,9 @@ fn remove_orphans(dir: &Path) {
             .and_then(|m| m.modified().ok())
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age > ORPHAN_AFTER);
-        if old && p.extension().is_some_and(|x| x == "bc") && !p.with_extension("job").exists() {
+        let orphan = p.extension().is_some_and(|x| x == "part")
+            || p.extension().is_some_and(|x| x == "bc") && !p.with_extension("job").exists();
+        if old && orphan {
             let _ = std::fs::remove_file(p);
         }
     }

@@ -5,17 +5,16 @@
 //! (`$BLAME_DB`, default `.blame/static.db`).
 //!
 //! When the compiler is clang 19 (directly or behind an MPI wrapper) the
-//! front end runs once: it writes unoptimized bitcode (`-emit-llvm -Xclang
-//! -disable-llvm-passes`, the user's flags and optimization level kept),
-//! which feeds both the analysis and the back end (the same command on the
-//! bitcode), whose object is the one a plain compile makes. Other compilers
-//! run unchanged and a separate clang-19 front end makes the analysis
-//! bitcode.
+//! compile runs once, with blame's capture plugin loaded
+//! (`blame_static::capture`): it builds the object a plain compile builds,
+//! byte for byte, and writes the unit's unoptimized bitcode into the queue
+//! as its optimization pipeline starts. Other compilers run unchanged and a
+//! separate clang-19 front end makes the analysis bitcode.
 //!
 //! What `blame cc` adds to the compile, before the user's flags (a flag the
 //! user gives wins): `-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer`
 //! (cheap stacks for `blame record`; `BLAME_CC_FRAME_POINTERS=0` turns it
-//! off), and on the single front end `-g` when no `-g` is given and
+//! off), and with the capture plugin `-g` when no `-g` is given and
 //! `-fstandalone-debug` for C++ (the analysis needs variables and complete
 //! classes; neither changes the code).
 //!
@@ -30,7 +29,6 @@ mod compiler;
 use blame_static::queue;
 use command_line::CompileCommand;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -177,8 +175,8 @@ pub fn run(args: CcArgs) -> ExitCode {
         Some(ExitCode::from(128 + sig as u8))
     };
     let mut queued = 0;
-    if analyze && cmd.single_front_end() && compiler::is_clang_19(cmd.compiler()) {
-        match single_front_end(&cmd, &user, &db, &sources[0], &stopped) {
+    if analyze && cmd.one_compile_captures() && compiler::is_clang_19(cmd.compiler()) {
+        match captured_compile(&cmd, &db, &sources[0], &stopped) {
             Ok(n) => queued += n,
             Err(code) => return code,
         }
@@ -212,17 +210,21 @@ pub fn run(args: CcArgs) -> ExitCode {
     stopped().unwrap_or(ExitCode::SUCCESS)
 }
 
-/// The compile as front end, then back end, of clang 19: Ok(units queued),
-/// or Err(the exit code to return).
-fn single_front_end(
+/// The compile with the capture plugin of clang 19 loaded: it builds the
+/// object and writes the unit's unoptimized bitcode into the queue. Ok(units
+/// queued), or Err(the exit code to return: the compile failed).
+fn captured_compile(
     cmd: &CompileCommand,
-    user: &CompileCommand,
     db: &Path,
     src: &str,
     stopped: &dyn Fn() -> Option<ExitCode>,
 ) -> Result<usize, ExitCode> {
-    let pending = match queue::begin(db) {
-        Ok(p) => p,
+    let plugin = queue::begin(db).and_then(|p| {
+        let so = blame_static::capture::install(&queue::dir_of(db))?;
+        Ok((p, so))
+    });
+    let (pending, plugin) = match plugin {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}");
             return match run_inherited(&cmd.args) {
@@ -233,69 +235,41 @@ fn single_front_end(
         }
     };
     let bc = pending.bitcode();
+    // The analysis needs variables and complete classes; neither flag
+    // changes the code, and a `-g` variant the user gives wins.
     let mut extra = Vec::new();
-    let has = |f: &str| cmd.args.iter().any(|a| a.starts_with(f));
     if !cmd.args.iter().any(|a| a.starts_with("-g")) {
         extra.push("-g".to_string());
     }
     if compiler::is_cxx(cmd.compiler(), src) {
         extra.push("-fstandalone-debug".to_string());
     }
-    // Its diagnostics are captured (and shown unless it fails): keep colors.
-    if std::io::stderr().is_terminal()
-        && !has("-fcolor-diagnostics")
-        && !has("-fno-color-diagnostics")
-        && !has("-fdiagnostics-color")
-    {
-        extra.push("-fcolor-diagnostics".to_string());
-    }
-    let cmd = cmd.with_leading_flags(&extra);
-    let fe = Command::new(&cmd.args[0])
-        .args(&cmd.front_end(&bc)[1..])
-        .stderr(Stdio::piped())
-        .output();
+    extra.push(format!("-fpass-plugin={}", plugin.display()));
+    let full = cmd.with_leading_flags(&extra);
+    let status = Command::new(&full.args[0])
+        .args(&full.args[1..])
+        .env(blame_static::capture::BITCODE_VAR, &bc)
+        .status();
     if let Some(code) = stopped() {
         pending.abandon();
         return Err(code);
     }
-    let fe_ok = match fe {
-        Ok(o) => {
-            if o.status.success() {
-                use std::io::Write;
-                let _ = std::io::stderr().write_all(&o.stderr);
-            }
-            o.status.success()
-        }
-        Err(_) => false,
-    };
-    if !fe_ok {
-        // A compile error (or something of ours): the plain compile says
-        // it, once, and its status is ours.
-        pending.abandon();
-        return Err(match run_inherited(&user.with_leading_flags(&leading_flags(user)).args) {
-            Ok(s) if s.success() => {
-                eprintln!("blame cc: warning: no blame summary for {src}: its front end failed where the compile did not");
-                ExitCode::SUCCESS
-            }
-            Ok(s) => exit_code(s),
-            Err(code) => code,
-        });
-    }
-    let be = run_inherited(&cmd.back_end(&bc));
-    if let Some(code) = stopped() {
-        pending.abandon();
-        return Err(code);
-    }
-    match be {
-        Ok(s) if s.success() => {}
-        _ => {
+    let status = match status {
+        Ok(s) => s,
+        Err(e) => {
             pending.abandon();
-            eprintln!("blame cc: warning: no blame summary for {src}: compiling its bitcode failed; compiling it as given");
-            return Err(match run_inherited(&cmd.args) {
-                Ok(s) => exit_code(s),
-                Err(code) => code,
-            });
+            eprintln!("blame cc: cannot run {}: {e}", cmd.args[0]);
+            return Err(ExitCode::from(127));
         }
+    };
+    if !status.success() {
+        pending.abandon();
+        return Err(exit_code(status));
+    }
+    if !bc.is_file() {
+        // The pipeline never ran (or could not write): a front end of our own.
+        pending.abandon();
+        return Ok(analysis_front_end(cmd, db, src));
     }
     match pending.commit(src) {
         Ok(()) => Ok(1),
