@@ -294,7 +294,7 @@ fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
     requested_db(explicit)
         .or_else(|| {
             Some(PathBuf::from(".blame/static.db"))
-                .filter(|p| p.exists() || blame_static::queue::dir_of(p).is_dir())
+                .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
         })
 }
 

@@ -199,7 +199,7 @@ fn the_manifest_the_allocation_tracer_and_its_logs_are_not_written_through_plant
 fn logging_clang(bin: &Path, log: &Path) {
     let real = String::from_utf8(run_ok(Command::new("which").arg("clang-19")).stdout).unwrap();
     let script = format!(
-        "#!/bin/sh\nout=\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && out=\"$a\"; prev=\"$a\"; done\nd=$(dirname \"$out\")\necho \"$d $(stat -c %a \"$d\") $(stat -c %U \"$d\")\" >> {}\nexec {} \"$@\"\n",
+        "#!/bin/sh\nout=\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && out=\"$a\"; prev=\"$a\"; done\n[ -n \"$BLAME_CAPTURE_BITCODE\" ] && out=\"$BLAME_CAPTURE_BITCODE\"\nd=$(dirname \"$out\")\necho \"$d $(stat -c %a \"$d\") $(stat -c %U \"$d\")\" >> {}\nexec {} \"$@\"\n",
         log.display(),
         real.trim()
     );
@@ -250,8 +250,9 @@ fn blame_cc_never_uses_a_temporary_directory_someone_else_made() {
             p.display()
         );
     }
-    // Lines "DIR MODE OWNER" of each clang run: the bitcode goes to the
-    // queue beside the db, private to the user.
+    // Lines "DIR MODE OWNER" of each clang run (where its output, or the
+    // capture plugin's bitcode, goes): the bitcode goes to the queue beside
+    // the db, private to the user.
     let log = std::fs::read_to_string(&log).unwrap();
     let queue = dir.path().join("static.queue");
     let private = log

@@ -9,12 +9,11 @@
 
 pub mod access;
 pub mod analysis;
-pub mod capture;
 pub mod cfg;
 pub mod ir;
 pub mod library;
 pub mod llvm_loader;
-pub mod queue;
+pub mod queue_drain;
 
 use blame_formats::static_db::{FunctionSummary, ReadIndex, Reuse, StaticDb};
 use rayon::prelude::*;

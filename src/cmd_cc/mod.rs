@@ -1,12 +1,12 @@
 //! `blame cc -- <compiler command...>`: a compiler launcher that builds the
 //! object as the command would and queues the unit's unoptimized bitcode
 //! for the variable-blame analysis, which runs off the compile's critical
-//! path (see `blame_static::queue`) and lands in the static db
+//! path (see `blame_formats::analysis_queue`) and lands in the static db
 //! (`$BLAME_DB`, default `.blame/static.db`).
 //!
 //! When the compiler is clang 19 (directly or behind an MPI wrapper) the
 //! compile runs once, with blame's capture plugin loaded
-//! (`blame_static::capture`): it builds the object a plain compile builds,
+//! (the `blame-bitcode-capture` crate): it builds the object a plain compile builds,
 //! byte for byte, and writes the unit's unoptimized bitcode into the queue
 //! as its optimization pipeline starts. Other compilers run unchanged and a
 //! separate clang-19 front end makes the analysis bitcode.
@@ -26,11 +26,12 @@
 mod command_line;
 mod compiler;
 
-use blame_static::queue;
+use crate::analyzer;
+use blame_formats::analysis_queue as queue;
 use command_line::CompileCommand;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,13 +48,9 @@ pub struct CcArgs {
     /// and exit (`blame post` waits by itself).
     #[arg(long, conflicts_with = "command")]
     pub wait: bool,
-    /// Drain the analysis queue of this static db (what `blame cc` starts
-    /// in the background).
-    #[arg(long, hide = true, value_name = "DB", conflicts_with = "command")]
-    pub drain: Option<PathBuf>,
     /// The compiler command, e.g. `mpicc -O2 -c x.c -o x.o`.
     #[arg(
-        required_unless_present_any = ["wait", "drain"],
+        required_unless_present = "wait",
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]
@@ -78,12 +75,20 @@ pub fn db_path() -> PathBuf {
 /// prints, prefixed by `who`, what is waited for and the warnings of units
 /// that got no summary.
 pub fn wait_for_analysis(db: &Path, who: &str) {
-    let waited = queue::wait(db, |n| {
-        eprintln!(
-            "{who}: waiting for the analysis of {n} unit{} compiled through blame cc",
-            if n == 1 { "" } else { "s" }
-        )
-    });
+    let waited = queue::wait(
+        db,
+        |n| {
+            eprintln!(
+                "{who}: waiting for the analysis of {n} unit{} compiled through blame cc",
+                if n == 1 { "" } else { "s" }
+            )
+        },
+        |lock| {
+            // The analyzer takes the lock over.
+            drop(lock);
+            analyzer::drain_now(db)
+        },
+    );
     match waited {
         Ok(warnings) => {
             for w in warnings {
@@ -130,9 +135,6 @@ fn leading_flags(cmd: &CompileCommand) -> Vec<String> {
 }
 
 pub fn run(args: CcArgs) -> ExitCode {
-    if let Some(db) = args.drain {
-        return drain(&db);
-    }
     if args.wait {
         wait_for_analysis(&db_path(), "blame cc");
         return ExitCode::SUCCESS;
@@ -220,7 +222,7 @@ fn captured_compile(
     stopped: &dyn Fn() -> Option<ExitCode>,
 ) -> Result<usize, ExitCode> {
     let plugin = queue::begin(db).and_then(|p| {
-        let so = blame_static::capture::install(&queue::dir_of(db))?;
+        let so = blame_bitcode_capture::install(&queue::dir_of(db))?;
         Ok((p, so))
     });
     let (pending, plugin) = match plugin {
@@ -248,7 +250,7 @@ fn captured_compile(
     let full = cmd.with_leading_flags(&extra);
     let status = Command::new(&full.args[0])
         .args(&full.args[1..])
-        .env(blame_static::capture::BITCODE_VAR, &bc)
+        .env(blame_bitcode_capture::BITCODE_VAR, &bc)
         .status();
     if let Some(code) = stopped() {
         pending.abandon();
@@ -334,9 +336,8 @@ fn analysis_front_end(cmd: &CompileCommand, db: &Path, src: &str) -> usize {
     0
 }
 
-/// Starts a background drainer for `db` unless one runs: its own process
-/// group, no terminal (it never holds a build's pipes), pacing itself to
-/// the cores the build leaves free (`blame_static::queue::Pace`).
+/// Starts a background drainer for `db` unless one runs (it paces
+/// itself to the cores the build leaves free).
 fn start_drainer(db: &Path) {
     match queue::try_lock(db) {
         Ok(Some(lock)) => drop(lock),
@@ -347,27 +348,7 @@ fn start_drainer(db: &Path) {
             return;
         }
     }
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    let mut c = Command::new(exe);
-    c.args(["cc", "--drain"])
-        .arg(db)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    std::os::unix::process::CommandExt::process_group(&mut c, 0);
-    let _ = c.spawn();
-}
-
-/// `blame cc --drain DB`: the background drainer.
-fn drain(db: &Path) -> ExitCode {
-    match queue::try_lock(db) {
-        Ok(Some(lock)) => match queue::drain(db, lock, queue::Pace::Background) {
-            Ok(_) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        },
-        Ok(None) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::FAILURE,
+    if let Err(e) = analyzer::start_drain(db) {
+        eprintln!("blame cc: warning: cannot start the analysis: {e}");
     }
 }

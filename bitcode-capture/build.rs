@@ -1,4 +1,4 @@
-//! Builds the bitcode-capture pass plugin (bitcode-capture/blame_capture.cpp)
+//! Builds the bitcode-capture pass plugin (blame_capture.cpp)
 //! that `blame cc` loads into clang 19, against the headers of the LLVM
 //! this crate links (`$LLVM_SYS_191_PREFIX/bin/llvm-config`, else
 //! `llvm-config-19`), with `$CXX` (default `clang++-19`).
@@ -8,7 +8,7 @@ use std::process::Command;
 
 fn main() {
     let src = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
-        .join("../bitcode-capture/blame_capture.cpp");
+        .join("blame_capture.cpp");
     println!("cargo:rerun-if-changed={}", src.display());
     println!("cargo:rerun-if-env-changed=CXX");
     println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");

@@ -1,5 +1,6 @@
-//! The analysis queue of a static db: how `blame cc` keeps the analysis off
-//! the compile's critical path.
+//! The analysis queue of a static db (its layout and bookkeeping; the
+//! drain that analyzes is `blame_static::queue_drain`): how `blame cc`
+//! keeps the analysis off the compile's critical path.
 //!
 //! `blame cc` writes each unit's bitcode into the queue directory beside the
 //! db (`DB` with the extension `queue`, e.g. `.blame/static.queue/`, private
@@ -29,17 +30,15 @@
 //! leaving is never stranded: either the enqueuer took the lock (and starts
 //! a drainer), or the leaving drainer sees the job.
 
-use crate::{analyze_named_into_db, StaticError};
-use blame_formats::files;
-use blame_formats::lock::WriterLock;
+use crate::error::FormatError;
+use crate::files;
+use crate::lock::WriterLock;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// Units analyzed in one batch (one db read–merge–write each).
-const BATCH: usize = 64;
 /// Bitcode with no job this old was left by a killed `blame cc`.
 const ORPHAN_AFTER: Duration = Duration::from_secs(600);
 
@@ -111,18 +110,31 @@ fn create_private_dir(dir: &Path) -> io::Result<()> {
     files::check_own_dir(dir)
 }
 
+/// Why a static db cannot take summaries.
+#[derive(Debug, thiserror::Error)]
+pub enum DbUnusable {
+    #[error("{path}: written by an older blame (static db version {found}, this build writes version {supported}); its summaries cannot be reused: delete it and run blame cc / blame analyze again on every translation unit")]
+    Older {
+        path: String,
+        found: u32,
+        supported: u32,
+    },
+    #[error(transparent)]
+    Unreadable(#[from] FormatError),
+}
+
 /// Fails when the db at `db` exists but cannot take summaries (damaged, or
 /// written by an older blame): checked by `blame cc` before it queues, so
 /// the build shows the reason at once.
-pub fn check_db(db: &Path) -> Result<(), StaticError> {
+pub fn check_db(db: &Path) -> Result<(), DbUnusable> {
     if !db.exists() {
         return Ok(());
     }
-    match blame_formats::static_db::StaticDb::read_header(db) {
+    match crate::static_db::StaticDb::read_header(db) {
         Ok(_) => Ok(()),
-        Err(blame_formats::error::FormatError::UnsupportedVersion {
+        Err(FormatError::UnsupportedVersion {
             found, supported, ..
-        }) if found < supported => Err(StaticError::OlderDb {
+        }) if found < supported => Err(DbUnusable::Older {
             path: db.display().to_string(),
             found,
             supported,
@@ -159,167 +171,71 @@ pub fn try_lock(db: &Path) -> io::Result<Option<WriterLock>> {
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
 }
 
-/// What a drain did.
-#[derive(Debug, Default)]
-pub struct Drained {
-    /// Units whose summaries are now in the db.
-    pub units: usize,
-    /// Units that got no summary (their warnings are in `warnings.log`).
-    pub failed: usize,
-}
-
-/// How a drainer shares the machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pace {
-    /// Somebody waits for the db: all cores, no pause.
-    Now,
-    /// In the background of a build: one thread, and only while a core is
-    /// free, until somebody waits (the `hurry` marker); lingers a little
-    /// when the queue runs dry, as the next compile is likely to come.
-    Background,
-}
-
-/// Does every core have a runnable task besides us (`/proc/loadavg`'s
-/// count of runnable tasks, which includes the reader)?
-fn cores_busy() -> bool {
-    let Ok(text) = std::fs::read_to_string("/proc/loadavg") else {
-        return false;
-    };
-    let runnable = text
-        .split_whitespace()
-        .nth(3)
-        .and_then(|f| f.split('/').next())
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(1);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    runnable.saturating_sub(1) >= cores
-}
-
-/// How long a background drainer waits for more work before it leaves.
-const LINGER: Duration = Duration::from_secs(2);
-const PAUSE: Duration = Duration::from_millis(100);
-
-/// Analyzes everything queued for `db` into it, while holding `lock` (from
-/// [`try_lock`]); releases the lock and returns when the queue stays empty.
-pub fn drain(db: &Path, lock: WriterLock, pace: Pace) -> io::Result<Drained> {
-    let dir = dir_of(db);
-    let hurry = dir.join("hurry");
-    let mut done = Drained::default();
-    let mut lock = Some(lock);
-    let one_thread = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(io::Error::other)?;
-    let mut idle_since = std::time::Instant::now();
-    loop {
-        let pending = jobs(&dir)?;
-        let hurried = pace == Pace::Now || hurry.exists();
-        if pending.is_empty() {
-            if !hurried && idle_since.elapsed() < LINGER {
-                std::thread::sleep(PAUSE);
-                continue;
-            }
-            // Leave, then look once more: a unit queued while we were
-            // leaving has either its own drainer or us.
-            let _ = std::fs::remove_file(&hurry);
-            drop(lock.take());
-            if jobs(&dir)?.is_empty() {
-                break;
-            }
-            match try_lock(db)? {
-                Some(l) => lock = Some(l),
-                None => break,
-            }
-            continue;
-        }
-        if hurried {
-            for batch in pending.chunks(BATCH) {
-                drain_batch(db, &dir, batch, &mut done)?;
-            }
-        } else if cores_busy() {
-            std::thread::sleep(PAUSE);
-        } else {
-            let batch = &pending[..pending.len().min(4)];
-            one_thread.install(|| drain_batch(db, &dir, batch, &mut done))?;
-        }
-        idle_since = std::time::Instant::now();
-    }
-    remove_orphans(&dir);
-    Ok(done)
-}
-
-/// One batch: all at once (one db update), or one by one when the batch
-/// fails, so a bad unit names itself and spares the others.
-fn drain_batch(db: &Path, dir: &Path, batch: &[PathBuf], done: &mut Drained) -> io::Result<()> {
-    let mut units = Vec::new();
-    for job_path in batch {
-        let job: Option<Job> = std::fs::read(job_path)
+/// The queued jobs of `db`, oldest first: (bitcode, source name, job file).
+/// A job file nobody can read is removed, with its bitcode.
+pub fn queued_units(db: &Path) -> io::Result<Vec<QueuedUnit>> {
+    let mut out = Vec::new();
+    for job_path in jobs(&dir_of(db))? {
+        let job: Option<Job> = std::fs::read(&job_path)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
         match job {
-            Some(job) => units.push((job_path.with_extension("bc"), job.source, job_path)),
+            Some(job) => out.push(QueuedUnit {
+                bitcode: job_path.with_extension("bc"),
+                source: job.source,
+                job: job_path,
+            }),
             None => {
-                // A job file nobody can read is dropped, with its bitcode.
                 let _ = std::fs::remove_file(job_path.with_extension("bc"));
-                let _ = std::fs::remove_file(job_path);
+                let _ = std::fs::remove_file(&job_path);
             }
         }
     }
-    let inputs: Vec<(PathBuf, String)> = units
-        .iter()
-        .map(|(bc, src, _)| (bc.clone(), src.clone()))
-        .collect();
-    match analyze_named_into_db(&inputs, db) {
-        Ok(_) => done.units += inputs.len(),
-        Err(_) if inputs.len() > 1 => {
-            for input in &inputs {
-                match analyze_named_into_db(std::slice::from_ref(input), db) {
-                    Ok(_) => done.units += 1,
-                    Err(e) => {
-                        done.failed += 1;
-                        warn(dir, &input.1, &e, &input.0)?;
-                    }
-                }
-            }
-        }
-        Err(e) => {
-            done.failed += inputs.len();
-            if let Some(input) = inputs.first() {
-                warn(dir, &input.1, &e, &input.0)?;
-            }
-        }
-    }
-    for (bc, _, job) in &units {
-        let _ = std::fs::remove_file(bc);
-        let _ = std::fs::remove_file(job);
-    }
-    Ok(())
+    Ok(out)
 }
 
-/// The warning of a unit that got no summary, in the words `blame cc`
-/// would have printed: naming the source, never the queued bitcode.
-pub fn warning_text(source: &str, e: &StaticError, bitcode: &Path) -> String {
-    let msg = e.to_string().replace(&bitcode.display().to_string(), source);
-    let msg = msg
-        .strip_prefix(&format!("{source}: "))
-        .unwrap_or(&msg)
-        .to_string();
-    format!("blame cc: warning: no blame summary for {source}: {msg}")
+/// One queued unit.
+#[derive(Debug, Clone)]
+pub struct QueuedUnit {
+    pub bitcode: PathBuf,
+    /// The user's source file, as messages name it.
+    pub source: String,
+    job: PathBuf,
 }
 
-fn warn(dir: &Path, source: &str, e: &StaticError, bitcode: &Path) -> io::Result<()> {
+impl QueuedUnit {
+    /// Removes the unit from the queue: its summaries are in the db, or its
+    /// warning is logged.
+    pub fn done(&self) {
+        let _ = std::fs::remove_file(&self.bitcode);
+        let _ = std::fs::remove_file(&self.job);
+    }
+}
+
+/// Is a waiter waiting (the drainer should stop pacing itself)?
+pub fn hurried(db: &Path) -> bool {
+    dir_of(db).join("hurry").exists()
+}
+
+/// Forgets that somebody waited (the drainer leaves an empty queue).
+pub fn clear_hurry(db: &Path) {
+    let _ = std::fs::remove_file(dir_of(db).join("hurry"));
+}
+
+/// Logs the warning of a unit that got no summary, for [`wait`] to show.
+pub fn log_warning(db: &Path, text: &str) -> io::Result<()> {
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
         .mode(0o600)
-        .open(dir.join("warnings.log"))?;
-    writeln!(f, "{}", warning_text(source, e, bitcode))
+        .open(dir_of(db).join("warnings.log"))?;
+    writeln!(f, "{text}")
 }
 
 /// Bitcode without a job (or half written: `.part`), left by a `blame cc`
 /// killed during its compile.
-fn remove_orphans(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+pub fn remove_orphans(db: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir_of(db)) else {
         return;
     };
     for e in entries.filter_map(Result::ok) {
@@ -342,7 +258,11 @@ fn remove_orphans(dir: &Path) {
 /// foreground when no drainer runs. `waiting(n)` is called once when units
 /// are still queued. Returns the warnings of units that got no summary
 /// (each shown once: the log is removed).
-pub fn wait(db: &Path, mut waiting: impl FnMut(usize)) -> io::Result<Vec<String>> {
+pub fn wait(
+    db: &Path,
+    mut waiting: impl FnMut(usize),
+    mut drain_now: impl FnMut(WriterLock) -> io::Result<()>,
+) -> io::Result<Vec<String>> {
     let dir = dir_of(db);
     if !dir.is_dir() {
         return Ok(Vec::new());
@@ -360,7 +280,7 @@ pub fn wait(db: &Path, mut waiting: impl FnMut(usize)) -> io::Result<Vec<String>
                     waiting(pending);
                     told = true;
                 }
-                drain(db, lock, Pace::Now)?;
+                drain_now(lock)?;
             }
             None => {
                 if !told {
@@ -396,53 +316,63 @@ mod tests {
         assert_eq!(queued(&db), 0, "bitcode alone is no job");
         p.commit("x.c").unwrap();
         assert_eq!(queued(&db), 1);
-        let mode = std::fs::metadata(dir_of(&db)).unwrap();
+        let units = queued_units(&db).unwrap();
+        assert_eq!(units[0].source, "x.c");
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(mode.permissions().mode() & 0o777, 0o700);
+        let mode = std::fs::metadata(dir_of(&db)).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        units[0].done();
+        assert_eq!(queued(&db), 0);
     }
 
     #[test]
-    fn a_bad_unit_is_a_warning_naming_its_source_and_spares_the_others() {
-        let d = tempfile::tempdir().unwrap();
-        let db = d.path().join("static.db");
-        let bad = begin(&db).unwrap();
-        std::fs::write(bad.bitcode(), b"garbage, not bitcode").unwrap();
-        bad.commit("src/bad.c").unwrap();
-        let lock = try_lock(&db).unwrap().expect("no drainer runs");
-        assert!(try_lock(&db).unwrap().is_none(), "one drainer at a time");
-        let done = drain(&db, lock, Pace::Now).unwrap();
-        assert_eq!((done.units, done.failed), (0, 1));
-        assert_eq!(queued(&db), 0, "the job is gone");
-        let warnings = wait(&db, |_| panic!("nothing queued")).unwrap();
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(
-            warnings[0].contains("src/bad.c") && !warnings[0].contains(".bc"),
-            "{warnings:?}"
-        );
-        assert!(wait(&db, |_| {}).unwrap().is_empty(), "shown once");
-    }
-
-    #[test]
-    fn waiting_drains_what_no_drainer_took() {
+    fn waiting_drains_what_no_drainer_took_and_shows_warnings_once() {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("static.db");
         let p = begin(&db).unwrap();
         std::fs::write(p.bitcode(), b"x").unwrap();
         p.commit("a.c").unwrap();
         let mut told = 0;
-        let warnings = wait(&db, |n| told = n).unwrap();
+        let warnings = wait(
+            &db,
+            |n| told = n,
+            |_lock| {
+                assert!(try_lock(&db).unwrap().is_none(), "one drainer at a time");
+                for u in queued_units(&db)? {
+                    log_warning(&db, &format!("no summary for {}", u.source))?;
+                    u.done();
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
         assert_eq!(told, 1);
         assert_eq!(queued(&db), 0);
-        assert_eq!(warnings.len(), 1, "not bitcode: {warnings:?}");
+        assert_eq!(warnings, ["no summary for a.c"]);
+        let again = wait(&db, |_| panic!("nothing queued"), |_| panic!("no drain")).unwrap();
+        assert!(again.is_empty(), "shown once");
     }
 
     #[test]
     fn no_queue_no_wait() {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("static.db");
-        assert!(wait(&db, |_| panic!("nothing to wait for"))
+        assert!(wait(&db, |_| panic!("nothing to wait for"), |_| Ok(()))
             .unwrap()
             .is_empty());
         assert!(!dir_of(&db).exists(), "waiting creates nothing");
+    }
+
+    #[test]
+    fn an_older_db_is_named_with_what_to_do() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("static.db");
+        assert!(check_db(&db).is_ok(), "no db yet is fine");
+        let mut old = b"BLAMESDB".to_vec();
+        old.extend_from_slice(&1u32.to_le_bytes());
+        old.extend_from_slice(&0u32.to_le_bytes());
+        std::fs::write(&db, &old).unwrap();
+        let e = check_db(&db).unwrap_err().to_string();
+        assert!(e.contains("older blame") && e.contains("delete it"), "{e}");
     }
 }

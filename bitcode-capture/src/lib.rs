@@ -1,5 +1,6 @@
-//! The bitcode-capture pass plugin (bitcode-capture/blame_capture.cpp, built
-//! into this crate) that `blame cc` loads into clang 19 with
+//! Where `blame cc` sits between the compiler and the static analysis: the
+//! bitcode-capture pass plugin (blame_capture.cpp, built into this crate by
+//! build.rs and embedded) that `blame cc` loads into clang 19 with
 //! `-fpass-plugin=`: the compile writes the unit's unoptimized bitcode to
 //! `$BLAME_CAPTURE_BITCODE` at the start of its optimization pipeline and
 //! builds the very object it builds without the plugin. One front end
