@@ -11,5 +11,5 @@ export LLVM_SYS_191_PREFIX=${LLVM_SYS_191_PREFIX:-$(llvm-config-19 --prefix)}
 if ! [ -e /usr/lib/x86_64-linux-gnu/libblas.so ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q libblas-dev >/dev/null
 fi
-cargo build --release -q --bin blame
+cargo build --release -q --bins
 python3 bench/build_overhead.py "$@"
