@@ -208,8 +208,24 @@ def main():
         sh(clean, cwd=d)
         timed(build(blame), d, nofp_env)
         blame_objs = objects(d)
+        stripped = {}
+        for k in blame_objs:
+            sh(f"objcopy --strip-debug {d / k} /tmp/blame-bench-blame.o")
+            stripped[k] = hashlib.sha256(Path("/tmp/blame-bench-blame.o").read_bytes()).hexdigest()
         same = sum(1 for k, v in plain_objs.items() if blame_objs.get(k) == v)
         print(f"{name}: {same} of {len(plain_objs)} objects identical to the plain build's (BLAME_CC_FRAME_POINTERS=0)")
+        # The others: compiled without -g (blame cc adds it) or C++ (it adds
+        # -fstandalone-debug): the same once debug info is stripped?
+        differ = [k for k, v in plain_objs.items() if blame_objs.get(k) != v]
+        sh(clean, cwd=d)
+        timed(build(""), d, env)
+        stripped_same = 0
+        for k in differ:
+            a = d / k
+            sh(f"objcopy --strip-debug {a} /tmp/blame-bench-plain.o")
+            stripped_same += hashlib.sha256(Path("/tmp/blame-bench-plain.o").read_bytes()).hexdigest() == stripped.get(k)
+        if differ:
+            print(f"{name}: of the {len(differ)} others, {stripped_same} identical once debug info is stripped (blame cc added -g or -fstandalone-debug)")
         rows = {k: [] for k in ("plain", "blame", "wait", "sync", "plain_cpu", "blame_cpu", "sync_cpu")}
         for r in range(a.rounds):
             order = ["plain", "blame", "sync"] if r % 2 == 0 else ["sync", "blame", "plain"]
