@@ -221,8 +221,7 @@ def main():
         timed(build(""), d, env)
         stripped_same = 0
         for k in differ:
-            a = d / k
-            sh(f"objcopy --strip-debug {a} /tmp/blame-bench-plain.o")
+            sh(f"objcopy --strip-debug {d / k} /tmp/blame-bench-plain.o")
             stripped_same += hashlib.sha256(Path("/tmp/blame-bench-plain.o").read_bytes()).hexdigest() == stripped.get(k)
         if differ:
             print(f"{name}: of the {len(differ)} others, {stripped_same} identical once debug info is stripped (blame cc added -g or -fstandalone-debug)")
