@@ -1,18 +1,31 @@
-//! `blame export`: results as an HTML report or in other profilers' formats.
+//! `blame export`: results as an HTML report or in other profilers' formats;
+//! several runs (an ensemble) as one Thicket.
 
-use crate::cmd_post::{results_for_report, InputArgs};
-use anyhow::{Context, Result};
+use crate::cmd_post::{results_for_report, HideArgs, InputArgs};
+use anyhow::{bail, Context, Result};
+use blame_gui_export::export::thicket::{thicket_runs, ThicketRun};
 use blame_gui_export::export::{export_with, ExportFormat};
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::trees::TreeKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
     #[command(flatten)]
     input: InputArgs,
+    /// More runs, for an ensemble (`--format thicket` only): one Thicket profile per run,
+    /// with each run's metadata.
+    #[arg(value_name = "MORE_RUNS")]
+    more_runs: Vec<PathBuf>,
+    /// A parameter of the runs for the Thicket metadata, once per run in run order
+    /// (`--param n=1000 --param n=2000`) or all values at once (`--param n=1000,2000`).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    #[command(flatten)]
+    hide: HideArgs,
     /// html, speedscope, firefox, pprof, folded, svg, hatchet, thicket (Thicket's JSON: code
-    /// and data trees, the run's metadata) or csv.
+    /// and data trees, the run's metadata; one profile per run), cubex (Cube4: samples, time
+    /// and per-variable blame × call paths × ranks) or csv.
     #[arg(long)]
     format: ExportFormat,
     /// Output file.
@@ -35,7 +48,13 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs) -> Result<()> {
-    let results = results_for_report(&args.input)?;
+    if !args.more_runs.is_empty() || !args.params.is_empty() {
+        if args.format != ExportFormat::Thicket {
+            bail!("several runs and --param export as one Thicket only (--format thicket)");
+        }
+        return run_ensemble(&args);
+    }
+    let results = args.hide.apply(results_for_report(&args.input)?)?;
     let bytes = if args.format == ExportFormat::Html {
         let mut roots = args.source_roots.clone();
         roots.push(PathBuf::from("."));
@@ -60,7 +79,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
             .input
             .run_dir
             .as_deref()
-            .map(manifest_metadata)
+            .map(run_metadata)
             .unwrap_or_default();
         blame_gui_export::export::thicket::thicket(
             &results,
@@ -80,23 +99,70 @@ pub fn run(args: ExportArgs) -> Result<()> {
         )
         .map_err(anyhow::Error::msg)?
     };
-    blame_formats::files::write_atomic(&args.output, &bytes)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
-    eprintln!(
-        "blame: wrote {} ({} bytes)",
-        args.output.display(),
-        bytes.len()
-    );
+    write(&args.output, &bytes)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    blame_formats::files::write_atomic(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("blame: wrote {} ({} bytes)", path.display(), bytes.len());
     Ok(())
 }
 
+/// Several runs as one Thicket: a profile per run, with its parameters.
+fn run_ensemble(args: &ExportArgs) -> Result<()> {
+    let Some(first) = &args.input.run_dir else {
+        bail!("an ensemble is of run directories: give them as arguments");
+    };
+    let dirs: Vec<PathBuf> = std::iter::once(first.clone())
+        .chain(args.more_runs.iter().cloned())
+        .collect();
+    let params = crate::cmd_across::params_per_run(&args.params, dirs.len())?;
+    let results = dirs
+        .iter()
+        .map(|d| {
+            let mut input = args.input.clone();
+            input.run_dir = Some(d.clone());
+            let r = results_for_report(&input)
+                .with_context(|| format!("cannot read the run {}", d.display()))?;
+            args.hide.apply(r)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let runs: Vec<ThicketRun> = dirs
+        .iter()
+        .zip(&results)
+        .zip(params)
+        .map(|((d, results), params)| {
+            let mut metadata = run_metadata(d);
+            metadata.extend(params.into_iter().map(|(k, v)| (k, v.into())));
+            ThicketRun {
+                results,
+                label: d.display().to_string(),
+                metadata,
+            }
+        })
+        .collect();
+    let bytes = thicket_runs(&runs, args.event.as_deref(), args.all_variables)
+        .map_err(anyhow::Error::msg)?;
+    write(&args.output, &bytes)
+}
+
 /// What the run's manifest adds to a Thicket profile's metadata: when it
-/// was recorded, for how long, and how.
-fn manifest_metadata(dir: &std::path::Path) -> Vec<(String, serde_json::Value)> {
+/// was recorded (`date`, UTC), for how long, and how; the git revision of
+/// the recorded program's directory, if it is in a git work tree.
+fn run_metadata(dir: &Path) -> Vec<(String, serde_json::Value)> {
     let Ok(m) = blame_sampler::manifest::Manifest::read(&dir.join("manifest.json")) else {
         return Vec::new();
     };
-    vec![
+    let mut meta = vec![("date".to_string(), iso_date(m.start_unix_ns).into())];
+    if let Some(rev) = m
+        .command
+        .first()
+        .and_then(|c| git_revision(Path::new(c).parent()?))
+    {
+        meta.push(("git_revision".into(), rev.into()));
+    }
+    meta.extend([
         ("start_unix_ns".into(), m.start_unix_ns.into()),
         (
             "wall_seconds".into(),
@@ -105,5 +171,62 @@ fn manifest_metadata(dir: &std::path::Path) -> Vec<(String, serde_json::Value)> 
         ("sampler".into(), m.sampler.into()),
         ("call_graph".into(), m.call_graph.into()),
         ("recorded_command".into(), m.command.join(" ").into()),
-    ]
+    ]);
+    meta
+}
+
+/// `git rev-parse HEAD` in `dir`, when it is in a git work tree.
+fn git_revision(dir: &Path) -> Option<String> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let rev = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !rev.is_empty()).then_some(rev)
+}
+
+/// UTC `YYYY-MM-DDTHH:MM:SSZ` of a Unix time in ns.
+fn iso_date(unix_ns: u64) -> String {
+    let secs = unix_ns / 1_000_000_000;
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn iso_dates() {
+        assert_eq!(super::iso_date(0), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            super::iso_date(1_795_000_000 * 1_000_000_000),
+            "2026-11-18T11:06:40Z"
+        );
+        assert_eq!(
+            super::iso_date(951_782_400 * 1_000_000_000),
+            "2000-02-29T00:00:00Z"
+        );
+    }
 }

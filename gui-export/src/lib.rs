@@ -12,7 +12,9 @@
 pub mod across;
 pub mod export;
 pub mod html;
+pub mod regions;
 pub mod render;
+pub mod scorep_filter;
 pub mod source;
 pub mod trees;
 pub mod views;
