@@ -120,12 +120,28 @@ pub fn is_mpi_function(name: &str) -> bool {
     f.starts_with("mpi_") && (f.ends_with('_') || f.ends_with("_f08"))
 }
 
+/// Does a stack (innermost first) reach a thread's or process's first
+/// frame? Stacks cut short by the sampler's stack copy do not, and their
+/// outermost frames may well be inside an MPI call.
+fn complete(frames: &[SymFrame]) -> bool {
+    frames.last().is_some_and(|f| {
+        let n = f.function.as_str();
+        matches!(
+            n,
+            "_start" | "__libc_start_main" | "__libc_start_call_main" | "main" | "start_thread"
+        ) || n.contains("clone")
+    })
+}
+
 /// The class of every function (by demangled name) of the results' contexts.
 pub fn classes(results: &Results) -> HashMap<String, RegionClass> {
-    // Per function: named MPI, seen above an MPI frame, seen not below one.
     #[derive(Default, Clone, Copy)]
     struct Seen {
+        /// Above an MPI frame: calls MPI.
         above_mpi: bool,
+        /// Below an MPI frame: inside an MPI call.
+        inside_mpi: bool,
+        /// In a complete stack without an MPI frame at or below it.
         outside_mpi: bool,
     }
     let mut seen: HashMap<&str, Seen> = HashMap::new();
@@ -133,15 +149,14 @@ pub fn classes(results: &Results) -> HashMap<String, RegionClass> {
         // Frames are innermost first: those before the outermost MPI frame
         // run inside the MPI call, those after it call MPI.
         let outermost_mpi = s.frames.iter().rposition(|f| is_mpi_function(&f.function));
+        let complete = complete(&s.frames);
         for (i, f) in s.frames.iter().enumerate() {
             let e = seen.entry(f.function.as_str()).or_default();
             match outermost_mpi {
-                Some(m) if i > m => {
-                    e.above_mpi = true;
-                    e.outside_mpi = true;
-                }
-                Some(m) if i < m => {}
-                _ => e.outside_mpi = true,
+                Some(m) if i > m => e.above_mpi = true,
+                Some(m) if i < m => e.inside_mpi = true,
+                Some(_) => {}
+                None => e.outside_mpi |= complete,
             }
         }
     }
@@ -153,7 +168,7 @@ pub fn classes(results: &Results) -> HashMap<String, RegionClass> {
             RegionClass::Mpi
         } else if s.above_mpi {
             RegionClass::Com
-        } else if !s.outside_mpi {
+        } else if s.inside_mpi && !s.outside_mpi {
             RegionClass::Wrp
         } else {
             RegionClass::Usr
@@ -325,6 +340,9 @@ mod tests {
             stack(&["compute", "main"], 5.0),
             stack(&["main"], 1.0),
             stack(&["PMPI_Barrier", "MPI_Barrier", "main"], 2.0),
+            // Cut short by the stack copy: says nothing of opal_progress.
+            stack(&["opal_progress", "poll"], 1.0),
+            stack(&["helper", "poll"], 1.0),
         ])
     }
 
@@ -337,6 +355,7 @@ mod tests {
         assert_eq!(c["exchange"], RegionClass::Com);
         assert_eq!(c["main"], RegionClass::Com);
         assert_eq!(c["compute"], RegionClass::Usr);
+        assert_eq!(c["helper"], RegionClass::Usr);
         assert!(is_mpi_function("mpi_allreduce_"));
         assert!(!is_mpi_function("MPI_"));
         assert!(!is_mpi_function("MPIX"));
@@ -391,8 +410,8 @@ mod tests {
         assert_eq!(row(&f, "MPI_Allreduce"), Some((3.0, 3.0)));
         assert_eq!(row(&f, "MPI_Barrier"), Some((2.0, 0.0)));
         assert_eq!(row(&f, "main"), None);
-        // compute and main alone: their 6 samples stay, under [filtered].
-        assert_eq!(row(&f, FILTERED_FRAME), Some((6.0, 6.0)));
+        // compute, main, helper alone: their 8 samples stay, under [filtered].
+        assert_eq!(row(&f, FILTERED_FRAME), Some((8.0, 8.0)));
         assert_eq!(classes(&f)[FILTERED_FRAME], RegionClass::Flt);
         assert!(parse_classes("MPI,XYZ").is_err());
     }
