@@ -417,15 +417,16 @@ mod tests {
     }
 
     #[test]
-    fn recomputed_totals_match_for_an_empty_filter() {
+    fn recomputed_totals_match_for_a_filter_that_hides_nothing() {
         let r = sample();
-        let f = apply(
-            &r,
-            &Hide {
-                filter: Some(Filter::default()),
-                classes: None,
-            },
-        );
-        assert_eq!(f, r);
+        let hide = Hide {
+            filter: Some(
+                Filter::parse("SCOREP_REGION_NAMES_BEGIN EXCLUDE nothing* SCOREP_REGION_NAMES_END")
+                    .unwrap(),
+            ),
+            classes: None,
+        };
+        assert!(!hide.is_empty());
+        assert_eq!(apply(&r, &hide), r);
     }
 }
