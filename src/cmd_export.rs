@@ -13,11 +13,12 @@ use std::path::{Path, PathBuf};
 pub struct ExportArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// More runs, for an ensemble (`--format thicket` only): one Thicket profile per run,
-    /// with each run's metadata.
+    /// More runs, for an ensemble: with `--format thicket` one Thicket with a profile per
+    /// run and each run's metadata; with `--format cubex` `-o` is a directory that gets one
+    /// Cube file per run as Extra-P reads them (`extrap --cube DIR`).
     #[arg(value_name = "MORE_RUNS")]
     more_runs: Vec<PathBuf>,
-    /// A parameter of the runs for the Thicket metadata, once per run in run order
+    /// A parameter of the runs (Thicket metadata, Cube directory names), once per run in run order
     /// (`--param n=1000 --param n=2000`) or all values at once (`--param n=1000,2000`).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
@@ -28,7 +29,7 @@ pub struct ExportArgs {
     /// and per-variable blame × call paths × ranks) or csv.
     #[arg(long)]
     format: ExportFormat,
-    /// Output file.
+    /// Output file (a directory for several runs as cubex).
     #[arg(short, long)]
     output: PathBuf,
     /// Tree to export: code (calling contexts) or data (variable paths).
@@ -49,8 +50,8 @@ pub struct ExportArgs {
 
 pub fn run(args: ExportArgs) -> Result<()> {
     if !args.more_runs.is_empty() || !args.params.is_empty() {
-        if args.format != ExportFormat::Thicket {
-            bail!("several runs and --param export as one Thicket only (--format thicket)");
+        if !matches!(args.format, ExportFormat::Thicket | ExportFormat::Cubex) {
+            bail!("several runs and --param export as one Thicket (--format thicket) or as a directory of Cube files (--format cubex)");
         }
         return run_ensemble(&args);
     }
@@ -109,7 +110,8 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Several runs as one Thicket: a profile per run, with its parameters.
+/// Several runs as one Thicket (a profile per run, with its parameters),
+/// or as a directory of Cube files laid out as Extra-P reads them.
 fn run_ensemble(args: &ExportArgs) -> Result<()> {
     let Some(first) = &args.input.run_dir else {
         bail!("an ensemble is of run directories: give them as arguments");
@@ -128,6 +130,9 @@ fn run_ensemble(args: &ExportArgs) -> Result<()> {
             args.hide.apply(r)
         })
         .collect::<Result<Vec<_>>>()?;
+    if args.format == ExportFormat::Cubex {
+        return cube_directory(args, &results, params);
+    }
     let runs: Vec<ThicketRun> = dirs
         .iter()
         .zip(&results)
@@ -145,6 +150,59 @@ fn run_ensemble(args: &ExportArgs) -> Result<()> {
     let bytes = thicket_runs(&runs, args.event.as_deref(), args.all_variables)
         .map_err(anyhow::Error::msg)?;
     write(&args.output, &bytes)
+}
+
+/// One Cube file per run in `-o DIR`, as Extra-P's Cube reader finds them
+/// (`extrap --cube DIR`): `DIR/blame.<name><value>....r<repetition>/profile.cubex`,
+/// the MPI ranks as parameter `p` when they differ between the runs.
+fn cube_directory(
+    args: &ExportArgs,
+    results: &[blame_formats::results::Results],
+    mut params: Vec<Vec<(String, f64)>>,
+) -> Result<()> {
+    use blame_gui_export::across::scaling::{ranks_of, RANKS_PARAMETER};
+    let ranks: Vec<f64> = results.iter().map(ranks_of).collect();
+    if ranks.iter().any(|&r| r != ranks[0]) {
+        for (p, r) in params.iter_mut().zip(&ranks) {
+            p.insert(0, (RANKS_PARAMETER.to_string(), *r));
+        }
+    }
+    if params.iter().all(Vec::is_empty) {
+        bail!("the runs differ in no parameter: give --param NAME=VALUE per run (or runs of different ranks)");
+    }
+    if let Some(bad) = params
+        .iter()
+        .flatten()
+        .find(|(n, _)| !n.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        bail!(
+            "--param {}: Extra-P reads Cube directories whose parameter names are letters only",
+            bad.0
+        );
+    }
+    std::fs::create_dir_all(&args.output)
+        .with_context(|| format!("cannot create the directory {}", args.output.display()))?;
+    let mut repetitions: std::collections::HashMap<String, usize> = Default::default();
+    for (results, params) in results.iter().zip(&params) {
+        let point = params
+            .iter()
+            .map(|(n, v)| format!("{n}{v}"))
+            .collect::<Vec<_>>()
+            .join(".");
+        let rep = repetitions.entry(point.clone()).or_default();
+        *rep += 1;
+        let dir = args.output.join(format!("blame.{point}.r{rep}"));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+        let bytes = blame_gui_export::export::cubex::cubex(
+            results,
+            args.event.as_deref(),
+            args.all_variables,
+        )
+        .map_err(anyhow::Error::msg)?;
+        write(&dir.join("profile.cubex"), &bytes)?;
+    }
+    Ok(())
 }
 
 /// What the run's manifest adds to a Thicket profile's metadata: when it

@@ -3,7 +3,9 @@
 //! sizes: an ensemble exported for Thicket and loaded by Thicket (PyPI
 //! llnl-thicket) with one metadata row per run and each run's report values;
 //! a Cube4 export read back by pycubexr (PyPI, the Cube reader Extra-P
-//! uses) with per-rank values equal to `report --rank N`; Score-P filter
+//! uses) with per-rank values equal to `report --rank N`, and the three
+//! sizes as a directory of Cube files that Extra-P (PyPI extrap) reads and
+//! models per variable; Score-P filter
 //! files and region classes in report, Thicket, Cube and folded exports.
 //! The Python consumers come from scripts/test-tools.sh (missing outside CI:
 //! those checks are skipped). These need perf_event (root in CI).
@@ -425,4 +427,58 @@ fn scorep_filter_and_region_classes_apply_to_every_view() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("filter line 2"), "{err}");
+}
+
+#[test]
+fn extrap_reads_a_directory_of_cube_exports_and_models_variable_blame() {
+    let Some(fx) = fixture() else { return };
+    let Some(python) = python() else { return };
+    let extrap = python.with_file_name("extrap");
+    let dir = fx.dir.join("cubes");
+    let sizes = [1, 2, 3];
+    let mut cmd = blame();
+    cmd.arg("export");
+    for n in sizes {
+        cmd.arg(fx.run(2, n));
+    }
+    run_ok(
+        cmd.args(["--static", fx.db(), "--format", "cubex"])
+            .args(["--param", "n=1,2,3", "-o"])
+            .arg(&dir),
+    );
+    for n in sizes {
+        assert!(dir.join(format!("blame.n{n}.r1/profile.cubex")).is_file());
+    }
+    let out = run_ok(
+        std::process::Command::new(&extrap)
+            .arg("--cube")
+            .arg(&dir)
+            .args(["--scaling", "strong"])
+            .env("MPLCONFIGDIR", &fx.dir),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The variable's call path, then its blame_total metric block.
+    let block = text
+        .split("Callpath: ")
+        .find(|b| b.starts_with("interop_mpi->[variables]->main::field\n"))
+        .unwrap_or_else(|| panic!("no main::field call path in {text}"));
+    let metric = block
+        .split("Metric: ")
+        .find(|m| m.starts_with("blame_total\n"))
+        .unwrap_or_else(|| panic!("no blame_total in {block}"));
+    let means: Vec<f64> = metric
+        .lines()
+        .filter_map(|l| l.split("Mean: ").nth(1))
+        .map(|m| m.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(means.len(), 3, "{metric}");
+    for (n, mean) in sizes.iter().zip(&means) {
+        let report = report_json(&[fx.run(2, *n), "--static", fx.db()]);
+        let want = num(&variable(&report, "main", "field")["samples"]);
+        assert!(
+            (mean - want).abs() <= 0.01 * want,
+            "n={n}: Extra-P {mean}, report {want}"
+        );
+    }
+    assert!(metric.contains("Model: "), "{metric}");
 }

@@ -181,7 +181,7 @@ pub(crate) fn seconds_per_sample(results: &Results, event: &str) -> Option<f64> 
 }
 
 /// MPI ranks of the run's application processes (1 without MPI).
-fn ranks_of(results: &Results) -> f64 {
+pub fn ranks_of(results: &Results) -> f64 {
     let ranks: BTreeSet<u32> = results
         .header
         .processes
