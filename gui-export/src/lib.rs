@@ -30,4 +30,6 @@ mod tests_browser;
 #[cfg(test)]
 mod tests_consumers;
 #[cfg(test)]
+mod tests_interop;
+#[cfg(test)]
 mod tests_naming;
