@@ -19,8 +19,9 @@
 //! many lines as wanted, up to the next keyword. Patterns are shell
 //! wildcards: `*` any string, `?` one character, `[abc]`, `[a-z]`, `[!a]`;
 //! a backslash takes the next character literally (`\ ` for a space in a
-//! C++ signature, `\#`). Region patterns match the demangled name, or with
-//! `MANGLED` after the keyword the linkage (mangled) name. As in Score-P,
+//! C++ signature, `\#`). Region patterns match the demangled name, or
+//! after `MANGLED` (right after the keyword, or between patterns, as some
+//! filter generators write it: `EXCLUDE a MANGLED _Z1bv`) the linkage name. As in Score-P,
 //! the rules are read in order and the last rule that matches a name
 //! decides; a name no rule matches is included. A function is hidden when
 //! its name or its file is excluded.
@@ -137,19 +138,18 @@ impl Filter {
                         } else {
                             Action::Include
                         };
-                        let mangled = toks.peek().is_some_and(|t| t == "MANGLED");
-                        if mangled {
-                            toks.next();
-                            if block == Block::Files {
-                                return Err(err(
-                                    "MANGLED applies to region names, not file names".into(),
-                                ));
-                            }
-                        }
-                        rule = Some((action, mangled));
+                        rule = Some((action, false));
                     }
                     (_, "MANGLED") => {
-                        return Err(err("MANGLED must follow EXCLUDE or INCLUDE".into()))
+                        let Some((action, _)) = rule else {
+                            return Err(err("MANGLED must follow EXCLUDE or INCLUDE".into()));
+                        };
+                        if block == Block::Files {
+                            return Err(err(
+                                "MANGLED applies to region names, not file names".into(),
+                            ));
+                        }
+                        rule = Some((action, true));
                     }
                     (_, pattern) => {
                         let Some((action, mangled)) = rule else {
@@ -394,6 +394,17 @@ mod tests {
         // ... and a plain pattern does not match the mangled name.
         assert!(f.excludes("grid::size()", "_ZN4grid4sizeEv", ""));
         assert!(!f.excludes("other()", "grid::x", ""));
+        // MANGLED between patterns: the patterns after it are mangled ones.
+        let g = Filter::parse(
+            "SCOREP_REGION_NAMES_BEGIN\nEXCLUDE plain MANGLED _Z1fv\nSCOREP_REGION_NAMES_END",
+        )
+        .unwrap();
+        assert!(g.excludes("plain", "plain", ""));
+        assert!(g.excludes("f()", "_Z1fv", ""));
+        assert!(!g.excludes("_Z1fv", "other", ""));
+        assert!(
+            Filter::parse("SCOREP_REGION_NAMES_BEGIN MANGLED x SCOREP_REGION_NAMES_END").is_err()
+        );
     }
 
     #[test]
