@@ -111,8 +111,7 @@ impl Filter {
                 line: line_no,
                 message,
             };
-            let mut toks = tokens(line).into_iter().peekable();
-            while let Some(tok) = toks.next() {
+            for tok in tokens(line) {
                 match (block, tok.as_str()) {
                     (Block::None, "SCOREP_REGION_NAMES_BEGIN") => {
                         (block, opened_at, rule) = (Block::Regions, line_no, None)
