@@ -30,8 +30,10 @@ fn fixture() -> Option<&'static Fixture> {
             if !sampling_allowed() {
                 return None;
             }
-            // Kept for the whole test binary (tests share it).
-            let dir = tempfile::tempdir().unwrap().keep();
+            // Kept for the whole test binary (tests share it), replaced by the next run.
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interop");
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
             let src = program("interop_mpi.c");
             let exe = compile(&src, &dir, true);
             let db = analyze(&src, &dir, true);
@@ -145,7 +147,7 @@ fn thicket_loads_an_ensemble_of_ranks_and_sizes_with_each_runs_values() {
         "import sys, json, thicket as th\n\
          tk = th.Thicket.from_json(open(sys.argv[1]).read())\n\
          meta = tk.metadata.reset_index()\n\
-         runs = [{k: (v if isinstance(v, str) else float(v)) for k, v in r.items() if k in ('profile','run','ranks','n','samples','date','command')} for _, r in meta.iterrows()]\n\
+         runs = [{k: (v if isinstance(v, str) else str(int(v)) if k == 'profile' else float(v)) for k, v in r.items() if k in ('profile','run','ranks','n','samples','date','command')} for _, r in meta.iterrows()]\n\
          rows = {}\n\
          for _, x in tk.dataframe.reset_index().iterrows():\n\
          \x20   f = x['node'].frame\n\
@@ -173,7 +175,8 @@ fn thicket_loads_an_ensemble_of_ranks_and_sizes_with_each_runs_values() {
             meta["command"].as_str().unwrap().contains("interop_mpi"),
             "{meta}"
         );
-        let profile = num(&meta["profile"]) as u64;
+        // As a string: a 53-bit id does not survive a JSON float.
+        let profile = meta["profile"].as_str().unwrap();
         // The run's own report: the same samples, variables and functions.
         let report = report_json(&[r, "--static", fx.db()]);
         assert_eq!(num(&meta["samples"]), num(&report["total_samples"]));
@@ -208,7 +211,7 @@ fn thicket_loads_an_ensemble_of_ranks_and_sizes_with_each_runs_values() {
     let compute_of = |ranks: u32, n: u32| {
         let r = fx.run(ranks, n);
         let profile = runs.iter().find(|m| m["run"] == r).unwrap()["profile"].clone();
-        num(&got["rows"][format!("compute|{}", num(&profile) as u64)][0])
+        num(&got["rows"][format!("compute|{}", profile.as_str().unwrap())][0])
     };
     let (c1, c3) = (compute_of(2, 1), compute_of(2, 3));
     assert!(c3 > 1.8 * c1, "compute at n=1: {c1}, n=3: {c3}");
