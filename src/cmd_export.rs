@@ -80,7 +80,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
             .input
             .run_dir
             .as_deref()
-            .map(run_metadata)
+            .map(|d| run_metadata(d, &results))
             .unwrap_or_default();
         blame_gui_export::export::thicket::thicket(
             &results,
@@ -138,7 +138,7 @@ fn run_ensemble(args: &ExportArgs) -> Result<()> {
         .zip(&results)
         .zip(params)
         .map(|((d, results), params)| {
-            let mut metadata = run_metadata(d);
+            let mut metadata = run_metadata(d, results);
             metadata.extend(params.into_iter().map(|(k, v)| (k, v.into())));
             ThicketRun {
                 results,
@@ -207,15 +207,21 @@ fn cube_directory(
 
 /// What the run's manifest adds to a Thicket profile's metadata: when it
 /// was recorded (`date`, UTC), for how long, and how; the git revision of
-/// the recorded program's directory, if it is in a git work tree.
-fn run_metadata(dir: &Path) -> Vec<(String, serde_json::Value)> {
+/// the directory of the application's executable (not a launcher's), if it
+/// is in a git work tree.
+fn run_metadata(
+    dir: &Path,
+    results: &blame_formats::results::Results,
+) -> Vec<(String, serde_json::Value)> {
     let Ok(m) = blame_sampler::manifest::Manifest::read(&dir.join("manifest.json")) else {
         return Vec::new();
     };
     let mut meta = vec![("date".to_string(), iso_date(m.start_unix_ns).into())];
-    if let Some(rev) = m
-        .command
-        .first()
+    let procs = &results.header.processes;
+    let app = procs.iter().find(|p| !p.launcher).or(procs.first());
+    if let Some(rev) = app
+        .and_then(|p| p.command.first())
+        .filter(|c| c.contains('/'))
         .and_then(|c| git_revision(Path::new(c).parent()?))
     {
         meta.push(("git_revision".into(), rev.into()));
@@ -235,11 +241,6 @@ fn run_metadata(dir: &Path) -> Vec<(String, serde_json::Value)> {
 
 /// `git rev-parse HEAD` in `dir`, when it is in a git work tree.
 fn git_revision(dir: &Path) -> Option<String> {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(dir)

@@ -147,7 +147,7 @@ fn thicket_loads_an_ensemble_of_ranks_and_sizes_with_each_runs_values() {
         "import sys, json, thicket as th\n\
          tk = th.Thicket.from_json(open(sys.argv[1]).read())\n\
          meta = tk.metadata.reset_index()\n\
-         runs = [{k: (v if isinstance(v, str) else str(int(v)) if k == 'profile' else float(v)) for k, v in r.items() if k in ('profile','run','ranks','n','samples','date','command')} for _, r in meta.iterrows()]\n\
+         runs = [{k: (v if isinstance(v, str) else str(int(v)) if k == 'profile' else float(v)) for k, v in r.items() if k in ('profile','run','ranks','n','samples','date','command','git_revision')} for _, r in meta.iterrows()]\n\
          rows = {}\n\
          for _, x in tk.dataframe.reset_index().iterrows():\n\
          \x20   f = x['node'].frame\n\
@@ -175,6 +175,19 @@ fn thicket_loads_an_ensemble_of_ranks_and_sizes_with_each_runs_values() {
             meta["command"].as_str().unwrap().contains("interop_mpi"),
             "{meta}"
         );
+        // The program's directory is in a git work tree here (the checkout's
+        // target/): its revision is in the metadata.
+        let git = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&fx.dir)
+            .args(["rev-parse", "HEAD"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        if let Some(out) = git {
+            let rev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            assert_eq!(meta["git_revision"], rev.as_str(), "{meta}");
+        }
         // As a string: a 53-bit id does not survive a JSON float.
         let profile = meta["profile"].as_str().unwrap();
         // The run's own report: the same samples, variables and functions.
