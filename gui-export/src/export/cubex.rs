@@ -16,7 +16,8 @@
 //!   carry their class (`MPI`, `WRP`, `COM`, `USR`) as Cube's paradigm
 //!   (`mpi` or `user`) and in their description;
 //! - system tree: machine → host → one location group per process (`MPI
-//!   Rank N`) → its location.
+//!   Rank N`) → one location (results keep samples per process, so a
+//!   process's threads are one location).
 //!
 //! Blame of different variables overlaps (one sample can blame several), so
 //! the inclusive blame of `[variables]` and of the root is a sum of
@@ -141,7 +142,13 @@ pub fn cubex(
     all_variables: bool,
 ) -> Result<Vec<u8>, String> {
     let e = trees::event_index(results, event)?;
-    let event_name = results.header.events[e].name.clone();
+    let event_name = results
+        .header
+        .events
+        .get(e)
+        .ok_or("the results have no events")?
+        .name
+        .clone();
     let procs = &results.header.processes;
     let any_app = procs.iter().any(|p| !p.launcher);
     // Locations: the application's processes, by host, then rank or pid.
@@ -174,7 +181,12 @@ pub fn cubex(
             }
         })
         .collect();
-    let n = locs.len().max(1);
+    if locs.is_empty() {
+        return Err(
+            "the results have no processes: a Cube file needs at least one location".into(),
+        );
+    }
+    let n = locs.len();
     let program = procs
         .get(chosen.first().copied().unwrap_or(0))
         .and_then(|p| p.command.first())
