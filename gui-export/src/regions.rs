@@ -6,8 +6,10 @@
 //!
 //! - `MPI`: MPI's own functions (`MPI_*`, the profiling layer `PMPI_*`, the
 //!   Fortran bindings `mpi_*_`);
-//! - `WRP`: functions only ever seen inside an MPI call (the MPI library's
-//!   internals below `MPI_*`: progress engines, transports);
+//! - `WRP`: functions seen inside an MPI call and never outside one (the MPI
+//!   library's internals below `MPI_*`: progress engines, transports); a
+//!   stack cut short by the stack copy (not reaching `_start`, `main` or a
+//!   thread's start) does not count as outside, its outer frames unknown;
 //! - `COM`: functions on a call path to an MPI function (they communicate);
 //! - `USR`: the rest (local computation);
 //! - `FLT`: the `[filtered]` frame that stands for a calling context every
