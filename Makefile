@@ -23,7 +23,7 @@ test: build
 	$(LLVM_ENV) $(MPI_ENV) $(CARGO) test --workspace
 
 demo: deps
-	$(LLVM_ENV) $(CARGO) build --release --bin blame
+	$(LLVM_ENV) $(CARGO) build --release --bins
 	$(LLVM_ENV) $(MPI_ENV) bash scripts/demo.sh
 
 lint: deps

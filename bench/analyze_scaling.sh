@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LLVM_SYS_191_PREFIX=${LLVM_SYS_191_PREFIX:-$(llvm-config-19 --prefix)}
-cargo build -q --release --bin blame
+cargo build -q --release --bins
 B=$PWD/target/release/blame
 w=$(mktemp -d); trap 'rm -rf "$w"' EXIT
 gen() { # shape n

@@ -37,7 +37,7 @@ mkdir -p "$OUT"
 BLAME=$CARGO_TARGET_DIR/release/blame
 GEN=$CARGO_TARGET_DIR/release/examples/scale_run
 echo "== build" >&2
-cargo build --release --bin blame -q
+cargo build --release --bins -q
 cargo build --release -p blame-post --example scale_run -q
 export BLAME_PROGRESS=0
 

@@ -69,7 +69,7 @@ if [[ ! -s $bc || $src -nt $bc ]]; then
 fi
 
 # 3. The release binary.
-cargo build --release -q --bin blame
+cargo build --release -q --bins
 blame="$root/target/release/blame"
 
 # 4. Runs: a fresh db each time, so every function is analysed (none reused).

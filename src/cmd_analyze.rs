@@ -1,24 +1,9 @@
-//! `blame analyze FILE.bc|FILE.ll... -o DB [--dump json]`: the static pass alone.
+//! `blame analyze FILE.bc|FILE.ll... -o DB [--dump json]`: the static pass
+//! alone (run in `blame-analyzer`, the executable that loads LLVM).
 
 use anyhow::{bail, Result};
-use std::path::PathBuf;
 
-#[derive(clap::Args)]
-pub struct AnalyzeArgs {
-    /// LLVM bitcode or textual IR files (clang -g -O0 -emit-llvm).
-    #[arg(required = true)]
-    pub inputs: Vec<PathBuf>,
-    /// Static db to create or update.
-    #[arg(short, long, default_value = ".blame/static.db")]
-    pub output: PathBuf,
-    /// Print the summaries of the inputs (format: json).
-    #[arg(long, value_name = "FORMAT")]
-    pub dump: Option<String>,
-    /// Print analysis statistics to stderr: functions/s, stage times, the
-    /// summed and mean per-function analysis time, the 5 slowest functions.
-    #[arg(long)]
-    pub stats: bool,
-}
+use crate::analyze_args::AnalyzeArgs;
 
 pub fn run(args: AnalyzeArgs) -> Result<()> {
     if let Some(f) = args.dump.as_deref() {

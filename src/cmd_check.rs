@@ -35,6 +35,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
 }
 
 fn check_one(path: &PathBuf) -> Result<String> {
+    // A static db whose units `blame cc` still analyzes: wait for them.
+    crate::cmd_cc::wait_for_analysis(path, "blame check");
     let mut magic = [0u8; 8];
     blame_formats::files::open_regular(path)
         .with_context(|| format!("cannot open {}", path.display()))?

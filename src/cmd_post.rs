@@ -124,6 +124,10 @@ impl InputArgs {
 
     /// What results computed from these inputs, with `db`, would be.
     fn provenance(&self, db: Option<&Path>) -> Result<Provenance> {
+        // Units `blame cc` still analyzes belong to the db: wait for them.
+        if let Some(db) = db {
+            crate::cmd_cc::wait_for_analysis(db, "blame");
+        }
         let id = |p: &Path, whole: bool| -> Result<FileId> {
             let id = if whole {
                 FileId::of(p)
@@ -329,12 +333,16 @@ fn requested_db(explicit: &Option<PathBuf>) -> Option<PathBuf> {
 
 fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
     requested_db(explicit)
-        .or_else(|| Some(PathBuf::from(".blame/static.db")).filter(|p| p.exists()))
+        .or_else(|| {
+            Some(PathBuf::from(".blame/static.db"))
+                .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
+        })
 }
 
 fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
     match db {
         Some(path) => {
+            crate::cmd_cc::wait_for_analysis(&path, "blame post");
             let (db, _) = StaticDb::read(&path)
                 .with_context(|| format!("cannot read the static db {}", path.display()))?;
             Ok((StaticIndex::new(db), Some(path)))

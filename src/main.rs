@@ -41,13 +41,14 @@ enum Command {
     /// Per-variable scaling models over runs that differ in ranks or --param values, fitted by Extra-P.
     Scaling(cmd_across::ScalingArgs),
     /// Static pass: analyze LLVM bitcode/IR into a static db (--dump json to inspect).
-    Analyze(cmd_analyze::AnalyzeArgs),
+    Analyze(analyze_args::AnalyzeArgs),
     /// Compiler launcher: compile unchanged, then add the unit's blame summaries to the static db.
     Cc(cmd_cc::CcArgs),
 }
 
+mod analyze_args;
+mod analyzer;
 mod cmd_across;
-mod cmd_analyze;
 mod cmd_cc;
 mod cmd_check;
 mod cmd_export;
@@ -70,7 +71,7 @@ fn main() -> ExitCode {
         Command::Export(args) => cmd_export::run(args),
         Command::Diff(args) => cmd_across::run_diff(args),
         Command::Scaling(args) => cmd_across::run_scaling(args),
-        Command::Analyze(args) => cmd_analyze::run(args),
+        Command::Analyze(_) => return analyzer::run_analyze(),
         Command::Cc(args) => return cmd_cc::run(args),
     };
     match result {

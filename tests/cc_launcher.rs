@@ -197,3 +197,85 @@ fn members_of_a_class_homed_elsewhere_are_named() {
     assert!(names.iter().any(|n| n == "d.x"), "{names:?}");
     assert!(!names.iter().any(|n| n.contains("field")), "{names:?}");
 }
+
+/// One compile through the capture plugin builds exactly the plain
+/// compile's object (with the frame-pointer flags off; with them on, the
+/// plain compile given those flags), writes the dependency file as the
+/// plain compile does, and queues the unit, which `blame cc --wait` drains.
+#[test]
+fn the_captured_compile_builds_the_plain_object_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("static.db");
+    let flags = ["-g", "-O2", "-MMD", "-Wall", "-DREPS=3", "-c"];
+    let compile = |out: &str, extra: &[&str], through_blame: bool, fp: bool| {
+        let mut c = if through_blame {
+            let mut c = blame();
+            c.env("BLAME_DB", &db).args(["cc", "--", "clang-19"]);
+            if !fp {
+                c.env("BLAME_CC_FRAME_POINTERS", "0");
+            }
+            c
+        } else {
+            Command::new("clang-19")
+        };
+        // The same directory: it is in the debug info.
+        c.current_dir(dir.path())
+            .args(extra)
+            .args(flags)
+            .arg(program("hot.c"))
+            .arg("-o")
+            .arg(dir.path().join(out));
+        run_ok(&mut c);
+        std::fs::read(dir.path().join(out)).unwrap()
+    };
+    let plain = compile("plain.o", &[], false, false);
+    let plain_deps = std::fs::read_to_string(dir.path().join("plain.d")).unwrap();
+    let captured = compile("captured.o", &[], true, false);
+    assert!(plain == captured, "the object differs from the plain compile's");
+    let deps = std::fs::read_to_string(dir.path().join("captured.d")).unwrap();
+    assert_eq!(deps.replace("captured.o", "plain.o"), plain_deps);
+    let fp_flags = ["-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer"];
+    let plain_fp = compile("plain_fp.o", &fp_flags, false, false);
+    let captured_fp = compile("captured_fp.o", &[], true, true);
+    assert!(plain_fp == captured_fp, "frame pointers: only the two flags differ");
+    let out = run_ok(blame().env("BLAME_DB", &db).args(["cc", "--wait"]));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).matches("warning").count(), 0);
+    assert!(check(&db).contains("3 functions"), "{}", check(&db));
+    let queue = dir.path().join("static.queue");
+    let left = std::fs::read_dir(&queue)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "bc" || x == "job"))
+        .count();
+    assert_eq!(left, 0, "the queue is drained");
+}
+
+/// A compiler that is not clang 19 (gcc) compiles unchanged; a clang-19
+/// front end of blame's own makes the analysis bitcode.
+#[test]
+fn gcc_compiles_unchanged_and_clang_makes_the_analysis_bitcode() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("static.db");
+    let obj = dir.path().join("hot.o");
+    run_ok(
+        blame()
+            .env("BLAME_DB", &db)
+            .env("BLAME_CC_FRAME_POINTERS", "0")
+            .current_dir(dir.path())
+            .args(["cc", "--", "gcc", "-g", "-O2", "-c"])
+            .arg(program("hot.c"))
+            .arg("-o")
+            .arg(&obj),
+    );
+    let plain = dir.path().join("plain.o");
+    run_ok(
+        Command::new("gcc")
+            .current_dir(dir.path())
+            .args(["-g", "-O2", "-c"])
+            .arg(program("hot.c"))
+            .arg("-o")
+            .arg(&plain),
+    );
+    assert!(std::fs::read(&obj).unwrap() == std::fs::read(&plain).unwrap());
+    assert!(check(&db).contains("3 functions"), "{}", check(&db));
+}

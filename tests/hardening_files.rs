@@ -199,7 +199,7 @@ fn the_manifest_the_allocation_tracer_and_its_logs_are_not_written_through_plant
 fn logging_clang(bin: &Path, log: &Path) {
     let real = String::from_utf8(run_ok(Command::new("which").arg("clang-19")).stdout).unwrap();
     let script = format!(
-        "#!/bin/sh\nout=\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && out=\"$a\"; prev=\"$a\"; done\nd=$(dirname \"$out\")\necho \"$d $(stat -c %a \"$d\") $(stat -c %U \"$d\")\" >> {}\nexec {} \"$@\"\n",
+        "#!/bin/sh\nout=\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && out=\"$a\"; prev=\"$a\"; done\n[ -n \"$BLAME_CAPTURE_BITCODE\" ] && out=\"$BLAME_CAPTURE_BITCODE\"\nd=$(dirname \"$out\")\necho \"$d $(stat -c %a \"$d\") $(stat -c %U \"$d\")\" >> {}\nexec {} \"$@\"\n",
         log.display(),
         real.trim()
     );
@@ -250,26 +250,54 @@ fn blame_cc_never_uses_a_temporary_directory_someone_else_made() {
             p.display()
         );
     }
-    // Lines "DIR MODE OWNER": the real compile's, then the bitcode's.
+    // Lines "DIR MODE OWNER" of each clang run (where its output, or the
+    // capture plugin's bitcode, goes): the bitcode goes to the queue beside
+    // the db, private to the user.
     let log = std::fs::read_to_string(&log).unwrap();
+    let queue = dir.path().join("static.queue");
     let private = log
         .lines()
-        .find(|l| {
-            let d = Path::new(l.split_whitespace().next().unwrap_or(""));
-            d.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("blame-cc-"))
-        })
+        .find(|l| Path::new(l.split_whitespace().next().unwrap_or("")) == queue)
         .unwrap_or_else(|| panic!("the bitcode compile is logged: {log}"));
     let fields: Vec<&str> = private.split_whitespace().collect();
     assert_eq!(fields[1], "700", "a private directory: {private}");
-    assert!(
-        !planted.iter().any(|p| Path::new(fields[0]) == p),
-        "a planted directory: {private}"
-    );
-    // Gone once the compile is over; the db has the unit's summaries.
-    assert!(!Path::new(fields[0]).exists(), "{private} removed");
     let check = run_ok(blame().arg("check").arg(&db));
     assert!(String::from_utf8_lossy(&check.stdout).contains("3 functions"));
+    // Nothing left in the queue once the db has the unit.
+    let left: Vec<_> = std::fs::read_dir(&queue)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".bc") || n.ends_with(".job"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A queue directory anybody can write (planted before the first build) is
+/// refused: the compile succeeds, the warning says why, nothing goes there.
+#[test]
+fn a_world_writable_analysis_queue_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("static.db");
+    let queue = dir.path().join("static.queue");
+    std::fs::create_dir(&queue).unwrap();
+    std::fs::set_permissions(&queue, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let obj = dir.path().join("hot.o");
+    let out = run_ok(
+        blame()
+            .env("BLAME_DB", &db)
+            .args(["cc", "--", "clang-19", "-g", "-O2", "-c"])
+            .arg(program("hot.c"))
+            .arg("-o")
+            .arg(&obj),
+    );
+    assert!(obj.is_file());
+    let err = stderr(&out);
+    assert!(
+        err.contains("no blame summary for") && err.contains("writable by every user"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&queue).unwrap().count(), 0);
 }
 
 /// A fake `clang-19` that says it started, then takes `secs` seconds.
@@ -340,7 +368,8 @@ fn a_killed_blame_cc_leaves_no_temporary_directory() {
     }
     assert!(!stale.exists(), "the dead process's directory is removed");
     assert!(live.exists(), "a live process's directory stays");
-    assert_eq!(blame_cc_dirs(&tmp).len(), 2, "{:?}", blame_cc_dirs(&tmp));
+    // blame cc itself makes none (its bitcode goes to the db's queue).
+    assert_eq!(blame_cc_dirs(&tmp).len(), 1, "{:?}", blame_cc_dirs(&tmp));
     nix_kill(child.id(), 15);
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(15), "dies of the signal: {status}");
@@ -348,6 +377,10 @@ fn a_killed_blame_cc_leaves_no_temporary_directory() {
         blame_cc_dirs(&tmp),
         [live.file_name().unwrap().to_string_lossy().into_owned()]
     );
+    // Nor anything in its analysis queue.
+    let queue = dir.path().join("static.queue");
+    let left = std::fs::read_dir(&queue).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "queue {} holds files", queue.display());
 }
 
 fn nix_kill(pid: u32, sig: i32) {

@@ -21,7 +21,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 skid=${1:-3:2}
 cd "$root"
 export LLVM_SYS_191_PREFIX=${LLVM_SYS_191_PREFIX:-$(llvm-config-19 --prefix)}
-cargo build --release -q --bin blame
+cargo build --release -q --bins
 cargo build --release -q -p blame-post --example datacentric_eval
 blame="$root/target/release/blame"
 eval_bin="$root/target/release/examples/datacentric_eval"

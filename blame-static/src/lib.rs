@@ -13,6 +13,7 @@ pub mod cfg;
 pub mod ir;
 pub mod library;
 pub mod llvm_loader;
+pub mod queue_drain;
 
 use blame_formats::static_db::{FunctionSummary, ReadIndex, Reuse, StaticDb};
 use rayon::prelude::*;

@@ -514,7 +514,12 @@ impl Conv {
             out.line = LLVMDISubprogramGetLine(sp);
             out.file = self.file_of(sp);
         }
-        if LLVMIsDeclaration(f) != 0 {
+        // `available_externally` bodies (glibc's inline `atol` at -O1 and
+        // up, extern templates) are copies of functions defined elsewhere,
+        // there for the inliner: for the analysis, calls to a library.
+        if LLVMIsDeclaration(f) != 0
+            || LLVMGetLinkage(f) == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
+        {
             out.is_declaration = true;
             return out;
         }
@@ -735,8 +740,20 @@ impl Conv {
                                 is_void: true,
                             };
                         }
-                        let val = self.md_value(a0, cx);
+                        let mut val = self.md_value(a0, cx);
                         let var = self.local_var(var_md);
+                        // Assignment tracking (clang at -O1 and up, what
+                        // `blame cc`'s capture sees): `dbg.assign(value,
+                        // var, expr, id, address, addr-expr)` names the
+                        // variable's storage as `dbg.declare` does.
+                        let mut declare = declare;
+                        if name.as_deref() == Some("llvm.dbg.assign") && nargs > 4 {
+                            let addr = self.md_value(LLVMGetOperand(v, 4), cx);
+                            if matches!(addr, Value::Inst(_) | Value::Arg(_)) {
+                                val = addr;
+                                declare = true;
+                            }
+                        }
                         return Inst {
                             op: if declare {
                                 Op::DbgDeclare { var }

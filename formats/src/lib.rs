@@ -13,6 +13,7 @@
 //! depends on no other workspace crate; `FORMATS.md` documents the layouts.
 
 pub mod alloc_log;
+pub mod analysis_queue;
 pub mod container;
 pub mod error;
 pub mod files;

@@ -268,6 +268,18 @@ impl WriterLock {
             path: path.to_path_buf(),
         })
     }
+
+    /// Takes the lock if nobody holds it: `None` while another process
+    /// does. Errors do not name `path`.
+    pub fn try_take(path: &Path) -> io::Result<Option<WriterLock>> {
+        let f = open_lock_file(path, true)?;
+        Ok(try_lock(f, FlockArg::LockExclusiveNonblock)?
+            .ok()
+            .map(|held| WriterLock {
+                _held: held,
+                path: path.to_path_buf(),
+            }))
+    }
 }
 
 #[cfg(test)]

@@ -497,6 +497,15 @@ impl StaticDb {
         Self::read_from(BufReader::new(file), path)
     }
 
+    /// Reads only the preamble and header: is `path` a static db this build
+    /// can read (magic, version)? Cheap whatever the db's size.
+    pub fn read_header(path: impl AsRef<Path>) -> Result<StaticDbHeader> {
+        let path = path.as_ref();
+        let file = open_regular(path).map_err(|e| FormatError::io(path, e))?;
+        let (_, header) = ContainerReader::open(BufReader::new(file), path, STATIC_DB)?;
+        Ok(header)
+    }
+
     pub fn read_bytes(bytes: &[u8]) -> Result<(StaticDb, StaticDbHeader)> {
         Self::read_from(bytes, Path::new("<memory>"))
     }

@@ -1,0 +1,77 @@
+//! `blame-analyzer`: the part of blame that loads LLVM, in an executable of
+//! its own so that `blame` itself starts in a millisecond (it runs once per
+//! compile as `blame cc`; loading libLLVM would cost ~20 ms of CPU each
+//! time). `blame analyze` and the drain of `blame cc`'s analysis queue run
+//! here; `blame` finds this executable beside itself.
+//!
+//!   blame-analyzer analyze FILE.bc... [-o DB] [--dump json] [--stats]
+//!   blame-analyzer drain [--now] DB
+
+#[path = "../analyze_args.rs"]
+mod analyze_args;
+#[path = "../cmd_analyze.rs"]
+mod cmd_analyze;
+// Only its spinner is used here.
+#[allow(dead_code)]
+#[path = "../progress.rs"]
+mod progress;
+
+use blame_formats::analysis_queue;
+use blame_static::queue_drain::{self, Pace};
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "blame-analyzer", version, about = "blame's LLVM half: the static analysis")]
+enum Cli {
+    /// Analyze LLVM bitcode/IR into a static db (what `blame analyze` runs).
+    Analyze(analyze_args::AnalyzeArgs),
+    /// Analyze the units `blame cc` queued for DB into it.
+    Drain {
+        /// Somebody waits: all cores, no pausing for the build.
+        #[arg(long)]
+        now: bool,
+        db: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    match Cli::parse() {
+        Cli::Analyze(args) => match cmd_analyze::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                let mut text = String::new();
+                for cause in e.chain() {
+                    let c = cause.to_string();
+                    if text.is_empty() {
+                        text = c;
+                    } else if !text.contains(&c) {
+                        text.push_str(": ");
+                        text.push_str(&c);
+                    }
+                }
+                eprintln!("blame: error: {text}");
+                ExitCode::FAILURE
+            }
+        },
+        Cli::Drain { now, db } => {
+            let pace = if now { Pace::Now } else { Pace::Background };
+            match analysis_queue::try_lock(&db) {
+                // Another drainer runs: it sees every queued unit before it leaves.
+                Ok(None) => ExitCode::SUCCESS,
+                Ok(Some(lock)) => match queue_drain::drain(&db, lock, pace) {
+                    Ok(_) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("blame: error: draining the analysis queue of {}: {e}", db.display());
+                        ExitCode::FAILURE
+                    }
+                },
+                Err(e) => {
+                    eprintln!("blame: error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
