@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
-    let src = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
-        .join("blame_capture.cpp");
+    let src = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("blame_capture.cpp");
     println!("cargo:rerun-if-changed={}", src.display());
     println!("cargo:rerun-if-env-changed=CXX");
     println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
@@ -19,7 +18,11 @@ fn main() {
         .arg("--cxxflags")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", llvm_config.display()));
-    assert!(cxxflags.status.success(), "{} --cxxflags failed", llvm_config.display());
+    assert!(
+        cxxflags.status.success(),
+        "{} --cxxflags failed",
+        llvm_config.display()
+    );
     let cxxflags = String::from_utf8(cxxflags.stdout).expect("flags are text");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("libblame_capture.so");
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "clang++-19".into());

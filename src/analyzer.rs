@@ -25,9 +25,7 @@ pub fn path() -> std::io::Result<PathBuf> {
 /// `blame analyze ARGS`: runs `blame-analyzer analyze ARGS` (the arguments
 /// as given, already checked by this CLI) and exits as it did.
 pub fn run_analyze() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os()
-        .skip_while(|a| a != "analyze")
-        .collect();
+    let args: Vec<OsString> = std::env::args_os().skip_while(|a| a != "analyze").collect();
     let status = path().and_then(|p| Command::new(p).args(&args).status());
     match status {
         Ok(s) if s.success() => ExitCode::SUCCESS,

@@ -332,11 +332,10 @@ fn requested_db(explicit: &Option<PathBuf>) -> Option<PathBuf> {
 }
 
 fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
-    requested_db(explicit)
-        .or_else(|| {
-            Some(PathBuf::from(".blame/static.db"))
-                .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
-        })
+    requested_db(explicit).or_else(|| {
+        Some(PathBuf::from(".blame/static.db"))
+            .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
+    })
 }
 
 fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {

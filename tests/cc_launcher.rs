@@ -231,21 +231,36 @@ fn the_captured_compile_builds_the_plain_object_byte_for_byte() {
     let plain = compile("plain.o", &[], false, false);
     let plain_deps = std::fs::read_to_string(dir.path().join("plain.d")).unwrap();
     let captured = compile("captured.o", &[], true, false);
-    assert!(plain == captured, "the object differs from the plain compile's");
+    assert!(
+        plain == captured,
+        "the object differs from the plain compile's"
+    );
     let deps = std::fs::read_to_string(dir.path().join("captured.d")).unwrap();
     assert_eq!(deps.replace("captured.o", "plain.o"), plain_deps);
     let fp_flags = ["-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer"];
     let plain_fp = compile("plain_fp.o", &fp_flags, false, false);
     let captured_fp = compile("captured_fp.o", &[], true, true);
-    assert!(plain_fp == captured_fp, "frame pointers: only the two flags differ");
+    assert!(
+        plain_fp == captured_fp,
+        "frame pointers: only the two flags differ"
+    );
     let out = run_ok(blame().env("BLAME_DB", &db).args(["cc", "--wait"]));
-    assert_eq!(String::from_utf8_lossy(&out.stderr).matches("warning").count(), 0);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .matches("warning")
+            .count(),
+        0
+    );
     assert!(check(&db).contains("3 functions"), "{}", check(&db));
     let queue = dir.path().join("static.queue");
     let left = std::fs::read_dir(&queue)
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "bc" || x == "job"))
+        .filter(|e| {
+            e.path()
+                .extension()
+                .is_some_and(|x| x == "bc" || x == "job")
+        })
         .count();
     assert_eq!(left, 0, "the queue is drained");
 }

@@ -141,7 +141,9 @@ fn drain_batch(db: &Path, batch: &[QueuedUnit], done: &mut Drained) -> io::Resul
 /// The warning of a unit that got no summary, in the words `blame cc`
 /// would have printed: naming the source, never the queued bitcode.
 pub fn warning_text(source: &str, e: &StaticError, bitcode: &Path) -> String {
-    let msg = e.to_string().replace(&bitcode.display().to_string(), source);
+    let msg = e
+        .to_string()
+        .replace(&bitcode.display().to_string(), source);
     let msg = msg
         .strip_prefix(&format!("{source}: "))
         .unwrap_or(&msg)
@@ -161,7 +163,10 @@ mod tests {
         std::fs::write(bad.bitcode(), b"garbage, not bitcode").unwrap();
         bad.commit("src/bad.c").unwrap();
         let lock = queue::try_lock(&db).unwrap().expect("no drainer runs");
-        assert!(queue::try_lock(&db).unwrap().is_none(), "one drainer at a time");
+        assert!(
+            queue::try_lock(&db).unwrap().is_none(),
+            "one drainer at a time"
+        );
         let done = drain(&db, lock, Pace::Now).unwrap();
         assert_eq!((done.units, done.failed), (0, 1));
         assert_eq!(queue::queued(&db), 0, "the job is gone");

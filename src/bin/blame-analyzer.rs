@@ -23,7 +23,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "blame-analyzer", version, about = "blame's LLVM half: the static analysis")]
+#[command(
+    name = "blame-analyzer",
+    version,
+    about = "blame's LLVM half: the static analysis"
+)]
 enum Cli {
     /// Analyze LLVM bitcode/IR into a static db (what `blame analyze` runs).
     Analyze(analyze_args::AnalyzeArgs),
@@ -63,7 +67,10 @@ fn main() -> ExitCode {
                 Ok(Some(lock)) => match queue_drain::drain(&db, lock, pace) {
                     Ok(_) => ExitCode::SUCCESS,
                     Err(e) => {
-                        eprintln!("blame: error: draining the analysis queue of {}: {e}", db.display());
+                        eprintln!(
+                            "blame: error: draining the analysis queue of {}: {e}",
+                            db.display()
+                        );
                         ExitCode::FAILURE
                     }
                 },

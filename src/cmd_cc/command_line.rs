@@ -111,7 +111,6 @@ impl CompileCommand {
         args.extend(self.args[1..].iter().cloned());
         CompileCommand { args }
     }
-
 }
 
 /// Flags whose value is the next argument (so the value is no source).

@@ -116,10 +116,13 @@ fn exit_code(status: std::process::ExitStatus) -> ExitCode {
 
 /// Runs a command with our stdio; Err names what could not start.
 fn run_inherited(argv: &[String]) -> Result<std::process::ExitStatus, ExitCode> {
-    Command::new(&argv[0]).args(&argv[1..]).status().map_err(|e| {
-        eprintln!("blame cc: cannot run {}: {e}", argv[0]);
-        ExitCode::from(127)
-    })
+    Command::new(&argv[0])
+        .args(&argv[1..])
+        .status()
+        .map_err(|e| {
+            eprintln!("blame cc: cannot run {}: {e}", argv[0]);
+            ExitCode::from(127)
+        })
 }
 
 /// Flags `blame cc` adds before the user's own.
@@ -228,7 +231,9 @@ fn captured_compile(
     let (pending, plugin) = match plugin {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}");
+            eprintln!(
+                "blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}"
+            );
             return match run_inherited(&cmd.args) {
                 Ok(s) if s.success() => Ok(0),
                 Ok(s) => Err(exit_code(s)),
@@ -276,7 +281,9 @@ fn captured_compile(
     match pending.commit(src) {
         Ok(()) => Ok(1),
         Err(e) => {
-            eprintln!("blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}");
+            eprintln!(
+                "blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}"
+            );
             Ok(0)
         }
     }
@@ -289,7 +296,9 @@ fn analysis_front_end(cmd: &CompileCommand, db: &Path, src: &str) -> usize {
     let pending = match queue::begin(db) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}");
+            eprintln!(
+                "blame cc: warning: no blame summary for {src}: cannot queue its analysis: {e}"
+            );
             return 0;
         }
     };
@@ -308,12 +317,8 @@ fn analysis_front_end(cmd: &CompileCommand, db: &Path, src: &str) -> usize {
         .arg("-o")
         .arg(&bc)
         .output();
-    let hide_queue = |text: &str| {
-        text.replace(
-            &queue::dir_of(db).display().to_string(),
-            "<blame cc queue>",
-        )
-    };
+    let hide_queue =
+        |text: &str| text.replace(&queue::dir_of(db).display().to_string(), "<blame cc queue>");
     match out {
         Ok(o) if o.status.success() => match pending.commit(src) {
             Ok(()) => return 1,
