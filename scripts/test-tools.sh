@@ -3,6 +3,7 @@
 # registries into target/test-tools (idempotent, skips what is present):
 #   - Hatchet (PyPI llnl-hatchet) loads our Hatchet literal JSON
 #   - Extra-P (PyPI extrap) fits the per-variable models of `blame scaling`
+#   - pycubexr (PyPI, Extra-P's Cube reader) reads our Cube4 (.cubex) exports
 #   - Thicket (PyPI llnl-thicket) loads our Thicket JSON
 #   - jsonschema (PyPI) + speedscope's published file-format-schema.json (npm)
 #   - go tool pprof (Debian golang-go, installed by deps.sh) reads our pprof
@@ -24,6 +25,13 @@ if [[ ! -x $tools/venv/bin/extrap ]] || ! "$tools/venv/bin/python" -c "import ex
   "$tools/venv/bin/pip" install -q --disable-pip-version-check extrap
 else
   echo "test-tools: Extra-P present"
+fi
+
+if ! "$tools/venv/bin/python" -c "import pycubexr" 2>/dev/null; then
+  echo "test-tools: installing pycubexr into $tools/venv"
+  "$tools/venv/bin/pip" install -q --disable-pip-version-check pycubexr
+else
+  echo "test-tools: pycubexr present"
 fi
 
 if ! "$tools/venv/bin/python" -c "import thicket" 2>/dev/null; then

@@ -151,7 +151,7 @@ pub struct ScalingArgs {
 }
 
 /// `--param` values, per run: `n=1` `n=2` or `n=1,2`, assigned in run order per name.
-fn params_per_run(params: &[String], runs: usize) -> Result<Vec<Vec<(String, f64)>>> {
+pub(crate) fn params_per_run(params: &[String], runs: usize) -> Result<Vec<Vec<(String, f64)>>> {
     let mut out: Vec<Vec<(String, f64)>> = vec![Vec::new(); runs];
     let mut next: std::collections::BTreeMap<String, usize> = Default::default();
     for p in params {

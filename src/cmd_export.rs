@@ -1,21 +1,35 @@
-//! `blame export`: results as an HTML report or in other profilers' formats.
+//! `blame export`: results as an HTML report or in other profilers' formats;
+//! several runs (an ensemble) as one Thicket.
 
-use crate::cmd_post::{results_for_report, InputArgs};
-use anyhow::{Context, Result};
+use crate::cmd_post::{results_for_report, HideArgs, InputArgs};
+use anyhow::{bail, Context, Result};
+use blame_gui_export::export::thicket::{thicket_runs, ThicketRun};
 use blame_gui_export::export::{export_with, ExportFormat};
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::trees::TreeKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
     #[command(flatten)]
     input: InputArgs,
+    /// More runs, for an ensemble: with `--format thicket` one Thicket with a profile per
+    /// run and each run's metadata; with `--format cubex` `-o` is a directory that gets one
+    /// Cube file per run as Extra-P reads them (`extrap --cube DIR`).
+    #[arg(value_name = "MORE_RUNS")]
+    more_runs: Vec<PathBuf>,
+    /// A parameter of the runs (Thicket metadata, Cube directory names), once per run in run order
+    /// (`--param n=1000 --param n=2000`) or all values at once (`--param n=1000,2000`).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    #[command(flatten)]
+    hide: HideArgs,
     /// html, speedscope, firefox, pprof, folded, svg, hatchet, thicket (Thicket's JSON: code
-    /// and data trees, the run's metadata) or csv.
+    /// and data trees, the run's metadata; one profile per run), cubex (Cube4: samples, time
+    /// and per-variable blame × call paths × ranks) or csv.
     #[arg(long)]
     format: ExportFormat,
-    /// Output file.
+    /// Output file (a directory for several runs as cubex).
     #[arg(short, long)]
     output: PathBuf,
     /// Tree to export: code (calling contexts) or data (variable paths).
@@ -35,7 +49,13 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs) -> Result<()> {
-    let results = results_for_report(&args.input)?;
+    if !args.more_runs.is_empty() || !args.params.is_empty() {
+        if !matches!(args.format, ExportFormat::Thicket | ExportFormat::Cubex) {
+            bail!("several runs and --param export as one Thicket (--format thicket) or as a directory of Cube files (--format cubex)");
+        }
+        return run_ensemble(&args);
+    }
+    let results = args.hide.apply(results_for_report(&args.input)?)?;
     let bytes = if args.format == ExportFormat::Html {
         let mut roots = args.source_roots.clone();
         roots.push(PathBuf::from("."));
@@ -60,7 +80,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
             .input
             .run_dir
             .as_deref()
-            .map(manifest_metadata)
+            .map(|d| run_metadata(d, &results))
             .unwrap_or_default();
         blame_gui_export::export::thicket::thicket(
             &results,
@@ -80,23 +100,133 @@ pub fn run(args: ExportArgs) -> Result<()> {
         )
         .map_err(anyhow::Error::msg)?
     };
-    blame_formats::files::write_atomic(&args.output, &bytes)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
-    eprintln!(
-        "blame: wrote {} ({} bytes)",
-        args.output.display(),
-        bytes.len()
-    );
+    write(&args.output, &bytes)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    blame_formats::files::write_atomic(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("blame: wrote {} ({} bytes)", path.display(), bytes.len());
+    Ok(())
+}
+
+/// Several runs as one Thicket (a profile per run, with its parameters),
+/// or as a directory of Cube files laid out as Extra-P reads them.
+fn run_ensemble(args: &ExportArgs) -> Result<()> {
+    let Some(first) = &args.input.run_dir else {
+        bail!("an ensemble is of run directories: give them as arguments");
+    };
+    let dirs: Vec<PathBuf> = std::iter::once(first.clone())
+        .chain(args.more_runs.iter().cloned())
+        .collect();
+    let params = crate::cmd_across::params_per_run(&args.params, dirs.len())?;
+    let results = dirs
+        .iter()
+        .map(|d| {
+            let mut input = args.input.clone();
+            input.run_dir = Some(d.clone());
+            let r = results_for_report(&input)
+                .with_context(|| format!("cannot read the run {}", d.display()))?;
+            args.hide.apply(r)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if args.format == ExportFormat::Cubex {
+        return cube_directory(args, &results, params);
+    }
+    let runs: Vec<ThicketRun> = dirs
+        .iter()
+        .zip(&results)
+        .zip(params)
+        .map(|((d, results), params)| {
+            let mut metadata = run_metadata(d, results);
+            metadata.extend(params.into_iter().map(|(k, v)| (k, v.into())));
+            ThicketRun {
+                results,
+                label: d.display().to_string(),
+                metadata,
+            }
+        })
+        .collect();
+    let bytes = thicket_runs(&runs, args.event.as_deref(), args.all_variables)
+        .map_err(anyhow::Error::msg)?;
+    write(&args.output, &bytes)
+}
+
+/// One Cube file per run in `-o DIR`, as Extra-P's Cube reader finds them
+/// (`extrap --cube DIR`): `DIR/blame.<name><value>....r<repetition>/profile.cubex`,
+/// the MPI ranks as parameter `p` when they differ between the runs.
+fn cube_directory(
+    args: &ExportArgs,
+    results: &[blame_formats::results::Results],
+    mut params: Vec<Vec<(String, f64)>>,
+) -> Result<()> {
+    use blame_gui_export::across::scaling::{ranks_of, RANKS_PARAMETER};
+    let ranks: Vec<f64> = results.iter().map(ranks_of).collect();
+    if ranks.iter().any(|&r| r != ranks[0]) {
+        for (p, r) in params.iter_mut().zip(&ranks) {
+            p.insert(0, (RANKS_PARAMETER.to_string(), *r));
+        }
+    }
+    if params.iter().all(Vec::is_empty) {
+        bail!("the runs differ in no parameter: give --param NAME=VALUE per run (or runs of different ranks)");
+    }
+    if let Some(bad) = params
+        .iter()
+        .flatten()
+        .find(|(n, _)| !n.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        bail!(
+            "--param {}: Extra-P reads Cube directories whose parameter names are letters only",
+            bad.0
+        );
+    }
+    std::fs::create_dir_all(&args.output)
+        .with_context(|| format!("cannot create the directory {}", args.output.display()))?;
+    let mut repetitions: std::collections::HashMap<String, usize> = Default::default();
+    for (results, params) in results.iter().zip(&params) {
+        let point = params
+            .iter()
+            .map(|(n, v)| format!("{n}{v}"))
+            .collect::<Vec<_>>()
+            .join(".");
+        let rep = repetitions.entry(point.clone()).or_default();
+        *rep += 1;
+        let dir = args.output.join(format!("blame.{point}.r{rep}"));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+        let bytes = blame_gui_export::export::cubex::cubex(
+            results,
+            args.event.as_deref(),
+            args.all_variables,
+        )
+        .map_err(anyhow::Error::msg)?;
+        write(&dir.join("profile.cubex"), &bytes)?;
+    }
     Ok(())
 }
 
 /// What the run's manifest adds to a Thicket profile's metadata: when it
-/// was recorded, for how long, and how.
-fn manifest_metadata(dir: &std::path::Path) -> Vec<(String, serde_json::Value)> {
+/// was recorded (`date`, UTC), for how long, and how; the git revision of
+/// the directory of the application's executable (not a launcher's), if it
+/// is in a git work tree.
+fn run_metadata(
+    dir: &Path,
+    results: &blame_formats::results::Results,
+) -> Vec<(String, serde_json::Value)> {
     let Ok(m) = blame_sampler::manifest::Manifest::read(&dir.join("manifest.json")) else {
         return Vec::new();
     };
-    vec![
+    let mut meta = vec![("date".to_string(), iso_date(m.start_unix_ns).into())];
+    let procs = &results.header.processes;
+    let app = procs.iter().find(|p| !p.launcher).or(procs.first());
+    if let Some(rev) = app
+        .and_then(|p| p.command.first())
+        .filter(|c| c.contains('/'))
+        .and_then(|c| git_revision(Path::new(c).parent()?))
+    {
+        meta.push(("git_revision".into(), rev.into()));
+    }
+    meta.extend([
         ("start_unix_ns".into(), m.start_unix_ns.into()),
         (
             "wall_seconds".into(),
@@ -105,5 +235,57 @@ fn manifest_metadata(dir: &std::path::Path) -> Vec<(String, serde_json::Value)> 
         ("sampler".into(), m.sampler.into()),
         ("call_graph".into(), m.call_graph.into()),
         ("recorded_command".into(), m.command.join(" ").into()),
-    ]
+    ]);
+    meta
+}
+
+/// `git rev-parse HEAD` in `dir`, when it is in a git work tree.
+fn git_revision(dir: &Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let rev = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !rev.is_empty()).then_some(rev)
+}
+
+/// UTC `YYYY-MM-DDTHH:MM:SSZ` of a Unix time in ns.
+fn iso_date(unix_ns: u64) -> String {
+    let secs = unix_ns / 1_000_000_000;
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn iso_dates() {
+        assert_eq!(super::iso_date(0), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            super::iso_date(1_795_000_000 * 1_000_000_000),
+            "2026-11-18T11:06:40Z"
+        );
+        assert_eq!(
+            super::iso_date(951_782_400 * 1_000_000_000),
+            "2000-02-29T00:00:00Z"
+        );
+    }
 }

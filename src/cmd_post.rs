@@ -205,10 +205,51 @@ pub struct MergeArgs {
     target: PathBuf,
 }
 
+/// Functions hidden from every view (`report`, `export`): Score-P filters
+/// and region classes ([`blame_gui_export::regions`]).
+#[derive(clap::Args, Clone, Default)]
+pub struct HideArgs {
+    /// Score-P filter file (SCOREP_REGION_NAMES_BEGIN/END, EXCLUDE/INCLUDE [MANGLED],
+    /// wildcards; also SCOREP_FILE_NAMES_BEGIN/END): excluded functions are hidden,
+    /// their samples folded into their callers.
+    #[arg(long, value_name = "FILE")]
+    pub filter: Option<PathBuf>,
+    /// Only functions of these region classes (comma-separated: MPI, WRP, COM, USR);
+    /// the others are hidden like filtered ones.
+    #[arg(long = "class", value_name = "CLASSES")]
+    pub classes: Option<String>,
+}
+
+impl HideArgs {
+    /// `results` with the hidden functions folded into their callers.
+    pub fn apply(&self, results: Results) -> Result<Results> {
+        let hide = blame_gui_export::regions::Hide {
+            filter: self
+                .filter
+                .as_deref()
+                .map(blame_gui_export::scorep_filter::Filter::read)
+                .transpose()?,
+            classes: self
+                .classes
+                .as_deref()
+                .map(blame_gui_export::regions::parse_classes)
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--class: {e}"))?,
+        };
+        Ok(if hide.is_empty() {
+            results
+        } else {
+            blame_gui_export::regions::apply(&results, &hide)
+        })
+    }
+}
+
 #[derive(clap::Args)]
 pub struct ReportArgs {
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    hide: HideArgs,
     /// Flat data-centric view: variables by descending blame (the default).
     #[arg(long, group = "view")]
     by_variable: bool,
@@ -680,7 +721,7 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
         method: args.method.clone(),
         all_variables: args.all_variables,
     };
-    let results = results_for_report(&args.input)?;
+    let results = args.hide.apply(results_for_report(&args.input)?)?;
     let text = if let Some(baseline) = &args.compare {
         render::render_compare(&views::compare(&results, &filters, baseline)?, args.format)
     } else if args.by_function {

@@ -34,7 +34,7 @@ enum Command {
     Report(cmd_post::ReportArgs),
     /// Print a recording as JSON-lines samples with symbolic frames.
     Dump(cmd_post::DumpArgs),
-    /// Write an HTML report or a speedscope/firefox/pprof/folded/svg/hatchet/csv export.
+    /// Write an HTML report or a speedscope/firefox/pprof/folded/svg/hatchet/thicket/cubex/csv export (several runs: a Thicket ensemble or a directory of Cube files).
     Export(cmd_export::ExportArgs),
     /// Compare two runs by variable: blame in each, the change in samples and share, largest first.
     Diff(cmd_across::DiffArgs),

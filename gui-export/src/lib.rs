@@ -12,7 +12,9 @@
 pub mod across;
 pub mod export;
 pub mod html;
+pub mod regions;
 pub mod render;
+pub mod scorep_filter;
 pub mod source;
 pub mod trees;
 pub mod views;
@@ -27,5 +29,7 @@ mod tests_across;
 mod tests_browser;
 #[cfg(test)]
 mod tests_consumers;
+#[cfg(test)]
+mod tests_interop;
 #[cfg(test)]
 mod tests_naming;

@@ -174,19 +174,21 @@ pub fn function_table(v: &FunctionView) -> Table {
     Table {
         headers: strings(&[
             "function",
+            "class",
             "file",
             "inclusive",
             "incl %",
             "exclusive",
             "excl %",
         ]),
-        numeric: vec![false, false, true, true, true, true],
+        numeric: vec![false, false, false, true, true, true, true],
         rows: v
             .functions
             .iter()
             .map(|r| {
                 vec![
                     r.function.clone(),
+                    r.class.to_string(),
                     r.file.clone(),
                     num(r.inclusive),
                     pct(r.inclusive_percent),

@@ -515,6 +515,8 @@ pub fn by_variable(results: &Results, filters: &Filters) -> Result<VariableView,
 pub struct FunctionRow {
     pub function: String,
     pub file: String,
+    /// Region class (`MPI`, `WRP`, `COM`, `USR`, `FLT`; see [`crate::regions`]).
+    pub class: crate::regions::RegionClass,
     pub inclusive: f64,
     pub inclusive_percent: f64,
     pub exclusive: f64,
@@ -531,6 +533,7 @@ pub struct FunctionView {
 /// The code-centric view: functions by inclusive samples.
 pub fn by_function(results: &Results, filters: &Filters) -> Result<FunctionView, ViewError> {
     let scope = Scope::new(results, filters)?;
+    let classes = crate::regions::classes(results);
     let mut rows: Vec<FunctionRow> = results
         .functions
         .iter()
@@ -546,6 +549,10 @@ pub fn by_function(results: &Results, filters: &Filters) -> Result<FunctionView,
             (inc > 0.0).then(|| FunctionRow {
                 function: f.key.name.clone(),
                 file: f.key.file.clone(),
+                class: classes
+                    .get(&f.key.name)
+                    .copied()
+                    .unwrap_or(crate::regions::RegionClass::Usr),
                 inclusive: inc,
                 inclusive_percent: scope.percent(inc),
                 exclusive: exc,

@@ -171,7 +171,7 @@ pub enum ScalingError {
 
 /// Seconds per sample of an event sampled at a fixed rate of time
 /// (a frequency, or a period in ns), else `None`.
-fn seconds_per_sample(results: &Results, event: &str) -> Option<f64> {
+pub(crate) fn seconds_per_sample(results: &Results, event: &str) -> Option<f64> {
     let e = results.header.events.iter().find(|e| e.name == event)?;
     match e.sampling {
         Sampling::Frequency(f) if f > 0 => Some(1.0 / f as f64),
@@ -181,7 +181,7 @@ fn seconds_per_sample(results: &Results, event: &str) -> Option<f64> {
 }
 
 /// MPI ranks of the run's application processes (1 without MPI).
-fn ranks_of(results: &Results) -> f64 {
+pub fn ranks_of(results: &Results) -> f64 {
     let ranks: BTreeSet<u32> = results
         .header
         .processes

@@ -1,6 +1,7 @@
 //! `blame export`: results in the formats of other profilers' viewers, each
 //! with a code-centric or data-centric tree ([`crate::trees`]).
 
+pub mod cubex;
 pub mod firefox;
 pub mod folded;
 pub mod hatchet;
@@ -21,6 +22,7 @@ pub enum ExportFormat {
     Svg,
     Hatchet,
     Thicket,
+    Cubex,
     Csv,
 }
 
@@ -36,8 +38,9 @@ impl std::str::FromStr for ExportFormat {
             "svg" | "flamegraph" => ExportFormat::Svg,
             "hatchet" => ExportFormat::Hatchet,
             "thicket" => ExportFormat::Thicket,
+            "cubex" | "cube" => ExportFormat::Cubex,
             "csv" => ExportFormat::Csv,
-            _ => return Err(format!("unknown export format {s:?}: use html, speedscope, firefox, pprof, folded, svg, hatchet, thicket or csv")),
+            _ => return Err(format!("unknown export format {s:?}: use html, speedscope, firefox, pprof, folded, svg, hatchet, thicket, cubex or csv")),
         })
     }
 }
@@ -81,6 +84,7 @@ pub fn export_with(
         ExportFormat::Firefox => firefox::firefox(results, &stacks, &title)?,
         ExportFormat::Hatchet => hatchet::hatchet(results, &stacks, &event_name),
         ExportFormat::Thicket => thicket::thicket(results, event, all_variables, "run", &[])?,
+        ExportFormat::Cubex => cubex::cubex(results, event, all_variables)?,
         ExportFormat::Csv => {
             let filters = crate::views::Filters {
                 event: Some(event_name.clone()),

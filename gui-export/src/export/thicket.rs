@@ -9,7 +9,11 @@
 //! variables the part their fields do not cover) and `explicit (inc)`
 //! (a variable's explicit blame). One run is one profile, its metadata the
 //! command, ranks, hosts, event and samples, plus what the caller adds (the
-//! manifest's times).
+//! manifest's times, parameters, git revision). Several runs (an ensemble)
+//! are several profiles of one graph, the union of their trees; a node a
+//! run does not have is 0 in that run's rows. Code-tree rows carry the
+//! function's region class (`class`: MPI, WRP, COM, USR; see
+//! [`crate::regions`]).
 
 use crate::trees;
 use crate::views::{self, Filters};
@@ -25,20 +29,38 @@ struct Node {
     children: BTreeMap<String, Node>,
 }
 
-struct Out {
+/// The union of the runs' trees: per node, per profile (inclusive, exclusive, explicit).
+#[derive(Default)]
+struct UNode {
+    values: BTreeMap<usize, (f64, f64, Option<f64>)>,
+    children: BTreeMap<String, UNode>,
+}
+
+impl UNode {
+    fn merge(&mut self, node: &Node, k: usize) {
+        self.values
+            .insert(k, (node.inclusive, node.exclusive, node.explicit));
+        for (n, c) in &node.children {
+            self.children.entry(n.clone()).or_default().merge(c, k);
+        }
+    }
+}
+
+struct Out<'a> {
     graph: Map<String, Value>,
     records: Vec<Value>,
     next: usize,
-    profile: u64,
+    profiles: &'a [u64],
     event: String,
+    classes: &'a std::collections::HashMap<String, crate::regions::RegionClass>,
 }
 
-impl Out {
+impl Out<'_> {
     fn add(
         &mut self,
         name: &str,
         kind: &str,
-        node: &Node,
+        node: &UNode,
         parent: Option<usize>,
         child_kind: &dyn Fn(usize) -> &'static str,
         depth: usize,
@@ -57,14 +79,29 @@ impl Out {
                 "parents": parent.into_iter().collect::<Vec<_>>(),
             }),
         );
-        self.records.push(json!({
-            "node": id,
-            "profile": self.profile,
-            "name": name,
-            format!("{} (inc)", self.event): node.inclusive,
-            self.event.clone(): node.exclusive,
-            "explicit (inc)": node.explicit,
-        }));
+        let class = (kind == "function").then(|| {
+            self.classes
+                .get(name)
+                .copied()
+                .unwrap_or(crate::regions::RegionClass::Usr)
+        });
+        let code = kind == "function";
+        for (k, &profile) in self.profiles.iter().enumerate() {
+            let (inc, exc, explicit) =
+                node.values
+                    .get(&k)
+                    .copied()
+                    .unwrap_or((0.0, 0.0, (!code).then_some(0.0)));
+            self.records.push(json!({
+                "node": id,
+                "profile": profile,
+                "name": name,
+                format!("{} (inc)", self.event): inc,
+                self.event.clone(): exc,
+                "explicit (inc)": explicit,
+                "class": class,
+            }));
+        }
         id
     }
 }
@@ -80,6 +117,14 @@ fn profile_id(label: &str) -> u64 {
     h & ((1 << 53) - 1)
 }
 
+/// One run of an ensemble: its results, its profile's name and metadata
+/// beyond what the results say.
+pub struct ThicketRun<'a> {
+    pub results: &'a Results,
+    pub label: String,
+    pub metadata: Vec<(String, Value)>,
+}
+
 /// The Thicket JSON of one run (`label` names its profile); `metadata`
 /// adds to what the results say about the run.
 pub fn thicket(
@@ -89,6 +134,32 @@ pub fn thicket(
     label: &str,
     metadata: &[(String, Value)],
 ) -> Result<Vec<u8>, String> {
+    thicket_runs(
+        &[ThicketRun {
+            results,
+            label: label.to_string(),
+            metadata: metadata.to_vec(),
+        }],
+        event,
+        all_variables,
+    )
+}
+
+/// One run's trees and metadata.
+struct RunTrees {
+    code: BTreeMap<String, Node>,
+    data: Node,
+    meta: Map<String, Value>,
+    event: String,
+}
+
+fn run_trees(
+    run: &ThicketRun,
+    event: Option<&str>,
+    all_variables: bool,
+    profile: u64,
+) -> Result<RunTrees, String> {
+    let results = run.results;
     let view = views::by_variable(
         results,
         &Filters {
@@ -112,10 +183,15 @@ pub fn thicket(
         let Some((first, rest)) = s.frames.split_first() else {
             continue;
         };
-        let mut node = code.entry(first.name.clone()).or_default();
+        let mut node = code
+            .entry(crate::regions::demangle(&first.name))
+            .or_default();
         node.inclusive += s.weight;
         for f in rest {
-            node = node.children.entry(f.name.clone()).or_default();
+            node = node
+                .children
+                .entry(crate::regions::demangle(&f.name))
+                .or_default();
             node.inclusive += s.weight;
         }
         node.exclusive += s.weight;
@@ -141,25 +217,6 @@ pub fn thicket(
     }
     data.children.values_mut().for_each(own);
     data.inclusive = view.variables.iter().map(|r| r.samples).fold(0.0, f64::max);
-    let profile = profile_id(label);
-    let mut out = Out {
-        graph: Map::new(),
-        records: Vec::new(),
-        next: 0,
-        profile,
-        event: event_name.clone(),
-    };
-    for (name, node) in &code {
-        out.add(name, "function", node, None, &|_| "function", 0);
-    }
-    out.add(
-        "variables",
-        "data",
-        &data,
-        None,
-        &|depth| if depth == 1 { "variable" } else { "field" },
-        0,
-    );
     let ranks: std::collections::BTreeSet<u32> = procs
         .iter()
         .zip(&app)
@@ -169,7 +226,7 @@ pub fn thicket(
     let hosts: std::collections::BTreeSet<&str> = procs.iter().map(|p| p.host.as_str()).collect();
     let mut meta = Map::new();
     meta.insert("profile".into(), json!(profile));
-    meta.insert("run".into(), json!(label));
+    meta.insert("run".into(), json!(run.label));
     meta.insert(
         "command".into(),
         json!(procs
@@ -191,19 +248,92 @@ pub fn thicket(
         meta.insert("coverage_percent".into(), json!(c.percent));
     }
     meta.insert("producer".into(), json!(results.header.producer));
-    for (k, v) in metadata {
+    for (k, v) in &run.metadata {
         meta.insert(k.clone(), v.clone());
     }
+    Ok(RunTrees {
+        code,
+        data,
+        meta,
+        event: event_name,
+    })
+}
+
+/// The Thicket JSON of an ensemble: one profile per run, in run order,
+/// over the union of their trees. Runs must share the event.
+pub fn thicket_runs(
+    runs: &[ThicketRun],
+    event: Option<&str>,
+    all_variables: bool,
+) -> Result<Vec<u8>, String> {
+    if runs.is_empty() {
+        return Err("no runs to export".into());
+    }
+    let mut profiles: Vec<u64> = Vec::new();
+    let mut trees = Vec::new();
+    for run in runs {
+        let mut id = profile_id(&run.label);
+        while profiles.contains(&id) {
+            id = (id + 1) & ((1 << 53) - 1);
+        }
+        profiles.push(id);
+        let event = event.or(trees.first().map(|t: &RunTrees| t.event.as_str()));
+        let t = run_trees(run, event, all_variables, id)?;
+        trees.push(t);
+    }
+    let event_name = trees[0].event.clone();
+    if let Some(t) = trees.iter().find(|t| t.event != event_name) {
+        return Err(format!(
+            "the runs have different events ({event_name}, {}): choose one with --event",
+            t.event
+        ));
+    }
+    let mut code: BTreeMap<String, UNode> = BTreeMap::new();
+    let mut data = UNode::default();
+    let mut classes = std::collections::HashMap::new();
+    for (k, (t, run)) in trees.iter().zip(runs).enumerate() {
+        for (name, node) in &t.code {
+            code.entry(name.clone()).or_default().merge(node, k);
+        }
+        data.merge(&t.data, k);
+        for (name, class) in crate::regions::classes(run.results) {
+            let e = classes.entry(name).or_insert(class);
+            *e = (*e).min(class);
+        }
+    }
+    let mut out = Out {
+        graph: Map::new(),
+        records: Vec::new(),
+        next: 0,
+        profiles: &profiles,
+        event: event_name.clone(),
+        classes: &classes,
+    };
+    for (name, node) in &code {
+        out.add(name, "function", node, None, &|_| "function", 0);
+    }
+    out.add(
+        "variables",
+        "data",
+        &data,
+        None,
+        &|depth| if depth == 1 { "variable" } else { "field" },
+        0,
+    );
     let doc = json!({
         "graph": [out.graph],
         "dataframe_indices": ["node", "profile"],
         "dataframe": out.records,
-        "metadata": [meta],
+        "metadata": trees.iter().map(|t| Value::Object(t.meta.clone())).collect::<Vec<_>>(),
         "inclusive_metrics": [format!("{event_name} (inc)"), "explicit (inc)"],
         "exclusive_metrics": [event_name],
-        "profile": [profile],
+        "profile": profiles,
         "profile_idx_name": "profile",
-        "profile_mapping": {profile.to_string(): label},
+        "profile_mapping": profiles
+            .iter()
+            .zip(runs)
+            .map(|(p, r)| (p.to_string(), Value::from(r.label.clone())))
+            .collect::<Map<String, Value>>(),
     });
     Ok(serde_json::to_vec_pretty(&doc).expect("json values serialize"))
 }

@@ -1,0 +1,461 @@
+//! Cube4 (`.cubex`, the profile format of Score-P, Scalasca and Extra-P): a
+//! tar of `anchor.xml` (metrics, regions, call tree, system tree) and per
+//! metric `N.index` + `N.data` (values per call path × location).
+//!
+//! What blame puts in the three dimensions:
+//!
+//! - metrics (all exclusive, `DOUBLE`): `samples` of the event, `time`
+//!   (samples × sampling period, for events sampled in time), and per
+//!   variable `blame_total` (total blame: data flow and control) and
+//!   `blame_explicit` (data flow only), in samples;
+//! - call tree: one root named after the program; under it the calling
+//!   contexts (the code tree, which carries `samples` and `time`) and the
+//!   data tree `[variables]` → `function::variable` → fields (which carries
+//!   the blame metrics; a node's own value is its blame minus its fields',
+//!   so that Cube's inclusive value of a variable is its blame). Regions
+//!   carry their class (`MPI`, `WRP`, `COM`, `USR`) as Cube's paradigm
+//!   (`mpi` or `user`) and in their description;
+//! - system tree: machine → host → one location group per process (`MPI
+//!   Rank N`) → one location (results keep samples per process, so a
+//!   process's threads are one location).
+//!
+//! Blame of different variables overlaps (one sample can blame several), so
+//! the inclusive blame of `[variables]` and of the root is a sum of
+//! overlapping shares, not a count of samples.
+//!
+//! Byte layouts as Cube's reader (`pycubexr`, the one Extra-P uses) reads
+//! them: an index is `CUBEX.INDEX`, the int 1 (endianness), a u16 version,
+//! a u8 format, an int count, then the call-tree positions (depth-first
+//! order) that have values; data is `CUBEX.DATA` then one row of doubles
+//! per listed position, one per location in location id order.
+
+use crate::regions::{self, RegionClass};
+use crate::trees;
+use crate::views::{self, Filters};
+use blame_formats::results::Results;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// A call-tree node: region, children by name, values per location per metric.
+#[derive(Default)]
+struct CNode {
+    children: BTreeMap<String, CNode>,
+    /// Source file and first line of the region (code nodes).
+    file: String,
+    line: u32,
+    kind: Kind,
+    samples: Vec<f64>,
+    total: Vec<f64>,
+    explicit: Vec<f64>,
+}
+
+#[derive(Default, Clone, Copy, PartialEq)]
+enum Kind {
+    #[default]
+    Code,
+    Data,
+}
+
+impl CNode {
+    fn child(&mut self, name: &str, locations: usize, kind: Kind) -> &mut CNode {
+        self.children
+            .entry(name.to_string())
+            .or_insert_with(|| CNode {
+                kind,
+                samples: vec![0.0; locations],
+                total: vec![0.0; locations],
+                explicit: vec![0.0; locations],
+                ..Default::default()
+            })
+    }
+}
+
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The regions and call-tree XML, written depth first (ids in that order).
+struct Program {
+    regions: Vec<(String, String, u32, Kind)>,
+    region_ids: BTreeMap<(String, String, bool), usize>,
+    cnodes: String,
+    /// Depth-first order of the call-tree nodes: their values per metric.
+    rows: Vec<[Vec<f64>; 3]>,
+}
+
+impl Program {
+    fn region(&mut self, name: &str, file: &str, line: u32, kind: Kind) -> usize {
+        let key = (name.to_string(), file.to_string(), kind == Kind::Data);
+        if let Some(&id) = self.region_ids.get(&key) {
+            return id;
+        }
+        let id = self.regions.len();
+        self.regions
+            .push((name.to_string(), file.to_string(), line, kind));
+        self.region_ids.insert(key, id);
+        id
+    }
+
+    fn walk(&mut self, name: &str, node: &CNode, depth: usize) {
+        let region = self.region(name, &node.file, node.line, node.kind);
+        let id = self.rows.len();
+        self.rows.push([
+            node.samples.clone(),
+            node.total.clone(),
+            node.explicit.clone(),
+        ]);
+        let pad = " ".repeat(depth + 2);
+        let _ = writeln!(
+            self.cnodes,
+            "{pad}<cnode id=\"{id}\" calleeId=\"{region}\">"
+        );
+        for (n, c) in &node.children {
+            self.walk(n, c, depth + 1);
+        }
+        let _ = writeln!(self.cnodes, "{pad}</cnode>");
+    }
+}
+
+/// One process of the system tree.
+struct Loc {
+    host: String,
+    name: String,
+    rank: u32,
+}
+
+/// The Cube4 file of one run and event.
+pub fn cubex(
+    results: &Results,
+    event: Option<&str>,
+    all_variables: bool,
+) -> Result<Vec<u8>, String> {
+    let e = trees::event_index(results, event)?;
+    let event_name = results
+        .header
+        .events
+        .get(e)
+        .ok_or("the results have no events")?
+        .name
+        .clone();
+    let procs = &results.header.processes;
+    let any_app = procs.iter().any(|p| !p.launcher);
+    // Locations: the application's processes, by host, then rank or pid.
+    let mut chosen: Vec<usize> = (0..procs.len())
+        .filter(|&i| !any_app || !procs[i].launcher)
+        .collect();
+    chosen.sort_by(|&a, &b| {
+        let (pa, pb) = (&procs[a], &procs[b]);
+        (&pa.host, pa.rank.is_none(), pa.rank, pa.pid).cmp(&(
+            &pb.host,
+            pb.rank.is_none(),
+            pb.rank,
+            pb.pid,
+        ))
+    });
+    let mut loc_of: BTreeMap<u32, usize> = BTreeMap::new();
+    let locs: Vec<Loc> = chosen
+        .iter()
+        .enumerate()
+        .map(|(l, &i)| {
+            loc_of.insert(i as u32, l);
+            let p = &procs[i];
+            Loc {
+                host: p.host.clone(),
+                name: match p.rank {
+                    Some(r) => format!("MPI Rank {r}"),
+                    None => format!("Process {}", p.pid),
+                },
+                rank: p.rank.unwrap_or(l as u32),
+            }
+        })
+        .collect();
+    if locs.is_empty() {
+        return Err(
+            "the results have no processes: a Cube file needs at least one location".into(),
+        );
+    }
+    let n = locs.len();
+    let program = procs
+        .get(chosen.first().copied().unwrap_or(0))
+        .and_then(|p| p.command.first())
+        .map(|c| c.rsplit('/').next().unwrap_or(c).to_string())
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "program".into());
+    let mut root = CNode {
+        samples: vec![0.0; n],
+        total: vec![0.0; n],
+        explicit: vec![0.0; n],
+        ..Default::default()
+    };
+    // The code tree.
+    for s in results.stacks.iter() {
+        let w = s.samples.get(e).copied().unwrap_or(0.0);
+        let Some(&l) = loc_of.get(&s.process) else {
+            continue;
+        };
+        if w <= 0.0 || s.frames.is_empty() {
+            continue;
+        }
+        let mut node = &mut root;
+        // Frames are innermost first; a frame's line is its call site, so
+        // the region's file is the frame's.
+        for f in s.frames.iter().rev() {
+            let name = regions::demangle(&f.function);
+            node = node.child(&name, n, Kind::Code);
+            node.file.clone_from(&f.file);
+        }
+        node.samples[l] += w;
+    }
+    // The data tree, from the by-variable view's variables.
+    let view = views::by_variable(
+        results,
+        &Filters {
+            event: Some(event_name.clone()),
+            all_variables,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let shown: std::collections::HashSet<(&str, &str, &str, u32)> = view
+        .variables
+        .iter()
+        .map(|r| {
+            (
+                r.function.as_str(),
+                r.name.as_str(),
+                r.file.as_str(),
+                r.line,
+            )
+        })
+        .collect();
+    let vars = root.child("[variables]", n, Kind::Data);
+    for v in results.variables.iter().filter(|v| {
+        v.key.event as usize == e
+            && shown.contains(&(
+                v.key.function.as_str(),
+                v.key.name.as_str(),
+                v.key.file.as_str(),
+                v.key.line,
+            ))
+    }) {
+        let mut parts: Vec<String> = v.key.name.split('.').map(str::to_string).collect();
+        if !v.key.function.is_empty() {
+            parts[0] = format!("{}::{}", v.key.function, parts[0]);
+        }
+        let mut node = &mut *vars;
+        for p in &parts {
+            node = node.child(p, n, Kind::Data);
+        }
+        node.file.clone_from(&v.key.file);
+        node.line = v.key.line;
+        for pv in &v.values {
+            if let Some(&l) = loc_of.get(&pv.process) {
+                node.total[l] += pv.inclusive;
+                node.explicit[l] += pv.explicit;
+            }
+        }
+    }
+    // Own values: blame minus the fields' blame as recorded (floored at
+    // zero), top down, so that Cube's inclusive value is the blame.
+    fn own(node: &mut CNode) {
+        for l in 0..node.total.len() {
+            let (t, x) = node
+                .children
+                .values()
+                .fold((0.0, 0.0), |a, c| (a.0 + c.total[l], a.1 + c.explicit[l]));
+            node.total[l] = (node.total[l] - t).max(0.0);
+            node.explicit[l] = (node.explicit[l] - x).max(0.0);
+        }
+        node.children.values_mut().for_each(own);
+    }
+    vars.children.values_mut().for_each(own);
+
+    let mut prog = Program {
+        regions: Vec::new(),
+        region_ids: BTreeMap::new(),
+        cnodes: String::new(),
+        rows: Vec::new(),
+    };
+    prog.walk(&program, &root, 0);
+    let class_of = regions::classes(results);
+    let spp = crate::across::scaling::seconds_per_sample(results, &event_name);
+
+    // anchor.xml
+    let mut x = String::new();
+    x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.0\">\n");
+    x.push_str("  <attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n");
+    let _ = writeln!(
+        x,
+        "  <attr key=\"blame::producer\" value=\"{}\"/>\n  <attr key=\"blame::event\" value=\"{}\"/>",
+        esc(&results.header.producer),
+        esc(&event_name)
+    );
+    x.push_str("  <doc>\n    <mirrors>\n    </mirrors>\n  </doc>\n  <metrics>\n");
+    let metrics: Vec<(&str, &str, &str, String)> = {
+        let mut m = vec![
+            (
+                "samples",
+                "Samples",
+                "occ",
+                format!("Samples of {event_name} on the call path (code tree)"),
+            ),
+            (
+                "blame_total",
+                "Total blame",
+                "occ",
+                format!(
+                    "Samples of {event_name} whose data flow or control reaches the variable (data tree)"
+                ),
+            ),
+            (
+                "blame_explicit",
+                "Explicit blame",
+                "occ",
+                format!("Samples of {event_name} whose data flow reaches the variable (data tree)"),
+            ),
+        ];
+        if spp.is_some() {
+            m.push((
+                "time",
+                "Time",
+                "sec",
+                format!("Samples of {event_name} times the sampling period"),
+            ));
+        }
+        m
+    };
+    for (id, (uniq, disp, uom, descr)) in metrics.iter().enumerate() {
+        let _ = writeln!(
+            x,
+            "    <metric id=\"{id}\" type=\"EXCLUSIVE\">\n      <disp_name>{}</disp_name>\n      <uniq_name>{}</uniq_name>\n      <dtype>DOUBLE</dtype>\n      <uom>{}</uom>\n      <url></url>\n      <descr>{}</descr>\n    </metric>",
+            esc(disp),
+            esc(uniq),
+            esc(uom),
+            esc(descr)
+        );
+    }
+    x.push_str("  </metrics>\n  <program>\n");
+    for (id, (name, file, line, kind)) in prog.regions.iter().enumerate() {
+        let (paradigm, descr) = match kind {
+            Kind::Data => ("user", "variable (blame data tree)".to_string()),
+            Kind::Code => {
+                let class = class_of.get(name).copied().unwrap_or(RegionClass::Usr);
+                (class.paradigm(), format!("region class {class}"))
+            }
+        };
+        let line = if *line == 0 { -1 } else { *line as i64 };
+        let _ = writeln!(
+            x,
+            "    <region id=\"{id}\" mod=\"{}\" begin=\"{line}\" end=\"{line}\">\n      <name>{}</name>\n      <mangled_name>{}</mangled_name>\n      <paradigm>{paradigm}</paradigm>\n      <role>function</role>\n      <url></url>\n      <descr>{}</descr>\n    </region>",
+            esc(file),
+            esc(name),
+            esc(name),
+            esc(&descr)
+        );
+    }
+    x.push_str(&prog.cnodes);
+    x.push_str("  </program>\n  <system>\n");
+    x.push_str(
+        "    <systemtreenode Id=\"0\">\n      <name>machine</name>\n      <class>machine</class>\n",
+    );
+    let mut node_id = 1;
+    let mut i = 0;
+    while i < locs.len() {
+        let host = &locs[i].host;
+        let _ = writeln!(
+            x,
+            "      <systemtreenode Id=\"{node_id}\">\n        <name>{}</name>\n        <class>node</class>",
+            esc(if host.is_empty() { "localhost" } else { host })
+        );
+        node_id += 1;
+        while i < locs.len() && &locs[i].host == host {
+            let l = &locs[i];
+            let _ = writeln!(
+                x,
+                "        <locationgroup Id=\"{i}\">\n          <name>{}</name>\n          <rank>{}</rank>\n          <type>process</type>\n          <location Id=\"{i}\">\n            <name>Master thread</name>\n            <rank>0</rank>\n            <type>thread</type>\n          </location>\n        </locationgroup>",
+                esc(&l.name),
+                l.rank
+            );
+            i += 1;
+        }
+        x.push_str("      </systemtreenode>\n");
+    }
+    x.push_str("    </systemtreenode>\n  </system>\n</cube>\n");
+
+    let mut files: Vec<(String, Vec<u8>)> = vec![("anchor.xml".into(), x.into_bytes())];
+    for (id, (uniq, ..)) in metrics.iter().enumerate() {
+        let pick = |r: &[Vec<f64>; 3]| -> Vec<f64> {
+            match *uniq {
+                "samples" => r[0].clone(),
+                "time" => r[0].iter().map(|v| v * spp.unwrap_or(0.0)).collect(),
+                "blame_total" => r[1].clone(),
+                _ => r[2].clone(),
+            }
+        };
+        // Sparse: the positions with a value, the root always (a reader
+        // needs at least one row).
+        let rows: Vec<(usize, Vec<f64>)> = prog
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, pick(r)))
+            .filter(|(i, v)| *i == 0 || v.iter().any(|&x| x != 0.0))
+            .collect();
+        let mut index = b"CUBEX.INDEX".to_vec();
+        index.extend(1i32.to_le_bytes());
+        index.extend(0u16.to_le_bytes());
+        index.push(1);
+        index.extend((rows.len() as i32).to_le_bytes());
+        let mut data = b"CUBEX.DATA".to_vec();
+        for (i, v) in &rows {
+            index.extend((*i as i32).to_le_bytes());
+            for x in v {
+                data.extend(x.to_le_bytes());
+            }
+        }
+        files.push((format!("{id}.index"), index));
+        files.push((format!("{id}.data"), data));
+    }
+    Ok(tar(&files))
+}
+
+/// A POSIX ustar archive of regular files.
+fn tar(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, data) in files {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        let octal = |h: &mut [u8; 512], at: usize, width: usize, v: u64| {
+            let s = format!("{v:0w$o}\0", w = width - 1);
+            h[at..at + width].copy_from_slice(s.as_bytes());
+        };
+        octal(&mut h, 100, 8, 0o644);
+        octal(&mut h, 108, 8, 0);
+        octal(&mut h, 116, 8, 0);
+        octal(&mut h, 124, 12, data.len() as u64);
+        octal(&mut h, 136, 12, 0);
+        h[156] = b'0';
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| b as u32).sum();
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    out
+}
