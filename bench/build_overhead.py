@@ -179,6 +179,12 @@ def objects(d):
     }
 
 
+def code(obj):
+    """The disassembly of an object, without its file name."""
+    out = subprocess.run(["objdump", "-d", str(obj)], capture_output=True, text=True).stdout
+    return out.split("\n", 3)[-1]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
@@ -208,23 +214,22 @@ def main():
         sh(clean, cwd=d)
         timed(build(blame), d, nofp_env)
         blame_objs = objects(d)
-        stripped = {}
-        for k in blame_objs:
-            sh(f"objcopy --strip-debug {d / k} /tmp/blame-bench-blame.o")
-            stripped[k] = hashlib.sha256(Path("/tmp/blame-bench-blame.o").read_bytes()).hexdigest()
+        blame_code = {k: code(d / k) for k in blame_objs if blame_objs[k] != plain_objs.get(k)}
         same = sum(1 for k, v in plain_objs.items() if blame_objs.get(k) == v)
         print(f"{name}: {same} of {len(plain_objs)} objects identical to the plain build's (BLAME_CC_FRAME_POINTERS=0)")
-        # The others: compiled without -g (blame cc adds it) or C++ (it adds
-        # -fstandalone-debug): the same once debug info is stripped?
+        # The others: is their code the same (blame cc added -g to a unit
+        # compiled without it, or -fstandalone-debug to C++), or do two plain
+        # builds differ too (__DATE__, __TIME__)?
         differ = [k for k, v in plain_objs.items() if blame_objs.get(k) != v]
         sh(clean, cwd=d)
         timed(build(""), d, env)
-        stripped_same = 0
-        for k in differ:
-            sh(f"objcopy --strip-debug {d / k} /tmp/blame-bench-plain.o")
-            stripped_same += hashlib.sha256(Path("/tmp/blame-bench-plain.o").read_bytes()).hexdigest() == stripped.get(k)
+        again = objects(d)
+        unstable = [k for k in differ if again.get(k) != plain_objs[k]]
+        same_code = sum(
+            1 for k in differ if k not in unstable and code(d / k) == blame_code[k]
+        )
         if differ:
-            print(f"{name}: of the {len(differ)} others, {stripped_same} identical once debug info is stripped (blame cc added -g or -fstandalone-debug)")
+            print(f"{name}: of the {len(differ)} others, {same_code} have the same code (objdump -d; blame cc added -g or -fstandalone-debug, debug info only) and {len(unstable)} differ between two plain builds too (__DATE__/__TIME__)")
         rows = {k: [] for k in ("plain", "blame", "wait", "sync", "plain_cpu", "blame_cpu", "sync_cpu")}
         for r in range(a.rounds):
             order = ["plain", "blame", "sync"] if r % 2 == 0 else ["sync", "blame", "plain"]
