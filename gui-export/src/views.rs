@@ -735,7 +735,7 @@ pub fn drilldown(
         let mut contexts = 0;
         let mut lines: BTreeMap<(String, u32), f64> = BTreeMap::new();
         for c in &results.contexts {
-            let k = &c.variable;
+            let k = results.context_key(c);
             if k.event != scope.event
                 || k.name != row.name
                 || k.function != row.function
@@ -747,13 +747,15 @@ pub fn drilldown(
             }
             // The line that blames it: the frame in the defining function
             // (for globals, the innermost frame).
-            let frames = &results.stacks[c.stack as usize].frames;
+            let frames: Vec<&blame_formats::results::SymFrame> =
+                results.stack_frames(c.stack).collect();
             let at = if row.function.is_empty() {
-                frames.first()
+                frames.first().copied()
             } else {
                 frames
                     .iter()
                     .find(|f| crate::render::same_function(&f.function, &row.function))
+                    .copied()
             };
             if let Some(f) = at {
                 *lines.entry((f.file.clone(), f.line)).or_default() += c.samples;
@@ -790,9 +792,8 @@ pub fn drilldown(
                     percent_of_variable: of_variable(samples),
                     contexts: n,
                     ranks,
-                    frames: results.stacks[stack as usize]
-                        .frames
-                        .iter()
+                    frames: results
+                        .stack_frames(stack)
                         .map(|f| DrillFrame {
                             function: f.function.clone(),
                             file: f.file.clone(),
