@@ -21,7 +21,7 @@
 #   MEM_SECONDS=15 bench/memory.sh     # shorter recording (fewer contexts)
 #   MEM_SKIP_CURVES=1 bench/memory.sh  # part 1 only
 #
-# Knobs: MEM_DIR (target/memory), MEM_SECONDS (60), MEM_PATHS (30000 path
+# Knobs: MEM_DIR (target/memory), MEM_SECONDS (60), MEM_PATHS (16000 path
 # ids: ~84k contexts in 60 s), MEM_FREQ (4000), MEM_REUSE=1 reuses the
 # recording when it is there, MEM_BLAME=PATH measures another blame binary
 # (an older build, for before/after). Prints one line per measurement.
@@ -32,7 +32,7 @@ export LLVM_SYS_191_PREFIX=${LLVM_SYS_191_PREFIX:-$(llvm-config-19 --prefix)}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 OUT=${MEM_DIR:-$CARGO_TARGET_DIR/memory}
 SECONDS_CPU=${MEM_SECONDS:-60}
-PATHS=${MEM_PATHS:-30000}
+PATHS=${MEM_PATHS:-16000}
 FREQ=${MEM_FREQ:-4000}
 BLAME=${MEM_BLAME:-$CARGO_TARGET_DIR/release/blame}
 GEN=$CARGO_TARGET_DIR/release/examples/scale_run
@@ -71,7 +71,7 @@ if [ -z "${MEM_REUSE:-}" ] || [ ! -f "$RUN/manifest.json" ]; then
     "$BLAME" record -F "$FREQ" -o "$RUN" -- "$P/contexts" "$SECONDS_CPU" "$PATHS" > /dev/null
 fi
 samples=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samples'])" "$RUN/manifest.json")
-echo "run: $samples samples, $(du -sb --apparent-size "$RUN" | cut -f1) bytes of streams"
+echo "run: $samples samples, $(cat "$RUN"/*.bstream | wc -c) bytes of streams"
 rm -f "$RUN/results.bres"
 r=$(measure post "$BLAME" post "$RUN" --static "$P/static.db")
 echo "$r contexts=$(contexts_of) results_bytes=$(stat -c %s "$RUN/results.bres")"

@@ -450,10 +450,7 @@ mod tests {
                 }),
                 damage: damage.iter().map(|d| d.to_string()).collect(),
             },
-            variables: vec![],
-            functions: vec![],
-            stacks: vec![],
-            contexts: vec![],
+            ..Default::default()
         }
     }
 
@@ -479,10 +476,72 @@ mod tests {
         );
     }
 
+    use blame_formats::results::{ContextBlameV3 as Ctx, StackRecordV3 as Stack};
+
+    /// [`canonical`] of parts whose stacks and contexts are written out
+    /// whole, its output written out whole again.
+    fn canonical_contexts(parts: Vec<(Vec<Stack>, Vec<Ctx>)>) -> (Vec<Stack>, Vec<Ctx>) {
+        let mut keys = Vec::new();
+        let mut stack_parts = Vec::new();
+        let mut context_parts = Vec::new();
+        for (stacks, contexts) in parts {
+            let mut table = crate::frame_table::FrameTable::default();
+            let stacks = stacks
+                .into_iter()
+                .map(|st| StackRecord {
+                    process: st.process,
+                    frames: table.intern_stack(st.frames),
+                    samples: st.samples,
+                })
+                .collect();
+            stack_parts.push(StackPart {
+                frames: table.into_frames(),
+                stacks,
+            });
+            context_parts.push(
+                contexts
+                    .into_iter()
+                    .map(|c| {
+                        keys.push(c.variable);
+                        RawContext {
+                            variable: keys.len() as u32 - 1,
+                            process: c.process,
+                            stack: c.stack,
+                            samples: c.samples,
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        let mut variables = Vec::new();
+        let (frames, stacks, contexts) =
+            canonical(stack_parts, keys, context_parts, &mut variables);
+        let stacks = stacks
+            .into_iter()
+            .map(|st| Stack {
+                process: st.process,
+                frames: st
+                    .frames
+                    .iter()
+                    .map(|&f| frames[f as usize].clone())
+                    .collect(),
+                samples: st.samples,
+            })
+            .collect();
+        let contexts = contexts
+            .into_iter()
+            .map(|c| Ctx {
+                variable: variables[c.variable as usize].key.clone(),
+                process: c.process,
+                stack: c.stack,
+                samples: c.samples,
+            })
+            .collect();
+        (stacks, contexts)
+    }
+
     /// The first implementation, kept as the reference of the sort order and sums.
-    fn canonical_contexts_btree(
-        parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>,
-    ) -> (Vec<StackRecord>, Vec<ContextBlame>) {
+    fn canonical_contexts_btree(parts: Vec<(Vec<Stack>, Vec<Ctx>)>) -> (Vec<Stack>, Vec<Ctx>) {
         let mut stacks: BTreeMap<(u32, Vec<SymFrame>), Vec<f64>> = BTreeMap::new();
         let mut remaps = Vec::new();
         for (part_stacks, _) in &parts {
@@ -518,7 +577,7 @@ mod tests {
         }
         let contexts = contexts
             .into_iter()
-            .map(|((variable, process, stack), samples)| ContextBlame {
+            .map(|((variable, process, stack), samples)| Ctx {
                 variable,
                 process,
                 stack,
@@ -527,7 +586,7 @@ mod tests {
             .collect();
         let stacks = stacks
             .into_iter()
-            .map(|((process, frames), samples)| StackRecord {
+            .map(|((process, frames), samples)| Stack {
                 process,
                 frames,
                 samples,
@@ -536,7 +595,7 @@ mod tests {
         (stacks, contexts)
     }
 
-    fn random_parts(seed: u64, nparts: usize) -> Vec<(Vec<StackRecord>, Vec<ContextBlame>)> {
+    fn random_parts(seed: u64, nparts: usize) -> Vec<(Vec<Stack>, Vec<Ctx>)> {
         let mut rng = seed | 1;
         let mut next = move |n: u64| {
             rng ^= rng << 13;
@@ -553,8 +612,8 @@ mod tests {
         };
         (0..nparts)
             .map(|_| {
-                let stacks: Vec<StackRecord> = (0..next(40))
-                    .map(|_| StackRecord {
+                let stacks: Vec<Stack> = (0..next(40))
+                    .map(|_| Stack {
                         process: next(3) as u32,
                         frames: (0..next(5)).map(|_| frame(next(7), next(4))).collect(),
                         samples: (0..1 + next(3))
@@ -563,7 +622,7 @@ mod tests {
                     })
                     .collect();
                 let contexts = (0..next(120))
-                    .map(|_| ContextBlame {
+                    .map(|_| Ctx {
                         variable: VariableKey {
                             name: format!("v{}", next(4)),
                             function: format!("f{}", next(3)),
@@ -605,7 +664,7 @@ mod tests {
             }
             for (a, b) in s1.iter().zip(&s2) {
                 let bits =
-                    |s: &StackRecord| s.samples.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    |s: &Stack| s.samples.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(a), bits(b), "seed {seed}");
             }
         }

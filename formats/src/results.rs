@@ -520,6 +520,36 @@ impl Results {
         stack.frames.iter().map(|&f| &self.frames[f as usize])
     }
 
+    /// Adds a stack of `process` whose frames are given whole (they are
+    /// looked up in `frames` one by one, added when missing: for building
+    /// small results, such as tests' and imports'). Returns its index.
+    pub fn push_stack(&mut self, process: u32, frames: Vec<SymFrame>, samples: Vec<f64>) -> u32 {
+        let frames = frames
+            .into_iter()
+            .map(|f| match self.frames.iter().position(|x| *x == f) {
+                Some(i) => i as u32,
+                None => {
+                    self.frames.push(f);
+                    self.frames.len() as u32 - 1
+                }
+            })
+            .collect();
+        self.stacks.push(StackRecord {
+            process,
+            frames,
+            samples,
+        });
+        self.stacks.len() as u32 - 1
+    }
+
+    /// The index of the variable record of `key`.
+    pub fn variable_index(&self, key: &VariableKey) -> Option<u32> {
+        self.variables
+            .iter()
+            .position(|v| v.key == *key)
+            .map(|i| i as u32)
+    }
+
     /// The key of the variable a context blames.
     pub fn context_key(&self, c: &ContextBlame) -> &VariableKey {
         &self.variables[c.variable as usize].key

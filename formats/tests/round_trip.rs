@@ -353,7 +353,7 @@ fn alloc_log_round_trip_of_every_kind() {
 fn results_of_version_2_are_read_with_unknown_provenance() {
     use bincode::Options;
     use blame_formats::container::{ContainerWriter, Kind};
-    use blame_formats::results::{Coverage, ResultRecord, Shard, RESULTS};
+    use blame_formats::results::{Coverage, ResultRecordV3, Shard, StackRecordV3, RESULTS};
     #[derive(serde::Serialize)]
     struct ProcessV2 {
         rank: Option<u32>,
@@ -399,12 +399,18 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
     };
     let mut w = ContainerWriter::new(Vec::new(), "<v2>", v2, &header).unwrap();
     let mut payload = Vec::new();
-    let records: Vec<ResultRecord> = now
+    let records: Vec<ResultRecordV3> = now
         .variables
         .iter()
         .cloned()
-        .map(ResultRecord::Variable)
-        .chain(now.stacks.iter().cloned().map(ResultRecord::Stack))
+        .map(ResultRecordV3::Variable)
+        .chain(now.stacks.iter().map(|st| {
+            ResultRecordV3::Stack(StackRecordV3 {
+                process: st.process,
+                frames: now.frames_of(st).cloned().collect(),
+                samples: st.samples.clone(),
+            })
+        }))
         .collect();
     for r in &records {
         bincode::DefaultOptions::new()
@@ -421,7 +427,12 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
     assert!(old.header.processes.iter().all(|p| p.lost == 0));
     assert_eq!(old.header.processes.len(), now.header.processes.len());
     assert_eq!(old.variables, now.variables);
-    assert_eq!(old.stacks, now.stacks);
+    assert_eq!(old.stacks.len(), now.stacks.len());
+    for (a, b) in old.stacks.iter().zip(&now.stacks) {
+        assert_eq!(a.process, b.process);
+        assert_eq!(a.samples, b.samples);
+        assert!(old.frames_of(a).eq(now.frames_of(b)));
+    }
     // Version 1 and anything newer than this build are refused, with what to do.
     let dir = tempfile::tempdir().unwrap();
     now.write(dir.path().join("r.bres")).unwrap();

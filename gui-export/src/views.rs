@@ -782,7 +782,13 @@ pub fn drilldown(
                 0.0
             }
         };
-        let mut paths: Vec<DrillPath> = groups
+        // Paths sorted and capped before their frames are built: a variable
+        // of every context (main's array) has tens of thousands of paths.
+        let mut groups: Vec<(Vec<&str>, Group)> = groups.into_iter().collect();
+        groups.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
+        let cap = filters.top.unwrap_or(DRILL_PATHS);
+        let rest = groups.split_off(groups.len().min(cap));
+        let paths: Vec<DrillPath> = groups
             .into_iter()
             .map(|(functions, (samples, n, mut ranks, (_, stack)))| {
                 ranks.sort_unstable();
@@ -804,18 +810,11 @@ pub fn drilldown(
                 }
             })
             .collect();
-        paths.sort_by(|a, b| {
-            b.samples
-                .total_cmp(&a.samples)
-                .then_with(|| a.functions.cmp(&b.functions))
-        });
-        let cap = filters.top.unwrap_or(DRILL_PATHS);
-        let more = (paths.len() > cap).then(|| {
-            let rest = paths.split_off(cap);
-            let samples = rest.iter().map(|p| p.samples).sum();
+        let more = (!rest.is_empty()).then(|| {
+            let samples = rest.iter().map(|g| g.1 .0).sum();
             DrillMore {
                 paths: rest.len(),
-                contexts: rest.iter().map(|p| p.contexts).sum(),
+                contexts: rest.iter().map(|g| g.1 .1).sum(),
                 samples,
                 percent_of_variable: of_variable(samples),
             }
