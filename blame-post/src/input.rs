@@ -426,7 +426,12 @@ impl Run {
                             .expect("event indexed at open")
                     })
                     .collect();
-                let mut tally = tally_stream(&mut reader, &keep, self.on_damage)?;
+                // The binaries' debug info is opened while the samples are counted.
+                let (tally, ()) = rayon::join(
+                    || tally_stream(&mut reader, &keep, self.on_damage),
+                    || self.preload_symbols(path),
+                );
+                let mut tally = tally?;
                 if !keep(0) {
                     // Sample-level shards all read this stream: one counts its losses.
                     tally.lost = 0;
@@ -463,6 +468,27 @@ impl Run {
                     started,
                 )
             }
+        }
+    }
+
+    /// Opens the objects of the mappings a stream declares before its first
+    /// sample (see [`Symbolizer::preload`]); a stream that cannot be read
+    /// here is left to the counting pass to report.
+    fn preload_symbols(&self, path: &Path) {
+        let Ok((mut reader, _)) = StreamReader::open(path) else {
+            return;
+        };
+        let mut mappings = Vec::new();
+        while let Ok(Some(record)) = reader.next_record() {
+            match record {
+                Record::Mapping(m) => mappings.push(m),
+                Record::Sample(_) => break,
+                _ => {}
+            }
+        }
+        if !mappings.is_empty() {
+            let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
+            guard.preload(&mappings);
         }
     }
 
