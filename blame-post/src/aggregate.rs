@@ -236,14 +236,13 @@ impl Accumulator {
     /// Resolves every context of `profile` (in parallel) and adds it.
     pub fn add_process(&mut self, index: &StaticIndex, profile: &ProcessProfile, nevents: usize) {
         let started = std::time::Instant::now();
-        let resolved =
-            resolve_contexts(
-                index,
-                &profile.frames,
-                &profile.contexts,
-                &self.memory_events,
-                &self.memory,
-            );
+        let resolved = resolve_contexts(
+            index,
+            &profile.frames,
+            &profile.contexts,
+            &self.memory_events,
+            &self.memory,
+        );
         self.resolve_time += started.elapsed();
         let memory_events = &self.memory_events;
         let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
@@ -320,7 +319,15 @@ impl Accumulator {
                             }
                         }
                     }
-                    add_functions(&mut fn_ids, &mut fn_sums, &profile.frames, ctx, e16, n, &mut ids);
+                    add_functions(
+                        &mut fn_ids,
+                        &mut fn_sums,
+                        &profile.frames,
+                        ctx,
+                        e16,
+                        n,
+                        &mut ids,
+                    );
                     continue;
                 }
                 // A variable is blamed at most once per sample, however many
@@ -398,7 +405,15 @@ impl Accumulator {
                 for &id in &ids {
                     var_sums[id].exclusive += n;
                 }
-                add_functions(&mut fn_ids, &mut fn_sums, &profile.frames, ctx, e16, n, &mut ids);
+                add_functions(
+                    &mut fn_ids,
+                    &mut fn_sums,
+                    &profile.frames,
+                    ctx,
+                    e16,
+                    n,
+                    &mut ids,
+                );
             }
             for id in ctx_touched.drain(..) {
                 let samples = ctx_sums[id].take().expect("touched");

@@ -564,26 +564,24 @@ impl Run {
         let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
         let mut table = FrameTable::default();
         let mut addresses = Vec::new();
-        let mut symbolize_uncached = |stack: u32,
-                                      symbolizer: &mut Symbolizer,
-                                      table: &mut FrameTable|
-         -> Vec<u32> {
-            addresses.clear();
-            let mut cur = stack;
-            while cur != 0 {
-                let (parent, address) = parents[cur as usize];
-                addresses.push(address);
-                cur = parent;
-            }
-            let mut frames = symbolizer.stack(&mappings, &addresses);
-            // Code the line table gives line 0 (compiler-generated
-            // loads, rotated loop headers): the line of the next
-            // instruction of the same function.
-            if let Some(&leaf) = addresses.first() {
-                resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
-            }
-            table.intern_stack(frames)
-        };
+        let mut symbolize_uncached =
+            |stack: u32, symbolizer: &mut Symbolizer, table: &mut FrameTable| -> Vec<u32> {
+                addresses.clear();
+                let mut cur = stack;
+                while cur != 0 {
+                    let (parent, address) = parents[cur as usize];
+                    addresses.push(address);
+                    cur = parent;
+                }
+                let mut frames = symbolizer.stack(&mappings, &addresses);
+                // Code the line table gives line 0 (compiler-generated
+                // loads, rotated loop headers): the line of the next
+                // instruction of the same function.
+                if let Some(&leaf) = addresses.first() {
+                    resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
+                }
+                table.intern_stack(frames)
+            };
         // Symbolized stacks are kept for the direct pass only; the counts
         // are taken in stack order, so each stack is symbolized once and
         // its frames moved, not cloned, into the context (a stack of 40

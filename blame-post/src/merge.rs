@@ -206,7 +206,10 @@ pub(crate) fn canonical(
         .collect();
     order.par_sort_unstable();
     // New stack id of each (part, stack), and the members of each new stack.
-    let mut remap: Vec<Vec<u32>> = stack_parts.iter().map(|p| vec![0; p.stacks.len()]).collect();
+    let mut remap: Vec<Vec<u32>> = stack_parts
+        .iter()
+        .map(|p| vec![0; p.stacks.len()])
+        .collect();
     let mut groups: Vec<(u32, Vec<u32>, std::ops::Range<usize>)> = Vec::new();
     let mut members: Vec<(u32, u32)> = Vec::with_capacity(order.len());
     for (i, (process, ranks, pi, si)) in order.into_iter().enumerate() {
@@ -250,11 +253,7 @@ pub(crate) fn canonical(
     let key_rank: Vec<u32> = keys.par_iter().map(|k| key_rank[k]).collect();
     let missing: Vec<VariableKey> = distinct_keys
         .iter()
-        .filter(|k| {
-            variables
-                .binary_search_by(|v| v.key.cmp(k))
-                .is_err()
-        })
+        .filter(|k| variables.binary_search_by(|v| v.key.cmp(k)).is_err())
         .map(|k| (*k).clone())
         .collect();
     for key in missing {
@@ -663,8 +662,7 @@ mod tests {
                 );
             }
             for (a, b) in s1.iter().zip(&s2) {
-                let bits =
-                    |s: &Stack| s.samples.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let bits = |s: &Stack| s.samples.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(a), bits(b), "seed {seed}");
             }
         }
