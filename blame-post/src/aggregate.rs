@@ -64,6 +64,16 @@ impl MemoryOptions {
     }
 }
 
+/// What [`Accumulator::into_records`] gives: variables (sorted by key),
+/// functions, frames, stacks (frame ids) and contexts (variable indices).
+pub type Records = (
+    Vec<VariableBlame>,
+    Vec<FunctionBlame>,
+    Vec<SymFrame>,
+    Vec<StackRecord>,
+    Vec<ContextBlame>,
+);
+
 #[derive(Default)]
 pub struct Accumulator {
     pub variables: BTreeMap<VariableKey, PerProcess>,
@@ -565,15 +575,7 @@ impl Accumulator {
     }
 
     /// Variables (sorted by key), functions, frames, stacks and contexts.
-    pub fn into_records(
-        self,
-    ) -> (
-        Vec<VariableBlame>,
-        Vec<FunctionBlame>,
-        Vec<SymFrame>,
-        Vec<StackRecord>,
-        Vec<ContextBlame>,
-    ) {
+    pub fn into_records(self) -> Records {
         let values = |per: PerProcess| {
             per.into_iter()
                 .map(|(process, s)| ProcessValue {

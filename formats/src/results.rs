@@ -270,7 +270,7 @@ pub struct Shard {
     pub count: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ResultsHeader {
     pub producer: String,
     pub events: Vec<EventDesc>,
@@ -486,21 +486,6 @@ pub struct Results {
     pub frames: Vec<SymFrame>,
     pub stacks: Vec<StackRecord>,
     pub contexts: Vec<ContextBlame>,
-}
-
-impl Default for ResultsHeader {
-    fn default() -> Self {
-        ResultsHeader {
-            producer: String::new(),
-            events: Vec::new(),
-            processes: Vec::new(),
-            shard: None,
-            blame_points: Vec::new(),
-            coverage: Vec::new(),
-            provenance: None,
-            damage: Vec::new(),
-        }
-    }
 }
 
 impl Results {
