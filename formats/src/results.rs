@@ -606,15 +606,29 @@ impl Results {
                 offset: chunk.offset,
                 reason,
             };
-            let records: Vec<ResultRecord> = match &mut old {
-                None => chunk.decode::<ResultRecord>(path)?,
-                Some(old) => chunk
+            // Old records are converted one at a time, each after the
+            // records before it are in `out` (a context names a variable
+            // read earlier, maybe in the same chunk).
+            let records: Vec<Decoded> = match old {
+                None => chunk
+                    .decode::<ResultRecord>(path)?
+                    .into_iter()
+                    .map(Decoded::Now)
+                    .collect(),
+                Some(_) => chunk
                     .decode::<ResultRecordV3>(path)?
                     .into_iter()
-                    .map(|rec| old.convert(rec, &mut out))
+                    .map(Decoded::V3)
                     .collect(),
             };
             for rec in records {
+                let rec = match rec {
+                    Decoded::Now(rec) => rec,
+                    Decoded::V3(rec) => old
+                        .as_mut()
+                        .expect("old records come with the old layout")
+                        .convert(rec, &mut out),
+                };
                 let bad_process = |p: u32| corrupt(format!("refers to process {p} of {nproc}"));
                 match rec {
                     ResultRecord::Variable(v) => {
@@ -669,6 +683,12 @@ impl Results {
         r.require_end()?;
         Ok(out)
     }
+}
+
+/// A data record as decoded, of this version or of versions 2 and 3.
+enum Decoded {
+    Now(ResultRecord),
+    V3(ResultRecordV3),
 }
 
 /// Interning of version 2 and 3 records while they are read: frames into
