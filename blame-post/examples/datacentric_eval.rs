@@ -488,7 +488,12 @@ fn main() {
                 skid: model,
                 cache: Default::default(),
             };
-            let r = resolve_memory(&index, &frames, &options, window.as_ref());
+            let r = resolve_memory(
+                &index,
+                &frames.iter().collect::<Vec<_>>(),
+                &options,
+                window.as_ref(),
+            );
             for (method, v, share) in r.shares {
                 let name = match (skidded, method) {
                     (false, METHOD_RAW) => "raw",

@@ -8,7 +8,8 @@ use crate::merge::{FxHashMap, RawContext};
 use crate::resolve::{resolve_contexts, with_containers, VarRef};
 use crate::static_index::StaticIndex;
 use blame_formats::results::{
-    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, VariableBlame, VariableKey,
+    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, SymFrame, VariableBlame,
+    VariableKey,
 };
 use blame_formats::static_db::VarKind;
 use rayon::prelude::*;
@@ -63,10 +64,24 @@ impl MemoryOptions {
     }
 }
 
+/// What [`Accumulator::into_records`] gives: variables (sorted by key),
+/// functions, frames, stacks (frame ids) and contexts (variable indices).
+pub type Records = (
+    Vec<VariableBlame>,
+    Vec<FunctionBlame>,
+    Vec<SymFrame>,
+    Vec<StackRecord>,
+    Vec<ContextBlame>,
+);
+
 #[derive(Default)]
 pub struct Accumulator {
     pub variables: BTreeMap<VariableKey, PerProcess>,
     pub functions: BTreeMap<FunctionKey, PerProcess>,
+    /// The distinct frames of `stacks`, each once, and their ids.
+    pub frames: Vec<SymFrame>,
+    pub(crate) frame_ids: FxHashMap<SymFrame, u32>,
+    /// Contexts of every process added, frames as ids into `frames`.
     pub stacks: Vec<StackRecord>,
     /// (variable, context) sums, variables as indices into `context_keys`.
     pub(crate) contexts: Vec<RawContext>,
@@ -113,13 +128,15 @@ fn add_context(sums: &mut Vec<Option<f64>>, touched: &mut Vec<usize>, id: usize,
 fn add_functions<'a>(
     fn_ids: &mut FxHashMap<(&'a str, &'a str, u16), usize>,
     fn_sums: &mut Vec<(f64, f64)>,
-    ctx: &'a crate::input::Context,
+    frames: &'a [SymFrame],
+    ctx: &crate::input::Context,
     e16: u16,
     n: f64,
     seen: &mut Vec<usize>,
 ) {
     seen.clear();
-    for (depth, frame) in ctx.frames.iter().enumerate() {
+    for (depth, &f) in ctx.frames.iter().enumerate() {
+        let frame = &frames[f as usize];
         let next = fn_ids.len();
         let id = *fn_ids
             .entry((frame.function.as_str(), frame.file.as_str(), e16))
@@ -229,8 +246,13 @@ impl Accumulator {
     /// Resolves every context of `profile` (in parallel) and adds it.
     pub fn add_process(&mut self, index: &StaticIndex, profile: &ProcessProfile, nevents: usize) {
         let started = std::time::Instant::now();
-        let resolved =
-            resolve_contexts(index, &profile.contexts, &self.memory_events, &self.memory);
+        let resolved = resolve_contexts(
+            index,
+            &profile.frames,
+            &profile.contexts,
+            &self.memory_events,
+            &self.memory,
+        );
         self.resolve_time += started.elapsed();
         let memory_events = &self.memory_events;
         let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
@@ -307,7 +329,15 @@ impl Accumulator {
                             }
                         }
                     }
-                    add_functions(&mut fn_ids, &mut fn_sums, ctx, e16, n, &mut ids);
+                    add_functions(
+                        &mut fn_ids,
+                        &mut fn_sums,
+                        &profile.frames,
+                        ctx,
+                        e16,
+                        n,
+                        &mut ids,
+                    );
                     continue;
                 }
                 // A variable is blamed at most once per sample, however many
@@ -385,7 +415,15 @@ impl Accumulator {
                 for &id in &ids {
                     var_sums[id].exclusive += n;
                 }
-                add_functions(&mut fn_ids, &mut fn_sums, ctx, e16, n, &mut ids);
+                add_functions(
+                    &mut fn_ids,
+                    &mut fn_sums,
+                    &profile.frames,
+                    ctx,
+                    e16,
+                    n,
+                    &mut ids,
+                );
             }
             for id in ctx_touched.drain(..) {
                 let samples = ctx_sums[id].take().expect("touched");
@@ -479,11 +517,25 @@ impl Accumulator {
                 *e.methods.entry(m).or_default() += x;
             }
         }
+        // The process's frames into the run's table, each looked up once.
+        let global_frame: Vec<u32> = profile
+            .frames
+            .iter()
+            .map(|f| match self.frame_ids.get(f) {
+                Some(&id) => id,
+                None => {
+                    let id = self.frames.len() as u32;
+                    self.frame_ids.insert(f.clone(), id);
+                    self.frames.push(f.clone());
+                    id
+                }
+            })
+            .collect();
         let base = self.stacks.len() as u32;
         self.stacks
             .par_extend(profile.contexts.par_iter().map(|c| StackRecord {
                 process: p,
-                frames: c.frames.clone(),
+                frames: c.frames.iter().map(|&f| global_frame[f as usize]).collect(),
                 samples: c.counts.clone(),
             }));
         // The run-wide id of each key these contexts name, each key stored once.
@@ -522,14 +574,8 @@ impl Accumulator {
         self.reduce_time += started.elapsed();
     }
 
-    pub fn into_records(
-        self,
-    ) -> (
-        Vec<VariableBlame>,
-        Vec<FunctionBlame>,
-        Vec<StackRecord>,
-        Vec<ContextBlame>,
-    ) {
+    /// Variables (sorted by key), functions, frames, stacks and contexts.
+    pub fn into_records(self) -> Records {
         let values = |per: PerProcess| {
             per.into_iter()
                 .map(|(process, s)| ProcessValue {
@@ -546,7 +592,7 @@ impl Accumulator {
                 })
                 .collect()
         };
-        let variables = self
+        let mut variables: Vec<VariableBlame> = self
             .variables
             .into_iter()
             .map(|(key, per)| VariableBlame {
@@ -562,8 +608,16 @@ impl Accumulator {
                 values: values(per),
             })
             .collect();
-        let (stacks, contexts) =
-            crate::merge::canonical(vec![self.stacks], self.context_keys, vec![self.contexts]);
-        (variables, functions, stacks, contexts)
+        drop(self.frame_ids);
+        let (frames, stacks, contexts) = crate::merge::canonical(
+            vec![crate::merge::StackPart {
+                frames: self.frames,
+                stacks: self.stacks,
+            }],
+            self.context_keys,
+            vec![self.contexts],
+            &mut variables,
+        );
+        (variables, functions, frames, stacks, contexts)
     }
 }

@@ -46,7 +46,7 @@ impl LineCheck {
             }
             let mut matched = false;
             let mut named = false;
-            for frame in &ctx.frames {
+            for frame in ctx.frames.iter().map(|&f| &profile.frames[f as usize]) {
                 if frame.file.is_empty() || frame.line == 0 {
                     continue;
                 }

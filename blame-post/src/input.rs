@@ -9,6 +9,7 @@
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
 use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
+use crate::frame_table::{cmp_stacks, FrameTable};
 use crate::merge::FxHashMap;
 use crate::perf_data::{read_perf_data, PerfProcess};
 use crate::shard::ShardSpec;
@@ -33,7 +34,8 @@ pub use blame_formats::stream::{is_launcher, is_memory_event};
 /// One unique calling context of a process and how many samples of each event hit it.
 #[derive(Debug, Clone)]
 pub struct Context {
-    pub frames: Vec<SymFrame>,
+    /// Innermost first, as ids into `ProcessProfile::frames`.
+    pub frames: Vec<u32>,
     /// Indexed by the run's event list.
     pub counts: Vec<f64>,
     /// Samples of this context that carried a data address: (event, what
@@ -48,6 +50,8 @@ pub struct Context {
 #[derive(Debug, Clone)]
 pub struct ProcessProfile {
     pub index: u32,
+    /// The distinct frames of `contexts`, each once.
+    pub frames: Vec<SymFrame>,
     pub contexts: Vec<Context>,
     /// Allocation sites of heap blocks that samples hit: (allocation function, symbolized stack).
     pub heap_sites: Vec<(String, Vec<SymFrame>)>,
@@ -363,6 +367,7 @@ impl Run {
         if whole_process && !shard.owns_unit(index) {
             return Ok(ProcessProfile {
                 index: index as u32,
+                frames: Vec::new(),
                 contexts: Vec::new(),
                 heap_sites: Vec::new(),
                 warnings: Vec::new(),
@@ -377,7 +382,8 @@ impl Run {
         let started = std::time::Instant::now();
         match &self.source {
             Source::Json { samples, groups } => {
-                let mut by_stack: FxHashMap<Vec<SymFrame>, Vec<f64>> = FxHashMap::default();
+                let mut table = FrameTable::default();
+                let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
                 let event_ids: HashMap<&str, usize> = self
                     .events
                     .iter()
@@ -391,12 +397,14 @@ impl Run {
                     let s = &samples[i];
                     let e = event_ids[s.event.as_str()];
                     by_stack
-                        .entry(s.stack.clone())
+                        .entry(table.intern_stack(s.stack.clone()))
                         .or_insert_with(|| vec![0.0; nevents])[e] += s.weight;
                 }
+                let contexts = into_contexts(by_stack, HashMap::new(), HashMap::new(), &table);
                 Ok(ProcessProfile {
                     index: index as u32,
-                    contexts: into_contexts(by_stack, HashMap::new(), HashMap::new()),
+                    frames: table.into_frames(),
+                    contexts,
                     heap_sites: Vec::new(),
                     warnings: Vec::new(),
                     damage: Vec::new(),
@@ -418,7 +426,12 @@ impl Run {
                             .expect("event indexed at open")
                     })
                     .collect();
-                let mut tally = tally_stream(&mut reader, &keep, self.on_damage)?;
+                // The binaries' debug info is opened while the samples are counted.
+                let (tally, ()) = rayon::join(
+                    || tally_stream(&mut reader, &keep, self.on_damage),
+                    || self.preload_symbols(path),
+                );
+                let mut tally = tally?;
                 if !keep(0) {
                     // Sample-level shards all read this stream: one counts its losses.
                     tally.lost = 0;
@@ -455,6 +468,27 @@ impl Run {
                     started,
                 )
             }
+        }
+    }
+
+    /// Opens the objects of the mappings a stream declares before its first
+    /// sample (see [`Symbolizer::preload`]); a stream that cannot be read
+    /// here is left to the counting pass to report.
+    fn preload_symbols(&self, path: &Path) {
+        let Ok((mut reader, _)) = StreamReader::open(path) else {
+            return;
+        };
+        let mut mappings = Vec::new();
+        while let Ok(Some(record)) = reader.next_record() {
+            match record {
+                Record::Mapping(m) => mappings.push(m),
+                Record::Sample(_) => break,
+                _ => {}
+            }
+        }
+        if !mappings.is_empty() {
+            let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
+            guard.preload(&mappings);
         }
     }
 
@@ -527,35 +561,37 @@ impl Run {
         let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
         let symbolizer: &mut Symbolizer = &mut guard;
         symbolizer.verify_build_ids(&mappings)?;
-        let mut by_stack: FxHashMap<Vec<SymFrame>, Vec<f64>> = FxHashMap::default();
+        let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
+        let mut table = FrameTable::default();
         let mut addresses = Vec::new();
-        let mut symbolize_uncached = |stack: u32, symbolizer: &mut Symbolizer| -> Vec<SymFrame> {
-            addresses.clear();
-            let mut cur = stack;
-            while cur != 0 {
-                let (parent, address) = parents[cur as usize];
-                addresses.push(address);
-                cur = parent;
-            }
-            let mut frames = symbolizer.stack(&mappings, &addresses);
-            // Code the line table gives line 0 (compiler-generated
-            // loads, rotated loop headers): the line of the next
-            // instruction of the same function.
-            if let Some(&leaf) = addresses.first() {
-                resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
-            }
-            frames
-        };
+        let mut symbolize_uncached =
+            |stack: u32, symbolizer: &mut Symbolizer, table: &mut FrameTable| -> Vec<u32> {
+                addresses.clear();
+                let mut cur = stack;
+                while cur != 0 {
+                    let (parent, address) = parents[cur as usize];
+                    addresses.push(address);
+                    cur = parent;
+                }
+                let mut frames = symbolizer.stack(&mappings, &addresses);
+                // Code the line table gives line 0 (compiler-generated
+                // loads, rotated loop headers): the line of the next
+                // instruction of the same function.
+                if let Some(&leaf) = addresses.first() {
+                    resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
+                }
+                table.intern_stack(frames)
+            };
         // Symbolized stacks are kept for the direct pass only; the counts
         // are taken in stack order, so each stack is symbolized once and
         // its frames moved, not cloned, into the context (a stack of 40
         // frames is 80 strings).
-        let mut frames_of: FxHashMap<u32, Vec<SymFrame>> = FxHashMap::default();
+        let mut frames_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         let keep_frames = with_address > 0;
         let mut counts: Vec<((u32, u16), f64)> = counts.into_iter().collect();
         counts.sort_unstable_by_key(|&(k, _)| k);
-        let mut last: Option<(u32, Vec<SymFrame>)> = None;
-        let mut skid_windows: HashMap<Vec<SymFrame>, SkidLines> = HashMap::new();
+        let mut last: Option<(u32, Vec<u32>)> = None;
+        let mut skid_windows: HashMap<Vec<u32>, SkidLines> = HashMap::new();
         let mut counts = counts.into_iter().peekable();
         while let Some(((stack, event), n)) = counts.next() {
             let frames = match last.take() {
@@ -563,7 +599,7 @@ impl Run {
                 _ => match frames_of.get(&stack) {
                     Some(f) => f.clone(),
                     None => {
-                        let f = symbolize_uncached(stack, symbolizer);
+                        let f = symbolize_uncached(stack, symbolizer, &mut table);
                         if keep_frames {
                             frames_of.insert(stack, f.clone());
                         }
@@ -604,7 +640,7 @@ impl Run {
                 by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
             }
         }
-        let mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
+        let mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
         let mut heap_sites = Vec::new();
         if with_address > 0 {
             let dir = path.parent().unwrap_or(Path::new("."));
@@ -661,7 +697,7 @@ impl Run {
                 let frames = match frames_of.get(&stack) {
                     Some(f) => f.clone(),
                     None => {
-                        let f = symbolize_uncached(stack, symbolizer);
+                        let f = symbolize_uncached(stack, symbolizer, &mut table);
                         frames_of.insert(stack, f.clone());
                         f
                     }
@@ -674,9 +710,11 @@ impl Run {
             }
         }
         warnings.append(&mut symbolizer.warnings);
+        let contexts = into_contexts(by_stack, by_direct, skid_windows, &table);
         Ok(ProcessProfile {
             index: index as u32,
-            contexts: into_contexts(by_stack, by_direct, skid_windows),
+            frames: table.into_frames(),
+            contexts,
             heap_sites,
             warnings,
             damage,
@@ -1024,9 +1062,10 @@ fn describe_skip(path: &Path, skip: &Skipped) -> String {
 }
 
 fn into_contexts(
-    by_stack: FxHashMap<Vec<SymFrame>, Vec<f64>>,
-    mut by_direct: HashMap<Vec<SymFrame>, Vec<(u16, DirectTarget, f64)>>,
-    mut skid_windows: HashMap<Vec<SymFrame>, SkidLines>,
+    by_stack: FxHashMap<Vec<u32>, Vec<f64>>,
+    mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>>,
+    mut skid_windows: HashMap<Vec<u32>, SkidLines>,
+    table: &FrameTable,
 ) -> Vec<Context> {
     let mut contexts: Vec<Context> = by_stack
         .into_iter()
@@ -1048,7 +1087,7 @@ fn into_contexts(
             }
         })
         .collect();
-    contexts.sort_by(|a, b| a.frames.cmp(&b.frames));
+    contexts.sort_by(|a, b| cmp_stacks(&table.frames, &a.frames, &b.frames));
     contexts
 }
 
@@ -1096,8 +1135,12 @@ mod tests {
         w.finish().unwrap();
         let run = Run::open_dir(dir.path(), vec![], OnDamage::Salvage).unwrap();
         let p = run.load_process(0, ShardSpec::WHOLE).unwrap();
-        let names =
-            |c: &Context| -> Vec<String> { c.frames.iter().map(|f| f.function.clone()).collect() };
+        let names = |c: &Context| -> Vec<String> {
+            c.frames
+                .iter()
+                .map(|&f| p.frames[f as usize].function.clone())
+                .collect()
+        };
         let got: Vec<(Vec<String>, Vec<f64>)> = p
             .contexts
             .iter()

@@ -19,6 +19,7 @@ pub mod datacentric;
 pub mod db_check;
 pub mod direct;
 pub mod error;
+pub mod frame_table;
 pub mod input;
 pub mod merge;
 pub mod openmp;
@@ -103,7 +104,7 @@ pub fn post_with_progress(
     let mut lines = db_check::LineCheck::default();
     for (i, lost) in lost.iter_mut().enumerate() {
         let mut profile = run.load_process(i, shard)?;
-        openmp::graft_worker_stacks(&mut profile.contexts);
+        openmp::graft_worker_stacks(&profile.frames, &mut profile.contexts);
         times.read += profile.read_time;
         times.symbolize += profile.symbolize_time;
         contexts += profile.contexts.len();
@@ -173,7 +174,7 @@ pub fn post_with_progress(
         blame_formats::results::Coverage::add_to(&mut coverage, c);
     }
     let reduce_before = acc.reduce_time;
-    let (variables, functions, stacks, context_records) = acc.into_records();
+    let (variables, functions, frames, stacks, context_records) = acc.into_records();
     let blame_points = implicit_blame_points(index, &functions);
     times.reduce = reduce_before + reduce_started.elapsed();
     Ok(PostOutput {
@@ -193,6 +194,7 @@ pub fn post_with_progress(
             },
             variables,
             functions,
+            frames,
             stacks,
             contexts: context_records,
         },

@@ -152,93 +152,86 @@ pub(crate) struct RawContext {
     pub samples: f64,
 }
 
+/// One part's stacks, with the frame table their frame ids index.
+pub(crate) struct StackPart {
+    pub frames: Vec<SymFrame>,
+    pub stacks: Vec<StackRecord>,
+}
+
 /// Deduplicates stacks by (process, frames), sums their samples, renumbers
 /// them in sorted order and sums contexts per (variable, process, stack):
 /// the same calling contexts give the same records however they were split.
-pub fn canonical_contexts(
-    parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>,
-) -> (Vec<StackRecord>, Vec<ContextBlame>) {
-    let mut keys = Vec::new();
-    let mut stack_parts = Vec::with_capacity(parts.len());
-    let mut context_parts = Vec::with_capacity(parts.len());
-    for (stacks, contexts) in parts {
-        stack_parts.push(stacks);
-        context_parts.push(
-            contexts
-                .into_iter()
-                .map(|c| {
-                    keys.push(c.variable);
-                    RawContext {
-                        variable: keys.len() as u32 - 1,
-                        process: c.process,
-                        stack: c.stack,
-                        samples: c.samples,
-                    }
-                })
-                .collect(),
-        );
-    }
-    canonical(stack_parts, keys, context_parts)
-}
-
-/// [`canonical_contexts`] of contexts whose variables index `keys` (equal
-/// keys may appear more than once). Stacks and variables are interned to
-/// ranks first, so the sorts compare integers, not strings; sums are taken
-/// in the order of the parts and of the records within each part, as a
-/// sequential sum over the parts would take them.
+///
+/// Frames of all parts are interned to ranks of their `Ord` order, so the
+/// merged frame table is sorted and stacks sort as integer sequences like
+/// the frame sequences they stand for. Context variables index `keys`
+/// (equal keys may appear more than once); in the output they index
+/// `variables`, which must be sorted by key (a key it lacks is added, with
+/// no values). Sums are taken in the order of the parts and of the records
+/// within each part, as a sequential sum over the parts would take them.
 pub(crate) fn canonical(
-    mut stack_parts: Vec<Vec<StackRecord>>,
+    mut stack_parts: Vec<StackPart>,
     keys: Vec<VariableKey>,
     context_parts: Vec<Vec<RawContext>>,
-) -> (Vec<StackRecord>, Vec<ContextBlame>) {
-    // Stacks: (process, frame ranks) sorts like (process, frames).
-    let mut order: Vec<(u32, Vec<u32>, u32, u32)> = {
-        let (frame_rank, _) = rank_distinct(
-            stack_parts
-                .par_iter()
-                .flat_map(|p| p.par_iter())
-                .flat_map_iter(|st| st.frames.iter().map(FrameKey)),
-        );
+    variables: &mut Vec<VariableBlame>,
+) -> (Vec<SymFrame>, Vec<StackRecord>, Vec<ContextBlame>) {
+    // Frames: the distinct frames of all parts, sorted; each part's ids
+    // mapped to ranks.
+    let (frame_rank, sorted) = rank_distinct(
         stack_parts
             .par_iter()
-            .enumerate()
-            .flat_map(|(pi, p)| {
-                let frame_rank = &frame_rank;
-                p.par_iter().enumerate().map(move |(si, st)| {
-                    (
-                        st.process,
-                        st.frames.iter().map(|f| frame_rank[&FrameKey(f)]).collect(),
-                        pi as u32,
-                        si as u32,
-                    )
-                })
+            .flat_map(|p| p.frames.par_iter().map(FrameKey)),
+    );
+    let local_rank: Vec<Vec<u32>> = stack_parts
+        .iter()
+        .map(|p| p.frames.iter().map(|f| frame_rank[&FrameKey(f)]).collect())
+        .collect();
+    let frames: Vec<SymFrame> = sorted.into_iter().map(|f| f.0.clone()).collect();
+    drop(frame_rank);
+    // Stacks: (process, frame ranks) sorts like (process, frames).
+    let mut order: Vec<(u32, Vec<u32>, u32, u32)> = stack_parts
+        .par_iter()
+        .zip(&local_rank)
+        .enumerate()
+        .flat_map(|(pi, (p, ranks))| {
+            p.stacks.par_iter().enumerate().map(move |(si, st)| {
+                (
+                    st.process,
+                    st.frames.iter().map(|&f| ranks[f as usize]).collect(),
+                    pi as u32,
+                    si as u32,
+                )
             })
-            .collect()
-    };
+        })
+        .collect();
     order.par_sort_unstable();
     // New stack id of each (part, stack), and the members of each new stack.
-    let mut remap: Vec<Vec<u32>> = stack_parts.iter().map(|p| vec![0; p.len()]).collect();
-    let mut groups: Vec<(u32, Vec<SymFrame>, std::ops::Range<usize>)> = Vec::new();
-    for (i, (process, ranks, pi, si)) in order.iter().enumerate() {
-        let same = i > 0 && {
-            let prev = &order[i - 1];
-            prev.0 == *process && prev.1 == *ranks
-        };
-        if same {
-            groups.last_mut().expect("a group before").2.end = i + 1;
-        } else {
-            let frames = std::mem::take(&mut stack_parts[*pi as usize][*si as usize].frames);
-            groups.push((*process, frames, i..i + 1));
+    let mut remap: Vec<Vec<u32>> = stack_parts
+        .iter()
+        .map(|p| vec![0; p.stacks.len()])
+        .collect();
+    let mut groups: Vec<(u32, Vec<u32>, std::ops::Range<usize>)> = Vec::new();
+    let mut members: Vec<(u32, u32)> = Vec::with_capacity(order.len());
+    for (i, (process, ranks, pi, si)) in order.into_iter().enumerate() {
+        match groups.last_mut() {
+            Some(g) if g.0 == process && g.1 == ranks => g.2.end = i + 1,
+            _ => groups.push((process, ranks, i..i + 1)),
         }
-        remap[*pi as usize][*si as usize] = groups.len() as u32 - 1;
+        remap[pi as usize][si as usize] = groups.len() as u32 - 1;
+        members.push((pi, si));
     }
-    let members: Vec<(u32, u32)> = order.into_iter().map(|(_, _, pi, si)| (pi, si)).collect();
+    for p in &mut stack_parts {
+        p.frames = Vec::new();
+        for st in &mut p.stacks {
+            st.frames = Vec::new();
+        }
+    }
     let stacks: Vec<StackRecord> = groups
         .into_par_iter()
         .map(|(process, frames, range)| {
             let mut sums: Vec<f64> = Vec::new();
             for &(pi, si) in &members[range] {
-                let samples = &stack_parts[pi as usize][si as usize].samples;
+                let samples = &stack_parts[pi as usize].stacks[si as usize].samples;
                 if sums.len() < samples.len() {
                     sums.resize(samples.len(), 0.0);
                 }
@@ -258,6 +251,29 @@ pub(crate) fn canonical(
     // Contexts: (variable rank, process, new stack), then part and position.
     let (key_rank, distinct_keys) = rank_distinct(keys.par_iter());
     let key_rank: Vec<u32> = keys.par_iter().map(|k| key_rank[k]).collect();
+    let missing: Vec<VariableKey> = distinct_keys
+        .iter()
+        .filter(|k| variables.binary_search_by(|v| v.key.cmp(k)).is_err())
+        .map(|k| (*k).clone())
+        .collect();
+    for key in missing {
+        let at = variables.partition_point(|v| v.key < key);
+        variables.insert(
+            at,
+            VariableBlame {
+                key,
+                values: Vec::new(),
+            },
+        );
+    }
+    let variable_of: Vec<u32> = distinct_keys
+        .iter()
+        .map(|k| {
+            variables
+                .binary_search_by(|v| v.key.cmp(k))
+                .expect("added above") as u32
+        })
+        .collect();
     let mut order: Vec<(u32, u32, u32, u32, u32)> = context_parts
         .par_iter()
         .zip(&remap)
@@ -286,14 +302,14 @@ pub(crate) fn canonical(
                 samples += context_parts[pi as usize][ci as usize].samples;
             }
             ContextBlame {
-                variable: distinct_keys[variable as usize].clone(),
+                variable: variable_of[variable as usize],
                 process,
                 stack,
                 samples,
             }
         })
         .collect();
-    (stacks, contexts)
+    (frames, stacks, contexts)
 }
 
 /// Merges results of the same run (same processes and events).
@@ -313,6 +329,8 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
     let mut vars = BTreeMap::new();
     let mut funcs = BTreeMap::new();
     let mut stack_parts = Vec::new();
+    let mut keys: Vec<VariableKey> = Vec::new();
+    let mut context_parts = Vec::new();
     for part in std::iter::once(first).chain(parts) {
         if part.header.events != header.events
             || part.header.processes.len() != header.processes.len()
@@ -347,26 +365,44 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
         for c in &part.header.coverage {
             blame_formats::results::Coverage::add_to(&mut header.coverage, c);
         }
+        // This part's variables as indices into `keys`.
+        let base = keys.len() as u32;
+        keys.extend(part.variables.iter().map(|v| v.key.clone()));
         for v in part.variables {
             add_values(vars.entry(v.key).or_default(), &v.values);
         }
         for f in part.functions {
             add_values(funcs.entry(f.key).or_default(), &f.values);
         }
-        stack_parts.push((part.stacks, part.contexts));
+        context_parts.push(
+            part.contexts
+                .into_iter()
+                .map(|c| RawContext {
+                    variable: base + c.variable,
+                    process: c.process,
+                    stack: c.stack,
+                    samples: c.samples,
+                })
+                .collect(),
+        );
+        stack_parts.push(StackPart {
+            frames: part.frames,
+            stacks: part.stacks,
+        });
     }
-    let (stacks, contexts) = canonical_contexts(stack_parts);
+    let mut variables: Vec<VariableBlame> = vars
+        .into_iter()
+        .map(|(key, m)| VariableBlame {
+            key,
+            values: to_values(m),
+        })
+        .collect();
+    let (frames, stacks, contexts) = canonical(stack_parts, keys, context_parts, &mut variables);
     header.blame_points.sort();
     header.blame_points.dedup();
     Ok(Results {
         header,
-        variables: vars
-            .into_iter()
-            .map(|(key, m)| VariableBlame {
-                key,
-                values: to_values(m),
-            })
-            .collect(),
+        variables,
         functions: funcs
             .into_iter()
             .map(|(key, m)| FunctionBlame {
@@ -374,6 +410,7 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
                 values: to_values(m),
             })
             .collect(),
+        frames,
         stacks,
         contexts,
     })
@@ -412,10 +449,7 @@ mod tests {
                 }),
                 damage: damage.iter().map(|d| d.to_string()).collect(),
             },
-            variables: vec![],
-            functions: vec![],
-            stacks: vec![],
-            contexts: vec![],
+            ..Default::default()
         }
     }
 
@@ -441,10 +475,72 @@ mod tests {
         );
     }
 
+    use blame_formats::results::{ContextBlameV3 as Ctx, StackRecordV3 as Stack};
+
+    /// [`canonical`] of parts whose stacks and contexts are written out
+    /// whole, its output written out whole again.
+    fn canonical_contexts(parts: Vec<(Vec<Stack>, Vec<Ctx>)>) -> (Vec<Stack>, Vec<Ctx>) {
+        let mut keys = Vec::new();
+        let mut stack_parts = Vec::new();
+        let mut context_parts = Vec::new();
+        for (stacks, contexts) in parts {
+            let mut table = crate::frame_table::FrameTable::default();
+            let stacks = stacks
+                .into_iter()
+                .map(|st| StackRecord {
+                    process: st.process,
+                    frames: table.intern_stack(st.frames),
+                    samples: st.samples,
+                })
+                .collect();
+            stack_parts.push(StackPart {
+                frames: table.into_frames(),
+                stacks,
+            });
+            context_parts.push(
+                contexts
+                    .into_iter()
+                    .map(|c| {
+                        keys.push(c.variable);
+                        RawContext {
+                            variable: keys.len() as u32 - 1,
+                            process: c.process,
+                            stack: c.stack,
+                            samples: c.samples,
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        let mut variables = Vec::new();
+        let (frames, stacks, contexts) =
+            canonical(stack_parts, keys, context_parts, &mut variables);
+        let stacks = stacks
+            .into_iter()
+            .map(|st| Stack {
+                process: st.process,
+                frames: st
+                    .frames
+                    .iter()
+                    .map(|&f| frames[f as usize].clone())
+                    .collect(),
+                samples: st.samples,
+            })
+            .collect();
+        let contexts = contexts
+            .into_iter()
+            .map(|c| Ctx {
+                variable: variables[c.variable as usize].key.clone(),
+                process: c.process,
+                stack: c.stack,
+                samples: c.samples,
+            })
+            .collect();
+        (stacks, contexts)
+    }
+
     /// The first implementation, kept as the reference of the sort order and sums.
-    fn canonical_contexts_btree(
-        parts: Vec<(Vec<StackRecord>, Vec<ContextBlame>)>,
-    ) -> (Vec<StackRecord>, Vec<ContextBlame>) {
+    fn canonical_contexts_btree(parts: Vec<(Vec<Stack>, Vec<Ctx>)>) -> (Vec<Stack>, Vec<Ctx>) {
         let mut stacks: BTreeMap<(u32, Vec<SymFrame>), Vec<f64>> = BTreeMap::new();
         let mut remaps = Vec::new();
         for (part_stacks, _) in &parts {
@@ -480,7 +576,7 @@ mod tests {
         }
         let contexts = contexts
             .into_iter()
-            .map(|((variable, process, stack), samples)| ContextBlame {
+            .map(|((variable, process, stack), samples)| Ctx {
                 variable,
                 process,
                 stack,
@@ -489,7 +585,7 @@ mod tests {
             .collect();
         let stacks = stacks
             .into_iter()
-            .map(|((process, frames), samples)| StackRecord {
+            .map(|((process, frames), samples)| Stack {
                 process,
                 frames,
                 samples,
@@ -498,7 +594,7 @@ mod tests {
         (stacks, contexts)
     }
 
-    fn random_parts(seed: u64, nparts: usize) -> Vec<(Vec<StackRecord>, Vec<ContextBlame>)> {
+    fn random_parts(seed: u64, nparts: usize) -> Vec<(Vec<Stack>, Vec<Ctx>)> {
         let mut rng = seed | 1;
         let mut next = move |n: u64| {
             rng ^= rng << 13;
@@ -515,8 +611,8 @@ mod tests {
         };
         (0..nparts)
             .map(|_| {
-                let stacks: Vec<StackRecord> = (0..next(40))
-                    .map(|_| StackRecord {
+                let stacks: Vec<Stack> = (0..next(40))
+                    .map(|_| Stack {
                         process: next(3) as u32,
                         frames: (0..next(5)).map(|_| frame(next(7), next(4))).collect(),
                         samples: (0..1 + next(3))
@@ -525,7 +621,7 @@ mod tests {
                     })
                     .collect();
                 let contexts = (0..next(120))
-                    .map(|_| ContextBlame {
+                    .map(|_| Ctx {
                         variable: VariableKey {
                             name: format!("v{}", next(4)),
                             function: format!("f{}", next(3)),
@@ -566,8 +662,7 @@ mod tests {
                 );
             }
             for (a, b) in s1.iter().zip(&s2) {
-                let bits =
-                    |s: &StackRecord| s.samples.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let bits = |s: &Stack| s.samples.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(a), bits(b), "seed {seed}");
             }
         }

@@ -157,6 +157,7 @@ struct Walk {
 /// attribution of chapter 5 where it has samples of memory events.
 pub fn resolve_contexts(
     index: &StaticIndex,
+    frames: &[SymFrame],
     contexts: &[crate::input::Context],
     memory_events: &[bool],
     memory: &crate::MemoryOptions,
@@ -172,13 +173,14 @@ pub fn resolve_contexts(
     contexts
         .par_iter()
         .map(|c| {
+            let stack: Vec<&SymFrame> = c.frames.iter().map(|&f| &frames[f as usize]).collect();
             let blame = if has(c, false) {
-                resolve(index, &c.frames)
+                resolve_stack(index, &stack)
             } else {
                 Resolution::default()
             };
             let attributed = if has(c, true) {
-                resolve_memory(index, &c.frames, memory, c.skid_window.as_ref())
+                resolve_memory(index, &stack, memory, c.skid_window.as_ref())
             } else {
                 MemoryResolution::default()
             };
@@ -189,6 +191,11 @@ pub fn resolve_contexts(
 
 /// Resolves a stack (innermost frame first), explicit and total blame.
 pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
+    resolve_stack(index, &frames.iter().collect::<Vec<_>>())
+}
+
+/// [`resolve`] of a stack whose frames live in a table.
+pub fn resolve_stack(index: &StaticIndex, frames: &[&SymFrame]) -> Resolution {
     let total = walk(index, frames, Mode::Total);
     let explicit = walk(index, frames, Mode::Explicit);
     let mut exclusive = total.exclusive;
@@ -211,7 +218,7 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
 }
 
 /// The frame-by-frame application of transfer functions (3.3.3) in one mode.
-fn walk(index: &StaticIndex, frames: &[SymFrame], mode: Mode) -> Walk {
+fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
     let mut out = Walk::default();
     let mut pending: Option<Pending> = None;
     let mut seen_known = false;
@@ -482,7 +489,7 @@ fn is_fork(name: &str) -> bool {
 }
 
 /// True when some caller frame further up has a summary to take the blame.
-fn caller_can_bind(index: &StaticIndex, callers: &[SymFrame]) -> bool {
+fn caller_can_bind(index: &StaticIndex, callers: &[&SymFrame]) -> bool {
     callers
         .iter()
         .any(|c| index.lookup(&c.function, &c.file).is_some())
@@ -862,7 +869,7 @@ pub const METHOD_DIRECT: &str = "direct";
 /// variables (interprocedural aliasing from the call stack, 5.1).
 pub fn resolve_memory(
     index: &StaticIndex,
-    frames: &[SymFrame],
+    frames: &[&SymFrame],
     options: &crate::MemoryOptions,
     instruction_window: Option<&crate::datacentric::SkidWindow>,
 ) -> MemoryResolution {
@@ -924,7 +931,7 @@ pub fn resolve_memory(
 /// variables passed in that position, splitting the share among them.
 fn lift_through_callers(
     index: &StaticIndex,
-    frames: &[SymFrame],
+    frames: &[&SymFrame],
     depth: usize,
     fi: u32,
     vi: u32,

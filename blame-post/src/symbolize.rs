@@ -137,6 +137,21 @@ impl Symbolizer {
         }
     }
 
+    /// Opens the objects of `mappings` (their DWARF: `addr2line::Loader::new`
+    /// is most of a small run's symbolization) ahead of the lookups, so
+    /// that it can run beside the counting of samples. Does nothing when a
+    /// build-id does not match: the lookups report that.
+    pub fn preload(&mut self, mappings: &[Mapping]) {
+        if self.verify_build_ids(mappings).is_err() {
+            return;
+        }
+        for m in mappings {
+            if m.path != KERNEL_MAPPING {
+                self.object(m);
+            }
+        }
+    }
+
     /// Checks every mapped object with a recorded build-id against the file
     /// that would be used, so a changed binary is refused before any work.
     /// Each file's build-id is read once (its notes, not the whole file).

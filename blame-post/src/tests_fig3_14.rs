@@ -131,12 +131,18 @@ pub(crate) fn stack(bar_line: u32) -> Vec<SymFrame> {
 #[test]
 fn table_3_10_from_the_three_samples_of_table_3_9() {
     let index = fig3_14_index();
+    let mut table = crate::frame_table::FrameTable::default();
+    let contexts = [9, 12, 14]
+        .iter()
+        .map(|&l| table.intern_stack(stack(l)))
+        .collect::<Vec<_>>();
     let profile = ProcessProfile {
         index: 0,
-        contexts: [9, 12, 14]
-            .iter()
-            .map(|&l| Context {
-                frames: stack(l),
+        frames: table.into_frames(),
+        contexts: contexts
+            .into_iter()
+            .map(|frames| Context {
+                frames,
                 counts: vec![1.0],
                 direct: vec![],
                 skid_window: None,
@@ -151,7 +157,7 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
-    let (vars, _, _, _) = acc.into_records();
+    let (vars, _, _, _, _) = acc.into_records();
     let got: std::collections::BTreeMap<String, f64> = vars
         .iter()
         .map(|v| {
@@ -275,8 +281,11 @@ fn recursion_blames_a_variable_once_per_sample() {
         frame("walk", 4),
         frame("main", 9),
     ];
+    let mut table = crate::frame_table::FrameTable::default();
+    let frames = table.intern_stack(frames);
     let profile = ProcessProfile {
         index: 0,
+        frames: table.into_frames(),
         contexts: vec![Context {
             frames,
             counts: vec![1.0],
@@ -292,7 +301,7 @@ fn recursion_blames_a_variable_once_per_sample() {
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
-    let (vars, _, _, _) = acc.into_records();
+    let (vars, _, _, _, _) = acc.into_records();
     assert_eq!(vars.len(), 1);
     assert_eq!(vars[0].key.name, "total");
     assert_eq!(vars[0].values[0].inclusive, 1.0);
@@ -399,8 +408,11 @@ fn field_paths_continue_below_the_variables_passed() {
         frame("simulate", 20),
         frame("main", 30),
     ];
+    let mut table = crate::frame_table::FrameTable::default();
+    let frames = table.intern_stack(frames);
     let profile = ProcessProfile {
         index: 0,
+        frames: table.into_frames(),
         contexts: vec![Context {
             frames,
             counts: vec![1.0],
@@ -416,7 +428,7 @@ fn field_paths_continue_below_the_variables_passed() {
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
-    let (vars, _, _, _) = acc.into_records();
+    let (vars, _, _, _, _) = acc.into_records();
     let got: Vec<(String, String, String)> = vars
         .iter()
         .map(|v| {

@@ -202,19 +202,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
             values: vec![value],
         }],
+        frames: vec![SymFrame {
+            function: "f".into(),
+            file: "a.c".into(),
+            line: 3,
+            column: 0,
+            inlined: false,
+        }],
         stacks: vec![StackRecord {
             process: 0,
-            frames: vec![SymFrame {
-                function: "f".into(),
-                file: "a.c".into(),
-                line: 3,
-                column: 0,
-                inlined: false,
-            }],
+            frames: vec![0],
             samples: vec![1.0],
         }],
         contexts: vec![ContextBlame {
-            variable: key,
+            variable: 0,
             process: 0,
             stack: 0,
             samples: 1.0,
@@ -228,7 +229,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     write_sample(
         &mut jl,
         &JsonSample {
-            stack: results.stacks[0].frames.clone(),
+            stack: results.frames.clone(),
             event: "cpu-clock".into(),
             weight: 1.0,
             rank: Some(0),

@@ -12,11 +12,13 @@ use std::path::Path;
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 3,
+    version: 4,
 };
 
 /// The oldest results version this build reads (version 2: no provenance,
-/// no lost counts, no damage notes; read as unknown provenance).
+/// no lost counts, no damage notes; read as unknown provenance; versions 2
+/// and 3: frames and variable keys repeated in every stack and context
+/// record, interned while reading).
 pub const OLDEST_READABLE: u32 = 2;
 
 /// A symbolized frame, as results and JSON-lines samples carry it.
@@ -268,7 +270,7 @@ pub struct Shard {
     pub count: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ResultsHeader {
     pub producer: String,
     pub events: Vec<EventDesc>,
@@ -407,8 +409,9 @@ pub struct FunctionBlame {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StackRecord {
     pub process: u32,
-    /// Innermost first; the innermost frame's line is the sampled line.
-    pub frames: Vec<SymFrame>,
+    /// Innermost first, as indices into `Results::frames`; the innermost
+    /// frame's line is the sampled line.
+    pub frames: Vec<u32>,
     /// Samples of each event with exactly this stack (for code-centric trees).
     pub samples: Vec<f64>,
 }
@@ -416,33 +419,130 @@ pub struct StackRecord {
 /// One calling context that contributed to a variable's blame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextBlame {
-    pub variable: VariableKey,
+    /// Index into `Results::variables`.
+    pub variable: u32,
     pub process: u32,
     /// Index into `Results::stacks`.
     pub stack: u32,
     pub samples: f64,
 }
 
+/// The data records of results version 4, borrowed for writing (bincode
+/// encodes a reference as the value, so this is the owned enum's layout).
+#[derive(Serialize)]
+enum RecordRef<'a> {
+    Variable(&'a VariableBlame),
+    Function(&'a FunctionBlame),
+    Frame(&'a SymFrame),
+    Stack(&'a StackRecord),
+    Context(&'a ContextBlame),
+}
+
+/// The data records of results version 4: frames are stored once and
+/// stacks name them by index, contexts name their variable by index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ResultRecord {
     Variable(VariableBlame),
     Function(FunctionBlame),
+    Frame(SymFrame),
     Stack(StackRecord),
     Context(ContextBlame),
 }
 
+/// [`StackRecord`] of versions 2 and 3: every frame written out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StackRecordV3 {
+    pub process: u32,
+    pub frames: Vec<SymFrame>,
+    pub samples: Vec<f64>,
+}
+
+/// [`ContextBlame`] of versions 2 and 3: the variable's whole key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextBlameV3 {
+    pub variable: VariableKey,
+    pub process: u32,
+    pub stack: u32,
+    pub samples: f64,
+}
+
+/// The data records of versions 2 and 3 (read, never written).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ResultRecordV3 {
+    Variable(VariableBlame),
+    Function(FunctionBlame),
+    Stack(StackRecordV3),
+    Context(ContextBlameV3),
+}
+
 /// A results file in memory.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Results {
     pub header: ResultsHeader,
+    /// Sorted by key (`blame post` and `blame merge` write them so).
     pub variables: Vec<VariableBlame>,
     pub functions: Vec<FunctionBlame>,
+    /// The distinct frames of `stacks`, each once.
+    pub frames: Vec<SymFrame>,
     pub stacks: Vec<StackRecord>,
     pub contexts: Vec<ContextBlame>,
 }
 
 impl Results {
-    /// Writes atomically (temporary file, then rename), so a reader never sees half a result.
+    /// The frames of stack `stack`, innermost first.
+    pub fn stack_frames(&self, stack: u32) -> impl DoubleEndedIterator<Item = &SymFrame> + '_ {
+        self.stacks[stack as usize]
+            .frames
+            .iter()
+            .map(|&f| &self.frames[f as usize])
+    }
+
+    /// The frames of `stack`, innermost first.
+    pub fn frames_of<'a>(
+        &'a self,
+        stack: &'a StackRecord,
+    ) -> impl DoubleEndedIterator<Item = &'a SymFrame> + ExactSizeIterator + 'a {
+        stack.frames.iter().map(|&f| &self.frames[f as usize])
+    }
+
+    /// Adds a stack of `process` whose frames are given whole (they are
+    /// looked up in `frames` one by one, added when missing: for building
+    /// small results, such as tests' and imports'). Returns its index.
+    pub fn push_stack(&mut self, process: u32, frames: Vec<SymFrame>, samples: Vec<f64>) -> u32 {
+        let frames = frames
+            .into_iter()
+            .map(|f| match self.frames.iter().position(|x| *x == f) {
+                Some(i) => i as u32,
+                None => {
+                    self.frames.push(f);
+                    self.frames.len() as u32 - 1
+                }
+            })
+            .collect();
+        self.stacks.push(StackRecord {
+            process,
+            frames,
+            samples,
+        });
+        self.stacks.len() as u32 - 1
+    }
+
+    /// The index of the variable record of `key`.
+    pub fn variable_index(&self, key: &VariableKey) -> Option<u32> {
+        self.variables
+            .iter()
+            .position(|v| v.key == *key)
+            .map(|i| i as u32)
+    }
+
+    /// The key of the variable a context blames.
+    pub fn context_key(&self, c: &ContextBlame) -> &VariableKey {
+        &self.variables[c.variable as usize].key
+    }
+
+    /// Writes atomically (temporary file, then rename), so a reader never
+    /// sees half a result. Records are encoded from `self` one at a time,
+    /// never copied whole.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let file = AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
@@ -452,11 +552,11 @@ impl Results {
         let records = self
             .variables
             .iter()
-            .cloned()
-            .map(ResultRecord::Variable)
-            .chain(self.functions.iter().cloned().map(ResultRecord::Function))
-            .chain(self.stacks.iter().cloned().map(ResultRecord::Stack))
-            .chain(self.contexts.iter().cloned().map(ResultRecord::Context));
+            .map(RecordRef::Variable)
+            .chain(self.functions.iter().map(RecordRef::Function))
+            .chain(self.frames.iter().map(RecordRef::Frame))
+            .chain(self.stacks.iter().map(RecordRef::Stack))
+            .chain(self.contexts.iter().map(RecordRef::Context));
         for rec in records {
             encode_into(&mut buf, &rec)?;
             count += 1;
@@ -495,20 +595,41 @@ impl Results {
         };
         let mut out = Results {
             header,
-            variables: Vec::new(),
-            functions: Vec::new(),
-            stacks: Vec::new(),
-            contexts: Vec::new(),
+            ..Default::default()
         };
+        let mut old = (r.version < 4).then(OldLayout::default);
         let nproc = out.header.processes.len() as u32;
         while let Some(chunk) = r.next_chunk()? {
-            for rec in chunk.decode::<ResultRecord>(path)? {
-                let bad_process = |p: u32| FormatError::CorruptChunk {
-                    path: path.to_path_buf(),
-                    chunk: chunk.index,
-                    offset: chunk.offset,
-                    reason: format!("refers to process {p} of {nproc}"),
+            let corrupt = |reason: String| FormatError::CorruptChunk {
+                path: path.to_path_buf(),
+                chunk: chunk.index,
+                offset: chunk.offset,
+                reason,
+            };
+            // Old records are converted one at a time, each after the
+            // records before it are in `out` (a context names a variable
+            // read earlier, maybe in the same chunk).
+            let records: Vec<Decoded> = match old {
+                None => chunk
+                    .decode::<ResultRecord>(path)?
+                    .into_iter()
+                    .map(Decoded::Now)
+                    .collect(),
+                Some(_) => chunk
+                    .decode::<ResultRecordV3>(path)?
+                    .into_iter()
+                    .map(Decoded::V3)
+                    .collect(),
+            };
+            for rec in records {
+                let rec = match rec {
+                    Decoded::Now(rec) => rec,
+                    Decoded::V3(rec) => old
+                        .as_mut()
+                        .expect("old records come with the old layout")
+                        .convert(rec, &mut out),
                 };
+                let bad_process = |p: u32| corrupt(format!("refers to process {p} of {nproc}"));
                 match rec {
                     ResultRecord::Variable(v) => {
                         if let Some(p) = v.values.iter().find(|x| x.process >= nproc) {
@@ -522,9 +643,17 @@ impl Results {
                         }
                         out.functions.push(f)
                     }
+                    ResultRecord::Frame(f) => out.frames.push(f),
                     ResultRecord::Stack(st) => {
                         if st.process >= nproc {
                             return Err(bad_process(st.process));
+                        }
+                        if let Some(f) = st.frames.iter().find(|&&f| f as usize >= out.frames.len())
+                        {
+                            return Err(corrupt(format!(
+                                "stack refers to frame {f} of {}",
+                                out.frames.len()
+                            )));
                         }
                         out.stacks.push(st)
                     }
@@ -533,16 +662,18 @@ impl Results {
                             return Err(bad_process(c.process));
                         }
                         if c.stack as usize >= out.stacks.len() {
-                            return Err(FormatError::CorruptChunk {
-                                path: path.to_path_buf(),
-                                chunk: chunk.index,
-                                offset: chunk.offset,
-                                reason: format!(
-                                    "context refers to stack {} of {}",
-                                    c.stack,
-                                    out.stacks.len()
-                                ),
-                            });
+                            return Err(corrupt(format!(
+                                "context refers to stack {} of {}",
+                                c.stack,
+                                out.stacks.len()
+                            )));
+                        }
+                        if c.variable as usize >= out.variables.len() {
+                            return Err(corrupt(format!(
+                                "context refers to variable {} of {}",
+                                c.variable,
+                                out.variables.len()
+                            )));
                         }
                         out.contexts.push(c)
                     }
@@ -551,5 +682,75 @@ impl Results {
         }
         r.require_end()?;
         Ok(out)
+    }
+}
+
+/// A data record as decoded, of this version or of versions 2 and 3.
+enum Decoded {
+    Now(ResultRecord),
+    V3(ResultRecordV3),
+}
+
+/// Interning of version 2 and 3 records while they are read: frames into
+/// `Results::frames`, context keys into indices of `Results::variables`
+/// (a key no variable record has, which those versions did not forbid,
+/// gets a variable record of no values).
+#[derive(Default)]
+struct OldLayout {
+    frame_ids: std::collections::HashMap<SymFrame, u32>,
+    variable_ids: std::collections::HashMap<VariableKey, u32>,
+}
+
+impl OldLayout {
+    fn convert(&mut self, rec: ResultRecordV3, out: &mut Results) -> ResultRecord {
+        match rec {
+            ResultRecordV3::Variable(v) => ResultRecord::Variable(v),
+            ResultRecordV3::Function(f) => ResultRecord::Function(f),
+            ResultRecordV3::Stack(st) => {
+                let frames = st
+                    .frames
+                    .into_iter()
+                    .map(|f| match self.frame_ids.get(&f) {
+                        Some(&id) => id,
+                        None => {
+                            let id = out.frames.len() as u32;
+                            self.frame_ids.insert(f.clone(), id);
+                            out.frames.push(f);
+                            id
+                        }
+                    })
+                    .collect();
+                ResultRecord::Stack(StackRecord {
+                    process: st.process,
+                    frames,
+                    samples: st.samples,
+                })
+            }
+            ResultRecordV3::Context(c) => {
+                if self.variable_ids.len() < out.variables.len() {
+                    for (i, v) in out.variables.iter().enumerate() {
+                        self.variable_ids.entry(v.key.clone()).or_insert(i as u32);
+                    }
+                }
+                let variable = match self.variable_ids.get(&c.variable) {
+                    Some(&id) => id,
+                    None => {
+                        let id = out.variables.len() as u32;
+                        self.variable_ids.insert(c.variable.clone(), id);
+                        out.variables.push(VariableBlame {
+                            key: c.variable,
+                            values: Vec::new(),
+                        });
+                        id
+                    }
+                };
+                ResultRecord::Context(ContextBlame {
+                    variable,
+                    process: c.process,
+                    stack: c.stack,
+                    samples: c.samples,
+                })
+            }
+        }
     }
 }

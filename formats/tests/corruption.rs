@@ -261,6 +261,7 @@ fn results_damage_is_always_an_error() {
         .cloned()
         .map(ResultRecord::Variable)
         .chain(r.functions.iter().cloned().map(ResultRecord::Function))
+        .chain(r.frames.iter().cloned().map(ResultRecord::Frame))
         .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
         .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
         .collect();

@@ -353,7 +353,7 @@ fn alloc_log_round_trip_of_every_kind() {
 fn results_of_version_2_are_read_with_unknown_provenance() {
     use bincode::Options;
     use blame_formats::container::{ContainerWriter, Kind};
-    use blame_formats::results::{Coverage, ResultRecord, Shard, RESULTS};
+    use blame_formats::results::{Coverage, ResultRecordV3, Shard, StackRecordV3, RESULTS};
     #[derive(serde::Serialize)]
     struct ProcessV2 {
         rank: Option<u32>,
@@ -399,12 +399,18 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
     };
     let mut w = ContainerWriter::new(Vec::new(), "<v2>", v2, &header).unwrap();
     let mut payload = Vec::new();
-    let records: Vec<ResultRecord> = now
+    let records: Vec<ResultRecordV3> = now
         .variables
         .iter()
         .cloned()
-        .map(ResultRecord::Variable)
-        .chain(now.stacks.iter().cloned().map(ResultRecord::Stack))
+        .map(ResultRecordV3::Variable)
+        .chain(now.stacks.iter().map(|st| {
+            ResultRecordV3::Stack(StackRecordV3 {
+                process: st.process,
+                frames: now.frames_of(st).cloned().collect(),
+                samples: st.samples.clone(),
+            })
+        }))
         .collect();
     for r in &records {
         bincode::DefaultOptions::new()
@@ -421,7 +427,12 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
     assert!(old.header.processes.iter().all(|p| p.lost == 0));
     assert_eq!(old.header.processes.len(), now.header.processes.len());
     assert_eq!(old.variables, now.variables);
-    assert_eq!(old.stacks, now.stacks);
+    assert_eq!(old.stacks.len(), now.stacks.len());
+    for (a, b) in old.stacks.iter().zip(&now.stacks) {
+        assert_eq!(a.process, b.process);
+        assert_eq!(a.samples, b.samples);
+        assert!(old.frames_of(a).eq(now.frames_of(b)));
+    }
     // Version 1 and anything newer than this build are refused, with what to do.
     let dir = tempfile::tempdir().unwrap();
     now.write(dir.path().join("r.bres")).unwrap();
@@ -432,4 +443,90 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
         e.contains("version 1 is not supported") && e.contains("matching blame release"),
         "{e}"
     );
+}
+
+/// Results of version 3 (every frame and every context's whole key in its
+/// record) are read into the version 4 layout: the same stacks and
+/// contexts, frames and keys stored once; a context key without a variable
+/// record gets one with no values.
+#[test]
+fn results_of_version_3_are_read_with_frames_and_keys_interned() {
+    use bincode::Options;
+    use blame_formats::container::{ContainerWriter, Kind};
+    use blame_formats::results::{ContextBlameV3, ResultRecordV3, StackRecordV3, RESULTS};
+    let now = results(40);
+    let v3 = Kind {
+        version: 3,
+        ..RESULTS
+    };
+    let mut stray = now.variables[0].key.clone();
+    stray.name = "not_a_variable_record".into();
+    let mut records: Vec<ResultRecordV3> = now
+        .variables
+        .iter()
+        .cloned()
+        .map(ResultRecordV3::Variable)
+        .chain(now.functions.iter().cloned().map(ResultRecordV3::Function))
+        .chain(now.stacks.iter().map(|st| {
+            ResultRecordV3::Stack(StackRecordV3 {
+                process: st.process,
+                frames: now.frames_of(st).cloned().collect(),
+                samples: st.samples.clone(),
+            })
+        }))
+        .chain(now.contexts.iter().map(|c| {
+            ResultRecordV3::Context(ContextBlameV3 {
+                variable: now.context_key(c).clone(),
+                process: c.process,
+                stack: c.stack,
+                samples: c.samples,
+            })
+        }))
+        .collect();
+    records.push(ResultRecordV3::Context(ContextBlameV3 {
+        variable: stray.clone(),
+        process: 0,
+        stack: 0,
+        samples: 2.0,
+    }));
+    let mut w = ContainerWriter::new(Vec::new(), "<v3>", v3, &now.header).unwrap();
+    let mut payload = Vec::new();
+    for r in &records {
+        bincode::DefaultOptions::new()
+            .with_varint_encoding()
+            .with_little_endian()
+            .serialize_into(&mut payload, r)
+            .unwrap();
+    }
+    w.write_chunk(&payload, records.len() as u32).unwrap();
+    w.write_end().unwrap();
+    let old = Results::read_bytes(&w.into_inner()).unwrap();
+    assert_eq!(old.header, now.header);
+    assert_eq!(old.variables[..now.variables.len()], now.variables[..]);
+    assert_eq!(old.variables.len(), now.variables.len() + 1);
+    assert!(old.variables.last().unwrap().values.is_empty());
+    assert_eq!(old.functions, now.functions);
+    // Each distinct frame once.
+    let mut distinct = old.frames.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), old.frames.len());
+    assert_eq!(old.stacks.len(), now.stacks.len());
+    for (a, b) in old.stacks.iter().zip(&now.stacks) {
+        assert!(old.frames_of(a).eq(now.frames_of(b)));
+        assert_eq!((a.process, &a.samples), (b.process, &b.samples));
+    }
+    assert_eq!(old.contexts.len(), now.contexts.len() + 1);
+    for (a, b) in old.contexts.iter().zip(&now.contexts) {
+        assert_eq!(old.context_key(a), now.context_key(b));
+        assert_eq!(
+            (a.process, a.stack, a.samples),
+            (b.process, b.stack, b.samples)
+        );
+    }
+    assert_eq!(old.context_key(old.contexts.last().unwrap()), &stray);
+    // Written again, it is version 4 and reads back equal.
+    let dir = tempfile::tempdir().unwrap();
+    old.write(dir.path().join("r.bres")).unwrap();
+    assert_eq!(Results::read(dir.path().join("r.bres")).unwrap(), old);
 }

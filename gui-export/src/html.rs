@@ -65,30 +65,6 @@ pub fn html_with_options(
     let e =
         crate::trees::event_index(results, Some(&view.event)).map_err(views::ViewError::Filter)?;
     let memory = results.header.events.get(e).is_some_and(|x| x.memory);
-    // Frames and stacks, deduplicated.
-    let mut frame_ids: HashMap<(String, String, u32), usize> = HashMap::new();
-    let mut frames = Vec::new();
-    let mut source_lines: BTreeMap<String, String> = BTreeMap::new();
-    let mut stacks = Vec::with_capacity(results.stacks.len());
-    for st in &results.stacks {
-        let ids: Vec<usize> = st
-            .frames
-            .iter()
-            .map(|f| {
-                *frame_ids
-                    .entry((f.function.clone(), f.file.clone(), f.line))
-                    .or_insert_with(|| {
-                        if let Some(text) = sources.line(&f.file, f.line) {
-                            source_lines.insert(format!("{}:{}", f.file, f.line), text);
-                        }
-                        frames
-                            .push(json!({"function": f.function, "file": f.file, "line": f.line}));
-                        frames.len() - 1
-                    })
-            })
-            .collect();
-        stacks.push(ids);
-    }
     // Variables of the view, with per-process values for the rank filter.
     let nproc = results.header.processes.len();
     let mut index_of: HashMap<(String, String, String, u32), usize> = HashMap::new();
@@ -143,35 +119,7 @@ pub fn html_with_options(
             "internal": views::is_internal_name(&row.name),
         }));
     }
-    let mut contexts: BTreeMap<usize, Vec<serde_json::Value>> = BTreeMap::new();
-    for c in results
-        .contexts
-        .iter()
-        .filter(|c| c.variable.event as usize == e)
-    {
-        let k = &c.variable;
-        if let Some(&vi) =
-            index_of.get(&(k.name.clone(), k.function.clone(), k.file.clone(), k.line))
-        {
-            contexts.entry(vi).or_default().push(json!({
-                "samples": c.samples, "process": c.process, "stack": c.stack,
-                "rank": results.header.processes.get(c.process as usize).and_then(|p| p.rank),
-            }));
-        }
-    }
-    let contexts: serde_json::Map<String, serde_json::Value> = contexts
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), serde_json::Value::Array(v)))
-        .collect();
-    let code: Vec<serde_json::Value> = results
-        .stacks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, st)| {
-            let w = st.samples.get(e).copied().unwrap_or(0.0);
-            (w > 0.0).then(|| json!({"stack": i, "process": st.process, "w": w}))
-        })
-        .collect();
+    let page = PageContexts::new(results, e, &index_of, sources);
     let points = views::blame_points(results, &filters, None)?;
     let methods: Vec<&str> = views::MEMORY_METHODS
         .into_iter()
@@ -190,18 +138,197 @@ pub fn html_with_options(
             "rank": p.rank, "samples": p.samples.get(e).copied().unwrap_or(0.0), "launcher": p.launcher,
         })).collect::<Vec<_>>(),
         "variables": variables,
-        "contexts": contexts,
-        "stacks": stacks,
-        "frames": frames,
-        "sources": source_lines,
-        "code": code,
+        "contexts": page.contexts,
+        "stacks": page.stacks,
+        "frames": page.frames,
+        "sources": page.sources,
+        "fnames": page.fnames,
+        "tree": page.tree,
+        "code": page.code,
         "blame_points": points.blame_points.iter().map(|p| json!({"function": p.function, "reason": p.reason})).collect::<Vec<_>>(),
         "all_variables": all_variables,
         "paths_shown": views::DRILL_PATHS,
+        "paths_kept": PATHS_KEPT,
     });
     let embedded =
         escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));
     Ok(TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1))
+}
+
+/// Call paths of one variable the page holds (the heaviest); the rest are
+/// summed into one "more" line. The page shows `DRILL_PATHS` of them at
+/// first, all it holds on request.
+pub const PATHS_KEPT: usize = 200;
+
+/// What the page needs of the run's calling contexts, with every repeated
+/// part stored once: the call paths (chains of function names) as a prefix
+/// tree, the code tree as weights on its nodes, and per variable its
+/// contexts grouped by call path (heaviest `PATHS_KEPT`, the rest summed),
+/// each group with the frames and source lines of its heaviest context only.
+/// So the page grows with the distinct call paths, not with contexts times
+/// variables.
+struct PageContexts {
+    /// Frames of the stacks shown: function, file, line.
+    frames: Vec<serde_json::Value>,
+    sources: BTreeMap<String, String>,
+    /// Stacks shown (the heaviest context of each group kept), as indices into `frames`.
+    stacks: Vec<Vec<u32>>,
+    /// Function names of the call-path tree.
+    fnames: Vec<String>,
+    /// The call-path tree: node k (from 1) is `tree[2k-2]` (its parent, 0 for
+    /// the root) and `tree[2k-1]` (its function, an index into `fnames`);
+    /// roots are outermost frames.
+    tree: Vec<u32>,
+    /// Code tree weights: (node, process, samples) triples, flattened.
+    code: Vec<serde_json::Value>,
+    /// Per variable (its index in the page): groups and the rest.
+    contexts: serde_json::Map<String, serde_json::Value>,
+}
+
+impl PageContexts {
+    fn new(
+        results: &Results,
+        event: usize,
+        index_of: &HashMap<(String, String, String, u32), usize>,
+        sources: &mut SourceCache,
+    ) -> PageContexts {
+        // Call path of every stack: a node of the prefix tree of function names.
+        let mut fname_ids: HashMap<&str, u32> = HashMap::new();
+        let mut fnames: Vec<String> = Vec::new();
+        let mut children: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut tree: Vec<u32> = Vec::new();
+        let frame_fn: Vec<u32> = results
+            .frames
+            .iter()
+            .map(|f| {
+                *fname_ids.entry(f.function.as_str()).or_insert_with(|| {
+                    fnames.push(f.function.clone());
+                    fnames.len() as u32 - 1
+                })
+            })
+            .collect();
+        let node_of: Vec<u32> = results
+            .stacks
+            .iter()
+            .map(|st| {
+                let mut node = 0u32;
+                for &f in st.frames.iter().rev() {
+                    let fname = frame_fn[f as usize];
+                    node = *children.entry((node, fname)).or_insert_with(|| {
+                        tree.push(node);
+                        tree.push(fname);
+                        (tree.len() / 2) as u32
+                    });
+                }
+                node
+            })
+            .collect();
+        drop(children);
+        // Code tree: samples per (call path, process).
+        let mut code_sums: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+        for (i, st) in results.stacks.iter().enumerate() {
+            let w = st.samples.get(event).copied().unwrap_or(0.0);
+            if w > 0.0 {
+                *code_sums.entry((node_of[i], st.process)).or_default() += w;
+            }
+        }
+        let mut code = Vec::with_capacity(code_sums.len() * 3);
+        for ((node, process), w) in code_sums {
+            code.push(json!(node));
+            code.push(json!(process));
+            code.push(json!(w));
+        }
+        // Per variable of the page: (call path → samples, contexts, ranks, heaviest context).
+        type Group = (f64, usize, Vec<u32>, (f64, u32));
+        let mut by_variable: BTreeMap<usize, (usize, HashMap<u32, Group>)> = BTreeMap::new();
+        let mut page_var: HashMap<u32, Option<usize>> = HashMap::new();
+        for c in &results.contexts {
+            let vi = *page_var.entry(c.variable).or_insert_with(|| {
+                let k = results.context_key(c);
+                if k.event as usize != event {
+                    return None;
+                }
+                index_of
+                    .get(&(k.name.clone(), k.function.clone(), k.file.clone(), k.line))
+                    .copied()
+            });
+            let Some(vi) = vi else { continue };
+            let (n, groups) = by_variable.entry(vi).or_default();
+            *n += 1;
+            let g = groups.entry(node_of[c.stack as usize]).or_insert((
+                0.0,
+                0,
+                Vec::new(),
+                (f64::NEG_INFINITY, c.stack),
+            ));
+            g.0 += c.samples;
+            g.1 += 1;
+            if let Some(rank) = results.header.processes[c.process as usize].rank {
+                if !g.2.contains(&rank) {
+                    g.2.push(rank);
+                }
+            }
+            if c.samples > g.3 .0 {
+                g.3 = (c.samples, c.stack);
+            }
+        }
+        let mut frame_ids: HashMap<(&str, &str, u32), u32> = HashMap::new();
+        let mut frames = Vec::new();
+        let mut source_lines: BTreeMap<String, String> = BTreeMap::new();
+        let mut stack_ids: HashMap<u32, u32> = HashMap::new();
+        let mut stacks: Vec<Vec<u32>> = Vec::new();
+        let mut contexts = serde_json::Map::new();
+        for (vi, (n, groups)) in by_variable {
+            let mut groups: Vec<(u32, Group)> = groups.into_iter().collect();
+            groups.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+            let rest = groups.split_off(groups.len().min(PATHS_KEPT));
+            let mut kept = Vec::with_capacity(groups.len());
+            for (node, (samples, count, mut ranks, (_, stack))) in groups {
+                ranks.sort_unstable();
+                let shown = *stack_ids.entry(stack).or_insert_with(|| {
+                    let ids = results
+                        .stack_frames(stack)
+                        .map(|f| {
+                            *frame_ids
+                                .entry((f.function.as_str(), f.file.as_str(), f.line))
+                                .or_insert_with(|| {
+                                    if let Some(text) = sources.line(&f.file, f.line) {
+                                        source_lines.insert(format!("{}:{}", f.file, f.line), text);
+                                    }
+                                    frames.push(
+                                        json!({"function": f.function, "file": f.file, "line": f.line}),
+                                    );
+                                    frames.len() as u32 - 1
+                                })
+                        })
+                        .collect();
+                    stacks.push(ids);
+                    stacks.len() as u32 - 1
+                });
+                kept.push(json!({"node": node, "samples": samples, "n": count, "ranks": ranks, "stack": shown}));
+            }
+            let more = (!rest.is_empty()).then(|| {
+                json!({
+                    "paths": rest.len(),
+                    "n": rest.iter().map(|g| g.1 .1).sum::<usize>(),
+                    "samples": rest.iter().map(|g| g.1 .0).sum::<f64>(),
+                })
+            });
+            contexts.insert(
+                vi.to_string(),
+                json!({"n": n, "groups": kept, "more": more}),
+            );
+        }
+        PageContexts {
+            frames,
+            sources: source_lines,
+            stacks,
+            fnames,
+            tree,
+            code,
+            contexts,
+        }
+    }
 }
 
 const DIFF_TEMPLATE: &str = include_str!("diff.html");

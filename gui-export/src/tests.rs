@@ -53,12 +53,7 @@ pub(crate) fn fixture() -> Results {
         samples: vec![3.0],
         lost: 0,
     };
-    let stack = |p: u32, l: u32| StackRecord {
-        process: p,
-        frames: vec![frame("bar", l), frame("foo", 22), frame("main", 27)],
-        samples: vec![1.0],
-    };
-    Results {
+    let mut r = Results {
         header: ResultsHeader {
             producer: "test".into(),
             events: vec![EventDesc {
@@ -93,29 +88,27 @@ pub(crate) fn fixture() -> Results {
             },
         ],
         functions: vec![],
-        stacks: vec![
-            stack(0, 9),
-            stack(0, 12),
-            stack(0, 14),
-            stack(1, 9),
-            stack(1, 12),
-            stack(1, 14),
-        ],
-        contexts: vec![
-            ContextBlame {
-                variable: key("loopC", "bar", "local"),
-                process: 0,
-                stack: 0,
-                samples: 1.0,
-            },
-            ContextBlame {
-                variable: key("se.sX", "foo", "field"),
-                process: 0,
-                stack: 1,
-                samples: 1.0,
-            },
-        ],
+        ..Default::default()
+    };
+    for (p, l) in [(0, 9), (0, 12), (0, 14), (1, 9), (1, 12), (1, 14)] {
+        let frames = vec![frame("bar", l), frame("foo", 22), frame("main", 27)];
+        r.push_stack(p, frames, vec![1.0]);
     }
+    r.contexts = vec![
+        ContextBlame {
+            variable: r.variable_index(&key("loopC", "bar", "local")).unwrap(),
+            process: 0,
+            stack: 0,
+            samples: 1.0,
+        },
+        ContextBlame {
+            variable: r.variable_index(&key("se.sX", "foo", "field")).unwrap(),
+            process: 0,
+            stack: 1,
+            samples: 1.0,
+        },
+    ];
+    r
 }
 
 #[test]
@@ -231,9 +224,10 @@ fn html_shows_hostile_names_and_source_as_text() {
     )
     .unwrap();
     let mut r = fixture();
-    for st in &mut r.stacks {
-        st.frames[0].file = src.display().to_string();
-        st.frames[0].line = 2;
+    for st in r.stacks.clone() {
+        let f = &mut r.frames[st.frames[0] as usize];
+        f.file = src.display().to_string();
+        f.line = 2;
     }
     r.variables[3].key.name = "</script><script>alert(2)</script>".into();
     let html =

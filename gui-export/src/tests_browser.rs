@@ -104,9 +104,10 @@ fn a_person_clicks_through_the_report() {
     )
     .unwrap();
     let mut r = fixture();
-    for st in &mut r.stacks {
-        st.frames[0].file = src.display().to_string();
-        st.frames[0].line = 2;
+    for st in r.stacks.clone() {
+        let f = &mut r.frames[st.frames[0] as usize];
+        f.file = src.display().to_string();
+        f.line = 2;
     }
     r.variables[3].key.name = "<img src=x onerror=alert(2)>".into();
     let html =

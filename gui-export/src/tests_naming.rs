@@ -76,7 +76,7 @@ fn with_temporaries() -> Results {
         r.variables.push(v);
     }
     let mut c = r.contexts[0].clone();
-    c.variable = r.variables[4].key.clone();
+    c.variable = 4;
     r.contexts.push(c);
     r
 }
@@ -125,38 +125,33 @@ fn macro_temporaries_are_out_of_the_default_views() {
     assert_eq!(d.variables.len(), 1);
 }
 
-/// A stack record `main → foo → ... → inner` with `inner` at `line`.
-fn stack(process: u32, path: &[&str], line: u32) -> StackRecord {
-    StackRecord {
-        process,
-        frames: path
-            .iter()
-            .enumerate()
-            .map(|(i, f)| SymFrame {
-                function: f.to_string(),
-                file: "/src/fig3_14.c".into(),
-                line: if i == 0 { line } else { 20 + i as u32 },
-                column: 0,
-                inlined: false,
-            })
-            .collect(),
-        samples: vec![1.0],
-    }
+/// The frames of a stack `main → foo → ... → inner` with `inner` at `line`.
+fn stack(path: &[&str], line: u32) -> Vec<SymFrame> {
+    path.iter()
+        .enumerate()
+        .map(|(i, f)| SymFrame {
+            function: f.to_string(),
+            file: "/src/fig3_14.c".into(),
+            line: if i == 0 { line } else { 20 + i as u32 },
+            column: 0,
+            inlined: false,
+        })
+        .collect()
 }
 
 /// Many contexts of one variable: 30 lines of `bar` under foo and main on
 /// two ranks (one call path), and 25 other call paths of one context each.
 fn many_contexts() -> Results {
     let mut r = fixture();
-    let se = r.variables[0].key.clone();
     r.stacks.clear();
+    r.frames.clear();
     r.contexts.clear();
     let add = |r: &mut Results, process: u32, path: &[&str], line: u32, samples: f64| {
-        r.stacks.push(stack(process, path, line));
+        let stack = r.push_stack(process, stack(path, line), vec![1.0]);
         r.contexts.push(ContextBlame {
-            variable: se.clone(),
+            variable: 0,
             process,
-            stack: r.stacks.len() as u32 - 1,
+            stack,
             samples,
         });
     };

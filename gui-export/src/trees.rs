@@ -77,9 +77,8 @@ pub fn code_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
         .filter_map(|s| {
             let w = s.samples.get(event).copied().unwrap_or(0.0);
             (w > 0.0).then(|| WeightedStack {
-                frames: s
-                    .frames
-                    .iter()
+                frames: results
+                    .frames_of(s)
                     .rev()
                     .map(|f| TreeFrame {
                         name: f.function.clone(),

@@ -742,7 +742,7 @@ pub fn drilldown(
         let mut contexts = 0;
         let mut lines: BTreeMap<(String, u32), f64> = BTreeMap::new();
         for c in &results.contexts {
-            let k = &c.variable;
+            let k = results.context_key(c);
             if k.event != scope.event
                 || k.name != row.name
                 || k.function != row.function
@@ -754,13 +754,15 @@ pub fn drilldown(
             }
             // The line that blames it: the frame in the defining function
             // (for globals, the innermost frame).
-            let frames = &results.stacks[c.stack as usize].frames;
+            let frames: Vec<&blame_formats::results::SymFrame> =
+                results.stack_frames(c.stack).collect();
             let at = if row.function.is_empty() {
-                frames.first()
+                frames.first().copied()
             } else {
                 frames
                     .iter()
                     .find(|f| crate::render::same_function(&f.function, &row.function))
+                    .copied()
             };
             if let Some(f) = at {
                 *lines.entry((f.file.clone(), f.line)).or_default() += c.samples;
@@ -787,7 +789,13 @@ pub fn drilldown(
                 0.0
             }
         };
-        let mut paths: Vec<DrillPath> = groups
+        // Paths sorted and capped before their frames are built: a variable
+        // of every context (main's array) has tens of thousands of paths.
+        let mut groups: Vec<(Vec<&str>, Group)> = groups.into_iter().collect();
+        groups.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
+        let cap = filters.top.unwrap_or(DRILL_PATHS);
+        let rest = groups.split_off(groups.len().min(cap));
+        let paths: Vec<DrillPath> = groups
             .into_iter()
             .map(|(functions, (samples, n, mut ranks, (_, stack)))| {
                 ranks.sort_unstable();
@@ -797,9 +805,8 @@ pub fn drilldown(
                     percent_of_variable: of_variable(samples),
                     contexts: n,
                     ranks,
-                    frames: results.stacks[stack as usize]
-                        .frames
-                        .iter()
+                    frames: results
+                        .stack_frames(stack)
                         .map(|f| DrillFrame {
                             function: f.function.clone(),
                             file: f.file.clone(),
@@ -810,18 +817,11 @@ pub fn drilldown(
                 }
             })
             .collect();
-        paths.sort_by(|a, b| {
-            b.samples
-                .total_cmp(&a.samples)
-                .then_with(|| a.functions.cmp(&b.functions))
-        });
-        let cap = filters.top.unwrap_or(DRILL_PATHS);
-        let more = (paths.len() > cap).then(|| {
-            let rest = paths.split_off(cap);
-            let samples = rest.iter().map(|p| p.samples).sum();
+        let more = (!rest.is_empty()).then(|| {
+            let samples = rest.iter().map(|g| g.1 .0).sum();
             DrillMore {
                 paths: rest.len(),
-                contexts: rest.iter().map(|p| p.contexts).sum(),
+                contexts: rest.iter().map(|g| g.1 .1).sum(),
                 samples,
                 percent_of_variable: of_variable(samples),
             }

@@ -404,30 +404,16 @@ pub fn results(variables: usize) -> Results {
             values: values(&mut rng),
         })
         .collect();
-    let stacks: Vec<StackRecord> = (0..variables / 2 + 1)
-        .map(|i| StackRecord {
-            process: (i % 4) as u32,
-            frames: (0..8)
-                .map(|d| SymFrame {
-                    function: format!("f{d}_{}", i % 17),
-                    file: "solver.c".into(),
-                    line: (d * 10 + i % 9) as u32,
-                    column: (d % 3) as u32,
-                    inlined: d == 1,
-                })
-                .collect(),
-            samples: vec![i as f64, 0.25],
-        })
-        .collect();
+    let nstacks = variables / 2 + 1;
     let contexts = (0..variables)
         .map(|i| ContextBlame {
-            variable: key(i),
+            variable: i as u32,
             process: (i % 4) as u32,
-            stack: (i % stacks.len()) as u32,
+            stack: (i % nstacks) as u32,
             samples: 3.0,
         })
         .collect();
-    Results {
+    let mut r = Results {
         header: ResultsHeader {
             producer: "blame 0.1.0".into(),
             events,
@@ -452,9 +438,23 @@ pub fn results(variables: usize) -> Results {
         },
         variables: variables_v,
         functions,
-        stacks,
+        frames: vec![],
+        stacks: vec![],
         contexts,
+    };
+    for i in 0..nstacks {
+        let frames = (0..8)
+            .map(|d| SymFrame {
+                function: format!("f{d}_{}", i % 17),
+                file: "solver.c".into(),
+                line: (d * 10 + i % 9) as u32,
+                column: (d % 3) as u32,
+                inlined: d == 1,
+            })
+            .collect();
+        r.push_stack((i % 4) as u32, frames, vec![i as f64, 0.25]);
     }
+    r
 }
 
 pub fn alloc_record(
