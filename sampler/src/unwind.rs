@@ -314,6 +314,7 @@ impl ProcessUnwinder {
         let mut regs = UnwindRegsX86_64::new(ip, sp, bp);
         let mut address = FrameAddress::from_instruction_pointer(ip);
         out.push(ip);
+        let mut passed_root = false;
         loop {
             let frame_bp = regs.bp();
             missed.set(None);
@@ -323,6 +324,7 @@ impl ProcessUnwinder {
             {
                 Ok(Some(ret)) => {
                     out.push(ret);
+                    passed_root |= regs.bp() == 0;
                     match FrameAddress::from_return_address(ret) {
                         Some(a) if out.len() < MAX_FRAMES => address = a,
                         _ => return HybridWalk::Complete,
@@ -331,6 +333,11 @@ impl ProcessUnwinder {
                 Ok(None) => return HybridWalk::Complete,
                 Err(_) => {
                     let Some(at) = missed.get() else {
+                        // No unwind information at the sampled address (the
+                        // vdso, generated code): the callchain alone.
+                        if out.len() == 1 && chain.first() == Some(&ip) {
+                            out.extend(chain.iter().skip(1).take(MAX_FRAMES - 1));
+                        }
                         return HybridWalk::Stopped;
                     };
                     let at_frame_pointer = at == frame_bp || at == frame_bp.wrapping_add(8);
@@ -340,14 +347,13 @@ impl ProcessUnwinder {
                     let modules = &self.modules;
                     let mapped = |a: &u64| modules.iter().any(|m| m.contains(a));
                     let Some(i) = joined else {
-                        // The copy may already hold every frame the
-                        // callchain knows (its outermost mapped address):
-                        // the walk only stopped in the startup frames
-                        // above it, which the callchain lacks too.
-                        let outermost = chain.iter().rev().find(|a| mapped(a));
-                        return match outermost {
-                            Some(a) if out.contains(a) => HybridWalk::Complete,
-                            _ => HybridWalk::Cut,
+                        // Past main (whose caller's frame pointer is 0 by
+                        // the ABI) the walk only misses the startup frames,
+                        // which the callchain lacks too: not cut.
+                        return if passed_root {
+                            HybridWalk::Complete
+                        } else {
+                            HybridWalk::Cut
                         };
                     };
                     let rest = chain[i + 1..].iter().take_while(|a| mapped(a));
