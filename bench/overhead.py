@@ -75,7 +75,7 @@ def samples_of(name, out):
         rep = subprocess.run(["perf", "report", "-i", out, "--stats"], capture_output=True, text=True)
         for line in rep.stdout.splitlines():
             if "SAMPLE events:" in line:
-                return int(line.split()[-1])
+                return int(line.split("SAMPLE events:")[1].split()[0])
         return 0
     if name.startswith("blame"):
         return sum(json.load(open(os.path.join(out, f)))["samples"]
