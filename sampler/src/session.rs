@@ -398,8 +398,8 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
             Sampling::Period(ns) => (1_000_000_000 / ns).max(1),
         };
         // ptrace reads the stack itself and has no frame-pointer callchain:
-        // hybrid's small window would cut its stacks.
-        if opts.call_graph == CallGraph::Hybrid {
+        // hybrid's small window (or fp's none) would cut its stacks.
+        if opts.call_graph != CallGraph::Dwarf {
             stack_size = stack_size.max(crate::DWARF_STACK_SIZE);
         }
         ptrace = Some(
