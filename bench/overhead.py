@@ -12,7 +12,8 @@ Case `single` (tests/programs/hot.c, one thread, the recorder on the spare
 core): alone; `perf record -e cpu-clock` without stacks (the floor);
 `perf record --call-graph dwarf`; `blame record` with its default
 (hybrid: frame-pointer callchain + 2 KiB stack copy) and with
-`--call-graph dwarf` (8 KiB copies, as perf), at 1, 4 and 10 kHz.
+`--call-graph dwarf` (8 KiB copies, as perf), and hybrid with other copy
+sizes (`--sizes`), at 1, 4 and 10 kHz.
 
 Case `busy` (bench/busy_mpi.c: Jacobi sweeps + an MPI_Allreduce per
 iteration, as many ranks as cores, so the recorder competes with the ranks
@@ -38,16 +39,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FP_FLAGS = ["-g", "-O2", "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer"]
 
 
-def configs(blame, hz):
+def configs(blame, hz, sizes=()):
     perf = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(hz), "-o", "OUT"]
     rec = [blame, "record", "-e", "cpu-clock", "-F", str(hz), "-o", "OUT"]
-    return {
+    cfg = {
         "alone": [],
         "perf (no stacks)": perf + ["--"],
         "perf --call-graph dwarf": perf + ["--call-graph", "dwarf", "--"],
         "blame record (hybrid)": rec + ["--"],
         "blame --call-graph dwarf": rec + ["--call-graph", "dwarf", "--"],
     }
+    for size in sizes:
+        cfg[f"blame hybrid {size} B copy"] = rec + ["--stack-size", str(size), "--"]
+    return cfg
 
 
 def run_round(prefix, target, work, ranks):
@@ -83,13 +87,13 @@ def samples_of(name, out):
     return 0
 
 
-def measure(title, blame, rates, rounds, target, work, ranks, keep=None):
+def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=()):
     """Alternating rounds of every configuration at every rate; prints the table."""
     print(f"# {title}: {rounds} alternating rounds, target CPU time (user+sys) in s, median [min-max]")
     print(f"{'rate':>5} {'config':<25} {'cpu s':>7} {'spread':>15} {'overhead':>9} {'samples':>8}")
     summary = {}
     for hz in rates:
-        cfg = configs(blame, hz)
+        cfg = configs(blame, hz, sizes)
         cpu = {k: [] for k in cfg}
         samples = {k: 0 for k in cfg}
         for r in range(rounds):
@@ -97,7 +101,7 @@ def measure(title, blame, rates, rounds, target, work, ranks, keep=None):
                 c, out = run_round(prefix, target, work, ranks)
                 cpu[name].append(c)
                 samples[name] = samples_of(name, out)
-                if keep is not None and r == rounds - 1 and name.startswith("blame"):
+                if keep is not None and r == rounds - 1 and name.startswith("blame") and "copy" not in name:
                     dest = os.path.join(work, f"keep-{hz}-{name.split()[1]}")
                     shutil.rmtree(dest, ignore_errors=True)
                     shutil.move(out, dest)
@@ -144,6 +148,8 @@ def main():
     ap.add_argument("--blame", default=os.path.join(ROOT, "target/release/blame"))
     ap.add_argument("--reps", default="240000", help="hot.c argument (work size)")
     ap.add_argument("--iterations", default="6000", help="busy_mpi iterations")
+    ap.add_argument("--sizes", default="1024,4096",
+                    help="single case: also blame hybrid with these --stack-size values (comma-separated, or empty)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="blame-overhead-")
     try:
@@ -156,7 +162,8 @@ def main():
             subprocess.run(["clang-19"] + FP_FLAGS + [os.path.join(ROOT, "tests/programs/hot.c"), "-o", hot],
                            check=True)
             measure(f"single process: hot {args.reps}", args.blame, (1000, 4000, 10000), args.rounds,
-                    lambda t: [cputime, t, hot, args.reps], work, 1)
+                    lambda t: [cputime, t, hot, args.reps], work, 1,
+                    sizes=[int(x) for x in args.sizes.split(",") if x])
         if args.case in ("busy", "all"):
             exe = os.path.join(work, "busy_mpi")
             env = dict(os.environ, OMPI_CC="clang-19")
