@@ -333,8 +333,9 @@ impl ProcessUnwinder {
                 Ok(None) => return HybridWalk::Complete,
                 Err(_) => {
                     let Some(at) = missed.get() else {
-                        // No unwind information at the sampled address (the
-                        // vdso, generated code): the callchain alone.
+                        // The unwinder stopped inside the copy at the sampled
+                        // address (an address it cannot unwind from): the
+                        // callchain alone.
                         if out.len() == 1 && chain.first() == Some(&ip) {
                             out.extend(chain.iter().skip(1).take(MAX_FRAMES - 1));
                         }
