@@ -5,10 +5,21 @@
  * solve -> sweep -> relax_row, and solve -> residual -> MPI_Allreduce.
  * Built with frame pointers as `blame cc` builds programs:
  *   mpicc -g -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer busy_mpi.c -o busy_mpi
- *   mpirun -np $(nproc) ./busy_mpi [ITERATIONS] [N] */
+ *   mpirun -np $(nproc) ./busy_mpi [ITERATIONS] [N]
+ * With BUSY_MPI_COMPUTE=FILE, each rank appends the CPU time its thread spent
+ * in the sweeps (the compute, without the waits in MPI_Allreduce) to FILE. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+static double thread_cpu(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double compute_seconds;
 
 static void __attribute__((noinline)) relax_row(const double *up, const double *row,
                                                 const double *down, double *out, int n) {
@@ -35,7 +46,9 @@ static double __attribute__((noinline)) residual(const double *u, const double *
 static double __attribute__((noinline)) solve(double *u, double *v, int n, int iterations) {
     double r = 0;
     for (int it = 0; it < iterations; it++) {
+        double t0 = thread_cpu();
         sweep(u, v, n);
+        compute_seconds += thread_cpu() - t0;
         r = residual(u, v, n);
         double *t = u;
         u = v;
@@ -58,6 +71,14 @@ int main(int argc, char **argv) {
     double r = solve(u, v, n, iterations);
     if (rank == 0)
         printf("residual %g\n", r);
+    const char *path = getenv("BUSY_MPI_COMPUTE");
+    if (path) {
+        FILE *f = fopen(path, "a");
+        if (f) {
+            fprintf(f, "%.6f\n", compute_seconds);
+            fclose(f);
+        }
+    }
     free(u);
     free(v);
     MPI_Finalize();

@@ -18,8 +18,13 @@ sizes (`--sizes`), at 1, 4 and 10 kHz.
 Case `busy` (bench/busy_mpi.c: Jacobi sweeps + an MPI_Allreduce per
 iteration, as many ranks as cores, so the recorder competes with the ranks
 for the cores): the same configurations around `mpirun -np $(nproc)`, at
-1 and 4 kHz; the figure is the sum of the ranks' CPU time. Then the share of
-rank samples whose stack reaches main, per blame mode (same stacks).
+1 and 4 kHz; the figure is the sum of the ranks' CPU time, which includes
+their spinning in MPI_Allreduce while a partner rank is descheduled (by the
+recorder, or by anything else on the machine: noisy on a shared machine).
+The ranks also report the CPU time of their sweeps alone (the compute, which
+the kernel's per-sample work slows, without the waits), a steadier figure.
+Then the share of rank samples whose stack reaches main, per blame mode
+(same stacks).
 
 Then a 4-rank MPI run's recorder peak RSS.
 
@@ -61,17 +66,21 @@ def run_round(prefix, target, work, ranks):
     if os.path.exists(out):
         os.remove(out)
     times = os.path.join(work, "cputime.txt")
-    if os.path.exists(times):
-        os.remove(times)
+    compute = os.path.join(work, "compute.txt")
+    for f in (times, compute):
+        if os.path.exists(f):
+            os.remove(f)
     cmd = [out if a == "OUT" else a for a in prefix] + target(times)
-    p = subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, BUSY_MPI_COMPUTE=compute))
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
     lines = open(times).read().split("\n")
     lines = [l for l in lines if l.strip()]
     if len(lines) != ranks:
         sys.exit(f"{' '.join(cmd)}: {len(lines)} cputime lines, expected {ranks}")
-    return sum(float(x) for l in lines for x in l.split()), out
+    sweeps = sum(float(l) for l in open(compute)) if os.path.exists(compute) else None
+    return sum(float(x) for l in lines for x in l.split()), sweeps, out
 
 
 def samples_of(name, out):
@@ -95,11 +104,14 @@ def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=(
     for hz in rates:
         cfg = configs(blame, hz, sizes)
         cpu = {k: [] for k in cfg}
+        comp = {k: [] for k in cfg}
         samples = {k: 0 for k in cfg}
         for r in range(rounds):
             for name, prefix in cfg.items():
-                c, out = run_round(prefix, target, work, ranks)
+                c, sweeps, out = run_round(prefix, target, work, ranks)
                 cpu[name].append(c)
+                if sweeps is not None:
+                    comp[name].append(sweeps)
                 samples[name] = samples_of(name, out)
                 if keep is not None and r == rounds - 1 and name.startswith("blame") and "copy" not in name:
                     dest = os.path.join(work, f"keep-{hz}-{name.split()[1]}")
@@ -122,6 +134,18 @@ def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=(
               f"blame - floor {ex_ours:+.1f} points (busy-node target at 1 kHz <= +2); "
               f"blame {'below' if over['blame record (hybrid)'] < over['perf --call-graph dwarf'] else 'NOT below'} perf dwarf; "
               f"spread of `alone` {noise:.1f}%")
+        if comp["alone"]:
+            cbase = statistics.median(comp["alone"])
+            cover = {}
+            for name, v in comp.items():
+                m = statistics.median(v)
+                cover[name] = 100.0 * (m / cbase - 1.0)
+                spread = f"[{min(v):.3f}-{max(v):.3f}]"
+                print(f"{hz:>5} sweeps only: {name:<25} {m:7.3f} {spread:>15} {cover[name]:+8.1f}%")
+            cfloor = cover["perf (no stacks)"]
+            print(f"{hz:>5} sweeps only, excess over the floor: perf dwarf {cover['perf --call-graph dwarf'] - cfloor:+.1f} "
+                  f"points, blame {cover['blame record (hybrid)'] - cfloor:+.1f} points; spread of `alone` "
+                  f"{100.0 * (max(comp['alone']) - min(comp['alone'])) / cbase:.1f}%")
         summary[hz] = over
     return summary
 
