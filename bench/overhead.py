@@ -167,7 +167,7 @@ def reach_main(blame, run):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--rounds", "--runs", type=int, default=8)
     ap.add_argument("--case", default="all", choices=["single", "busy", "all"])
     ap.add_argument("--blame", default=os.path.join(ROOT, "target/release/blame"))
     ap.add_argument("--reps", default="240000", help="hot.c argument (work size)")
