@@ -12,8 +12,9 @@ Case `single` (tests/programs/hot.c, one thread, the recorder on the spare
 core): alone; `perf record -e cpu-clock` without stacks (the floor);
 `perf record --call-graph dwarf`; `blame record` with its default
 (hybrid: frame-pointer callchain + 2 KiB stack copy) and with
-`--call-graph dwarf` (8 KiB copies, as perf), and hybrid with other copy
-sizes (`--sizes`), at 1, 4 and 10 kHz.
+`--call-graph dwarf` (8 KiB copies, as perf), `--call-graph fp` (callchain
+only: what hybrid costs without its copy) and hybrid with other copy sizes
+(`--sizes`), at 1, 4 and 10 kHz.
 
 Case `busy` (bench/busy_mpi.c: Jacobi sweeps + an MPI_Allreduce per
 iteration, as many ranks as cores, so the recorder competes with the ranks
@@ -44,7 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FP_FLAGS = ["-g", "-O2", "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer"]
 
 
-def configs(blame, hz, sizes=()):
+def configs(blame, hz, sizes=(), fp=False):
     perf = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(hz), "-o", "OUT"]
     rec = [blame, "record", "-e", "cpu-clock", "-F", str(hz), "-o", "OUT"]
     cfg = {
@@ -54,6 +55,8 @@ def configs(blame, hz, sizes=()):
         "blame record (hybrid)": rec + ["--"],
         "blame --call-graph dwarf": rec + ["--call-graph", "dwarf", "--"],
     }
+    if fp:
+        cfg["blame --call-graph fp"] = rec + ["--call-graph", "fp", "--"]
     for size in sizes:
         cfg[f"blame hybrid {size} B copy"] = rec + ["--stack-size", str(size), "--"]
     return cfg
@@ -96,13 +99,13 @@ def samples_of(name, out):
     return 0
 
 
-def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=()):
+def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=(), fp=False):
     """Alternating rounds of every configuration at every rate; prints the table."""
     print(f"# {title}: {rounds} alternating rounds, target CPU time (user+sys) in s, median [min-max]")
     print(f"{'rate':>5} {'config':<25} {'cpu s':>7} {'spread':>15} {'overhead':>9} {'samples':>8}")
     summary = {}
     for hz in rates:
-        cfg = configs(blame, hz, sizes)
+        cfg = configs(blame, hz, sizes, fp)
         cpu = {k: [] for k in cfg}
         comp = {k: [] for k in cfg}
         samples = {k: 0 for k in cfg}
@@ -172,9 +175,12 @@ def main():
     ap.add_argument("--blame", default=os.path.join(ROOT, "target/release/blame"))
     ap.add_argument("--reps", default="240000", help="hot.c argument (work size)")
     ap.add_argument("--iterations", default="6000", help="busy_mpi iterations")
+    ap.add_argument("--rates", default="",
+                    help="only these rates (comma-separated Hz; default 1000,4000,10000 single, 1000,4000 busy)")
     ap.add_argument("--sizes", default="1024,4096",
                     help="single case: also blame hybrid with these --stack-size values (comma-separated, or empty)")
     args = ap.parse_args()
+    rates = tuple(int(x) for x in args.rates.split(",") if x)
     work = tempfile.mkdtemp(prefix="blame-overhead-")
     try:
         cputime = os.path.join(work, "cputime")
@@ -185,9 +191,9 @@ def main():
             hot = os.path.join(work, "hot")
             subprocess.run(["clang-19"] + FP_FLAGS + [os.path.join(ROOT, "tests/programs/hot.c"), "-o", hot],
                            check=True)
-            measure(f"single process: hot {args.reps}", args.blame, (1000, 4000, 10000), args.rounds,
+            measure(f"single process: hot {args.reps}", args.blame, rates or (1000, 4000, 10000), args.rounds,
                     lambda t: [cputime, t, hot, args.reps], work, 1,
-                    sizes=[int(x) for x in args.sizes.split(",") if x])
+                    sizes=[int(x) for x in args.sizes.split(",") if x], fp=True)
         if args.case in ("busy", "all"):
             exe = os.path.join(work, "busy_mpi")
             env = dict(os.environ, OMPI_CC="clang-19")
@@ -195,7 +201,7 @@ def main():
                            check=True, env=env)
             np_ = os.cpu_count()
             keep = {}
-            measure(f"busy node: mpirun -np {np_} busy_mpi {args.iterations}", args.blame, (1000, 4000),
+            measure(f"busy node: mpirun -np {np_} busy_mpi {args.iterations}", args.blame, rates or (1000, 4000),
                     args.rounds,
                     lambda t: ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(np_), cputime, t,
                                exe, args.iterations], work, np_, keep)
