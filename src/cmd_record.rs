@@ -1,4 +1,4 @@
-//! `blame record [-e EV] [-F HZ|-c N] [--call-graph dwarf|fp] [-o DIR] -- CMD`
+//! `blame record [-e EV] [-F HZ|-c N] [--call-graph hybrid|dwarf|fp] [-o DIR] -- CMD`
 //! and `blame record --pid PID [--duration S]`.
 
 use anyhow::Result;
@@ -20,8 +20,11 @@ pub struct RecordArgs {
     /// Sample every N events (nanoseconds for cpu-clock/task-clock).
     #[arg(short = 'c', long = "count")]
     pub period: Option<u64>,
-    /// How stacks are walked: dwarf (copy the user stack, unwind while recording) or fp.
-    #[arg(long = "call-graph", default_value = "dwarf")]
+    /// How stacks are walked: hybrid (the kernel's frame-pointer callchain
+    /// plus a 2 KiB stack copy unwound from DWARF for frames without frame
+    /// pointers; programs built by `blame cc` keep them), dwarf (copy 8 KiB of
+    /// user stack, unwind while recording, as `perf --call-graph dwarf`) or fp.
+    #[arg(long = "call-graph", default_value = "hybrid")]
     pub call_graph: CallGraph,
     /// Run directory to write (one sample stream per process, and a manifest).
     #[arg(short = 'o', long = "output", default_value = "blame.run")]
@@ -32,9 +35,10 @@ pub struct RecordArgs {
     /// perf (perf_event), ptrace, or auto (perf_event, ptrace when refused).
     #[arg(long, default_value = "auto", value_parser = ["auto", "perf", "ptrace"])]
     pub sampler: String,
-    /// Bytes of user stack copied per sample for dwarf unwinding.
-    #[arg(long, default_value_t = 8192)]
-    pub stack_size: u32,
+    /// Bytes of user stack copied per sample for DWARF unwinding (default
+    /// 2048 with hybrid, 8192 with dwarf).
+    #[arg(long)]
+    pub stack_size: Option<u32>,
     /// Attach to a running process (and its threads) instead of launching a command.
     #[arg(short = 'p', long, conflicts_with = "command")]
     pub pid: Option<u32>,
@@ -93,9 +97,12 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
             return Err(usage(&msg));
         }
     }
-    if !(1024..=65528).contains(&args.stack_size) || !args.stack_size.is_multiple_of(8) {
+    let stack_size = args
+        .stack_size
+        .unwrap_or_else(|| args.call_graph.default_stack_size().max(1024));
+    if !(256..=65528).contains(&stack_size) || !stack_size.is_multiple_of(8) {
         return Err(usage(
-            "--stack-size must be a multiple of 8 between 1024 and 65528",
+            "--stack-size must be a multiple of 8 between 256 and 65528",
         ));
     }
     let opts = RecordOptions {
@@ -111,7 +118,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
             "ptrace" => SamplerKind::Ptrace,
             _ => SamplerKind::Auto,
         },
-        stack_size: args.stack_size,
+        stack_size,
         force: args.force,
         track_allocations: args.track_allocations,
         data_addresses: args.data_addresses,

@@ -118,6 +118,16 @@ fn hottest_stack_with_frame_pointers() {
 }
 
 #[test]
+fn hottest_stack_with_hybrid_call_graphs_by_default() {
+    if !sampling_allowed() {
+        return;
+    }
+    let (_dir, samples, m) = record_hot(&[]);
+    check_hot(&samples, &m, "hybrid");
+    assert_eq!(m["call_graph"], "hybrid");
+}
+
+#[test]
 fn hottest_stack_with_the_ptrace_sampler() {
     let (_dir, samples, m) = record_hot(&["--sampler", "ptrace"]);
     check_hot(&samples, &m, "ptrace");
@@ -664,4 +674,149 @@ fn a_binary_rebuilt_after_the_recording_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("build-id"), "{stderr}");
+}
+
+/// Builds tests/programs/fp_mix.c with frame pointers (as `blame cc` builds
+/// programs) against fp_mix_lib.c built as a shared library without them (as
+/// libc, libm, MPI and BLAS are built).
+fn build_fp_mix(dir: &Path) -> std::path::PathBuf {
+    run_ok(
+        Command::new("clang-19")
+            .args(["-g", "-O2", "-fomit-frame-pointer", "-fPIC", "-shared"])
+            .arg(program("fp_mix_lib.c"))
+            .arg("-o")
+            .arg(dir.join("libfpmix.so"))
+            .arg("-lm"),
+    );
+    let exe = dir.join("fp_mix");
+    run_ok(
+        Command::new("clang-19")
+            .args([
+                "-g",
+                "-O2",
+                "-fno-omit-frame-pointer",
+                "-mno-omit-leaf-frame-pointer",
+            ])
+            .arg(program("fp_mix.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg(format!("-L{}", dir.display()))
+            .arg("-lfpmix")
+            .arg(format!("-Wl,-rpath,{}", dir.display()))
+            .arg("-lm"),
+    );
+    exe
+}
+
+/// Calling contexts (function:line from the sampled frame up to main; "<cut>"
+/// when main is missing) and their shares of the samples; the share of
+/// samples reaching main.
+fn contexts(samples: &[Value]) -> (std::collections::HashMap<String, f64>, f64) {
+    let mut shares = std::collections::HashMap::new();
+    let mut with_main = 0;
+    for s in samples {
+        let frames: Vec<String> = s["stack"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{}:{}", f["function"].as_str().unwrap(), f["line"]))
+            .collect();
+        let key = match frames.iter().position(|f| f.starts_with("main:")) {
+            Some(i) => {
+                with_main += 1;
+                frames[..=i].join(" <- ")
+            }
+            None => frames.join(" <- ") + " <- <cut>",
+        };
+        *shares.entry(key).or_insert(0.0) += 1.0 / samples.len() as f64;
+    }
+    (shares, with_main as f64 / samples.len().max(1) as f64)
+}
+
+/// Every context holding 3% of one recording's samples holds at least 1% of the other's.
+fn assert_same_contexts(a: &[Value], b: &[Value], what: &str) {
+    let (ca, main_a) = contexts(a);
+    let (cb, main_b) = contexts(b);
+    assert!(
+        main_a > 0.95 && main_b > 0.95,
+        "{what}: main in {main_a:.3} and {main_b:.3} of the stacks"
+    );
+    for (x, y, name) in [(&ca, &cb, "first"), (&cb, &ca, "second")] {
+        for (ctx, share) in x.iter() {
+            let other = y.get(ctx).copied().unwrap_or(0.0);
+            assert!(
+                *share < 0.03 || other >= 0.01,
+                "{what}: {ctx} holds {share:.3} of the {name} recording's samples but {other:.3} of the other's"
+            );
+        }
+    }
+}
+
+/// Hybrid call graphs (the default) resolve the calling contexts of dwarf
+/// unwinding on a program with frame pointers that calls libm and a library
+/// without frame pointers from a stack deeper than the 2 KiB copy: leaf frames
+/// without frame pointers are unwound from the copy, outer frames come from
+/// the kernel's callchain.
+#[test]
+fn hybrid_call_graphs_resolve_the_contexts_of_dwarf() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_fp_mix(dir.path());
+    let mut recorded = Vec::new();
+    for mode in ["dwarf", "hybrid"] {
+        let run = dir.path().join(mode);
+        let out = record_cmd(
+            &run,
+            &["--call-graph", mode, "-F", "2000", "-e", "cpu-clock"],
+            &exe,
+            &["6000"],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!stderr.contains("cut short"), "{mode}: {stderr}");
+        assert_eq!(manifest(&run)["call_graph"], mode);
+        recorded.push(dump(&run));
+    }
+    let (dwarf, hybrid) = (&recorded[0], &recorded[1]);
+    assert!(dwarf.len() >= 200 && hybrid.len() >= 200);
+    assert_same_contexts(dwarf, hybrid, "fp_mix");
+    // The library's leaf and libm's below it, under 13 frames of `descend`.
+    let (ch, _) = contexts(hybrid);
+    let deep = |c: &String| c.matches("descend").count() == 13;
+    for leaf in ["lib_sum_sqrt:", "own_work:"] {
+        assert!(
+            ch.iter()
+                .any(|(c, &s)| c.starts_with(leaf) && deep(c) && s > 0.02),
+            "{leaf} under 13 descend frames: {ch:?}"
+        );
+    }
+}
+
+/// Where a library without frame pointers uses rbp for data and calls back
+/// into the program, the callchain above the callback is broken: hybrid
+/// stacks deeper than the copy are cut there, the recorder says so and names
+/// `--stack-size`, and a copy as large as dwarf's resolves them again.
+#[test]
+fn hybrid_stacks_broken_by_a_callback_are_reported_and_a_larger_copy_resolves_them() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_fp_mix(dir.path());
+    let record = |name: &str, flags: &[&str]| {
+        let run = dir.path().join(name);
+        let flags: Vec<&str> = flags.iter().copied().chain(["-F", "2000"]).collect();
+        let out = record_cmd(&run, &flags, &exe, &["6000", "callback"]);
+        (String::from_utf8_lossy(&out.stderr).to_string(), dump(&run))
+    };
+    let (stderr, _) = record("small", &[]);
+    assert!(
+        stderr.contains("cut short") && stderr.contains("--stack-size"),
+        "{stderr}"
+    );
+    let (_, dwarf) = record("dwarf", &["--call-graph", "dwarf"]);
+    let (stderr, large) = record("large", &["--stack-size", "8192"]);
+    assert!(!stderr.contains("cut short"), "{stderr}");
+    assert_same_contexts(&dwarf, &large, "fp_mix callback");
 }

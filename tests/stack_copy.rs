@@ -3,7 +3,8 @@
 //! `main`'s return address beyond the default 8 KiB copy, as
 //! `perf record --call-graph dwarf` with its default 8 KiB does too. The
 //! recorder says so, naming `--stack-size`; with a copy large enough the
-//! stacks reach `main`. Needs perf_event (root in CI).
+//! stacks reach `main`, as they do with the default hybrid call graphs (the
+//! frame-pointer callchain continues past the copy). Needs perf_event (root in CI).
 
 mod e2e_support;
 use e2e_support::*;
@@ -45,15 +46,29 @@ fn stacks_cut_by_the_copy_are_reported_and_a_larger_copy_reaches_main() {
     }
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("big_frames.c"), dir.path(), false);
-    let (stderr, share) = record_share_with_main(dir.path(), &exe, "small", &[]);
+    let (stderr, share) =
+        record_share_with_main(dir.path(), &exe, "small", &["--call-graph", "dwarf"]);
     assert!(share < 0.5, "main in {:.0}% of the stacks", share * 100.0);
     assert!(
         stderr.contains("cut short at the end of the 8192-byte user-stack copy")
             && stderr.contains("--stack-size 65528"),
         "{stderr}"
     );
-    let (stderr, share) =
-        record_share_with_main(dir.path(), &exe, "large", &["--stack-size", "65528"]);
+    let (stderr, share) = record_share_with_main(
+        dir.path(),
+        &exe,
+        "large",
+        &["--call-graph", "dwarf", "--stack-size", "65528"],
+    );
     assert!(share > 0.9, "main in {:.0}% of the stacks", share * 100.0);
+    assert!(!stderr.contains("cut short"), "{stderr}");
+    // The default, hybrid: the program keeps frame pointers, so the kernel's
+    // callchain continues where the 2 KiB copy ends.
+    let (stderr, share) = record_share_with_main(dir.path(), &exe, "hybrid", &[]);
+    assert!(
+        share > 0.9,
+        "hybrid: main in {:.0}% of the stacks",
+        share * 100.0
+    );
     assert!(!stderr.contains("cut short"), "{stderr}");
 }

@@ -51,7 +51,7 @@ pub struct StreamHeader {
     pub rank: Option<u32>,
     pub world_size: Option<u32>,
     pub events: Vec<EventDesc>,
-    /// `dwarf`, `fp` or `ptrace`.
+    /// `hybrid`, `dwarf`, `fp` or `ptrace`.
     pub call_graph: String,
     /// Unix time in nanoseconds when sampling of this process began.
     pub start_time_ns: u64,

@@ -19,7 +19,7 @@ pub struct PerfConfig<'a> {
     pub sampling: Sampling,
     pub call_graph: CallGraph,
     pub kernel: bool,
-    /// Bytes of user stack copied with each sample (dwarf mode).
+    /// Bytes of user stack copied with each sample (dwarf and hybrid modes).
     pub stack_size: u32,
     /// Sample data addresses with every event (memory events always have them).
     pub data_addresses: bool,
@@ -129,10 +129,14 @@ pub fn plan_rings(
         // 8 MiB and 2 MiB per CPU: a burst of samples (page faults
         // sampled one by one) fits while the recorder drains.
         CallGraph::Dwarf => 2048,
+        // 4 MiB: records of a small copy and a callchain are a third of dwarf's or less.
+        CallGraph::Hybrid => 1024,
         CallGraph::Fp => 512,
     };
     let record = match call_graph {
         CallGraph::Dwarf => stack_size as usize + 1024,
+        // The copy, a callchain of up to 127 frames and the rest of the sample.
+        CallGraph::Hybrid => stack_size as usize + 2048,
         CallGraph::Fp => 2048,
     };
     let floor = (4 * record).div_ceil(page).next_power_of_two().max(8);
@@ -160,6 +164,7 @@ pub struct PerfSession {
     buf: Vec<u8>,
     offsets: Vec<(usize, usize)>,
     kernel: bool,
+    call_graph: CallGraph,
     /// Data pages of each ring buffer, and the plan they came from.
     pub ring_pages: usize,
     pub plan: RingPlan,
@@ -196,6 +201,18 @@ fn attr_for(
     match cfg.call_graph {
         CallGraph::Fp => {
             st |= records::SAMPLE_CALLCHAIN;
+            if !cfg.kernel {
+                a.set_exclude_callchain_kernel(1);
+            }
+        }
+        CallGraph::Hybrid => {
+            // The user callchain (and the kernel's when asked) plus a small
+            // copy of the innermost stack bytes to unwind frames without
+            // frame pointers from.
+            st |=
+                records::SAMPLE_CALLCHAIN | records::SAMPLE_REGS_USER | records::SAMPLE_STACK_USER;
+            a.sample_regs_user = records::REGS_MASK;
+            a.sample_stack_user = cfg.stack_size;
             if !cfg.kernel {
                 a.set_exclude_callchain_kernel(1);
             }
@@ -404,6 +421,7 @@ impl PerfSession {
             buf: Vec::with_capacity(1 << 20),
             offsets: Vec::new(),
             kernel: cfg.kernel,
+            call_graph: cfg.call_graph,
             ring_pages: data_pages,
             plan: plan_rings(cfg.call_graph, cfg.stack_size, 1, None, sys::page_size()),
         })
@@ -504,7 +522,16 @@ impl PerfSession {
         let event = self.event_of_id.get(&s.id).copied().unwrap_or(0);
         let kernel: &[u64] = if self.kernel { &s.kernel_chain } else { &[] };
         let frames: Vec<u64>;
-        let stack = if let Some((bp, sp, ip)) = s.regs {
+        let stack = if let (Some((bp, sp, ip)), CallGraph::Hybrid) = (s.regs, self.call_graph) {
+            SampledStack::Hybrid {
+                ip,
+                sp,
+                bp,
+                stack: s.stack,
+                chain: &s.callchain,
+                kernel,
+            }
+        } else if let Some((bp, sp, ip)) = s.regs {
             SampledStack::Raw {
                 ip,
                 sp,

@@ -5,7 +5,7 @@
 
 use crate::manifest::ProcessEntry;
 use crate::procfs;
-use crate::unwind::{ObjectCache, ProcessUnwinder};
+use crate::unwind::{HybridWalk, ObjectCache, ProcessUnwinder};
 use blame_formats::stream::{
     is_launcher, EventDesc, Lost, Mapping, ProcessEnd, StreamHeader, StreamWriter, ThreadName,
 };
@@ -23,6 +23,17 @@ pub enum SampledStack<'a> {
         sp: u64,
         bp: u64,
         stack: &'a [u8],
+        kernel: &'a [u64],
+    },
+    /// Registers, a small copy of the user stack at `sp` and the kernel's
+    /// user frame-pointer callchain: unwound here by
+    /// [`crate::unwind::ProcessUnwinder::unwind_hybrid`], below `kernel` frames.
+    Hybrid {
+        ip: u64,
+        sp: u64,
+        bp: u64,
+        stack: &'a [u8],
+        chain: &'a [u64],
         kernel: &'a [u64],
     },
 }
@@ -68,6 +79,8 @@ pub struct Recording {
     /// Samples whose walk ran past the end of a full stack copy: their
     /// outer frames (often `main`) are missing.
     pub cut_stacks: u64,
+    /// Hybrid samples unwound from the copy, then continued with the callchain.
+    pub stitched_stacks: u64,
     pub samples: u64,
     frames: Vec<u64>,
     /// Failures writing a stream (disk full...): reported, recording goes on for the others.
@@ -101,6 +114,7 @@ impl Recording {
             shallow_stacks: 0,
             stack_copy_size: 0,
             cut_stacks: 0,
+            stitched_stacks: 0,
             samples: 0,
             frames: Vec::with_capacity(128),
             errors: Vec::new(),
@@ -340,6 +354,28 @@ impl Recording {
                 // A copy shorter than asked for ended at the stack's top: not cut.
                 if cut && stack.len() as u64 >= u64::from(self.stack_copy_size) {
                     self.cut_stacks += 1;
+                }
+                if !kernel.is_empty() {
+                    frames.splice(0..0, kernel.iter().copied());
+                }
+            }
+            SampledStack::Hybrid {
+                ip,
+                sp,
+                bp,
+                stack,
+                chain,
+                kernel,
+            } => {
+                let walk = p
+                    .unwinder
+                    .unwind_hybrid(ip, sp, bp, stack, chain, &mut frames);
+                match walk {
+                    HybridWalk::Stitched => self.stitched_stacks += 1,
+                    HybridWalk::Cut if stack.len() as u64 >= u64::from(self.stack_copy_size) => {
+                        self.cut_stacks += 1
+                    }
+                    _ => {}
                 }
                 if !kernel.is_empty() {
                     frames.splice(0..0, kernel.iter().copied());

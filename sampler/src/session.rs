@@ -373,6 +373,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
             }
         }
     }
+    let mut stack_size = opts.stack_size;
     let sampler_name = if session.is_some() {
         "perf_event"
     } else {
@@ -396,8 +397,13 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
             Sampling::Frequency(hz) => hz,
             Sampling::Period(ns) => (1_000_000_000 / ns).max(1),
         };
+        // ptrace reads the stack itself and has no frame-pointer callchain:
+        // hybrid's small window (or fp's none) would cut its stacks.
+        if opts.call_graph != CallGraph::Dwarf {
+            stack_size = stack_size.max(crate::DWARF_STACK_SIZE);
+        }
         ptrace = Some(
-            PtraceSampler::seize(&tids, hz, opts.stack_size as usize)
+            PtraceSampler::seize(&tids, hz, stack_size as usize)
                 .map_err(|e| RecordError::Sampler(format!("ptrace: {e}")))?,
         );
     }
@@ -419,7 +425,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         ),
     ];
     let mut rec = Recording::new(&opts.output, descs, call_graph, extra);
-    rec.stack_copy_size = opts.stack_size;
+    rec.stack_copy_size = stack_size;
     if opts.kernel {
         if let Err(e) = rec.with_kernel_frames() {
             notice(
@@ -464,11 +470,21 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         notice(
             &mut notices,
             format!(
-                "{} of {} samples ({:.0}%) have stacks cut short at the end of the {}-byte user-stack copy (frames with large local arrays or deep call chains, as in MPI solvers): their outer frames, often main, are missing; record with --stack-size 65528 (and a lower -F if samples are lost)",
+                "{} of {} samples ({:.0}%) have stacks cut short at the end of the {}-byte user-stack copy ({}): their outer frames, often main, are missing; {}",
                 rec.cut_stacks,
                 rec.samples,
                 100.0 * rec.cut_stacks as f64 / rec.samples.max(1) as f64,
-                opts.stack_size
+                stack_size,
+                if opts.call_graph == CallGraph::Hybrid {
+                    "functions without frame pointers whose frames go past the copy, or that use rbp for data, so the frame-pointer callchain cannot continue there"
+                } else {
+                    "frames with large local arrays or deep call chains, as in MPI solvers"
+                },
+                if opts.call_graph == CallGraph::Hybrid {
+                    "record with a larger --stack-size (e.g. 8192), or --call-graph dwarf --stack-size 65528"
+                } else {
+                    "record with --stack-size 65528 (and a lower -F if samples are lost)"
+                }
             ),
         );
     }

@@ -4,10 +4,11 @@
 //! processes that map it), and one framehop unwinder per address space.
 
 use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
-use framehop::{ExplicitModuleSectionInfo, Module, Unwinder};
+use framehop::{ExplicitModuleSectionInfo, FrameAddress, Module, Unwinder};
 use memmap2::Mmap;
 
 use object::{Object, ObjectSection, ObjectSegment};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::{Deref, Range};
 use std::path::Path;
@@ -119,11 +120,28 @@ impl ObjectCache {
     }
 }
 
+/// How a hybrid walk (copied stack bytes, then the kernel's frame-pointer
+/// callchain) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HybridWalk {
+    /// The copy held the whole stack (or the unwinder found its root).
+    Complete,
+    /// Unwound from the copy up to a frame with a frame pointer, then continued with the callchain.
+    Stitched,
+    /// Stopped at the end of the copy in a frame the callchain cannot continue
+    /// (no frame pointer there, or the frame-pointer chain was broken at the sample).
+    Cut,
+    /// The unwinder stopped inside the copy (no unwind information, a bad address).
+    Stopped,
+}
+
 /// The unwinder of one address space.
 pub struct ProcessUnwinder {
     unwinder: UnwinderX86_64<SectionBytes>,
     cache: CacheX86_64,
     modules: Vec<Range<u64>>,
+    /// Frame-pointer chain through the copy (scratch of `unwind_hybrid`).
+    frame_bases: Vec<u64>,
 }
 
 impl Default for ProcessUnwinder {
@@ -132,6 +150,7 @@ impl Default for ProcessUnwinder {
             unwinder: UnwinderX86_64::new(),
             cache: CacheX86_64::new(),
             modules: Vec::new(),
+            frame_bases: Vec::new(),
         }
     }
 }
@@ -143,6 +162,7 @@ impl Clone for ProcessUnwinder {
             unwinder: self.unwinder.clone(),
             cache: CacheX86_64::new(),
             modules: self.modules.clone(),
+            frame_bases: Vec::new(),
         }
     }
 }
@@ -228,6 +248,121 @@ impl ProcessUnwinder {
             out.push(ip);
         }
         stopped_by_error && past_end
+    }
+}
+
+impl ProcessUnwinder {
+    /// Hybrid unwinding: `stack` is a small copy of the user stack at `sp`
+    /// taken with registers (ip, sp, bp), and `chain` the kernel's
+    /// frame-pointer callchain of the same sample (`chain[0]` the ip,
+    /// `chain[i + 1]` the return address stored at frame base `b_i`, where
+    /// `b_0 = bp` and `b_{i+1} = *b_i`). Frames are unwound from DWARF CFI
+    /// as far as the copy reaches; this is what walks leaf functions built
+    /// without frame pointers (libc, libm, MPI, BLAS), which the callchain
+    /// skips or, when they use `rbp` for data, derails on. When the walk needs
+    /// memory past the copy in a frame whose return address sits at its frame
+    /// pointer (the unwinder reads `bp` or `bp + 8`), that `bp` is one of the
+    /// frame bases `b_i` (found by following the chain through the copy), and
+    /// the callchain from `chain[i + 1]` holds the remaining return
+    /// addresses: the two walks are joined on the frame's address, not on
+    /// return addresses (which repeat in recursion). Outer addresses outside
+    /// every mapped object (a broken chain past `main`) are dropped.
+    pub fn unwind_hybrid(
+        &mut self,
+        ip: u64,
+        sp: u64,
+        bp: u64,
+        stack: &[u8],
+        chain: &[u64],
+        out: &mut Vec<u64>,
+    ) -> HybridWalk {
+        out.clear();
+        let word = |addr: u64| -> Option<u64> {
+            let off = usize::try_from(addr.checked_sub(sp)?).ok()?;
+            let bytes = stack.get(off..off.checked_add(8)?)?;
+            Some(u64::from_le_bytes(bytes.try_into().ok()?))
+        };
+        // The frame bases the kernel walked, as far as the copy shows them:
+        // the last one is the first whose record lies past the copy.
+        let bases = &mut self.frame_bases;
+        bases.clear();
+        if chain.first() == Some(&ip) {
+            let mut base = bp;
+            while bases.len() + 1 < chain.len() {
+                bases.push(base);
+                match word(base) {
+                    Some(next) if next > base => base = next,
+                    _ => break,
+                }
+            }
+        }
+        // First address read past the copy while unwinding the current frame.
+        const NEAR: u64 = 1 << 20;
+        let end = sp.saturating_add(stack.len() as u64);
+        let missed: Cell<Option<u64>> = Cell::new(None);
+        let mut read_stack = |addr: u64| -> Result<u64, ()> {
+            match word(addr) {
+                Some(w) => Ok(w),
+                None => {
+                    if missed.get().is_none() && addr >= end && addr < end + NEAR {
+                        missed.set(Some(addr));
+                    }
+                    Err(())
+                }
+            }
+        };
+        let mut regs = UnwindRegsX86_64::new(ip, sp, bp);
+        let mut address = FrameAddress::from_instruction_pointer(ip);
+        out.push(ip);
+        let mut passed_root = false;
+        loop {
+            let frame_bp = regs.bp();
+            missed.set(None);
+            match self
+                .unwinder
+                .unwind_frame(address, &mut regs, &mut self.cache, &mut read_stack)
+            {
+                Ok(Some(ret)) => {
+                    out.push(ret);
+                    passed_root |= regs.bp() == 0;
+                    match FrameAddress::from_return_address(ret) {
+                        Some(a) if out.len() < MAX_FRAMES => address = a,
+                        _ => return HybridWalk::Complete,
+                    }
+                }
+                Ok(None) => return HybridWalk::Complete,
+                Err(_) => {
+                    let Some(at) = missed.get() else {
+                        // The unwinder stopped inside the copy at the sampled
+                        // address (an address it cannot unwind from): the
+                        // callchain alone.
+                        if out.len() == 1 && chain.first() == Some(&ip) {
+                            out.extend(chain.iter().skip(1).take(MAX_FRAMES - 1));
+                        }
+                        return HybridWalk::Stopped;
+                    };
+                    let at_frame_pointer = at == frame_bp || at == frame_bp.wrapping_add(8);
+                    let joined = at_frame_pointer
+                        .then(|| bases.iter().position(|&b| b == frame_bp))
+                        .flatten();
+                    let modules = &self.modules;
+                    let mapped = |a: &u64| modules.iter().any(|m| m.contains(a));
+                    let Some(i) = joined else {
+                        // Past main (whose caller's frame pointer is 0 by
+                        // the ABI) the walk only misses the startup frames,
+                        // which the callchain lacks too: not cut.
+                        return if passed_root {
+                            HybridWalk::Complete
+                        } else {
+                            HybridWalk::Cut
+                        };
+                    };
+                    let rest = chain[i + 1..].iter().take_while(|a| mapped(a));
+                    out.extend(rest.take(MAX_FRAMES.saturating_sub(out.len())));
+                    return HybridWalk::Stitched;
+                }
+            }
+        }
     }
 }
 
