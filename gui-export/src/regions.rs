@@ -125,7 +125,7 @@ pub fn is_mpi_function(name: &str) -> bool {
 /// Does a stack (innermost first) reach a thread's or process's first
 /// frame? Stacks cut short by the sampler's stack copy do not, and their
 /// outermost frames may well be inside an MPI call.
-fn complete(frames: &[SymFrame]) -> bool {
+fn complete(frames: &[&SymFrame]) -> bool {
     frames.last().is_some_and(|f| {
         let n = f.function.as_str();
         matches!(
@@ -148,11 +148,12 @@ pub fn classes(results: &Results) -> HashMap<String, RegionClass> {
     }
     let mut seen: HashMap<&str, Seen> = HashMap::new();
     for s in &results.stacks {
+        let frames: Vec<&SymFrame> = results.frames_of(s).collect();
         // Frames are innermost first: those before the outermost MPI frame
         // run inside the MPI call, those after it call MPI.
-        let outermost_mpi = s.frames.iter().rposition(|f| is_mpi_function(&f.function));
-        let complete = complete(&s.frames);
-        for (i, f) in s.frames.iter().enumerate() {
+        let outermost_mpi = frames.iter().rposition(|f| is_mpi_function(&f.function));
+        let complete = complete(&frames);
+        for (i, f) in frames.into_iter().enumerate() {
             let e = seen.entry(f.function.as_str()).or_default();
             match outermost_mpi {
                 Some(m) if i > m => e.above_mpi = true,
@@ -205,36 +206,45 @@ pub fn apply(results: &Results, hide: &Hide) -> Results {
         return results.clone();
     }
     let class_of = classes(results);
-    let mut hidden: HashMap<(String, String), bool> = HashMap::new();
-    let mut is_hidden = |f: &SymFrame| -> bool {
-        *hidden
-            .entry((f.function.clone(), f.file.clone()))
-            .or_insert_with(|| {
-                let name = demangle(&f.function);
-                let by_filter = hide
-                    .filter
-                    .as_ref()
-                    .is_some_and(|flt| flt.excludes(&name, &f.function, &f.file));
-                let by_class = hide.classes.as_ref().is_some_and(|keep| {
-                    !keep.contains(class_of.get(&name).unwrap_or(&RegionClass::Usr))
-                });
-                by_filter || by_class
-            })
-    };
+    let hidden: Vec<bool> = results
+        .frames
+        .iter()
+        .map(|f| {
+            let name = demangle(&f.function);
+            let by_filter = hide
+                .filter
+                .as_ref()
+                .is_some_and(|flt| flt.excludes(&name, &f.function, &f.file));
+            let by_class = hide.classes.as_ref().is_some_and(|keep| {
+                !keep.contains(class_of.get(&name).unwrap_or(&RegionClass::Usr))
+            });
+            by_filter || by_class
+        })
+        .collect();
+    let mut out = results.clone();
+    let mut filtered_frame: Option<u32> = None;
     let stacks: Vec<StackRecord> = results
         .stacks
         .iter()
         .map(|s| {
-            let mut frames: Vec<SymFrame> =
-                s.frames.iter().filter(|f| !is_hidden(f)).cloned().collect();
+            let mut frames: Vec<u32> = s
+                .frames
+                .iter()
+                .copied()
+                .filter(|&f| !hidden[f as usize])
+                .collect();
             if frames.is_empty() {
-                frames.push(SymFrame {
-                    function: FILTERED_FRAME.into(),
-                    file: String::new(),
-                    line: 0,
-                    column: 0,
-                    inlined: false,
+                let id = *filtered_frame.get_or_insert_with(|| {
+                    out.frames.push(SymFrame {
+                        function: FILTERED_FRAME.into(),
+                        file: String::new(),
+                        line: 0,
+                        column: 0,
+                        inlined: false,
+                    });
+                    out.frames.len() as u32 - 1
                 });
+                frames.push(id);
             }
             StackRecord {
                 process: s.process,
@@ -243,15 +253,14 @@ pub fn apply(results: &Results, hide: &Hide) -> Results {
             }
         })
         .collect();
-    let mut out = results.clone();
-    out.functions = functions_of(&stacks);
+    out.functions = functions_of(&out.frames, &stacks);
     out.stacks = stacks;
     out
 }
 
 /// Code-centric totals from contexts: a function's inclusive samples once
 /// per context it is on, its exclusive samples where it is innermost.
-pub fn functions_of(stacks: &[StackRecord]) -> Vec<FunctionBlame> {
+pub fn functions_of(frames: &[SymFrame], stacks: &[StackRecord]) -> Vec<FunctionBlame> {
     let mut sums: BTreeMap<FunctionKey, BTreeMap<u32, (f64, f64)>> = BTreeMap::new();
     let mut names: HashMap<&str, String> = HashMap::new();
     for s in stacks {
@@ -260,7 +269,7 @@ pub fn functions_of(stacks: &[StackRecord]) -> Vec<FunctionBlame> {
                 continue;
             }
             let mut on_stack: BTreeSet<(&str, &str)> = BTreeSet::new();
-            for (depth, f) in s.frames.iter().enumerate() {
+            for (depth, f) in s.frames.iter().map(|&f| &frames[f as usize]).enumerate() {
                 let first = on_stack.insert((f.function.as_str(), f.file.as_str()));
                 if !first && depth > 0 {
                     continue;
@@ -317,34 +326,37 @@ mod tests {
     }
 
     /// Innermost first, one event.
-    fn stack(frames: &[&str], n: f64) -> StackRecord {
-        StackRecord {
-            process: 0,
-            frames: frames
-                .iter()
-                .enumerate()
-                .map(|(i, f)| frame(f, 10 + i as u32))
-                .collect(),
-            samples: vec![n],
-        }
+    fn stack(frames: &[&str]) -> Vec<SymFrame> {
+        frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| frame(f, 10 + i as u32))
+            .collect()
     }
 
-    fn results(stacks: Vec<StackRecord>) -> Results {
+    fn results(stacks: Vec<(Vec<SymFrame>, f64)>) -> Results {
         let mut r = crate::tests::fixture();
-        r.functions = functions_of(&stacks);
-        r.stacks = stacks;
+        r.frames.clear();
+        r.stacks.clear();
+        for (frames, n) in stacks {
+            r.push_stack(0, frames, vec![n]);
+        }
+        r.functions = functions_of(&r.frames, &r.stacks);
         r
     }
 
     fn sample() -> Results {
         results(vec![
-            stack(&["opal_progress", "MPI_Allreduce", "exchange", "main"], 3.0),
-            stack(&["compute", "main"], 5.0),
-            stack(&["main"], 1.0),
-            stack(&["PMPI_Barrier", "MPI_Barrier", "main"], 2.0),
+            (
+                stack(&["opal_progress", "MPI_Allreduce", "exchange", "main"]),
+                3.0,
+            ),
+            (stack(&["compute", "main"]), 5.0),
+            (stack(&["main"]), 1.0),
+            (stack(&["PMPI_Barrier", "MPI_Barrier", "main"]), 2.0),
             // Cut short by the stack copy: says nothing of opal_progress.
-            stack(&["opal_progress", "poll"], 1.0),
-            stack(&["helper", "poll"], 1.0),
+            (stack(&["opal_progress", "poll"]), 1.0),
+            (stack(&["helper", "poll"]), 1.0),
         ])
     }
 
@@ -389,11 +401,12 @@ mod tests {
         assert_eq!(row(&f, "exchange"), None);
         // compute's samples are main's own now; main's line is its call site.
         assert_eq!(row(&f, "main"), Some((11.0, 6.0)));
-        assert_eq!(f.stacks[1].frames, vec![frame("main", 11)]);
         assert_eq!(
-            f.stacks[0]
-                .frames
-                .iter()
+            f.stack_frames(1).cloned().collect::<Vec<_>>(),
+            vec![frame("main", 11)]
+        );
+        assert_eq!(
+            f.stack_frames(0)
                 .map(|f| f.function.as_str())
                 .collect::<Vec<_>>(),
             ["opal_progress", "MPI_Allreduce", "main"]

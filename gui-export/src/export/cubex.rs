@@ -211,7 +211,7 @@ pub fn cubex(
         let mut node = &mut root;
         // Frames are innermost first; a frame's line is its call site, so
         // the region's file is the frame's.
-        for f in s.frames.iter().rev() {
+        for f in results.frames_of(s).rev() {
             let name = regions::demangle(&f.function);
             node = node.child(&name, n, Kind::Code);
             node.file.clone_from(&f.file);
