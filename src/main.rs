@@ -47,6 +47,7 @@ enum Command {
 }
 
 mod analyze_args;
+mod error_text;
 mod analyzer;
 mod cmd_across;
 mod cmd_cc;
@@ -97,22 +98,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// An error with its causes, as `{:#}` prints it but without a cause whose
-/// text the message already holds (an I/O error that both names its source
-/// and returns it as its cause would print its "(os error N)" twice).
-pub(crate) fn error_text(e: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in e.chain() {
-        let c = cause.to_string();
-        if text.is_empty() {
-            text = c;
-        } else if !text.contains(&c) {
-            text.push_str(": ");
-            text.push_str(&c);
-        }
-    }
-    text
-}
+pub(crate) use error_text::error_text;
 
 #[cfg(test)]
 mod tests {

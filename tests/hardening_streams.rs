@@ -177,7 +177,7 @@ fn an_unprivileged_user_records_with_the_default_options() {
     };
     let (_dir, blame_bin, exe, home) = user_workspace(uid, gid);
     let run = home.join("run");
-    // The default options: dwarf call graphs, whose 8 MiB per CPU ring
+    // The default options: hybrid call graphs, whose 4 MiB per CPU ring
     // buffers are more than a user may lock on most machines.
     let out = as_user(&format!(
         "{} record -o {} -- {} 60000",
@@ -200,10 +200,16 @@ fn an_unprivileged_user_records_with_the_default_options() {
     match sampler {
         "perf_event" => {
             let kib = m["ring_buffer_kib"].as_u64().expect("ring size recorded");
-            if kib < 8192 {
+            // What each call-graph mode asks for per CPU.
+            let wanted = match m["call_graph"].as_str().unwrap() {
+                "dwarf" => 8192,
+                "hybrid" => 4096,
+                _ => 2048,
+            };
+            if kib < wanted {
                 assert!(
                     err.contains(&format!(
-                        "perf ring buffers of {kib} KiB per CPU instead of 8192 KiB"
+                        "perf ring buffers of {kib} KiB per CPU instead of {wanted} KiB"
                     )) && err.contains("perf_event_mlock_kb")
                         && err.contains("ulimit -l"),
                     "{err}"

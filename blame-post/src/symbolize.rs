@@ -652,17 +652,8 @@ fn read_code(path: &Path) -> std::result::Result<Vec<(u64, Vec<u8>)>, String> {
     })
 }
 
-/// Demangles a C++ (Itanium) linkage name; other names are returned unchanged.
-pub fn demangle(name: &str) -> String {
-    if name.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            if let Ok(s) = sym.demangle() {
-                return s;
-            }
-        }
-    }
-    name.to_string()
-}
+/// One demangler for every stage (`blame_formats::names`).
+pub use blame_formats::names::demangle;
 
 #[cfg(test)]
 mod tests {

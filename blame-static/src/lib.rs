@@ -24,17 +24,8 @@ pub const ANALYSIS_VERSION: u64 = 4;
 
 pub use llvm_loader::{load_file, LoadError};
 
-/// Demangled name of a linkage name (the name itself for C).
-pub fn demangle(name: &str) -> String {
-    if name.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            if let Ok(s) = sym.demangle() {
-                return s;
-            }
-        }
-    }
-    name.to_string()
-}
+/// One demangler for every stage (`blame_formats::names`).
+pub use blame_formats::names::demangle;
 
 /// The cache key of a function's summary: its IR, and where the pointers
 /// returned by the functions it calls point, and the fields of the objects

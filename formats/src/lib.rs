@@ -19,6 +19,7 @@ pub mod error;
 pub mod files;
 pub mod jsonl;
 pub mod lock;
+pub mod names;
 pub mod results;
 pub mod static_db;
 pub mod stream;

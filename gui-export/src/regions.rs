@@ -99,17 +99,8 @@ pub fn parse_classes(list: &str) -> Result<BTreeSet<RegionClass>, String> {
         .collect()
 }
 
-/// The demangled name of a frame's function (views show these).
-pub fn demangle(name: &str) -> String {
-    if name.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            if let Ok(s) = sym.demangle() {
-                return s;
-            }
-        }
-    }
-    name.to_string()
-}
+/// One demangler for every stage (`blame_formats::names`).
+pub use blame_formats::names::demangle;
 
 /// Is `name` one of MPI's own functions (C, profiling layer, Fortran)?
 pub fn is_mpi_function(name: &str) -> bool {

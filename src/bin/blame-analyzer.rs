@@ -11,6 +11,8 @@
 mod analyze_args;
 #[path = "../cmd_analyze.rs"]
 mod cmd_analyze;
+#[path = "../error_text.rs"]
+mod error_text;
 // Only its spinner is used here.
 #[allow(dead_code)]
 #[path = "../progress.rs"]
@@ -45,17 +47,7 @@ fn main() -> ExitCode {
         Cli::Analyze(args) => match cmd_analyze::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                let mut text = String::new();
-                for cause in e.chain() {
-                    let c = cause.to_string();
-                    if text.is_empty() {
-                        text = c;
-                    } else if !text.contains(&c) {
-                        text.push_str(": ");
-                        text.push_str(&c);
-                    }
-                }
-                eprintln!("blame: error: {text}");
+                eprintln!("blame: error: {}", error_text::error_text(&e));
                 ExitCode::FAILURE
             }
         },
