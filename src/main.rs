@@ -47,7 +47,6 @@ enum Command {
 }
 
 mod analyze_args;
-mod error_text;
 mod analyzer;
 mod cmd_across;
 mod cmd_cc;
@@ -55,6 +54,7 @@ mod cmd_check;
 mod cmd_export;
 mod cmd_post;
 mod cmd_record;
+mod error_text;
 mod progress;
 
 fn main() -> ExitCode {
