@@ -8,9 +8,9 @@ pub struct AnalyzeArgs {
     /// LLVM bitcode or textual IR files (clang -g -O0 -emit-llvm).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Static db to create or update.
-    #[arg(short, long, default_value = ".blame/static.db")]
-    pub output: PathBuf,
+    /// Static db to create or update [default: $BLAME_DB, else .blame/static.db].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Print the summaries of the inputs (format: json).
     #[arg(long, value_name = "FORMAT")]
     pub dump: Option<String>,

@@ -12,7 +12,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         }
     }
     let progress = crate::progress::Progress::spinner("analyze");
-    let up = blame_static::analyze_into_db(&args.inputs, &args.output);
+    let output = args
+        .output
+        .unwrap_or_else(blame_formats::static_db::default_path);
+    let up = blame_static::analyze_into_db(&args.inputs, &output);
     progress.finish();
     let up = up?;
     for name in &up.without_functions {

@@ -333,7 +333,7 @@ fn requested_db(explicit: &Option<PathBuf>) -> Option<PathBuf> {
 
 fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
     requested_db(explicit).or_else(|| {
-        Some(PathBuf::from(".blame/static.db"))
+        Some(PathBuf::from(blame_formats::static_db::DEFAULT_PATH))
             .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
     })
 }

@@ -294,3 +294,20 @@ fn gcc_compiles_unchanged_and_clang_makes_the_analysis_bitcode() {
     assert!(std::fs::read(&obj).unwrap() == std::fs::read(&plain).unwrap());
     assert!(check(&db).contains("3 functions"), "{}", check(&db));
 }
+
+/// `blame analyze` writes where `blame cc` does: `$BLAME_DB` when set.
+#[test]
+fn analyze_writes_the_db_blame_db_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = dir.path().join("hot.bc");
+    run_ok(
+        Command::new("clang-19")
+            .args(["-g", "-O0", "-emit-llvm", "-c"])
+            .arg(program("hot.c"))
+            .arg("-o")
+            .arg(&bc),
+    );
+    let db = dir.path().join("named.db");
+    run_ok(blame().env("BLAME_DB", &db).arg("analyze").arg(&bc));
+    assert!(check(&db).contains("3 functions"), "{}", check(&db));
+}

@@ -524,6 +524,18 @@ impl StaticDb {
     }
 }
 
+/// Where a static db is when nobody names one.
+pub const DEFAULT_PATH: &str = ".blame/static.db";
+
+/// The static db `blame cc` and `blame analyze` write and `blame post`
+/// reads unless told otherwise: `$BLAME_DB`, else [`DEFAULT_PATH`].
+pub fn default_path() -> std::path::PathBuf {
+    std::env::var_os("BLAME_DB")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(DEFAULT_PATH))
+}
+
 #[cfg(test)]
 mod cache_geometry_tests {
     use super::*;

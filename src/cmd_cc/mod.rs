@@ -66,9 +66,7 @@ const ANALYSIS_FLAGS: &[&str] = &["-g", "-fstandalone-debug", "-O0", "-emit-llvm
 
 /// The static db `blame cc` fills: `$BLAME_DB`, else `.blame/static.db`.
 pub fn db_path() -> PathBuf {
-    std::env::var_os("BLAME_DB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(".blame/static.db"))
+    blame_formats::static_db::default_path()
 }
 
 /// Waits for the analysis queue of `db` (no queue: returns at once) and
