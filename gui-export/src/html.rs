@@ -9,7 +9,7 @@
 //! `</script><script>...` shows as text.
 
 use crate::source::SourceCache;
-use crate::views::{self, Filters};
+use crate::views::{self, Filters, PathGroup};
 use blame_formats::results::Results;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
@@ -238,9 +238,8 @@ impl PageContexts {
             code.push(json!(process));
             code.push(json!(w));
         }
-        // Per variable of the page: (call path → samples, contexts, ranks, heaviest context).
-        type Group = (f64, usize, Vec<u32>, (f64, u32));
-        let mut by_variable: BTreeMap<usize, (usize, HashMap<u32, Group>)> = BTreeMap::new();
+        // Per variable of the page: its contexts, and its call paths (by node).
+        let mut by_variable: BTreeMap<usize, (usize, HashMap<u32, PathGroup>)> = BTreeMap::new();
         let mut page_var: HashMap<u32, Option<usize>> = HashMap::new();
         for c in &results.contexts {
             let vi = *page_var.entry(c.variable).or_insert_with(|| {
@@ -255,22 +254,14 @@ impl PageContexts {
             let Some(vi) = vi else { continue };
             let (n, groups) = by_variable.entry(vi).or_default();
             *n += 1;
-            let g = groups.entry(node_of[c.stack as usize]).or_insert((
-                0.0,
-                0,
-                Vec::new(),
-                (f64::NEG_INFINITY, c.stack),
-            ));
-            g.0 += c.samples;
-            g.1 += 1;
-            if let Some(rank) = results.header.processes[c.process as usize].rank {
-                if !g.2.contains(&rank) {
-                    g.2.push(rank);
-                }
-            }
-            if c.samples > g.3 .0 {
-                g.3 = (c.samples, c.stack);
-            }
+            groups
+                .entry(node_of[c.stack as usize])
+                .or_insert_with(|| PathGroup::new(c.stack))
+                .add(
+                    c.samples,
+                    results.header.processes[c.process as usize].rank,
+                    c.stack,
+                );
         }
         let mut frame_ids: HashMap<(&str, &str, u32), u32> = HashMap::new();
         let mut frames = Vec::new();
@@ -279,11 +270,17 @@ impl PageContexts {
         let mut stacks: Vec<Vec<u32>> = Vec::new();
         let mut contexts = serde_json::Map::new();
         for (vi, (n, groups)) in by_variable {
-            let mut groups: Vec<(u32, Group)> = groups.into_iter().collect();
-            groups.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+            let mut groups: Vec<(u32, PathGroup)> = groups.into_iter().collect();
+            groups.sort_by(|a, b| b.1.samples.total_cmp(&a.1.samples).then(a.0.cmp(&b.0)));
             let rest = groups.split_off(groups.len().min(PATHS_KEPT));
             let mut kept = Vec::with_capacity(groups.len());
-            for (node, (samples, count, mut ranks, (_, stack))) in groups {
+            for (node, g) in groups {
+                let PathGroup {
+                    samples,
+                    contexts: count,
+                    mut ranks,
+                    heaviest: (_, stack),
+                } = g;
                 ranks.sort_unstable();
                 let shown = *stack_ids.entry(stack).or_insert_with(|| {
                     let ids = results
@@ -310,8 +307,8 @@ impl PageContexts {
             let more = (!rest.is_empty()).then(|| {
                 json!({
                     "paths": rest.len(),
-                    "n": rest.iter().map(|g| g.1 .1).sum::<usize>(),
-                    "samples": rest.iter().map(|g| g.1 .0).sum::<f64>(),
+                    "n": rest.iter().map(|g| g.1.contexts).sum::<usize>(),
+                    "samples": rest.iter().map(|g| g.1.samples).sum::<f64>(),
                 })
             });
             contexts.insert(

@@ -648,6 +648,42 @@ pub struct DrillFrame {
     pub source: Option<String>,
 }
 
+/// The contexts of one call path of a variable, summed for a drill-down
+/// (report and HTML): samples, contexts, ranks, and its heaviest context.
+#[derive(Debug, Clone)]
+pub(crate) struct PathGroup {
+    pub samples: f64,
+    pub contexts: usize,
+    pub ranks: Vec<u32>,
+    /// (samples, stack) of the heaviest context: whose frames are shown.
+    pub heaviest: (f64, u32),
+}
+
+impl PathGroup {
+    pub fn new(stack: u32) -> PathGroup {
+        PathGroup {
+            samples: 0.0,
+            contexts: 0,
+            ranks: Vec::new(),
+            heaviest: (f64::NEG_INFINITY, stack),
+        }
+    }
+
+    /// Adds one context of `samples` on `stack`, of a process of `rank`.
+    pub fn add(&mut self, samples: f64, rank: Option<u32>, stack: u32) {
+        self.samples += samples;
+        self.contexts += 1;
+        if let Some(rank) = rank {
+            if !self.ranks.contains(&rank) {
+                self.ranks.push(rank);
+            }
+        }
+        if samples > self.heaviest.0 {
+            self.heaviest = (samples, stack);
+        }
+    }
+}
+
 /// The calling contexts of a variable that share one call path: the same
 /// chain of functions, whatever the lines within them and the rank.
 #[derive(Debug, Clone, Serialize)]
@@ -736,9 +772,7 @@ pub fn drilldown(
     }
     let mut variables = Vec::new();
     for row in rows {
-        // Call path → (samples, contexts, ranks, heaviest (samples, stack)).
-        type Group = (f64, usize, Vec<u32>, (f64, u32));
-        let mut groups: BTreeMap<Vec<&str>, Group> = BTreeMap::new();
+        let mut groups: BTreeMap<Vec<&str>, PathGroup> = BTreeMap::new();
         let mut contexts = 0;
         let mut lines: BTreeMap<(String, u32), f64> = BTreeMap::new();
         for c in &results.contexts {
@@ -768,19 +802,14 @@ pub fn drilldown(
                 *lines.entry((f.file.clone(), f.line)).or_default() += c.samples;
             }
             contexts += 1;
-            let g = groups
+            groups
                 .entry(frames.iter().map(|f| f.function.as_str()).collect())
-                .or_insert((0.0, 0, Vec::new(), (f64::NEG_INFINITY, c.stack)));
-            g.0 += c.samples;
-            g.1 += 1;
-            if let Some(rank) = results.header.processes[c.process as usize].rank {
-                if !g.2.contains(&rank) {
-                    g.2.push(rank);
-                }
-            }
-            if c.samples > g.3 .0 {
-                g.3 = (c.samples, c.stack);
-            }
+                .or_insert_with(|| PathGroup::new(c.stack))
+                .add(
+                    c.samples,
+                    results.header.processes[c.process as usize].rank,
+                    c.stack,
+                );
         }
         let of_variable = |x: f64| {
             if row.samples > 0.0 {
@@ -791,22 +820,26 @@ pub fn drilldown(
         };
         // Paths sorted and capped before their frames are built: a variable
         // of every context (main's array) has tens of thousands of paths.
-        let mut groups: Vec<(Vec<&str>, Group)> = groups.into_iter().collect();
-        groups.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
+        let mut groups: Vec<(Vec<&str>, PathGroup)> = groups.into_iter().collect();
+        groups.sort_by(|a, b| {
+            b.1.samples
+                .total_cmp(&a.1.samples)
+                .then_with(|| a.0.cmp(&b.0))
+        });
         let cap = filters.top.unwrap_or(DRILL_PATHS);
         let rest = groups.split_off(groups.len().min(cap));
         let paths: Vec<DrillPath> = groups
             .into_iter()
-            .map(|(functions, (samples, n, mut ranks, (_, stack)))| {
-                ranks.sort_unstable();
+            .map(|(functions, mut g)| {
+                g.ranks.sort_unstable();
                 DrillPath {
                     functions: functions.into_iter().map(str::to_string).collect(),
-                    samples,
-                    percent_of_variable: of_variable(samples),
-                    contexts: n,
-                    ranks,
+                    samples: g.samples,
+                    percent_of_variable: of_variable(g.samples),
+                    contexts: g.contexts,
+                    ranks: g.ranks,
                     frames: results
-                        .stack_frames(stack)
+                        .stack_frames(g.heaviest.1)
                         .map(|f| DrillFrame {
                             function: f.function.clone(),
                             file: f.file.clone(),
@@ -818,10 +851,10 @@ pub fn drilldown(
             })
             .collect();
         let more = (!rest.is_empty()).then(|| {
-            let samples = rest.iter().map(|g| g.1 .0).sum();
+            let samples = rest.iter().map(|g| g.1.samples).sum();
             DrillMore {
                 paths: rest.len(),
-                contexts: rest.iter().map(|g| g.1 .1).sum(),
+                contexts: rest.iter().map(|g| g.1.contexts).sum(),
                 samples,
                 percent_of_variable: of_variable(samples),
             }
