@@ -174,8 +174,27 @@ fn test_tool(rel: &str) -> Option<PathBuf> {
     None
 }
 
+/// An Extra-P model of the JSON view (`constant` plus `terms` of
+/// `coefficient · n^exponent · log2(n)^log_exponent`) at `n`.
+fn eval_model(model: &Value, n: f64) -> f64 {
+    let terms = model["terms"].as_array().unwrap();
+    model["constant"].as_f64().unwrap()
+        + terms
+            .iter()
+            .map(|t| {
+                t["factors"].as_array().unwrap().iter().fold(
+                    t["coefficient"].as_f64().unwrap(),
+                    |x, f| {
+                        x * n.powf(f["exponent"].as_f64().unwrap())
+                            * n.log2().powf(f["log_exponent"].as_f64().unwrap())
+                    },
+                )
+            })
+            .sum::<f64>()
+}
+
 #[test]
-fn scaling_over_five_input_sizes_gets_a_linear_model_from_extrap() {
+fn scaling_over_five_input_sizes_gets_a_model_from_extrap_that_predicts_linear_growth() {
     if !sampling_allowed() {
         return;
     }
@@ -214,17 +233,36 @@ fn scaling_over_five_input_sizes_gets_a_linear_model_from_extrap() {
             .find(|v| v["function"] == "main" && v["name"] == name)
             .unwrap_or_else(|| panic!("main::{name} in {view:#}"))
     };
-    // field's work is linear in n: Extra-P's time model is c + k·n^1.
+    // field's work is linear in n. Extra-P picks among hypotheses that fit
+    // the five points about equally (`n^1`, `n^(2/3)·log2(n)`), so the test
+    // judges what the model predicts, not which term it chose: a model in n
+    // that fits, meets the measured times and doubles from 16 to 32.
     let field = var("field");
     let model = &field["time_model"];
     let terms = model["terms"].as_array().unwrap();
-    assert_eq!(terms.len(), 1, "{}", model["function"]);
-    let factors = terms[0]["factors"].as_array().unwrap();
-    assert_eq!(factors.len(), 1, "{}", model["function"]);
-    assert_eq!(factors[0]["parameter"], "n");
-    assert_eq!(factors[0]["exponent"], 1.0, "{}", model["function"]);
-    assert_eq!(factors[0]["log_exponent"], 0.0, "{}", model["function"]);
+    assert!(!terms.is_empty(), "{}", model["function"]);
+    for term in terms {
+        for factor in term["factors"].as_array().unwrap() {
+            assert_eq!(factor["parameter"], "n", "{}", model["function"]);
+        }
+    }
     assert!(model["adjusted_r2"].as_f64().unwrap() > 0.95, "{model:#}");
+    let at = |n: f64| eval_model(model, n);
+    let times = field["time"].as_array().unwrap();
+    for (t, n) in times.iter().zip(sizes) {
+        let (measured, predicted) = (t[0].as_f64().unwrap(), at(n as f64));
+        assert!(
+            (predicted - measured).abs() <= 0.1 * measured + 0.005,
+            "{} at n={n}: {predicted} against {measured}",
+            model["function"]
+        );
+    }
+    let doubling = at(32.0) / at(16.0);
+    assert!(
+        (1.7..=2.3).contains(&doubling),
+        "{} grows {doubling}x from 16 to 32",
+        model["function"]
+    );
     assert_eq!(field["grows"], true, "{field:#}");
     // coeffs' work does not depend on n: its time stays, its share shrinks.
     let coeffs = var("coeffs");
