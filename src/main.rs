@@ -44,6 +44,8 @@ enum Command {
     Analyze(analyze_args::AnalyzeArgs),
     /// Compiler launcher: compile unchanged, then add the unit's blame summaries to the static db.
     Cc(cmd_cc::CcArgs),
+    /// Always-on, low-rate profiling of every job on this node (run as root), and its control commands.
+    Daemon(cmd_daemon::DaemonArgs),
 }
 
 mod analyze_args;
@@ -51,6 +53,7 @@ mod analyzer;
 mod cmd_across;
 mod cmd_cc;
 mod cmd_check;
+mod cmd_daemon;
 mod cmd_export;
 mod cmd_post;
 mod cmd_record;
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Scaling(args) => cmd_across::run_scaling(args),
         Command::Analyze(_) => return analyzer::run_analyze(),
         Command::Cc(args) => return cmd_cc::run(args),
+        Command::Daemon(args) => cmd_daemon::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -92,6 +96,9 @@ fn main() -> ExitCode {
             let usage = matches!(
                 e.downcast_ref::<blame_sampler::RecordError>(),
                 Some(blame_sampler::RecordError::Usage(_))
+            ) || matches!(
+                e.downcast_ref::<blame_daemon::DaemonError>(),
+                Some(blame_daemon::DaemonError::Usage(_))
             );
             ExitCode::from(if usage { 2 } else { 1 })
         }

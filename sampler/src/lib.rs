@@ -14,6 +14,7 @@
 //! | `ptrace` | the ptrace fallback sampler |
 //! | `unwind` | framehop unwinding of copied stacks |
 //! | `recording` | process table and per-process stream files |
+//! | `sink` | what sampled records are fed to: one recording, or the daemon's per-job router |
 //! | `procfs` | /proc: command lines, MPI ranks, mappings |
 //! | `manifest` | the run's manifest.json |
 //! | `alloc_tracking` | `--track-allocations`: the preloaded allocation tracer |
@@ -28,6 +29,7 @@ pub mod ptrace;
 pub mod recording;
 pub mod records;
 mod session;
+pub mod sink;
 pub mod slurm;
 mod sys;
 pub mod unwind;

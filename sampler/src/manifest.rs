@@ -60,6 +60,11 @@ pub struct Manifest {
     /// limits allowed; absent for the ptrace sampler.
     #[serde(default)]
     pub ring_buffer_kib: Option<u64>,
+    /// Where static dbs are registered by build-id (`BLAME_DB_STORE` of
+    /// `blame cc`): `blame post` looks the run's executables up there when
+    /// no db is named. Set by `blame daemon`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_db_store: Option<PathBuf>,
 }
 
 impl Manifest {

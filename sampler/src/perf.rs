@@ -4,8 +4,9 @@
 //! unwound as they arrive.
 
 use crate::events::EventSpec;
-use crate::recording::{Recording, SampledStack};
+use crate::recording::SampledStack;
 use crate::records::{self, Layout, PerfRecord};
+use crate::sink::RecordSink;
 use crate::sys::{self, RingBuffer};
 use crate::{CallGraph, RecordError};
 use blame_formats::stream::Sampling;
@@ -23,6 +24,27 @@ pub struct PerfConfig<'a> {
     pub stack_size: u32,
     /// Sample data addresses with every event (memory events always have them).
     pub data_addresses: bool,
+}
+
+/// Whose threads the events count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope<'a> {
+    /// These threads and (inherited) every process and thread they start:
+    /// a launched command or an attached process.
+    Threads(&'a [u32]),
+    /// Every process on every CPU (`blame daemon`: root or
+    /// `perf_event_paranoid` <= 0).
+    SystemWide,
+}
+
+impl Scope<'_> {
+    /// The `pid` arguments of perf_event_open for this scope.
+    fn pids(&self) -> Vec<i32> {
+        match self {
+            Scope::Threads(tids) => tids.iter().map(|&t| t as i32).collect(),
+            Scope::SystemWide => vec![-1],
+        }
+    }
 }
 
 /// Why opening failed, for the caller to choose a fallback.
@@ -276,9 +298,11 @@ impl PerfSession {
     /// an attached process). Launched commands start counting at exec.
     pub fn open(
         cfg: &PerfConfig,
-        tids: &[u32],
+        scope: Scope,
         enable_on_exec: bool,
     ) -> Result<PerfSession, OpenFailure> {
+        let pids = scope.pids();
+        let tids = &pids[..];
         let plan = plan_rings(
             cfg.call_graph,
             cfg.stack_size,
@@ -310,7 +334,7 @@ impl PerfSession {
 
     fn open_sized(
         cfg: &PerfConfig,
-        tids: &[u32],
+        tids: &[i32],
         enable_on_exec: bool,
         data_pages: usize,
     ) -> Result<PerfSession, OpenFailure> {
@@ -343,7 +367,7 @@ impl PerfSession {
 
     fn open_with(
         cfg: &PerfConfig,
-        tids: &[u32],
+        tids: &[i32],
         enable_on_exec: bool,
         with_build_id: bool,
         exclude_kernel: bool,
@@ -358,7 +382,7 @@ impl PerfSession {
             for &tid in tids {
                 for (index, event) in cfg.events.iter().enumerate() {
                     let is_leader = leader.is_none();
-                    let (attr, l) = attr_for(
+                    let (mut attr, l) = attr_for(
                         event,
                         cfg,
                         is_leader,
@@ -366,8 +390,10 @@ impl PerfSession {
                         with_build_id,
                         exclude_kernel,
                     );
+                    // A CPU-wide event sees every task already: nothing to inherit.
+                    attr.set_inherit((tid != -1) as u64);
                     layout = Some(l);
-                    let fd = match sys::perf_event_open(&attr, tid as i32, cpu) {
+                    let fd = match sys::perf_event_open(&attr, tid, cpu) {
                         Ok(fd) => fd,
                         // A CPU that is offline has no events to open.
                         Err(e) if e.raw_os_error() == Some(libc::ENODEV) && cpu > 0 => break,
@@ -454,7 +480,7 @@ impl PerfSession {
 
     /// Reads every ring buffer, merges the records by time and feeds them
     /// to `rec`. Returns how many records were read.
-    pub fn drain(&mut self, rec: &mut Recording) -> usize {
+    pub fn drain(&mut self, rec: &mut impl RecordSink) -> usize {
         self.buf.clear();
         self.offsets.clear();
         let mut ring_of = Vec::new();
@@ -508,7 +534,7 @@ impl PerfSession {
                     }
                 }
                 PerfRecord::Fork { pid, ppid, tid, .. } => rec.fork(pid, ppid, tid),
-                PerfRecord::Exit { pid, tid, time } => rec.exit(pid, tid, None, time),
+                PerfRecord::Exit { pid, tid, time } => rec.exit(pid, tid, time),
                 PerfRecord::Lost { count, .. } => {
                     rec.lost(last_pid_of_ring.get(&ring).copied(), count)
                 }
@@ -518,7 +544,7 @@ impl PerfSession {
         n
     }
 
-    fn sample(&self, rec: &mut Recording, s: &records::RawSample) {
+    fn sample(&self, rec: &mut impl RecordSink, s: &records::RawSample) {
         let event = self.event_of_id.get(&s.id).copied().unwrap_or(0);
         let kernel: &[u64] = if self.kernel { &s.kernel_chain } else { &[] };
         let frames: Vec<u64>;

@@ -5,7 +5,7 @@
 
 use crate::events::{parse_events, EventSpec};
 use crate::manifest::{EventEntry, Manifest};
-use crate::perf::{OpenFailure, PerfConfig, PerfSession};
+use crate::perf::{OpenFailure, PerfConfig, PerfSession, Scope};
 use crate::ptrace::PtraceSampler;
 use crate::recording::Recording;
 use crate::{procfs, sys, CallGraph, RecordError};
@@ -283,7 +283,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                 stack_size: opts.stack_size,
                 data_addresses: opts.data_addresses,
             };
-            match PerfSession::open(&cfg, &tids, !attach) {
+            match PerfSession::open(&cfg, Scope::Threads(&tids), !attach) {
                 Ok(s) => {
                     let page_kb = sys::page_size() / 1024;
                     if s.ring_pages < s.plan.wanted {
@@ -532,6 +532,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         notices,
         cache: procfs::l1_data_cache(),
         ring_buffer_kib: ring_kib,
+        static_db_store: None,
     };
     let manifest_path = manifest
         .write(&opts.output, rank)

@@ -1,0 +1,289 @@
+//! The control socket: one JSON request per connection, one JSON reply.
+//! The socket is created 0600 (root only) or 0660 for `socket_group`,
+//! and each peer's credentials are checked again on accept.
+
+use crate::DaemonError;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "request", rename_all = "kebab-case")]
+pub enum Request {
+    Status,
+    /// Write every buffered sample and manifest now.
+    Flush,
+    Stop,
+    /// A Slurm prolog: job `job` starts.
+    JobBegin {
+        job: String,
+    },
+    /// A Slurm epilog: job `job` ended (its steps end now).
+    JobEnd {
+        job: String,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "reply", rename_all = "kebab-case")]
+pub enum Reply {
+    Status(Status),
+    Done { message: String },
+    Error { message: String },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Status {
+    pub pid: u32,
+    pub uptime_s: f64,
+    pub rate_hz: u64,
+    pub event: String,
+    pub cpus: u64,
+    pub samples: u64,
+    /// Samples of processes the configuration leaves out.
+    pub excluded_samples: u64,
+    pub lost: u64,
+    pub daemon_cpu_seconds: f64,
+    /// The daemon's CPU time over its run time, in % of one CPU.
+    pub daemon_cpu_percent: f64,
+    pub rss_kib: u64,
+    pub disk_bytes: u64,
+    pub total_cap_bytes: u64,
+    pub dir: PathBuf,
+    pub jobs: Vec<JobStatus>,
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct JobStatus {
+    pub name: String,
+    pub user: String,
+    pub state: String,
+    pub processes: u64,
+    pub samples: u64,
+    pub dropped: u64,
+    pub bytes: u64,
+    pub missed_while_down: u64,
+    pub dir: PathBuf,
+}
+
+pub struct Server {
+    listener: UnixListener,
+    path: PathBuf,
+    group: Option<u32>,
+}
+
+impl Server {
+    /// Binds the socket; refuses when a daemon answers on it already.
+    pub fn bind(path: &Path, group: Option<&str>) -> Result<Server, DaemonError> {
+        let err = |message: String| DaemonError::Control {
+            path: path.to_path_buf(),
+            message,
+        };
+        let gid = match group {
+            Some(name) => Some(
+                nix::unistd::Group::from_name(name)
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| err(format!("socket_group {name:?}: no such group")))?
+                    .gid
+                    .as_raw(),
+            ),
+            None => None,
+        };
+        if let Some(parent) = path.parent() {
+            if !parent.exists() {
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o755)
+                    .create(parent)
+                    .map_err(|e| err(e.to_string()))?;
+            }
+        }
+        if let Ok(meta) = path.symlink_metadata() {
+            if !meta.file_type().is_socket() {
+                return Err(err("exists and is not a socket; not removed".into()));
+            }
+            if UnixStream::connect(path).is_ok() {
+                return Err(err("another blame daemon answers on it".into()));
+            }
+            std::fs::remove_file(path).map_err(|e| err(e.to_string()))?;
+        }
+        // Nobody may connect between bind and chmod.
+        let old = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o177));
+        let bound = UnixListener::bind(path);
+        nix::sys::stat::umask(old);
+        let listener = bound.map_err(|e| err(e.to_string()))?;
+        if let Some(gid) = gid {
+            std::os::unix::fs::lchown(path, None, Some(gid)).map_err(|e| err(e.to_string()))?;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))
+                .map_err(|e| err(e.to_string()))?;
+        }
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| err(e.to_string()))?;
+        Ok(Server {
+            listener,
+            path: path.to_path_buf(),
+            group: gid,
+        })
+    }
+
+    /// The requests waiting now, each with its connection to reply on.
+    pub fn poll(&self) -> Vec<(UnixStream, Result<Request, String>)> {
+        let mut out = Vec::new();
+        while let Ok((stream, _)) = self.listener.accept() {
+            if !self.allowed(&stream) {
+                let mut s = stream;
+                let _ = reply(
+                    &mut s,
+                    &Reply::Error {
+                        message: "not allowed: the blame daemon's socket is root's".into(),
+                    },
+                );
+                continue;
+            }
+            let _ = stream.set_nonblocking(false);
+            let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+            let mut line = String::new();
+            let r = BufReader::new(&stream).read_line(&mut line);
+            let req = match r {
+                Ok(_) => serde_json::from_str(line.trim()).map_err(|e| format!("bad request: {e}")),
+                Err(e) => Err(format!("reading the request: {e}")),
+            };
+            out.push((stream, req));
+        }
+        out
+    }
+
+    fn allowed(&self, stream: &UnixStream) -> bool {
+        use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
+        match getsockopt(stream, PeerCredentials) {
+            Ok(c) => {
+                c.uid() == 0
+                    || self
+                        .group
+                        .is_some_and(|g| c.gid() == g || user_in_group(c.uid(), g))
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+fn user_in_group(uid: u32, gid: u32) -> bool {
+    let Some(user) = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
+        .ok()
+        .flatten()
+    else {
+        return false;
+    };
+    let Ok(Some(group)) = nix::unistd::Group::from_gid(nix::unistd::Gid::from_raw(gid)) else {
+        return false;
+    };
+    user.gid.as_raw() == gid || group.mem.iter().any(|m| *m == user.name)
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+pub fn reply(stream: &mut UnixStream, r: &Reply) -> std::io::Result<()> {
+    let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
+    let mut json = serde_json::to_vec(r).map_err(std::io::Error::other)?;
+    json.push(b'\n');
+    stream.write_all(&json)
+}
+
+/// The client side: sends `req` to the daemon at `socket`, waits for its reply.
+pub fn request(socket: &Path, req: &Request, timeout: Duration) -> Result<Reply, DaemonError> {
+    let err = |message: String| DaemonError::Control {
+        path: socket.to_path_buf(),
+        message,
+    };
+    let mut stream = UnixStream::connect(socket).map_err(|e| {
+        err(match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
+                format!("no blame daemon runs ({e})")
+            }
+            std::io::ErrorKind::PermissionDenied => {
+                format!("{e}: the daemon's socket is root's (or its socket_group's)")
+            }
+            _ => e.to_string(),
+        })
+    })?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .map_err(|e| err(e.to_string()))?;
+    let mut json = serde_json::to_vec(req).map_err(|e| err(e.to_string()))?;
+    json.push(b'\n');
+    stream.write_all(&json).map_err(|e| err(e.to_string()))?;
+    let mut line = String::new();
+    BufReader::new(&stream)
+        .read_line(&mut line)
+        .map_err(|e| err(format!("no reply: {e}")))?;
+    serde_json::from_str(line.trim()).map_err(|e| err(format!("bad reply: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_and_replies_travel_as_one_json_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.sock");
+        let server = Server::bind(&path, None).unwrap();
+        let mode = path.symlink_metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // A second daemon on the same socket is refused.
+        let e = Server::bind(&path, None).err().unwrap().to_string();
+        assert!(e.contains("another blame daemon"), "{e}");
+        let client = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                request(
+                    &path,
+                    &Request::JobEnd { job: "42".into() },
+                    Duration::from_secs(5),
+                )
+            }
+        });
+        let mut got = Vec::new();
+        for _ in 0..200 {
+            got = server.poll();
+            if !got.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let (mut stream, req) = got.pop().unwrap();
+        assert_eq!(req.unwrap(), Request::JobEnd { job: "42".into() });
+        reply(
+            &mut stream,
+            &Reply::Done {
+                message: "ok".into(),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            client.join().unwrap().unwrap(),
+            Reply::Done {
+                message: "ok".into()
+            }
+        );
+        drop(server);
+        assert!(
+            !path.exists(),
+            "the socket is removed when the daemon stops"
+        );
+        let e = request(&path, &Request::Status, Duration::from_secs(1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no blame daemon runs"), "{e}");
+    }
+}

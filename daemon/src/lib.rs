@@ -1,0 +1,59 @@
+//! `blame daemon`: the always-on form of the first stage of the pipeline.
+//! One privileged process per node samples every process on every CPU at
+//! a low rate (system-wide perf events of `blame_sampler`, stacks unwound
+//! online as `blame record` does), groups processes into jobs (a Slurm job
+//! step, else a cgroup, else a login session) and writes each job an
+//! ordinary run directory, owned by the job's user, that `blame post`,
+//! `report`, `export` and `diff` read unchanged.
+//!
+//! | module | job |
+//! |---|---|
+//! | `config` | the daemon's settings (TOML file, command-line overrides), include/exclude lists |
+//! | `job` | which job a process belongs to (Slurm job/step, cgroup, session) and its user, from /proc |
+//! | `job_dir` | run directories under the daemon's directory: created by root, owned by the job's user (0700), never through a symlink; files created with the user's file-system identity |
+//! | `router` | the [`blame_sampler::sink::RecordSink`] that hands each process's records to its job's recording; job ends, disk caps and rotation, per-job manifests |
+//! | `restart` | what a restarted daemon learns from the state the previous one saved: the CPU time each job's processes used while no daemon sampled them |
+//! | `post_queue` | `blame post` of ended jobs, as their user, one at a time, rate-limited |
+//! | `control` | the control socket (`status`, `flush`, `stop`, job marks from a Slurm prolog/epilog) and its client |
+//! | `run` | the daemon's main loop |
+
+pub mod config;
+pub mod control;
+pub mod job;
+pub mod job_dir;
+pub mod post_queue;
+pub mod restart;
+pub mod router;
+pub mod run;
+
+pub use config::Config;
+pub use run::run;
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum DaemonError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{path}: {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("configuration {path}: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error("sampling every CPU: {0}")]
+    Sampler(String),
+    #[error("control socket {path}: {message}")]
+    Control { path: PathBuf, message: String },
+}
+
+impl DaemonError {
+    pub fn io(path: impl Into<PathBuf>, error: std::io::Error) -> DaemonError {
+        DaemonError::Io {
+            path: path.into(),
+            error,
+        }
+    }
+}
