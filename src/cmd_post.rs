@@ -331,11 +331,24 @@ fn requested_db(explicit: &Option<PathBuf>) -> Option<PathBuf> {
         .or_else(|| std::env::var_os("BLAME_DB").map(PathBuf::from))
 }
 
-fn static_db_path(explicit: &Option<PathBuf>) -> Option<PathBuf> {
-    requested_db(explicit).or_else(|| {
-        Some(PathBuf::from(blame_formats::static_db::DEFAULT_PATH))
-            .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
-    })
+/// The static db to use: `--static`, else `$BLAME_DB`, else the db the
+/// recorder found for the run's executables (`blame daemon`, by build-id in
+/// `$BLAME_DB_STORE`), else `.blame/static.db` when there is one.
+fn static_db_path(explicit: &Option<PathBuf>, run_dir: Option<&Path>) -> Option<PathBuf> {
+    requested_db(explicit)
+        .or_else(|| run_dir.and_then(db_of_manifest))
+        .or_else(|| {
+            Some(PathBuf::from(blame_formats::static_db::DEFAULT_PATH))
+                .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
+        })
+}
+
+/// The static db a run's manifest names (set by `blame daemon`), if it is still there.
+fn db_of_manifest(dir: &Path) -> Option<PathBuf> {
+    blame_sampler::manifest::Manifest::read(&dir.join("manifest.json"))
+        .ok()?
+        .static_db
+        .filter(|p| p.is_file())
 }
 
 fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
@@ -474,7 +487,11 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         Some(s) => ShardSpec::parse(s)?,
         None => from_env(false)?,
     };
-    let out = compute(&args.input, static_db_path(&args.input.static_db), shard)?;
+    let out = compute(
+        &args.input,
+        static_db_path(&args.input.static_db, args.input.run_dir.as_deref()),
+        shard,
+    )?;
     let results = out.results;
     let t = out.times;
     eprintln!(
@@ -607,7 +624,12 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
 /// `--memory-event`...) give a temporary result and leave the cache alone.
 pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
     let Some(dir) = &input.run_dir else {
-        return Ok(compute(input, static_db_path(&input.static_db), ShardSpec::WHOLE)?.results);
+        return Ok(compute(
+            input,
+            static_db_path(&input.static_db, None),
+            ShardSpec::WHOLE,
+        )?
+        .results);
     };
     let stored_path = dir.join(RESULTS_FILE);
     let stored = match stored_path.exists().then(|| Results::read(&stored_path)) {
@@ -632,7 +654,7 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
                 .map(|d| PathBuf::from(&d.path))
                 .filter(|p| p.exists())
         })
-        .or_else(|| static_db_path(&None));
+        .or_else(|| static_db_path(&None, Some(dir)));
     let mut stale = Vec::new();
     if let Some(results) = stored {
         match &stored_prov {

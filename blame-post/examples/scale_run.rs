@@ -341,7 +341,7 @@ fn main() {
         notices: vec![],
         cache: None,
         ring_buffer_kib: None,
-        static_db_store: None,
+        static_db: None,
     };
     manifest.write(&out, None).expect("manifest");
     println!(

@@ -151,6 +151,8 @@ impl Server {
             let mut line = String::new();
             let r = BufReader::new(&stream).read_line(&mut line);
             let req = match r {
+                // A probe (another daemon checking whether this one answers).
+                Ok(0) => continue,
                 Ok(_) => serde_json::from_str(line.trim()).map_err(|e| format!("bad request: {e}")),
                 Err(e) => Err(format!("reading the request: {e}")),
             };
@@ -183,7 +185,7 @@ fn user_in_group(uid: u32, gid: u32) -> bool {
     let Ok(Some(group)) = nix::unistd::Group::from_gid(nix::unistd::Gid::from_raw(gid)) else {
         return false;
     };
-    user.gid.as_raw() == gid || group.mem.iter().any(|m| *m == user.name)
+    user.gid.as_raw() == gid || group.mem.contains(&user.name)
 }
 
 impl Drop for Server {

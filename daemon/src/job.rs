@@ -210,14 +210,14 @@ impl ProcessIdentity {
     /// Whether the configuration lets this process be sampled.
     pub fn included(&self, cfg: &Config) -> bool {
         let user = user_name(self.uid);
-        let user_listed = cfg.include_users.iter().any(|u| *u == user);
+        let user_listed = cfg.include_users.contains(&user);
         if !cfg.include_users.is_empty() && !user_listed {
             return false;
         }
         if !user_listed && self.uid < cfg.min_uid {
             return false;
         }
-        if cfg.exclude_users.iter().any(|u| *u == user) {
+        if cfg.exclude_users.contains(&user) {
             return false;
         }
         let command = |patterns: &[String]| {

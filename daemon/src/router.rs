@@ -72,6 +72,8 @@ pub struct JobRun {
     over_cap: Option<u64>,
     gaps: Vec<Gap>,
     lost_before: u64,
+    /// The static db of the job's executables, from the store.
+    db: Option<PathBuf>,
 }
 
 /// An ended job's run directory, for rotation and status.
@@ -98,6 +100,9 @@ pub struct Router {
     posts: PostQueue,
     /// Slurm jobs an epilog marked ended (their processes may linger).
     ended_marks: HashMap<String, Instant>,
+    /// Build-ids of executables seen (for the db store), by (device,
+    /// inode, modification time): a rebuild at the same path is another file.
+    build_ids: HashMap<(u64, u64, i64), Option<Vec<u8>>>,
     pub samples: u64,
     pub excluded_samples: u64,
     pub unattributed_lost: u64,
@@ -133,6 +138,7 @@ impl Router {
             ended: Vec::new(),
             posts,
             ended_marks: HashMap::new(),
+            build_ids: HashMap::new(),
             samples: 0,
             excluded_samples: 0,
             unattributed_lost: 0,
@@ -188,8 +194,11 @@ impl Router {
             let (gap, alive) = restart::gap_of(&job, saved.saved_unix_ns, now, self.cfg.rate_hz);
             let dir = self.cfg.dir.join(&job.name);
             // The previous daemon's description of the job, to add the gap to.
-            let mut info = read_info(&dir);
             if alive.is_empty() {
+                let mut info = {
+                    let _fs = AsUser::new(job.key.uid, job.gid);
+                    read_info(&dir)
+                };
                 if let Some(info) = &mut info {
                     info.gaps.push(gap);
                     if info.state == "running" {
@@ -200,17 +209,13 @@ impl Router {
                 }
                 continue;
             }
-            let Some(run) = self.open_job(&job.key, job.gid, Vec::new()) else {
+            let command = procfs::cmdline(alive[0].pid).unwrap_or_default();
+            let db = self.db_of(alive[0].pid, job.key.uid, job.gid);
+            let Some(run) = self.open_job(&job.key, job.gid, command) else {
                 continue;
             };
-            run.started_unix_ns = job.started_unix_ns;
-            if let Some(info) = info {
-                run.gaps = info.gaps;
-                run.samples = info.samples;
-                run.dropped = info.dropped_samples;
-                run.lost_before = info.lost;
-            }
             run.gaps.push(gap);
+            run.db = db;
             for p in &alive {
                 run.pids.insert(p.pid, p.start_ticks);
             }
@@ -243,6 +248,11 @@ impl Router {
             ];
             let mut rec = Recording::new(&dir, self.descs.clone(), &self.call_graph, extra);
             rec.stack_copy_size = self.stack_copy_size;
+            // A job an earlier daemon recorded goes on: its counts and gaps too.
+            let before = {
+                let _fs = AsUser::new(key.uid, gid);
+                read_info(&dir)
+            };
             self.jobs.insert(
                 key.clone(),
                 JobRun {
@@ -262,8 +272,16 @@ impl Router {
                     over_cap: None,
                     gaps: Vec::new(),
                     lost_before: 0,
+                    db: None,
                 },
             );
+            if let (Some(info), Some(run)) = (before, self.jobs.get_mut(key)) {
+                run.started_unix_ns = info.started_unix_ns;
+                run.gaps = info.gaps;
+                run.samples = info.samples;
+                run.dropped = info.dropped_samples;
+                run.lost_before = info.lost;
+            }
         }
         self.jobs.get_mut(key)
     }
@@ -284,14 +302,40 @@ impl Router {
         }
         let command = procfs::cmdline(pid).unwrap_or_default();
         let start = restart::process_ticks(pid).map(|t| t.0).unwrap_or(0);
+        let db = self.db_of(pid, key.uid, id.gid);
         match self.open_job(&key, id.gid, command) {
             Some(run) => {
                 run.pids.insert(pid, start);
                 run.idle_since = None;
+                if run.db.is_none() {
+                    run.db = db;
+                }
                 Slot::Job(key)
             }
             None => Slot::Excluded,
         }
+    }
+
+    /// The static db registered in the store for `pid`'s executable (read
+    /// with the user's file-system identity).
+    fn db_of(&mut self, pid: u32, uid: u32, gid: u32) -> Option<PathBuf> {
+        let store = self.cfg.static_db_store.clone()?;
+        use std::os::unix::fs::MetadataExt;
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+        let meta = {
+            let _fs = AsUser::new(uid, gid);
+            std::fs::metadata(&exe).ok()?
+        };
+        let id = self
+            .build_ids
+            .entry((meta.dev(), meta.ino(), meta.mtime()))
+            .or_insert_with(|| {
+                let _fs = AsUser::new(uid, gid);
+                blame_sampler::unwind::build_id_of(&exe)
+            })
+            .clone()?;
+        let _fs = AsUser::new(uid, gid);
+        blame_formats::db_store::lookup(&store, &id)
     }
 
     fn slot(&mut self, pid: u32) -> Slot {
@@ -557,7 +601,7 @@ impl Router {
             notices,
             cache: procfs::l1_data_cache(),
             ring_buffer_kib: self.ring_buffer_kib,
-            static_db_store: self.cfg.static_db_store.clone(),
+            static_db: run.db.clone(),
         };
         let info = JobInfo {
             job: run.key.kind.to_string(),

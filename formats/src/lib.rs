@@ -15,6 +15,7 @@
 pub mod alloc_log;
 pub mod analysis_queue;
 pub mod container;
+pub mod db_store;
 pub mod error;
 pub mod files;
 pub mod jsonl;

@@ -60,11 +60,11 @@ pub struct Manifest {
     /// limits allowed; absent for the ptrace sampler.
     #[serde(default)]
     pub ring_buffer_kib: Option<u64>,
-    /// Where static dbs are registered by build-id (`BLAME_DB_STORE` of
-    /// `blame cc`): `blame post` looks the run's executables up there when
-    /// no db is named. Set by `blame daemon`.
+    /// The static db of the run's executables, found by their build-id in
+    /// the store `blame cc` registers them in (`$BLAME_DB_STORE`); `blame
+    /// post` uses it when no db is named. Set by `blame daemon`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub static_db_store: Option<PathBuf>,
+    pub static_db: Option<PathBuf>,
 }
 
 impl Manifest {

@@ -532,7 +532,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         notices,
         cache: procfs::l1_data_cache(),
         ring_buffer_kib: ring_kib,
-        static_db_store: None,
+        static_db: None,
     };
     let manifest_path = manifest
         .write(&opts.output, rank)

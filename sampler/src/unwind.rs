@@ -39,6 +39,14 @@ pub struct ObjectInfo {
     sections: ExplicitModuleSectionInfo<SectionBytes>,
 }
 
+/// The GNU build-id of an object file (`None`: unreadable, not an object, or none).
+pub fn build_id_of(path: &Path) -> Option<Vec<u8>> {
+    let file = std::fs::File::open(path).ok()?;
+    let map = crate::sys::map_readonly(&file).ok()?;
+    let obj = object::File::parse(&map[..]).ok()?;
+    obj.build_id().ok().flatten().map(<[u8]>::to_vec)
+}
+
 impl ObjectInfo {
     fn open(path: &Path) -> Option<ObjectInfo> {
         let file = std::fs::File::open(path).ok()?;

@@ -94,6 +94,36 @@ impl CompileCommand {
             .any(|a| a == "-E" || a == "-M" || a == "-MM")
     }
 
+    /// Links an executable or shared object (no `-c`, `-S`, `-E`,
+    /// `-fsyntax-only`, `-M`, `-MM`).
+    pub fn links(&self) -> bool {
+        !self.args[1..].iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "-c" | "-S" | "-E" | "-fsyntax-only" | "-M" | "-MM" | "-emit-llvm"
+            )
+        })
+    }
+
+    /// The file it writes: `-o FILE` (or `-oFILE`), else `a.out`.
+    pub fn output(&self) -> &str {
+        let mut out = "a.out";
+        let mut i = 1;
+        while i < self.args.len() {
+            let a = &self.args[i];
+            if a == "-o" && i + 1 < self.args.len() {
+                out = &self.args[i + 1];
+                i += 2;
+                continue;
+            }
+            if let Some(rest) = a.strip_prefix("-o").filter(|r| !r.is_empty()) {
+                out = rest;
+            }
+            i += 1;
+        }
+        out
+    }
+
     /// Can the compile itself hand over the analysis bitcode (the capture
     /// plugin in clang 19)? One unit (the plugin writes one file), its
     /// optimization pipeline run (no `-E`, `-fsyntax-only`), debug info for

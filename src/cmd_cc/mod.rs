@@ -135,6 +135,28 @@ fn leading_flags(cmd: &CompileCommand) -> Vec<String> {
     out
 }
 
+/// After a successful link, with `$BLAME_DB_STORE` set: registers `db` under
+/// the linked binary's build-id, so `blame daemon` runs of it find their db.
+fn register_in_store(cmd: &CompileCommand, db: &Path) {
+    let Some(store) = std::env::var_os(blame_formats::db_store::STORE_VAR) else {
+        return;
+    };
+    if !cmd.links() {
+        return;
+    }
+    let binary = Path::new(cmd.output());
+    let registered = blame_sampler::unwind::build_id_of(binary)
+        .ok_or_else(|| std::io::Error::other("no build-id (link with --build-id)"))
+        .and_then(|id| blame_formats::db_store::register(Path::new(&store), &id, db, binary));
+    if let Err(e) = registered {
+        eprintln!(
+            "blame cc: warning: {} not registered in {}: {e}",
+            binary.display(),
+            Path::new(&store).display()
+        );
+    }
+}
+
 pub fn run(args: CcArgs) -> ExitCode {
     if args.wait {
         wait_for_analysis(&db_path(), "blame cc");
@@ -143,9 +165,15 @@ pub fn run(args: CcArgs) -> ExitCode {
     let user = CompileCommand::new(args.command);
     let sources: Vec<String> = user.sources().into_iter().map(str::to_string).collect();
     if sources.is_empty() || user.preprocess_only() {
-        // Links, preprocessing: nothing of ours to do.
+        // Links, preprocessing: nothing to analyze; a link registers the db
+        // by the binary's build-id when $BLAME_DB_STORE says where.
         return match run_inherited(&user.args) {
-            Ok(s) => exit_code(s),
+            Ok(s) => {
+                if s.success() {
+                    register_in_store(&user, &db_path());
+                }
+                exit_code(s)
+            }
             Err(code) => code,
         };
     }
@@ -203,6 +231,7 @@ pub fn run(args: CcArgs) -> ExitCode {
             }
         }
     }
+    register_in_store(&cmd, &db);
     if queued > 0 {
         if std::env::var("BLAME_CC_SYNC").as_deref() == Ok("1") {
             wait_for_analysis(&db, "blame cc");

@@ -1,0 +1,429 @@
+//! `blame daemon` end to end, as root: two "jobs" of two users, each in a
+//! cgroup the test makes (or its own session where cgroups cannot be made),
+//! built through `blame cc` with `$BLAME_DB_STORE`, sampled by the daemon
+//! with no user action; each job's run directory belongs to its user (0700),
+//! holds only that job's processes, and posts to that program's variables
+//! with the db the daemon found by build-id. A second test kills the daemon
+//! with SIGKILL mid-job, starts it again, and checks that the job's run kept
+//! what was flushed and counts the samples missed while no daemon ran.
+
+mod e2e_support;
+use e2e_support::*;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `name` as a system user (made with `useradd` when missing): (uid, gid).
+fn user(name: &str) -> (u32, u32) {
+    let id = |flag: &str| -> Option<u32> {
+        let out = Command::new("id").args([flag, name]).output().ok()?;
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    };
+    if id("-u").is_none() {
+        let _ = Command::new("useradd")
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+            ])
+            .arg(name)
+            .output();
+    }
+    (
+        id("-u").unwrap_or_else(|| panic!("useradd {name}")),
+        id("-g").unwrap(),
+    )
+}
+
+/// Where a new cgroup can be made: the cgroup v2 mount, else systemd's v1
+/// hierarchy; `None` when neither is writable (then jobs are sessions).
+fn cgroup_root() -> Option<PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut v2 = None;
+    let mut systemd = None;
+    for line in mounts.lines() {
+        let (left, right) = line.split_once(" - ")?;
+        let point = left.split_whitespace().nth(4)?;
+        let mut r = right.split_whitespace();
+        let fstype = r.next()?;
+        let opts = r.nth(1).unwrap_or("");
+        if fstype == "cgroup2" {
+            v2.get_or_insert(PathBuf::from(point));
+        } else if fstype == "cgroup" && opts.contains("name=systemd") {
+            systemd.get_or_insert(PathBuf::from(point));
+        }
+    }
+    [v2, systemd].into_iter().flatten().find(|root| {
+        let probe = root.join(format!("blame-probe-{}", std::process::id()));
+        let ok = std::fs::create_dir(&probe).is_ok();
+        let _ = std::fs::remove_dir(&probe);
+        ok
+    })
+}
+
+struct Cgroup(Option<PathBuf>);
+
+impl Cgroup {
+    fn new(root: &Option<PathBuf>, name: &str) -> Cgroup {
+        Cgroup(root.as_ref().map(|r| {
+            let p = r.join(format!("{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&p).unwrap();
+            p
+        }))
+    }
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            for _ in 0..50 {
+                if std::fs::remove_dir(p).is_ok() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+/// Runs `argv` as `user` in `cgroup` (or a new session), without waiting.
+fn spawn_job(cgroup: &Cgroup, user: &str, argv: &[&Path], args: &[&str]) -> Child {
+    let enter = match &cgroup.0 {
+        Some(cg) => format!("echo $$ > {}/cgroup.procs && ", cg.display()),
+        None => String::new(),
+    };
+    let mut script = format!("{enter}exec setpriv --reuid={user} --regid={user} --clear-groups");
+    for a in argv {
+        script.push_str(&format!(" '{}'", a.display()));
+    }
+    for a in args {
+        script.push_str(&format!(" '{a}'"));
+    }
+    Command::new("setsid")
+        .args(["sh", "-c", &script])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// A test directory every user may enter (binaries and dbs are read by the jobs' users).
+fn open_dir() -> tempfile::TempDir {
+    let d = tempfile::Builder::new()
+        .prefix("blame-daemon-test")
+        .tempdir()
+        .unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    d
+}
+
+/// `src` built through `blame cc` (its own db, registered in `store`).
+fn build(dir: &Path, src: &str, store: &Path) -> PathBuf {
+    let out = dir.join(src.trim_end_matches(".c"));
+    let db = dir.join(format!("{src}.db"));
+    run_ok(
+        blame()
+            .env("BLAME_DB", &db)
+            .env("BLAME_DB_STORE", store)
+            .env("BLAME_CC_SYNC", "1")
+            .args(["cc", "--", "clang-19", "-O2", "-g"])
+            .arg(program(src))
+            .arg("-o")
+            .arg(&out),
+    );
+    for f in [&out, &db] {
+        let mode = if f == &out { 0o755 } else { 0o644 };
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    out
+}
+
+struct Daemon {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Daemon {
+    fn start(config: &Path, socket: &Path) -> Daemon {
+        let child = Command::new(env!("CARGO_BIN_EXE_blame"))
+            .args(["daemon", "run", "--config"])
+            .arg(config)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !socket.exists() {
+            assert!(Instant::now() < deadline, "the daemon did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Daemon {
+            child,
+            socket: socket.to_path_buf(),
+        }
+    }
+
+    fn ask(&self, what: &str) -> serde_json::Value {
+        let out = run_ok(
+            blame()
+                .args(["daemon", what, "--json", "--socket"])
+                .arg(&self.socket),
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn stop(mut self) -> String {
+        self.ask("stop");
+        let out = std::mem::replace(&mut self.child, Command::new("true").spawn().unwrap())
+            .wait_with_output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn config(dir: &Path, users: &[&str], extra: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let runs = dir.join("runs");
+    let socket = dir.join("daemon.sock");
+    let store = dir.join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let path = dir.join("daemon.toml");
+    let users: Vec<String> = users.iter().map(|u| format!("{u:?}")).collect();
+    std::fs::write(
+        &path,
+        format!(
+            "dir = {:?}\nsocket = {:?}\nstatic_db_store = {:?}\nrate_hz = 499\ninclude_users = [{}]\njob_end_after_s = 1\nflush_interval_s = 1\n{extra}",
+            runs, socket, store, users.join(", ")
+        ),
+    )
+    .unwrap();
+    (path, runs, socket)
+}
+
+/// The job run directories under `runs` whose name starts with `user.`.
+fn runs_of(runs: &Path, user: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(runs)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("{user}."))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// `blame post` then `blame report --format json` of `run`, as `user`, naming no db.
+fn post_as(user: &str, run: &Path) -> serde_json::Value {
+    let as_user = |args: &[&str]| {
+        let mut c = Command::new("setpriv");
+        c.args([
+            &format!("--reuid={user}"),
+            &format!("--regid={user}"),
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_blame"),
+        ])
+        .args(args)
+        .arg(run)
+        .current_dir(run);
+        run_ok(&mut c)
+    };
+    as_user(&["post"]);
+    let out = as_user(&["report", "--format", "json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn ended_jobs(status: &serde_json::Value) -> usize {
+    status["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["state"] == "ended")
+        .count()
+}
+
+#[test]
+fn two_users_jobs_get_their_own_runs_with_their_own_variables() {
+    if !sampling_allowed() || unprivileged_user().is_none() {
+        return;
+    }
+    let (ua, ub) = ("blame-dmn-a", "blame-dmn-b");
+    let (uid_a, _) = user(ua);
+    let (uid_b, _) = user(ub);
+    let dir = open_dir();
+    let (cfg, runs, socket) = config(dir.path(), &[ua, ub], "");
+    let store = dir.path().join("store");
+    let scaling = build(dir.path(), "scaling.c", &store);
+    let hot = build(dir.path(), "hot.c", &store);
+    let root = cgroup_root();
+    let (cg_a, cg_b) = (
+        Cgroup::new(&root, "blame-job-a"),
+        Cgroup::new(&root, "blame-job-b"),
+    );
+
+    let daemon = Daemon::start(&cfg, &socket);
+    let mut a = spawn_job(&cg_a, ua, &[&scaling], &["16"]);
+    let mut b = spawn_job(&cg_b, ub, &[&hot], &[]);
+    assert!(a.wait().unwrap().success());
+    assert!(b.wait().unwrap().success());
+    wait_for("both jobs to end", 60, || {
+        ended_jobs(&daemon.ask("status")) >= 2
+    });
+    let status = daemon.ask("status");
+    assert!(status["samples"].as_u64().unwrap() > 0, "{status:#}");
+    daemon.stop();
+
+    for (user, uid) in [(ua, uid_a), (ub, uid_b)] {
+        let dirs = runs_of(&runs, user);
+        assert_eq!(dirs.len(), 1, "one job of {user}: {dirs:?}");
+        let meta = dirs[0].symlink_metadata().unwrap();
+        assert_eq!(
+            (meta.uid(), meta.mode() & 0o777),
+            (uid, 0o700),
+            "{user}'s run"
+        );
+        for f in std::fs::read_dir(&dirs[0]).unwrap() {
+            let f = f.unwrap().path();
+            assert_eq!(f.symlink_metadata().unwrap().uid(), uid, "{}", f.display());
+        }
+        let info: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dirs[0].join("daemon.json")).unwrap()).unwrap();
+        assert_eq!(info["state"], "ended");
+        assert_eq!(info["user"], user);
+        let kind = if root.is_some() { "cg-" } else { "session-" };
+        assert!(info["job"].as_str().unwrap().starts_with(kind), "{info:#}");
+    }
+    // The other user cannot read a run.
+    let peek = Command::new("setpriv")
+        .args([
+            &format!("--reuid={ub}"),
+            &format!("--regid={ub}"),
+            "--clear-groups",
+            "ls",
+        ])
+        .arg(&runs_of(&runs, ua)[0])
+        .output()
+        .unwrap();
+    assert!(!peek.status.success(), "{ub} listed {ua}'s run");
+
+    // Each run posts, as its user, with the db the daemon found by build-id.
+    let run_a = &runs_of(&runs, ua)[0];
+    let m = manifest(run_a);
+    assert!(
+        m["static_db"].as_str().unwrap().ends_with("scaling.c.db"),
+        "{m:#}"
+    );
+    let report_a = post_as(ua, run_a);
+    let field = explicit_of(&report_a, Some("main"), "field");
+    let coeffs = explicit_of(&report_a, Some("main"), "coeffs");
+    // relax() does 16 x 1600 sweeps for field, smooth() 8,000 for coeffs.
+    assert!(
+        field > 55.0 && coeffs > 5.0 && field > coeffs,
+        "{report_a:#}"
+    );
+    let names: Vec<String> = percents(&report_a).into_iter().map(|p| p.1).collect();
+    assert!(
+        !names.contains(&"s".to_string()),
+        "hot.c's `s` in {ua}'s job: {names:?}"
+    );
+
+    let report_b = post_as(ub, &runs_of(&runs, ub)[0]);
+    // hot.c: main's `s` takes hot_loop's sum.
+    assert!(
+        explicit_of(&report_b, Some("main"), "s") > 50.0,
+        "{report_b:#}"
+    );
+    let names: Vec<String> = percents(&report_b).into_iter().map(|p| p.1).collect();
+    assert!(!names.contains(&"field".to_string()), "{names:?}");
+}
+
+#[test]
+fn a_daemon_killed_mid_job_keeps_what_it_flushed_and_counts_the_gap() {
+    if !sampling_allowed() || unprivileged_user().is_none() {
+        return;
+    }
+    let uc = "blame-dmn-c";
+    user(uc);
+    let dir = open_dir();
+    let (cfg, runs, socket) = config(dir.path(), &[uc], "");
+    let store = dir.path().join("store");
+    let scaling = build(dir.path(), "scaling.c", &store);
+    let root = cgroup_root();
+    let cg = Cgroup::new(&root, "blame-job-c");
+
+    let mut first = Daemon::start(&cfg, &socket);
+    // About 7 s of CPU: field's 400 x 1600 sweeps, still running when the
+    // first daemon is killed and the second takes over.
+    let mut job = spawn_job(&cg, uc, &[&scaling], &["400"]);
+    // Killed after a flush saved the job's processes (what a restart needs).
+    let state = runs.join(".blame-daemon/state.json");
+    wait_for("a flush that saved the job", 30, || {
+        std::fs::read_to_string(&state).is_ok_and(|s| s.contains("\"pid\""))
+            && runs_of(&runs, uc)
+                .first()
+                .is_some_and(|d| d.join("daemon.json").exists())
+    });
+    let info_of = |d: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(d.join("daemon.json")).unwrap()).unwrap()
+    };
+    let flushed = info_of(&runs_of(&runs, uc)[0])["samples"].as_u64().unwrap();
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // A new daemon takes the stale socket over and resumes the job.
+    let second = Daemon::start(&cfg, &socket);
+    assert!(job.wait().unwrap().success());
+    wait_for("the job to end", 60, || {
+        ended_jobs(&second.ask("status")) >= 1
+    });
+    second.stop();
+    drop(first);
+
+    let dirs = runs_of(&runs, uc);
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let info = info_of(&dirs[0]);
+    let gaps = info["gaps"].as_array().unwrap();
+    assert_eq!(gaps.len(), 1, "{info:#}");
+    assert!(gaps[0]["missed_samples"].as_u64().unwrap() > 0, "{info:#}");
+    assert_eq!(info["state"], "ended");
+    // What the first daemon flushed is read (its stream was cut by the
+    // kill: post salvages it), and the second daemon's samples add to it.
+    let streams: Vec<_> = std::fs::read_dir(&dirs[0])
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|f| f.file_name().to_string_lossy().ends_with(".bstream"))
+        .collect();
+    assert!(!streams.is_empty());
+    let report = post_as(uc, &dirs[0]);
+    let total = report["total_samples"].as_f64().unwrap() as u64;
+    assert!(
+        total > flushed && flushed > 0,
+        "{total} samples posted, {flushed} flushed before the kill"
+    );
+    assert!(
+        explicit_of(&report, Some("main"), "field") > 50.0,
+        "{report:#}"
+    );
+    let m = manifest(&dirs[0]);
+    let notices = m["notices"].to_string();
+    assert!(notices.contains("samples missed"), "{m:#}");
+}
