@@ -74,6 +74,8 @@ pub struct JobRun {
     lost_before: u64,
     /// The static db of the job's executables, from the store.
     db: Option<PathBuf>,
+    /// The run directory exists (made at the first sample).
+    dir_made: bool,
 }
 
 /// An ended job's run directory, for rotation and status.
@@ -216,6 +218,12 @@ impl Router {
             };
             run.gaps.push(gap);
             run.db = db;
+            let key = job.key.clone();
+            if let Err(e) = self.make_dir(&key) {
+                self.note(e);
+                continue;
+            }
+            let run = self.jobs.get_mut(&key).expect("opened");
             for p in &alive {
                 run.pids.insert(p.pid, p.start_ticks);
             }
@@ -230,14 +238,9 @@ impl Router {
     fn open_job(&mut self, key: &JobKey, gid: u32, command: Vec<String>) -> Option<&mut JobRun> {
         if !self.jobs.contains_key(key) {
             let name = key.dir_name();
-            let dir = match job_dir::job_dir(&self.cfg.dir, &name, key.uid, gid) {
-                Ok(d) => d,
-                Err(e) => {
-                    self.note(format!("run directory {name}: {e}"));
-                    return None;
-                }
-            };
-            self.ended.retain(|e| e.dir != dir);
+            // Made at the job's first sample: a login shell that never
+            // runs gets no directory.
+            let dir = self.cfg.dir.join(&name);
             let extra = vec![
                 (
                     "sampler".to_string(),
@@ -273,6 +276,7 @@ impl Router {
                     gaps: Vec::new(),
                     lost_before: 0,
                     db: None,
+                    dir_made: false,
                 },
             );
             if let (Some(info), Some(run)) = (before, self.jobs.get_mut(key)) {
@@ -284,6 +288,22 @@ impl Router {
             }
         }
         self.jobs.get_mut(key)
+    }
+
+    /// Makes the job's run directory at its first sample.
+    fn make_dir(&mut self, key: &JobKey) -> Result<(), String> {
+        let Some(run) = self.jobs.get_mut(key) else {
+            return Ok(());
+        };
+        if run.dir_made {
+            return Ok(());
+        }
+        job_dir::job_dir(&self.cfg.dir, &run.name, run.key.uid, run.gid)
+            .map_err(|e| format!("run directory {}: {e}", run.name))?;
+        run.dir_made = true;
+        let dir = run.dir.clone();
+        self.ended.retain(|e| e.dir != dir);
+        Ok(())
     }
 
     /// Reads /proc and decides where `pid` goes; opens its job.
@@ -428,6 +448,9 @@ impl Router {
         for pid in pids {
             self.slots.insert(pid, Slot::Excluded);
         }
+        if !run.dir_made {
+            return;
+        }
         {
             let _fs = AsUser::new(run.key.uid, run.gid);
             run.rec.finish(procfs::monotonic_ns());
@@ -457,6 +480,10 @@ impl Router {
         let keys: Vec<JobKey> = self.jobs.keys().cloned().collect();
         for key in keys {
             let mut run = self.jobs.remove(&key).expect("listed");
+            if !run.dir_made {
+                self.jobs.insert(key, run);
+                continue;
+            }
             {
                 let _fs = AsUser::new(run.key.uid, run.gid);
                 run.rec.flush_all();
@@ -793,11 +820,14 @@ impl RecordSink for Router {
             self.excluded_samples += 1;
             return;
         };
+        if let Err(e) = self.make_dir(&key) {
+            self.note(e);
+        }
         let Some(run) = self.jobs.get_mut(&key) else {
             self.excluded_samples += 1;
             return;
         };
-        if run.over_cap.is_some() {
+        if run.over_cap.is_some() || !run.dir_made {
             run.dropped += 1;
             return;
         }
