@@ -153,7 +153,15 @@ impl Daemon {
             .spawn()
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(30);
+        let mut child = child;
         while !socket.exists() {
+            if child.try_wait().unwrap().is_some() {
+                let out = child.wait_with_output().unwrap();
+                panic!(
+                    "the daemon exited: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
             assert!(Instant::now() < deadline, "the daemon did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -199,8 +207,12 @@ fn config(dir: &Path, users: &[&str], extra: &str) -> (PathBuf, PathBuf, PathBuf
     std::fs::write(
         &path,
         format!(
-            "dir = {:?}\nsocket = {:?}\nstatic_db_store = {:?}\nrate_hz = 499\ninclude_users = [{}]\njob_end_after_s = 1\nflush_interval_s = 1\n{extra}",
-            runs, socket, store, users.join(", ")
+            "dir = {:?}\nsocket = {:?}\nstatic_db_store = {:?}\nrate_hz = 499\ninclude_users = [{}]\nflush_interval_s = 1\n{}",
+            runs,
+            socket,
+            store,
+            users.join(", "),
+            if extra.is_empty() { "job_end_after_s = 1\n" } else { extra }
         ),
     )
     .unwrap();
@@ -426,4 +438,90 @@ fn a_daemon_killed_mid_job_keeps_what_it_flushed_and_counts_the_gap() {
     let m = manifest(&dirs[0]);
     let notices = m["notices"].to_string();
     assert!(notices.contains("samples missed"), "{m:#}");
+}
+
+/// Under a real Slurm without cgroups (proctrack/linuxproc): the tasks of
+/// `srun -n 2` are grouped by their `SLURM_JOB_ID`/`SLURM_STEP_ID` into
+/// one run `USER.slurm-JOB.0` with a stream per rank, and the Epilog of
+/// `examples/daemon/` ends the job's run at once (no `job_end_after_s` wait).
+#[test]
+fn a_slurm_step_is_one_run_with_its_ranks_and_the_epilog_ends_it() {
+    if !sampling_allowed() || unprivileged_user().is_none() {
+        return;
+    }
+    let Some(cluster) = e2e_support::slurm::Cluster::up() else {
+        return;
+    };
+    let ud = "blame-dmn-d";
+    user(ud);
+    let dir = open_dir();
+    let (cfg, runs, socket) = config(dir.path(), &[ud], "job_end_after_s = 600\n");
+    let store = dir.path().join("store");
+    let scaling = build(dir.path(), "scaling.c", &store);
+    let daemon = Daemon::start(&cfg, &socket);
+    let mut srun = cluster.cmd("setpriv", dir.path());
+    srun.args([
+        &format!("--reuid={ud}"),
+        &format!("--regid={ud}"),
+        "--clear-groups",
+        "srun",
+        "-n",
+        "2",
+    ])
+    .arg(&scaling)
+    .arg("16");
+    run_ok(&mut srun);
+    let step = |runs: &Path| -> Option<PathBuf> {
+        runs_of(runs, ud).into_iter().find(|d| {
+            d.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("{ud}.slurm-"))
+        })
+    };
+    wait_for("the step's run", 30, || step(&runs).is_some());
+    let run = step(&runs).unwrap();
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    let (job, step_id) = name
+        .trim_start_matches(&format!("{ud}.slurm-"))
+        .split_once('.')
+        .unwrap();
+    assert_eq!(step_id, "0", "{name}");
+    // The Epilog, as slurmd runs it (root, SLURM_JOB_ID set).
+    let bin = Path::new(env!("CARGO_BIN_EXE_blame")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    run_ok(
+        Command::new("sh")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/daemon/slurm-epilog.sh"))
+            .env("PATH", path)
+            .env("SLURM_JOB_ID", job)
+            .env("BLAME_DAEMON_SOCKET", &socket),
+    );
+    wait_for("the epilog to end the job", 30, || {
+        daemon.ask("status")["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|j| j["name"] == name.as_str() && j["state"] == "ended")
+    });
+    daemon.stop();
+    let report = post_as(ud, &run);
+    let ranks: Vec<u64> = report["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["name"] == "field")
+        .map(|v| v["ranks"]["ranks"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks, vec![2], "field on both ranks: {report:#}");
+    assert!(
+        explicit_of(&report, Some("main"), "field") > explicit_of(&report, Some("main"), "coeffs"),
+        "{report:#}"
+    );
+    for r in 0..2 {
+        assert!(
+            run.join(format!("rank-{r}.bstream")).exists(),
+            "rank {r} in {name}"
+        );
+    }
 }

@@ -2,6 +2,8 @@
 //! a static db with `blame analyze`, record with `blame record`, report.
 #![allow(dead_code)]
 
+pub mod slurm;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
