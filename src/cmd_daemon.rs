@@ -125,7 +125,11 @@ fn mark(m: MarkArgs, begin: bool) -> Result<()> {
 }
 
 fn mb(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
+    match bytes {
+        b if b >= 1_000_000_000 => format!("{:.1} GB", b as f64 / 1e9),
+        b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        b => format!("{:.1} kB", b as f64 / 1e3),
+    }
 }
 
 fn status_text(s: &Status) -> String {

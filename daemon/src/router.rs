@@ -114,6 +114,8 @@ pub struct Router {
 }
 
 const MAX_ERRORS: usize = 32;
+/// Ended jobs `status` lists.
+const STATUS_ENDED_JOBS: usize = 50;
 
 impl Router {
     pub fn new(
@@ -687,17 +689,25 @@ impl Router {
                 dir: r.dir.clone(),
             })
             .collect();
-        jobs.extend(self.ended.iter().map(|e| JobStatus {
-            name: e.name.clone(),
-            user: e.user.clone(),
-            state: "ended".into(),
-            processes: 0,
-            samples: e.samples,
-            dropped: 0,
-            bytes: e.bytes,
-            missed_while_down: 0,
-            dir: e.dir.clone(),
-        }));
+        // The newest ended runs (the others are still on disk, counted in disk_bytes).
+        let mut ended: Vec<&EndedJob> = self.ended.iter().collect();
+        ended.sort_by_key(|e| std::cmp::Reverse(e.ended));
+        jobs.extend(
+            ended
+                .into_iter()
+                .take(STATUS_ENDED_JOBS)
+                .map(|e| JobStatus {
+                    name: e.name.clone(),
+                    user: e.user.clone(),
+                    state: "ended".into(),
+                    processes: 0,
+                    samples: e.samples,
+                    dropped: 0,
+                    bytes: e.bytes,
+                    missed_while_down: 0,
+                    dir: e.dir.clone(),
+                }),
+        );
         let uptime = self.started.elapsed().as_secs_f64();
         Status {
             pid: self.own_pid,
