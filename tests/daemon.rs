@@ -525,3 +525,116 @@ fn a_slurm_step_is_one_run_with_its_ranks_and_the_epilog_ends_it() {
         );
     }
 }
+
+/// A run directory on a file system that fills up: the daemon counts what
+/// it cannot write, stops writing that job, keeps answering and stops
+/// cleanly. A symlink the job's user planted in the run at the manifest's
+/// name is replaced, never written through.
+#[test]
+fn a_full_disk_and_a_planted_symlink_neither_stop_the_daemon_nor_reach_other_files() {
+    if !sampling_allowed() || unprivileged_user().is_none() {
+        return;
+    }
+    let ue = "blame-dmn-e";
+    user(ue);
+    let dir = open_dir();
+    let (cfg, runs, socket) = config(dir.path(), &[ue], "");
+    let store = dir.path().join("store");
+    let scaling = build(dir.path(), "scaling.c", &store);
+    // 64 KiB in all, nearly full before the job starts.
+    std::fs::create_dir_all(&runs).unwrap();
+    // A machine that lets root mount tmpfs (any Linux but some containers).
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k,mode=0755", "tmpfs"])
+        .arg(&runs)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("cannot mount a tmpfs here: only the symlink half of this test runs");
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(runs.clone());
+    let filler = runs.join("filler");
+    let _ = Command::new("dd")
+        .args(["if=/dev/zero", "bs=4096", "count=14"])
+        .arg(format!("of={}", filler.display()))
+        .stderr(Stdio::null())
+        .status();
+    // The user's run directory exists already (an earlier job of the same
+    // session name) with a symlink at the manifest's name to a root file.
+    let (uid, gid) = user(ue);
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "root's\n").unwrap();
+    let daemon = Daemon::start(&cfg, &socket);
+    let cg = Cgroup::new(&cgroup_root(), "blame-job-e");
+    if let Some(path) = &cg.0 {
+        // The run's name for a top-level cgroup: USER.cg-NAME.
+        let name = format!("{ue}.cg-{}", path.file_name().unwrap().to_string_lossy());
+        let pre = runs.join(name);
+        std::fs::create_dir(&pre).unwrap();
+        std::os::unix::fs::symlink(&secret, pre.join("manifest.json")).unwrap();
+        std::os::unix::fs::lchown(&pre, Some(uid), Some(gid)).unwrap();
+    }
+    let mut job = spawn_job(&cg, ue, &[&scaling], &["120"]);
+    assert!(job.wait().unwrap().success());
+    wait_for("the job to end", 60, || {
+        ended_jobs(&daemon.ask("status")) >= 1
+    });
+    let status = daemon.ask("status");
+    let said = status["errors"].to_string();
+    assert!(
+        !mounted || said.contains("No space left") || said.contains("writing failed"),
+        "{status:#}"
+    );
+    daemon.stop();
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "root's\n");
+}
+
+/// A job that starts thousands of short processes (a shell loop): the
+/// daemon keeps up, forgets each process when it ends, and its memory stays small.
+#[test]
+fn a_job_forking_thousands_of_processes_is_followed_and_forgotten() {
+    if !sampling_allowed() || unprivileged_user().is_none() {
+        return;
+    }
+    let uf = "blame-dmn-f";
+    user(uf);
+    let dir = open_dir();
+    let (cfg, runs, socket) = config(dir.path(), &[uf], "");
+    let daemon = Daemon::start(&cfg, &socket);
+    let cg = Cgroup::new(&cgroup_root(), "blame-job-f");
+    let sh = PathBuf::from("/bin/sh");
+    let mut job = spawn_job(
+        &cg,
+        uf,
+        &[&sh],
+        &[
+            "-c",
+            "i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i+1)); done",
+        ],
+    );
+    assert!(job.wait().unwrap().success());
+    wait_for("the job to end", 120, || {
+        ended_jobs(&daemon.ask("status")) >= 1
+    });
+    let status = daemon.ask("status");
+    assert!(
+        status["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|j| j["processes"] == 0),
+        "{status:#}"
+    );
+    assert!(
+        status["rss_kib"].as_u64().unwrap() < 100 * 1024,
+        "{status:#}"
+    );
+    daemon.stop();
+    let _ = runs;
+}

@@ -46,9 +46,11 @@ pub struct JobInfo {
     pub ended_unix_ns: Option<u64>,
     pub samples: u64,
     pub lost: u64,
-    /// Samples not written because the job reached `job_cap_mb` or the disk was full.
+    /// Samples not written because the job reached `job_cap_mb` or writing failed (a full disk).
     pub dropped_samples: u64,
-    pub cap_reached_unix_ns: Option<u64>,
+    /// When the run stopped growing, and why.
+    pub writing_stopped_unix_ns: Option<u64>,
+    pub writing_stopped: Option<String>,
     /// Times no daemon sampled the job, with the samples that cost.
     pub gaps: Vec<Gap>,
     pub rate_hz: u64,
@@ -69,7 +71,8 @@ pub struct JobRun {
     pub samples: u64,
     pub dropped: u64,
     pub bytes: u64,
-    over_cap: Option<u64>,
+    /// When and why the run stopped growing (a cap, a failed write).
+    stopped: Option<(u64, String)>,
     gaps: Vec<Gap>,
     lost_before: u64,
     /// The static db of the job's executables, from the store.
@@ -274,7 +277,7 @@ impl Router {
                     samples: 0,
                     dropped: 0,
                     bytes: 0,
-                    over_cap: None,
+                    stopped: None,
                     gaps: Vec::new(),
                     lost_before: 0,
                     db: None,
@@ -492,14 +495,23 @@ impl Router {
             }
             self.write_job_files(&mut run, None);
             run.bytes = job_dir::dir_bytes(&run.dir);
-            if run.over_cap.is_none() && run.bytes > self.cfg.job_cap_mb << 20 {
-                run.over_cap = Some(procfs::unix_time_ns());
-                self.note(format!(
-                    "{}: reached job_cap_mb ({} MB); further samples are counted, not written",
-                    run.name, self.cfg.job_cap_mb
-                ));
-            }
             let errors = std::mem::take(&mut run.rec.errors);
+            let why = if !errors.is_empty() {
+                // A full disk: the writer keeps what it could not write, so
+                // the job stops writing rather than grow the daemon.
+                Some(format!("writing failed ({})", errors[0]))
+            } else if run.bytes > self.cfg.job_cap_mb << 20 {
+                Some(format!("reached job_cap_mb ({} MB)", self.cfg.job_cap_mb))
+            } else {
+                None
+            };
+            if let (None, Some(why)) = (&run.stopped, why) {
+                self.note(format!(
+                    "{}: {why}; further samples are counted, not written",
+                    run.name
+                ));
+                run.stopped = Some((procfs::unix_time_ns(), why));
+            }
             self.jobs.insert(key, run);
             for e in errors {
                 self.note(e);
@@ -537,7 +549,12 @@ impl Router {
         }
         if total > cap {
             for run in self.jobs.values_mut() {
-                run.over_cap.get_or_insert_with(procfs::unix_time_ns);
+                run.stopped.get_or_insert_with(|| {
+                    (
+                        procfs::unix_time_ns(),
+                        "all runs together reached total_cap_mb".into(),
+                    )
+                });
             }
         }
     }
@@ -592,9 +609,9 @@ impl Router {
                 g.processes_ended
             ));
         }
-        if run.over_cap.is_some() {
+        if let Some((_, why)) = &run.stopped {
             notices.push(format!(
-                "{} samples dropped: the run reached the daemon's disk cap",
+                "{} samples dropped: the run stopped growing: {why}",
                 run.dropped
             ));
         }
@@ -642,7 +659,8 @@ impl Router {
             samples: run.samples,
             lost,
             dropped_samples: run.dropped,
-            cap_reached_unix_ns: run.over_cap,
+            writing_stopped_unix_ns: run.stopped.as_ref().map(|s| s.0),
+            writing_stopped: run.stopped.as_ref().map(|s| s.1.clone()),
             gaps: run.gaps.clone(),
             rate_hz: self.cfg.rate_hz,
         };
@@ -676,8 +694,8 @@ impl Router {
             .map(|r| JobStatus {
                 name: r.name.clone(),
                 user: user_name(r.key.uid),
-                state: if r.over_cap.is_some() {
-                    "running (over cap)".into()
+                state: if r.stopped.is_some() {
+                    "running (not written)".into()
                 } else {
                     "running".into()
                 },
@@ -837,7 +855,7 @@ impl RecordSink for Router {
             self.excluded_samples += 1;
             return;
         };
-        if run.over_cap.is_some() || !run.dir_made {
+        if run.stopped.is_some() || !run.dir_made {
             run.dropped += 1;
             return;
         }
