@@ -282,7 +282,11 @@ fn two_users_jobs_get_their_own_runs_with_their_own_variables() {
     let (uid_a, _) = user(ua);
     let (uid_b, _) = user(ub);
     let dir = open_dir();
-    let (cfg, runs, socket) = config(dir.path(), &[ua, ub], "");
+    let (cfg, runs, socket) = config(
+        dir.path(),
+        &[ua, ub],
+        "job_end_after_s = 1\npost_on_end = true\npost_min_interval_s = 0\n",
+    );
     let store = dir.path().join("store");
     let scaling = build(dir.path(), "scaling.c", &store);
     let hot = build(dir.path(), "hot.c", &store);
@@ -302,6 +306,14 @@ fn two_users_jobs_get_their_own_runs_with_their_own_variables() {
     });
     let status = daemon.ask("status");
     assert!(status["samples"].as_u64().unwrap() > 0, "{status:#}");
+    // post_on_end: each ended job is posted, as its user, one after the other.
+    wait_for("the daemon's posts", 120, || {
+        [ua, ub].iter().all(|u| {
+            runs_of(&runs, u)
+                .first()
+                .is_some_and(|d| d.join("results.bres").exists())
+        })
+    });
     daemon.stop();
 
     for (user, uid) in [(ua, uid_a), (ub, uid_b)] {
@@ -313,10 +325,13 @@ fn two_users_jobs_get_their_own_runs_with_their_own_variables() {
             (uid, 0o700),
             "{user}'s run"
         );
+        // Streams, manifest, daemon.json, post.log and the posted results.
         for f in std::fs::read_dir(&dirs[0]).unwrap() {
             let f = f.unwrap().path();
             assert_eq!(f.symlink_metadata().unwrap().uid(), uid, "{}", f.display());
         }
+        let log = std::fs::read_to_string(dirs[0].join("post.log")).unwrap();
+        assert!(log.contains("wrote"), "{log}");
         let info: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dirs[0].join("daemon.json")).unwrap()).unwrap();
         assert_eq!(info["state"], "ended");

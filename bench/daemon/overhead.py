@@ -9,7 +9,8 @@ status`, taken right before and after the program) as a share of the
 node's CPU (wall x CPUs).
 
 Part 2: the daemon at 199 Hz while PROCS copies of bench/daemon/mem_worker
-run at once (each burns 20 ms of CPU per 120 ms): the daemon's peak RSS
+run at once (started first, then all working together, each burning 20 ms
+of CPU per 120 ms): the daemon's peak RSS
 (VmHWM), the processes it saw and the streams it wrote.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
@@ -96,7 +97,9 @@ def memory(args, work):
     exe = os.path.join(work, "mem_worker")
     subprocess.run(["clang-19"] + FP + [os.path.join(ROOT, "bench/daemon/mem_worker.c"), "-o", exe], check=True)
     p, sock, runs = start_daemon(work, 199, ["mem_worker"])
-    procs = [subprocess.Popen([exe, str(args.seconds)]) for _ in range(args.procs)]
+    # All start working together, after every copy is started.
+    start = time.time() + 5 + 0.03 * args.procs
+    procs = [subprocess.Popen([exe, str(args.seconds), f"{start:.3f}"]) for _ in range(args.procs)]
     peak_seen = 0
     while any(q.poll() is None for q in procs):
         s = status(sock)
