@@ -6,6 +6,7 @@
 //! is not found, 126 when it cannot be executed), `blame cc` with the
 //! compiler's.
 
+#![forbid(unsafe_code)]
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

@@ -6,6 +6,7 @@
 //! builds the very object it builds without the plugin. One front end
 //! serves both the object and the analysis.
 
+#![forbid(unsafe_code)]
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -14,6 +14,7 @@
 //! slice of the run ([`shard`]); [`merge`] reduces the slices. Nothing here
 //! prints: rendering is `blame-gui-export`'s job.
 
+#![forbid(unsafe_code)]
 pub mod aggregate;
 pub mod datacentric;
 pub mod db_check;

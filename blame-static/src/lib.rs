@@ -7,11 +7,14 @@
 //! module runs it in parallel over a module, reusing cached summaries whose
 //! IR hash is unchanged, and renders the `--dump json` view.
 
+// `unsafe` only where the crate doc says (with SAFETY notes).
+#![deny(unsafe_code)]
 pub mod access;
 pub mod analysis;
 pub mod cfg;
 pub mod ir;
 pub mod library;
+#[allow(unsafe_code)]
 pub mod llvm_loader;
 pub mod queue_drain;
 

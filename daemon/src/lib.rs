@@ -17,6 +17,7 @@
 //! | `control` | the control socket (`status`, `flush`, `stop`, job marks from a Slurm prolog/epilog) and its client |
 //! | `run` | the daemon's main loop |
 
+#![forbid(unsafe_code)]
 pub mod config;
 pub mod control;
 pub mod job;

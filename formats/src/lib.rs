@@ -12,6 +12,7 @@
 //! [`jsonl`] is the text form of samples with symbolic frames. This crate
 //! depends on no other workspace crate; `FORMATS.md` documents the layouts.
 
+#![forbid(unsafe_code)]
 pub mod alloc_log;
 pub mod analysis_queue;
 pub mod container;

@@ -9,6 +9,7 @@
 //! (per-rank statistics, percentages of the run), [`render`] turns a view into
 //! a text table, JSON or CSV.
 
+#![forbid(unsafe_code)]
 pub mod across;
 pub mod export;
 pub mod html;

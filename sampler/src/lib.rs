@@ -20,6 +20,8 @@
 //! | `alloc_tracking` | `--track-allocations`: the preloaded allocation tracer |
 //! | `session` | launching or attaching, signals, the loop that ties it together |
 
+// `unsafe` only where the crate doc says (with SAFETY notes).
+#![deny(unsafe_code)]
 pub mod alloc_tracking;
 pub mod events;
 pub mod manifest;
@@ -31,6 +33,7 @@ pub mod records;
 mod session;
 pub mod sink;
 pub mod slurm;
+#[allow(unsafe_code)]
 mod sys;
 pub mod unwind;
 

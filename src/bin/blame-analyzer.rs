@@ -7,6 +7,7 @@
 //!   blame-analyzer analyze FILE.bc... [-o DB] [--dump json] [--stats]
 //!   blame-analyzer drain [--now] DB
 
+#![forbid(unsafe_code)]
 #[path = "../analyze_args.rs"]
 mod analyze_args;
 #[path = "../cmd_analyze.rs"]
