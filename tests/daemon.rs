@@ -14,29 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `name` as a system user (made with `useradd` when missing): (uid, gid).
-fn user(name: &str) -> (u32, u32) {
-    let id = |flag: &str| -> Option<u32> {
-        let out = Command::new("id").args([flag, name]).output().ok()?;
-        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
-    };
-    if id("-u").is_none() {
-        let _ = Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-            ])
-            .arg(name)
-            .output();
-    }
-    (
-        id("-u").unwrap_or_else(|| panic!("useradd {name}")),
-        id("-g").unwrap(),
-    )
-}
-
 /// Where a new cgroup can be made: the cgroup v2 mount, else systemd's v1
 /// hierarchy; `None` when neither is writable (then jobs are sessions).
 fn cgroup_root() -> Option<PathBuf> {
@@ -279,8 +256,8 @@ fn two_users_jobs_get_their_own_runs_with_their_own_variables() {
         return;
     }
     let (ua, ub) = ("blame-dmn-a", "blame-dmn-b");
-    let (uid_a, _) = user(ua);
-    let (uid_b, _) = user(ub);
+    let (uid_a, _) = system_user(ua);
+    let (uid_b, _) = system_user(ub);
     let dir = open_dir();
     let (cfg, runs, socket) = config(
         dir.path(),
@@ -389,7 +366,7 @@ fn a_daemon_killed_mid_job_keeps_what_it_flushed_and_counts_the_gap() {
         return;
     }
     let uc = "blame-dmn-c";
-    user(uc);
+    system_user(uc);
     let dir = open_dir();
     let (cfg, runs, socket) = config(dir.path(), &[uc], "");
     let store = dir.path().join("store");
@@ -468,7 +445,7 @@ fn a_slurm_step_is_one_run_with_its_ranks_and_the_epilog_ends_it() {
         return;
     };
     let ud = "blame-dmn-d";
-    user(ud);
+    system_user(ud);
     let dir = open_dir();
     let (cfg, runs, socket) = config(dir.path(), &[ud], "job_end_after_s = 600\n");
     let store = dir.path().join("store");
@@ -551,7 +528,7 @@ fn a_full_disk_and_a_planted_symlink_neither_stop_the_daemon_nor_reach_other_fil
         return;
     }
     let ue = "blame-dmn-e";
-    user(ue);
+    system_user(ue);
     let dir = open_dir();
     let (cfg, runs, socket) = config(dir.path(), &[ue], "");
     let store = dir.path().join("store");
@@ -582,7 +559,7 @@ fn a_full_disk_and_a_planted_symlink_neither_stop_the_daemon_nor_reach_other_fil
         .status();
     // The user's run directory exists already (an earlier job of the same
     // session name) with a symlink at the manifest's name to a root file.
-    let (uid, gid) = user(ue);
+    let (uid, gid) = system_user(ue);
     let secret = dir.path().join("secret");
     std::fs::write(&secret, "root's\n").unwrap();
     let daemon = Daemon::start(&cfg, &socket);
@@ -618,7 +595,7 @@ fn a_job_forking_thousands_of_processes_is_followed_and_forgotten() {
         return;
     }
     let uf = "blame-dmn-f";
-    user(uf);
+    system_user(uf);
     let dir = open_dir();
     let (cfg, runs, socket) = config(dir.path(), &[uf], "");
     let daemon = Daemon::start(&cfg, &socket);

@@ -240,8 +240,16 @@ pub fn unprivileged_user() -> Option<(u32, u32)> {
         eprintln!("skipping: only root can run blame as another user");
         return None;
     }
+    let (uid, gid) = system_user("blametest");
+    assert_ne!(uid, 0);
+    Some((uid, gid))
+}
+
+/// `name` as a system user without a home (made with `useradd` when
+/// missing; root only): (uid, gid).
+pub fn system_user(name: &str) -> (u32, u32) {
     let id = |flag: &str| -> Option<u32> {
-        let out = Command::new("id").args([flag, "blametest"]).output().ok()?;
+        let out = Command::new("id").args([flag, name]).output().ok()?;
         String::from_utf8_lossy(&out.stdout).trim().parse().ok()
     };
     if id("-u").is_none() {
@@ -253,13 +261,13 @@ pub fn unprivileged_user() -> Option<(u32, u32)> {
                 "--shell",
                 "/usr/sbin/nologin",
             ])
-            .arg("blametest")
+            .arg(name)
             .output();
     }
-    let uid = id("-u").expect("useradd blametest");
-    let gid = id("-g").expect("blametest has a group");
-    assert_ne!(uid, 0);
-    Some((uid, gid))
+    (
+        id("-u").unwrap_or_else(|| panic!("useradd {name}")),
+        id("-g").unwrap_or_else(|| panic!("{name} has a group")),
+    )
 }
 
 /// Runs `cmd`, killing it after `secs`: None when it had to be killed.
