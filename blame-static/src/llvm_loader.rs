@@ -2,6 +2,8 @@
 //! llvm-sys and converts the module into the plain model of [`crate::ir`].
 //! Every `unsafe` block of the crate is here.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::ir::*;
 use llvm_sys::core::*;
 use llvm_sys::debuginfo::*;
@@ -168,204 +170,215 @@ impl Conv {
     /// for unsized types.
     unsafe fn size_of(&self, ty: LLVMTypeRef) -> u64 {
         // SAFETY (caller): `ty` is null or a type of the live module.
-        if ty.is_null() || LLVMTypeIsSized(ty) == 0 {
-            return 0;
+        unsafe {
+            if ty.is_null() || LLVMTypeIsSized(ty) == 0 {
+                return 0;
+            }
+            LLVMABISizeOfType(self.td, ty)
         }
-        LLVMABISizeOfType(self.td, ty)
     }
 
     /// Operands of a metadata node (null entries for null operands).
     unsafe fn md_ops(&self, md: LLVMMetadataRef) -> Vec<LLVMMetadataRef> {
-        if md.is_null() {
-            return vec![];
+        unsafe {
+            if md.is_null() {
+                return vec![];
+            }
+            // SAFETY (caller): `md` is a live MDNode of `self.ctx`; MDStrings and
+            // value wrappers are excluded below because they have no operand list.
+            let kind = LLVMGetMetadataKind(md);
+            if matches!(
+                kind,
+                LLVMMetadataKind::LLVMMDStringMetadataKind
+                    | LLVMMetadataKind::LLVMConstantAsMetadataMetadataKind
+                    | LLVMMetadataKind::LLVMLocalAsMetadataMetadataKind
+                    | LLVMMetadataKind::LLVMDistinctMDOperandPlaceholderMetadataKind
+                    | LLVMMetadataKind::LLVMDIArgListMetadataKind
+            ) {
+                return vec![];
+            }
+            let v = LLVMMetadataAsValue(self.ctx, md);
+            let n = LLVMGetMDNodeNumOperands(v) as usize;
+            let mut vals: Vec<LLVMValueRef> = vec![ptr::null_mut(); n];
+            LLVMGetMDNodeOperands(v, vals.as_mut_ptr());
+            vals.into_iter()
+                .map(|x| {
+                    if x.is_null() {
+                        ptr::null_mut()
+                    } else {
+                        LLVMValueAsMetadata(x)
+                    }
+                })
+                .collect()
         }
-        // SAFETY (caller): `md` is a live MDNode of `self.ctx`; MDStrings and
-        // value wrappers are excluded below because they have no operand list.
-        let kind = LLVMGetMetadataKind(md);
-        if matches!(
-            kind,
-            LLVMMetadataKind::LLVMMDStringMetadataKind
-                | LLVMMetadataKind::LLVMConstantAsMetadataMetadataKind
-                | LLVMMetadataKind::LLVMLocalAsMetadataMetadataKind
-                | LLVMMetadataKind::LLVMDistinctMDOperandPlaceholderMetadataKind
-                | LLVMMetadataKind::LLVMDIArgListMetadataKind
-        ) {
-            return vec![];
-        }
-        let v = LLVMMetadataAsValue(self.ctx, md);
-        let n = LLVMGetMDNodeNumOperands(v) as usize;
-        let mut vals: Vec<LLVMValueRef> = vec![ptr::null_mut(); n];
-        LLVMGetMDNodeOperands(v, vals.as_mut_ptr());
-        vals.into_iter()
-            .map(|x| {
-                if x.is_null() {
-                    ptr::null_mut()
-                } else {
-                    LLVMValueAsMetadata(x)
-                }
-            })
-            .collect()
     }
 
     unsafe fn md_string(&self, md: LLVMMetadataRef) -> String {
         // SAFETY (caller): `md` is null or live metadata of `self.ctx`.
-        if md.is_null()
-            || !matches!(
-                LLVMGetMetadataKind(md),
-                LLVMMetadataKind::LLVMMDStringMetadataKind
-            )
-        {
-            return String::new();
+        unsafe {
+            if md.is_null()
+                || !matches!(
+                    LLVMGetMetadataKind(md),
+                    LLVMMetadataKind::LLVMMDStringMetadataKind
+                )
+            {
+                return String::new();
+            }
+            let v = LLVMMetadataAsValue(self.ctx, md);
+            let mut len = 0u32;
+            let p = LLVMGetMDString(v, &mut len);
+            cstr(p, len as usize)
         }
-        let v = LLVMMetadataAsValue(self.ctx, md);
-        let mut len = 0u32;
-        let p = LLVMGetMDString(v, &mut len);
-        cstr(p, len as usize)
     }
 
     unsafe fn file_of(&self, scope: LLVMMetadataRef) -> String {
         // SAFETY (caller): `scope` is null or a live DIScope.
-        if scope.is_null() {
-            return String::new();
-        }
-        let file = LLVMDIScopeGetFile(scope);
-        if file.is_null() {
-            return String::new();
-        }
-        let mut len = 0u32;
-        let name = cstr(LLVMDIFileGetFilename(file, &mut len), len as usize);
-        let mut dlen = 0u32;
-        let dir = cstr(LLVMDIFileGetDirectory(file, &mut dlen), dlen as usize);
-        if name.starts_with('/') || dir.is_empty() {
-            name
-        } else {
-            format!("{}/{}", dir.trim_end_matches('/'), name)
+        unsafe {
+            if scope.is_null() {
+                return String::new();
+            }
+            let file = LLVMDIScopeGetFile(scope);
+            if file.is_null() {
+                return String::new();
+            }
+            let mut len = 0u32;
+            let name = cstr(LLVMDIFileGetFilename(file, &mut len), len as usize);
+            let mut dlen = 0u32;
+            let dir = cstr(LLVMDIFileGetDirectory(file, &mut dlen), dlen as usize);
+            if name.starts_with('/') || dir.is_empty() {
+                name
+            } else {
+                format!("{}/{}", dir.trim_end_matches('/'), name)
+            }
         }
     }
 
     /// Converts a DIType, sharing nodes (types can be recursive).
     unsafe fn di_type(&mut self, md: LLVMMetadataRef) -> Option<TypeId> {
         // SAFETY (caller): `md` is null or live metadata of `self.ctx`.
-        if md.is_null() {
-            return None;
-        }
-        if let Some(&t) = self.types.get(&(md as usize)) {
-            return Some(t);
-        }
-        let kind = LLVMGetMetadataKind(md);
-        let id = self.out.types.len() as TypeId;
-        self.out.types.push(DiType::Other {
-            name: String::new(),
-        });
-        self.types.insert(md as usize, id);
-        let name = {
-            let mut len = 0usize;
-            cstr(LLVMDITypeGetName(md, &mut len), len)
-        };
-        let ops = self.md_ops(md);
-        let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
-        let ty = match kind {
-            LLVMMetadataKind::LLVMDIBasicTypeMetadataKind => DiType::Basic { name },
-            LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind => {
-                let tag = LLVMGetDINodeTag(md);
-                let base = self.di_type(op(3));
-                match tag {
-                    DW_TAG_POINTER | DW_TAG_PTR_TO_MEMBER => DiType::Pointer { base },
-                    DW_TAG_REFERENCE | DW_TAG_RVALUE_REF => DiType::Reference { base },
-                    DW_TAG_TYPEDEF => DiType::Typedef { name, base },
-                    DW_TAG_CONST => DiType::Qualified {
-                        qualifier: "const".into(),
-                        base,
-                    },
-                    DW_TAG_VOLATILE => DiType::Qualified {
-                        qualifier: "volatile".into(),
-                        base,
-                    },
-                    DW_TAG_RESTRICT => DiType::Qualified {
-                        qualifier: "restrict".into(),
-                        base,
-                    },
-                    DW_TAG_ATOMIC => DiType::Qualified {
-                        qualifier: "_Atomic".into(),
-                        base,
-                    },
-                    _ => DiType::Other { name },
-                }
+        unsafe {
+            if md.is_null() {
+                return None;
             }
-            LLVMMetadataKind::LLVMDICompositeTypeMetadataKind => {
-                let tag = LLVMGetDINodeTag(md);
-                match tag {
-                    DW_TAG_ARRAY => DiType::Array {
-                        base: self.di_type(op(3)),
-                    },
-                    DW_TAG_STRUCT | DW_TAG_CLASS | DW_TAG_UNION => {
-                        let keyword = match tag {
-                            DW_TAG_STRUCT => "struct",
-                            DW_TAG_CLASS => "class",
-                            _ => "union",
-                        }
-                        .to_string();
-                        let mut members = Vec::new();
-                        for m in self.md_ops(op(4)) {
-                            if m.is_null()
-                                || !matches!(
-                                    LLVMGetMetadataKind(m),
-                                    LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind
-                                )
-                            {
-                                continue;
-                            }
-                            let tag = LLVMGetDINodeTag(m);
-                            // Members and base classes (inheritance, 0x1c) have offsets.
-                            if tag != DW_TAG_MEMBER && tag != 0x1c {
-                                continue;
-                            }
-                            // Static members have no offset in the object.
-                            if LLVMDITypeGetFlags(m) & (1 << 12) != 0 {
-                                continue;
-                            }
-                            let mut len = 0usize;
-                            let mut mname = cstr(LLVMDITypeGetName(m, &mut len), len);
-                            let mops = self.md_ops(m);
-                            let mty = self.di_type(mops.get(3).copied().unwrap_or(ptr::null_mut()));
-                            if tag == 0x1c {
-                                mname = mty.map(|t| self.out.type_name(t)).unwrap_or_default();
-                            }
-                            members.push(Member {
-                                name: mname,
-                                offset: LLVMDITypeGetOffsetInBits(m) / 8,
-                                ty: mty,
-                                is_base: tag == 0x1c,
-                            });
-                        }
-                        // A forward declaration (DIFlagFwdDecl) has no members
-                        // here; `Module::complete_declarations` gives it those of
-                        // the definition found elsewhere in the module.
-                        DiType::Struct {
-                            keyword,
-                            name,
-                            members,
-                            declaration: LLVMDITypeGetFlags(md) & LLVMDIFlagFwdDecl != 0,
-                            identifier: self.md_string(op(7)),
-                        }
-                    }
-                    DW_TAG_ENUM => DiType::Basic {
-                        name: if name.is_empty() {
-                            "enum".into()
-                        } else {
-                            format!("enum {name}")
+            if let Some(&t) = self.types.get(&(md as usize)) {
+                return Some(t);
+            }
+            let kind = LLVMGetMetadataKind(md);
+            let id = self.out.types.len() as TypeId;
+            self.out.types.push(DiType::Other {
+                name: String::new(),
+            });
+            self.types.insert(md as usize, id);
+            let name = {
+                let mut len = 0usize;
+                cstr(LLVMDITypeGetName(md, &mut len), len)
+            };
+            let ops = self.md_ops(md);
+            let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
+            let ty = match kind {
+                LLVMMetadataKind::LLVMDIBasicTypeMetadataKind => DiType::Basic { name },
+                LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind => {
+                    let tag = LLVMGetDINodeTag(md);
+                    let base = self.di_type(op(3));
+                    match tag {
+                        DW_TAG_POINTER | DW_TAG_PTR_TO_MEMBER => DiType::Pointer { base },
+                        DW_TAG_REFERENCE | DW_TAG_RVALUE_REF => DiType::Reference { base },
+                        DW_TAG_TYPEDEF => DiType::Typedef { name, base },
+                        DW_TAG_CONST => DiType::Qualified {
+                            qualifier: "const".into(),
+                            base,
                         },
-                    },
-                    _ => DiType::Other { name },
+                        DW_TAG_VOLATILE => DiType::Qualified {
+                            qualifier: "volatile".into(),
+                            base,
+                        },
+                        DW_TAG_RESTRICT => DiType::Qualified {
+                            qualifier: "restrict".into(),
+                            base,
+                        },
+                        DW_TAG_ATOMIC => DiType::Qualified {
+                            qualifier: "_Atomic".into(),
+                            base,
+                        },
+                        _ => DiType::Other { name },
+                    }
                 }
-            }
-            LLVMMetadataKind::LLVMDISubroutineTypeMetadataKind => DiType::Other {
-                name: "function".into(),
-            },
-            _ => DiType::Other { name },
-        };
-        self.out.types[id as usize] = ty;
-        Some(id)
+                LLVMMetadataKind::LLVMDICompositeTypeMetadataKind => {
+                    let tag = LLVMGetDINodeTag(md);
+                    match tag {
+                        DW_TAG_ARRAY => DiType::Array {
+                            base: self.di_type(op(3)),
+                        },
+                        DW_TAG_STRUCT | DW_TAG_CLASS | DW_TAG_UNION => {
+                            let keyword = match tag {
+                                DW_TAG_STRUCT => "struct",
+                                DW_TAG_CLASS => "class",
+                                _ => "union",
+                            }
+                            .to_string();
+                            let mut members = Vec::new();
+                            for m in self.md_ops(op(4)) {
+                                if m.is_null()
+                                    || !matches!(
+                                        LLVMGetMetadataKind(m),
+                                        LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind
+                                    )
+                                {
+                                    continue;
+                                }
+                                let tag = LLVMGetDINodeTag(m);
+                                // Members and base classes (inheritance, 0x1c) have offsets.
+                                if tag != DW_TAG_MEMBER && tag != 0x1c {
+                                    continue;
+                                }
+                                // Static members have no offset in the object.
+                                if LLVMDITypeGetFlags(m) & (1 << 12) != 0 {
+                                    continue;
+                                }
+                                let mut len = 0usize;
+                                let mut mname = cstr(LLVMDITypeGetName(m, &mut len), len);
+                                let mops = self.md_ops(m);
+                                let mty =
+                                    self.di_type(mops.get(3).copied().unwrap_or(ptr::null_mut()));
+                                if tag == 0x1c {
+                                    mname = mty.map(|t| self.out.type_name(t)).unwrap_or_default();
+                                }
+                                members.push(Member {
+                                    name: mname,
+                                    offset: LLVMDITypeGetOffsetInBits(m) / 8,
+                                    ty: mty,
+                                    is_base: tag == 0x1c,
+                                });
+                            }
+                            // A forward declaration (DIFlagFwdDecl) has no members
+                            // here; `Module::complete_declarations` gives it those of
+                            // the definition found elsewhere in the module.
+                            DiType::Struct {
+                                keyword,
+                                name,
+                                members,
+                                declaration: LLVMDITypeGetFlags(md) & LLVMDIFlagFwdDecl != 0,
+                                identifier: self.md_string(op(7)),
+                            }
+                        }
+                        DW_TAG_ENUM => DiType::Basic {
+                            name: if name.is_empty() {
+                                "enum".into()
+                            } else {
+                                format!("enum {name}")
+                            },
+                        },
+                        _ => DiType::Other { name },
+                    }
+                }
+                LLVMMetadataKind::LLVMDISubroutineTypeMetadataKind => DiType::Other {
+                    name: "function".into(),
+                },
+                _ => DiType::Other { name },
+            };
+            self.out.types[id as usize] = ty;
+            Some(id)
+        }
     }
 
     /// The linkage name (else the name) of the function whose body holds a
@@ -373,259 +386,268 @@ impl Conv {
     /// file, namespace or class scope.
     unsafe fn enclosing_function(&self, mut scope: LLVMMetadataRef) -> Option<String> {
         // SAFETY (caller): `scope` is null or live metadata of `self.ctx`.
-        for _ in 0..64 {
-            if scope.is_null() {
-                return None;
-            }
-            let ops = self.md_ops(scope);
-            let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
-            match LLVMGetMetadataKind(scope) {
-                // DISubprogram: file, scope, name, linkage name, ...
-                LLVMMetadataKind::LLVMDISubprogramMetadataKind => {
-                    let linkage = self.md_string(op(3));
-                    return Some(if linkage.is_empty() {
-                        self.md_string(op(2))
-                    } else {
-                        linkage
-                    });
+        unsafe {
+            for _ in 0..64 {
+                if scope.is_null() {
+                    return None;
                 }
-                // DILexicalBlock(File): file, scope, ...
-                LLVMMetadataKind::LLVMDILexicalBlockMetadataKind
-                | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind => scope = op(1),
-                _ => return None,
+                let ops = self.md_ops(scope);
+                let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
+                match LLVMGetMetadataKind(scope) {
+                    // DISubprogram: file, scope, name, linkage name, ...
+                    LLVMMetadataKind::LLVMDISubprogramMetadataKind => {
+                        let linkage = self.md_string(op(3));
+                        return Some(if linkage.is_empty() {
+                            self.md_string(op(2))
+                        } else {
+                            linkage
+                        });
+                    }
+                    // DILexicalBlock(File): file, scope, ...
+                    LLVMMetadataKind::LLVMDILexicalBlockMetadataKind
+                    | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind => scope = op(1),
+                    _ => return None,
+                }
             }
+            None
         }
-        None
     }
 
     unsafe fn module(&mut self, m: LLVMModuleRef) -> Option<Module> {
         // SAFETY (caller): `m` is the live module parsed in `self.ctx`.
-        let mut len = 0usize;
-        self.out.source_file = cstr(LLVMGetSourceFileName(m, &mut len), len);
-        // Globals with their DIGlobalVariable.
-        let mut g = LLVMGetFirstGlobal(m);
-        while !g.is_null() {
-            let idx = self.out.globals.len() as u32;
-            self.globals.insert(g as usize, idx);
-            let name = value_name(g);
-            let mut global = Global {
-                source_name: None,
-                // Until debug info says otherwise: what the compiler made
-                // (`.str`, `__const.f.a`: private, unnamed, `llvm.` names).
-                artificial: LLVMGetLinkage(g) == llvm_sys::LLVMLinkage::LLVMPrivateLinkage
-                    || name.is_empty()
-                    || name.starts_with('.')
-                    || name.starts_with("llvm."),
-                function: None,
-                line: 0,
-                ty: None,
-                size: if LLVMIsDeclaration(g) != 0 {
-                    0
-                } else {
-                    self.size_of(LLVMGlobalGetValueType(g))
-                },
-                name,
-            };
-            let mut n = 0usize;
-            let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
-            let mut described = false;
-            for i in 0..n as u32 {
-                let md = LLVMValueMetadataEntriesGetMetadata(entries, i);
-                if md.is_null()
-                    || !matches!(
-                        LLVMGetMetadataKind(md),
-                        LLVMMetadataKind::LLVMDIGlobalVariableExpressionMetadataKind
-                    )
-                {
-                    continue;
+        unsafe {
+            let mut len = 0usize;
+            self.out.source_file = cstr(LLVMGetSourceFileName(m, &mut len), len);
+            // Globals with their DIGlobalVariable.
+            let mut g = LLVMGetFirstGlobal(m);
+            while !g.is_null() {
+                let idx = self.out.globals.len() as u32;
+                self.globals.insert(g as usize, idx);
+                let name = value_name(g);
+                let mut global = Global {
+                    source_name: None,
+                    // Until debug info says otherwise: what the compiler made
+                    // (`.str`, `__const.f.a`: private, unnamed, `llvm.` names).
+                    artificial: LLVMGetLinkage(g) == llvm_sys::LLVMLinkage::LLVMPrivateLinkage
+                        || name.is_empty()
+                        || name.starts_with('.')
+                        || name.starts_with("llvm."),
+                    function: None,
+                    line: 0,
+                    ty: None,
+                    size: if LLVMIsDeclaration(g) != 0 {
+                        0
+                    } else {
+                        self.size_of(LLVMGlobalGetValueType(g))
+                    },
+                    name,
+                };
+                let mut n = 0usize;
+                let entries = LLVMGlobalCopyAllMetadata(g, &mut n);
+                let mut described = false;
+                for i in 0..n as u32 {
+                    let md = LLVMValueMetadataEntriesGetMetadata(entries, i);
+                    if md.is_null()
+                        || !matches!(
+                            LLVMGetMetadataKind(md),
+                            LLVMMetadataKind::LLVMDIGlobalVariableExpressionMetadataKind
+                        )
+                    {
+                        continue;
+                    }
+                    let var = LLVMDIGlobalVariableExpressionGetVariable(md);
+                    if var.is_null() {
+                        continue;
+                    }
+                    described = true;
+                    // DIGlobalVariable: scope, name, file, type, name, linkage name, ...
+                    let ops = self.md_ops(var);
+                    let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
+                    let di_name = self.md_string(op(1));
+                    let linkage = self.md_string(op(5));
+                    global.function = self.enclosing_function(op(0));
+                    // A string literal's DIGlobalVariable has no name.
+                    global.artificial = di_name.is_empty();
+                    global.source_name =
+                        Some(if global.function.is_none() && !linkage.is_empty() {
+                            // `ns::g`, `S::count`: qualified as the program names it.
+                            crate::demangle(&linkage)
+                        } else {
+                            di_name
+                        });
+                    global.line = LLVMDIVariableGetLine(var);
+                    global.ty = self.di_type(op(3));
                 }
-                let var = LLVMDIGlobalVariableExpressionGetVariable(md);
-                if var.is_null() {
-                    continue;
+                if !entries.is_null() {
+                    LLVMDisposeValueMetadataEntries(entries);
                 }
-                described = true;
-                // DIGlobalVariable: scope, name, file, type, name, linkage name, ...
-                let ops = self.md_ops(var);
-                let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
-                let di_name = self.md_string(op(1));
-                let linkage = self.md_string(op(5));
-                global.function = self.enclosing_function(op(0));
-                // A string literal's DIGlobalVariable has no name.
-                global.artificial = di_name.is_empty();
-                global.source_name = Some(if global.function.is_none() && !linkage.is_empty() {
-                    // `ns::g`, `S::count`: qualified as the program names it.
-                    crate::demangle(&linkage)
-                } else {
-                    di_name
-                });
-                global.line = LLVMDIVariableGetLine(var);
-                global.ty = self.di_type(op(3));
+                if !described && !global.artificial {
+                    // Declared here without debug info (`extern`, `std::cout`).
+                    global.source_name = Some(crate::demangle(&global.name));
+                }
+                self.out.globals.push(global);
+                g = LLVMGetNextGlobal(g);
             }
-            if !entries.is_null() {
-                LLVMDisposeValueMetadataEntries(entries);
+            let mut f = LLVMGetFirstFunction(m);
+            let mut defined = 0;
+            while !f.is_null() {
+                let func = self.function(f);
+                if !func.is_declaration {
+                    defined += 1;
+                }
+                if func.name.starts_with("_Z") {
+                    self.out.is_cxx = true;
+                }
+                self.out.functions.push(func);
+                f = LLVMGetNextFunction(f);
             }
-            if !described && !global.artificial {
-                // Declared here without debug info (`extern`, `std::cout`).
-                global.source_name = Some(crate::demangle(&global.name));
+            if defined == 0 {
+                return None;
             }
-            self.out.globals.push(global);
-            g = LLVMGetNextGlobal(g);
+            self.out.complete_declarations(&[]);
+            Some(std::mem::take(&mut self.out))
         }
-        let mut f = LLVMGetFirstFunction(m);
-        let mut defined = 0;
-        while !f.is_null() {
-            let func = self.function(f);
-            if !func.is_declaration {
-                defined += 1;
-            }
-            if func.name.starts_with("_Z") {
-                self.out.is_cxx = true;
-            }
-            self.out.functions.push(func);
-            f = LLVMGetNextFunction(f);
-        }
-        if defined == 0 {
-            return None;
-        }
-        self.out.complete_declarations(&[]);
-        Some(std::mem::take(&mut self.out))
     }
 
     unsafe fn function(&mut self, f: LLVMValueRef) -> Function {
         // SAFETY (caller): `f` is a live function of the module being converted.
-        let mut out = Function {
-            name: value_name(f),
-            ..Default::default()
-        };
-        let fty = LLVMGlobalGetValueType(f);
-        out.returns_value =
-            LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMTypeKind::LLVMVoidTypeKind;
-        let nparams = LLVMCountParams(f);
-        let mut args = HashMap::new();
-        for i in 0..nparams {
-            let p = LLVMGetParam(f, i);
-            args.insert(p as usize, i);
-            out.params.push(Param {
-                is_pointer: LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMTypeKind::LLVMPointerTypeKind,
-            });
-        }
-        let sp = LLVMGetSubprogram(f);
-        if !sp.is_null() {
-            out.line = LLVMDISubprogramGetLine(sp);
-            out.file = self.file_of(sp);
-        }
-        // `available_externally` bodies (glibc's inline `atol` at -O1 and
-        // up, extern templates) are copies of functions defined elsewhere,
-        // there for the inliner: for the analysis, calls to a library.
-        if LLVMIsDeclaration(f) != 0
-            || LLVMGetLinkage(f) == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
-        {
-            out.is_declaration = true;
-            return out;
-        }
-        // Number blocks and instructions first: operands may refer forward.
-        let mut blocks = HashMap::new();
-        let mut insts: HashMap<usize, InstId> = HashMap::new();
-        let mut bb = LLVMGetFirstBasicBlock(f);
-        let mut n = 0u32;
-        while !bb.is_null() {
-            blocks.insert(bb as usize, blocks.len() as BlockId);
-            let mut i = LLVMGetFirstInstruction(bb);
-            while !i.is_null() {
-                insts.insert(i as usize, n);
-                n += 1;
-                i = LLVMGetNextInstruction(i);
+        unsafe {
+            let mut out = Function {
+                name: value_name(f),
+                ..Default::default()
+            };
+            let fty = LLVMGlobalGetValueType(f);
+            out.returns_value =
+                LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMTypeKind::LLVMVoidTypeKind;
+            let nparams = LLVMCountParams(f);
+            let mut args = HashMap::new();
+            for i in 0..nparams {
+                let p = LLVMGetParam(f, i);
+                args.insert(p as usize, i);
+                out.params.push(Param {
+                    is_pointer: LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMTypeKind::LLVMPointerTypeKind,
+                });
             }
-            bb = LLVMGetNextBasicBlock(bb);
-        }
-        out.insts = Vec::with_capacity(n as usize);
-        self.pending_vars.clear();
-        self.var_ids.clear();
-        let mut cx = FnCx {
-            args,
-            insts,
-            extra: Vec::new(),
-            consts: HashMap::new(),
-            base: n,
-        };
-        let mut bb = LLVMGetFirstBasicBlock(f);
-        let mut bi = 0u32;
-        while !bb.is_null() {
-            let mut block = Block::default();
-            let mut i = LLVMGetFirstInstruction(bb);
-            while !i.is_null() {
-                let id = out.insts.len() as InstId;
-                block.insts.push(id);
-                let inst = self.inst(i, bi, &mut cx);
-                out.insts.push(inst);
-                i = LLVMGetNextInstruction(i);
+            let sp = LLVMGetSubprogram(f);
+            if !sp.is_null() {
+                out.line = LLVMDISubprogramGetLine(sp);
+                out.file = self.file_of(sp);
             }
-            let term = LLVMGetBasicBlockTerminator(bb);
-            if !term.is_null() {
-                for s in 0..LLVMGetNumSuccessors(term) {
-                    let sb = LLVMGetSuccessor(term, s);
-                    if let Some(&b) = blocks.get(&(sb as usize)) {
-                        block.succs.push(b);
+            // `available_externally` bodies (glibc's inline `atol` at -O1 and
+            // up, extern templates) are copies of functions defined elsewhere,
+            // there for the inliner: for the analysis, calls to a library.
+            if LLVMIsDeclaration(f) != 0
+                || LLVMGetLinkage(f) == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
+            {
+                out.is_declaration = true;
+                return out;
+            }
+            // Number blocks and instructions first: operands may refer forward.
+            let mut blocks = HashMap::new();
+            let mut insts: HashMap<usize, InstId> = HashMap::new();
+            let mut bb = LLVMGetFirstBasicBlock(f);
+            let mut n = 0u32;
+            while !bb.is_null() {
+                blocks.insert(bb as usize, blocks.len() as BlockId);
+                let mut i = LLVMGetFirstInstruction(bb);
+                while !i.is_null() {
+                    insts.insert(i as usize, n);
+                    n += 1;
+                    i = LLVMGetNextInstruction(i);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+            out.insts = Vec::with_capacity(n as usize);
+            self.pending_vars.clear();
+            self.var_ids.clear();
+            let mut cx = FnCx {
+                args,
+                insts,
+                extra: Vec::new(),
+                consts: HashMap::new(),
+                base: n,
+            };
+            let mut bb = LLVMGetFirstBasicBlock(f);
+            let mut bi = 0u32;
+            while !bb.is_null() {
+                let mut block = Block::default();
+                let mut i = LLVMGetFirstInstruction(bb);
+                while !i.is_null() {
+                    let id = out.insts.len() as InstId;
+                    block.insts.push(id);
+                    let inst = self.inst(i, bi, &mut cx);
+                    out.insts.push(inst);
+                    i = LLVMGetNextInstruction(i);
+                }
+                let term = LLVMGetBasicBlockTerminator(bb);
+                if !term.is_null() {
+                    for s in 0..LLVMGetNumSuccessors(term) {
+                        let sb = LLVMGetSuccessor(term, s);
+                        if let Some(&b) = blocks.get(&(sb as usize)) {
+                            block.succs.push(b);
+                        }
                     }
                 }
+                out.blocks.push(block);
+                bi += 1;
+                bb = LLVMGetNextBasicBlock(bb);
             }
-            out.blocks.push(block);
-            bi += 1;
-            bb = LLVMGetNextBasicBlock(bb);
+            out.insts.extend(cx.extra);
+            out.vars = std::mem::take(&mut self.pending_vars);
+            out
         }
-        out.insts.extend(cx.extra);
-        out.vars = std::mem::take(&mut self.pending_vars);
-        out
     }
 
     unsafe fn value(&mut self, v: LLVMValueRef, cx: &mut FnCx) -> Value {
         // SAFETY (caller): `v` is a live operand of the function being converted.
-        if v.is_null() {
-            return Value::Other;
-        }
-        if let Some(&i) = cx.insts.get(&(v as usize)) {
-            return Value::Inst(i);
-        }
-        if let Some(&a) = cx.args.get(&(v as usize)) {
-            return Value::Arg(a);
-        }
-        if let Some(&g) = self.globals.get(&(v as usize)) {
-            return Value::Global(g);
-        }
-        if !LLVMIsAFunction(v).is_null() {
-            return Value::Func(value_name(v));
-        }
-        if !LLVMIsAConstantInt(v).is_null() {
-            if LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 {
-                return Value::ConstInt(LLVMConstIntGetSExtValue(v));
+        unsafe {
+            if v.is_null() {
+                return Value::Other;
             }
-            return Value::Other;
-        }
-        if !LLVMIsAGlobalAlias(v).is_null() {
-            let target = LLVMAliasGetAliasee(v);
-            return self.value(target, cx);
-        }
-        if !LLVMIsAConstantExpr(v).is_null() {
-            if let Some(&i) = cx.consts.get(&(v as usize)) {
+            if let Some(&i) = cx.insts.get(&(v as usize)) {
                 return Value::Inst(i);
             }
-            let id = cx.base + cx.extra.len() as u32;
-            cx.consts.insert(v as usize, id);
-            cx.extra.push(Inst {
-                op: Op::Other(String::new()),
-                args: vec![],
-                block: u32::MAX,
-                line: 0,
-                col: 0,
-                is_pointer: false,
-                is_void: false,
-            });
-            let opcode = LLVMGetConstOpcode(v);
-            let inst = self.generic(v, opcode, u32::MAX, cx);
-            cx.extra[(id - cx.base) as usize] = inst;
-            return Value::Inst(id);
+            if let Some(&a) = cx.args.get(&(v as usize)) {
+                return Value::Arg(a);
+            }
+            if let Some(&g) = self.globals.get(&(v as usize)) {
+                return Value::Global(g);
+            }
+            if !LLVMIsAFunction(v).is_null() {
+                return Value::Func(value_name(v));
+            }
+            if !LLVMIsAConstantInt(v).is_null() {
+                if LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 {
+                    return Value::ConstInt(LLVMConstIntGetSExtValue(v));
+                }
+                return Value::Other;
+            }
+            if !LLVMIsAGlobalAlias(v).is_null() {
+                let target = LLVMAliasGetAliasee(v);
+                return self.value(target, cx);
+            }
+            if !LLVMIsAConstantExpr(v).is_null() {
+                if let Some(&i) = cx.consts.get(&(v as usize)) {
+                    return Value::Inst(i);
+                }
+                let id = cx.base + cx.extra.len() as u32;
+                cx.consts.insert(v as usize, id);
+                cx.extra.push(Inst {
+                    op: Op::Other(String::new()),
+                    args: vec![],
+                    block: u32::MAX,
+                    line: 0,
+                    col: 0,
+                    is_pointer: false,
+                    is_void: false,
+                });
+                let opcode = LLVMGetConstOpcode(v);
+                let inst = self.generic(v, opcode, u32::MAX, cx);
+                cx.extra[(id - cx.base) as usize] = inst;
+                return Value::Inst(id);
+            }
+            Value::Other
         }
-        Value::Other
     }
 
     /// Converts an instruction or constant expression whose opcode is known.
@@ -637,102 +659,132 @@ impl Conv {
         cx: &mut FnCx,
     ) -> Inst {
         // SAFETY (caller): `v` is a live instruction or constant expression.
-        use LLVMOpcode::*;
-        let nops = LLVMGetNumOperands(v) as u32;
-        let ty = LLVMTypeOf(v);
-        let tk = LLVMGetTypeKind(ty);
-        let mut args = Vec::new();
-        let op = match opcode {
-            LLVMAlloca => Op::Alloca {
-                size: self.size_of(LLVMGetAllocatedType(v)),
-            },
-            LLVMLoad => Op::Load,
-            LLVMStore => Op::Store,
-            LLVMGetElementPtr => {
-                let mut steps = Vec::new();
-                let mut cur = LLVMGetGEPSourceElementType(v);
-                let elem_size = self.size_of(cur);
-                for k in 2..nops {
-                    let idx = LLVMGetOperand(v, k);
-                    match LLVMGetTypeKind(cur) {
-                        LLVMTypeKind::LLVMStructTypeKind => {
-                            let fi = if LLVMIsAConstantInt(idx).is_null() {
-                                0
-                            } else {
-                                LLVMConstIntGetZExtValue(idx) as u32
-                            };
-                            let offset = LLVMOffsetOfElement(self.td, cur, fi);
-                            steps.push(GepStep::Field { index: fi, offset });
-                            cur = LLVMStructGetTypeAtIndex(cur, fi);
-                        }
-                        LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
-                            cur = LLVMGetElementType(cur);
-                            steps.push(GepStep::Index {
+        unsafe {
+            use LLVMOpcode::*;
+            let nops = LLVMGetNumOperands(v) as u32;
+            let ty = LLVMTypeOf(v);
+            let tk = LLVMGetTypeKind(ty);
+            let mut args = Vec::new();
+            let op = match opcode {
+                LLVMAlloca => Op::Alloca {
+                    size: self.size_of(LLVMGetAllocatedType(v)),
+                },
+                LLVMLoad => Op::Load,
+                LLVMStore => Op::Store,
+                LLVMGetElementPtr => {
+                    let mut steps = Vec::new();
+                    let mut cur = LLVMGetGEPSourceElementType(v);
+                    let elem_size = self.size_of(cur);
+                    for k in 2..nops {
+                        let idx = LLVMGetOperand(v, k);
+                        match LLVMGetTypeKind(cur) {
+                            LLVMTypeKind::LLVMStructTypeKind => {
+                                let fi = if LLVMIsAConstantInt(idx).is_null() {
+                                    0
+                                } else {
+                                    LLVMConstIntGetZExtValue(idx) as u32
+                                };
+                                let offset = LLVMOffsetOfElement(self.td, cur, fi);
+                                steps.push(GepStep::Field { index: fi, offset });
+                                cur = LLVMStructGetTypeAtIndex(cur, fi);
+                            }
+                            LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
+                                cur = LLVMGetElementType(cur);
+                                steps.push(GepStep::Index {
+                                    arg: k,
+                                    elem_size: self.size_of(cur),
+                                });
+                            }
+                            _ => steps.push(GepStep::Index {
                                 arg: k,
-                                elem_size: self.size_of(cur),
-                            });
+                                elem_size: 0,
+                            }),
                         }
-                        _ => steps.push(GepStep::Index {
-                            arg: k,
-                            elem_size: 0,
-                        }),
+                        if cur.is_null() {
+                            break;
+                        }
                     }
-                    if cur.is_null() {
-                        break;
+                    Op::Gep { steps, elem_size }
+                }
+                LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP
+                | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr
+                | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze => Op::Cast,
+                LLVMPHI => {
+                    for k in 0..LLVMCountIncoming(v) {
+                        let iv = LLVMGetIncomingValue(v, k);
+                        args.push(self.value(iv, cx));
                     }
+                    Op::Phi
                 }
-                Op::Gep { steps, elem_size }
-            }
-            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
-            | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
-            | LLVMAddrSpaceCast | LLVMFreeze => Op::Cast,
-            LLVMPHI => {
-                for k in 0..LLVMCountIncoming(v) {
-                    let iv = LLVMGetIncomingValue(v, k);
-                    args.push(self.value(iv, cx));
-                }
-                Op::Phi
-            }
-            LLVMSelect => Op::Select,
-            LLVMAdd => Op::Binary { code: BinCode::Add },
-            LLVMSub => Op::Binary { code: BinCode::Sub },
-            LLVMMul => Op::Binary { code: BinCode::Mul },
-            LLVMShl => Op::Binary { code: BinCode::Shl },
-            LLVMFAdd | LLVMFSub | LLVMFMul | LLVMUDiv | LLVMSDiv | LLVMFDiv | LLVMURem
-            | LLVMSRem | LLVMFRem | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMFNeg => {
-                Op::Binary {
+                LLVMSelect => Op::Select,
+                LLVMAdd => Op::Binary { code: BinCode::Add },
+                LLVMSub => Op::Binary { code: BinCode::Sub },
+                LLVMMul => Op::Binary { code: BinCode::Mul },
+                LLVMShl => Op::Binary { code: BinCode::Shl },
+                LLVMFAdd | LLVMFSub | LLVMFMul | LLVMUDiv | LLVMSDiv | LLVMFDiv | LLVMURem
+                | LLVMSRem | LLVMFRem | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor
+                | LLVMFNeg => Op::Binary {
                     code: BinCode::Other,
-                }
-            }
-            LLVMICmp | LLVMFCmp => Op::Compare,
-            LLVMCall | LLVMInvoke | LLVMCallBr => {
-                let callee = LLVMGetCalledValue(v);
-                let stripped = strip_casts(callee);
-                let name = if !LLVMIsAFunction(stripped).is_null()
-                    || !LLVMIsAGlobalAlias(stripped).is_null()
-                {
-                    Some(value_name(stripped))
-                } else {
-                    None
-                };
-                let nargs = LLVMGetNumArgOperands(v);
-                match name.as_deref() {
-                    Some("llvm.dbg.declare") | Some("llvm.dbg.value") | Some("llvm.dbg.assign") => {
-                        let declare = name.as_deref() == Some("llvm.dbg.declare");
-                        let a0 = LLVMGetOperand(v, 0);
-                        let a1 = LLVMGetOperand(v, 1);
-                        let var_md = LLVMValueAsMetadata(a1);
-                        let name_md = self.md_ops(var_md).get(1).copied();
-                        if self
-                            .md_string(name_md.unwrap_or(ptr::null_mut()))
-                            .is_empty()
-                        {
-                            // An unnamed parameter (`void f(int)`): nothing the
-                            // source can name, so no variable; its slot is
-                            // tracked like any other memory without debug info.
+                },
+                LLVMICmp | LLVMFCmp => Op::Compare,
+                LLVMCall | LLVMInvoke | LLVMCallBr => {
+                    let callee = LLVMGetCalledValue(v);
+                    let stripped = strip_casts(callee);
+                    let name = if !LLVMIsAFunction(stripped).is_null()
+                        || !LLVMIsAGlobalAlias(stripped).is_null()
+                    {
+                        Some(value_name(stripped))
+                    } else {
+                        None
+                    };
+                    let nargs = LLVMGetNumArgOperands(v);
+                    match name.as_deref() {
+                        Some("llvm.dbg.declare")
+                        | Some("llvm.dbg.value")
+                        | Some("llvm.dbg.assign") => {
+                            let declare = name.as_deref() == Some("llvm.dbg.declare");
+                            let a0 = LLVMGetOperand(v, 0);
+                            let a1 = LLVMGetOperand(v, 1);
+                            let var_md = LLVMValueAsMetadata(a1);
+                            let name_md = self.md_ops(var_md).get(1).copied();
+                            if self
+                                .md_string(name_md.unwrap_or(ptr::null_mut()))
+                                .is_empty()
+                            {
+                                // An unnamed parameter (`void f(int)`): nothing the
+                                // source can name, so no variable; its slot is
+                                // tracked like any other memory without debug info.
+                                return Inst {
+                                    op: Op::Other("unnamed variable".into()),
+                                    args: vec![],
+                                    block,
+                                    line: 0,
+                                    col: 0,
+                                    is_pointer: false,
+                                    is_void: true,
+                                };
+                            }
+                            let mut val = self.md_value(a0, cx);
+                            let var = self.local_var(var_md);
+                            // Assignment tracking (clang at -O1 and up, what
+                            // `blame cc`'s capture sees): `dbg.assign(value,
+                            // var, expr, id, address, addr-expr)` names the
+                            // variable's storage as `dbg.declare` does.
+                            let mut declare = declare;
+                            if name.as_deref() == Some("llvm.dbg.assign") && nargs > 4 {
+                                let addr = self.md_value(LLVMGetOperand(v, 4), cx);
+                                if matches!(addr, Value::Inst(_) | Value::Arg(_)) {
+                                    val = addr;
+                                    declare = true;
+                                }
+                            }
                             return Inst {
-                                op: Op::Other("unnamed variable".into()),
-                                args: vec![],
+                                op: if declare {
+                                    Op::DbgDeclare { var }
+                                } else {
+                                    Op::DbgValue { var }
+                                },
+                                args: vec![val],
                                 block,
                                 line: 0,
                                 col: 0,
@@ -740,136 +792,116 @@ impl Conv {
                                 is_void: true,
                             };
                         }
-                        let mut val = self.md_value(a0, cx);
-                        let var = self.local_var(var_md);
-                        // Assignment tracking (clang at -O1 and up, what
-                        // `blame cc`'s capture sees): `dbg.assign(value,
-                        // var, expr, id, address, addr-expr)` names the
-                        // variable's storage as `dbg.declare` does.
-                        let mut declare = declare;
-                        if name.as_deref() == Some("llvm.dbg.assign") && nargs > 4 {
-                            let addr = self.md_value(LLVMGetOperand(v, 4), cx);
-                            if matches!(addr, Value::Inst(_) | Value::Arg(_)) {
-                                val = addr;
-                                declare = true;
-                            }
-                        }
-                        return Inst {
-                            op: if declare {
-                                Op::DbgDeclare { var }
-                            } else {
-                                Op::DbgValue { var }
-                            },
-                            args: vec![val],
-                            block,
-                            line: 0,
-                            col: 0,
-                            is_pointer: false,
-                            is_void: true,
-                        };
+                        _ => {}
                     }
-                    _ => {}
+                    for k in 0..nargs {
+                        args.push(self.value(LLVMGetOperand(v, k), cx));
+                    }
+                    Op::Call { callee: name }
                 }
-                for k in 0..nargs {
+                LLVMBr => {
+                    if LLVMIsConditional(v) != 0 {
+                        args.push(self.value(LLVMGetCondition(v), cx));
+                    }
+                    Op::Branch
+                }
+                LLVMSwitch => {
+                    args.push(self.value(LLVMGetOperand(v, 0), cx));
+                    Op::Switch
+                }
+                LLVMIndirectBr => {
+                    args.push(self.value(LLVMGetOperand(v, 0), cx));
+                    Op::Switch
+                }
+                LLVMRet => Op::Ret,
+                LLVMUnreachable | LLVMResume => Op::Unreachable,
+                other => Op::Other(format!("{other:?}")),
+            };
+            if args.is_empty() && !matches!(op, Op::Phi | Op::Call { .. } | Op::Branch | Op::Switch)
+            {
+                for k in 0..nops {
                     args.push(self.value(LLVMGetOperand(v, k), cx));
                 }
-                Op::Call { callee: name }
             }
-            LLVMBr => {
-                if LLVMIsConditional(v) != 0 {
-                    args.push(self.value(LLVMGetCondition(v), cx));
-                }
-                Op::Branch
-            }
-            LLVMSwitch => {
-                args.push(self.value(LLVMGetOperand(v, 0), cx));
-                Op::Switch
-            }
-            LLVMIndirectBr => {
-                args.push(self.value(LLVMGetOperand(v, 0), cx));
-                Op::Switch
-            }
-            LLVMRet => Op::Ret,
-            LLVMUnreachable | LLVMResume => Op::Unreachable,
-            other => Op::Other(format!("{other:?}")),
-        };
-        if args.is_empty() && !matches!(op, Op::Phi | Op::Call { .. } | Op::Branch | Op::Switch) {
-            for k in 0..nops {
-                args.push(self.value(LLVMGetOperand(v, k), cx));
-            }
-        }
-        let (line, col) = if block == u32::MAX {
-            (0, 0)
-        } else {
-            let loc = LLVMInstructionGetDebugLoc(v);
-            if loc.is_null() {
+            let (line, col) = if block == u32::MAX {
                 (0, 0)
             } else {
-                (LLVMDILocationGetLine(loc), LLVMDILocationGetColumn(loc))
+                let loc = LLVMInstructionGetDebugLoc(v);
+                if loc.is_null() {
+                    (0, 0)
+                } else {
+                    (LLVMDILocationGetLine(loc), LLVMDILocationGetColumn(loc))
+                }
+            };
+            Inst {
+                op,
+                args,
+                block,
+                line,
+                col,
+                is_pointer: tk == LLVMTypeKind::LLVMPointerTypeKind,
+                is_void: tk == LLVMTypeKind::LLVMVoidTypeKind,
             }
-        };
-        Inst {
-            op,
-            args,
-            block,
-            line,
-            col,
-            is_pointer: tk == LLVMTypeKind::LLVMPointerTypeKind,
-            is_void: tk == LLVMTypeKind::LLVMVoidTypeKind,
         }
     }
 
     unsafe fn md_value(&mut self, v: LLVMValueRef, cx: &mut FnCx) -> Value {
         // SAFETY (caller): `v` is a MetadataAsValue operand of a dbg intrinsic.
-        if v.is_null()
-            || LLVMIsAMDNode(v).is_null()
-                && LLVMGetValueKind(v) != llvm_sys::LLVMValueKind::LLVMMetadataAsValueValueKind
-        {
-            return Value::Other;
-        }
-        let md = LLVMValueAsMetadata(v);
-        if md.is_null() {
-            return Value::Other;
-        }
-        match LLVMGetMetadataKind(md) {
-            LLVMMetadataKind::LLVMLocalAsMetadataMetadataKind
-            | LLVMMetadataKind::LLVMConstantAsMetadataMetadataKind => {
-                let mut inner: LLVMValueRef = ptr::null_mut();
-                LLVMGetMDNodeOperands(v, &mut inner);
-                self.value(inner, cx)
+        unsafe {
+            if v.is_null()
+                || LLVMIsAMDNode(v).is_null()
+                    && LLVMGetValueKind(v) != llvm_sys::LLVMValueKind::LLVMMetadataAsValueValueKind
+            {
+                return Value::Other;
             }
-            _ => Value::Other,
+            let md = LLVMValueAsMetadata(v);
+            if md.is_null() {
+                return Value::Other;
+            }
+            match LLVMGetMetadataKind(md) {
+                LLVMMetadataKind::LLVMLocalAsMetadataMetadataKind
+                | LLVMMetadataKind::LLVMConstantAsMetadataMetadataKind => {
+                    let mut inner: LLVMValueRef = ptr::null_mut();
+                    LLVMGetMDNodeOperands(v, &mut inner);
+                    self.value(inner, cx)
+                }
+                _ => Value::Other,
+            }
         }
     }
 
     unsafe fn local_var(&mut self, md: LLVMMetadataRef) -> u32 {
         // SAFETY (caller): `md` is null or a live DILocalVariable.
-        let key = md as usize;
-        if let Some(&v) = self.var_ids.get(&key) {
-            return v;
+        unsafe {
+            let key = md as usize;
+            if let Some(&v) = self.var_ids.get(&key) {
+                return v;
+            }
+            let ops = self.md_ops(md);
+            let name = self.md_string(ops.get(1).copied().unwrap_or(ptr::null_mut()));
+            let line = if md.is_null()
+                || !matches!(
+                    LLVMGetMetadataKind(md),
+                    LLVMMetadataKind::LLVMDILocalVariableMetadataKind
+                ) {
+                0
+            } else {
+                LLVMDIVariableGetLine(md)
+            };
+            let ty = self.di_type(ops.get(3).copied().unwrap_or(ptr::null_mut()));
+            let id = self.pending_vars.len() as u32;
+            self.pending_vars.push(LocalVar { name, line, ty });
+            self.var_ids.insert(key, id);
+            id
         }
-        let ops = self.md_ops(md);
-        let name = self.md_string(ops.get(1).copied().unwrap_or(ptr::null_mut()));
-        let line = if md.is_null()
-            || !matches!(
-                LLVMGetMetadataKind(md),
-                LLVMMetadataKind::LLVMDILocalVariableMetadataKind
-            ) {
-            0
-        } else {
-            LLVMDIVariableGetLine(md)
-        };
-        let ty = self.di_type(ops.get(3).copied().unwrap_or(ptr::null_mut()));
-        let id = self.pending_vars.len() as u32;
-        self.pending_vars.push(LocalVar { name, line, ty });
-        self.var_ids.insert(key, id);
-        id
     }
 
     unsafe fn inst(&mut self, i: LLVMValueRef, block: BlockId, cx: &mut FnCx) -> Inst {
         // SAFETY (caller): `i` is a live instruction of the function being converted.
-        let opcode = LLVMGetInstructionOpcode(i);
-        self.generic(i, opcode, block, cx)
+        unsafe {
+            let opcode = LLVMGetInstructionOpcode(i);
+            self.generic(i, opcode, block, cx)
+        }
     }
 }
 
