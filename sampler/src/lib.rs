@@ -14,6 +14,7 @@
 //! | `ptrace` | the ptrace fallback sampler |
 //! | `unwind` | framehop unwinding of copied stacks |
 //! | `recording` | process table and per-process stream files |
+//! | `stop` | when the sampling loop stops: the command ended, a signal (forwarded first), the duration |
 //! | `sink` | what sampled records are fed to: one recording, or the daemon's per-job router |
 //! | `procfs` | /proc: command lines, MPI ranks, mappings |
 //! | `manifest` | the run's manifest.json |
@@ -33,6 +34,7 @@ pub mod records;
 mod session;
 pub mod sink;
 pub mod slurm;
+mod stop;
 #[allow(unsafe_code)]
 mod sys;
 pub mod unwind;

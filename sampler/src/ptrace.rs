@@ -8,7 +8,7 @@
 
 use crate::procfs;
 use crate::recording::{Recording, SampledStack};
-use crate::session::Control;
+use crate::stop::Control;
 use nix::sys::ptrace::{self, Event, Options};
 use nix::sys::signal::Signal;
 use nix::sys::uio::{process_vm_readv, RemoteIoVec};

@@ -8,17 +8,15 @@ use crate::manifest::{EventEntry, Manifest};
 use crate::perf::{OpenFailure, PerfConfig, PerfSession, Scope};
 use crate::ptrace::PtraceSampler;
 use crate::recording::Recording;
+use crate::stop::Control;
 use crate::{procfs, sys, CallGraph, RecordError};
 use blame_formats::files;
 use blame_formats::lock::RunDirLock;
 use blame_formats::stream::Sampling;
-use nix::sys::signal::Signal;
-use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
-use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What to record.
 #[derive(Debug, Clone)]
@@ -70,8 +68,6 @@ pub struct RecordSummary {
 
 /// Default sampling rate, as `perf record -F`.
 const DEFAULT_HZ: u64 = 1000;
-/// How long the target may take to stop after a forwarded signal.
-const STOP_GRACE: Duration = Duration::from_secs(5);
 
 fn notice(notices: &mut Vec<String>, text: String) {
     eprintln!("blame record: {text}");
@@ -437,7 +433,13 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     if attach {
         rec.adopt(root);
     }
-    let mut control = Control::new(root, attach, stop, &opts.target);
+    let deadline = match &opts.target {
+        Target::Pid {
+            duration: Some(d), ..
+        } => Some(*d),
+        _ => None,
+    };
+    let mut control = Control::new(root, attach, stop, deadline);
     if let Some(session) = &mut session {
         if attach {
             session.enable()?;
@@ -556,94 +558,6 @@ fn procfs_tasks(pid: u32) -> Vec<u32> {
         .collect();
     tids.sort();
     tids
-}
-
-/// When the sampling loop stops: the root ended, a signal, the duration.
-pub struct Control {
-    root: u32,
-    attach: bool,
-    stop: Arc<AtomicUsize>,
-    deadline: Option<Instant>,
-    forwarded_at: Option<Instant>,
-    /// Exit code and signal of the root process, once known.
-    pub root_status: Option<(Option<i32>, Option<i32>)>,
-    pub interrupted: Option<i32>,
-    last_flush: Instant,
-}
-
-impl Control {
-    fn new(root: u32, attach: bool, stop: Arc<AtomicUsize>, target: &Target) -> Control {
-        let deadline = match target {
-            Target::Pid {
-                duration: Some(d), ..
-            } => Some(Instant::now() + *d),
-            _ => None,
-        };
-        Control {
-            root,
-            attach,
-            stop,
-            deadline,
-            forwarded_at: None,
-            root_status: None,
-            interrupted: None,
-            last_flush: Instant::now(),
-        }
-    }
-
-    pub fn root(&self) -> u32 {
-        self.root
-    }
-
-    /// Called by the loops once per round; true when sampling must stop.
-    /// `root_gone` is the sampler's own knowledge that the root ended.
-    pub fn should_stop(&mut self, rec: &mut Recording, reap_root: bool) -> bool {
-        if self.last_flush.elapsed() >= Duration::from_secs(1) {
-            rec.flush_all();
-            self.last_flush = Instant::now();
-        }
-        if reap_root && !self.attach && self.root_status.is_none() {
-            match waitpid(Pid::from_raw(self.root as i32), Some(WaitPidFlag::WNOHANG)) {
-                Ok(WaitStatus::Exited(_, code)) => self.root_status = Some((Some(code), None)),
-                Ok(WaitStatus::Signaled(_, sig, _)) => {
-                    self.root_status = Some((None, Some(sig as i32)))
-                }
-                _ => {}
-            }
-        }
-        if self.root_status.is_some() {
-            return true;
-        }
-        // An attached process ended: its exit record (or ptrace's) removed it,
-        // or it is gone from /proc.
-        if self.attach
-            && (!rec.is_live(self.root) || !Path::new(&format!("/proc/{}", self.root)).exists())
-        {
-            return true;
-        }
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return true;
-        }
-        let sig = self.stop.swap(0, Ordering::SeqCst);
-        if sig != 0 {
-            if self.forwarded_at.is_some() || self.attach {
-                // A second signal, or nothing of ours to stop: stop now.
-                self.interrupted = Some(sig as i32);
-                return true;
-            }
-            self.interrupted = Some(sig as i32);
-            if let Ok(s) = Signal::try_from(sig as i32) {
-                let _ = nix::sys::signal::kill(Pid::from_raw(self.root as i32), s);
-            }
-            self.forwarded_at = Some(Instant::now());
-        }
-        self.forwarded_at.is_some_and(|t| t.elapsed() >= STOP_GRACE)
-    }
-
-    /// Records the root's status learned by the sampler itself (ptrace's waitpid).
-    pub fn set_root_status(&mut self, exit: Option<i32>, signal: Option<i32>) {
-        self.root_status = Some((exit, signal));
-    }
 }
 
 fn run_perf(session: &mut PerfSession, rec: &mut Recording, control: &mut Control) {
