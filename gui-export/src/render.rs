@@ -3,15 +3,6 @@
 use crate::views::*;
 use serde::Serialize;
 
-/// True when a symbolized frame's function is the variable's defining
-/// function (symbolizers may add parameter lists to C++ names).
-pub fn same_function(frame_fn: &str, function: &str) -> bool {
-    frame_fn == function
-        || frame_fn
-            .strip_prefix(function)
-            .is_some_and(|rest| rest.starts_with('('))
-}
-
 /// A table of strings: headers, rows, and which columns are numeric.
 pub struct Table {
     pub headers: Vec<String>,

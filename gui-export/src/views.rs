@@ -795,7 +795,7 @@ pub fn drilldown(
             } else {
                 frames
                     .iter()
-                    .find(|f| crate::render::same_function(&f.function, &row.function))
+                    .find(|f| same_function(&f.function, &row.function))
                     .copied()
             };
             if let Some(f) = at {
@@ -1005,4 +1005,13 @@ pub fn compare(
         correlation,
         variables: rows,
     })
+}
+
+/// True when a symbolized frame's function is the variable's defining
+/// function (symbolizers may add parameter lists to C++ names).
+fn same_function(frame_fn: &str, function: &str) -> bool {
+    frame_fn == function
+        || frame_fn
+            .strip_prefix(function)
+            .is_some_and(|rest| rest.starts_with('('))
 }
