@@ -12,8 +12,8 @@
 //! defined outside the loop is invariant, and address arithmetic (GEPs,
 //! adds, multiplications by constants) combines strides in bytes.
 
-use crate::analysis::strip_casts;
 use crate::cfg::Cfg;
+use crate::ir::strip_casts;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
 use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
 use std::cell::RefCell;

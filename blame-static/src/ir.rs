@@ -569,6 +569,19 @@ fn after_declarator(base: String, declarator: &str) -> String {
     }
 }
 
+/// `v` with the casts that produce it looked through (at most 16).
+pub(crate) fn strip_casts<'a>(f: &'a Function, mut v: &'a Value) -> Value {
+    for _ in 0..16 {
+        match v {
+            Value::Inst(i) if matches!(f.insts[*i as usize].op, Op::Cast) => {
+                v = &f.insts[*i as usize].args[0]
+            }
+            _ => break,
+        }
+    }
+    v.clone()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -278,17 +278,7 @@ pub(super) fn stored_to(f: &Function) -> HashMap<InstId, Vec<Value>> {
     out
 }
 
-pub(crate) fn strip_casts<'a>(f: &'a Function, mut v: &'a Value) -> Value {
-    for _ in 0..16 {
-        match v {
-            Value::Inst(i) if matches!(f.insts[*i as usize].op, Op::Cast) => {
-                v = &f.insts[*i as usize].args[0]
-            }
-            _ => break,
-        }
-    }
-    v.clone()
-}
+pub(crate) use crate::ir::strip_casts;
 
 /// Where a function's returned pointer points: into the memory its
 /// argument `arg` points to, `path` fields below it, `deref` pointer loads

@@ -26,7 +26,6 @@ mod reads;
 mod slots;
 mod variables;
 
-pub(crate) use locations::strip_casts;
 pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
