@@ -72,7 +72,7 @@ pub struct DiffArgs {
     min_percent: f64,
     /// text, json, csv or html (a self-contained page).
     #[arg(long, default_value = "text")]
-    format: String,
+    format: DiffFormat,
     /// Output file [default: standard output].
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -104,16 +104,23 @@ pub fn run_diff(args: DiffArgs) -> Result<()> {
         &f.binary_paths,
     )?;
     let view = diff::diff(&a, &label(&args.run_a), &b, &label(&args.run_b), &filters)?;
-    let text = match args.format.as_str() {
-        "html" => blame_gui_export::html::diff_html(&view),
-        other => {
-            let format: OutputFormat = other
-                .parse()
-                .map_err(|e: String| anyhow::anyhow!("{e} (or html)"))?;
-            render::render_diff(&view, format)
-        }
+    let text = match args.format {
+        DiffFormat::Html => blame_gui_export::html::diff_html(&view),
+        DiffFormat::Text => render::render_diff(&view, OutputFormat::Text),
+        DiffFormat::Json => render::render_diff(&view, OutputFormat::Json),
+        DiffFormat::Csv => render::render_diff(&view, OutputFormat::Csv),
     };
     emit(&text, &args.output)
+}
+
+/// What `blame diff` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Json,
+    Csv,
+    /// A page of its own (both runs' tables and the change).
+    Html,
 }
 
 #[derive(clap::Args)]

@@ -216,8 +216,13 @@ pub struct HideArgs {
     pub filter: Option<PathBuf>,
     /// Only functions of these region classes (comma-separated: MPI, WRP, COM, USR);
     /// the others are hidden like filtered ones.
-    #[arg(long = "class", value_name = "CLASSES")]
-    pub classes: Option<String>,
+    #[arg(
+        long = "class",
+        value_name = "CLASSES",
+        value_delimiter = ',',
+        ignore_case = true
+    )]
+    pub classes: Vec<blame_gui_export::regions::RegionClass>,
 }
 
 impl HideArgs {
@@ -229,12 +234,7 @@ impl HideArgs {
                 .as_deref()
                 .map(blame_gui_export::scorep_filter::Filter::read)
                 .transpose()?,
-            classes: self
-                .classes
-                .as_deref()
-                .map(blame_gui_export::regions::parse_classes)
-                .transpose()
-                .map_err(|e| anyhow::anyhow!("--class: {e}"))?,
+            classes: (!self.classes.is_empty()).then(|| self.classes.iter().copied().collect()),
         };
         Ok(if hide.is_empty() {
             results

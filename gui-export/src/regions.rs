@@ -32,17 +32,22 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 pub const FILTERED_FRAME: &str = "[filtered]";
 
 /// A function's class, as `scorep-score` and Cube name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
 pub enum RegionClass {
     #[serde(rename = "MPI")]
+    #[value(name = "MPI")]
     Mpi,
     #[serde(rename = "WRP")]
+    #[value(name = "WRP")]
     Wrp,
     #[serde(rename = "COM")]
+    #[value(name = "COM")]
     Com,
     #[serde(rename = "USR")]
+    #[value(name = "USR")]
     Usr,
     #[serde(rename = "FLT")]
+    #[value(name = "FLT")]
     Flt,
 }
 
@@ -71,32 +76,6 @@ impl std::fmt::Display for RegionClass {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-impl std::str::FromStr for RegionClass {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s.trim().to_ascii_uppercase().as_str() {
-            "MPI" => RegionClass::Mpi,
-            "WRP" => RegionClass::Wrp,
-            "COM" => RegionClass::Com,
-            "USR" => RegionClass::Usr,
-            "FLT" => RegionClass::Flt,
-            _ => {
-                return Err(format!(
-                    "unknown region class {s:?}: use MPI, WRP, COM or USR"
-                ))
-            }
-        })
-    }
-}
-
-/// A comma-separated list of classes (`MPI,COM`).
-pub fn parse_classes(list: &str) -> Result<BTreeSet<RegionClass>, String> {
-    list.split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(str::parse)
-        .collect()
 }
 
 /// One demangler for every stage (`blame_formats::names`).
@@ -410,7 +389,7 @@ mod tests {
     fn a_class_filter_keeps_only_those_classes() {
         let hide = Hide {
             filter: None,
-            classes: Some(parse_classes("mpi").unwrap()),
+            classes: Some(BTreeSet::from([RegionClass::Mpi])),
         };
         let f = apply(&sample(), &hide);
         assert_eq!(row(&f, "MPI_Allreduce"), Some((3.0, 3.0)));
@@ -419,7 +398,11 @@ mod tests {
         // compute, main, helper alone: their 8 samples stay, under [filtered].
         assert_eq!(row(&f, FILTERED_FRAME), Some((8.0, 8.0)));
         assert_eq!(classes(&f)[FILTERED_FRAME], RegionClass::Flt);
-        assert!(parse_classes("MPI,XYZ").is_err());
+        assert!(<RegionClass as clap::ValueEnum>::from_str("XYZ", true).is_err());
+        assert_eq!(
+            <RegionClass as clap::ValueEnum>::from_str("mpi", true),
+            Ok(RegionClass::Mpi)
+        );
     }
 
     #[test]

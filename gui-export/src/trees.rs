@@ -13,21 +13,12 @@ use blame_formats::results::Results;
 use std::collections::BTreeMap;
 
 /// Which tree an export shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TreeKind {
+    /// Calling contexts.
     Code,
+    /// Variables and their fields.
     Data,
-}
-
-impl std::str::FromStr for TreeKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "code" => Ok(TreeKind::Code),
-            "data" => Ok(TreeKind::Data),
-            _ => Err(format!("unknown tree {s:?}: use code or data")),
-        }
-    }
 }
 
 /// One frame of a weighted stack: its display name, and the file and line

@@ -20,23 +20,11 @@ pub const MEMORY_METHODS: [&str; 6] = [
     "skid+loop+access",
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     Text,
     Json,
     Csv,
-}
-
-impl std::str::FromStr for OutputFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "text" => Ok(OutputFormat::Text),
-            "json" => Ok(OutputFormat::Json),
-            "csv" => Ok(OutputFormat::Csv),
-            _ => Err(format!("unknown format {s:?}: use text, json or csv")),
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -12,37 +12,21 @@ pub mod thicket;
 use crate::trees::{self, TreeKind};
 use blame_formats::results::Results;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What `blame export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     Html,
     Speedscope,
     Firefox,
     Pprof,
     Folded,
+    #[value(alias = "flamegraph")]
     Svg,
     Hatchet,
     Thicket,
+    #[value(alias = "cube")]
     Cubex,
     Csv,
-}
-
-impl std::str::FromStr for ExportFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "html" => ExportFormat::Html,
-            "speedscope" => ExportFormat::Speedscope,
-            "firefox" => ExportFormat::Firefox,
-            "pprof" => ExportFormat::Pprof,
-            "folded" => ExportFormat::Folded,
-            "svg" | "flamegraph" => ExportFormat::Svg,
-            "hatchet" => ExportFormat::Hatchet,
-            "thicket" => ExportFormat::Thicket,
-            "cubex" | "cube" => ExportFormat::Cubex,
-            "csv" => ExportFormat::Csv,
-            _ => return Err(format!("unknown export format {s:?}: use html, speedscope, firefox, pprof, folded, svg, hatchet, thicket, cubex or csv")),
-        })
-    }
 }
 
 /// Renders `results` (one event) as `format` with the chosen tree.
