@@ -11,6 +11,7 @@ use blame_formats::stream::{self, StreamReader};
 use blame_gui_export::render;
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::views::{self, Filters, OutputFormat};
+use blame_post::aggregate::DEFAULT_LOOP_THRESHOLD;
 use blame_post::{post_with_progress, OnDamage, Run, ShardSpec, StaticIndex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -53,7 +54,7 @@ pub struct InputArgs {
     #[arg(long)]
     skid: Option<String>,
     /// Loop compensation threshold (5.2.2).
-    #[arg(long, default_value_t = 0.75)]
+    #[arg(long, default_value_t = DEFAULT_LOOP_THRESHOLD)]
     loop_threshold: f64,
     /// L1 data cache and line size the access-pattern weights of memory events assume, `L1D:LINE` in bytes (K/M suffixes), e.g. `48K:64` [default: the recording machine's, from the run's manifest; else 32K:64].
     #[arg(long = "cache-geometry", value_name = "L1D:LINE")]
@@ -78,7 +79,7 @@ impl InputArgs {
     fn options_given(&self) -> bool {
         !self.memory_events.is_empty()
             || self.skid.is_some()
-            || self.loop_threshold != 0.75
+            || self.loop_threshold != DEFAULT_LOOP_THRESHOLD
             || self.cache_geometry.is_some()
             || !self.binary_paths.is_empty()
     }
@@ -969,7 +970,7 @@ pub(crate) fn results_of(
         binary_paths: binary_paths.to_vec(),
         memory_events: Vec::new(),
         skid: None,
-        loop_threshold: 0.75,
+        loop_threshold: DEFAULT_LOOP_THRESHOLD,
         cache_geometry: None,
         strict: false,
     })

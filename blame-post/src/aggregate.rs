@@ -43,10 +43,13 @@ pub struct MemoryOptions {
     pub cache: blame_formats::static_db::CacheGeometry,
 }
 
+/// The loop compensation threshold of 5.2.2 unless told (`--loop-threshold`).
+pub const DEFAULT_LOOP_THRESHOLD: f64 = 0.75;
+
 impl Default for MemoryOptions {
     fn default() -> Self {
         MemoryOptions {
-            loop_threshold: 0.75,
+            loop_threshold: DEFAULT_LOOP_THRESHOLD,
             skid: None,
             cache: Default::default(),
         }
