@@ -92,23 +92,25 @@ impl Config {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        cfg.check().map_err(|message| DaemonError::Config {
+        cfg.check().map_err(|problem| DaemonError::Config {
             path: path.to_path_buf(),
-            message,
+            message: problem.to_string(),
         })?;
         Ok(cfg)
     }
 
     /// Values that cannot work, said before anything starts.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ConfigProblem> {
         if self.rate_hz == 0 {
-            return Err("rate_hz must be positive".into());
+            return Err(ConfigProblem::NotPositive("rate_hz"));
         }
         if self.flush_interval_s == 0 {
-            return Err("flush_interval_s must be positive".into());
+            return Err(ConfigProblem::NotPositive("flush_interval_s"));
         }
-        if !self.dir.is_absolute() || !self.socket.is_absolute() {
-            return Err("dir and socket must be absolute paths".into());
+        for (key, path) in [("dir", &self.dir), ("socket", &self.socket)] {
+            if !path.is_absolute() {
+                return Err(ConfigProblem::Relative(key, path.clone()));
+            }
         }
         for g in self
             .include_commands
@@ -117,10 +119,21 @@ impl Config {
             .chain(&self.include_cgroups)
             .chain(&self.exclude_cgroups)
         {
-            glob::Pattern::new(g).map_err(|e| format!("pattern {g:?}: {e}"))?;
+            glob::Pattern::new(g).map_err(|e| ConfigProblem::Pattern(g.clone(), e))?;
         }
         Ok(())
     }
+}
+
+/// A setting that cannot work.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigProblem {
+    #[error("{0} must be positive")]
+    NotPositive(&'static str),
+    #[error("{0} must be an absolute path, not {1:?}")]
+    Relative(&'static str, PathBuf),
+    #[error("pattern {0:?}: {1}")]
+    Pattern(String, glob::PatternError),
 }
 
 /// A list of globs; matches when any does.

@@ -70,6 +70,15 @@ pub struct JobStatus {
     pub dir: PathBuf,
 }
 
+/// A request the daemon cannot take.
+#[derive(Debug, thiserror::Error)]
+pub enum BadRequest {
+    #[error("bad request: {0}")]
+    Json(serde_json::Error),
+    #[error("reading the request: {0}")]
+    Read(std::io::Error),
+}
+
 pub struct Server {
     listener: UnixListener,
     path: PathBuf,
@@ -133,7 +142,7 @@ impl Server {
     }
 
     /// The requests waiting now, each with its connection to reply on.
-    pub fn poll(&self) -> Vec<(UnixStream, Result<Request, String>)> {
+    pub fn poll(&self) -> Vec<(UnixStream, Result<Request, BadRequest>)> {
         let mut out = Vec::new();
         while let Ok((stream, _)) = self.listener.accept() {
             if !self.allowed(&stream) {
@@ -153,8 +162,8 @@ impl Server {
             let req = match r {
                 // A probe (another daemon checking whether this one answers).
                 Ok(0) => continue,
-                Ok(_) => serde_json::from_str(line.trim()).map_err(|e| format!("bad request: {e}")),
-                Err(e) => Err(format!("reading the request: {e}")),
+                Ok(_) => serde_json::from_str(line.trim()).map_err(BadRequest::Json),
+                Err(e) => Err(BadRequest::Read(e)),
             };
             out.push((stream, req));
         }

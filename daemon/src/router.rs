@@ -225,7 +225,7 @@ impl Router {
             run.db = db;
             let key = job.key.clone();
             if let Err(e) = self.make_dir(&key) {
-                self.note(e);
+                self.note(e.to_string());
                 continue;
             }
             let run = self.jobs.get_mut(&key).expect("opened");
@@ -296,7 +296,7 @@ impl Router {
     }
 
     /// Makes the job's run directory at its first sample.
-    fn make_dir(&mut self, key: &JobKey) -> Result<(), String> {
+    fn make_dir(&mut self, key: &JobKey) -> Result<(), crate::DaemonError> {
         let Some(run) = self.jobs.get_mut(key) else {
             return Ok(());
         };
@@ -304,7 +304,7 @@ impl Router {
             return Ok(());
         }
         job_dir::job_dir(&self.cfg.dir, &run.name, run.key.uid, run.gid)
-            .map_err(|e| format!("run directory {}: {e}", run.name))?;
+            .map_err(|e| crate::DaemonError::io(&run.dir, e))?;
         run.dir_made = true;
         let dir = run.dir.clone();
         self.ended.retain(|e| e.dir != dir);
@@ -849,7 +849,7 @@ impl RecordSink for Router {
             return;
         };
         if let Err(e) = self.make_dir(&key) {
-            self.note(e);
+            self.note(e.to_string());
         }
         let Some(run) = self.jobs.get_mut(&key) else {
             self.excluded_samples += 1;

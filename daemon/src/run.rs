@@ -25,7 +25,8 @@ pub struct Summary {
 }
 
 pub fn run(cfg: Config, blame_exe: PathBuf, say: &dyn Fn(&str)) -> Result<Summary, DaemonError> {
-    cfg.check().map_err(DaemonError::Usage)?;
+    cfg.check()
+        .map_err(|problem| DaemonError::Usage(problem.to_string()))?;
     if !nix::unistd::geteuid().is_root() {
         return Err(DaemonError::Usage(
             "blame daemon runs as root: it samples every user's processes and gives each job's run directory to its user".into(),
@@ -125,7 +126,9 @@ pub fn run(cfg: Config, blame_exe: PathBuf, say: &dyn Fn(&str)) -> Result<Summar
         let mut stopping = stop.load(Ordering::SeqCst) != 0;
         for (mut stream, req) in server.poll() {
             let answer = match req {
-                Err(message) => Reply::Error { message },
+                Err(bad) => Reply::Error {
+                    message: bad.to_string(),
+                },
                 Ok(Request::Status) => {
                     let (cpu, rss) = own_usage();
                     Reply::Status(router.status(cpu, rss, 0))
