@@ -3,10 +3,14 @@
 
 Part 1: `mpirun -np NCPU busy_mpi ITER` alone, under `blame daemon` at 49 Hz
 and at 199 Hz, in alternating rounds (a round runs the three in a rotating
-order). Reported: median wall time per mode, the slowdown against alone,
-and the daemon's CPU time over the program's run (from `blame daemon
-status`, taken right before and after the program) as a share of the
-node's CPU (wall x CPUs).
+order). Reported: median wall time per mode and the slowdown against alone;
+the ranks' compute CPU time (thread CPU time in the sweeps, BUSY_MPI_COMPUTE)
+and its inflation under the daemon (cache and interrupt cost to the
+program); and the daemon's CPU time over the program's run (from `blame
+daemon status`, taken right before and after the program) as a share of
+the node's CPU (wall x CPUs). On a node where every core runs a rank, the
+slowdown is about the daemon's share plus the inflation: a figure that the
+noise of other jobs on the machine disturbs far less than wall time.
 
 Part 2: the daemon at 199 Hz while PROCS copies of bench/daemon/mem_worker
 run at once (started first, then all working together, each burning 20 ms
@@ -58,6 +62,7 @@ def busy(args, work):
     cmd = ["mpirun", "-np", str(ncpu), exe, str(args.iterations)]
     modes = [0, 49, 199]
     wall = {m: [] for m in modes}
+    compute = {m: [] for m in modes}
     share = {m: [] for m in modes if m}
     samples = {m: [] for m in modes if m}
     for r in range(args.rounds):
@@ -67,10 +72,16 @@ def busy(args, work):
             if m:
                 d = start_daemon(work, m, ["busy_mpi"])
                 before = status(d[1])
+            cfile = os.path.join(work, "compute.txt")
+            if os.path.exists(cfile):
+                os.remove(cfile)
             t = time.monotonic()
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                           env=dict(os.environ, BUSY_MPI_COMPUTE=cfile))
             w = time.monotonic() - t
             wall[m].append(w)
+            with open(cfile) as f:
+                compute[m].append(sum(float(x) for x in f.read().split()))
             if d:
                 after = status(d[1])
                 cpu = after["daemon_cpu_seconds"] - before["daemon_cpu_seconds"]
@@ -81,14 +92,18 @@ def busy(args, work):
               flush=True)
     base = statistics.median(wall[0])
     print(f"\nbusy node: `mpirun -np {ncpu} busy_mpi {args.iterations}`, {args.rounds} rounds, medians")
-    print("| mode | wall | slowdown | daemon CPU (% of node) | samples per run |")
-    print("|---|---|---|---|---|")
-    print(f"| alone | {base:.2f} s | | | |")
+    cbase = statistics.median(compute[0])
+    print("| mode | wall | wall slowdown | ranks' compute CPU | compute inflation | daemon CPU (% of node) | daemon + inflation | samples per run |")
+    print("|---|---|---|---|---|---|---|---|")
+    print(f"| alone | {base:.2f} s | | {cbase:.2f} s | | | | |")
     for m in (49, 199):
         med = statistics.median(wall[m])
+        cmed = statistics.median(compute[m])
+        infl = 100 * (cmed / cbase - 1)
+        sh = statistics.median(share[m])
         print(f"| daemon {m} Hz | {med:.2f} s | {100 * (med / base - 1):+.2f}% "
               f"(rounds {min(wall[m]) / base - 1:+.1%} .. {max(wall[m]) / base - 1:+.1%}) | "
-              f"{statistics.median(share[m]):.2f}% | {int(statistics.median(samples[m]))} |")
+              f"{cmed:.2f} s | {infl:+.2f}% | {sh:.2f}% | {infl + sh:+.2f}% | {int(statistics.median(samples[m]))} |")
     spread = (max(wall[0]) - min(wall[0])) / base
     print(f"spread of the program alone: {spread:.1%}")
 
