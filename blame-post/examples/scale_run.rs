@@ -325,6 +325,7 @@ fn main() {
         processes: (0..ranks)
             .map(|rank| ProcessEntry {
                 file: format!("rank-{rank}.bstream"),
+                section: None,
                 pid: 100_000 + rank,
                 ppid: 1,
                 rank: Some(rank),

@@ -218,6 +218,10 @@ impl SectionSink {
         self.bytes
     }
 
+    pub(crate) fn section(&self) -> u32 {
+        self.section
+    }
+
     /// `FILE#SECTION`, for messages.
     pub(crate) fn label(&self) -> String {
         self.label.clone()

@@ -477,6 +477,14 @@ impl<W: Write> StreamWriter<W> {
         self.samples_written
     }
 
+    /// The section of the node file this writer writes, if it does.
+    pub fn section(&self) -> Option<u32> {
+        match &self.sink {
+            Sink::File(_) => None,
+            Sink::Section(s) => Some(s.section()),
+        }
+    }
+
     pub fn records_written(&self) -> u64 {
         self.records_written
     }

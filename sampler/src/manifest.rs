@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 /// One process image's stream.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ProcessEntry {
+    /// The stream file, or the node file holding the stream as a section.
     pub file: String,
+    /// The section of `file` when it is a node file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<u32>,
     pub pid: u32,
     pub ppid: u32,
     pub rank: Option<u32>,
@@ -22,6 +26,16 @@ pub struct ProcessEntry {
     /// False when the image was replaced by exec or still ran when recording stopped.
     pub ended: bool,
     pub duration_ns: u64,
+}
+
+impl ProcessEntry {
+    /// `rank-N` or `pid-N`: how results and reports name the process.
+    pub fn label(&self) -> String {
+        match self.rank {
+            Some(r) => format!("rank-{r}"),
+            None => format!("pid-{}", self.pid),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

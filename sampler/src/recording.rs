@@ -1,11 +1,14 @@
 //! What the samplers feed: the table of profiled processes (their images,
 //! mappings, threads, unwinders and MPI ranks) and one sample stream per
-//! process image in the run directory. Both the perf_event and the ptrace
-//! sampler report fork, exec, mmap, sample and exit events here.
+//! process image, written as a section of the recorder's node file
+//! ([`Layout::NodeFile`], the default) or as a stream file of its own
+//! ([`Layout::PerProcess`]). Both the perf_event and the ptrace sampler
+//! report fork, exec, mmap, sample and exit events here.
 
 use crate::manifest::ProcessEntry;
 use crate::procfs;
 use crate::unwind::{HybridWalk, ObjectCache, ProcessUnwinder};
+use blame_formats::node_file::{NodeHeader, NodeWriter, SharedNode};
 use blame_formats::stream::{
     is_launcher, EventDesc, Lost, Mapping, ProcessEnd, StreamHeader, StreamWriter, ThreadName,
 };
@@ -59,9 +62,44 @@ struct OpenStream {
     start_ns: u64,
 }
 
+/// How a recording stores its processes' streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// One node file of this name in the run directory, a section per
+    /// process image (created with the first stream).
+    NodeFile(String),
+    /// One `rank-N.bstream` / `pid-N.bstream` file per process image.
+    PerProcess,
+}
+
+impl Layout {
+    /// The node file of a recorder on `host`; `own_rank` when the recorder
+    /// itself runs as an MPI rank (one recorder per task, `srun -n N blame
+    /// record`), so recorders sharing a run directory never share a file.
+    pub fn node_file(host: &str, own_rank: Option<u32>) -> Layout {
+        let host: String = host
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        Layout::NodeFile(match own_rank {
+            Some(r) => format!("node-{host}.rank-{r}.bnode"),
+            None => format!("node-{host}.bnode"),
+        })
+    }
+}
+
 /// The run directory being written.
 pub struct Recording {
     dir: PathBuf,
+    layout: Layout,
+    /// The node file, once its first section was opened.
+    node: Option<SharedNode>,
     host: String,
     events: Vec<EventDesc>,
     call_graph: String,
@@ -103,6 +141,8 @@ impl Recording {
     ) -> Recording {
         Recording {
             dir: dir.to_path_buf(),
+            layout: Layout::PerProcess,
+            node: None,
             host: procfs::hostname(),
             events,
             call_graph: call_graph.to_string(),
@@ -120,6 +160,17 @@ impl Recording {
             errors: Vec::new(),
             kernel_frames: false,
         }
+    }
+
+    /// Stores the streams as `layout` says (before the first sample).
+    pub fn with_layout(mut self, layout: Layout) -> Recording {
+        self.layout = layout;
+        self
+    }
+
+    /// The node file written, if any.
+    pub fn node_file(&self) -> Option<PathBuf> {
+        self.node.as_ref().map(NodeWriter::path)
     }
 
     /// Kernel frames will be recorded: saves the kernel's symbol table as
@@ -468,23 +519,9 @@ impl Recording {
             start_time_ns: procfs::unix_time_ns(),
             extra: self.extra.clone(),
         };
-        let base = match p.rank {
-            Some(r) => format!("rank-{r}"),
-            None => format!("pid-{}", p.pid),
-        };
-        let mut attempt = 0;
-        let created = loop {
-            let name = match attempt {
-                0 => format!("{base}.bstream"),
-                n => format!("{base}.{}.{n}.bstream", p.pid),
-            };
-            let path = self.dir.join(&name);
-            match StreamWriter::create(&path, &header) {
-                Ok(w) => break Ok((w, path)),
-                // Taken (a symlink too, even a dangling one): the next name.
-                Err(_) if path.symlink_metadata().is_ok() && attempt < 64 => attempt += 1,
-                Err(e) => break Err(e),
-            }
+        let created = match self.layout.clone() {
+            Layout::NodeFile(name) => self.open_section(&name, &header),
+            Layout::PerProcess => self.create_stream_file(p, &header),
         };
         let (mut writer, path) = match created {
             Ok(x) => x,
@@ -493,6 +530,7 @@ impl Recording {
                 return;
             }
         };
+
         let mut threads: Vec<_> = p.threads.iter().collect();
         threads.sort();
         let mut r = Ok(());
@@ -531,6 +569,58 @@ impl Recording {
         });
     }
 
+    /// Opens a section of the node file `name` (created with the first).
+    fn open_section(
+        &mut self,
+        name: &str,
+        header: &StreamHeader,
+    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
+        let node = match &self.node {
+            Some(node) => node.clone(),
+            None => {
+                let node = NodeWriter::create(
+                    self.dir.join(name),
+                    &NodeHeader {
+                        host: self.host.clone(),
+                        recorder_pid: std::process::id(),
+                        start_time_ns: procfs::unix_time_ns(),
+                        extra: self.extra.clone(),
+                    },
+                )?;
+                self.node = Some(node.clone());
+                node
+            }
+        };
+        let writer = NodeWriter::open_section(&node, header)?;
+        Ok((writer, NodeWriter::path(&node)))
+    }
+
+    /// Creates `rank-N.bstream` or `pid-N.bstream` (a suffix when taken).
+    fn create_stream_file(
+        &self,
+        p: &Proc,
+        header: &StreamHeader,
+    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
+        let base = match p.rank {
+            Some(r) => format!("rank-{r}"),
+            None => format!("pid-{}", p.pid),
+        };
+        let mut attempt = 0;
+        loop {
+            let name = match attempt {
+                0 => format!("{base}.bstream"),
+                n => format!("{base}.{}.{n}.bstream", p.pid),
+            };
+            let path = self.dir.join(&name);
+            match StreamWriter::create(&path, header) {
+                Ok(w) => return Ok((w, path)),
+                // Taken (a symlink too, even a dangling one): the next name.
+                Err(_) if path.symlink_metadata().is_ok() && attempt < 64 => attempt += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Ends the stream of `p`'s current image. `end` is Some when the
     /// process itself ended (with exit code and signal when known).
     fn close_stream(
@@ -556,9 +646,10 @@ impl Recording {
                 time_ns,
             });
         }
-        // `finish` seals the last chunk and appends the container's end
-        // marker: readers can tell this stream from one cut short.
-        if let Err(e) = r.and_then(|_| writer.finish().map(drop)) {
+        let section = writer.section();
+        // `close` seals the last chunk and appends the stream's end marker
+        // (a section's close chunk): readers can tell it from one cut short.
+        if let Err(e) = r.and_then(|_| writer.close()) {
             self.errors.push(format!("{}: {e}", path.display()));
         }
         let (exit_status, signal) = end.unwrap_or((None, None));
@@ -567,6 +658,7 @@ impl Recording {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
+            section,
             pid: p.pid,
             ppid: p.ppid,
             rank: p.rank,
@@ -582,7 +674,8 @@ impl Recording {
         p.lost = 0;
     }
 
-    /// Closes every stream still open (end of recording: processes still running).
+    /// Closes every stream still open (end of recording: processes still
+    /// running), then the node file.
     pub fn finish(&mut self, time_ns: u64) {
         let mut pids: Vec<u32> = self.procs.keys().copied().collect();
         pids.sort();
@@ -591,7 +684,14 @@ impl Recording {
                 self.close_stream(&mut p, None, time_ns);
             }
         }
-        self.entries.sort_by(|a, b| a.file.cmp(&b.file));
+        if let Some(node) = self.node.take() {
+            if let Err(e) = NodeWriter::finish(&node) {
+                self.errors.push(e.to_string());
+            }
+        }
+        self.entries.sort_by(|a, b| {
+            (&a.file, a.section, &a.label()).cmp(&(&b.file, b.section, &b.label()))
+        });
     }
 
     /// Flushes every open stream's buffered chunk to the OS (periodic, bounds what a crash of the recorder loses).
@@ -732,6 +832,45 @@ mod tests {
                 blame_formats::stream::salvage_stream(dir.path().join(&e.file)).unwrap();
             assert!(salvage.complete, "{}: {}", e.file, salvage.describe());
             assert_eq!(salvage.describe(), "complete");
+        }
+    }
+
+    /// The node-file layout: every process image a section of one file,
+    /// each closed, the file ended by its end marker; the manifest's
+    /// entries name the file and the section.
+    #[test]
+    fn a_node_file_holds_a_section_per_process_image() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = recording(dir.path()).with_layout(Layout::node_file("h/x", None));
+        let me = std::process::id();
+        rec.adopt(me);
+        rec.fork(4_000_001, me, 4_000_001);
+        for pid in [me, 4_000_001] {
+            rec.sample(pid, pid, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        }
+        rec.exit(4_000_001, 4_000_001, Some((Some(0), None)), 20);
+        rec.exec(me, "next-image", 30);
+        rec.sample(me, me, 40, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.finish(50);
+        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["node-h_x.bnode"]);
+        assert_eq!(rec.entries.len(), 3);
+        let mut sections: Vec<_> = rec.entries.iter().map(|e| e.section.unwrap()).collect();
+        sections.sort();
+        assert_eq!(sections, [0, 1, 2]);
+        let index =
+            blame_formats::node_file::NodeIndex::open(dir.path().join("node-h_x.bnode")).unwrap();
+        assert!(index.complete, "{}", index.describe());
+        for (i, s) in index.sections.iter().enumerate() {
+            let r = index.section_reader(i).unwrap();
+            let (stream, salvage) =
+                blame_formats::stream::salvage_from(r, s.header.clone().unwrap()).unwrap();
+            assert_eq!(salvage.describe(), "complete");
+            assert_eq!(stream.samples.len(), 1);
         }
     }
 

@@ -7,7 +7,7 @@ use crate::events::{parse_events, EventSpec};
 use crate::manifest::{EventEntry, Manifest};
 use crate::perf::{OpenFailure, PerfConfig, PerfSession};
 use crate::ptrace::PtraceSampler;
-use crate::recording::Recording;
+use crate::recording::{Layout, Recording};
 use crate::{procfs, sys, CallGraph, RecordError};
 use blame_formats::files;
 use blame_formats::lock::RunDirLock;
@@ -59,6 +59,9 @@ pub struct RecordOptions {
     pub track_allocations: bool,
     /// Record each sample's data address (PERF_SAMPLE_ADDR), as `perf record -d`.
     pub data_addresses: bool,
+    /// One `*.bstream` file per process image (the layout before node
+    /// files) instead of one node file per recorder.
+    pub per_process_files: bool,
 }
 
 pub struct RecordSummary {
@@ -111,6 +114,7 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
         .filter(|p| {
             let name = p.file_name().unwrap_or_default().to_string_lossy();
             name.ends_with(".bstream")
+                || name.ends_with(".bnode")
                 || name.ends_with(".balloc")
                 || name == "kallsyms"
                 || (name.starts_with("manifest") && name.ends_with(".json"))
@@ -424,7 +428,12 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                 .unwrap_or_default(),
         ),
     ];
-    let mut rec = Recording::new(&opts.output, descs, call_graph, extra);
+    let layout = if opts.per_process_files {
+        Layout::PerProcess
+    } else {
+        Layout::node_file(&procfs::hostname(), rank)
+    };
+    let mut rec = Recording::new(&opts.output, descs, call_graph, extra).with_layout(layout);
     rec.stack_copy_size = stack_size;
     if opts.kernel {
         if let Err(e) = rec.with_kernel_frames() {
