@@ -19,15 +19,17 @@ use blame_formats::alloc_log::AllocLog;
 use blame_formats::container::{Salvaged, Skipped};
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::lock::RunDirLock;
+use blame_formats::node_file::{is_node_file, NodeIndex, StreamIn};
 use blame_formats::results::{ProcessInfo, SymFrame};
 use blame_formats::stream::{
-    decode_chunk, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample, Sampling, StackNode,
-    StreamReader,
+    decode_chunk, ChunkSource, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample, Sampling,
+    StackNode, StreamHeader, StreamReader,
 };
 use blame_formats::FormatError;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use blame_formats::stream::{is_launcher, is_memory_event};
 
@@ -80,16 +82,54 @@ pub enum OnDamage {
 pub enum Source {
     RunDir {
         dir: PathBuf,
-        streams: Vec<PathBuf>,
+        streams: Vec<StreamAt>,
     },
     Json {
         samples: Vec<JsonSample>,
         groups: Vec<Vec<usize>>,
     },
     /// perf.data files, decoded in memory: one entry per process image.
-    Perf {
-        processes: Vec<PerfProcess>,
-    },
+    Perf { processes: Vec<PerfProcess> },
+}
+
+/// Where one process's stream is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamAt {
+    /// A stream file of its own (`*.bstream`).
+    File(PathBuf),
+    /// A section of a node file (`*.bnode`), by section id.
+    Section { file: PathBuf, section: u32 },
+}
+
+impl StreamAt {
+    /// The file and the section in it: the order of storage.
+    fn key(&self) -> (&Path, u32) {
+        match self {
+            StreamAt::File(p) => (p, 0),
+            StreamAt::Section { file, section } => (file, *section),
+        }
+    }
+
+    /// `FILE` or `FILE#section-N`, for messages before the section's name is known.
+    pub fn describe(&self) -> String {
+        match self {
+            StreamAt::File(p) => p.display().to_string(),
+            StreamAt::Section { file, section } => format!("{}#section-{section}", file.display()),
+        }
+    }
+}
+
+/// Each stream's position when the streams are ordered as they are stored
+/// (by file, then section): process-level shards take contiguous blocks
+/// of that order, so a shard opens only the node files its processes are in.
+fn storage_order(streams: &[StreamAt]) -> Vec<usize> {
+    let mut by_storage: Vec<usize> = (0..streams.len()).collect();
+    by_storage.sort_by(|&a, &b| streams[a].key().cmp(&streams[b].key()));
+    let mut position = vec![0; streams.len()];
+    for (pos, &i) in by_storage.iter().enumerate() {
+        position[i] = pos;
+    }
+    position
 }
 
 /// A whole run: its events and processes, before any samples are resolved.
@@ -112,6 +152,10 @@ pub struct Run {
     pub open_time: std::time::Duration,
     /// A run directory's reader lock: no recorder writes it while it is read.
     _lock: Option<RunDirLock>,
+    /// Process `i` is at `shard_order[i]` in the order of storage.
+    shard_order: Vec<usize>,
+    /// The walked node files, by path.
+    node_indexes: std::sync::Mutex<HashMap<PathBuf, Arc<NodeIndex>>>,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -125,8 +169,10 @@ fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
 }
 
 impl Run {
-    /// Opens a run directory: every `*.bstream` file in it, sorted by name.
-    /// A stream whose header cannot be read (empty, cut in its header,
+    /// Opens a run directory: every node file (`*.bnode`, a section per
+    /// process) and stream file (`*.bstream`) in it; processes are ordered
+    /// by their names (`rank-N`, `pid-N`), as stream files sort. A stream
+    /// or section whose header cannot be read (empty, cut in its header,
     /// damaged) is skipped and listed in `damage`, or refused with
     /// [`OnDamage::Refuse`].
     pub fn open_dir(dir: &Path, binary_paths: Vec<PathBuf>, on_damage: OnDamage) -> Result<Run> {
@@ -140,40 +186,107 @@ impl Run {
         let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(io(dir))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "bstream"))
+            .filter(|p| p.extension().is_some_and(|x| x == "bstream") || is_node_file(p))
             .collect();
         found.sort();
         if found.is_empty() {
             return Err(PostError::Input(format!(
-                "{}: no sample streams (*.bstream) here; record one with `blame record -o {} -- CMD`",
+                "{}: no sample streams (*.bnode, *.bstream) here; record one with `blame record -o {} -- CMD`",
                 dir.display(),
                 dir.display()
             )));
         }
+        let mut damage = Vec::new();
+        let mut unreadable = Vec::new();
+        let mut note = |what: String, unreadable_too: bool| -> Result<()> {
+            if on_damage == OnDamage::Refuse {
+                return Err(PostError::Input(format!(
+                    "{what}; refused (--strict); without --strict the other streams are used"
+                )));
+            }
+            damage.push(format!("{what}: stream skipped"));
+            if unreadable_too {
+                unreadable.push(what);
+            }
+            Ok(())
+        };
+        // (name, where, header) of every readable stream.
+        let mut found_streams: Vec<(String, StreamAt, StreamHeader)> = Vec::new();
+        let mut indexes = HashMap::new();
+        for path in &found {
+            if is_node_file(path) {
+                let index = match NodeIndex::open(path) {
+                    Ok(index) => index,
+                    Err(e) => {
+                        note(unreadable_stream(path, &e), true)?;
+                        continue;
+                    }
+                };
+                for skip in &index.damage {
+                    note(describe_skip(path, skip), false)?;
+                }
+                if index.sections.is_empty() && !index.complete {
+                    note(
+                        format!(
+                            "{}: cut before its first process's section ({})",
+                            path.display(),
+                            index.describe()
+                        ),
+                        true,
+                    )?;
+                }
+                for (i, s) in index.sections.iter().enumerate() {
+                    match &s.header {
+                        Some(h) => found_streams.push((
+                            s.label(),
+                            StreamAt::Section {
+                                file: path.clone(),
+                                section: s.section,
+                            },
+                            h.clone(),
+                        )),
+                        None => note(
+                            format!(
+                                "{}: the open chunk of section {} is damaged: its process is unknown and its {} chunks cannot be read",
+                                index.section_path(i).display(),
+                                s.section,
+                                s.chunks.len()
+                            ),
+                            true,
+                        )?,
+                    }
+                }
+                indexes.insert(path.clone(), Arc::new(index));
+            } else {
+                match StreamReader::open(path) {
+                    Ok((_, header)) => found_streams.push((
+                        path.file_stem()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        StreamAt::File(path.clone()),
+                        header,
+                    )),
+                    Err(e) => note(unreadable_stream(path, &e), true)?,
+                }
+            }
+        }
+        if found_streams.is_empty() {
+            return Err(PostError::Input(format!(
+                "{}: none of its {} sample streams can be read:\n  {}",
+                dir.display(),
+                found.len(),
+                unreadable.join("\n  ")
+            )));
+        }
+        found_streams.sort_by(|a, b| (&a.0, a.1.key()).cmp(&(&b.0, b.1.key())));
         let mut events = Vec::new();
         let mut processes = Vec::new();
         let mut streams = Vec::new();
-        let mut damage = Vec::new();
-        let mut unreadable = Vec::new();
-        for path in &found {
-            let header = match StreamReader::open(path) {
-                Ok((_, header)) => header,
-                Err(e) => {
-                    let what = unreadable_stream(path, &e);
-                    if on_damage == OnDamage::Refuse {
-                        return Err(PostError::Input(format!(
-                            "{what}; refused (--strict); without --strict the other streams are used"
-                        )));
-                    }
-                    damage.push(format!("{what}: stream skipped"));
-                    unreadable.push(what);
-                    continue;
-                }
-            };
+        for (_, at, header) in found_streams {
             if let Some(bad) = header.events.len().checked_sub(MAX_EVENTS) {
                 return Err(PostError::Input(format!(
                     "{}: the stream names {} events, {bad} more than the {MAX_EVENTS} an event index can hold",
-                    path.display(),
+                    at.describe(),
                     header.events.len()
                 )));
             }
@@ -189,15 +302,7 @@ impl Run {
                 samples: Vec::new(),
                 lost: 0,
             });
-            streams.push(path.clone());
-        }
-        if streams.is_empty() {
-            return Err(PostError::Input(format!(
-                "{}: none of its {} sample streams can be read:\n  {}",
-                dir.display(),
-                found.len(),
-                unreadable.join("\n  ")
-            )));
+            streams.push(at);
         }
         check_event_count(events.len(), &dir.display().to_string())?;
         Ok(Run {
@@ -213,11 +318,13 @@ impl Run {
             )),
             instruction_skid: None,
             warnings: Vec::new(),
-            skipped_streams: found.len() - streams.len(),
+            skipped_streams: unreadable.len(),
             damage,
             on_damage,
             open_time: Default::default(),
             _lock: lock,
+            shard_order: storage_order(&streams),
+            node_indexes: std::sync::Mutex::new(indexes),
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
@@ -291,6 +398,8 @@ impl Run {
             on_damage: OnDamage::Salvage,
             open_time: Default::default(),
             _lock: None,
+            shard_order: (0..keys.len()).collect(),
+            node_indexes: Default::default(),
         })
     }
 
@@ -311,6 +420,8 @@ impl Run {
             on_damage: OnDamage::Salvage,
             open_time: started.elapsed(),
             _lock: None,
+            shard_order: (0..capture.processes.len()).collect(),
+            node_indexes: Default::default(),
             source: Source::Perf {
                 processes: capture.processes,
             },
@@ -364,7 +475,7 @@ impl Run {
     pub fn load_process(&self, index: usize, shard: ShardSpec) -> Result<ProcessProfile> {
         let nproc = self.processes.len();
         let whole_process = shard.count as usize <= nproc;
-        if whole_process && !shard.owns_unit(index) {
+        if whole_process && !shard.owns_block(self.shard_order[index], nproc) {
             return Ok(ProcessProfile {
                 index: index as u32,
                 frames: Vec::new(),
@@ -414,8 +525,9 @@ impl Run {
                 })
             }
             Source::RunDir { streams, .. } => {
-                let path = &streams[index];
-                let (mut reader, header) = StreamReader::open(path)?;
+                let at = &streams[index];
+                let (mut reader, header) = self.open_stream(at)?;
+                let path = &reader.path().to_path_buf();
                 let map_event: Vec<usize> = header
                     .events
                     .iter()
@@ -428,8 +540,8 @@ impl Run {
                     .collect();
                 // The binaries' debug info is opened while the samples are counted.
                 let (tally, ()) = rayon::join(
-                    || tally_stream(&mut reader, &keep, self.on_damage),
-                    || self.preload_symbols(path),
+                    || tally_stream(reader.as_mut(), &keep, self.on_damage),
+                    || self.preload_symbols(at),
                 );
                 let mut tally = tally?;
                 if !keep(0) {
@@ -442,7 +554,7 @@ impl Run {
                         path,
                         pid: header.pid,
                         map_event: &map_event,
-                        samples: SampleSource::Stream(path),
+                        samples: SampleSource::Stream(self, at),
                         no_alloc_log_hint: "record with --track-allocations",
                     },
                     tally,
@@ -471,18 +583,47 @@ impl Run {
         }
     }
 
+    /// Opens the stream at `at`: a stream file, or a node file's section
+    /// (the node file's index walked once per run).
+    fn open_stream(&self, at: &StreamAt) -> Result<(Box<dyn ChunkSource + Send>, StreamHeader)> {
+        match at {
+            StreamAt::File(path) => Ok(StreamIn::File(path.clone()).open()?),
+            StreamAt::Section { file, section } => {
+                let index = self.node_index(file)?;
+                let Some(i) = index.sections.iter().position(|s| s.section == *section) else {
+                    return Err(PostError::Input(format!(
+                        "{}: no such section in the file",
+                        at.describe()
+                    )));
+                };
+                Ok(StreamIn::Section(index, i).open()?)
+            }
+        }
+    }
+
+    /// The index of node file `file`, walked on first use.
+    fn node_index(&self, file: &Path) -> Result<Arc<NodeIndex>> {
+        let mut indexes = self.node_indexes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(index) = indexes.get(file) {
+            return Ok(index.clone());
+        }
+        let index = Arc::new(NodeIndex::open(file)?);
+        indexes.insert(file.to_path_buf(), index.clone());
+        Ok(index)
+    }
+
     /// Opens the objects of the mappings a stream declares before its first
     /// sample (see [`Symbolizer::preload`]); a stream that cannot be read
     /// here is left to the counting pass to report.
-    fn preload_symbols(&self, path: &Path) {
-        let Ok((mut reader, _)) = StreamReader::open(path) else {
+    fn preload_symbols(&self, at: &StreamAt) {
+        let Ok((mut reader, _)) = self.open_stream(at) else {
             return;
         };
         let mut mappings = Vec::new();
-        while let Ok(Some(record)) = reader.next_record() {
-            match record {
-                Record::Mapping(m) => mappings.push(m),
-                Record::Sample(_) => break,
+        while let Ok(Some(item)) = reader.next_item_salvaging() {
+            match item {
+                Item::Record(Record::Mapping(m)) => mappings.push(m),
+                Item::Record(Record::Sample(_)) | Item::Skipped(_) => break,
                 _ => {}
             }
         }
@@ -790,7 +931,7 @@ struct ProfileInput<'a> {
 
 /// The samples of one process, read again for the direct pass.
 enum SampleSource<'a> {
-    Stream(&'a Path),
+    Stream(&'a Run, &'a StreamAt),
     Memory(&'a [Sample]),
 }
 
@@ -799,10 +940,10 @@ impl<'a> SampleSource<'a> {
     fn samples(&self) -> Result<Box<dyn Iterator<Item = Result<Sample>> + 'a>> {
         match *self {
             SampleSource::Memory(samples) => Ok(Box::new(samples.iter().map(|s| Ok(*s)))),
-            SampleSource::Stream(path) => {
+            SampleSource::Stream(run, at) => {
                 // The same chunks as the tally skipped are skipped here, so
                 // sample numbers (sample-level sharding) agree.
-                let (mut reader, _) = StreamReader::open(path)?;
+                let (mut reader, _) = run.open_stream(at)?;
                 Ok(Box::new(std::iter::from_fn(move || loop {
                     match reader.next_item_salvaging() {
                         Ok(Some(Item::Record(Record::Sample(s)))) => return Some(Ok(s)),
@@ -864,8 +1005,8 @@ struct ChunkTally {
 /// memory stays independent of the stream's length.
 const CHUNK_BATCH: usize = 16;
 
-fn tally_stream<R: std::io::Read>(
-    reader: &mut StreamReader<R>,
+fn tally_stream(
+    reader: &mut dyn ChunkSource,
     keep: &(dyn Fn(usize) -> bool + Sync),
     on_damage: OnDamage,
 ) -> Result<StreamTally> {

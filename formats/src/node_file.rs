@@ -768,6 +768,56 @@ impl<R: ReadAt> ChunkSource for SectionReader<R> {
     }
 }
 
+/// One process's stream: a stream file, or a section of a node file.
+#[derive(Clone)]
+pub enum StreamIn {
+    File(PathBuf),
+    /// Section `.1` (an index into the index's sections).
+    Section(Arc<NodeIndex>, usize),
+}
+
+impl StreamIn {
+    /// Every stream of `path`: the file itself, or each readable section
+    /// of a node file (with the node file's index, for its damage).
+    pub fn all_of(path: &Path) -> Result<(Vec<StreamIn>, Option<Arc<NodeIndex>>)> {
+        if !is_node_file(path) {
+            return Ok((vec![StreamIn::File(path.to_path_buf())], None));
+        }
+        let index = Arc::new(NodeIndex::open(path)?);
+        let streams = (0..index.sections.len())
+            .map(|i| StreamIn::Section(index.clone(), i))
+            .collect();
+        Ok((streams, Some(index)))
+    }
+
+    /// Opens the stream: its chunks and its header. A section whose open
+    /// chunk is damaged is the `CorruptHeader` error.
+    pub fn open(&self) -> Result<(Box<dyn ChunkSource + Send>, StreamHeader)> {
+        match self {
+            StreamIn::File(path) => {
+                let (reader, header) = crate::stream::StreamReader::open(path)?;
+                Ok((Box::new(reader), header))
+            }
+            StreamIn::Section(index, i) => {
+                let reader = index.section_reader(*i)?;
+                let header = index.sections[*i]
+                    .header
+                    .clone()
+                    .expect("checked by section_reader");
+                Ok((Box::new(reader), header))
+            }
+        }
+    }
+
+    /// The file, or `FILE#rank-N` for a section.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            StreamIn::File(path) => path.clone(),
+            StreamIn::Section(index, i) => index.section_path(*i),
+        }
+    }
+}
+
 /// True when `path` names a node file (by its extension).
 pub fn is_node_file(path: &Path) -> bool {
     path.extension().is_some_and(|x| x == EXTENSION)
