@@ -217,7 +217,7 @@ fn four_ranks_under_one_recorder_share_one_node_file() {
     let names = |r: &Value| -> Vec<String> {
         let mut v: Vec<String> = rows(r)
             .iter()
-            .filter(|v| v["explicit_percent"].as_f64().unwrap_or(0.0) >= 5.0)
+            .filter(|v| v["explicit_percent"].as_f64().unwrap_or(0.0) >= 20.0)
             .map(|v| format!("{}::{}", v["function"], v["name"]))
             .collect();
         v.sort();

@@ -339,6 +339,7 @@ fn main() {
                 duration_ns: written[rank as usize].0 * 1_000_000,
             })
             .collect(),
+        node_files: vec![],
         notices: vec![],
         cache: None,
         ring_buffer_kib: None,

@@ -26,6 +26,7 @@ use blame_formats::stream::{
     StackNode, StreamHeader, StreamReader,
 };
 use blame_formats::FormatError;
+use blame_sampler::manifest::{Manifest, NodeFileEntry, ProcessEntry};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -67,6 +68,23 @@ pub struct ProcessProfile {
     pub symbolize_time: std::time::Duration,
 }
 
+impl ProcessProfile {
+    /// No samples of process `index` (not in this shard, or unreadable).
+    fn empty(index: usize) -> ProcessProfile {
+        ProcessProfile {
+            index: index as u32,
+            frames: Vec::new(),
+            contexts: Vec::new(),
+            heap_sites: Vec::new(),
+            warnings: Vec::new(),
+            damage: Vec::new(),
+            lost: 0,
+            read_time: Default::default(),
+            symbolize_time: Default::default(),
+        }
+    }
+}
+
 /// What to do with a damaged recording: an empty or unreadable stream, a
 /// damaged chunk, a stream cut short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -90,6 +108,88 @@ pub enum Source {
     },
     /// perf.data files, decoded in memory: one entry per process image.
     Perf { processes: Vec<PerfProcess> },
+}
+
+/// What the manifests of a run directory say of the node files their
+/// recorders closed: file name → (its length then, the manifest).
+fn listed_node_files(dir: &Path) -> HashMap<String, (NodeFileEntry, Arc<Manifest>)> {
+    let mut out = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("manifest") && name.ends_with(".json")) {
+            continue;
+        }
+        // An unreadable manifest only costs the walk of its files.
+        let Ok(m) = Manifest::read(&e.path()) else {
+            continue;
+        };
+        let m = Arc::new(m);
+        for f in &m.node_files {
+            out.insert(f.file.clone(), (f.clone(), m.clone()));
+        }
+    }
+    out
+}
+
+/// The processes of node file `path` as its manifest lists them, when the
+/// file still has the length the recorder closed it with and the manifest
+/// names every section; `None`: walk the file.
+fn listed_sections(
+    listed: &HashMap<String, (NodeFileEntry, Arc<Manifest>)>,
+    path: &Path,
+) -> Option<Vec<(String, StreamAt, StreamHeader)>> {
+    let name = path.file_name()?.to_string_lossy();
+    let (file, m) = listed.get(name.as_ref())?;
+    if std::fs::metadata(path).ok()?.len() != file.bytes {
+        return None;
+    }
+    let processes: Vec<&ProcessEntry> =
+        m.processes.iter().filter(|p| p.file == file.file).collect();
+    let mut sections: Vec<u32> = processes.iter().map(|p| p.section).collect::<Option<_>>()?;
+    sections.sort_unstable();
+    if sections != (0..file.sections).collect::<Vec<_>>() {
+        return None;
+    }
+    let events: Vec<EventDesc> = m
+        .events
+        .iter()
+        .map(|e| EventDesc {
+            name: e.name.clone(),
+            sampling: match e.mode.as_str() {
+                "period" => Sampling::Period(e.rate),
+                _ => Sampling::Frequency(e.rate),
+            },
+            unit: e.unit.clone(),
+            memory: e.memory,
+        })
+        .collect();
+    Some(
+        processes
+            .into_iter()
+            .map(|p| {
+                let header = StreamHeader {
+                    host: m.host.clone(),
+                    command: p.command.clone(),
+                    pid: p.pid,
+                    ppid: p.ppid,
+                    rank: p.rank,
+                    world_size: None,
+                    events: events.clone(),
+                    call_graph: m.call_graph.clone(),
+                    start_time_ns: 0,
+                    extra: Vec::new(),
+                };
+                let at = StreamAt::Section {
+                    file: path.to_path_buf(),
+                    section: p.section.expect("checked above"),
+                };
+                (p.label(), at, header)
+            })
+            .collect(),
+    )
 }
 
 /// Where one process's stream is stored.
@@ -156,6 +256,9 @@ pub struct Run {
     shard_order: Vec<usize>,
     /// The walked node files, by path.
     node_indexes: std::sync::Mutex<HashMap<PathBuf, Arc<NodeIndex>>>,
+    /// Damage a node file walked after the run was opened showed (files
+    /// the manifest listed), for the profile of the process that walked it.
+    late_damage: std::sync::Mutex<Vec<String>>,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -213,7 +316,14 @@ impl Run {
         // (name, where, header) of every readable stream.
         let mut found_streams: Vec<(String, StreamAt, StreamHeader)> = Vec::new();
         let mut indexes = HashMap::new();
+        let listed = listed_node_files(dir);
         for path in &found {
+            if let Some(sections) = listed_sections(&listed, path) {
+                // The manifest lists the closed file's processes: the file
+                // is walked only by a shard that reads one of them.
+                found_streams.extend(sections);
+                continue;
+            }
             if is_node_file(path) {
                 let index = match NodeIndex::open(path) {
                     Ok(index) => index,
@@ -325,6 +435,7 @@ impl Run {
             _lock: lock,
             shard_order: storage_order(&streams),
             node_indexes: std::sync::Mutex::new(indexes),
+            late_damage: Default::default(),
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
@@ -400,6 +511,7 @@ impl Run {
             _lock: None,
             shard_order: (0..keys.len()).collect(),
             node_indexes: Default::default(),
+            late_damage: Default::default(),
         })
     }
 
@@ -422,6 +534,7 @@ impl Run {
             _lock: None,
             shard_order: (0..capture.processes.len()).collect(),
             node_indexes: Default::default(),
+            late_damage: Default::default(),
             source: Source::Perf {
                 processes: capture.processes,
             },
@@ -476,17 +589,7 @@ impl Run {
         let nproc = self.processes.len();
         let whole_process = shard.count as usize <= nproc;
         if whole_process && !shard.owns_block(self.shard_order[index], nproc) {
-            return Ok(ProcessProfile {
-                index: index as u32,
-                frames: Vec::new(),
-                contexts: Vec::new(),
-                heap_sites: Vec::new(),
-                warnings: Vec::new(),
-                damage: Vec::new(),
-                lost: 0,
-                read_time: Default::default(),
-                symbolize_time: Default::default(),
-            });
+            return Ok(ProcessProfile::empty(index));
         }
         let keep = |seq: usize| whole_process || shard.owns_unit(seq);
         let nevents = self.events.len();
@@ -526,7 +629,38 @@ impl Run {
             }
             Source::RunDir { streams, .. } => {
                 let at = &streams[index];
-                let (mut reader, header) = self.open_stream(at)?;
+                let opened = self.open_stream(at).and_then(|(reader, header)| {
+                    self.check_listed(index, at, &header)?;
+                    Ok((reader, header))
+                });
+                let late: Vec<String> = std::mem::take(
+                    &mut *self.late_damage.lock().unwrap_or_else(|e| e.into_inner()),
+                );
+                let refuse = |what: &str| {
+                    PostError::Input(format!(
+                        "{what}; refused (--strict); without --strict the other streams are used"
+                    ))
+                };
+                if let (Some(first), OnDamage::Refuse) = (late.first(), self.on_damage) {
+                    return Err(refuse(first));
+                }
+                let (mut reader, header) = match opened {
+                    Ok(x) => x,
+                    // A section the manifest lists that the file does not hold whole.
+                    Err(e @ (PostError::Format(_) | PostError::Input(_)))
+                        if matches!(at, StreamAt::Section { .. }) =>
+                    {
+                        let what = format!("{}: {e}", at.describe());
+                        if self.on_damage == OnDamage::Refuse {
+                            return Err(refuse(&what));
+                        }
+                        let mut empty = ProcessProfile::empty(index);
+                        empty.damage = late;
+                        empty.damage.push(format!("{what}: stream skipped"));
+                        return Ok(empty);
+                    }
+                    Err(e) => return Err(e),
+                };
                 let path = &reader.path().to_path_buf();
                 let map_event: Vec<usize> = header
                     .events
@@ -561,6 +695,10 @@ impl Run {
                     &keep,
                     started,
                 )
+                .map(|mut profile| {
+                    profile.damage.splice(0..0, late);
+                    profile
+                })
             }
             Source::Perf { processes } => {
                 let p = &processes[index];
@@ -601,6 +739,30 @@ impl Run {
         }
     }
 
+    /// Fails when the stream opened for process `index` is not the one the
+    /// run lists (a manifest that does not describe its node file).
+    fn check_listed(&self, index: usize, at: &StreamAt, header: &StreamHeader) -> Result<()> {
+        let p = &self.processes[index];
+        let unknown_event = header
+            .events
+            .iter()
+            .find(|e| !self.events.iter().any(|x| x.name == e.name));
+        if p.pid == header.pid && p.rank == header.rank && unknown_event.is_none() {
+            return Ok(());
+        }
+        Err(PostError::Input(format!(
+            "{}: the manifest lists pid {} (rank {:?}) with events {:?} here, the file holds pid {} (rank {:?}) with events {:?}: \
+             the manifest does not describe this file (remove it to have the file's own headers read)",
+            at.describe(),
+            p.pid,
+            p.rank,
+            self.events.iter().map(|e| &e.name).collect::<Vec<_>>(),
+            header.pid,
+            header.rank,
+            header.events.iter().map(|e| &e.name).collect::<Vec<_>>(),
+        )))
+    }
+
     /// The index of node file `file`, walked on first use.
     fn node_index(&self, file: &Path) -> Result<Arc<NodeIndex>> {
         let mut indexes = self.node_indexes.lock().unwrap_or_else(|e| e.into_inner());
@@ -609,6 +771,18 @@ impl Run {
         }
         let index = Arc::new(NodeIndex::open(file)?);
         indexes.insert(file.to_path_buf(), index.clone());
+        let mut late = self.late_damage.lock().unwrap_or_else(|e| e.into_inner());
+        late.extend(index.damage.iter().map(|skip| describe_skip(file, skip)));
+        for (i, s) in index.sections.iter().enumerate() {
+            if s.header.is_none() {
+                late.push(format!(
+                    "{}: the open chunk of section {} is damaged: its {} chunks cannot be read",
+                    index.section_path(i).display(),
+                    s.section,
+                    s.chunks.len()
+                ));
+            }
+        }
         Ok(index)
     }
 
@@ -1479,5 +1653,194 @@ mod salvage_tests {
             })
             .sum();
         assert_eq!(lost, 9);
+    }
+}
+
+#[cfg(test)]
+mod node_file_tests {
+    use super::*;
+    use blame_formats::node_file::{NodeHeader, NodeWriter};
+    use blame_sampler::manifest::EventEntry;
+
+    fn header(pid: u32, rank: u32) -> StreamHeader {
+        StreamHeader {
+            host: "h".into(),
+            command: vec!["./app".into()],
+            pid,
+            ppid: 1,
+            rank: Some(rank),
+            world_size: Some(4),
+            events: vec![EventDesc {
+                name: "cpu-clock".into(),
+                sampling: Sampling::Frequency(1000),
+                unit: "ns".into(),
+                memory: false,
+            }],
+            call_graph: "fp".into(),
+            start_time_ns: 1,
+            extra: vec![],
+        }
+    }
+
+    /// A node file of `ranks`, 300 samples each, closed; its manifest entries.
+    fn node_file(path: &Path, ranks: &[u32]) -> (NodeFileEntry, Vec<ProcessEntry>) {
+        let node = NodeWriter::create(
+            path,
+            &NodeHeader {
+                host: "h".into(),
+                recorder_pid: 1,
+                start_time_ns: 1,
+                extra: vec![],
+            },
+        )
+        .unwrap();
+        let mut entries = Vec::new();
+        let mut writers: Vec<_> = ranks
+            .iter()
+            .map(|&r| {
+                NodeWriter::open_section(&node, &header(100 + r, r))
+                    .unwrap()
+                    .with_chunk_bytes(1024)
+            })
+            .collect();
+        for i in 0..300u64 {
+            for (w, &r) in writers.iter_mut().zip(ranks) {
+                let frames = [0x1000 + (i % 7) * 16, 0x2000 + r as u64];
+                w.write_sample_with_stack(100 + r, i, 0, 1, &frames, None)
+                    .unwrap();
+            }
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for (w, &r) in writers.into_iter().zip(ranks) {
+            entries.push(ProcessEntry {
+                file: name.clone(),
+                section: w.section(),
+                pid: 100 + r,
+                ppid: 1,
+                rank: Some(r),
+                command: vec!["./app".into()],
+                launcher: false,
+                samples: 300,
+                lost: 0,
+                exit_status: Some(0),
+                signal: None,
+                ended: true,
+                duration_ns: 1,
+            });
+            w.close().unwrap();
+        }
+        NodeWriter::finish(&node).unwrap();
+        let file = NodeFileEntry {
+            file: name,
+            bytes: std::fs::metadata(path).unwrap().len(),
+            sections: ranks.len() as u32,
+        };
+        (file, entries)
+    }
+
+    fn write_manifest(dir: &Path, files: Vec<NodeFileEntry>, processes: Vec<ProcessEntry>) {
+        let m = Manifest {
+            command: vec!["mpirun".into()],
+            host: "h".into(),
+            sampler: "perf".into(),
+            call_graph: "fp".into(),
+            events: vec![EventEntry {
+                name: "cpu-clock".into(),
+                mode: "frequency".into(),
+                rate: 1000,
+                unit: "ns".into(),
+                memory: false,
+            }],
+            start_unix_ns: 0,
+            end_unix_ns: 1,
+            exit_status: Some(0),
+            signal: None,
+            interrupted: None,
+            samples: 0,
+            lost: 0,
+            processes,
+            node_files: files,
+            notices: vec![],
+            cache: None,
+            ring_buffer_kib: None,
+        };
+        m.write(dir, None).unwrap();
+    }
+
+    fn samples(run: &Run, shard: ShardSpec) -> Vec<f64> {
+        (0..run.processes.len())
+            .map(|i| {
+                let p = run.load_process(i, shard).unwrap();
+                p.contexts.iter().map(|c| c.counts[0]).sum()
+            })
+            .collect()
+    }
+
+    /// Two nodes' files: processes named and ordered by rank across files,
+    /// shards as blocks in storage order; with the manifest, a shard whose
+    /// processes are all in one file never reads the other (here damaged
+    /// where only a walk or a read would notice).
+    #[test]
+    fn shards_read_only_their_node_files_when_the_manifest_lists_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (fa, mut pa) = node_file(&d.join("node-a.bnode"), &[2, 0]);
+        let (fb, pb) = node_file(&d.join("node-b.bnode"), &[1, 3]);
+        // Without a manifest: every file walked at open.
+        let run = Run::open_dir(d, vec![], OnDamage::Salvage).unwrap();
+        let ranks: Vec<_> = run.processes.iter().map(|p| p.rank.unwrap()).collect();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+        assert_eq!(samples(&run, ShardSpec::WHOLE), [300.0; 4]);
+        // Shard 0/2 owns node-a's ranks (0, 2), shard 1/2 node-b's (1, 3).
+        let s0 = samples(&run, ShardSpec::new(0, 2).unwrap());
+        assert_eq!(s0, [300.0, 0.0, 300.0, 0.0]);
+        drop(run);
+
+        pa.extend(pb);
+        write_manifest(d, vec![fa, fb], pa);
+        // Damage node-b's open chunk of its first section, keeping its length.
+        let b = d.join("node-b.bnode");
+        let mut bytes = std::fs::read(&b).unwrap();
+        let open_chunk = 16 + 20 + 14 + 20; // preamble, header chunk (5 payload bytes)
+        bytes[open_chunk + 16] ^= 0xff;
+        std::fs::write(&b, &bytes).unwrap();
+        let run = Run::open_dir(d, vec![], OnDamage::Salvage).unwrap();
+        let ranks: Vec<_> = run.processes.iter().map(|p| p.rank.unwrap()).collect();
+        assert_eq!(ranks, [0, 1, 2, 3], "the manifest's processes");
+        assert!(
+            run.damage.is_empty(),
+            "nothing walked at open: {:?}",
+            run.damage
+        );
+        let s0 = samples(&run, ShardSpec::new(0, 2).unwrap());
+        assert_eq!(s0, [300.0, 0.0, 300.0, 0.0]);
+        assert!(
+            run.node_indexes
+                .lock()
+                .unwrap()
+                .keys()
+                .all(|k| k.ends_with("node-a.bnode")),
+            "shard 0 walked node-a only"
+        );
+        // Shard 1 reads node-b: its damaged section is skipped and said.
+        let p1 = run.load_process(1, ShardSpec::new(1, 2).unwrap()).unwrap();
+        assert!(p1.contexts.is_empty());
+        assert!(
+            p1.damage
+                .iter()
+                .any(|d| d.contains("node-b.bnode") && d.contains("stream skipped")),
+            "{:?}",
+            p1.damage
+        );
+        let p3 = run.load_process(3, ShardSpec::new(1, 2).unwrap()).unwrap();
+        assert_eq!(p3.contexts.iter().map(|c| c.counts[0]).sum::<f64>(), 300.0);
+        assert!(run.load_process(1, ShardSpec::WHOLE).is_ok());
+        let strict = Run::open_dir(d, vec![], OnDamage::Refuse).unwrap();
+        let e = strict
+            .load_process(1, ShardSpec::WHOLE)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("--strict"), "{e}");
     }
 }

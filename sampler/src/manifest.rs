@@ -38,6 +38,15 @@ impl ProcessEntry {
     }
 }
 
+/// A node file the recorder closed: what post may take from the manifest
+/// instead of walking the file, as long as the file still has this length.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NodeFileEntry {
+    pub file: String,
+    pub bytes: u64,
+    pub sections: u32,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct EventEntry {
     pub name: String,
@@ -65,6 +74,9 @@ pub struct Manifest {
     pub samples: u64,
     pub lost: u64,
     pub processes: Vec<ProcessEntry>,
+    /// The node files written and closed (none with `--per-process-files`).
+    #[serde(default)]
+    pub node_files: Vec<NodeFileEntry>,
     pub notices: Vec<String>,
     /// The recording machine's L1 data cache (sysfs), for the access-pattern
     /// weights of memory events; absent when the kernel did not say.

@@ -125,6 +125,8 @@ pub struct Recording {
     pub errors: Vec<String>,
     /// Kernel frames are recorded: each stream gets the kernel's pseudo-mapping.
     kernel_frames: bool,
+    /// The node file once closed, for the manifest.
+    pub closed_node_file: Option<crate::manifest::NodeFileEntry>,
 }
 
 /// The pseudo-path of the kernel's mapping (symbolized from the run's `kallsyms`).
@@ -159,6 +161,7 @@ impl Recording {
             frames: Vec::with_capacity(128),
             errors: Vec::new(),
             kernel_frames: false,
+            closed_node_file: None,
         }
     }
 
@@ -685,8 +688,18 @@ impl Recording {
             }
         }
         if let Some(node) = self.node.take() {
-            if let Err(e) = NodeWriter::finish(&node) {
-                self.errors.push(e.to_string());
+            match NodeWriter::finish(&node) {
+                Ok(()) => {
+                    self.closed_node_file = Some(crate::manifest::NodeFileEntry {
+                        file: NodeWriter::path(&node)
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        bytes: NodeWriter::bytes_written(&node),
+                        sections: NodeWriter::sections(&node),
+                    })
+                }
+                Err(e) => self.errors.push(e.to_string()),
             }
         }
         self.entries.sort_by(|a, b| {

@@ -538,6 +538,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         samples: rec.samples,
         lost,
         processes: std::mem::take(&mut rec.entries),
+        node_files: rec.closed_node_file.take().into_iter().collect(),
         notices,
         cache: procfs::l1_data_cache(),
         ring_buffer_kib: ring_kib,
