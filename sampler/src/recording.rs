@@ -581,15 +581,16 @@ impl Recording {
         let node = match &self.node {
             Some(node) => node.clone(),
             None => {
-                let node = NodeWriter::create(
-                    self.dir.join(name),
-                    &NodeHeader {
-                        host: self.host.clone(),
-                        recorder_pid: std::process::id(),
-                        start_time_ns: procfs::unix_time_ns(),
-                        extra: self.extra.clone(),
-                    },
-                )?;
+                let header = NodeHeader {
+                    host: self.host.clone(),
+                    recorder_pid: std::process::id(),
+                    start_time_ns: procfs::unix_time_ns(),
+                    extra: self.extra.clone(),
+                };
+                let stem = name.strip_suffix(".bnode").unwrap_or(name);
+                let (node, _) = create_unique(&self.dir, stem, "bnode", std::process::id(), |p| {
+                    NodeWriter::create(p, &header)
+                })?;
                 self.node = Some(node.clone());
                 node
             }
@@ -608,20 +609,9 @@ impl Recording {
             Some(r) => format!("rank-{r}"),
             None => format!("pid-{}", p.pid),
         };
-        let mut attempt = 0;
-        loop {
-            let name = match attempt {
-                0 => format!("{base}.bstream"),
-                n => format!("{base}.{}.{n}.bstream", p.pid),
-            };
-            let path = self.dir.join(&name);
-            match StreamWriter::create(&path, header) {
-                Ok(w) => return Ok((w, path)),
-                // Taken (a symlink too, even a dangling one): the next name.
-                Err(_) if path.symlink_metadata().is_ok() && attempt < 64 => attempt += 1,
-                Err(e) => return Err(e),
-            }
-        }
+        create_unique(&self.dir, &base, "bstream", p.pid, |path| {
+            StreamWriter::create(path, header)
+        })
     }
 
     /// Ends the stream of `p`'s current image. `end` is Some when the
@@ -715,6 +705,31 @@ impl Recording {
                     self.errors.push(e.to_string());
                 }
             }
+        }
+    }
+}
+
+/// Creates `dir/BASE.EXT` with `create` (which must refuse an existing
+/// name), or when that name is taken (a symlink too, even a dangling one)
+/// `BASE.PID.N.EXT` for the first free N.
+fn create_unique<T>(
+    dir: &Path,
+    base: &str,
+    ext: &str,
+    pid: u32,
+    create: impl Fn(&Path) -> blame_formats::Result<T>,
+) -> blame_formats::Result<(T, PathBuf)> {
+    let mut attempt = 0;
+    loop {
+        let name = match attempt {
+            0 => format!("{base}.{ext}"),
+            n => format!("{base}.{pid}.{n}.{ext}"),
+        };
+        let path = dir.join(&name);
+        match create(&path) {
+            Ok(w) => return Ok((w, path)),
+            Err(_) if path.symlink_metadata().is_ok() && attempt < 64 => attempt += 1,
+            Err(e) => return Err(e),
         }
     }
 }
@@ -885,6 +900,26 @@ mod tests {
             assert_eq!(salvage.describe(), "complete");
             assert_eq!(stream.samples.len(), 1);
         }
+    }
+
+    #[test]
+    fn a_symlink_at_the_node_files_name_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::os::unix::fs::symlink(&victim, dir.path().join("node-h.bnode")).unwrap();
+        let mut rec = recording(dir.path()).with_layout(Layout::node_file("h", None));
+        let me = std::process::id();
+        rec.adopt(me);
+        rec.sample(me, me, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.finish(20);
+        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        assert!(!victim.exists(), "nothing created through the symlink");
+        assert_eq!(rec.entries[0].file, format!("node-h.{me}.1.bnode"));
+        assert_eq!(
+            rec.closed_node_file.as_ref().unwrap().file,
+            rec.entries[0].file
+        );
     }
 
     #[test]
