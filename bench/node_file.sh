@@ -67,3 +67,30 @@ for np in $NPS; do
     done
     echo "np=$np new/old: files $files_new/$files_old bytes/sample $(ratio "$bytes_new" "$bytes_old") post wall $(ratio "$wall_new" "$wall_old") post read $(ratio "$read_new" "$read_old") shard read $(ratio "$sread_new" "$sread_old")"
 done
+
+# Many ranks: a synthetic run of NODE_SYNTH_RANKS ranks (blame-post/examples/
+# scale_run.rs against bench/scale/treecode.c) as one file per rank and as
+# node files of 64 ranks; `blame post --shard 0/S` for S = 16 (one node
+# file's ranks) and 2: what a shard opens and reads before and while it posts.
+RANKS=${NODE_SYNTH_RANKS:-1024}
+cargo build --release -p blame-post --example scale_run -q
+clang-19 -g -O2 -fno-omit-frame-pointer bench/scale/treecode.c -o "$OUT/treecode" -lm
+for layout in new old; do
+    run=$OUT/synth-$RANKS-$layout
+    rm -rf "$run"
+    flag=()
+    [ "$layout" = new ] && flag=(--ranks-per-node 64)
+    "$CARGO_TARGET_DIR/release/examples/scale_run" "$run" --binary "$OUT/treecode" --ranks "$RANKS" \
+        --min-samples 2000 --max-samples 3000 --contexts 1000 "${flag[@]}" 2>/dev/null
+    files=$(find "$run" -maxdepth 1 \( -name '*.bnode' -o -name '*.bstream' \) | wc -l)
+    for s in 16 2; do
+        line=$(measure "shard0/$s" "$BLAME" post "$run" --shard "0/$s" -o "$OUT/tmp.bres")
+        rm -f "$OUT"/tmp.bres*
+        echo "synthetic ranks=$RANKS layout=$layout files=$files $line"
+        eval "synth_${layout}_$s='$line'"
+    done
+done
+for s in 16 2; do
+    new=synth_new_$s old=synth_old_$s
+    echo "synthetic shard 0/$s new/old: wall $(ratio "$(field wall_s "${!new}")" "$(field wall_s "${!old}")") read $(ratio "$(field read_mb "${!new}")" "$(field read_mb "${!old}")") rss $(ratio "$(field rss_mib "${!new}")" "$(field rss_mib "${!old}")")"
+done
