@@ -343,8 +343,8 @@ fn main() {
         })
         .collect();
     let samples: u64 = written.iter().map(|w| w.0).sum();
-    let bytes: u64 = written.iter().map(|w| w.1).sum::<u64>()
-        + node_files.iter().map(|f| f.bytes).sum::<u64>();
+    let bytes: u64 =
+        written.iter().map(|w| w.1).sum::<u64>() + node_files.iter().map(|f| f.bytes).sum::<u64>();
     let manifest = Manifest {
         command: vec!["mpirun".into(), "./treecode".into()],
         host: "node0000".into(),

@@ -1483,7 +1483,7 @@ mod salvage_tests {
     use super::*;
     use blame_formats::stream::{Lost, StreamHeader, StreamWriter};
 
-    fn header(pid: u32) -> StreamHeader {
+    pub(super) fn header(pid: u32) -> StreamHeader {
         StreamHeader {
             host: "h".into(),
             command: vec!["./app".into()],
@@ -1536,13 +1536,18 @@ mod salvage_tests {
         starts
     }
 
-    fn samples(run: &Run) -> Vec<f64> {
+    /// Samples of each process of `run` in `shard`.
+    pub(super) fn samples_in(run: &Run, shard: ShardSpec) -> Vec<f64> {
         (0..run.processes.len())
             .map(|i| {
-                let p = run.load_process(i, ShardSpec::WHOLE).unwrap();
+                let p = run.load_process(i, shard).unwrap();
                 p.contexts.iter().map(|c| c.counts[0]).sum()
             })
             .collect()
+    }
+
+    fn samples(run: &Run) -> Vec<f64> {
+        samples_in(run, ShardSpec::WHOLE)
     }
 
     #[test]
@@ -1664,21 +1669,9 @@ mod node_file_tests {
 
     fn header(pid: u32, rank: u32) -> StreamHeader {
         StreamHeader {
-            host: "h".into(),
-            command: vec!["./app".into()],
-            pid,
-            ppid: 1,
             rank: Some(rank),
             world_size: Some(4),
-            events: vec![EventDesc {
-                name: "cpu-clock".into(),
-                sampling: Sampling::Frequency(1000),
-                unit: "ns".into(),
-                memory: false,
-            }],
-            call_graph: "fp".into(),
-            start_time_ns: 1,
-            extra: vec![],
+            ..super::salvage_tests::header(pid)
         }
     }
 
@@ -1767,14 +1760,7 @@ mod node_file_tests {
         m.write(dir, None).unwrap();
     }
 
-    fn samples(run: &Run, shard: ShardSpec) -> Vec<f64> {
-        (0..run.processes.len())
-            .map(|i| {
-                let p = run.load_process(i, shard).unwrap();
-                p.contexts.iter().map(|c| c.counts[0]).sum()
-            })
-            .collect()
-    }
+    use super::salvage_tests::samples_in as samples;
 
     /// Two nodes' files: processes named and ordered by rank across files,
     /// shards as blocks in storage order; with the manifest, a shard whose
