@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-stream static_db results jsonl alloc_log}
+targets=${*:-stream node_file static_db results jsonl alloc_log}
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="$PWD/fuzz/target"

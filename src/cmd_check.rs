@@ -1,9 +1,10 @@
 //! `blame check FILE...`: validates blame files and summarizes them. For a
 //! sample stream it says "complete" (its end marker was read) or "cut at
-//! byte N", and what a damaged stream still yields.
+//! byte N", and what a damaged stream still yields; for a node file, the
+//! same of the file and of each process's section.
 
 use anyhow::{bail, Context, Result};
-use blame_formats::{results::Results, static_db::StaticDb, stream};
+use blame_formats::{node_file, results::Results, static_db::StaticDb, stream};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -68,6 +69,52 @@ fn check_one(path: &PathBuf) -> Result<String> {
                 Ok(text)
             } else {
                 bail!("{text}; `blame post` keeps what is intact")
+            }
+        }
+        m if m == &node_file::NODE.magic => {
+            let index = node_file::NodeIndex::open(path)?;
+            let mut whole = index.complete && index.damage.is_empty();
+            let mut samples = 0;
+            let mut lines = Vec::new();
+            for (i, s) in index.sections.iter().enumerate() {
+                let (Some(header), Ok(reader)) = (&s.header, index.section_reader(i)) else {
+                    whole = false;
+                    lines.push(format!(
+                        "  section {}: its open chunk is damaged; its {} chunks cannot be read",
+                        s.section,
+                        s.chunks.len()
+                    ));
+                    continue;
+                };
+                let (stream, rec) = stream::salvage_from(reader, header.clone())?;
+                whole &= rec.is_whole();
+                samples += stream.samples.len();
+                lines.push(format!(
+                    "  section {} {} (pid {}, {}): {} samples, {} stacks, {} mappings, {} bytes; {}",
+                    s.section,
+                    s.label(),
+                    header.pid,
+                    header.command.join(" "),
+                    stream.samples.len(),
+                    stream.stacks.len().saturating_sub(1),
+                    stream.mappings.len(),
+                    s.bytes(),
+                    rec.describe()
+                ));
+            }
+            let text = format!(
+                "node file of {} (recorder pid {}), {} process sections, {samples} samples, {} bytes; {}\n{}",
+                index.header.host,
+                index.header.recorder_pid,
+                index.sections.len(),
+                index.bytes,
+                index.describe(),
+                lines.join("\n")
+            );
+            if whole {
+                Ok(text)
+            } else {
+                bail!("{text}\n`blame post` keeps what is intact")
             }
         }
         m if m == &blame_formats::static_db::STATIC_DB.magic => {

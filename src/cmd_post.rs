@@ -5,9 +5,10 @@
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use blame_formats::jsonl::{write_sample, JsonSample};
+use blame_formats::node_file::{is_node_file, StreamIn};
 use blame_formats::results::{FileId, Provenance, Results};
 use blame_formats::static_db::{CacheGeometry, StaticDb};
-use blame_formats::stream::{self, StreamReader};
+use blame_formats::stream;
 use blame_gui_export::render;
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::views::{self, Filters, OutputFormat};
@@ -113,7 +114,7 @@ impl InputArgs {
                 let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
                     .with_context(|| format!("cannot list {}", dir.display()))?
                     .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "bstream"))
+                    .filter(|p| p.extension().is_some_and(|x| x == "bstream") || is_node_file(p))
                     .collect();
                 v.sort();
                 v
@@ -308,7 +309,7 @@ pub struct ReportArgs {
 
 #[derive(clap::Args)]
 pub struct DumpArgs {
-    /// A run directory or one sample stream (.bstream).
+    /// A run directory, one node file (.bnode) or one sample stream (.bstream).
     input: PathBuf,
     #[arg(long = "binary-path")]
     binary_paths: Vec<PathBuf>,
@@ -783,10 +784,10 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
     } else {
         None
     };
-    let streams: Vec<PathBuf> = if args.input.is_dir() {
+    let files: Vec<PathBuf> = if args.input.is_dir() {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&args.input)?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "bstream"))
+            .filter(|p| p.extension().is_some_and(|x| x == "bstream") || is_node_file(p))
             .collect();
         v.sort();
         v
@@ -808,10 +809,37 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
     };
     let mut damage = Vec::new();
     let mut unreadable = Vec::new();
-    let count = streams.len();
-    for path in streams {
+    // Every stream file, and every section of every node file.
+    let mut streams = Vec::new();
+    for path in &files {
+        match StreamIn::all_of(path) {
+            Ok((mut all, index)) => {
+                for skip in index.iter().flat_map(|i| &i.damage) {
+                    let what = format!(
+                        "{}: damaged bytes from {} skipped ({})",
+                        path.display(),
+                        skip.offset,
+                        skip.error
+                    );
+                    if args.strict {
+                        bail!("{what}; refused (--strict)");
+                    }
+                    damage.push(what);
+                }
+                streams.append(&mut all);
+            }
+            Err(e) if !args.strict && files.len() > 1 => {
+                damage.push(format!("{e}: stream skipped"));
+                unreadable.push(e);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let count = streams.len() + unreadable.len();
+    for stream in streams {
+        let path = stream.path();
         // Mappings and stacks precede the samples that use them, so one pass suffices.
-        let (mut reader, header) = match StreamReader::open(&path) {
+        let (mut reader, header) = match stream.open() {
             Ok(x) => x,
             Err(e) if !args.strict && count > 1 => {
                 damage.push(format!("{e}: stream skipped"));

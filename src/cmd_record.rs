@@ -56,6 +56,11 @@ pub struct RecordArgs {
     /// direct data-centric attribution of samples that carry data addresses.
     #[arg(long)]
     pub track_allocations: bool,
+    /// Write one sample stream file per process image (`rank-N.bstream`,
+    /// `pid-N.bstream`), the layout of blame before node files; by default
+    /// a recorder writes one node file holding every process it follows.
+    #[arg(long)]
+    pub per_process_files: bool,
     /// The command to record, after `--`.
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -122,6 +127,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
         force: args.force,
         track_allocations: args.track_allocations,
         data_addresses: args.data_addresses,
+        per_process_files: args.per_process_files,
     };
     let summary = match record(&opts) {
         Ok(s) => s,
@@ -135,8 +141,15 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
     };
     let m = &summary.manifest;
     let app: Vec<_> = m.processes.iter().filter(|p| !p.launcher).collect();
+    let files: std::collections::BTreeSet<&str> =
+        m.processes.iter().map(|p| p.file.as_str()).collect();
+    let stored = match (files.len(), files.first()) {
+        (1, Some(f)) if m.processes.len() > 1 => format!(" in one file ({f})"),
+        (1, Some(f)) => format!(" in {f}"),
+        (n, _) => format!(" in {n} files"),
+    };
     eprintln!(
-        "[ blame record: {} samples ({} lost) of {} process image(s) ({} application, {} launcher) with {} ({}), manifest {} ]",
+        "[ blame record: {} samples ({} lost) of {} process image(s) ({} application, {} launcher){stored} with {} ({}), manifest {} ]",
         m.samples,
         m.lost,
         m.processes.len(),

@@ -414,9 +414,13 @@ fn a_daemon_killed_mid_job_keeps_what_it_flushed_and_counts_the_gap() {
     let streams: Vec<_> = std::fs::read_dir(&dirs[0])
         .unwrap()
         .filter_map(Result::ok)
-        .filter(|f| f.file_name().to_string_lossy().ends_with(".bstream"))
+        .filter(|f| f.file_name().to_string_lossy().ends_with(".bnode"))
         .collect();
-    assert!(!streams.is_empty());
+    assert_eq!(
+        streams.len(),
+        2,
+        "the first daemon's node file and the second's"
+    );
     let report = post_as(uc, &dirs[0]);
     let total = report["total_samples"].as_f64().unwrap() as u64;
     assert!(
@@ -510,12 +514,16 @@ fn a_slurm_step_is_one_run_with_its_ranks_and_the_epilog_ends_it() {
         explicit_of(&report, Some("main"), "field") > explicit_of(&report, Some("main"), "coeffs"),
         "{report:#}"
     );
-    for r in 0..2 {
-        assert!(
-            run.join(format!("rank-{r}.bstream")).exists(),
-            "rank {r} in {name}"
-        );
-    }
+    // Both ranks' sections in the job's one node file.
+    let m = manifest(&run);
+    let ranks: Vec<u64> = m["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["rank"].as_u64())
+        .collect();
+    assert_eq!(ranks.len(), 2, "{m:#}");
+    assert_eq!(m["node_files"].as_array().unwrap().len(), 1, "{m:#}");
 }
 
 /// A run directory on a file system that fills up: the daemon counts what

@@ -286,8 +286,9 @@ fn kill_9_of_the_recorder_with_a_forking_target_is_salvaged() {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(&program("forker.c"), dir.path(), false);
     let run = dir.path().join("run");
+    // Stream files: the layout whose per-process files this test damages.
     let mut recorder = blame()
-        .args(["record", "-o"])
+        .args(["record", "--per-process-files", "-o"])
         .arg(&run)
         .arg("--")
         .arg(&exe)
@@ -380,7 +381,7 @@ fn record_two_hot(dir: &Path, reps: &str) -> PathBuf {
     let run = dir.join("run");
     run_ok(
         blame()
-            .args(["record", "-o"])
+            .args(["record", "--per-process-files", "-o"])
             .arg(&run)
             .args(["--", "sh", "-c"])
             .arg(format!("{0} {reps} & {0} {reps}; wait", exe.display())),
@@ -480,7 +481,7 @@ fn check_says_complete_or_cut_at_byte_n() {
     let run = dir.path().join("run");
     run_ok(
         blame()
-            .args(["record", "-o"])
+            .args(["record", "--per-process-files", "-o"])
             .arg(&run)
             .arg("--")
             .arg(&exe)

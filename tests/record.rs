@@ -157,7 +157,9 @@ fn mpi_ranks_get_their_own_streams() {
             ])
             .arg(&exe),
     );
-    assert!(run.join("rank-0.bstream").exists() && run.join("rank-1.bstream").exists());
+    // One recorder, one node file: every rank (and mpirun) a section of it.
+    let files = node_files(&run);
+    assert_eq!(files.len(), 1, "{files:?}");
     let m = manifest(&run);
     let procs = m["processes"].as_array().unwrap();
     for rank in [0, 1] {
@@ -165,7 +167,8 @@ fn mpi_ranks_get_their_own_streams() {
             .iter()
             .find(|p| p["rank"] == rank)
             .unwrap_or_else(|| panic!("rank {rank} in {procs:?}"));
-        assert_eq!(p["file"], format!("rank-{rank}.bstream"));
+        assert_eq!(p["file"], files[0].as_str());
+        assert!(p["section"].is_u64(), "{p}");
         assert_eq!(p["launcher"], false);
         assert!(
             p["samples"].as_u64().unwrap() > 0,
@@ -466,22 +469,39 @@ fn one_recorder_per_rank_shares_a_directory() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    // Each rank's recorder locks its rank (a second job on this -o is refused).
+    // Each rank's recorder locks its rank (a second job on this -o is
+    // refused) and writes its own node file: never one shared by two writers.
     assert_eq!(
-        names,
+        names[..4],
         [
             ".blame-rank-0.lock",
             ".blame-rank-1.lock",
             "manifest-rank-0.json",
             "manifest-rank-1.json",
-            "rank-0.bstream",
-            "rank-1.bstream"
         ]
     );
+    assert_eq!(names.len(), 6, "{names:?}");
+    for (r, name) in names[4..].iter().enumerate() {
+        assert!(
+            name.starts_with("node-") && name.ends_with(&format!(".rank-{r}.bnode")),
+            "{names:?}"
+        );
+    }
     let samples = dump(&run);
     for rank in [0, 1] {
         assert!(samples.iter().any(|s| s["rank"] == rank), "rank {rank}");
     }
+}
+
+/// The node files of a run directory, by name.
+fn node_files(run: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(run)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".bnode"))
+        .collect();
+    v.sort();
+    v
 }
 
 #[test]

@@ -34,14 +34,26 @@ fn by_variable(dir: &Path, run: &str, db: &Path) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Every rank wrote its stream and its manifest.
+/// Every rank's process was recorded: its manifest entry names its file
+/// (a node file: one per recorder) and the file exists.
 fn assert_ranks(run: &Path, n: u32) {
+    let mut entries = Vec::new();
+    for m in std::fs::read_dir(run).unwrap().flatten() {
+        let name = m.file_name().to_string_lossy().into_owned();
+        if name.starts_with("manifest") && name.ends_with(".json") {
+            let v: Value = serde_json::from_slice(&std::fs::read(m.path()).unwrap()).unwrap();
+            entries.extend(v["processes"].as_array().unwrap().clone());
+        }
+    }
     for r in 0..n {
+        let e = entries
+            .iter()
+            .find(|e| e["rank"] == r && e["launcher"] == false);
+        let file = e.and_then(|e| e["file"].as_str());
         assert!(
-            run.join(format!("rank-{r}.bstream")).exists(),
-            "rank {r}'s stream in {}: {:?}",
+            file.is_some_and(|f| f.ends_with(".bnode") && run.join(f).exists()),
+            "rank {r}'s stream in {}: {entries:?}",
             run.display(),
-            std::fs::read_dir(run).map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
         );
     }
 }

@@ -124,11 +124,12 @@ def memory(args, work):
     s = status(sock)
     with open(f"/proc/{p.pid}/status") as f:
         hwm = next(int(l.split()[1]) for l in f if l.startswith("VmHWM"))
-    streams = sum(1 for d, _, fs in os.walk(runs) for x in fs if x.endswith(".bstream"))
+    streams = sum(len(json.load(open(os.path.join(d, "manifest.json")))["processes"])
+                  for d, _, fs in os.walk(runs) if "manifest.json" in fs)
     stop(p, sock, runs)
     print(f"\nmemory: {args.procs} mem_worker processes at once for {args.seconds} s, daemon at 199 Hz")
     print(f"daemon peak RSS (VmHWM) {hwm / 1024:.1f} MiB; processes live at once (max seen) {peak_seen}; "
-          f"streams written {streams}; samples {s['samples']}; daemon CPU {s['daemon_cpu_seconds']:.2f} s")
+          f"process sections written {streams}; samples {s['samples']}; daemon CPU {s['daemon_cpu_seconds']:.2f} s")
 
 
 def main():

@@ -1,6 +1,8 @@
 //! Writes a synthetic run directory of many ranks for `bench/scale.sh`:
-//! one `rank-N.bstream` per rank and a `manifest.json`, as `blame record`
-//! leaves them, whose frames are real code addresses of a real binary
+//! one `rank-N.bstream` per rank (as `blame record --per-process-files`
+//! leaves them) or, with `--ranks-per-node K`, one node file per K ranks
+//! (`node-nodeNNNN.bnode`, as one recorder per node leaves them), and a
+//! `manifest.json`, whose frames are real code addresses of a real binary
 //! compiled with debug info (`bench/scale/treecode.c`).
 //!
 //! Stacks follow the binary's real call graph: its `call` instructions are
@@ -17,10 +19,11 @@
 //!
 //! Run: `cargo run --release -p blame-post --example scale_run -- OUT_DIR
 //! --binary treecode --ranks 1024 [--min-samples 20000] [--max-samples 100000]
-//! [--contexts 3000] [--seed 1]`
+//! [--contexts 3000] [--seed 1] [--ranks-per-node 64]`
 
+use blame_formats::node_file::{NodeHeader, NodeWriter, SharedNode};
 use blame_formats::stream::{EventDesc, Mapping, Sampling, StreamHeader, StreamWriter};
-use blame_sampler::manifest::{EventEntry, Manifest, ProcessEntry};
+use blame_sampler::manifest::{EventEntry, Manifest, NodeFileEntry, ProcessEntry};
 use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind};
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
 use rayon::prelude::*;
@@ -192,6 +195,7 @@ fn main() {
     let (min_s, max_s) = (num("min-samples", 20_000), num("max-samples", 100_000));
     let contexts = num("contexts", 3000) as usize;
     let seed = num("seed", 1);
+    let per_node = num("ranks-per-node", 0) as u32;
     let binary = std::fs::canonicalize(&binary)
         .expect("binary")
         .to_string_lossy()
@@ -230,7 +234,23 @@ fn main() {
         memory: false,
     };
     let started = std::time::Instant::now();
-    let written: Vec<(u64, u64)> = (0..ranks)
+    let node_name = |n: u32| format!("node-node{n:04}.bnode");
+    let nodes: Vec<SharedNode> = match per_node {
+        0 => Vec::new(),
+        k => (0..ranks.div_ceil(k))
+            .map(|n| {
+                let header = NodeHeader {
+                    host: format!("node{n:04}"),
+                    recorder_pid: 1,
+                    start_time_ns: 0,
+                    extra: vec![],
+                };
+                NodeWriter::create(out.join(node_name(n)), &header).expect("create node file")
+            })
+            .collect(),
+    };
+    // (samples, bytes, section) per rank.
+    let written: Vec<(u64, u64, Option<u32>)> = (0..ranks)
         .into_par_iter()
         .map(|rank| {
             let mut rng = Rng((rank as u64 + 1).wrapping_mul(0x9E3779B97F4A7C15) ^ seed);
@@ -273,7 +293,11 @@ fn main() {
                 extra: vec![],
             };
             let path = out.join(format!("rank-{rank}.bstream"));
-            let mut w = StreamWriter::create(&path, &header).expect("create stream");
+            let mut w = match per_node {
+                0 => StreamWriter::create(&path, &header).expect("create stream"),
+                k => NodeWriter::open_section(&nodes[(rank / k) as usize], &header)
+                    .expect("open section"),
+            };
             w.write_mapping(Mapping {
                 pid,
                 start,
@@ -296,13 +320,31 @@ fn main() {
                 )
                 .expect("write");
             }
-            w.finish().expect("finish");
-            let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            (samples, bytes)
+            let section = w.section();
+            w.close().expect("close");
+            // A node file's bytes are counted once it is finished.
+            let bytes = match section {
+                None => std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+                Some(_) => 0,
+            };
+            (samples, bytes, section)
+        })
+        .collect();
+    let node_files: Vec<NodeFileEntry> = nodes
+        .iter()
+        .enumerate()
+        .map(|(n, node)| {
+            NodeWriter::finish(node).expect("finish node file");
+            NodeFileEntry {
+                file: node_name(n as u32),
+                bytes: NodeWriter::bytes_written(node),
+                sections: NodeWriter::sections(node),
+            }
         })
         .collect();
     let samples: u64 = written.iter().map(|w| w.0).sum();
-    let bytes: u64 = written.iter().map(|w| w.1).sum();
+    let bytes: u64 =
+        written.iter().map(|w| w.1).sum::<u64>() + node_files.iter().map(|f| f.bytes).sum::<u64>();
     let manifest = Manifest {
         command: vec!["mpirun".into(), "./treecode".into()],
         host: "node0000".into(),
@@ -324,7 +366,11 @@ fn main() {
         lost: 0,
         processes: (0..ranks)
             .map(|rank| ProcessEntry {
-                file: format!("rank-{rank}.bstream"),
+                file: match per_node {
+                    0 => format!("rank-{rank}.bstream"),
+                    k => node_name(rank / k),
+                },
+                section: written[rank as usize].2,
                 pid: 100_000 + rank,
                 ppid: 1,
                 rank: Some(rank),
@@ -338,6 +384,7 @@ fn main() {
                 duration_ns: written[rank as usize].0 * 1_000_000,
             })
             .collect(),
+        node_files,
         notices: vec![],
         cache: None,
         ring_buffer_kib: None,

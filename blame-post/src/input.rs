@@ -19,15 +19,18 @@ use blame_formats::alloc_log::AllocLog;
 use blame_formats::container::{Salvaged, Skipped};
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::lock::RunDirLock;
+use blame_formats::node_file::{is_node_file, NodeIndex, StreamIn};
 use blame_formats::results::{ProcessInfo, SymFrame};
 use blame_formats::stream::{
-    decode_chunk, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample, Sampling, StackNode,
-    StreamReader,
+    decode_chunk, ChunkSource, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample, Sampling,
+    StackNode, StreamHeader, StreamReader,
 };
 use blame_formats::FormatError;
+use blame_sampler::manifest::{Manifest, NodeFileEntry, ProcessEntry};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use blame_formats::stream::{is_launcher, is_memory_event};
 
@@ -65,6 +68,23 @@ pub struct ProcessProfile {
     pub symbolize_time: std::time::Duration,
 }
 
+impl ProcessProfile {
+    /// No samples of process `index` (not in this shard, or unreadable).
+    fn empty(index: usize) -> ProcessProfile {
+        ProcessProfile {
+            index: index as u32,
+            frames: Vec::new(),
+            contexts: Vec::new(),
+            heap_sites: Vec::new(),
+            warnings: Vec::new(),
+            damage: Vec::new(),
+            lost: 0,
+            read_time: Default::default(),
+            symbolize_time: Default::default(),
+        }
+    }
+}
+
 /// What to do with a damaged recording: an empty or unreadable stream, a
 /// damaged chunk, a stream cut short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,16 +100,136 @@ pub enum OnDamage {
 pub enum Source {
     RunDir {
         dir: PathBuf,
-        streams: Vec<PathBuf>,
+        streams: Vec<StreamAt>,
     },
     Json {
         samples: Vec<JsonSample>,
         groups: Vec<Vec<usize>>,
     },
     /// perf.data files, decoded in memory: one entry per process image.
-    Perf {
-        processes: Vec<PerfProcess>,
-    },
+    Perf { processes: Vec<PerfProcess> },
+}
+
+/// What the manifests of a run directory say of the node files their
+/// recorders closed: file name → (its length then, the manifest).
+fn listed_node_files(dir: &Path) -> HashMap<String, (NodeFileEntry, Arc<Manifest>)> {
+    let mut out = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("manifest") && name.ends_with(".json")) {
+            continue;
+        }
+        // An unreadable manifest only costs the walk of its files.
+        let Ok(m) = Manifest::read(&e.path()) else {
+            continue;
+        };
+        let m = Arc::new(m);
+        for f in &m.node_files {
+            out.insert(f.file.clone(), (f.clone(), m.clone()));
+        }
+    }
+    out
+}
+
+/// The processes of node file `path` as its manifest lists them, when the
+/// file still has the length the recorder closed it with and the manifest
+/// names every section; `None`: walk the file.
+fn listed_sections(
+    listed: &HashMap<String, (NodeFileEntry, Arc<Manifest>)>,
+    path: &Path,
+) -> Option<Vec<(String, StreamAt, StreamHeader)>> {
+    let name = path.file_name()?.to_string_lossy();
+    let (file, m) = listed.get(name.as_ref())?;
+    if std::fs::metadata(path).ok()?.len() != file.bytes {
+        return None;
+    }
+    let processes: Vec<&ProcessEntry> =
+        m.processes.iter().filter(|p| p.file == file.file).collect();
+    let mut sections: Vec<u32> = processes.iter().map(|p| p.section).collect::<Option<_>>()?;
+    sections.sort_unstable();
+    if sections != (0..file.sections).collect::<Vec<_>>() {
+        return None;
+    }
+    let events: Vec<EventDesc> = m
+        .events
+        .iter()
+        .map(|e| EventDesc {
+            name: e.name.clone(),
+            sampling: match e.mode.as_str() {
+                "period" => Sampling::Period(e.rate),
+                _ => Sampling::Frequency(e.rate),
+            },
+            unit: e.unit.clone(),
+            memory: e.memory,
+        })
+        .collect();
+    Some(
+        processes
+            .into_iter()
+            .map(|p| {
+                let header = StreamHeader {
+                    host: m.host.clone(),
+                    command: p.command.clone(),
+                    pid: p.pid,
+                    ppid: p.ppid,
+                    rank: p.rank,
+                    world_size: None,
+                    events: events.clone(),
+                    call_graph: m.call_graph.clone(),
+                    start_time_ns: 0,
+                    extra: Vec::new(),
+                };
+                let at = StreamAt::Section {
+                    file: path.to_path_buf(),
+                    section: p.section.expect("checked above"),
+                };
+                (p.label(), at, header)
+            })
+            .collect(),
+    )
+}
+
+/// Where one process's stream is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamAt {
+    /// A stream file of its own (`*.bstream`).
+    File(PathBuf),
+    /// A section of a node file (`*.bnode`), by section id.
+    Section { file: PathBuf, section: u32 },
+}
+
+impl StreamAt {
+    /// The file and the section in it: the order of storage.
+    fn key(&self) -> (&Path, u32) {
+        match self {
+            StreamAt::File(p) => (p, 0),
+            StreamAt::Section { file, section } => (file, *section),
+        }
+    }
+
+    /// `FILE` or `FILE#section-N`, for messages before the section's name is known.
+    pub fn describe(&self) -> String {
+        match self {
+            StreamAt::File(p) => p.display().to_string(),
+            StreamAt::Section { file, section } => format!("{}#section-{section}", file.display()),
+        }
+    }
+}
+
+/// Each stream's position when the streams are ordered as they are stored
+/// (by file, then section): process-level shards take contiguous blocks
+/// of that order, so a shard opens only the node files its processes are in.
+fn storage_order(streams: &[StreamAt]) -> Vec<usize> {
+    let mut by_storage: Vec<usize> = (0..streams.len()).collect();
+    by_storage.sort_by(|&a, &b| streams[a].key().cmp(&streams[b].key()));
+    let mut position = vec![0; streams.len()];
+    for (pos, &i) in by_storage.iter().enumerate() {
+        position[i] = pos;
+    }
+    position
 }
 
 /// A whole run: its events and processes, before any samples are resolved.
@@ -112,6 +252,13 @@ pub struct Run {
     pub open_time: std::time::Duration,
     /// A run directory's reader lock: no recorder writes it while it is read.
     _lock: Option<RunDirLock>,
+    /// Process `i` is at `shard_order[i]` in the order of storage.
+    shard_order: Vec<usize>,
+    /// The walked node files, by path.
+    node_indexes: std::sync::Mutex<HashMap<PathBuf, Arc<NodeIndex>>>,
+    /// Damage a node file walked after the run was opened showed (files
+    /// the manifest listed), for the profile of the process that walked it.
+    late_damage: std::sync::Mutex<Vec<String>>,
 }
 
 fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
@@ -125,8 +272,10 @@ fn event_index(events: &mut Vec<EventDesc>, e: &EventDesc) -> usize {
 }
 
 impl Run {
-    /// Opens a run directory: every `*.bstream` file in it, sorted by name.
-    /// A stream whose header cannot be read (empty, cut in its header,
+    /// Opens a run directory: every node file (`*.bnode`, a section per
+    /// process) and stream file (`*.bstream`) in it; processes are ordered
+    /// by their names (`rank-N`, `pid-N`), as stream files sort. A stream
+    /// or section whose header cannot be read (empty, cut in its header,
     /// damaged) is skipped and listed in `damage`, or refused with
     /// [`OnDamage::Refuse`].
     pub fn open_dir(dir: &Path, binary_paths: Vec<PathBuf>, on_damage: OnDamage) -> Result<Run> {
@@ -140,40 +289,114 @@ impl Run {
         let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(io(dir))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "bstream"))
+            .filter(|p| p.extension().is_some_and(|x| x == "bstream") || is_node_file(p))
             .collect();
         found.sort();
         if found.is_empty() {
             return Err(PostError::Input(format!(
-                "{}: no sample streams (*.bstream) here; record one with `blame record -o {} -- CMD`",
+                "{}: no sample streams (*.bnode, *.bstream) here; record one with `blame record -o {} -- CMD`",
                 dir.display(),
                 dir.display()
             )));
         }
+        let mut damage = Vec::new();
+        let mut unreadable = Vec::new();
+        let mut note = |what: String, unreadable_too: bool| -> Result<()> {
+            if on_damage == OnDamage::Refuse {
+                return Err(PostError::Input(format!(
+                    "{what}; refused (--strict); without --strict the other streams are used"
+                )));
+            }
+            damage.push(format!("{what}: stream skipped"));
+            if unreadable_too {
+                unreadable.push(what);
+            }
+            Ok(())
+        };
+        // (name, where, header) of every readable stream.
+        let mut found_streams: Vec<(String, StreamAt, StreamHeader)> = Vec::new();
+        let mut indexes = HashMap::new();
+        let listed = listed_node_files(dir);
+        for path in &found {
+            if let Some(sections) = listed_sections(&listed, path) {
+                // The manifest lists the closed file's processes: the file
+                // is walked only by a shard that reads one of them.
+                found_streams.extend(sections);
+                continue;
+            }
+            if is_node_file(path) {
+                let index = match NodeIndex::open(path) {
+                    Ok(index) => index,
+                    Err(e) => {
+                        note(unreadable_stream(path, &e), true)?;
+                        continue;
+                    }
+                };
+                for skip in &index.damage {
+                    note(describe_skip(path, skip), false)?;
+                }
+                if index.sections.is_empty() && !index.complete {
+                    note(
+                        format!(
+                            "{}: cut before its first process's section ({})",
+                            path.display(),
+                            index.describe()
+                        ),
+                        true,
+                    )?;
+                }
+                for (i, s) in index.sections.iter().enumerate() {
+                    match &s.header {
+                        Some(h) => found_streams.push((
+                            s.label(),
+                            StreamAt::Section {
+                                file: path.clone(),
+                                section: s.section,
+                            },
+                            h.clone(),
+                        )),
+                        None => note(
+                            format!(
+                                "{}: the open chunk of section {} is damaged: its process is unknown and its {} chunks cannot be read",
+                                index.section_path(i).display(),
+                                s.section,
+                                s.chunks.len()
+                            ),
+                            true,
+                        )?,
+                    }
+                }
+                indexes.insert(path.clone(), Arc::new(index));
+            } else {
+                match StreamReader::open(path) {
+                    Ok((_, header)) => found_streams.push((
+                        path.file_stem()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        StreamAt::File(path.clone()),
+                        header,
+                    )),
+                    Err(e) => note(unreadable_stream(path, &e), true)?,
+                }
+            }
+        }
+        if found_streams.is_empty() {
+            return Err(PostError::Input(format!(
+                "{}: none of its {} sample streams can be read:\n  {}",
+                dir.display(),
+                found.len(),
+                unreadable.join("\n  ")
+            )));
+        }
+        found_streams.sort_by(|a, b| (&a.0, a.1.key()).cmp(&(&b.0, b.1.key())));
         let mut events = Vec::new();
         let mut processes = Vec::new();
         let mut streams = Vec::new();
-        let mut damage = Vec::new();
-        let mut unreadable = Vec::new();
-        for path in &found {
-            let header = match StreamReader::open(path) {
-                Ok((_, header)) => header,
-                Err(e) => {
-                    let what = unreadable_stream(path, &e);
-                    if on_damage == OnDamage::Refuse {
-                        return Err(PostError::Input(format!(
-                            "{what}; refused (--strict); without --strict the other streams are used"
-                        )));
-                    }
-                    damage.push(format!("{what}: stream skipped"));
-                    unreadable.push(what);
-                    continue;
-                }
-            };
+        for (_, at, header) in found_streams {
             if let Some(bad) = header.events.len().checked_sub(MAX_EVENTS) {
                 return Err(PostError::Input(format!(
                     "{}: the stream names {} events, {bad} more than the {MAX_EVENTS} an event index can hold",
-                    path.display(),
+                    at.describe(),
                     header.events.len()
                 )));
             }
@@ -189,15 +412,7 @@ impl Run {
                 samples: Vec::new(),
                 lost: 0,
             });
-            streams.push(path.clone());
-        }
-        if streams.is_empty() {
-            return Err(PostError::Input(format!(
-                "{}: none of its {} sample streams can be read:\n  {}",
-                dir.display(),
-                found.len(),
-                unreadable.join("\n  ")
-            )));
+            streams.push(at);
         }
         check_event_count(events.len(), &dir.display().to_string())?;
         Ok(Run {
@@ -213,11 +428,14 @@ impl Run {
             )),
             instruction_skid: None,
             warnings: Vec::new(),
-            skipped_streams: found.len() - streams.len(),
+            skipped_streams: unreadable.len(),
             damage,
             on_damage,
             open_time: Default::default(),
             _lock: lock,
+            shard_order: storage_order(&streams),
+            node_indexes: std::sync::Mutex::new(indexes),
+            late_damage: Default::default(),
             source: Source::RunDir {
                 dir: dir.to_path_buf(),
                 streams,
@@ -291,6 +509,9 @@ impl Run {
             on_damage: OnDamage::Salvage,
             open_time: Default::default(),
             _lock: None,
+            shard_order: (0..keys.len()).collect(),
+            node_indexes: Default::default(),
+            late_damage: Default::default(),
         })
     }
 
@@ -311,6 +532,9 @@ impl Run {
             on_damage: OnDamage::Salvage,
             open_time: started.elapsed(),
             _lock: None,
+            shard_order: (0..capture.processes.len()).collect(),
+            node_indexes: Default::default(),
+            late_damage: Default::default(),
             source: Source::Perf {
                 processes: capture.processes,
             },
@@ -364,18 +588,8 @@ impl Run {
     pub fn load_process(&self, index: usize, shard: ShardSpec) -> Result<ProcessProfile> {
         let nproc = self.processes.len();
         let whole_process = shard.count as usize <= nproc;
-        if whole_process && !shard.owns_unit(index) {
-            return Ok(ProcessProfile {
-                index: index as u32,
-                frames: Vec::new(),
-                contexts: Vec::new(),
-                heap_sites: Vec::new(),
-                warnings: Vec::new(),
-                damage: Vec::new(),
-                lost: 0,
-                read_time: Default::default(),
-                symbolize_time: Default::default(),
-            });
+        if whole_process && !shard.owns_block(self.shard_order[index], nproc) {
+            return Ok(ProcessProfile::empty(index));
         }
         let keep = |seq: usize| whole_process || shard.owns_unit(seq);
         let nevents = self.events.len();
@@ -414,8 +628,40 @@ impl Run {
                 })
             }
             Source::RunDir { streams, .. } => {
-                let path = &streams[index];
-                let (mut reader, header) = StreamReader::open(path)?;
+                let at = &streams[index];
+                let opened = self.open_stream(at).and_then(|(reader, header)| {
+                    self.check_listed(index, at, &header)?;
+                    Ok((reader, header))
+                });
+                let late: Vec<String> = std::mem::take(
+                    &mut *self.late_damage.lock().unwrap_or_else(|e| e.into_inner()),
+                );
+                let refuse = |what: &str| {
+                    PostError::Input(format!(
+                        "{what}; refused (--strict); without --strict the other streams are used"
+                    ))
+                };
+                if let (Some(first), OnDamage::Refuse) = (late.first(), self.on_damage) {
+                    return Err(refuse(first));
+                }
+                let (mut reader, header) = match opened {
+                    Ok(x) => x,
+                    // A section the manifest lists that the file does not hold whole.
+                    Err(e @ (PostError::Format(_) | PostError::Input(_)))
+                        if matches!(at, StreamAt::Section { .. }) =>
+                    {
+                        let what = format!("{}: {e}", at.describe());
+                        if self.on_damage == OnDamage::Refuse {
+                            return Err(refuse(&what));
+                        }
+                        let mut empty = ProcessProfile::empty(index);
+                        empty.damage = late;
+                        empty.damage.push(format!("{what}: stream skipped"));
+                        return Ok(empty);
+                    }
+                    Err(e) => return Err(e),
+                };
+                let path = &reader.path().to_path_buf();
                 let map_event: Vec<usize> = header
                     .events
                     .iter()
@@ -428,8 +674,8 @@ impl Run {
                     .collect();
                 // The binaries' debug info is opened while the samples are counted.
                 let (tally, ()) = rayon::join(
-                    || tally_stream(&mut reader, &keep, self.on_damage),
-                    || self.preload_symbols(path),
+                    || tally_stream(reader.as_mut(), &keep, self.on_damage),
+                    || self.preload_symbols(at),
                 );
                 let mut tally = tally?;
                 if !keep(0) {
@@ -442,13 +688,17 @@ impl Run {
                         path,
                         pid: header.pid,
                         map_event: &map_event,
-                        samples: SampleSource::Stream(path),
+                        samples: SampleSource::Stream(self, at),
                         no_alloc_log_hint: "record with --track-allocations",
                     },
                     tally,
                     &keep,
                     started,
                 )
+                .map(|mut profile| {
+                    profile.damage.splice(0..0, late);
+                    profile
+                })
             }
             Source::Perf { processes } => {
                 let p = &processes[index];
@@ -471,18 +721,83 @@ impl Run {
         }
     }
 
+    /// Opens the stream at `at`: a stream file, or a node file's section
+    /// (the node file's index walked once per run).
+    fn open_stream(&self, at: &StreamAt) -> Result<(Box<dyn ChunkSource + Send>, StreamHeader)> {
+        match at {
+            StreamAt::File(path) => Ok(StreamIn::File(path.clone()).open()?),
+            StreamAt::Section { file, section } => {
+                let index = self.node_index(file)?;
+                let Some(i) = index.sections.iter().position(|s| s.section == *section) else {
+                    return Err(PostError::Input(format!(
+                        "{}: no such section in the file",
+                        at.describe()
+                    )));
+                };
+                Ok(StreamIn::Section(index, i).open()?)
+            }
+        }
+    }
+
+    /// Fails when the stream opened for process `index` is not the one the
+    /// run lists (a manifest that does not describe its node file).
+    fn check_listed(&self, index: usize, at: &StreamAt, header: &StreamHeader) -> Result<()> {
+        let p = &self.processes[index];
+        let unknown_event = header
+            .events
+            .iter()
+            .find(|e| !self.events.iter().any(|x| x.name == e.name));
+        if p.pid == header.pid && p.rank == header.rank && unknown_event.is_none() {
+            return Ok(());
+        }
+        Err(PostError::Input(format!(
+            "{}: the manifest lists pid {} (rank {:?}) with events {:?} here, the file holds pid {} (rank {:?}) with events {:?}: \
+             the manifest does not describe this file (remove it to have the file's own headers read)",
+            at.describe(),
+            p.pid,
+            p.rank,
+            self.events.iter().map(|e| &e.name).collect::<Vec<_>>(),
+            header.pid,
+            header.rank,
+            header.events.iter().map(|e| &e.name).collect::<Vec<_>>(),
+        )))
+    }
+
+    /// The index of node file `file`, walked on first use.
+    fn node_index(&self, file: &Path) -> Result<Arc<NodeIndex>> {
+        let mut indexes = self.node_indexes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(index) = indexes.get(file) {
+            return Ok(index.clone());
+        }
+        let index = Arc::new(NodeIndex::open(file)?);
+        indexes.insert(file.to_path_buf(), index.clone());
+        let mut late = self.late_damage.lock().unwrap_or_else(|e| e.into_inner());
+        late.extend(index.damage.iter().map(|skip| describe_skip(file, skip)));
+        for (i, s) in index.sections.iter().enumerate() {
+            if s.header.is_none() {
+                late.push(format!(
+                    "{}: the open chunk of section {} is damaged: its {} chunks cannot be read",
+                    index.section_path(i).display(),
+                    s.section,
+                    s.chunks.len()
+                ));
+            }
+        }
+        Ok(index)
+    }
+
     /// Opens the objects of the mappings a stream declares before its first
     /// sample (see [`Symbolizer::preload`]); a stream that cannot be read
     /// here is left to the counting pass to report.
-    fn preload_symbols(&self, path: &Path) {
-        let Ok((mut reader, _)) = StreamReader::open(path) else {
+    fn preload_symbols(&self, at: &StreamAt) {
+        let Ok((mut reader, _)) = self.open_stream(at) else {
             return;
         };
         let mut mappings = Vec::new();
-        while let Ok(Some(record)) = reader.next_record() {
-            match record {
-                Record::Mapping(m) => mappings.push(m),
-                Record::Sample(_) => break,
+        while let Ok(Some(item)) = reader.next_item_salvaging() {
+            match item {
+                Item::Record(Record::Mapping(m)) => mappings.push(m),
+                Item::Record(Record::Sample(_)) | Item::Skipped(_) => break,
                 _ => {}
             }
         }
@@ -790,7 +1105,7 @@ struct ProfileInput<'a> {
 
 /// The samples of one process, read again for the direct pass.
 enum SampleSource<'a> {
-    Stream(&'a Path),
+    Stream(&'a Run, &'a StreamAt),
     Memory(&'a [Sample]),
 }
 
@@ -799,10 +1114,10 @@ impl<'a> SampleSource<'a> {
     fn samples(&self) -> Result<Box<dyn Iterator<Item = Result<Sample>> + 'a>> {
         match *self {
             SampleSource::Memory(samples) => Ok(Box::new(samples.iter().map(|s| Ok(*s)))),
-            SampleSource::Stream(path) => {
+            SampleSource::Stream(run, at) => {
                 // The same chunks as the tally skipped are skipped here, so
                 // sample numbers (sample-level sharding) agree.
-                let (mut reader, _) = StreamReader::open(path)?;
+                let (mut reader, _) = run.open_stream(at)?;
                 Ok(Box::new(std::iter::from_fn(move || loop {
                     match reader.next_item_salvaging() {
                         Ok(Some(Item::Record(Record::Sample(s)))) => return Some(Ok(s)),
@@ -864,8 +1179,8 @@ struct ChunkTally {
 /// memory stays independent of the stream's length.
 const CHUNK_BATCH: usize = 16;
 
-fn tally_stream<R: std::io::Read>(
-    reader: &mut StreamReader<R>,
+fn tally_stream(
+    reader: &mut dyn ChunkSource,
     keep: &(dyn Fn(usize) -> bool + Sync),
     on_damage: OnDamage,
 ) -> Result<StreamTally> {
@@ -1168,7 +1483,7 @@ mod salvage_tests {
     use super::*;
     use blame_formats::stream::{Lost, StreamHeader, StreamWriter};
 
-    fn header(pid: u32) -> StreamHeader {
+    pub(super) fn header(pid: u32) -> StreamHeader {
         StreamHeader {
             host: "h".into(),
             command: vec!["./app".into()],
@@ -1221,13 +1536,18 @@ mod salvage_tests {
         starts
     }
 
-    fn samples(run: &Run) -> Vec<f64> {
+    /// Samples of each process of `run` in `shard`.
+    pub(super) fn samples_in(run: &Run, shard: ShardSpec) -> Vec<f64> {
         (0..run.processes.len())
             .map(|i| {
-                let p = run.load_process(i, ShardSpec::WHOLE).unwrap();
+                let p = run.load_process(i, shard).unwrap();
                 p.contexts.iter().map(|c| c.counts[0]).sum()
             })
             .collect()
+    }
+
+    fn samples(run: &Run) -> Vec<f64> {
+        samples_in(run, ShardSpec::WHOLE)
     }
 
     #[test]
@@ -1338,5 +1658,176 @@ mod salvage_tests {
             })
             .sum();
         assert_eq!(lost, 9);
+    }
+}
+
+#[cfg(test)]
+mod node_file_tests {
+    use super::*;
+    use blame_formats::node_file::{NodeHeader, NodeWriter};
+    use blame_sampler::manifest::EventEntry;
+
+    fn header(pid: u32, rank: u32) -> StreamHeader {
+        StreamHeader {
+            rank: Some(rank),
+            world_size: Some(4),
+            ..super::salvage_tests::header(pid)
+        }
+    }
+
+    /// A node file of `ranks`, 300 samples each, closed; its manifest entries.
+    fn node_file(path: &Path, ranks: &[u32]) -> (NodeFileEntry, Vec<ProcessEntry>) {
+        let node = NodeWriter::create(
+            path,
+            &NodeHeader {
+                host: "h".into(),
+                recorder_pid: 1,
+                start_time_ns: 1,
+                extra: vec![],
+            },
+        )
+        .unwrap();
+        let mut entries = Vec::new();
+        let mut writers: Vec<_> = ranks
+            .iter()
+            .map(|&r| {
+                NodeWriter::open_section(&node, &header(100 + r, r))
+                    .unwrap()
+                    .with_chunk_bytes(1024)
+            })
+            .collect();
+        for i in 0..300u64 {
+            for (w, &r) in writers.iter_mut().zip(ranks) {
+                let frames = [0x1000 + (i % 7) * 16, 0x2000 + r as u64];
+                w.write_sample_with_stack(100 + r, i, 0, 1, &frames, None)
+                    .unwrap();
+            }
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for (w, &r) in writers.into_iter().zip(ranks) {
+            entries.push(ProcessEntry {
+                file: name.clone(),
+                section: w.section(),
+                pid: 100 + r,
+                ppid: 1,
+                rank: Some(r),
+                command: vec!["./app".into()],
+                launcher: false,
+                samples: 300,
+                lost: 0,
+                exit_status: Some(0),
+                signal: None,
+                ended: true,
+                duration_ns: 1,
+            });
+            w.close().unwrap();
+        }
+        NodeWriter::finish(&node).unwrap();
+        let file = NodeFileEntry {
+            file: name,
+            bytes: std::fs::metadata(path).unwrap().len(),
+            sections: ranks.len() as u32,
+        };
+        (file, entries)
+    }
+
+    fn write_manifest(dir: &Path, files: Vec<NodeFileEntry>, processes: Vec<ProcessEntry>) {
+        let m = Manifest {
+            command: vec!["mpirun".into()],
+            host: "h".into(),
+            sampler: "perf".into(),
+            call_graph: "fp".into(),
+            events: vec![EventEntry {
+                name: "cpu-clock".into(),
+                mode: "frequency".into(),
+                rate: 1000,
+                unit: "ns".into(),
+                memory: false,
+            }],
+            start_unix_ns: 0,
+            end_unix_ns: 1,
+            exit_status: Some(0),
+            signal: None,
+            interrupted: None,
+            samples: 0,
+            lost: 0,
+            processes,
+            node_files: files,
+            notices: vec![],
+            cache: None,
+            ring_buffer_kib: None,
+            static_db: None,
+        };
+        m.write(dir, None).unwrap();
+    }
+
+    use super::salvage_tests::samples_in as samples;
+
+    /// Two nodes' files: processes named and ordered by rank across files,
+    /// shards as blocks in storage order; with the manifest, a shard whose
+    /// processes are all in one file never reads the other (here damaged
+    /// where only a walk or a read would notice).
+    #[test]
+    fn shards_read_only_their_node_files_when_the_manifest_lists_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (fa, mut pa) = node_file(&d.join("node-a.bnode"), &[2, 0]);
+        let (fb, pb) = node_file(&d.join("node-b.bnode"), &[1, 3]);
+        // Without a manifest: every file walked at open.
+        let run = Run::open_dir(d, vec![], OnDamage::Salvage).unwrap();
+        let ranks: Vec<_> = run.processes.iter().map(|p| p.rank.unwrap()).collect();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+        assert_eq!(samples(&run, ShardSpec::WHOLE), [300.0; 4]);
+        // Shard 0/2 owns node-a's ranks (0, 2), shard 1/2 node-b's (1, 3).
+        let s0 = samples(&run, ShardSpec::new(0, 2).unwrap());
+        assert_eq!(s0, [300.0, 0.0, 300.0, 0.0]);
+        drop(run);
+
+        pa.extend(pb);
+        write_manifest(d, vec![fa, fb], pa);
+        // Damage node-b's open chunk of its first section, keeping its length.
+        let b = d.join("node-b.bnode");
+        let mut bytes = std::fs::read(&b).unwrap();
+        let open_chunk = 16 + 20 + 14 + 20; // preamble, header chunk (5 payload bytes)
+        bytes[open_chunk + 16] ^= 0xff;
+        std::fs::write(&b, &bytes).unwrap();
+        let run = Run::open_dir(d, vec![], OnDamage::Salvage).unwrap();
+        let ranks: Vec<_> = run.processes.iter().map(|p| p.rank.unwrap()).collect();
+        assert_eq!(ranks, [0, 1, 2, 3], "the manifest's processes");
+        assert!(
+            run.damage.is_empty(),
+            "nothing walked at open: {:?}",
+            run.damage
+        );
+        let s0 = samples(&run, ShardSpec::new(0, 2).unwrap());
+        assert_eq!(s0, [300.0, 0.0, 300.0, 0.0]);
+        assert!(
+            run.node_indexes
+                .lock()
+                .unwrap()
+                .keys()
+                .all(|k| k.ends_with("node-a.bnode")),
+            "shard 0 walked node-a only"
+        );
+        // Shard 1 reads node-b: its damaged section is skipped and said.
+        let p1 = run.load_process(1, ShardSpec::new(1, 2).unwrap()).unwrap();
+        assert!(p1.contexts.is_empty());
+        assert!(
+            p1.damage
+                .iter()
+                .any(|d| d.contains("node-b.bnode") && d.contains("stream skipped")),
+            "{:?}",
+            p1.damage
+        );
+        let p3 = run.load_process(3, ShardSpec::new(1, 2).unwrap()).unwrap();
+        assert_eq!(p3.contexts.iter().map(|c| c.counts[0]).sum::<f64>(), 300.0);
+        assert!(run.load_process(1, ShardSpec::WHOLE).is_ok());
+        let strict = Run::open_dir(d, vec![], OnDamage::Refuse).unwrap();
+        let e = strict
+            .load_process(1, ShardSpec::WHOLE)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("--strict"), "{e}");
     }
 }

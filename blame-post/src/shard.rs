@@ -1,7 +1,9 @@
 //! Which slice of a run one `blame post` invocation processes.
 //!
-//! With at least as many processes as shards, shard I takes processes
-//! I, I+N, I+2N...; with fewer, every shard takes every N-th sample of each
+//! With at least as many processes as shards, shard I takes the I-th of N
+//! contiguous blocks of the processes in the order they are stored (node
+//! file, then section), so it opens only the files its processes are in;
+//! with fewer, every shard takes every N-th sample of each
 //! process. Either way each sample is in exactly one shard, and the merge (a
 //! sum) gives the same result for any N.
 
@@ -67,6 +69,12 @@ impl ShardSpec {
             }
         }
         None
+    }
+
+    /// Shard I of N owns the I-th of N contiguous blocks of `total` items
+    /// (processes in the order they are stored, so a shard reads few files).
+    pub fn owns_block(&self, position: usize, total: usize) -> bool {
+        (position as u128 * self.count as u128 / total.max(1) as u128) as u32 == self.index
     }
 
     pub fn owns_unit(&self, unit: usize) -> bool {
@@ -140,6 +148,23 @@ mod tests {
             _ => None,
         };
         assert!(ShardSpec::from_env(single, false).is_none());
+    }
+
+    #[test]
+    fn every_position_in_exactly_one_block_and_blocks_even() {
+        for total in [1usize, 2, 5, 64, 1000] {
+            for n in [1u32, 2, 3, 7] {
+                let sizes: Vec<usize> = (0..n)
+                    .map(|i| {
+                        let s = ShardSpec::new(i, n).unwrap();
+                        (0..total).filter(|&p| s.owns_block(p, total)).count()
+                    })
+                    .collect();
+                assert_eq!(sizes.iter().sum::<usize>(), total, "{total}/{n}");
+                let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+                assert!(hi - lo <= 1, "{total}/{n}: {sizes:?}");
+            }
+        }
     }
 
     #[test]

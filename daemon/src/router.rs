@@ -15,9 +15,10 @@ use crate::job_dir::{self, AsUser};
 use crate::post_queue::{PostJob, PostQueue};
 use crate::restart::{self, Gap, SavedJob, SavedProcess, SavedState};
 use blame_formats::stream::EventDesc;
+use blame_sampler::manifest::NodeFileEntry;
 use blame_sampler::manifest::{EventEntry, Manifest};
 use blame_sampler::procfs;
-use blame_sampler::recording::{Recording, SampledStack};
+use blame_sampler::recording::{Layout, Recording, SampledStack};
 use blame_sampler::sink::RecordSink;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -79,6 +80,8 @@ pub struct JobRun {
     db: Option<PathBuf>,
     /// The run directory exists (made at the first sample).
     dir_made: bool,
+    /// Node files closed in this run directory (an earlier daemon's too).
+    node_files: Vec<NodeFileEntry>,
 }
 
 /// An ended job's run directory, for rotation and status.
@@ -254,7 +257,10 @@ impl Router {
                 ("blame".to_string(), env!("CARGO_PKG_VERSION").to_string()),
                 ("job".to_string(), key.kind.to_string()),
             ];
-            let mut rec = Recording::new(&dir, self.descs.clone(), &self.call_graph, extra);
+            // One node file per job (a section per process image); a
+            // restarted daemon's gets a suffix beside the first one's.
+            let mut rec = Recording::new(&dir, self.descs.clone(), &self.call_graph, extra)
+                .with_layout(Layout::node_file(&procfs::hostname(), None));
             rec.stack_copy_size = self.stack_copy_size;
             // A job an earlier daemon recorded goes on: its counts and gaps too.
             let before = {
@@ -267,7 +273,7 @@ impl Router {
                     key: key.clone(),
                     name,
                     gid,
-                    dir,
+                    dir: dir.clone(),
                     rec,
                     command,
                     pids: HashMap::new(),
@@ -282,8 +288,16 @@ impl Router {
                     lost_before: 0,
                     db: None,
                     dir_made: false,
+                    node_files: Vec::new(),
                 },
             );
+            let closed_before = {
+                let _fs = AsUser::new(key.uid, gid);
+                Manifest::read(&dir.join("manifest.json")).map(|m| m.node_files)
+            };
+            if let (Ok(files), Some(run)) = (closed_before, self.jobs.get_mut(key)) {
+                run.node_files = files;
+            }
             if let (Some(info), Some(run)) = (before, self.jobs.get_mut(key)) {
                 run.started_unix_ns = info.started_unix_ns;
                 run.gaps = info.gaps;
@@ -460,6 +474,7 @@ impl Router {
             let _fs = AsUser::new(run.key.uid, run.gid);
             run.rec.finish(procfs::monotonic_ns());
         }
+        run.node_files.extend(run.rec.closed_node_file.take());
         self.write_job_files(&mut run, Some(state));
         run.bytes = job_dir::dir_bytes(&run.dir);
         if state == "ended" && self.cfg.post_on_end && run.samples > 0 {
@@ -644,6 +659,7 @@ impl Router {
             samples: run.samples,
             lost,
             processes: run.rec.entries.clone(),
+            node_files: run.node_files.clone(),
             notices,
             cache: procfs::l1_data_cache(),
             ring_buffer_kib: self.ring_buffer_kib,

@@ -14,7 +14,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .unwrap_or_else(|| "fuzz/corpus".into());
     let dir = Path::new(&dir);
-    for t in ["stream", "static_db", "results", "jsonl", "alloc_log"] {
+    for t in [
+        "stream",
+        "node_file",
+        "static_db",
+        "results",
+        "jsonl",
+        "alloc_log",
+    ] {
         std::fs::create_dir_all(dir.join(t))?;
     }
     let event = EventDesc {
@@ -63,6 +70,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })?;
         std::fs::write(dir.join("stream").join(name), w.finish()?)?;
     }
+
+    // A node file: two processes' sections, interleaved; the second left open.
+    let path = dir.join("node_file").join("two");
+    let _ = std::fs::remove_file(&path);
+    let node = blame_formats::node_file::NodeWriter::create(
+        &path,
+        &blame_formats::node_file::NodeHeader {
+            host: "h".into(),
+            recorder_pid: 5,
+            start_time_ns: 1,
+            extra: vec![],
+        },
+    )?;
+    let mut sections = Vec::new();
+    for rank in 0..2u32 {
+        let h = StreamHeader {
+            pid: 7 + rank,
+            rank: Some(rank),
+            ..header.clone()
+        };
+        sections.push(
+            blame_formats::node_file::NodeWriter::open_section(&node, &h)?.with_chunk_bytes(1024),
+        );
+    }
+    for i in 0..200u64 {
+        for (rank, w) in sections.iter_mut().enumerate() {
+            let frames = [0x400100 + i % 5, 0x400200 + rank as u64, 0x400300];
+            w.write_sample_with_stack(7 + rank as u32, 1000 * i, 0, 1, &frames, None)?;
+        }
+    }
+    let open = sections.pop().expect("two");
+    sections.pop().expect("two").close()?;
+    drop(open);
+    blame_formats::node_file::NodeWriter::finish(&node)?;
 
     let mut db = StaticDb::default();
     db.insert(FunctionSummary {

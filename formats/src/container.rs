@@ -104,6 +104,19 @@ impl<W: Write> ContainerWriter<W> {
 
     /// Compresses and writes one chunk holding `record_count` encoded records.
     pub fn write_chunk(&mut self, payload: &[u8], record_count: u32) -> Result<()> {
+        self.write_chunk_prefixed(&[], payload, record_count)
+    }
+
+    /// [`Self::write_chunk`] with `prefix` stored uncompressed in front of
+    /// the zstd frame: counted in `compressed_len` and covered by the CRC,
+    /// so a reader can tell what a chunk is from its first bytes without
+    /// decompressing it (the section tag of node files).
+    pub fn write_chunk_prefixed(
+        &mut self,
+        prefix: &[u8],
+        payload: &[u8],
+        record_count: u32,
+    ) -> Result<()> {
         if payload.len() > MAX_CHUNK_BYTES as usize {
             return Err(FormatError::Encode {
                 context: self.path.display().to_string(),
@@ -114,9 +127,14 @@ impl<W: Write> ContainerWriter<W> {
                 ),
             });
         }
-        let compressed = zstd::bulk::compress(payload, self.level)
+        let frame = zstd::bulk::compress(payload, self.level)
             .map_err(|e| FormatError::io(&self.path, e))?;
-        let mut head = Vec::with_capacity(CHUNK_HEADER_LEN as usize);
+        let compressed = if prefix.is_empty() {
+            frame
+        } else {
+            [prefix, &frame].concat()
+        };
+        let mut head = Vec::with_capacity(CHUNK_HEADER_LEN as usize + compressed.len());
         head.extend_from_slice(&CHUNK_MAGIC.to_le_bytes());
         head.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
         head.extend_from_slice(&(payload.len() as u32).to_le_bytes());
@@ -165,15 +183,20 @@ impl<W: Write> ContainerWriter<W> {
 }
 
 /// The fields of a chunk header, checked against the limits.
-struct ChunkHeader {
-    clen: u32,
-    ulen: u32,
-    count: u32,
-    crc: u32,
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkHeader {
+    /// Bytes of the chunk's body after its header (prefix and zstd frame).
+    pub clen: u32,
+    pub ulen: u32,
+    pub count: u32,
+    pub crc: u32,
 }
 
 impl ChunkHeader {
-    fn parse(head: &[u8; CHUNK_HEADER_LEN as usize]) -> std::result::Result<ChunkHeader, String> {
+    /// Parses a chunk header; why it cannot be one otherwise.
+    pub fn parse(
+        head: &[u8; CHUNK_HEADER_LEN as usize],
+    ) -> std::result::Result<ChunkHeader, String> {
         let field =
             |i: usize| u32::from_le_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
         let (magic, clen, ulen, count, crc) = (field(0), field(1), field(2), field(3), field(4));
@@ -439,6 +462,30 @@ impl<R: Read> ContainerReader<R> {
             Err(e) => return Err(e),
         };
         Ok((r, header_chunk))
+    }
+
+    /// A reader of the chunks of a container whose preamble was read
+    /// elsewhere (`version`, `flags`), positioned so that `input`'s next byte
+    /// is byte `offset` of the file: readers that walk chunk headers
+    /// themselves resume here after damage.
+    pub fn resume_at(
+        input: R,
+        path: impl Into<PathBuf>,
+        offset: u64,
+        version: u32,
+        flags: u32,
+    ) -> Self {
+        ContainerReader {
+            input,
+            path: path.into(),
+            offset,
+            next_index: 0,
+            ended: false,
+            version,
+            flags,
+            pushback: VecDeque::new(),
+            failed: None,
+        }
     }
 
     pub fn path(&self) -> &Path {

@@ -22,6 +22,7 @@ pub mod files;
 pub mod jsonl;
 pub mod lock;
 pub mod names;
+pub mod node_file;
 pub mod results;
 pub mod static_db;
 pub mod stream;

@@ -126,7 +126,7 @@ pub struct StackNode {
 /// chunk (the first sample of a chunk carries the absolute time), which keeps
 /// samples a few bytes each; readers hand out absolute times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct EncodedSample {
+pub(crate) struct EncodedSample {
     tid: u32,
     time_delta_ns: i64,
     event: u16,
@@ -166,7 +166,7 @@ pub struct ProcessEnd {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-enum WireRecord {
+pub(crate) enum WireRecord {
     Mapping(Mapping),
     Thread(ThreadName),
     Stack(StackNode),
@@ -303,9 +303,11 @@ impl StackInterner {
     }
 }
 
-/// Appends records to a sample stream, in chunks of about `chunk_bytes`.
+/// Appends records to a sample stream, in chunks of about `chunk_bytes`:
+/// a stream file of its own, or a process's section of a node file
+/// ([`crate::node_file::NodeWriter::open_section`]).
 pub struct StreamWriter<W: Write = std::io::BufWriter<File>> {
-    container: ContainerWriter<W>,
+    sink: Sink<W>,
     buf: Vec<u8>,
     records_in_buf: u32,
     last_time: u64,
@@ -316,7 +318,18 @@ pub struct StreamWriter<W: Write = std::io::BufWriter<File>> {
     records_written: u64,
 }
 
+/// Where a [`StreamWriter`]'s chunks go.
+enum Sink<W: Write> {
+    File(ContainerWriter<W>),
+    Section(crate::node_file::SectionSink),
+}
+
 impl StreamWriter<std::io::BufWriter<File>> {
+    /// The writer of a node file's section: its chunks go to `sink`.
+    pub(crate) fn for_section(sink: crate::node_file::SectionSink) -> Self {
+        Self::with_sink(Sink::Section(sink))
+    }
+
     /// Creates `path` (failing if it exists, so concurrent recorders never
     /// clobber each other) and writes its preamble and header through to the
     /// file at once, so a recorder killed right after leaves a readable
@@ -325,15 +338,21 @@ impl StreamWriter<std::io::BufWriter<File>> {
         let path = path.as_ref();
         let file = crate::files::create_new(path).map_err(|e| FormatError::io(path, e))?;
         let mut w = Self::new(std::io::BufWriter::new(file), path, header)?;
-        w.container.flush()?;
+        w.flush()?;
         Ok(w)
     }
 }
 
 impl<W: Write> StreamWriter<W> {
     pub fn new(out: W, path: impl Into<PathBuf>, header: &StreamHeader) -> Result<Self> {
-        Ok(StreamWriter {
-            container: ContainerWriter::new(out, path, STREAM, header)?,
+        Ok(Self::with_sink(Sink::File(ContainerWriter::new(
+            out, path, STREAM, header,
+        )?)))
+    }
+
+    fn with_sink(sink: Sink<W>) -> Self {
+        StreamWriter {
+            sink,
             buf: Vec::with_capacity(1 << 18),
             records_in_buf: 0,
             last_time: 0,
@@ -342,7 +361,7 @@ impl<W: Write> StreamWriter<W> {
             new_nodes: Vec::new(),
             samples_written: 0,
             records_written: 0,
-        })
+        }
     }
 
     /// Sets the uncompressed size at which a chunk is sealed (the most a crash can lose).
@@ -366,7 +385,10 @@ impl<W: Write> StreamWriter<W> {
         if self.records_in_buf == 0 {
             return Ok(());
         }
-        self.container.write_chunk(&self.buf, self.records_in_buf)?;
+        match &mut self.sink {
+            Sink::File(c) => c.write_chunk(&self.buf, self.records_in_buf)?,
+            Sink::Section(s) => s.write_records(&self.buf, self.records_in_buf)?,
+        }
         self.buf.clear();
         self.records_in_buf = 0;
         self.last_time = 0;
@@ -376,7 +398,10 @@ impl<W: Write> StreamWriter<W> {
     /// Seals the current chunk and flushes it to the operating system.
     pub fn flush(&mut self) -> Result<()> {
         self.seal_chunk()?;
-        self.container.flush()
+        match &mut self.sink {
+            Sink::File(c) => c.flush(),
+            Sink::Section(s) => s.flush(),
+        }
     }
 
     pub fn write_mapping(&mut self, m: Mapping) -> Result<()> {
@@ -452,31 +477,154 @@ impl<W: Write> StreamWriter<W> {
         self.samples_written
     }
 
+    /// The section of the node file this writer writes, if it does.
+    pub fn section(&self) -> Option<u32> {
+        match &self.sink {
+            Sink::File(_) => None,
+            Sink::Section(s) => Some(s.section()),
+        }
+    }
+
     pub fn records_written(&self) -> u64 {
         self.records_written
     }
 
-    /// Bytes on disk so far (sealed chunks only).
+    /// Bytes on disk so far (sealed chunks only; a section's own chunks).
     pub fn bytes_written(&self) -> u64 {
-        self.container.bytes_written()
+        match &self.sink {
+            Sink::File(c) => c.bytes_written(),
+            Sink::Section(s) => s.bytes_written(),
+        }
     }
 
     /// Seals the last chunk, appends the end marker (so readers know the
     /// stream is complete) and returns the underlying writer, flushed.
+    /// A node file's section has no writer of its own: use [`Self::close`].
     pub fn finish(mut self) -> Result<W> {
         self.seal_chunk()?;
-        self.container.write_end()?;
-        self.container.flush()?;
-        Ok(self.container.into_inner())
+        match self.sink {
+            Sink::File(mut c) => {
+                c.write_end()?;
+                c.flush()?;
+                Ok(c.into_inner())
+            }
+            Sink::Section(s) => Err(FormatError::Invalid {
+                context: s.label(),
+                reason: "a node file's section is closed with `close`, not `finish`".into(),
+            }),
+        }
+    }
+
+    /// Seals the last chunk and marks the stream complete: a stream file
+    /// gets its end marker, a node file's section its close chunk. Either
+    /// way it is flushed to the operating system.
+    pub fn close(mut self) -> Result<()> {
+        self.seal_chunk()?;
+        match self.sink {
+            Sink::File(mut c) => {
+                c.write_end()?;
+                c.flush()
+            }
+            Sink::Section(s) => s.close(self.records_written, self.samples_written),
+        }
     }
 }
 
 /// Reads a sample stream record by record.
 pub struct StreamReader<R: Read> {
     container: ContainerReader<R>,
-    pending: std::vec::IntoIter<WireRecord>,
+    pending: Pending,
+}
+
+/// The decoded records of the chunk being handed out, one by one, with
+/// absolute sample times.
+#[derive(Default)]
+pub(crate) struct Pending {
+    records: std::vec::IntoIter<WireRecord>,
     last_time: u64,
     records_read: u64,
+}
+
+impl Pending {
+    pub(crate) fn next(&mut self) -> Option<Record> {
+        let wire = self.records.next()?;
+        self.records_read += 1;
+        Some(from_wire(wire, &mut self.last_time))
+    }
+
+    /// The records of the next chunk (sample times restart in each chunk).
+    pub(crate) fn load(&mut self, records: Vec<WireRecord>) {
+        self.records = records.into_iter();
+        self.last_time = 0;
+    }
+
+    pub(crate) fn records_read(&self) -> u64 {
+        self.records_read
+    }
+}
+
+/// Decodes an intact chunk's records; a chunk that does not decompress or
+/// decode is a damaged stretch, skipped (reading resumes at `next_offset`).
+pub(crate) fn decode_or_skip(
+    chunk: RawChunk,
+    path: &Path,
+    next_offset: u64,
+) -> std::result::Result<Vec<WireRecord>, Skipped> {
+    let offset = chunk.offset;
+    chunk
+        .decompress(path)
+        .and_then(|c| c.decode::<WireRecord>(path))
+        .map_err(|error| Skipped {
+            offset,
+            resumed_at: Some(next_offset),
+            error,
+        })
+}
+
+/// The chunks of one process's stream, wherever they are stored: a stream
+/// file ([`StreamReader`]) or a section of a node file
+/// ([`crate::node_file::SectionReader`]). What post-processing, `blame
+/// dump` and `blame check` read.
+pub trait ChunkSource {
+    /// The next intact chunk, undecoded, or the next damaged stretch.
+    /// `Ok(None)` at the end; a torn tail is the `Truncated` error.
+    fn next_chunk_salvaging(&mut self) -> Result<Option<Salvaged>>;
+    /// The next record of an intact chunk, or the next damaged stretch.
+    /// Do not mix with `next_chunk_salvaging` on the same source.
+    fn next_item_salvaging(&mut self) -> Result<Option<Item>>;
+    /// The file (and, for a section, which process in it) for messages.
+    fn path(&self) -> &Path;
+    /// Byte offset just past the last chunk read.
+    fn offset(&self) -> u64;
+    /// The writer closed this stream (end marker, or section close).
+    fn complete(&self) -> bool;
+    /// The writer promised to close it: not closed means cut short.
+    fn end_marker_expected(&self) -> bool;
+    fn records_read(&self) -> u64;
+}
+
+impl<R: Read> ChunkSource for StreamReader<R> {
+    fn next_chunk_salvaging(&mut self) -> Result<Option<Salvaged>> {
+        StreamReader::next_chunk_salvaging(self)
+    }
+    fn next_item_salvaging(&mut self) -> Result<Option<Item>> {
+        StreamReader::next_item_salvaging(self)
+    }
+    fn path(&self) -> &Path {
+        StreamReader::path(self)
+    }
+    fn offset(&self) -> u64 {
+        StreamReader::offset(self)
+    }
+    fn complete(&self) -> bool {
+        StreamReader::complete(self)
+    }
+    fn end_marker_expected(&self) -> bool {
+        StreamReader::end_marker_expected(self)
+    }
+    fn records_read(&self) -> u64 {
+        StreamReader::records_read(self)
+    }
 }
 
 impl StreamReader<BufReader<File>> {
@@ -493,9 +641,7 @@ impl<R: Read> StreamReader<R> {
         Ok((
             StreamReader {
                 container,
-                pending: Vec::new().into_iter(),
-                last_time: 0,
-                records_read: 0,
+                pending: Pending::default(),
             },
             header,
         ))
@@ -504,18 +650,15 @@ impl<R: Read> StreamReader<R> {
     /// The next record, `Ok(None)` at a clean end.
     pub fn next_record(&mut self) -> Result<Option<Record>> {
         loop {
-            if let Some(wire) = self.pending.next() {
-                self.records_read += 1;
-                return Ok(Some(from_wire(wire, &mut self.last_time)));
+            if let Some(record) = self.pending.next() {
+                return Ok(Some(record));
             }
             match self.container.next_chunk()? {
                 None => return Ok(None),
                 Some(chunk) => {
                     // Decode the whole chunk before handing any of it out: a
                     // corrupt chunk yields an error, never half its records.
-                    let records: Vec<WireRecord> = chunk.decode(self.container.path())?;
-                    self.pending = records.into_iter();
-                    self.last_time = 0;
+                    self.pending.load(chunk.decode(self.container.path())?);
                 }
             }
         }
@@ -534,31 +677,17 @@ impl<R: Read> StreamReader<R> {
     /// every record before it. Do not mix with [`Self::next_record`].
     pub fn next_item_salvaging(&mut self) -> Result<Option<Item>> {
         loop {
-            if let Some(wire) = self.pending.next() {
-                self.records_read += 1;
-                return Ok(Some(Item::Record(from_wire(wire, &mut self.last_time))));
+            if let Some(record) = self.pending.next() {
+                return Ok(Some(Item::Record(record)));
             }
             let chunk = match self.container.next_raw_chunk_salvaging()? {
                 None => return Ok(None),
                 Some(Salvaged::Skipped(skip)) => return Ok(Some(Item::Skipped(skip))),
                 Some(Salvaged::Chunk(c)) => c,
             };
-            let offset = chunk.offset;
-            let decoded = chunk
-                .decompress(self.container.path())
-                .and_then(|c| c.decode::<WireRecord>(self.container.path()));
-            match decoded {
-                Ok(records) => {
-                    self.pending = records.into_iter();
-                    self.last_time = 0;
-                }
-                Err(error) => {
-                    return Ok(Some(Item::Skipped(Skipped {
-                        offset,
-                        resumed_at: Some(self.container.offset()),
-                        error,
-                    })))
-                }
+            match decode_or_skip(chunk, self.container.path(), self.container.offset()) {
+                Ok(records) => self.pending.load(records),
+                Err(skip) => return Ok(Some(Item::Skipped(skip))),
             }
         }
     }
@@ -585,7 +714,7 @@ impl<R: Read> StreamReader<R> {
     }
 
     pub fn records_read(&self) -> u64 {
-        self.records_read
+        self.pending.records_read()
     }
 
     /// True once the end marker written by [`StreamWriter::finish`] was read:
@@ -859,17 +988,18 @@ const HOLE: StackNode = StackNode {
 /// header is an error.
 pub fn salvage_stream(path: impl AsRef<Path>) -> Result<(Stream, Salvage)> {
     let (reader, header) = StreamReader::open(path)?;
-    salvage(reader, header)
+    salvage_from(reader, header)
 }
 
 /// [`salvage_stream`] over bytes in memory.
 pub fn salvage_stream_bytes(bytes: &[u8]) -> Result<(Stream, Salvage)> {
     let (reader, header) = StreamReader::new(bytes, "<memory>")?;
-    salvage(reader, header)
+    salvage_from(reader, header)
 }
 
-fn salvage<R: Read>(
-    mut reader: StreamReader<R>,
+/// [`salvage_stream`] over any stream's chunks (a node file's section too).
+pub fn salvage_from<S: ChunkSource>(
+    mut reader: S,
     header: StreamHeader,
 ) -> Result<(Stream, Salvage)> {
     let path = reader.path().to_path_buf();

@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 /// One process image's stream.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ProcessEntry {
+    /// The stream file, or the node file holding the stream as a section.
     pub file: String,
+    /// The section of `file` when it is a node file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<u32>,
     pub pid: u32,
     pub ppid: u32,
     pub rank: Option<u32>,
@@ -22,6 +26,25 @@ pub struct ProcessEntry {
     /// False when the image was replaced by exec or still ran when recording stopped.
     pub ended: bool,
     pub duration_ns: u64,
+}
+
+impl ProcessEntry {
+    /// `rank-N` or `pid-N`: how results and reports name the process.
+    pub fn label(&self) -> String {
+        match self.rank {
+            Some(r) => format!("rank-{r}"),
+            None => format!("pid-{}", self.pid),
+        }
+    }
+}
+
+/// A node file the recorder closed: what post may take from the manifest
+/// instead of walking the file, as long as the file still has this length.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NodeFileEntry {
+    pub file: String,
+    pub bytes: u64,
+    pub sections: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -51,6 +74,9 @@ pub struct Manifest {
     pub samples: u64,
     pub lost: u64,
     pub processes: Vec<ProcessEntry>,
+    /// The node files written and closed (none with `--per-process-files`).
+    #[serde(default)]
+    pub node_files: Vec<NodeFileEntry>,
     pub notices: Vec<String>,
     /// The recording machine's L1 data cache (sysfs), for the access-pattern
     /// weights of memory events; absent when the kernel did not say.

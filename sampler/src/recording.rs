@@ -1,11 +1,14 @@
 //! What the samplers feed: the table of profiled processes (their images,
 //! mappings, threads, unwinders and MPI ranks) and one sample stream per
-//! process image in the run directory. Both the perf_event and the ptrace
-//! sampler report fork, exec, mmap, sample and exit events here.
+//! process image, written as a section of the recorder's node file
+//! ([`Layout::NodeFile`], the default) or as a stream file of its own
+//! ([`Layout::PerProcess`]). Both the perf_event and the ptrace sampler
+//! report fork, exec, mmap, sample and exit events here.
 
 use crate::manifest::ProcessEntry;
 use crate::procfs;
 use crate::unwind::{HybridWalk, ObjectCache, ProcessUnwinder};
+use blame_formats::node_file::{NodeHeader, NodeWriter, SharedNode};
 use blame_formats::stream::{
     is_launcher, EventDesc, Lost, Mapping, ProcessEnd, StreamHeader, StreamWriter, ThreadName,
 };
@@ -59,9 +62,44 @@ struct OpenStream {
     start_ns: u64,
 }
 
+/// How a recording stores its processes' streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// One node file of this name in the run directory, a section per
+    /// process image (created with the first stream).
+    NodeFile(String),
+    /// One `rank-N.bstream` / `pid-N.bstream` file per process image.
+    PerProcess,
+}
+
+impl Layout {
+    /// The node file of a recorder on `host`; `own_rank` when the recorder
+    /// itself runs as an MPI rank (one recorder per task, `srun -n N blame
+    /// record`), so recorders sharing a run directory never share a file.
+    pub fn node_file(host: &str, own_rank: Option<u32>) -> Layout {
+        let host: String = host
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        Layout::NodeFile(match own_rank {
+            Some(r) => format!("node-{host}.rank-{r}.bnode"),
+            None => format!("node-{host}.bnode"),
+        })
+    }
+}
+
 /// The run directory being written.
 pub struct Recording {
     dir: PathBuf,
+    layout: Layout,
+    /// The node file, once its first section was opened.
+    node: Option<SharedNode>,
     host: String,
     events: Vec<EventDesc>,
     call_graph: String,
@@ -87,6 +125,8 @@ pub struct Recording {
     pub errors: Vec<String>,
     /// Kernel frames are recorded: each stream gets the kernel's pseudo-mapping.
     kernel_frames: bool,
+    /// The node file once closed, for the manifest.
+    pub closed_node_file: Option<crate::manifest::NodeFileEntry>,
 }
 
 /// The pseudo-path of the kernel's mapping (symbolized from the run's `kallsyms`).
@@ -103,6 +143,8 @@ impl Recording {
     ) -> Recording {
         Recording {
             dir: dir.to_path_buf(),
+            layout: Layout::PerProcess,
+            node: None,
             host: procfs::hostname(),
             events,
             call_graph: call_graph.to_string(),
@@ -119,7 +161,19 @@ impl Recording {
             frames: Vec::with_capacity(128),
             errors: Vec::new(),
             kernel_frames: false,
+            closed_node_file: None,
         }
+    }
+
+    /// Stores the streams as `layout` says (before the first sample).
+    pub fn with_layout(mut self, layout: Layout) -> Recording {
+        self.layout = layout;
+        self
+    }
+
+    /// The node file written, if any.
+    pub fn node_file(&self) -> Option<PathBuf> {
+        self.node.as_ref().map(NodeWriter::path)
     }
 
     /// Kernel frames will be recorded: saves the kernel's symbol table as
@@ -468,23 +522,9 @@ impl Recording {
             start_time_ns: procfs::unix_time_ns(),
             extra: self.extra.clone(),
         };
-        let base = match p.rank {
-            Some(r) => format!("rank-{r}"),
-            None => format!("pid-{}", p.pid),
-        };
-        let mut attempt = 0;
-        let created = loop {
-            let name = match attempt {
-                0 => format!("{base}.bstream"),
-                n => format!("{base}.{}.{n}.bstream", p.pid),
-            };
-            let path = self.dir.join(&name);
-            match StreamWriter::create(&path, &header) {
-                Ok(w) => break Ok((w, path)),
-                // Taken (a symlink too, even a dangling one): the next name.
-                Err(_) if path.symlink_metadata().is_ok() && attempt < 64 => attempt += 1,
-                Err(e) => break Err(e),
-            }
+        let created = match self.layout.clone() {
+            Layout::NodeFile(name) => self.open_section(&name, &header),
+            Layout::PerProcess => self.create_stream_file(p, &header),
         };
         let (mut writer, path) = match created {
             Ok(x) => x,
@@ -493,6 +533,7 @@ impl Recording {
                 return;
             }
         };
+
         let mut threads: Vec<_> = p.threads.iter().collect();
         threads.sort();
         let mut r = Ok(());
@@ -531,6 +572,48 @@ impl Recording {
         });
     }
 
+    /// Opens a section of the node file `name` (created with the first).
+    fn open_section(
+        &mut self,
+        name: &str,
+        header: &StreamHeader,
+    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
+        let node = match &self.node {
+            Some(node) => node.clone(),
+            None => {
+                let header = NodeHeader {
+                    host: self.host.clone(),
+                    recorder_pid: std::process::id(),
+                    start_time_ns: procfs::unix_time_ns(),
+                    extra: self.extra.clone(),
+                };
+                let stem = name.strip_suffix(".bnode").unwrap_or(name);
+                let (node, _) = create_unique(&self.dir, stem, "bnode", std::process::id(), |p| {
+                    NodeWriter::create(p, &header)
+                })?;
+                self.node = Some(node.clone());
+                node
+            }
+        };
+        let writer = NodeWriter::open_section(&node, header)?;
+        Ok((writer, NodeWriter::path(&node)))
+    }
+
+    /// Creates `rank-N.bstream` or `pid-N.bstream` (a suffix when taken).
+    fn create_stream_file(
+        &self,
+        p: &Proc,
+        header: &StreamHeader,
+    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
+        let base = match p.rank {
+            Some(r) => format!("rank-{r}"),
+            None => format!("pid-{}", p.pid),
+        };
+        create_unique(&self.dir, &base, "bstream", p.pid, |path| {
+            StreamWriter::create(path, header)
+        })
+    }
+
     /// Ends the stream of `p`'s current image. `end` is Some when the
     /// process itself ended (with exit code and signal when known).
     fn close_stream(
@@ -556,9 +639,10 @@ impl Recording {
                 time_ns,
             });
         }
-        // `finish` seals the last chunk and appends the container's end
-        // marker: readers can tell this stream from one cut short.
-        if let Err(e) = r.and_then(|_| writer.finish().map(drop)) {
+        let section = writer.section();
+        // `close` seals the last chunk and appends the stream's end marker
+        // (a section's close chunk): readers can tell it from one cut short.
+        if let Err(e) = r.and_then(|_| writer.close()) {
             self.errors.push(format!("{}: {e}", path.display()));
         }
         let (exit_status, signal) = end.unwrap_or((None, None));
@@ -567,6 +651,7 @@ impl Recording {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
+            section,
             pid: p.pid,
             ppid: p.ppid,
             rank: p.rank,
@@ -582,7 +667,8 @@ impl Recording {
         p.lost = 0;
     }
 
-    /// Closes every stream still open (end of recording: processes still running).
+    /// Closes every stream still open (end of recording: processes still
+    /// running), then the node file.
     pub fn finish(&mut self, time_ns: u64) {
         let mut pids: Vec<u32> = self.procs.keys().copied().collect();
         pids.sort();
@@ -591,7 +677,24 @@ impl Recording {
                 self.close_stream(&mut p, None, time_ns);
             }
         }
-        self.entries.sort_by(|a, b| a.file.cmp(&b.file));
+        if let Some(node) = self.node.take() {
+            match NodeWriter::finish(&node) {
+                Ok(()) => {
+                    self.closed_node_file = Some(crate::manifest::NodeFileEntry {
+                        file: NodeWriter::path(&node)
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        bytes: NodeWriter::bytes_written(&node),
+                        sections: NodeWriter::sections(&node),
+                    })
+                }
+                Err(e) => self.errors.push(e.to_string()),
+            }
+        }
+        self.entries.sort_by(|a, b| {
+            (&a.file, a.section, &a.label()).cmp(&(&b.file, b.section, &b.label()))
+        });
     }
 
     /// Flushes every open stream's buffered chunk to the OS (periodic, bounds what a crash of the recorder loses).
@@ -602,6 +705,31 @@ impl Recording {
                     self.errors.push(e.to_string());
                 }
             }
+        }
+    }
+}
+
+/// Creates `dir/BASE.EXT` with `create` (which must refuse an existing
+/// name), or when that name is taken (a symlink too, even a dangling one)
+/// `BASE.PID.N.EXT` for the first free N.
+fn create_unique<T>(
+    dir: &Path,
+    base: &str,
+    ext: &str,
+    pid: u32,
+    create: impl Fn(&Path) -> blame_formats::Result<T>,
+) -> blame_formats::Result<(T, PathBuf)> {
+    let mut attempt = 0;
+    loop {
+        let name = match attempt {
+            0 => format!("{base}.{ext}"),
+            n => format!("{base}.{pid}.{n}.{ext}"),
+        };
+        let path = dir.join(&name);
+        match create(&path) {
+            Ok(w) => return Ok((w, path)),
+            Err(_) if path.symlink_metadata().is_ok() && attempt < 64 => attempt += 1,
+            Err(e) => return Err(e),
         }
     }
 }
@@ -733,6 +861,65 @@ mod tests {
             assert!(salvage.complete, "{}: {}", e.file, salvage.describe());
             assert_eq!(salvage.describe(), "complete");
         }
+    }
+
+    /// The node-file layout: every process image a section of one file,
+    /// each closed, the file ended by its end marker; the manifest's
+    /// entries name the file and the section.
+    #[test]
+    fn a_node_file_holds_a_section_per_process_image() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = recording(dir.path()).with_layout(Layout::node_file("h/x", None));
+        let me = std::process::id();
+        rec.adopt(me);
+        rec.fork(4_000_001, me, 4_000_001);
+        for pid in [me, 4_000_001] {
+            rec.sample(pid, pid, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        }
+        rec.exit(4_000_001, 4_000_001, Some((Some(0), None)), 20);
+        rec.exec(me, "next-image", 30);
+        rec.sample(me, me, 40, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.finish(50);
+        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["node-h_x.bnode"]);
+        assert_eq!(rec.entries.len(), 3);
+        let mut sections: Vec<_> = rec.entries.iter().map(|e| e.section.unwrap()).collect();
+        sections.sort();
+        assert_eq!(sections, [0, 1, 2]);
+        let index =
+            blame_formats::node_file::NodeIndex::open(dir.path().join("node-h_x.bnode")).unwrap();
+        assert!(index.complete, "{}", index.describe());
+        for (i, s) in index.sections.iter().enumerate() {
+            let r = index.section_reader(i).unwrap();
+            let (stream, salvage) =
+                blame_formats::stream::salvage_from(r, s.header.clone().unwrap()).unwrap();
+            assert_eq!(salvage.describe(), "complete");
+            assert_eq!(stream.samples.len(), 1);
+        }
+    }
+
+    #[test]
+    fn a_symlink_at_the_node_files_name_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::os::unix::fs::symlink(&victim, dir.path().join("node-h.bnode")).unwrap();
+        let mut rec = recording(dir.path()).with_layout(Layout::node_file("h", None));
+        let me = std::process::id();
+        rec.adopt(me);
+        rec.sample(me, me, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.finish(20);
+        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        assert!(!victim.exists(), "nothing created through the symlink");
+        assert_eq!(rec.entries[0].file, format!("node-h.{me}.1.bnode"));
+        assert_eq!(
+            rec.closed_node_file.as_ref().unwrap().file,
+            rec.entries[0].file
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::events::{parse_events, EventSpec};
 use crate::manifest::{EventEntry, Manifest};
 use crate::perf::{OpenFailure, PerfConfig, PerfSession, Scope};
 use crate::ptrace::PtraceSampler;
-use crate::recording::Recording;
+use crate::recording::{Layout, Recording};
 use crate::stop::Control;
 use crate::{procfs, sys, CallGraph, RecordError};
 use blame_formats::files;
@@ -57,6 +57,9 @@ pub struct RecordOptions {
     pub track_allocations: bool,
     /// Record each sample's data address (PERF_SAMPLE_ADDR), as `perf record -d`.
     pub data_addresses: bool,
+    /// One `*.bstream` file per process image (the layout before node
+    /// files) instead of one node file per recorder.
+    pub per_process_files: bool,
 }
 
 pub struct RecordSummary {
@@ -107,6 +110,7 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
         .filter(|p| {
             let name = p.file_name().unwrap_or_default().to_string_lossy();
             name.ends_with(".bstream")
+                || name.ends_with(".bnode")
                 || name.ends_with(".balloc")
                 || name == "kallsyms"
                 || (name.starts_with("manifest") && name.ends_with(".json"))
@@ -420,7 +424,12 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                 .unwrap_or_default(),
         ),
     ];
-    let mut rec = Recording::new(&opts.output, descs, call_graph, extra);
+    let layout = if opts.per_process_files {
+        Layout::PerProcess
+    } else {
+        Layout::node_file(&procfs::hostname(), rank)
+    };
+    let mut rec = Recording::new(&opts.output, descs, call_graph, extra).with_layout(layout);
     rec.stack_copy_size = stack_size;
     if opts.kernel {
         if let Err(e) = rec.with_kernel_frames() {
@@ -531,6 +540,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         samples: rec.samples,
         lost,
         processes: std::mem::take(&mut rec.entries),
+        node_files: rec.closed_node_file.take().into_iter().collect(),
         notices,
         cache: procfs::l1_data_cache(),
         ring_buffer_kib: ring_kib,
