@@ -9,7 +9,8 @@
 #
 # Knobs: NODE_NP ("4 16"), NODE_ITER (busy_mpi iterations, 3000), NODE_N
 # (grid, 256), NODE_REPS (posts per recording, 3; the median is printed),
-# NODE_DIR (target/node-file).
+# NODE_DIR (target/node-file), NODE_SYNTH_RANKS (1024; 0 leaves the synthetic
+# run out).
 # Ratios are new/old of recordings made in this same invocation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +74,7 @@ done
 # node files of 64 ranks; `blame post --shard 0/S` for S = 16 (one node
 # file's ranks) and 2: what a shard opens and reads before and while it posts.
 RANKS=${NODE_SYNTH_RANKS:-1024}
+[ "$RANKS" -gt 0 ] || exit 0
 cargo build --release -p blame-post --example scale_run -q
 clang-19 -g -O2 -fno-omit-frame-pointer bench/scale/treecode.c -o "$OUT/treecode" -lm
 for layout in new old; do
