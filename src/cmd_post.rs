@@ -550,20 +550,14 @@ fn merge_into(whole: &Path, count: u32) -> Result<Results> {
             missing.join(", ")
         );
     }
-    let progress = Progress::bar("merge: reading", parts.len() as u64, "shards");
-    let results: Vec<Results> = parts
-        .iter()
-        .enumerate()
-        .map(|(i, (_, _, p))| {
-            let r = Results::read(p);
-            progress.set(i as u64 + 1);
-            r
-        })
-        .collect::<Result<_, _>>()?;
+    let progress = Progress::bar("merge: reading and reducing", parts.len() as u64, "shards");
+    let paths: Vec<PathBuf> = parts.into_iter().map(|(_, _, p)| p).collect();
+    let merger = blame_post::merge::read_parts(&paths, &|done| progress.set(done as u64));
     progress.finish();
-    let progress = Progress::spinner("merge: reducing and writing");
-    let merged = blame_post::merge::merge(results);
-    let merged = merged.and_then(|m| m.write(whole).map(|_| m).map_err(Into::into));
+    let progress = Progress::spinner("merge: sorting and writing");
+    let merged = merger
+        .and_then(|m| m.finish())
+        .and_then(|m| m.write(whole).map(|_| m).map_err(Into::into));
     progress.finish();
     let merged = merged?;
     eprintln!("blame: merged {count} shards into {}", whole.display());

@@ -731,7 +731,7 @@ struct StreamTally {
     parents: Vec<(u32, u64)>,
     /// Which stacks are whole (no node lost with a skipped chunk).
     stacks: SalvagedStacks,
-    counts: HashMap<(u32, u16), f64>,
+    counts: StackCounts,
     warnings: Vec<String>,
     /// What the stream lost to damage.
     damage: Vec<String>,
@@ -829,7 +829,7 @@ fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> Stre
         mappings: p.mappings.clone(),
         parents: p.stacks.clone(),
         stacks,
-        counts: HashMap::new(),
+        counts: StackCounts::default(),
         warnings: Vec::new(),
         damage: Vec::new(),
         with_address: 0,
@@ -845,7 +845,7 @@ fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> Stre
 }
 
 /// Samples per (stack id, event).
-type StackCounts = HashMap<(u32, u16), f64>;
+type StackCounts = FxHashMap<(u32, u16), f64>;
 
 /// What one chunk of a stream contributes to its process's tally.
 #[derive(Default)]
@@ -871,7 +871,7 @@ fn tally_stream<R: std::io::Read>(
         mappings: Vec::new(),
         parents: vec![(0, 0)],
         stacks: SalvagedStacks::default(),
-        counts: HashMap::new(),
+        counts: StackCounts::default(),
         warnings: Vec::new(),
         damage: Vec::new(),
         with_address: 0,

@@ -4,8 +4,8 @@
 
 use crate::error::{PostError, Result};
 use blame_formats::results::{
-    ContextBlame, FunctionBlame, ProcessValue, Results, StackRecord, SymFrame, VariableBlame,
-    VariableKey,
+    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, StackRecord,
+    SymFrame, VariableBlame, VariableKey,
 };
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -312,26 +312,53 @@ pub(crate) fn canonical(
     (frames, stacks, contexts)
 }
 
-/// Merges results of the same run (same processes and events).
-pub fn merge(parts: Vec<Results>) -> Result<Results> {
-    let mut parts = parts.into_iter();
-    let first = parts
-        .next()
-        .ok_or_else(|| PostError::Input("nothing to merge: no partial results found".into()))?;
-    let mut header = first.header.clone();
-    header.shard = None;
-    for p in header.processes.iter_mut() {
-        p.samples.iter_mut().for_each(|s| *s = 0.0);
-        p.lost = 0;
+/// Reduces partial results of one run as they arrive (reduce as you
+/// read): each part's header, variables and functions are summed into the
+/// merger and its frames, stacks and contexts renumbered into the merger's
+/// tables, then the part is dropped, so only the merged records stay in
+/// memory, never all the parts at once. [`Merger::finish`] makes them
+/// canonical. Sums are taken in the order the parts are added.
+#[derive(Default)]
+pub struct Merger {
+    header: Option<ResultsHeader>,
+    vars: BTreeMap<VariableKey, BTreeMap<u32, Sums>>,
+    funcs: BTreeMap<FunctionKey, BTreeMap<u32, Sums>>,
+    /// Distinct frames of the parts added, each once, and their ids.
+    frames: Vec<SymFrame>,
+    frame_ids: FxHashMap<SymFrame, u32>,
+    /// Stacks of all parts added, frames as ids of `frames`.
+    stacks: Vec<StackRecord>,
+    /// Variable keys of `contexts`, each once.
+    keys: Vec<VariableKey>,
+    key_ids: FxHashMap<VariableKey, u32>,
+    contexts: Vec<RawContext>,
+    parts: usize,
+}
+
+impl Merger {
+    /// Partial results added so far.
+    pub fn parts(&self) -> usize {
+        self.parts
     }
-    header.coverage.clear();
-    header.damage.clear();
-    let mut vars = BTreeMap::new();
-    let mut funcs = BTreeMap::new();
-    let mut stack_parts = Vec::new();
-    let mut keys: Vec<VariableKey> = Vec::new();
-    let mut context_parts = Vec::new();
-    for part in std::iter::once(first).chain(parts) {
+
+    /// Adds one partial result; fails when it comes from another run or
+    /// from other inputs than the parts before it.
+    pub fn add(&mut self, part: Results) -> Result<()> {
+        let header = match &mut self.header {
+            Some(h) => h,
+            None => {
+                let mut h = part.header.clone();
+                h.shard = None;
+                for p in h.processes.iter_mut() {
+                    p.samples.iter_mut().for_each(|s| *s = 0.0);
+                    p.lost = 0;
+                }
+                h.coverage.clear();
+                h.damage.clear();
+                h.blame_points.clear();
+                self.header.insert(h)
+            }
+        };
         if part.header.events != header.events
             || part.header.processes.len() != header.processes.len()
         {
@@ -345,6 +372,7 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
                 )));
             }
         }
+        self.parts += 1;
         for d in &part.header.damage {
             if !header.damage.contains(d) {
                 header.damage.push(d.clone());
@@ -359,61 +387,168 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
             }
             into.lost += from.lost;
         }
-        header
-            .blame_points
-            .extend(part.header.blame_points.iter().cloned());
+        for bp in &part.header.blame_points {
+            if let Err(at) = header.blame_points.binary_search(bp) {
+                header.blame_points.insert(at, bp.clone());
+            }
+        }
         for c in &part.header.coverage {
             blame_formats::results::Coverage::add_to(&mut header.coverage, c);
         }
-        // This part's variables as indices into `keys`.
-        let base = keys.len() as u32;
-        keys.extend(part.variables.iter().map(|v| v.key.clone()));
+        // This part's variables as ids of the merger's keys.
+        let key_of: Vec<u32> = part
+            .variables
+            .iter()
+            .map(|v| match self.key_ids.get(&v.key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.keys.len() as u32;
+                    self.keys.push(v.key.clone());
+                    self.key_ids.insert(v.key.clone(), id);
+                    id
+                }
+            })
+            .collect();
         for v in part.variables {
-            add_values(vars.entry(v.key).or_default(), &v.values);
+            add_values(self.vars.entry(v.key).or_default(), &v.values);
         }
         for f in part.functions {
-            add_values(funcs.entry(f.key).or_default(), &f.values);
+            add_values(self.funcs.entry(f.key).or_default(), &f.values);
         }
-        context_parts.push(
+        // Its frames as ids of the merger's table, its stacks renumbered in place.
+        let frame_of: Vec<u32> = part
+            .frames
+            .into_iter()
+            .map(|f| match self.frame_ids.get(&f) {
+                Some(&id) => id,
+                None => {
+                    let id = self.frames.len() as u32;
+                    self.frame_ids.insert(f.clone(), id);
+                    self.frames.push(f);
+                    id
+                }
+            })
+            .collect();
+        let base = self.stacks.len() as u32;
+        let nstacks = part.stacks.len() as u32;
+        self.stacks.extend(part.stacks.into_iter().map(|mut st| {
+            for f in st.frames.iter_mut() {
+                *f = frame_of[*f as usize];
+            }
+            st
+        }));
+        // Contexts of stacks the part does not have are dropped, as
+        // `canonical` drops them.
+        self.contexts.extend(
             part.contexts
                 .into_iter()
+                .filter(|c| c.stack < nstacks)
                 .map(|c| RawContext {
-                    variable: base + c.variable,
+                    variable: key_of[c.variable as usize],
                     process: c.process,
-                    stack: c.stack,
+                    stack: base + c.stack,
                     samples: c.samples,
-                })
-                .collect(),
+                }),
         );
-        stack_parts.push(StackPart {
-            frames: part.frames,
-            stacks: part.stacks,
-        });
+        Ok(())
     }
-    let mut variables: Vec<VariableBlame> = vars
-        .into_iter()
-        .map(|(key, m)| VariableBlame {
-            key,
-            values: to_values(m),
-        })
-        .collect();
-    let (frames, stacks, contexts) = canonical(stack_parts, keys, context_parts, &mut variables);
-    header.blame_points.sort();
-    header.blame_points.dedup();
-    Ok(Results {
-        header,
-        variables,
-        functions: funcs
+
+    /// The merged result, its records canonical (sorted, stacks and
+    /// contexts of equal keys summed).
+    pub fn finish(self) -> Result<Results> {
+        let header = self
+            .header
+            .ok_or_else(|| PostError::Input("nothing to merge: no partial results found".into()))?;
+        let mut variables: Vec<VariableBlame> = self
+            .vars
             .into_iter()
-            .map(|(key, m)| FunctionBlame {
+            .map(|(key, m)| VariableBlame {
                 key,
                 values: to_values(m),
             })
-            .collect(),
-        frames,
-        stacks,
-        contexts,
-    })
+            .collect();
+        drop(self.frame_ids);
+        drop(self.key_ids);
+        let (frames, stacks, contexts) = canonical(
+            vec![StackPart {
+                frames: self.frames,
+                stacks: self.stacks,
+            }],
+            self.keys,
+            vec![self.contexts],
+            &mut variables,
+        );
+        Ok(Results {
+            header,
+            variables,
+            functions: self
+                .funcs
+                .into_iter()
+                .map(|(key, m)| FunctionBlame {
+                    key,
+                    values: to_values(m),
+                })
+                .collect(),
+            frames,
+            stacks,
+            contexts,
+        })
+    }
+}
+
+/// Merges results of the same run (same processes and events).
+pub fn merge(parts: Vec<Results>) -> Result<Results> {
+    let mut merger = Merger::default();
+    for part in parts {
+        merger.add(part)?;
+    }
+    merger.finish()
+}
+
+/// Partial results read at once by [`merge_files`]: enough to keep every
+/// core busy, few enough that memory does not grow with the parts.
+const READ_BATCH: usize = 16;
+
+/// Reads the partial results at `paths` into a [`Merger`]: batches of
+/// [`READ_BATCH`] parts are read in parallel while the batch before them is
+/// reduced, so memory holds the merged records and two batches of parts.
+/// `progress(done)` is called after each part is reduced.
+pub fn read_parts(
+    paths: &[std::path::PathBuf],
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Merger> {
+    let read = |batch: &[std::path::PathBuf]| -> Vec<Result<Results>> {
+        batch
+            .par_iter()
+            .map(|p| Results::read(p).map_err(PostError::from))
+            .collect()
+    };
+    let mut merger = Merger::default();
+    let mut batches = paths.chunks(READ_BATCH);
+    let mut pending = batches.next().map(read).unwrap_or_default();
+    loop {
+        let next = batches.next();
+        let reduce = |merger: &mut Merger, parts: Vec<Result<Results>>| -> Result<()> {
+            for part in parts {
+                merger.add(part?)?;
+                progress(merger.parts());
+            }
+            Ok(())
+        };
+        match next {
+            Some(batch) => {
+                let (read_next, reduced) =
+                    rayon::join(|| read(batch), || reduce(&mut merger, pending));
+                reduced?;
+                pending = read_next;
+            }
+            None => {
+                reduce(&mut merger, pending)?;
+                break;
+            }
+        }
+    }
+    Ok(merger)
 }
 
 #[cfg(test)]
