@@ -818,4 +818,210 @@ mod tests {
             .install(|| canonical_contexts(parts));
         assert_eq!(one, two);
     }
+
+    /// A random partial result of a run of 4 processes: variables and
+    /// functions per process, frames in no particular order, stacks and
+    /// contexts naming them. Sample counts are whole numbers, so sums are
+    /// exact in any grouping (as cpu-clock counts are).
+    fn random_partial(seed: u64, index: u32, count: u32) -> Results {
+        use blame_formats::results::{
+            Coverage, FileId, ProcessInfo, Provenance, ResultsHeader, Shard,
+        };
+        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n.max(1)
+        };
+        let nproc = 4u32;
+        let whole = |next: &mut dyn FnMut(u64) -> u64| (1 + next(50)) as f64;
+        let values = |next: &mut dyn FnMut(u64) -> u64| -> Vec<ProcessValue> {
+            let mut out = Vec::new();
+            for process in 0..nproc {
+                if next(3) == 0 {
+                    continue;
+                }
+                out.push(ProcessValue {
+                    process,
+                    inclusive: whole(next),
+                    exclusive: whole(next),
+                    explicit: whole(next),
+                    inherited: whole(next),
+                    methods: if next(2) == 0 {
+                        vec![("raw".into(), whole(next))]
+                    } else {
+                        vec![]
+                    },
+                });
+            }
+            out
+        };
+        let mut variables: Vec<VariableBlame> = Vec::new();
+        for v in 0..6u32 {
+            if next(3) == 0 {
+                continue;
+            }
+            variables.push(VariableBlame {
+                key: VariableKey {
+                    name: format!("v{v}"),
+                    function: format!("f{}", v % 3),
+                    file: "a.c".into(),
+                    line: v,
+                    type_name: String::new(),
+                    kind: "local".into(),
+                    scalar: v % 2 == 0,
+                    event: (v % 2) as u16,
+                },
+                values: values(&mut next),
+            });
+        }
+        variables.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut functions = Vec::new();
+        for f in 0..4u32 {
+            if next(2) == 0 {
+                continue;
+            }
+            functions.push(FunctionBlame {
+                key: FunctionKey {
+                    name: format!("f{f}"),
+                    file: "a.c".into(),
+                    event: 0,
+                },
+                values: values(&mut next),
+            });
+        }
+        // A part's own frame table: a shuffled subset of 12 frames.
+        let mut frames: Vec<SymFrame> = (0..12u32)
+            .filter(|_| next(4) > 0)
+            .map(|f| SymFrame {
+                function: format!("f{}", f % 4),
+                file: "a.c".into(),
+                line: f,
+                column: f % 3,
+                inlined: f % 5 == 0,
+            })
+            .collect();
+        for i in (1..frames.len()).rev() {
+            frames.swap(i, next(i as u64 + 1) as usize);
+        }
+        let stacks: Vec<StackRecord> = if frames.is_empty() {
+            vec![]
+        } else {
+            (0..next(30))
+                .map(|_| StackRecord {
+                    process: next(nproc as u64) as u32,
+                    frames: (0..1 + next(6))
+                        .map(|_| next(frames.len() as u64) as u32)
+                        .collect(),
+                    samples: vec![whole(&mut next), whole(&mut next)],
+                })
+                .collect()
+        };
+        let contexts = if variables.is_empty() || stacks.is_empty() {
+            vec![]
+        } else {
+            (0..next(60))
+                .map(|_| ContextBlame {
+                    variable: next(variables.len() as u64) as u32,
+                    process: next(nproc as u64) as u32,
+                    stack: next(stacks.len() as u64) as u32,
+                    samples: whole(&mut next),
+                })
+                .collect()
+        };
+        Results {
+            header: ResultsHeader {
+                producer: "test".into(),
+                events: vec![],
+                processes: (0..nproc)
+                    .map(|p| ProcessInfo {
+                        rank: Some(p),
+                        pid: 100 + p,
+                        host: "h".into(),
+                        command: vec!["app".into()],
+                        launcher: false,
+                        samples: vec![whole(&mut next), whole(&mut next)],
+                        lost: next(3),
+                    })
+                    .collect(),
+                shard: Some(Shard { index, count }),
+                blame_points: (0..3)
+                    .filter(|_| next(2) == 0)
+                    .map(|b| format!("f{b}"))
+                    .collect(),
+                coverage: vec![Coverage {
+                    event: 0,
+                    samples: whole(&mut next),
+                    resolved: whole(&mut next),
+                    reasons: vec![(format!("reason {}", next(3)), whole(&mut next))],
+                }],
+                provenance: Some(Provenance {
+                    static_db: Some(FileId {
+                        path: "/a/static.db".into(),
+                        bytes: 10,
+                        hash: 7,
+                    }),
+                    inputs: vec![],
+                    options: vec![],
+                }),
+                damage: vec![format!("stream {} cut", next(3))],
+            },
+            variables,
+            functions,
+            frames,
+            stacks,
+            contexts,
+        }
+    }
+
+    /// Merging is associative: 3 to 5 partial results merged at once, in
+    /// every split into a merged prefix and a merged suffix, and left to
+    /// right one at a time, give the same result; a merged result written
+    /// and read back merges like the one in memory.
+    #[test]
+    fn merge_is_associative_over_any_grouping_of_partials() {
+        for seed in 1..120u64 {
+            let n = 3 + (seed % 3) as u32;
+            let parts: Vec<Results> = (0..n)
+                .map(|i| random_partial(seed * 31 + i as u64, i, n))
+                .collect();
+            let all = merge(parts.clone()).unwrap();
+            assert_eq!(all.header.shard, None);
+            for split in 1..n as usize {
+                let left = merge(parts[..split].to_vec()).unwrap();
+                let right = merge(parts[split..].to_vec()).unwrap();
+                let grouped = merge(vec![left.clone(), right]).unwrap();
+                assert_eq!(grouped, all, "seed {seed}: (0..{split}) + ({split}..{n})");
+                let mut rest = vec![left];
+                rest.extend(parts[split..].iter().cloned());
+                assert_eq!(
+                    merge(rest).unwrap(),
+                    all,
+                    "seed {seed}: (0..{split}) + each"
+                );
+            }
+            let mut folded = parts[0].clone();
+            for p in &parts[1..] {
+                folded = merge(vec![folded, p.clone()]).unwrap();
+            }
+            assert_eq!(folded, all, "seed {seed}: left to right");
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("merged.bres");
+            all.write(&path).unwrap();
+            let back = Results::read(&path).unwrap();
+            assert_eq!(back, all, "seed {seed}: written and read back");
+            let paths: Vec<std::path::PathBuf> = parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let path = dir.path().join(format!("part-{i}.bres"));
+                    p.write(&path).unwrap();
+                    path
+                })
+                .collect();
+            let read = read_parts(&paths, &|_| {}).unwrap().finish().unwrap();
+            assert_eq!(read, all, "seed {seed}: read from files");
+        }
+    }
 }
