@@ -507,7 +507,7 @@ impl Symbolizer {
 /// a symbol table or debug file): it is folded into `__libc_start_main`,
 /// never shown as a raw `[libc.so.6+0x27249]` above `main`.
 pub fn fold_startup_frames(frames: &mut Vec<SymFrame>) {
-    fold_startup(frames, |f| startup_kind(f));
+    fold_startup(frames, startup_kind);
 }
 
 /// What a frame is to [`fold_startup`].
