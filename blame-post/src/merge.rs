@@ -324,8 +324,7 @@ pub struct Merger {
     vars: BTreeMap<VariableKey, BTreeMap<u32, Sums>>,
     funcs: BTreeMap<FunctionKey, BTreeMap<u32, Sums>>,
     /// Distinct frames of the parts added, each once, and their ids.
-    frames: Vec<SymFrame>,
-    frame_ids: FxHashMap<SymFrame, u32>,
+    frames: crate::frame_table::FrameTable,
     /// Stacks of all parts added, frames as ids of `frames`.
     stacks: Vec<StackRecord>,
     /// Variable keys of `contexts`, each once.
@@ -419,15 +418,7 @@ impl Merger {
         let frame_of: Vec<u32> = part
             .frames
             .into_iter()
-            .map(|f| match self.frame_ids.get(&f) {
-                Some(&id) => id,
-                None => {
-                    let id = self.frames.len() as u32;
-                    self.frame_ids.insert(f.clone(), id);
-                    self.frames.push(f);
-                    id
-                }
-            })
+            .map(|f| self.frames.intern(f))
             .collect();
         let base = self.stacks.len() as u32;
         let nstacks = part.stacks.len() as u32;
@@ -467,11 +458,10 @@ impl Merger {
                 values: to_values(m),
             })
             .collect();
-        drop(self.frame_ids);
         drop(self.key_ids);
         let (frames, stacks, contexts) = canonical(
             vec![StackPart {
-                frames: self.frames,
+                frames: self.frames.into_frames(),
                 stacks: self.stacks,
             }],
             self.keys,
