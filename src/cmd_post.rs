@@ -11,6 +11,7 @@ use blame_formats::stream::{self, StreamReader};
 use blame_gui_export::render;
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::views::{self, Filters, OutputFormat};
+use blame_post::merge::Part;
 use blame_post::{post_with_progress, OnDamage, Run, ShardSpec, StaticIndex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -514,7 +515,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         .filter(|(_, n, _)| *n == shard.count)
         .collect();
     if parts.len() == shard.count as usize {
-        merge_into(&whole, shard.count)?;
+        merge_into(&whole, shard.count, Some((shard.index, results)))?;
     }
     Ok(())
 }
@@ -534,7 +535,9 @@ fn post_run(
     Ok(out?)
 }
 
-fn merge_into(whole: &Path, count: u32) -> Result<Results> {
+/// Merges the `count` shard results beside `whole` into it; `own` is the
+/// calling shard's (index, results), used from memory instead of read back.
+fn merge_into(whole: &Path, count: u32, own: Option<(u32, Results)>) -> Result<Results> {
     let parts: Vec<_> = shard_files(whole)?
         .into_iter()
         .filter(|(_, n, _)| *n == count)
@@ -551,8 +554,15 @@ fn merge_into(whole: &Path, count: u32) -> Result<Results> {
         );
     }
     let progress = Progress::bar("merge: reading and reducing", parts.len() as u64, "shards");
-    let paths: Vec<PathBuf> = parts.into_iter().map(|(_, _, p)| p).collect();
-    let merger = blame_post::merge::read_parts(&paths, &|done| progress.set(done as u64));
+    let mut own = own;
+    let parts: Vec<Part> = parts
+        .into_iter()
+        .map(|(i, _, path)| match own.take_if(|(j, _)| *j == i) {
+            Some((_, results)) => Part::Loaded(Box::new(results)),
+            None => Part::File(path),
+        })
+        .collect();
+    let merger = blame_post::merge::read_parts(parts, &|done| progress.set(done as u64));
     progress.finish();
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
@@ -579,7 +589,7 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
             "no shard results next to {}; run `blame post --shard I/N` first",
             whole.display()
         ),
-        1 => merge_into(&whole, *counts.first().expect("one count")).map(|_| ()),
+        1 => merge_into(&whole, *counts.first().expect("one count"), None).map(|_| ()),
         _ => bail!(
             "shard results of several shard counts ({}) are next to {}; remove the stale ones",
             counts

@@ -499,46 +499,48 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
 /// core busy, few enough that memory does not grow with the parts.
 const READ_BATCH: usize = 16;
 
-/// Reads the partial results at `paths` into a [`Merger`]: batches of
-/// [`READ_BATCH`] parts are read in parallel while the batch before them is
-/// reduced, so memory holds the merged records and two batches of parts.
-/// `progress(done)` is called after each part is reduced.
-pub fn read_parts(
-    paths: &[std::path::PathBuf],
-    progress: &(dyn Fn(usize) + Sync),
-) -> Result<Merger> {
-    let read = |batch: &[std::path::PathBuf]| -> Vec<Result<Results>> {
+/// A partial result to merge: a file, or one already in memory (the
+/// last shard's own, which it has just written: not read back).
+pub enum Part {
+    File(std::path::PathBuf),
+    Loaded(Box<Results>),
+}
+
+/// Reads the partial results `parts` into a [`Merger`], in their order:
+/// batches of [`READ_BATCH`] files are read in parallel while the batch
+/// before them is reduced, so memory holds the merged records and two
+/// batches of parts. `progress(done)` is called after each part is reduced.
+pub fn read_parts(parts: Vec<Part>, progress: &(dyn Fn(usize) + Sync)) -> Result<Merger> {
+    let read = |batch: Vec<Part>| -> Vec<Result<Results>> {
         batch
-            .par_iter()
-            .map(|p| Results::read(p).map_err(PostError::from))
+            .into_par_iter()
+            .map(|part| match part {
+                Part::File(path) => Results::read(&path).map_err(PostError::from),
+                Part::Loaded(results) => Ok(*results),
+            })
             .collect()
     };
-    let mut merger = Merger::default();
-    let mut batches = paths.chunks(READ_BATCH);
-    let mut pending = batches.next().map(read).unwrap_or_default();
-    loop {
-        let next = batches.next();
-        let reduce = |merger: &mut Merger, parts: Vec<Result<Results>>| -> Result<()> {
-            for part in parts {
-                merger.add(part?)?;
-                progress(merger.parts());
-            }
-            Ok(())
-        };
-        match next {
-            Some(batch) => {
-                let (read_next, reduced) =
-                    rayon::join(|| read(batch), || reduce(&mut merger, pending));
-                reduced?;
-                pending = read_next;
-            }
-            None => {
-                reduce(&mut merger, pending)?;
-                break;
-            }
+    let reduce = |merger: &mut Merger, parts: Vec<Result<Results>>| -> Result<()> {
+        for part in parts {
+            merger.add(part?)?;
+            progress(merger.parts());
         }
+        Ok(())
+    };
+    let mut rest = parts.into_iter();
+    let mut next_batch = move || -> Vec<Part> { rest.by_ref().take(READ_BATCH).collect() };
+    let mut merger = Merger::default();
+    let mut pending = read(next_batch());
+    loop {
+        let batch = next_batch();
+        if batch.is_empty() {
+            reduce(&mut merger, pending)?;
+            return Ok(merger);
+        }
+        let (read_next, reduced) = rayon::join(|| read(batch), || reduce(&mut merger, pending));
+        reduced?;
+        pending = read_next;
     }
-    Ok(merger)
 }
 
 #[cfg(test)]
@@ -1001,16 +1003,20 @@ mod tests {
             all.write(&path).unwrap();
             let back = Results::read(&path).unwrap();
             assert_eq!(back, all, "seed {seed}: written and read back");
-            let paths: Vec<std::path::PathBuf> = parts
+            // From files, one of them in memory (as the last shard merges).
+            let files: Vec<Part> = parts
                 .iter()
                 .enumerate()
                 .map(|(i, p)| {
+                    if i == 1 {
+                        return Part::Loaded(Box::new(p.clone()));
+                    }
                     let path = dir.path().join(format!("part-{i}.bres"));
                     p.write(&path).unwrap();
-                    path
+                    Part::File(path)
                 })
                 .collect();
-            let read = read_parts(&paths, &|_| {}).unwrap().finish().unwrap();
+            let read = read_parts(files, &|_| {}).unwrap().finish().unwrap();
             assert_eq!(read, all, "seed {seed}: read from files");
         }
     }
