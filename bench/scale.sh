@@ -76,6 +76,7 @@ for n in $FLAT_RANKS; do
     rm -f "$d"/results.bres*
 done
 
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 echo "== 2. the big run: $BIG_RANKS ranks, $BIG_MIN-$BIG_MAX samples per rank; post with 1 shard, then 2 shards at once"
 d=$OUT/big-$BIG_RANKS
 gen "$d" "$BIG_RANKS" "$BIG_MIN" "$BIG_MAX" >&2
@@ -129,6 +130,7 @@ while [ "$m" -le "$MERGE_MAX" ]; do
     m=$((m * 2))
 done
 
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -z "${SCALE_KEEP:-}" ]; then
     rm -rf "$OUT"/big-* "$OUT"/flat-* "$OUT"/partials-*
 fi

@@ -13,6 +13,7 @@ use blame_gui_export::render;
 use blame_gui_export::source::SourceCache;
 use blame_gui_export::views::{self, Filters, OutputFormat};
 use blame_post::aggregate::DEFAULT_LOOP_THRESHOLD;
+use blame_post::merge::Part;
 use blame_post::{post_with_progress, OnDamage, Run, ShardSpec, StaticIndex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -533,7 +534,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         .filter(|(_, n, _)| *n == shard.count)
         .collect();
     if parts.len() == shard.count as usize {
-        merge_into(&whole, shard.count)?;
+        merge_into(&whole, shard.count, Some((shard.index, results)))?;
     }
     Ok(())
 }
@@ -553,7 +554,9 @@ fn post_run(
     Ok(out?)
 }
 
-fn merge_into(whole: &Path, count: u32) -> Result<Results> {
+/// Merges the `count` shard results beside `whole` into it; `own` is the
+/// calling shard's (index, results), used from memory instead of read back.
+fn merge_into(whole: &Path, count: u32, own: Option<(u32, Results)>) -> Result<Results> {
     let parts: Vec<_> = shard_files(whole)?
         .into_iter()
         .filter(|(_, n, _)| *n == count)
@@ -569,20 +572,21 @@ fn merge_into(whole: &Path, count: u32) -> Result<Results> {
             missing.join(", ")
         );
     }
-    let progress = Progress::bar("merge: reading", parts.len() as u64, "shards");
-    let results: Vec<Results> = parts
-        .iter()
-        .enumerate()
-        .map(|(i, (_, _, p))| {
-            let r = Results::read(p);
-            progress.set(i as u64 + 1);
-            r
+    let progress = Progress::bar("merge: reading and reducing", parts.len() as u64, "shards");
+    let mut own = own;
+    let parts: Vec<Part> = parts
+        .into_iter()
+        .map(|(i, _, path)| match own.take_if(|(j, _)| *j == i) {
+            Some((_, results)) => Part::Loaded(Box::new(results)),
+            None => Part::File(path),
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
+    let merger = blame_post::merge::read_parts(parts, &|done| progress.set(done as u64));
     progress.finish();
-    let progress = Progress::spinner("merge: reducing and writing");
-    let merged = blame_post::merge::merge(results);
-    let merged = merged.and_then(|m| m.write(whole).map(|_| m).map_err(Into::into));
+    let progress = Progress::spinner("merge: sorting and writing");
+    let merged = merger
+        .and_then(|m| m.finish())
+        .and_then(|m| m.write(whole).map(|_| m).map_err(Into::into));
     progress.finish();
     let merged = merged?;
     eprintln!("blame: merged {count} shards into {}", whole.display());
@@ -604,7 +608,7 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
             "no shard results next to {}; run `blame post --shard I/N` first",
             whole.display()
         ),
-        1 => merge_into(&whole, *counts.first().expect("one count")).map(|_| ()),
+        1 => merge_into(&whole, *counts.first().expect("one count"), None).map(|_| ()),
         _ => bail!(
             "shard results of several shard counts ({}) are next to {}; remove the stale ones",
             counts

@@ -5,6 +5,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long work runs before its progress is shown.
@@ -13,7 +14,8 @@ const DELAY: Duration = Duration::from_secs(1);
 pub struct Progress {
     bar: Option<ProgressBar>,
     started: Instant,
-    shown: std::cell::Cell<bool>,
+    /// Drawn already (an atomic: merge reports progress from a worker thread).
+    shown: AtomicBool,
 }
 
 /// Whether progress may be drawn: stderr is a terminal and the user did not turn it off.
@@ -63,7 +65,7 @@ impl Progress {
         let p = Progress {
             bar,
             started: Instant::now(),
-            shown: std::cell::Cell::new(false),
+            shown: AtomicBool::new(false),
         };
         if total.is_none() {
             p.show_later();
@@ -80,15 +82,14 @@ impl Progress {
                     bar.set_draw_target(ProgressDrawTarget::stderr());
                 }
             });
-            self.shown.set(true);
+            self.shown.store(true, Ordering::Relaxed);
         }
     }
 
     fn show_if_due(&self) {
-        if let (Some(bar), false) = (&self.bar, self.shown.get()) {
-            if self.started.elapsed() >= DELAY {
+        if let (Some(bar), false) = (&self.bar, self.shown.load(Ordering::Relaxed)) {
+            if self.started.elapsed() >= DELAY && !self.shown.swap(true, Ordering::Relaxed) {
                 bar.set_draw_target(ProgressDrawTarget::stderr());
-                self.shown.set(true);
             }
         }
     }

@@ -91,6 +91,8 @@ pub struct Accumulator {
     /// Variable keys of `contexts`, each once.
     pub(crate) context_keys: Vec<VariableKey>,
     pub(crate) context_key_ids: FxHashMap<VariableKey, u32>,
+    /// Blame of each distinct stack resolved so far (frames as ids of `frames`).
+    pub(crate) resolutions: crate::resolve::ResolutionCache,
     /// Process index → samples per event.
     pub totals: BTreeMap<u32, Vec<f64>>,
     pub resolve_time: std::time::Duration,
@@ -126,34 +128,73 @@ fn add_context(sums: &mut Vec<Option<f64>>, touched: &mut Vec<usize>, id: usize,
     *sum += samples;
 }
 
-/// Adds one context's samples to the code-centric sums: inclusive once per
-/// function per sample, exclusive for the innermost frame.
-fn add_functions<'a>(
-    fn_ids: &mut FxHashMap<(&'a str, &'a str, u16), usize>,
-    fn_sums: &mut Vec<(f64, f64)>,
-    frames: &'a [SymFrame],
-    ctx: &crate::input::Context,
-    e16: u16,
-    n: f64,
-    seen: &mut Vec<usize>,
-) {
-    seen.clear();
-    for (depth, &f) in ctx.frames.iter().enumerate() {
-        let frame = &frames[f as usize];
-        let next = fn_ids.len();
-        let id = *fn_ids
-            .entry((frame.function.as_str(), frame.file.as_str(), e16))
-            .or_insert(next);
-        if id == fn_sums.len() {
-            fn_sums.push((0.0, 0.0));
+/// Code-centric sums of one process: inclusive and exclusive samples per
+/// (function, file) and event, the process's frames mapped to their
+/// function once (not hashed again for every frame of every context).
+struct FunctionSums<'a> {
+    /// (function, file) of each function seen, by function id.
+    keys: Vec<(&'a str, &'a str)>,
+    /// The function id of each frame of the process.
+    of_frame: Vec<u32>,
+    nevents: usize,
+    /// (inclusive, exclusive) by `function id * nevents + event`.
+    sums: Vec<(f64, f64)>,
+    touched: Vec<bool>,
+}
+
+impl<'a> FunctionSums<'a> {
+    fn new(frames: &'a [SymFrame], nevents: usize) -> Self {
+        let mut ids: FxHashMap<(&str, &str), u32> = FxHashMap::default();
+        let mut keys = Vec::new();
+        let of_frame = frames
+            .iter()
+            .map(|f| {
+                *ids.entry((f.function.as_str(), f.file.as_str()))
+                    .or_insert_with(|| {
+                        keys.push((f.function.as_str(), f.file.as_str()));
+                        keys.len() as u32 - 1
+                    })
+            })
+            .collect();
+        let slots = keys.len() * nevents.max(1);
+        FunctionSums {
+            keys,
+            of_frame,
+            nevents: nevents.max(1),
+            sums: vec![(0.0, 0.0); slots],
+            touched: vec![false; slots],
         }
-        if depth == 0 {
-            fn_sums[id].1 += n;
+    }
+
+    /// Adds one context's samples: inclusive once per function per
+    /// sample, exclusive for the innermost frame.
+    fn add(&mut self, ctx: &crate::input::Context, e16: u16, n: f64, seen: &mut Vec<usize>) {
+        seen.clear();
+        for (depth, &f) in ctx.frames.iter().enumerate() {
+            let id = self.of_frame[f as usize] as usize * self.nevents + e16 as usize;
+            self.touched[id] = true;
+            if depth == 0 {
+                self.sums[id].1 += n;
+            }
+            if !seen.contains(&id) {
+                seen.push(id);
+                self.sums[id].0 += n;
+            }
         }
-        if !seen.contains(&id) {
-            seen.push(id);
-            fn_sums[id].0 += n;
-        }
+    }
+
+    /// ((function, file, event), (inclusive, exclusive)) of every function and event seen.
+    fn into_sums(self) -> impl Iterator<Item = ((&'a str, &'a str, u16), (f64, f64))> {
+        let (keys, nevents) = (self.keys, self.nevents);
+        self.sums
+            .into_iter()
+            .zip(self.touched)
+            .enumerate()
+            .filter(|(_, (_, touched))| *touched)
+            .map(move |(id, (sums, _))| {
+                let (function, file) = keys[id / nevents];
+                ((function, file, (id % nevents) as u16), sums)
+            })
     }
 }
 
@@ -249,18 +290,47 @@ impl Accumulator {
     /// Resolves every context of `profile` (in parallel) and adds it.
     pub fn add_process(&mut self, index: &StaticIndex, profile: &ProcessProfile, nevents: usize) {
         let started = std::time::Instant::now();
+        let p = profile.index;
+        // The process's frames into the run's table, each looked up once;
+        // its contexts as stacks of the run, which key the resolutions.
+        let global_frame: Vec<u32> = profile
+            .frames
+            .iter()
+            .map(|f| match self.frame_ids.get(f) {
+                Some(&id) => id,
+                None => {
+                    let id = self.frames.len() as u32;
+                    self.frame_ids.insert(f.clone(), id);
+                    self.frames.push(f.clone());
+                    id
+                }
+            })
+            .collect();
+        let base = self.stacks.len() as u32;
+        self.stacks
+            .par_extend(profile.contexts.par_iter().map(|c| StackRecord {
+                process: p,
+                frames: c.frames.iter().map(|&f| global_frame[f as usize]).collect(),
+                samples: c.counts.clone(),
+            }));
+        let keys: Vec<&[u32]> = self.stacks[base as usize..]
+            .iter()
+            .map(|st| st.frames.as_slice())
+            .collect();
         let resolved = resolve_contexts(
             index,
             &profile.frames,
             &profile.contexts,
+            &keys,
+            &mut self.resolutions,
             &self.memory_events,
             &self.memory,
         );
+        drop(keys);
         self.resolve_time += started.elapsed();
         let memory_events = &self.memory_events;
         let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
         let started = std::time::Instant::now();
-        let p = profile.index;
         let totals = self.totals.entry(p).or_insert_with(|| vec![0.0; nevents]);
         for c in &profile.contexts {
             for (e, n) in c.counts.iter().enumerate() {
@@ -275,8 +345,8 @@ impl Accumulator {
         let mut ctx_sums: Vec<Option<f64>> = Vec::new();
         let mut ctx_touched: Vec<usize> = Vec::new();
         let mut ctx_records: Vec<(usize, usize, f64)> = Vec::new();
-        let mut fn_ids: FxHashMap<(&str, &str, u16), usize> = FxHashMap::default();
-        let mut fn_sums: Vec<(f64, f64)> = Vec::new();
+        let events_counted = profile.contexts.iter().map(|c| c.counts.len()).max();
+        let mut fn_sums = FunctionSums::new(&profile.frames, events_counted.unwrap_or(0));
         let mut intern_var =
             |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<Sums>| -> usize {
                 *var_ids.entry((v, e)).or_insert_with(|| {
@@ -332,15 +402,7 @@ impl Accumulator {
                             }
                         }
                     }
-                    add_functions(
-                        &mut fn_ids,
-                        &mut fn_sums,
-                        &profile.frames,
-                        ctx,
-                        e16,
-                        n,
-                        &mut ids,
-                    );
+                    fn_sums.add(ctx, e16, n, &mut ids);
                     continue;
                 }
                 // A variable is blamed at most once per sample, however many
@@ -418,15 +480,7 @@ impl Accumulator {
                 for &id in &ids {
                     var_sums[id].exclusive += n;
                 }
-                add_functions(
-                    &mut fn_ids,
-                    &mut fn_sums,
-                    &profile.frames,
-                    ctx,
-                    e16,
-                    n,
-                    &mut ids,
-                );
+                fn_sums.add(ctx, e16, n, &mut ids);
             }
             for id in ctx_touched.drain(..) {
                 let samples = ctx_sums[id].take().expect("touched");
@@ -520,27 +574,6 @@ impl Accumulator {
                 *e.methods.entry(m).or_default() += x;
             }
         }
-        // The process's frames into the run's table, each looked up once.
-        let global_frame: Vec<u32> = profile
-            .frames
-            .iter()
-            .map(|f| match self.frame_ids.get(f) {
-                Some(&id) => id,
-                None => {
-                    let id = self.frames.len() as u32;
-                    self.frame_ids.insert(f.clone(), id);
-                    self.frames.push(f.clone());
-                    id
-                }
-            })
-            .collect();
-        let base = self.stacks.len() as u32;
-        self.stacks
-            .par_extend(profile.contexts.par_iter().map(|c| StackRecord {
-                process: p,
-                frames: c.frames.iter().map(|&f| global_frame[f as usize]).collect(),
-                samples: c.counts.clone(),
-            }));
         // The run-wide id of each key these contexts name, each key stored once.
         let mut global_ids: Vec<Option<u32>> = vec![None; var_keys.len()];
         for (id, ci, samples) in ctx_records {
@@ -563,16 +596,16 @@ impl Accumulator {
                 samples,
             });
         }
-        for ((function, file, event), id) in fn_ids {
+        for ((function, file, event), (inclusive, exclusive)) in fn_sums.into_sums() {
             let key = FunctionKey {
                 name: crate::symbolize::demangle(function),
                 file: file.to_string(),
                 event,
             };
             let e = self.functions.entry(key).or_default().entry(p).or_default();
-            e.inclusive += fn_sums[id].0;
-            e.exclusive += fn_sums[id].1;
-            e.explicit += fn_sums[id].0;
+            e.inclusive += inclusive;
+            e.exclusive += exclusive;
+            e.explicit += inclusive;
         }
         self.reduce_time += started.elapsed();
     }

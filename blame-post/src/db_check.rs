@@ -39,6 +39,43 @@ pub struct LineCheck {
 impl LineCheck {
     /// Counts the frames of a process's contexts.
     pub fn add(&mut self, index: &StaticIndex, profile: &ProcessProfile) {
+        /// What a frame of the process is to the check, found once per frame.
+        enum Found {
+            /// No file or line: not counted.
+            Unnamed,
+            /// Named, but no summary of the db has its function.
+            Unmatched,
+            /// The summary's index; whether the summary has lines to check
+            /// and whether the frame's line is off them.
+            Matched {
+                function: usize,
+                checked: bool,
+                off: bool,
+            },
+        }
+        let found: Vec<Found> = profile
+            .frames
+            .iter()
+            .map(|frame| {
+                if frame.file.is_empty() || frame.line == 0 {
+                    return Found::Unnamed;
+                }
+                let Some(i) = index.lookup(&frame.function, &frame.file) else {
+                    return Found::Unmatched;
+                };
+                let f = &index.functions[i];
+                let checked = f.has_line_info && !f.lines.is_empty();
+                let off = checked
+                    && (!crate::static_index::same_file(&f.file, &frame.file)
+                        || f.lines.binary_search(&frame.line).is_err());
+                Found::Matched {
+                    function: i,
+                    checked,
+                    off,
+                }
+            })
+            .collect();
+        let mut line_noted = vec![false; profile.frames.len()];
         for ctx in &profile.contexts {
             let n: f64 = ctx.counts.iter().sum();
             if n <= 0.0 {
@@ -46,29 +83,36 @@ impl LineCheck {
             }
             let mut matched = false;
             let mut named = false;
-            for frame in ctx.frames.iter().map(|&f| &profile.frames[f as usize]) {
-                if frame.file.is_empty() || frame.line == 0 {
-                    continue;
-                }
-                named = true;
-                let Some(i) = index.lookup(&frame.function, &frame.file) else {
-                    if self.examples.len() < 5 {
-                        self.examples.insert(frame.function.clone());
+            for &fi in &ctx.frames {
+                let frame = &profile.frames[fi as usize];
+                match found[fi as usize] {
+                    Found::Unnamed => continue,
+                    Found::Unmatched => {
+                        named = true;
+                        if self.examples.len() < 5 {
+                            self.examples.insert(frame.function.clone());
+                        }
                     }
-                    continue;
-                };
-                matched = true;
-                let f = &index.functions[i];
-                if !f.has_line_info || f.lines.is_empty() {
-                    continue;
-                }
-                let c = self.by_function.entry(i).or_default();
-                c.samples += n;
-                let same_file = crate::static_index::same_file(&f.file, &frame.file);
-                if !same_file || f.lines.binary_search(&frame.line).is_err() {
-                    c.off += n;
-                    let file = frame.file.rsplit('/').next().unwrap_or(&frame.file);
-                    c.lines.insert((file.to_string(), frame.line));
+                    Found::Matched {
+                        function,
+                        checked,
+                        off,
+                    } => {
+                        named = true;
+                        matched = true;
+                        if !checked {
+                            continue;
+                        }
+                        let c = self.by_function.entry(function).or_default();
+                        c.samples += n;
+                        if off {
+                            c.off += n;
+                            if !std::mem::replace(&mut line_noted[fi as usize], true) {
+                                let file = frame.file.rsplit('/').next().unwrap_or(&frame.file);
+                                c.lines.insert((file.to_string(), frame.line));
+                            }
+                        }
+                    }
                 }
             }
             self.matched += if matched { n } else { 0.0 };

@@ -9,11 +9,11 @@
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
 use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
-use crate::frame_table::{cmp_stacks, FrameTable};
+use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
 use crate::merge::FxHashMap;
 use crate::perf_data::{read_perf_data, PerfProcess};
 use crate::shard::ShardSpec;
-use crate::skid_insns::{instruction_window, resolve_leaf_line, SkidLines};
+use crate::skid_insns::{instruction_window, SkidLines};
 use crate::symbolize::Symbolizer;
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::container::{Salvaged, Skipped};
@@ -877,10 +877,13 @@ impl Run {
         let symbolizer: &mut Symbolizer = &mut guard;
         symbolizer.verify_build_ids(&mappings)?;
         let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
-        let mut table = FrameTable::default();
+        let mut table = StackInterner::default();
         let mut addresses = Vec::new();
+        // Code the line table gives line 0 (compiler-generated loads,
+        // rotated loop headers) takes the line of the next instruction of
+        // the same function (the interner's leaf line fix).
         let mut symbolize_uncached =
-            |stack: u32, symbolizer: &mut Symbolizer, table: &mut FrameTable| -> Vec<u32> {
+            |stack: u32, symbolizer: &mut Symbolizer, table: &mut StackInterner| -> Vec<u32> {
                 addresses.clear();
                 let mut cur = stack;
                 while cur != 0 {
@@ -888,14 +891,7 @@ impl Run {
                     addresses.push(address);
                     cur = parent;
                 }
-                let mut frames = symbolizer.stack(&mappings, &addresses);
-                // Code the line table gives line 0 (compiler-generated
-                // loads, rotated loop headers): the line of the next
-                // instruction of the same function.
-                if let Some(&leaf) = addresses.first() {
-                    resolve_leaf_line(symbolizer, &mappings, &mut frames, leaf);
-                }
-                table.intern_stack(frames)
+                table.stack(symbolizer, &mappings, &addresses)
             };
         // Symbolized stacks are kept for the direct pass only; the counts
         // are taken in stack order, so each stack is symbolized once and
@@ -1025,10 +1021,11 @@ impl Run {
             }
         }
         warnings.append(&mut symbolizer.warnings);
-        let contexts = into_contexts(by_stack, by_direct, skid_windows, &table);
+        let mut contexts = into_contexts(by_stack, by_direct, skid_windows, table.table());
+        let frames = table.into_frames(&mut contexts, |c| &mut c.frames);
         Ok(ProcessProfile {
             index: index as u32,
-            frames: table.into_frames(),
+            frames,
             contexts,
             heap_sites,
             warnings,
@@ -1049,7 +1046,7 @@ struct StreamTally {
     parents: Vec<(u32, u64)>,
     /// Which stacks are whole (no node lost with a skipped chunk).
     stacks: SalvagedStacks,
-    counts: HashMap<(u32, u16), f64>,
+    counts: StackCounts,
     warnings: Vec<String>,
     /// What the stream lost to damage.
     damage: Vec<String>,
@@ -1147,7 +1144,7 @@ fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> Stre
         mappings: p.mappings.clone(),
         parents: p.stacks.clone(),
         stacks,
-        counts: HashMap::new(),
+        counts: StackCounts::default(),
         warnings: Vec::new(),
         damage: Vec::new(),
         with_address: 0,
@@ -1163,7 +1160,7 @@ fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> Stre
 }
 
 /// Samples per (stack id, event).
-type StackCounts = HashMap<(u32, u16), f64>;
+type StackCounts = FxHashMap<(u32, u16), f64>;
 
 /// What one chunk of a stream contributes to its process's tally.
 #[derive(Default)]
@@ -1189,7 +1186,7 @@ fn tally_stream(
         mappings: Vec::new(),
         parents: vec![(0, 0)],
         stacks: SalvagedStacks::default(),
-        counts: HashMap::new(),
+        counts: StackCounts::default(),
         warnings: Vec::new(),
         damage: Vec::new(),
         with_address: 0,

@@ -103,20 +103,36 @@ pub fn post_with_progress(
     };
     let mut contexts = 0;
     let mut lines = db_check::LineCheck::default();
-    for (i, lost) in lost.iter_mut().enumerate() {
+    let nproc = run.processes.len();
+    let load = |i: usize| -> Result<input::ProcessProfile> {
         let mut profile = run.load_process(i, shard)?;
         openmp::graft_worker_stacks(&profile.frames, &mut profile.contexts);
-        times.read += profile.read_time;
-        times.symbolize += profile.symbolize_time;
-        contexts += profile.contexts.len();
-        warnings.extend(profile.warnings.iter().cloned());
-        damage.extend(profile.damage.iter().cloned());
-        *lost += profile.lost;
-        if !run.processes[i].launcher {
-            lines.add(index, &profile);
-        }
-        acc.add_process(index, &profile, nevents);
-        progress(i + 1, run.processes.len());
+        Ok(profile)
+    };
+    // Process i + 1 is read and symbolized while process i is resolved
+    // and summed: the symbolizer (behind its lock) and the reductions run
+    // on one thread each, so the other core decodes meanwhile. Processes
+    // are still added in order, so the sums are the same.
+    let mut next = (nproc > 0).then(|| load(0));
+    for (i, lost) in lost.iter_mut().enumerate() {
+        let profile = next.take().expect("loaded in the step before")?;
+        let (loaded, ()) = rayon::join(
+            || (i + 1 < nproc).then(|| load(i + 1)),
+            || {
+                times.read += profile.read_time;
+                times.symbolize += profile.symbolize_time;
+                contexts += profile.contexts.len();
+                warnings.extend(profile.warnings.iter().cloned());
+                damage.extend(profile.damage.iter().cloned());
+                *lost += profile.lost;
+                if !run.processes[i].launcher {
+                    lines.add(index, &profile);
+                }
+                acc.add_process(index, &profile, nevents);
+            },
+        );
+        next = loaded;
+        progress(i + 1, nproc);
     }
     warnings.extend(lines.warnings(index));
     times.resolve = acc.resolve_time;

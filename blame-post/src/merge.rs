@@ -4,8 +4,8 @@
 
 use crate::error::{PostError, Result};
 use blame_formats::results::{
-    ContextBlame, FunctionBlame, ProcessValue, Results, StackRecord, SymFrame, VariableBlame,
-    VariableKey,
+    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, StackRecord,
+    SymFrame, VariableBlame, VariableKey,
 };
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -312,26 +312,52 @@ pub(crate) fn canonical(
     (frames, stacks, contexts)
 }
 
-/// Merges results of the same run (same processes and events).
-pub fn merge(parts: Vec<Results>) -> Result<Results> {
-    let mut parts = parts.into_iter();
-    let first = parts
-        .next()
-        .ok_or_else(|| PostError::Input("nothing to merge: no partial results found".into()))?;
-    let mut header = first.header.clone();
-    header.shard = None;
-    for p in header.processes.iter_mut() {
-        p.samples.iter_mut().for_each(|s| *s = 0.0);
-        p.lost = 0;
+/// Reduces partial results of one run as they arrive (reduce as you
+/// read): each part's header, variables and functions are summed into the
+/// merger and its frames, stacks and contexts renumbered into the merger's
+/// tables, then the part is dropped, so only the merged records stay in
+/// memory, never all the parts at once. [`Merger::finish`] makes them
+/// canonical. Sums are taken in the order the parts are added.
+#[derive(Default)]
+pub struct Merger {
+    header: Option<ResultsHeader>,
+    vars: BTreeMap<VariableKey, BTreeMap<u32, Sums>>,
+    funcs: BTreeMap<FunctionKey, BTreeMap<u32, Sums>>,
+    /// Distinct frames of the parts added, each once, and their ids.
+    frames: crate::frame_table::FrameTable,
+    /// Stacks of all parts added, frames as ids of `frames`.
+    stacks: Vec<StackRecord>,
+    /// Variable keys of `contexts`, each once.
+    keys: Vec<VariableKey>,
+    key_ids: FxHashMap<VariableKey, u32>,
+    contexts: Vec<RawContext>,
+    parts: usize,
+}
+
+impl Merger {
+    /// Partial results added so far.
+    pub fn parts(&self) -> usize {
+        self.parts
     }
-    header.coverage.clear();
-    header.damage.clear();
-    let mut vars = BTreeMap::new();
-    let mut funcs = BTreeMap::new();
-    let mut stack_parts = Vec::new();
-    let mut keys: Vec<VariableKey> = Vec::new();
-    let mut context_parts = Vec::new();
-    for part in std::iter::once(first).chain(parts) {
+
+    /// Adds one partial result; fails when it comes from another run or
+    /// from other inputs than the parts before it.
+    pub fn add(&mut self, part: Results) -> Result<()> {
+        let header = match &mut self.header {
+            Some(h) => h,
+            None => {
+                let mut h = part.header.clone();
+                h.shard = None;
+                for p in h.processes.iter_mut() {
+                    p.samples.iter_mut().for_each(|s| *s = 0.0);
+                    p.lost = 0;
+                }
+                h.coverage.clear();
+                h.damage.clear();
+                h.blame_points.clear();
+                self.header.insert(h)
+            }
+        };
         if part.header.events != header.events
             || part.header.processes.len() != header.processes.len()
         {
@@ -345,6 +371,7 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
                 )));
             }
         }
+        self.parts += 1;
         for d in &part.header.damage {
             if !header.damage.contains(d) {
                 header.damage.push(d.clone());
@@ -359,61 +386,161 @@ pub fn merge(parts: Vec<Results>) -> Result<Results> {
             }
             into.lost += from.lost;
         }
-        header
-            .blame_points
-            .extend(part.header.blame_points.iter().cloned());
+        for bp in &part.header.blame_points {
+            if let Err(at) = header.blame_points.binary_search(bp) {
+                header.blame_points.insert(at, bp.clone());
+            }
+        }
         for c in &part.header.coverage {
             blame_formats::results::Coverage::add_to(&mut header.coverage, c);
         }
-        // This part's variables as indices into `keys`.
-        let base = keys.len() as u32;
-        keys.extend(part.variables.iter().map(|v| v.key.clone()));
+        // This part's variables as ids of the merger's keys.
+        let key_of: Vec<u32> = part
+            .variables
+            .iter()
+            .map(|v| match self.key_ids.get(&v.key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.keys.len() as u32;
+                    self.keys.push(v.key.clone());
+                    self.key_ids.insert(v.key.clone(), id);
+                    id
+                }
+            })
+            .collect();
         for v in part.variables {
-            add_values(vars.entry(v.key).or_default(), &v.values);
+            add_values(self.vars.entry(v.key).or_default(), &v.values);
         }
         for f in part.functions {
-            add_values(funcs.entry(f.key).or_default(), &f.values);
+            add_values(self.funcs.entry(f.key).or_default(), &f.values);
         }
-        context_parts.push(
+        // Its frames as ids of the merger's table, its stacks renumbered in place.
+        let frame_of: Vec<u32> = part
+            .frames
+            .into_iter()
+            .map(|f| self.frames.intern(f))
+            .collect();
+        let base = self.stacks.len() as u32;
+        let nstacks = part.stacks.len() as u32;
+        self.stacks.extend(part.stacks.into_iter().map(|mut st| {
+            for f in st.frames.iter_mut() {
+                *f = frame_of[*f as usize];
+            }
+            st
+        }));
+        // Contexts of stacks the part does not have are dropped, as
+        // `canonical` drops them.
+        self.contexts.extend(
             part.contexts
                 .into_iter()
+                .filter(|c| c.stack < nstacks)
                 .map(|c| RawContext {
-                    variable: base + c.variable,
+                    variable: key_of[c.variable as usize],
                     process: c.process,
-                    stack: c.stack,
+                    stack: base + c.stack,
                     samples: c.samples,
-                })
-                .collect(),
+                }),
         );
-        stack_parts.push(StackPart {
-            frames: part.frames,
-            stacks: part.stacks,
-        });
+        Ok(())
     }
-    let mut variables: Vec<VariableBlame> = vars
-        .into_iter()
-        .map(|(key, m)| VariableBlame {
-            key,
-            values: to_values(m),
-        })
-        .collect();
-    let (frames, stacks, contexts) = canonical(stack_parts, keys, context_parts, &mut variables);
-    header.blame_points.sort();
-    header.blame_points.dedup();
-    Ok(Results {
-        header,
-        variables,
-        functions: funcs
+
+    /// The merged result, its records canonical (sorted, stacks and
+    /// contexts of equal keys summed).
+    pub fn finish(self) -> Result<Results> {
+        let header = self
+            .header
+            .ok_or_else(|| PostError::Input("nothing to merge: no partial results found".into()))?;
+        let mut variables: Vec<VariableBlame> = self
+            .vars
             .into_iter()
-            .map(|(key, m)| FunctionBlame {
+            .map(|(key, m)| VariableBlame {
                 key,
                 values: to_values(m),
             })
-            .collect(),
-        frames,
-        stacks,
-        contexts,
-    })
+            .collect();
+        drop(self.key_ids);
+        let (frames, stacks, contexts) = canonical(
+            vec![StackPart {
+                frames: self.frames.into_frames(),
+                stacks: self.stacks,
+            }],
+            self.keys,
+            vec![self.contexts],
+            &mut variables,
+        );
+        Ok(Results {
+            header,
+            variables,
+            functions: self
+                .funcs
+                .into_iter()
+                .map(|(key, m)| FunctionBlame {
+                    key,
+                    values: to_values(m),
+                })
+                .collect(),
+            frames,
+            stacks,
+            contexts,
+        })
+    }
+}
+
+/// Merges results of the same run (same processes and events).
+pub fn merge(parts: Vec<Results>) -> Result<Results> {
+    let mut merger = Merger::default();
+    for part in parts {
+        merger.add(part)?;
+    }
+    merger.finish()
+}
+
+/// Partial results read at once by [`merge_files`]: enough to keep every
+/// core busy, few enough that memory does not grow with the parts.
+const READ_BATCH: usize = 16;
+
+/// A partial result to merge: a file, or one already in memory (the
+/// last shard's own, which it has just written: not read back).
+pub enum Part {
+    File(std::path::PathBuf),
+    Loaded(Box<Results>),
+}
+
+/// Reads the partial results `parts` into a [`Merger`], in their order:
+/// batches of [`READ_BATCH`] files are read in parallel while the batch
+/// before them is reduced, so memory holds the merged records and two
+/// batches of parts. `progress(done)` is called after each part is reduced.
+pub fn read_parts(parts: Vec<Part>, progress: &(dyn Fn(usize) + Sync)) -> Result<Merger> {
+    let read = |batch: Vec<Part>| -> Vec<Result<Results>> {
+        batch
+            .into_par_iter()
+            .map(|part| match part {
+                Part::File(path) => Results::read(&path).map_err(PostError::from),
+                Part::Loaded(results) => Ok(*results),
+            })
+            .collect()
+    };
+    let reduce = |merger: &mut Merger, parts: Vec<Result<Results>>| -> Result<()> {
+        for part in parts {
+            merger.add(part?)?;
+            progress(merger.parts());
+        }
+        Ok(())
+    };
+    let mut rest = parts.into_iter();
+    let mut next_batch = move || -> Vec<Part> { rest.by_ref().take(READ_BATCH).collect() };
+    let mut merger = Merger::default();
+    let mut pending = read(next_batch());
+    loop {
+        let batch = next_batch();
+        if batch.is_empty() {
+            reduce(&mut merger, pending)?;
+            return Ok(merger);
+        }
+        let (read_next, reduced) = rayon::join(|| read(batch), || reduce(&mut merger, pending));
+        reduced?;
+        pending = read_next;
+    }
 }
 
 #[cfg(test)]
@@ -682,5 +809,215 @@ mod tests {
             .unwrap()
             .install(|| canonical_contexts(parts));
         assert_eq!(one, two);
+    }
+
+    /// A random partial result of a run of 4 processes: variables and
+    /// functions per process, frames in no particular order, stacks and
+    /// contexts naming them. Sample counts are whole numbers, so sums are
+    /// exact in any grouping (as cpu-clock counts are).
+    fn random_partial(seed: u64, index: u32, count: u32) -> Results {
+        use blame_formats::results::{
+            Coverage, FileId, ProcessInfo, Provenance, ResultsHeader, Shard,
+        };
+        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n.max(1)
+        };
+        let nproc = 4u32;
+        let whole = |next: &mut dyn FnMut(u64) -> u64| (1 + next(50)) as f64;
+        let values = |next: &mut dyn FnMut(u64) -> u64| -> Vec<ProcessValue> {
+            let mut out = Vec::new();
+            for process in 0..nproc {
+                if next(3) == 0 {
+                    continue;
+                }
+                out.push(ProcessValue {
+                    process,
+                    inclusive: whole(next),
+                    exclusive: whole(next),
+                    explicit: whole(next),
+                    inherited: whole(next),
+                    methods: if next(2) == 0 {
+                        vec![("raw".into(), whole(next))]
+                    } else {
+                        vec![]
+                    },
+                });
+            }
+            out
+        };
+        let mut variables: Vec<VariableBlame> = Vec::new();
+        for v in 0..6u32 {
+            if next(3) == 0 {
+                continue;
+            }
+            variables.push(VariableBlame {
+                key: VariableKey {
+                    name: format!("v{v}"),
+                    function: format!("f{}", v % 3),
+                    file: "a.c".into(),
+                    line: v,
+                    type_name: String::new(),
+                    kind: "local".into(),
+                    scalar: v % 2 == 0,
+                    event: (v % 2) as u16,
+                },
+                values: values(&mut next),
+            });
+        }
+        variables.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut functions = Vec::new();
+        for f in 0..4u32 {
+            if next(2) == 0 {
+                continue;
+            }
+            functions.push(FunctionBlame {
+                key: FunctionKey {
+                    name: format!("f{f}"),
+                    file: "a.c".into(),
+                    event: 0,
+                },
+                values: values(&mut next),
+            });
+        }
+        // A part's own frame table: a shuffled subset of 12 frames.
+        let mut frames: Vec<SymFrame> = (0..12u32)
+            .filter(|_| next(4) > 0)
+            .map(|f| SymFrame {
+                function: format!("f{}", f % 4),
+                file: "a.c".into(),
+                line: f,
+                column: f % 3,
+                inlined: f % 5 == 0,
+            })
+            .collect();
+        for i in (1..frames.len()).rev() {
+            frames.swap(i, next(i as u64 + 1) as usize);
+        }
+        let stacks: Vec<StackRecord> = if frames.is_empty() {
+            vec![]
+        } else {
+            (0..next(30))
+                .map(|_| StackRecord {
+                    process: next(nproc as u64) as u32,
+                    frames: (0..1 + next(6))
+                        .map(|_| next(frames.len() as u64) as u32)
+                        .collect(),
+                    samples: vec![whole(&mut next), whole(&mut next)],
+                })
+                .collect()
+        };
+        let contexts = if variables.is_empty() || stacks.is_empty() {
+            vec![]
+        } else {
+            (0..next(60))
+                .map(|_| ContextBlame {
+                    variable: next(variables.len() as u64) as u32,
+                    process: next(nproc as u64) as u32,
+                    stack: next(stacks.len() as u64) as u32,
+                    samples: whole(&mut next),
+                })
+                .collect()
+        };
+        Results {
+            header: ResultsHeader {
+                producer: "test".into(),
+                events: vec![],
+                processes: (0..nproc)
+                    .map(|p| ProcessInfo {
+                        rank: Some(p),
+                        pid: 100 + p,
+                        host: "h".into(),
+                        command: vec!["app".into()],
+                        launcher: false,
+                        samples: vec![whole(&mut next), whole(&mut next)],
+                        lost: next(3),
+                    })
+                    .collect(),
+                shard: Some(Shard { index, count }),
+                blame_points: (0..3)
+                    .filter(|_| next(2) == 0)
+                    .map(|b| format!("f{b}"))
+                    .collect(),
+                coverage: vec![Coverage {
+                    event: 0,
+                    samples: whole(&mut next),
+                    resolved: whole(&mut next),
+                    reasons: vec![(format!("reason {}", next(3)), whole(&mut next))],
+                }],
+                provenance: Some(Provenance {
+                    static_db: Some(FileId {
+                        path: "/a/static.db".into(),
+                        bytes: 10,
+                        hash: 7,
+                    }),
+                    inputs: vec![],
+                    options: vec![],
+                }),
+                damage: vec![format!("stream {} cut", next(3))],
+            },
+            variables,
+            functions,
+            frames,
+            stacks,
+            contexts,
+        }
+    }
+
+    /// Merging is associative: 3 to 5 partial results merged at once, in
+    /// every split into a merged prefix and a merged suffix, and left to
+    /// right one at a time, give the same result; a merged result written
+    /// and read back merges like the one in memory.
+    #[test]
+    fn merge_is_associative_over_any_grouping_of_partials() {
+        for seed in 1..120u64 {
+            let n = 3 + (seed % 3) as u32;
+            let parts: Vec<Results> = (0..n)
+                .map(|i| random_partial(seed * 31 + i as u64, i, n))
+                .collect();
+            let all = merge(parts.clone()).unwrap();
+            assert_eq!(all.header.shard, None);
+            for split in 1..n as usize {
+                let left = merge(parts[..split].to_vec()).unwrap();
+                let right = merge(parts[split..].to_vec()).unwrap();
+                let grouped = merge(vec![left.clone(), right]).unwrap();
+                assert_eq!(grouped, all, "seed {seed}: (0..{split}) + ({split}..{n})");
+                let mut rest = vec![left];
+                rest.extend(parts[split..].iter().cloned());
+                assert_eq!(
+                    merge(rest).unwrap(),
+                    all,
+                    "seed {seed}: (0..{split}) + each"
+                );
+            }
+            let mut folded = parts[0].clone();
+            for p in &parts[1..] {
+                folded = merge(vec![folded, p.clone()]).unwrap();
+            }
+            assert_eq!(folded, all, "seed {seed}: left to right");
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("merged.bres");
+            all.write(&path).unwrap();
+            let back = Results::read(&path).unwrap();
+            assert_eq!(back, all, "seed {seed}: written and read back");
+            // From files, one of them in memory (as the last shard merges).
+            let files: Vec<Part> = parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    if i == 1 {
+                        return Part::Loaded(Box::new(p.clone()));
+                    }
+                    let path = dir.path().join(format!("part-{i}.bres"));
+                    p.write(&path).unwrap();
+                    Part::File(path)
+                })
+                .collect();
+            let read = read_parts(files, &|_| {}).unwrap().finish().unwrap();
+            assert_eq!(read, all, "seed {seed}: read from files");
+        }
     }
 }

@@ -14,6 +14,7 @@ use crate::static_index::StaticIndex;
 use blame_formats::results::SymFrame;
 use blame_formats::static_db::{CallOutput, CallSite, FunctionSummary, OutputBinding, VarKind};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// A variable of one function summary: (function index, variable index).
 pub type VarRef = (u32, u32);
@@ -152,16 +153,26 @@ struct Walk {
     unexplained: Option<Unexplained>,
 }
 
+/// Blame of stacks already resolved, by their frames as ids of a table
+/// shared by the processes of a shard: the ranks of one binary share most
+/// of their calling contexts, and each distinct stack is resolved once.
+pub(crate) type ResolutionCache = crate::merge::FxHashMap<Vec<u32>, Arc<Resolution>>;
+
 /// Resolves every calling context of a process, in parallel: blame where
-/// the context has samples of time events, the approximate data-centric
-/// attribution of chapter 5 where it has samples of memory events.
-pub fn resolve_contexts(
+/// the context has samples of time events (from `cache` when a process
+/// before it had the same stack: `keys[i]` are context `i`'s frames as
+/// ids of the shard's table), the approximate data-centric attribution of
+/// chapter 5 where it has samples of memory events (not cached: it
+/// depends on the context's skid window too).
+pub(crate) fn resolve_contexts(
     index: &StaticIndex,
     frames: &[SymFrame],
     contexts: &[crate::input::Context],
+    keys: &[&[u32]],
+    cache: &mut ResolutionCache,
     memory_events: &[bool],
     memory: &crate::MemoryOptions,
-) -> Vec<(Resolution, MemoryResolution)> {
+) -> Vec<(Arc<Resolution>, MemoryResolution)> {
     use rayon::prelude::*;
     let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
     let has = |c: &crate::input::Context, memory: bool| {
@@ -170,20 +181,36 @@ pub fn resolve_contexts(
             .enumerate()
             .any(|(e, &n)| n > 0.0 && is_memory(e) == memory)
     };
-    contexts
+    let none = Arc::new(Resolution::default());
+    let known: &ResolutionCache = cache;
+    let resolved: Vec<(Arc<Resolution>, bool, MemoryResolution)> = contexts
         .par_iter()
-        .map(|c| {
-            let stack: Vec<&SymFrame> = c.frames.iter().map(|&f| &frames[f as usize]).collect();
-            let blame = if has(c, false) {
-                resolve_stack(index, &stack)
+        .zip(keys)
+        .map(|(c, key)| {
+            let stack =
+                || -> Vec<&SymFrame> { c.frames.iter().map(|&f| &frames[f as usize]).collect() };
+            let (blame, new) = if !has(c, false) {
+                (none.clone(), false)
+            } else if let Some(r) = known.get(*key) {
+                (r.clone(), false)
             } else {
-                Resolution::default()
+                (Arc::new(resolve_stack(index, &stack())), true)
             };
             let attributed = if has(c, true) {
-                resolve_memory(index, &stack, memory, c.skid_window.as_ref())
+                resolve_memory(index, &stack(), memory, c.skid_window.as_ref())
             } else {
                 MemoryResolution::default()
             };
+            (blame, new, attributed)
+        })
+        .collect();
+    resolved
+        .into_iter()
+        .zip(keys)
+        .map(|((blame, new, attributed), key)| {
+            if new {
+                cache.insert(key.to_vec(), blame.clone());
+            }
             (blame, attributed)
         })
         .collect()

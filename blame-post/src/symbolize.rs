@@ -507,22 +507,49 @@ impl Symbolizer {
 /// a symbol table or debug file): it is folded into `__libc_start_main`,
 /// never shown as a raw `[libc.so.6+0x27249]` above `main`.
 pub fn fold_startup_frames(frames: &mut Vec<SymFrame>) {
-    let raw_libc = |f: &SymFrame| {
-        f.function.starts_with("[libc") && f.function.contains("+0x") && f.file.is_empty()
-    };
+    fold_startup(frames, startup_kind);
+}
+
+/// What a frame is to [`fold_startup`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum StartupKind {
+    /// An unnamed libc frame (`[libc.so.6+0x27249]`).
+    RawLibc,
+    LibcStartMain,
+    Other,
+}
+
+pub fn startup_kind(f: &SymFrame) -> StartupKind {
+    if f.function.starts_with("[libc") && f.function.contains("+0x") && f.file.is_empty() {
+        StartupKind::RawLibc
+    } else if f.function.starts_with("__libc_start_main") {
+        StartupKind::LibcStartMain
+    } else {
+        StartupKind::Other
+    }
+}
+
+/// [`fold_startup_frames`] of a stack of any items that name a frame (ids
+/// into a frame table), `kind` telling what each is. Returns whether the
+/// innermost item was folded.
+pub fn fold_startup<T>(stack: &mut Vec<T>, kind: impl Fn(&T) -> StartupKind) -> bool {
     let mut i = 0;
-    while i + 1 < frames.len() {
-        if raw_libc(&frames[i])
-            && frames[i + 1..]
+    let mut folded_first = false;
+    while i + 1 < stack.len() {
+        if kind(&stack[i]) == StartupKind::RawLibc
+            && stack[i + 1..]
                 .iter()
-                .find(|f| !raw_libc(f))
-                .is_some_and(|f| f.function.starts_with("__libc_start_main"))
+                .map(&kind)
+                .find(|&k| k != StartupKind::RawLibc)
+                == Some(StartupKind::LibcStartMain)
         {
-            frames.remove(i);
+            stack.remove(i);
+            folded_first |= i == 0;
         } else {
             i += 1;
         }
     }
+    folded_first
 }
 
 /// The separate debug file of the object at `path`: by build-id under
