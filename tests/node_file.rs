@@ -131,7 +131,9 @@ fn four_ranks_under_one_recorder_share_one_node_file() {
     let db = analyze(&src, dir.path(), true);
     let mut argv = mpirun(NP);
     argv.push(exe.to_string_lossy().into_owned());
-    argv.push("4000000".into());
+    // Long enough (about 3 s) for every rank to span three or more
+    // one-second flushes, so a section has a chunk in its middle.
+    argv.push("12000000".into());
 
     // One recorder, one node file: every rank a section.
     let run = dir.path().join("run");

@@ -137,7 +137,7 @@ pub struct FileId {
     pub path: String,
     pub bytes: u64,
     /// xxHash64, seeded with `bytes`, of the whole file (static db), or
-    /// of its first and last MiB when larger than 2 MiB (sample inputs).
+    /// of its first and last 64 KiB when larger than 128 KiB (sample inputs).
     pub hash: u64,
 }
 
@@ -148,13 +148,15 @@ impl FileId {
         Self::hashed(path, u64::MAX)
     }
 
-    /// Identifies `path` by its size and a hash of its first and last MiB
-    /// (sample inputs, which change only by being recorded again: the
-    /// header at the start holds the recording's start time and pid).
-    /// Reading every stream whole at every report would cost more than
-    /// the report.
+    /// Identifies `path` by its size and a hash of its first and last 64
+    /// KiB (sample inputs, which change only by being recorded again: the
+    /// header at the start holds the recording's start time and pid, the
+    /// end the last chunk written). Every shard of a post identifies every
+    /// input of the run, so this stays small: 128 KiB a file, not the
+    /// file (a MiB a side made it most of what a shard of a 1,024-rank
+    /// run read).
     pub fn of_input(path: &Path) -> std::io::Result<FileId> {
-        Self::hashed(path, 1 << 20)
+        Self::hashed(path, 64 << 10)
     }
 
     /// The whole file when it is at most `2 * part` bytes, else its first
