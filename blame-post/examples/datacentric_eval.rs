@@ -29,7 +29,11 @@
 //!
 //! Usage: datacentric_eval --binary B --static DB --trace LACKEY.txt
 //!        --allocs alloc-PID.balloc [--period 7] [--skid 3:2] [--seed 1]
-//!        [--json] [--explain]
+//!        [--json] [--explain] [--no-heap-sizes]
+//!
+//! The approximate methods know the heap blocks' sizes from the allocation
+//! log (as `blame post` of a run recorded with `--track-allocations`);
+//! `--no-heap-sizes` withholds them.
 //!
 //! `--explain` prints, on stderr, the direct names of the samples per source
 //! line of the missing instruction and each function's loops and read table.
@@ -39,6 +43,7 @@ use blame_formats::static_db::StaticDb;
 use blame_formats::stream::Mapping;
 use blame_post::datacentric::{LineSkid, SkidModel, SkidWindow};
 use blame_post::direct::{global_variable, name_allocation, HeapBlocks, Named};
+use blame_post::footprints::HeapFootprints;
 use blame_post::resolve::{
     resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,
     METHOD_SKID_LOOP_ACCESS,
@@ -414,6 +419,28 @@ fn main() {
         }
     };
     let mut sym = Symbolizer::new(vec![]);
+    // The variable each allocation site's blocks go to, and the bytes the
+    // run gave each variable (what the approximate methods may know of a
+    // heap block's size: `blame record --track-allocations` logs it).
+    let site_vars: Vec<Option<VarRef>> = heap
+        .sites
+        .iter()
+        .map(|(function, frames)| {
+            let frames: Vec<_> = frames
+                .iter()
+                .flat_map(|&a| sym.frames_for(&maps, a, true))
+                .collect();
+            match name_allocation(&index, function, &frames) {
+                Some(Named::Var(v)) => Some(v),
+                _ => None,
+            }
+        })
+        .collect();
+    let footprints = if args.iter().any(|a| a == "--no-heap-sizes") {
+        HeapFootprints::default()
+    } else {
+        HeapFootprints::from_blocks(&index, &heap, &site_vars)
+    };
     let mut site_names: HashMap<u32, String> = HashMap::new();
     let mut direct: BTreeMap<String, f64> = BTreeMap::new();
     let mut unattributed = 0.0;
@@ -493,6 +520,7 @@ fn main() {
                 &frames.iter().collect::<Vec<_>>(),
                 &options,
                 window.as_ref(),
+                Some(&footprints),
             );
             for (method, v, share) in r.shares {
                 let name = match (skidded, method) {

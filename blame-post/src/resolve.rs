@@ -180,7 +180,7 @@ pub fn resolve_contexts(
                 Resolution::default()
             };
             let attributed = if has(c, true) {
-                resolve_memory(index, &stack, memory, c.skid_window.as_ref())
+                resolve_memory(index, &stack, memory, c.skid_window.as_ref(), None)
             } else {
                 MemoryResolution::default()
             };
@@ -866,12 +866,16 @@ pub const METHOD_DIRECT: &str = "direct";
 /// Approximate data-centric attribution of a memory-event sample (ch. 5):
 /// the innermost frame with a summary distributes the miss over the reads
 /// near its line; reads through a parameter are mapped to the caller's
-/// variables (interprocedural aliasing from the call stack, 5.1).
+/// variables (interprocedural aliasing from the call stack, 5.1). `heap`:
+/// the bytes of heap blocks each variable received in this process (from
+/// its allocation log), which decide whether a read through a pointer
+/// stays in the cache.
 pub fn resolve_memory(
     index: &StaticIndex,
     frames: &[&SymFrame],
     options: &crate::MemoryOptions,
     instruction_window: Option<&crate::datacentric::SkidWindow>,
+    heap: Option<&crate::footprints::HeapFootprints>,
 ) -> MemoryResolution {
     let mut out = MemoryResolution::default();
     let Some(depth) = frames
@@ -901,12 +905,31 @@ pub fn resolve_memory(
             ),
             None => None,
         };
+    // A read's object as the run knows it: the blocks held by the variable
+    // itself, or by the caller's variables passed for it (all of them known).
+    let footprint_of = |vi: u32| -> u64 {
+        let Some(heap) = heap.filter(|h| !h.is_empty()) else {
+            return 0;
+        };
+        let held = |v: VarRef| {
+            with_containers(index, v)
+                .into_iter()
+                .find_map(|c| heap.get(index, c))
+        };
+        let targets = lift_through_callers(index, frames, depth, fi as u32, vi, 1.0);
+        targets
+            .iter()
+            .map(|&(t, _)| held(t))
+            .try_fold(0u64, |most, b| b.map(|b| most.max(b)))
+            .unwrap_or(0)
+    };
     let m = crate::datacentric::attribute_miss(
         f,
         frames[depth].line,
         options.loop_threshold,
         window.as_ref(),
         &options.cache,
+        &footprint_of,
     );
     out.skid_truncated = m.skid_truncated;
     let methods: [(&'static str, &Vec<(u32, f64)>); 6] = [
@@ -940,7 +963,13 @@ fn lift_through_callers(
     let f = &index.functions[fi as usize];
     let root = root_of(f, vi);
     let rv = &f.variables[root as usize];
-    let (VarKind::Param, Some(k), true) = (rv.kind, rv.param_index, rv.is_exit) else {
+    // A struct passed by value is the callee's copy, but the memory its
+    // pointers reach is the caller's (`mesh.vx[c]` reads the block of the
+    // caller's `mesh.vx`): lifted like a pointer parameter.
+    let by_value_aggregate = !rv.is_scalar && !rv.is_pointer;
+    let (VarKind::Param, Some(k), true) =
+        (rv.kind, rv.param_index, rv.is_exit || by_value_aggregate)
+    else {
         return vec![((fi, vi), share)];
     };
     let Some((cdepth, cfi)) = frames

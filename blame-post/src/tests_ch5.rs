@@ -100,7 +100,15 @@ fn table_5_1_raw_approximate_assignment() {
         (4, [0.5, 0.0, 0.0, 0.5]),
     ];
     for (line, want) in expected {
-        let got = attribute_miss(&f, line, 0.75, None, &CacheGeometry::default()).raw;
+        let got = attribute_miss(
+            &f,
+            line,
+            0.75,
+            None,
+            &CacheGeometry::default(),
+            &crate::datacentric::no_footprints,
+        )
+        .raw;
         for (v, w) in [X, Y, A, B].into_iter().zip(want) {
             assert!(
                 (share(&got, v) - w).abs() < 1e-12,
@@ -151,7 +159,15 @@ fn table_5_3_loop_compensation_conserves_each_miss() {
     let f = figure_5_2();
     let mut totals = [0.0; 4];
     for line in [2, 3, 4] {
-        let la = attribute_miss(&f, line, 0.75, None, &CacheGeometry::default()).loop_adjusted;
+        let la = attribute_miss(
+            &f,
+            line,
+            0.75,
+            None,
+            &CacheGeometry::default(),
+            &crate::datacentric::no_footprints,
+        )
+        .loop_adjusted;
         assert!((la.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-12);
         for (i, v) in [X, Y, A, B].into_iter().enumerate() {
             totals[i] += share(&la, v);
@@ -181,6 +197,7 @@ fn table_5_4_skid_negation() {
         0.75,
         Some(&skid_window(&f, 4, LineSkid::DISSERTATION)),
         &CacheGeometry::default(),
+        &crate::datacentric::no_footprints,
     );
     let got: Vec<String> = [X, Y, A, B]
         .iter()

@@ -204,7 +204,7 @@ impl<'a> AccessPatterns<'a> {
             Op::Alloca { .. } => Some(0),
             Op::Cast => self.stride(&args[0], l, d),
             Op::Load => match self.slot(&args[0]) {
-                Some(slot) => self.slot_stride(slot, l),
+                Some(slot) => self.slot_stride(slot, l, d),
                 // Memory at an invariant address is taken as unchanged.
                 None if self.stride(&args[0], l, d) == Some(0) => Some(0),
                 None => None,
@@ -253,24 +253,31 @@ impl<'a> AccessPatterns<'a> {
     }
 
     /// A scalar slot's stride: unchanged when the loop never stores it,
-    /// C when every store in the loop is `slot = slot ± C`.
-    fn slot_stride(&self, slot: Slot, l: usize) -> Stride {
+    /// C when every store in the loop is `slot = slot ± C`, and the stride
+    /// of the value when the loop stores it once from other values (`c = j
+    /// * nx + i` advances with `i`).
+    fn slot_stride(&self, slot: Slot, l: usize, depth: u32) -> Stride {
         // A counter of the restarting inner loop runs over the same values
         // in each iteration of `l`.
         if let Some(inner) = self.restart.get() {
-            if self.stores[inner].contains_key(&slot) && self.slot_stride_in(slot, inner).is_some()
-            {
+            if self.stores[inner].contains_key(&slot) && self.counter_step(slot, inner).is_some() {
                 return Some(0);
             }
         }
-        self.slot_stride_in(slot, l)
-    }
-
-    /// [`Self::slot_stride`] without the restarting loop's exception.
-    fn slot_stride_in(&self, slot: Slot, l: usize) -> Stride {
         let Some(values) = self.stores[l].get(&slot) else {
             return Some(0);
         };
+        if let [v] = values.as_slice() {
+            if self.counter_step(slot, l).is_none() && !self.reads_slot(v, slot) {
+                return self.stride(v, l, depth + 1);
+            }
+        }
+        self.counter_step(slot, l)
+    }
+
+    /// C when every store of `slot` in loop `l` is `slot = slot ± C`.
+    fn counter_step(&self, slot: Slot, l: usize) -> Stride {
+        let values = self.stores[l].get(&slot)?;
         let loads_slot = |x: &Value| match x {
             Value::Inst(j) => {
                 let load = &self.f.insts[*j as usize];
@@ -287,6 +294,30 @@ impl<'a> AccessPatterns<'a> {
             step = Some(s);
         }
         step
+    }
+
+    /// Whether computing `v` loads `slot` (a recurrence such as `s = 2 * s`).
+    fn reads_slot(&self, v: &Value, slot: Slot) -> bool {
+        let mut todo = vec![v.clone()];
+        let mut seen = 0;
+        while let Some(x) = todo.pop() {
+            let Value::Inst(i) = x else { continue };
+            seen += 1;
+            if seen > 256 {
+                return true;
+            }
+            let inst = &self.f.insts[i as usize];
+            if matches!(inst.op, Op::Load) {
+                if self.slot(&inst.args[0]) == Some(slot) {
+                    return true;
+                }
+                continue;
+            }
+            if !matches!(inst.op, Op::Phi | Op::Alloca { .. }) {
+                todo.extend(inst.args.iter().cloned());
+            }
+        }
+        false
     }
 
     /// A phi of the loop updated as `phi ± C` on every path through the loop.
