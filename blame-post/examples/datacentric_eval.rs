@@ -456,7 +456,8 @@ fn main() {
                         .collect();
                     match name_allocation(&index, function, &frames) {
                         Some(Named::Var(v)) => key(&index, v),
-                        Some(Named::Derived(d)) => format!("{}{}", key(&index, d.base), d.suffix),
+                        // A field is compared as its container.
+                        Some(Named::Derived(d)) => key(&index, d.base),
                         None => format!(
                             "[heap {}]",
                             frames
@@ -561,6 +562,18 @@ fn main() {
         }
         for ((func, line), names) in &by_line {
             eprintln!("{func}:{line}  {names:?}");
+        }
+        for (site, (function, frames)) in heap.sites.iter().enumerate() {
+            let frames: Vec<String> = frames
+                .iter()
+                .flat_map(|&a| sym.frames_for(&maps, a, true))
+                .map(|f| format!("{}:{}", f.function, f.line))
+                .collect();
+            eprintln!(
+                "site {site} {function} {} -> {:?}",
+                frames.join(" < "),
+                site_vars[site].map(|v| key(&index, v))
+            );
         }
         for f in &index.functions {
             eprintln!(

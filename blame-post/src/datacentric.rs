@@ -127,6 +127,25 @@ pub fn canonical_variable(f: &FunctionSummary, v: u32) -> u32 {
     let Some(var) = f.variables.get(v as usize) else {
         return v;
     };
+    // A field of an alias (`p->energy` after `p = &bank[i]`) is memory of
+    // the class's variable: its field of the same path when the function
+    // names it, else the variable itself.
+    if let Some(root) = var.parent.map(|_| root_variable(f, v)) {
+        let c = canonical_variable(f, root);
+        if c != root {
+            let want = format!(
+                "{}{}",
+                f.variables[c as usize].name,
+                &var.name[f.variables[root as usize].name.len()..]
+            );
+            return f
+                .variables
+                .iter()
+                .position(|x| x.name == want)
+                .map_or(c, |i| i as u32);
+        }
+        return v;
+    }
     if var.aliases.is_empty() {
         return v;
     }
@@ -156,6 +175,17 @@ pub fn canonical_variable(f: &FunctionSummary, v: u32) -> u32 {
         .min_by_key(|m| (member(m).param_index, **m));
     let first = class.iter().min_by_key(|m| (member(m).line, **m));
     *receiver.or(param).or(first).unwrap_or(&v)
+}
+
+/// The outermost container of variable `v`.
+fn root_variable(f: &FunctionSummary, mut v: u32) -> u32 {
+    for _ in 0..f.variables.len() {
+        match f.variables[v as usize].parent {
+            Some(p) => v = p,
+            None => break,
+        }
+    }
+    v
 }
 
 /// A read with its variable replaced by its alias class's (5.1).

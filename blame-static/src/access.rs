@@ -17,10 +17,10 @@ use crate::cfg::Cfg;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
 use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A scalar slot: an alloca or a global, plus a constant byte offset.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 enum Slot {
     Stack(InstId, i64),
     Global(u32, i64),
@@ -32,6 +32,30 @@ type Stride = Option<i64>;
 
 /// (instruction, loop, inner loop taken as restarting).
 type StrideKey = (InstId, usize, Option<usize>);
+
+/// A value an address polynomial does not decompose: a scalar slot as
+/// loaded (a counter, a size, a pointer), an argument, a global's address,
+/// any other instruction.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+enum Atom {
+    Slot(Slot),
+    Arg(u32),
+    Global(u32),
+    Inst(InstId),
+}
+
+/// An address (or index) as a polynomial over atoms: monomial (sorted
+/// atoms) to coefficient, zero coefficients absent. `p[(i - 1) * n + j]`
+/// of doubles is `8·p⁰ ... `: `{[p]: 1, [i, n]: 8, [n]: -8, [j]: 8}`.
+type Poly = std::collections::BTreeMap<Vec<Atom>, i64>;
+
+/// Bounds that keep address polynomials small.
+const MAX_TERMS: usize = 16;
+const MAX_DEGREE: usize = 4;
+
+/// How many iterations back another access may have touched a read's
+/// data for the read to count as reusing it (`p[j - 1]` after `p[j] = ..`).
+const RECENT_ITERATIONS: i64 = 2;
 
 /// Access-pattern analysis of one function.
 pub struct AccessPatterns<'a> {
@@ -83,7 +107,12 @@ impl<'a> AccessPatterns<'a> {
     /// line's reads against each other). A load of that line placed before
     /// the loop (a `for` header's initialization) runs once per entry to
     /// the loop, so it counts as invariant there.
-    pub fn cost(&self, addr: &Value, innermost: Option<usize>) -> ReadCost {
+    ///
+    /// `at` is the load (of the element, for a copy): a read of what another
+    /// access of the loop touched in the same iteration before it, or one or
+    /// two iterations earlier (of the line's loop or of the loop around it),
+    /// is [`Reuse::Recent`].
+    pub fn cost(&self, addr: &Value, at: InstId, innermost: Option<usize>) -> ReadCost {
         let footprint = self.footprint(addr);
         let reuse = if self.slot(addr).is_some() {
             Reuse::Fixed
@@ -92,6 +121,7 @@ impl<'a> AccessPatterns<'a> {
                 None => Reuse::NoLoop,
                 Some(l) => match self.stride(addr, l, 0) {
                     Some(0) => Reuse::Invariant,
+                    _ if self.recently_touched(addr, at, l) => Reuse::Recent,
                     Some(s) => Reuse::Stride(s),
                     None => Reuse::Irregular,
                 },
@@ -113,6 +143,161 @@ impl<'a> AccessPatterns<'a> {
             reuse,
             outer,
             footprint,
+        }
+    }
+
+    /// Whether another load or store of loop `l` (in its own blocks, not in
+    /// loops nested in it) touches `addr` before the load `at` in the same
+    /// iteration, or touched it one or two iterations earlier of `l` or of
+    /// the loop around `l` (whose inner counters restart): the group and
+    /// write-read reuse of a locality model (`q[j - 1]` after `q[j] = ..`,
+    /// `u[i - 1][j]` after `u[i + 1][j]` two rows ago). Compared as
+    /// polynomials of the addresses, counters shifted by their steps.
+    fn recently_touched(&self, addr: &Value, at: InstId, l: usize) -> bool {
+        let Some(a) = self.poly(addr, 0) else {
+            return false;
+        };
+        let innermost = self.cfg.innermost_loop_of_blocks(self.f.blocks.len());
+        let mine = |i: InstId| {
+            let b = self.f.insts[i as usize].block;
+            innermost.get(b as usize).copied().flatten() == Some(l)
+        };
+        let at_block = self.f.insts[at as usize].block;
+        let before = |i: InstId| {
+            let b = self.f.insts[i as usize].block;
+            if b == at_block {
+                let order = &self.f.blocks[b as usize].insts;
+                let pos = |x: InstId| order.iter().position(|&y| y == x);
+                pos(i) < pos(at)
+            } else {
+                self.cfg.dominates(b, at_block)
+            }
+        };
+        let steps_inner = self.counter_steps(l, None);
+        let steps_outer = self.cfg.loops[l]
+            .parent
+            .map(|p| self.counter_steps(p, Some(l)));
+        for &b in &self.cfg.loops[l].blocks {
+            for &i in &self.f.blocks[b as usize].insts {
+                if i == at || !mine(i) {
+                    continue;
+                }
+                let inst = &self.f.insts[i as usize];
+                let other = match inst.op {
+                    Op::Load => &inst.args[0],
+                    Op::Store => &inst.args[1],
+                    _ => continue,
+                };
+                if self.slot(other).is_some() {
+                    continue;
+                }
+                let Some(o) = self.poly(other, 0) else {
+                    continue;
+                };
+                if o == a && before(i) {
+                    return true;
+                }
+                for steps in [Some(&steps_inner), steps_outer.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    if (1..=RECENT_ITERATIONS).any(|k| shifted(&o, steps, -k) == a) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// The step of every slot loop `l` stores (`restart`: an inner loop
+    /// whose counters restart each iteration, taken as unchanged): a
+    /// counter's step, `i64::MIN` for a slot that is not a counter (its
+    /// value per iteration is not known).
+    fn counter_steps(&self, l: usize, restart: Option<usize>) -> BTreeMap<Slot, i64> {
+        let mut out = BTreeMap::new();
+        for &slot in self.stores[l].keys() {
+            if restart.is_some_and(|inner| self.stores[inner].contains_key(&slot)) {
+                continue;
+            }
+            match self.counter_step(slot, l) {
+                Some(0) => {}
+                Some(step) => {
+                    out.insert(slot, step);
+                }
+                None => {
+                    out.insert(slot, i64::MIN);
+                }
+            }
+        }
+        out
+    }
+
+    /// `v` as a polynomial of atoms (see [`Poly`]); `None` when too large.
+    fn poly(&self, v: &Value, depth: u32) -> Option<Poly> {
+        let atom = |a: Atom| Some(Poly::from([(vec![a], 1)]));
+        if depth > 24 {
+            return None;
+        }
+        let d = depth + 1;
+        match v {
+            Value::ConstInt(0) => Some(Poly::new()),
+            Value::ConstInt(c) => Some(Poly::from([(vec![], *c)])),
+            Value::Arg(k) => atom(Atom::Arg(*k)),
+            Value::Global(g) => atom(Atom::Global(*g)),
+            Value::Inst(i) => {
+                let inst = &self.f.insts[*i as usize];
+                let args = &inst.args;
+                match &inst.op {
+                    Op::Cast => self.poly(&args[0], d),
+                    Op::Load => match self.slot(&args[0]) {
+                        Some(slot) => atom(Atom::Slot(slot)),
+                        None => atom(Atom::Inst(*i)),
+                    },
+                    Op::Binary { code } => {
+                        let (x, y) = (|| self.poly(&args[0], d), || self.poly(&args[1], d));
+                        match code {
+                            BinCode::Add => poly_add(&x()?, &y()?, 1),
+                            BinCode::Sub => poly_add(&x()?, &y()?, -1),
+                            BinCode::Mul => poly_mul(&x()?, &y()?),
+                            BinCode::Shl => match &args[1] {
+                                Value::ConstInt(c) if (0..32).contains(c) => {
+                                    poly_mul(&x()?, &Poly::from([(vec![], 1i64 << c)]))
+                                }
+                                _ => atom(Atom::Inst(*i)),
+                            },
+                            BinCode::Other => atom(Atom::Inst(*i)),
+                        }
+                    }
+                    Op::Gep { steps, elem_size } => {
+                        let mut total = self.poly(&args[0], d)?;
+                        let scaled = |idx: Option<&Value>, size: u64| -> Option<Poly> {
+                            match idx {
+                                None => Some(Poly::new()),
+                                Some(x) => poly_mul(
+                                    &self.poly(x, d)?,
+                                    &Poly::from([(vec![], i64::try_from(size).ok()?)]),
+                                ),
+                            }
+                        };
+                        total = poly_add(&total, &scaled(args.get(1), *elem_size)?, 1)?;
+                        for s in steps {
+                            let term = match s {
+                                GepStep::Field { offset, .. } => {
+                                    Poly::from([(vec![], i64::try_from(*offset).ok()?)])
+                                }
+                                GepStep::Index { arg, elem_size } => {
+                                    scaled(args.get(*arg as usize), *elem_size)?
+                                }
+                            };
+                            total = poly_add(&total, &term, 1)?;
+                        }
+                        Some(total)
+                    }
+                    _ => atom(Atom::Inst(*i)),
+                }
+            }
+            _ => None,
         }
     }
 
@@ -365,6 +550,75 @@ impl<'a> AccessPatterns<'a> {
         }
         None
     }
+}
+
+/// `x + sign·y`, zero terms dropped; `None` when too large.
+fn poly_add(x: &Poly, y: &Poly, sign: i64) -> Option<Poly> {
+    let mut out = x.clone();
+    for (m, c) in y {
+        let e = out.entry(m.clone()).or_insert(0);
+        *e = e.checked_add(c.checked_mul(sign)?)?;
+        if *e == 0 {
+            out.remove(m);
+        }
+    }
+    (out.len() <= MAX_TERMS).then_some(out)
+}
+
+/// `x · y`; `None` when too large.
+fn poly_mul(x: &Poly, y: &Poly) -> Option<Poly> {
+    let mut out = Poly::new();
+    for (mx, cx) in x {
+        for (my, cy) in y {
+            let mut m: Vec<Atom> = mx.iter().chain(my).copied().collect();
+            if m.len() > MAX_DEGREE {
+                return None;
+            }
+            m.sort_unstable();
+            out = poly_add(&out, &Poly::from([(m, cx.checked_mul(*cy)?)]), 1)?;
+        }
+    }
+    Some(out)
+}
+
+/// `p` with every counter `c` of `steps` replaced by `c + k·step`: the
+/// address `k` iterations later (earlier for negative `k`). A counter whose
+/// step is unknown (`i64::MIN`) makes the comparison fail: `None`-like
+/// empty polynomial that no address equals.
+fn shifted(p: &Poly, steps: &BTreeMap<Slot, i64>, k: i64) -> Poly {
+    let mut out = Poly::new();
+    for (m, c) in p {
+        // Expand the product of (atom + shift) over the monomial's atoms.
+        let mut terms: Vec<(Vec<Atom>, i64)> = vec![(vec![], *c)];
+        for a in m {
+            let shift = match a {
+                Atom::Slot(s) => steps.get(s).copied(),
+                _ => None,
+            };
+            let mut next = Vec::with_capacity(terms.len() * 2);
+            for (tm, tc) in terms {
+                let mut with = tm.clone();
+                with.push(*a);
+                next.push((with, tc));
+                if let Some(step) = shift {
+                    if step == i64::MIN {
+                        return Poly::from([(vec![Atom::Inst(InstId::MAX)], 1)]);
+                    }
+                    next.push((tm, tc.saturating_mul(step.saturating_mul(k))));
+                }
+            }
+            terms = next;
+        }
+        for (mut tm, tc) in terms {
+            tm.sort_unstable();
+            let e = out.entry(tm.clone()).or_insert(0);
+            *e = e.saturating_add(tc);
+            if *e == 0 {
+                out.remove(&tm);
+            }
+        }
+    }
+    out
 }
 
 /// The byte offset of a GEP whose indices are all constants.

@@ -197,6 +197,11 @@ pub enum Reuse {
     Irregular,
     /// Not in a loop, and not a fixed address.
     NoLoop,
+    /// Data another access of the loop touched in the same iteration before
+    /// it, or one or two iterations earlier of its loop or of the loop around
+    /// it (`q[j - 1]` after `q[j] = ...`, `u[i - 1][j]` after `u[i + 1][j]`):
+    /// still in the cache.
+    Recent,
 }
 
 /// A read's addresses across iterations of the loop enclosing its
@@ -287,7 +292,7 @@ impl ReadCost {
     pub fn expected_misses(&self, cache: &CacheGeometry) -> f64 {
         let (line_bytes, cache_bytes) = (cache.line_bytes.max(1), cache.l1d_bytes.max(1));
         let per_access = match self.reuse {
-            Reuse::Fixed | Reuse::Invariant => 0.0,
+            Reuse::Fixed | Reuse::Invariant | Reuse::Recent => 0.0,
             Reuse::Stride(s) => (s.unsigned_abs().min(line_bytes) as f64) / line_bytes as f64,
             Reuse::Irregular | Reuse::NoLoop => 1.0,
         };
