@@ -458,6 +458,11 @@ fn sweep_bytes(c: &ReadCost, cache: &CacheGeometry) -> u64 {
     let line = cache.line_bytes.max(1);
     match c.reuse {
         Reuse::Stride(s) if s.unsigned_abs() > line => c.footprint / s.unsigned_abs() * line,
+        // trip·n lines with trip·stride·n² ≤ footprint.
+        Reuse::Rows { trip, stride } => {
+            let n = (c.footprint as f64 / (trip as f64 * stride.max(1) as f64)).sqrt();
+            (trip as f64 * n) as u64 * line
+        }
         _ => c.footprint,
     }
 }

@@ -123,7 +123,7 @@ impl<'a> AccessPatterns<'a> {
                     Some(0) => Reuse::Invariant,
                     _ if self.recently_touched(addr, at, l) => Reuse::Recent,
                     Some(s) => Reuse::Stride(s),
-                    None => Reuse::Irregular,
+                    None => self.rows(addr, l).unwrap_or(Reuse::Irregular),
                 },
             }
         };
@@ -197,17 +197,74 @@ impl<'a> AccessPatterns<'a> {
                 if o == a && before(i) {
                     return true;
                 }
+                // Only accesses that move with the loop: a sweep repeated in
+                // every iteration of the outer loop is reused across a whole
+                // inner sweep, which the footprints weigh.
                 for steps in [Some(&steps_inner), steps_outer.as_ref()]
                     .into_iter()
                     .flatten()
                 {
-                    if (1..=RECENT_ITERATIONS).any(|k| shifted(&o, steps, -k) == a) {
+                    let moved = |k: i64| Some(shifted(&o, steps, -k)).filter(|m| *m != o);
+                    if (1..=RECENT_ITERATIONS).any(|k| moved(k).as_ref() == Some(&a)) {
                         return true;
                     }
                 }
             }
         }
         false
+    }
+
+    /// [`Reuse::Rows`]: the address advances by `b·n` bytes per iteration
+    /// of loop `l` (`n` a value the loop does not change, `b` a constant)
+    /// and the loop's condition compares its counter (step ±1) with `a·n`
+    /// plus a constant.
+    fn rows(&self, addr: &Value, l: usize) -> Option<Reuse> {
+        let steps = self.counter_steps(l, None);
+        let p = self.poly(addr, 0)?;
+        let delta = poly_add(&shifted(&p, &steps, 1), &p, -1)?;
+        let terms: Vec<(Vec<Atom>, i64)> = delta.into_iter().collect();
+        let [(stride_atoms, b)] = &terms[..] else {
+            return None;
+        };
+        let (&[n], b) = (&stride_atoms[..], *b) else {
+            return None;
+        };
+        if matches!(n, Atom::Slot(s) if steps.contains_key(&s)) {
+            return None;
+        }
+        let header = self.cfg.loops[l].header;
+        let counter = |x: &Poly| match x.iter().collect::<Vec<_>>()[..] {
+            [(m, 1)] => match m[..] {
+                [Atom::Slot(s)] => steps.get(&s).is_some_and(|st| st.abs() == 1),
+                _ => false,
+            },
+            _ => false,
+        };
+        let bound = self.f.blocks[header as usize]
+            .insts
+            .iter()
+            .map(|&i| &self.f.insts[i as usize])
+            .filter(|inst| matches!(inst.op, Op::Compare) && inst.args.len() == 2)
+            .find_map(|inst| {
+                let (x, y) = (self.poly(&inst.args[0], 0)?, self.poly(&inst.args[1], 0)?);
+                if counter(&x) {
+                    Some(y)
+                } else if counter(&y) {
+                    Some(x)
+                } else {
+                    None
+                }
+            })?;
+        let a = bound
+            .iter()
+            .filter(|(m, _)| !m.is_empty())
+            .map(|(m, c)| (m.as_slice() == [n]).then_some(*c))
+            .collect::<Option<Vec<i64>>>()?;
+        let [a] = a[..] else { return None };
+        Some(Reuse::Rows {
+            trip: u32::try_from(a).ok().filter(|&a| a > 0)?,
+            stride: u32::try_from(b.unsigned_abs()).ok()?,
+        })
     }
 
     /// The step of every slot loop `l` stores (`restart`: an inner loop
@@ -715,6 +772,58 @@ mod tests {
         assert_eq!(outer_of(&g, 6, "b"), Moves);
     }
 
+    /// A column of a matrix whose size is known at run time: a stride of
+    /// 8·n bytes over an `i < n` loop (a line per access, n lines per sweep).
+    #[test]
+    fn columns_of_a_matrix_sized_at_run_time() {
+        let f = summary(
+            "void jki(int n, const double *a, const double *b, double *c) {
+  for (int j = 0; j < n; j++)
+    for (int k = 0; k < n; k++) {
+      double bkj = b[k * n + j];
+      for (int i = 0; i < n; i++)
+        c[i * n + j] += a[i * n + k] * bkj;
+    }
+}
+",
+            "jki",
+        );
+        assert_eq!(reuse_of(&f, 6, "c"), Reuse::Rows { trip: 1, stride: 8 });
+        assert_eq!(reuse_of(&f, 6, "a"), Reuse::Rows { trip: 1, stride: 8 });
+        assert_eq!(
+            outer_of(&f, 6, "c"),
+            blame_formats::static_db::OuterReuse::Same
+        );
+    }
+
+    /// Reads of what the loop wrote one iteration earlier (`p[j - 1]`), or
+    /// read one or two rows earlier (`u[i - 1][j]`, `u[i][j]` after `u[i +
+    /// 1][j]`), are Recent; the leading read and the plain streams are not.
+    #[test]
+    fn reads_of_recently_touched_data() {
+        let f = summary(
+            "void sweep(int n, const double *u, double *p, double *q) {
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < n - 1; j++) {
+      double den = 2.0 + p[i * n + j - 1];
+      p[i * n + j] = 1.0 / den;
+      q[i * n + j] = u[(i - 1) * n + j] + u[i * n + j] + u[(i + 1) * n + j] - q[i * n + j - 1];
+    }
+}
+",
+            "sweep",
+        );
+        assert_eq!(reuse_of(&f, 4, "p"), Reuse::Recent);
+        assert_eq!(reuse_of(&f, 6, "q"), Reuse::Recent);
+        let mut u: Vec<Reuse> = reads(&f, 6)
+            .into_iter()
+            .filter(|r| r.0 == "u")
+            .map(|r| r.1)
+            .collect();
+        u.sort_by_key(|r| format!("{r:?}"));
+        assert_eq!(u, [Reuse::Recent, Reuse::Recent, Reuse::Stride(8)]);
+    }
+
     /// spmv: the streams `val[k]`, `col[k]` advance by their element size,
     /// the gather `x[col[k]]` is irregular, the accumulator and the counter
     /// are fixed slots.
@@ -798,8 +907,8 @@ double walk(const double *a, int n, const double *p, const struct node *list, in
         assert_eq!(reuse_of(&f, 7, "a"), Reuse::Stride(8));
         assert_eq!(
             reuse_of(&f, 8, "a"),
-            Reuse::Irregular,
-            "stride n: unknown size"
+            Reuse::Rows { trip: 1, stride: 8 },
+            "stride 8·n, n iterations"
         );
         let line9 = reads(&f, 9);
         assert!(line9.contains(&("a".into(), Reuse::Invariant)), "{line9:?}");

@@ -168,6 +168,9 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                                 Reuse::Irregular => json!("irregular"),
                                 Reuse::NoLoop => json!("no loop"),
                                 Reuse::Recent => json!("recent"),
+                                Reuse::Rows { trip, stride } => {
+                                    json!({"rows": {"trip": trip, "stride": stride}})
+                                }
                             };
                             json!({"reuse": reuse, "footprint": c.footprint})
                         });

@@ -202,6 +202,12 @@ pub enum Reuse {
     /// it (`q[j - 1]` after `q[j] = ...`, `u[i - 1][j]` after `u[i + 1][j]`):
     /// still in the cache.
     Recent,
+    /// A stride of a size known only at run time, as down a column of an n x
+    /// n matrix (`c[i * n + j]` in an `i < n` loop): `stride`·n bytes per
+    /// iteration, `trip`·n iterations. A line per access, and a sweep of
+    /// `trip`·n lines, which the object's size bounds (`trip`·`stride`·n² ≤
+    /// its bytes).
+    Rows { trip: u32, stride: u32 },
 }
 
 /// A read's addresses across iterations of the loop enclosing its
@@ -294,7 +300,7 @@ impl ReadCost {
         let per_access = match self.reuse {
             Reuse::Fixed | Reuse::Invariant | Reuse::Recent => 0.0,
             Reuse::Stride(s) => (s.unsigned_abs().min(line_bytes) as f64) / line_bytes as f64,
-            Reuse::Irregular | Reuse::NoLoop => 1.0,
+            Reuse::Irregular | Reuse::NoLoop | Reuse::Rows { .. } => 1.0,
         };
         if self.footprint > 0 && self.footprint < cache_bytes {
             per_access * self.footprint as f64 / cache_bytes as f64
