@@ -43,7 +43,7 @@ use blame_formats::static_db::StaticDb;
 use blame_formats::stream::Mapping;
 use blame_post::datacentric::{LineSkid, SkidModel, SkidWindow};
 use blame_post::direct::{global_variable, name_allocation, HeapBlocks, Named};
-use blame_post::footprints::HeapFootprints;
+use blame_post::footprints::{Allocations, HeapFootprints};
 use blame_post::resolve::{
     resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,
     METHOD_SKID_LOOP_ACCESS,
@@ -419,55 +419,38 @@ fn main() {
         }
     };
     let mut sym = Symbolizer::new(vec![]);
-    // The variable each allocation site's blocks go to, and the bytes the
-    // run gave each variable (what the approximate methods may know of a
-    // heap block's size: `blame record --track-allocations` logs it).
-    let site_vars: Vec<Option<VarRef>> = heap
-        .sites
-        .iter()
-        .map(|(function, frames)| {
-            let frames: Vec<_> = frames
-                .iter()
-                .flat_map(|&a| sym.frames_for(&maps, a, true))
-                .collect();
-            match name_allocation(&index, function, &frames) {
-                Some(Named::Var(v)) => Some(v),
-                _ => None,
-            }
-        })
-        .collect();
+    // Every allocation site symbolized once: direct attribution names its
+    // blocks, and the approximate methods know the bytes each variable
+    // received (`blame post` of a run recorded with --track-allocations).
+    let allocations = Allocations::new(heap.clone(), &mut sym, &maps);
     let footprints = if args.iter().any(|a| a == "--no-heap-sizes") {
         HeapFootprints::default()
     } else {
-        HeapFootprints::from_blocks(&index, &heap, &site_vars)
+        allocations.footprints(&index)
     };
-    let mut site_names: HashMap<u32, String> = HashMap::new();
+    let site_names: Vec<String> = allocations
+        .sites
+        .iter()
+        .map(
+            |(function, frames)| match name_allocation(&index, function, frames) {
+                Some(Named::Var(v)) => key(&index, v),
+                // A field is compared as its container.
+                Some(Named::Derived(d)) => key(&index, d.base),
+                None => format!(
+                    "[heap {}]",
+                    frames
+                        .first()
+                        .map(|f| format!("{}:{}", f.function, f.line))
+                        .unwrap_or_default()
+                ),
+            },
+        )
+        .collect();
     let mut direct: BTreeMap<String, f64> = BTreeMap::new();
     let mut unattributed = 0.0;
     for s in &samples {
         let name = if let Some(b) = heap.find(s.data, time_of(s)) {
-            site_names
-                .entry(b.site)
-                .or_insert_with(|| {
-                    let (function, frames) = &heap.sites[b.site as usize];
-                    let frames: Vec<_> = frames
-                        .iter()
-                        .flat_map(|&a| sym.frames_for(&maps, a, true))
-                        .collect();
-                    match name_allocation(&index, function, &frames) {
-                        Some(Named::Var(v)) => key(&index, v),
-                        // A field is compared as its container.
-                        Some(Named::Derived(d)) => key(&index, d.base),
-                        None => format!(
-                            "[heap {}]",
-                            frames
-                                .first()
-                                .map(|f| format!("{}:{}", f.function, f.line))
-                                .unwrap_or_default()
-                        ),
-                    }
-                })
-                .clone()
+            site_names[b.site as usize].clone()
         } else if let Some(g) = sym.data_symbol(&maps, s.data) {
             global_variable(&index, &g)
                 .map(|v| key(&index, v))
@@ -551,7 +534,7 @@ fn main() {
             let Some(fr) = fr.first() else { continue };
             let name = heap
                 .find(s.data, time_of(s))
-                .and_then(|b| site_names.get(&b.site).cloned())
+                .map(|b| site_names[b.site as usize].clone())
                 .or_else(|| sym.data_symbol(&maps, s.data))
                 .unwrap_or_else(|| "?".into());
             *by_line
@@ -563,16 +546,15 @@ fn main() {
         for ((func, line), names) in &by_line {
             eprintln!("{func}:{line}  {names:?}");
         }
-        for (site, (function, frames)) in heap.sites.iter().enumerate() {
+        for (site, (function, frames)) in allocations.sites.iter().enumerate() {
             let frames: Vec<String> = frames
                 .iter()
-                .flat_map(|&a| sym.frames_for(&maps, a, true))
                 .map(|f| format!("{}:{}", f.function, f.line))
                 .collect();
             eprintln!(
-                "site {site} {function} {} -> {:?}",
+                "site {site} {function} {} -> {}",
                 frames.join(" < "),
-                site_vars[site].map(|v| key(&index, v))
+                site_names[site]
             );
         }
         for f in &index.functions {

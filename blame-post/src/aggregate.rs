@@ -246,12 +246,14 @@ impl Accumulator {
     /// Resolves every context of `profile` (in parallel) and adds it.
     pub fn add_process(&mut self, index: &StaticIndex, profile: &ProcessProfile, nevents: usize) {
         let started = std::time::Instant::now();
+        let footprints = profile.allocations.as_ref().map(|a| a.footprints(index));
         let resolved = resolve_contexts(
             index,
             &profile.frames,
             &profile.contexts,
             &self.memory_events,
             &self.memory,
+            footprints.as_ref(),
         );
         self.resolve_time += started.elapsed();
         let memory_events = &self.memory_events;

@@ -640,6 +640,44 @@ mod tests {
         }
     }
 
+    /// Heap blocks' sizes from the run (`footprint_of`): a gather into a 16
+    /// KB table and a vector re-swept beside a stream stay in the L1, a
+    /// 4 MB vector does not; a column of C re-read for every k (a stride
+    /// of 8·n bytes, n iterations) stays when the n lines fit, which an 80
+    /// KB matrix bounds to 100 lines and an 8 MB one does not.
+    #[test]
+    fn heap_footprints_decide_what_stays_cached() {
+        use blame_formats::static_db::{OuterReuse, ReadCost, ReadIndex, Reuse};
+        let cache = CacheGeometry::default();
+        let read = |v| MemRead {
+            variable: v,
+            index: ReadIndex::None,
+        };
+        let cost = |reuse, outer| ReadCost {
+            reuse,
+            outer,
+            footprint: 0,
+        };
+        let weights = |second: ReadCost, bytes: u64| {
+            let reads = BTreeMap::from([
+                (read(0), cost(Reuse::Stride(8), OuterReuse::Moves)),
+                (read(1), second),
+            ]);
+            line_weights(&reads, &cache, &|v| if v == 1 { bytes } else { 0 })
+        };
+        let gather = cost(Reuse::Irregular, OuterReuse::Unknown);
+        assert!(weights(gather, 16 * 1024)[&read(1)] < 0.05);
+        assert_eq!(weights(gather, 0)[&read(1)], 1.0);
+        let resweep = cost(Reuse::Stride(8), OuterReuse::Same);
+        assert!(weights(resweep, 2560)[&read(1)] < 0.01);
+        assert_eq!(weights(resweep, 4 << 20)[&read(1)], 0.125);
+        let column = cost(Reuse::Rows { trip: 1, stride: 8 }, OuterReuse::Same);
+        assert!(weights(column, 80_000)[&read(1)] < 0.05);
+        assert_eq!(weights(column, 8_000_000)[&read(1)], 1.0);
+        // The stream itself is never helped by another read's footprint.
+        assert_eq!(weights(column, 80_000)[&read(0)], 0.125);
+    }
+
     /// the access patterns give the gather `x` one miss per access, the
     /// streams one per cache line (8 doubles, 16 ints), the accumulator none.
     #[test]

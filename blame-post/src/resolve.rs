@@ -161,6 +161,7 @@ pub fn resolve_contexts(
     contexts: &[crate::input::Context],
     memory_events: &[bool],
     memory: &crate::MemoryOptions,
+    heap: Option<&crate::footprints::HeapFootprints>,
 ) -> Vec<(Resolution, MemoryResolution)> {
     use rayon::prelude::*;
     let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
@@ -180,7 +181,7 @@ pub fn resolve_contexts(
                 Resolution::default()
             };
             let attributed = if has(c, true) {
-                resolve_memory(index, &stack, memory, c.skid_window.as_ref(), None)
+                resolve_memory(index, &stack, memory, c.skid_window.as_ref(), heap)
             } else {
                 MemoryResolution::default()
             };
