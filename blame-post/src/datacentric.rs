@@ -463,6 +463,15 @@ fn sweep_bytes(c: &ReadCost, cache: &CacheGeometry) -> u64 {
             let n = (c.footprint as f64 / (trip as f64 * stride.max(1) as f64)).sqrt();
             (trip as f64 * n) as u64 * line
         }
+        // trip·n elements of a row, with pitch·n² ≤ footprint.
+        Reuse::Row {
+            stride,
+            trip,
+            pitch,
+        } => {
+            let n = (c.footprint as f64 / pitch.max(1) as f64).sqrt();
+            (trip as f64 * n * stride.unsigned_abs() as f64) as u64
+        }
         _ => c.footprint,
     }
 }
@@ -674,6 +683,16 @@ mod tests {
         let column = cost(Reuse::Rows { trip: 1, stride: 8 }, OuterReuse::Same);
         assert!(weights(column, 80_000)[&read(1)] < 0.05);
         assert_eq!(weights(column, 8_000_000)[&read(1)], 1.0);
+        // A row of B re-read for every i (kij): 100 doubles of an 80 KB
+        // n x n matrix stay, a row of a 800 MB one (80 KB) does not.
+        let row = Reuse::Row {
+            stride: 8,
+            trip: 1,
+            pitch: 8,
+        };
+        let row = cost(row, OuterReuse::Same);
+        assert!(weights(row, 80_000)[&read(1)] < 0.01);
+        assert_eq!(weights(row, 800_000_000)[&read(1)], 0.125);
         // The stream itself is never helped by another read's footprint.
         assert_eq!(weights(column, 80_000)[&read(0)], 0.125);
     }

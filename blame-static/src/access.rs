@@ -122,7 +122,7 @@ impl<'a> AccessPatterns<'a> {
                 Some(l) => match self.stride(addr, l, 0) {
                     Some(0) => Reuse::Invariant,
                     _ if self.recently_touched(addr, at, l) => Reuse::Recent,
-                    Some(s) => Reuse::Stride(s),
+                    Some(s) => self.row(addr, l, s).unwrap_or(Reuse::Stride(s)),
                     None => self.rows(addr, l).unwrap_or(Reuse::Irregular),
                 },
             }
@@ -216,8 +216,7 @@ impl<'a> AccessPatterns<'a> {
 
     /// [`Reuse::Rows`]: the address advances by `b·n` bytes per iteration
     /// of loop `l` (`n` a value the loop does not change, `b` a constant)
-    /// and the loop's condition compares its counter (step ±1) with `a·n`
-    /// plus a constant.
+    /// and the loop runs `a·n` times (see [`Self::trip`]).
     fn rows(&self, addr: &Value, l: usize) -> Option<Reuse> {
         let steps = self.counter_steps(l, None);
         let p = self.poly(addr, 0)?;
@@ -229,9 +228,51 @@ impl<'a> AccessPatterns<'a> {
         let (&[n], b) = (&stride_atoms[..], *b) else {
             return None;
         };
-        if matches!(n, Atom::Slot(s) if steps.contains_key(&s)) {
-            return None;
+        let (trip_atom, a) = self.trip(l)?;
+        (trip_atom == n).then_some(())?;
+        Some(Reuse::Rows {
+            trip: u32::try_from(a).ok()?,
+            stride: u32::try_from(b.unsigned_abs()).ok()?,
+        })
+    }
+
+    /// [`Reuse::Row`]: a constant stride `s` over a loop of `a·n`
+    /// iterations, in an address with a term `pitch·n·c` where `c` counts an
+    /// enclosing loop of `a'·n` iterations (a row of a matrix indexed
+    /// `c * n + j`): the object holds at least `pitch·a'·n²` bytes.
+    fn row(&self, addr: &Value, l: usize, s: i64) -> Option<Reuse> {
+        let (n, a) = self.trip(l)?;
+        let p = self.poly(addr, 0)?;
+        let mut outer = self.cfg.loops[l].parent;
+        while let Some(o) = outer {
+            let (on, oa) = self.trip(o)?;
+            let counters = self.counter_steps(o, None);
+            let pitch = p.iter().find_map(|(m, c)| match m[..] {
+                [x, y]
+                    if (x == n && matches!(y, Atom::Slot(v) if counters.contains_key(&v)))
+                        || (y == n && matches!(x, Atom::Slot(v) if counters.contains_key(&v))) =>
+                {
+                    Some(*c)
+                }
+                _ => None,
+            });
+            if let (Some(pitch), true) = (pitch, on == n) {
+                return Some(Reuse::Row {
+                    stride: i32::try_from(s).ok()?,
+                    trip: u32::try_from(a).ok()?,
+                    pitch: u32::try_from(pitch.checked_mul(oa)?.unsigned_abs()).ok()?,
+                });
+            }
+            outer = self.cfg.loops[o].parent;
         }
+        None
+    }
+
+    /// The trip count of loop `l` as `a·n`: its header compares a counter of
+    /// step ±1 with `a·n` plus a constant, `n` a value the loop does not
+    /// change.
+    fn trip(&self, l: usize) -> Option<(Atom, i64)> {
+        let steps = self.counter_steps(l, None);
         let header = self.cfg.loops[l].header;
         let counter = |x: &Poly| match x.iter().collect::<Vec<_>>()[..] {
             [(m, 1)] => match m[..] {
@@ -255,16 +296,13 @@ impl<'a> AccessPatterns<'a> {
                     None
                 }
             })?;
-        let a = bound
-            .iter()
-            .filter(|(m, _)| !m.is_empty())
-            .map(|(m, c)| (m.as_slice() == [n]).then_some(*c))
-            .collect::<Option<Vec<i64>>>()?;
-        let [a] = a[..] else { return None };
-        Some(Reuse::Rows {
-            trip: u32::try_from(a).ok().filter(|&a| a > 0)?,
-            stride: u32::try_from(b.unsigned_abs()).ok()?,
-        })
+        let terms: Vec<(&Vec<Atom>, &i64)> = bound.iter().filter(|(m, _)| !m.is_empty()).collect();
+        let [(m, &a)] = terms[..] else { return None };
+        let &[n] = &m[..] else { return None };
+        if matches!(n, Atom::Slot(s) if steps.contains_key(&s)) || a <= 0 {
+            return None;
+        }
+        Some((n, a))
     }
 
     /// The step of every slot loop `l` stores (`restart`: an inner loop
@@ -821,7 +859,12 @@ mod tests {
             .map(|r| r.1)
             .collect();
         u.sort_by_key(|r| format!("{r:?}"));
-        assert_eq!(u, [Reuse::Recent, Reuse::Recent, Reuse::Stride(8)]);
+        let row = Reuse::Row {
+            stride: 8,
+            trip: 1,
+            pitch: 8,
+        };
+        assert_eq!(u, [Reuse::Recent, Reuse::Recent, row], "row i + 1 of n x n");
     }
 
     /// spmv: the streams `val[k]`, `col[k]` advance by their element size,
@@ -904,7 +947,13 @@ double walk(const double *a, int n, const double *p, const struct node *list, in
 ",
             "walk",
         );
-        assert_eq!(reuse_of(&f, 7, "a"), Reuse::Stride(8));
+        // Along a row of an n x n matrix (i < n outside, j < n inside).
+        let row = Reuse::Row {
+            stride: 8,
+            trip: 1,
+            pitch: 8,
+        };
+        assert_eq!(reuse_of(&f, 7, "a"), row);
         assert_eq!(
             reuse_of(&f, 8, "a"),
             Reuse::Rows { trip: 1, stride: 8 },

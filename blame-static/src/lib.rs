@@ -171,6 +171,13 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                                 Reuse::Rows { trip, stride } => {
                                     json!({"rows": {"trip": trip, "stride": stride}})
                                 }
+                                Reuse::Row {
+                                    stride,
+                                    trip,
+                                    pitch,
+                                } => {
+                                    json!({"row": {"stride": stride, "trip": trip, "pitch": pitch}})
+                                }
                             };
                             json!({"reuse": reuse, "footprint": c.footprint})
                         });

@@ -208,6 +208,11 @@ pub enum Reuse {
     /// `trip`·n lines, which the object's size bounds (`trip`·`stride`·n² ≤
     /// its bytes).
     Rows { trip: u32, stride: u32 },
+    /// A constant stride along a row of a matrix whose size is known only at
+    /// run time (`b[k * n + j]` over `j < n` inside a `k < n` loop):
+    /// `stride` bytes per iteration, `trip`·n iterations; the object holds
+    /// at least `pitch`·n² bytes.
+    Row { stride: i32, trip: u32, pitch: u32 },
 }
 
 /// A read's addresses across iterations of the loop enclosing its
@@ -300,6 +305,9 @@ impl ReadCost {
         let per_access = match self.reuse {
             Reuse::Fixed | Reuse::Invariant | Reuse::Recent => 0.0,
             Reuse::Stride(s) => (s.unsigned_abs().min(line_bytes) as f64) / line_bytes as f64,
+            Reuse::Row { stride, .. } => {
+                (stride.unsigned_abs().min(line_bytes as u32) as f64) / line_bytes as f64
+            }
             Reuse::Irregular | Reuse::NoLoop | Reuse::Rows { .. } => 1.0,
         };
         if self.footprint > 0 && self.footprint < cache_bytes {
