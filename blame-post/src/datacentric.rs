@@ -442,8 +442,11 @@ pub fn line_weights(
             let stays = known
                 && (c.footprint <= half
                     || (moves && c.outer == OuterReuse::Same && sweep_bytes(&c, cache) <= half));
+            // What stays misses only on first touches: fewer, the smaller
+            // the object (a 512-byte table, 512/32768 of its accesses).
             let w = if stays {
-                ReadCost { footprint: 0, ..c }.expected_misses(cache) * REUSED
+                let first_touches = REUSED.min(c.footprint as f64 / cache.l1d_bytes.max(1) as f64);
+                ReadCost { footprint: 0, ..c }.expected_misses(cache) * first_touches
             } else {
                 c.expected_misses(cache)
             };
