@@ -62,7 +62,7 @@ apps=${APPS-md quake art}
 # beside a streamed one, reuse across an outer loop, reads of what was just
 # written, heap arrays in structs; each file's header says which variables
 # a reader expects to take the misses.
-extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut}
+extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut gauss_seidel}
 explain=${EXPLAIN:-}
 json=${JSON:-}
 run_kernel() {
@@ -77,14 +77,12 @@ run_kernel() {
   local allocs
   allocs=$(ls "$work/$k.allocs"/*.balloc | head -n 1)
   for skid in "${skids[@]}"; do
-    local out=/dev/stdout suffix=""
-    if [ "$skid" != "${skids[0]}" ]; then
-      out="$work/table.$skid"
-      suffix=".$skid"
-    fi
+    local suffix=""
+    [ "$skid" = "${skids[0]}" ] || suffix=".$skid"
     "$eval_bin" --binary "$work/$k" --static "$work/$k.db" --trace "$work/$k.trace" \
       --allocs "$allocs" --skid "$skid" --period 7 \
-      ${explain:+--explain} 2>"$work/$k.explain" >>"$out"
+      ${explain:+--explain} 2>"$work/$k.explain" |
+      if [ -z "$suffix" ]; then cat; else cat >>"$work/table.$skid"; fi
     if [ -n "$explain" ]; then
       cp "$work/$k.explain" "$explain.$k$suffix.txt"
     fi

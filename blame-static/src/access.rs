@@ -200,12 +200,19 @@ impl<'a> AccessPatterns<'a> {
                 // Only accesses that move with the loop: a sweep repeated in
                 // every iteration of the outer loop is reused across a whole
                 // inner sweep, which the footprints weigh.
-                for steps in [Some(&steps_inner), steps_outer.as_ref()]
-                    .into_iter()
-                    .flatten()
-                {
-                    let moved = |k: i64| Some(shifted(&o, steps, -k)).filter(|m| *m != o);
-                    if (1..=RECENT_ITERATIONS).any(|k| moved(k).as_ref() == Some(&a)) {
+                let moved = |steps, k: i64| Some(shifted(&o, steps, -k)).filter(|m| *m != o);
+                if (1..=RECENT_ITERATIONS).any(|k| moved(&steps_inner, k).as_ref() == Some(&a)) {
+                    return true;
+                }
+                // One or two iterations of the outer loop earlier, within two
+                // of the inner one (`u[i][j + 1]` was read as `u[i + 1][j + 1]`
+                // a row before).
+                let Some(outer) = &steps_outer else { continue };
+                for k in 1..=RECENT_ITERATIONS {
+                    let Some(row) = moved(outer, k) else { continue };
+                    if (-RECENT_ITERATIONS..=RECENT_ITERATIONS)
+                        .any(|d| shifted(&row, &steps_inner, d) == a)
+                    {
                         return true;
                     }
                 }
