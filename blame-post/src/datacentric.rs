@@ -435,9 +435,19 @@ pub fn line_weights(
         .iter()
         .any(|(_, c)| streaming(c) && c.outer == OuterReuse::Moves);
     let half = cache.l1d_bytes / 2;
+    // A line whose reads all hit (scalars, invariant addresses, data just
+    // written): what misses there is the access that touched the data
+    // first, a store (`a[i] = x, s += a[i]` faulting on the store): the
+    // recently touched reads stand for it.
+    let stands_for_store = |c: &ReadCost| {
+        c.reuse == Reuse::Recent && sized.iter().all(|(_, c)| c.expected_misses(cache) == 0.0)
+    };
     sized
-        .into_iter()
-        .map(|(r, c)| {
+        .iter()
+        .map(|&(r, c)| {
+            if stands_for_store(&c) {
+                return (r.clone(), 1.0);
+            }
             let known = c.footprint > 0 && c.reuse != Reuse::NoLoop;
             let stays = known
                 && (c.footprint <= half
@@ -696,6 +706,14 @@ mod tests {
         let row = cost(row, OuterReuse::Same);
         assert!(weights(row, 80_000)[&read(1)] < 0.01);
         assert_eq!(weights(row, 800_000_000)[&read(1)], 0.125);
+        // A line whose reads all hit: the data just written stands for the
+        // store that touched it first.
+        let reads = BTreeMap::from([
+            (read(0), cost(Reuse::Recent, OuterReuse::Unknown)),
+            (read(1), cost(Reuse::Fixed, OuterReuse::Unknown)),
+        ]);
+        let w = line_weights(&reads, &cache, &no_footprints);
+        assert_eq!((w[&read(0)], w[&read(1)]), (1.0, 0.0));
         // The stream itself is never helped by another read's footprint.
         assert_eq!(weights(column, 80_000)[&read(0)], 0.125);
     }
