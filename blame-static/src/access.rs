@@ -146,9 +146,9 @@ impl<'a> AccessPatterns<'a> {
         }
     }
 
-    /// Whether another load or store of loop `l` (in its own blocks, not in
-    /// loops nested in it) touches `addr` before the load `at` in the same
-    /// iteration, or touched it one or two iterations earlier of `l` or of
+    /// Whether a store of loop `l` (in its own blocks, not in loops nested
+    /// in it) writes `addr` before the load `at` in the same iteration, or
+    /// another load or store touched it one or two iterations earlier of `l` or of
     /// the loop around `l` (whose inner counters restart): the group and
     /// write-read reuse of a locality model (`q[j - 1]` after `q[j] = ..`,
     /// `u[i - 1][j]` after `u[i + 1][j]` two rows ago). Compared as
@@ -194,7 +194,11 @@ impl<'a> AccessPatterns<'a> {
                 let Some(o) = self.poly(other, 0) else {
                     continue;
                 };
-                if o == a && before(i) {
+                // Written earlier in the same iteration. (A load of the same
+                // address on an earlier line is not taken: which of a group's
+                // reads takes its lines needs the group's spatial reuse, not
+                // modeled; equake's `v[col][0]` on three lines.)
+                if o == a && matches!(inst.op, Op::Store) && before(i) {
                     return true;
                 }
                 // Only accesses that move with the loop: a sweep repeated in
