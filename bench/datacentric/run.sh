@@ -9,7 +9,10 @@
 # Figures and what they mean: BENCHMARKS.md. `datacentric_eval --explain`
 # shows, per kernel, where the misses are and each line's read table.
 #
-#   bench/datacentric/run.sh [MEAN:SPREAD]     (default 3:2)
+#   bench/datacentric/run.sh [MEAN:SPREAD ...]     (default 3:2)
+#
+# Several skids (`run.sh 1:1 3:2 8:4`) evaluate each kernel's trace once per
+# skid and print one table per skid (valgrind runs once per kernel).
 #
 # MICRO="..." / APPS="..." / EXTRA="..." choose the kernels of each group
 # (empty: none);
@@ -18,7 +21,7 @@
 # attribution and of every method) to PREFIX.KERNEL.json.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-skid=${1:-3:2}
+skids=("${@:-3:2}")
 cd "$root"
 export LLVM_SYS_191_PREFIX=${LLVM_SYS_191_PREFIX:-$(llvm-config-19 --prefix)}
 cargo build --release -q --bins
@@ -29,13 +32,25 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 clang-19 -shared -fPIC -O2 -o "$work/libblame_alloc.so" alloc-tracer/blame_alloc.c -ldl
 
-echo "Correlation with direct attribution (Pearson), skid injected: insns $skid;"
-echo "overlap = share of the misses put on direct's variables in direct's proportions;"
-echo "+acc = the same method then access-pattern weights (blame-static's locality classes)"
-printf '%-10s %-35s   %-35s\n' "" "------------- Pearson -------------" "------------- overlap -------------"
-printf '%-10s %-17s %-17s   %-17s %-17s\n' "" "---- no skid ----" "----- skid ------" "---- no skid ----" "----- skid ------"
-h=$(printf '%5s %5s %5s %5s %5s %5s' raw loop +acc raw s+l +acc)
-printf '%-10s %s   %s\n' kernel "$h" "$h"
+header() {
+  echo "Correlation with direct attribution (Pearson), skid injected: insns $1;"
+  echo "overlap = share of the misses put on direct's variables in direct's proportions;"
+  echo "+acc = the same method then access-pattern weights (blame-static's locality classes)"
+  printf '%-10s %-35s   %-35s\n' "" "------------- Pearson -------------" "------------- overlap -------------"
+  printf '%-10s %-17s %-17s   %-17s %-17s\n' "" "---- no skid ----" "----- skid ------" "---- no skid ----" "----- skid ------"
+  h=$(printf '%5s %5s %5s %5s %5s %5s' raw loop +acc raw s+l +acc)
+  printf '%-10s %s   %s\n' kernel "$h" "$h"
+}
+# One table per skid: the first is printed as the kernels run, the others
+# collected and printed at the end.
+for skid in "${skids[@]}"; do
+  if [ "$skid" = "${skids[0]}" ]; then header "$skid"; else header "$skid" >"$work/table.$skid"; fi
+done
+group() {
+  for skid in "${skids[@]}"; do
+    if [ "$skid" = "${skids[0]}" ]; then echo "$1"; else echo "$1" >>"$work/table.$skid"; fi
+  done
+}
 # Micro-kernels: one hot loop each, all misses on one source line that
 # reads several arrays and scalars (the method's limits, BENCHMARKS.md).
 micro=${MICRO-triad stencil spmv histogram transpose}
@@ -47,7 +62,7 @@ apps=${APPS-md quake art}
 # beside a streamed one, reuse across an outer loop, reads of what was just
 # written, heap arrays in structs; each file's header says which variables
 # a reader expects to take the misses.
-extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut}
+extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut gauss_seidel}
 explain=${EXPLAIN:-}
 json=${JSON:-}
 run_kernel() {
@@ -59,28 +74,39 @@ run_kernel() {
   mkdir -p "$work/$k.allocs"
   BLAME_ALLOC_DIR="$work/$k.allocs" LD_PRELOAD="$work/libblame_alloc.so" \
     valgrind --tool=lackey --trace-mem=yes --log-file="$work/$k.trace" "$work/$k" >/dev/null
-  "$eval_bin" --binary "$work/$k" --static "$work/$k.db" --trace "$work/$k.trace" \
-    --allocs "$(ls "$work/$k.allocs"/*.balloc | head -n 1)" --skid "$skid" --period 7 \
-    ${explain:+--explain} 2>"$work/$k.explain"
-  if [ -n "$explain" ]; then
-    cp "$work/$k.explain" "$explain.$k.txt"
-  fi
-  if [ -n "$json" ]; then
+  local allocs
+  allocs=$(ls "$work/$k.allocs"/*.balloc | head -n 1)
+  for skid in "${skids[@]}"; do
+    local suffix=""
+    [ "$skid" = "${skids[0]}" ] || suffix=".$skid"
     "$eval_bin" --binary "$work/$k" --static "$work/$k.db" --trace "$work/$k.trace" \
-      --allocs "$(ls "$work/$k.allocs"/*.balloc | head -n 1)" --skid "$skid" --period 7 \
-      --json >"$json.$k.json" 2>/dev/null
-  fi
+      --allocs "$allocs" --skid "$skid" --period 7 \
+      ${explain:+--explain} 2>"$work/$k.explain" |
+      if [ -z "$suffix" ]; then cat; else cat >>"$work/table.$skid"; fi
+    if [ -n "$explain" ]; then
+      cp "$work/$k.explain" "$explain.$k$suffix.txt"
+    fi
+    if [ -n "$json" ]; then
+      "$eval_bin" --binary "$work/$k" --static "$work/$k.db" --trace "$work/$k.trace" \
+        --allocs "$allocs" --skid "$skid" --period 7 \
+        --json >"$json.$k$suffix.json" 2>/dev/null
+    fi
+  done
   rm -f "$work/$k.trace"
 }
 if [ -n "$micro" ]; then
-  echo "micro-kernels"
+  group "micro-kernels"
   for k in $micro; do run_kernel "$k"; done
 fi
 if [ -n "$apps" ]; then
-  echo "application kernels"
+  group "application kernels"
   for k in $apps; do run_kernel "$k"; done
 fi
 if [ -n "$extra" ]; then
-  echo "reuse and footprint kernels"
+  group "reuse and footprint kernels"
   for k in $extra; do run_kernel "$k"; done
 fi
+for skid in "${skids[@]:1}"; do
+  echo
+  cat "$work/table.$skid"
+done

@@ -29,7 +29,11 @@
 //!
 //! Usage: datacentric_eval --binary B --static DB --trace LACKEY.txt
 //!        --allocs alloc-PID.balloc [--period 7] [--skid 3:2] [--seed 1]
-//!        [--json] [--explain]
+//!        [--json] [--explain] [--no-heap-sizes]
+//!
+//! The approximate methods know the heap blocks' sizes from the allocation
+//! log (as `blame post` of a run recorded with `--track-allocations`);
+//! `--no-heap-sizes` withholds them.
 //!
 //! `--explain` prints, on stderr, the direct names of the samples per source
 //! line of the missing instruction and each function's loops and read table.
@@ -39,6 +43,7 @@ use blame_formats::static_db::StaticDb;
 use blame_formats::stream::Mapping;
 use blame_post::datacentric::{LineSkid, SkidModel, SkidWindow};
 use blame_post::direct::{global_variable, name_allocation, HeapBlocks, Named};
+use blame_post::footprints::{Allocations, HeapFootprints};
 use blame_post::resolve::{
     resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,
     METHOD_SKID_LOOP_ACCESS,
@@ -414,32 +419,38 @@ fn main() {
         }
     };
     let mut sym = Symbolizer::new(vec![]);
-    let mut site_names: HashMap<u32, String> = HashMap::new();
+    // Every allocation site symbolized once: direct attribution names its
+    // blocks, and the approximate methods know the bytes each variable
+    // received (`blame post` of a run recorded with --track-allocations).
+    let allocations = Allocations::new(heap.clone(), &mut sym, &maps);
+    let footprints = if args.iter().any(|a| a == "--no-heap-sizes") {
+        HeapFootprints::default()
+    } else {
+        allocations.footprints(&index)
+    };
+    let site_names: Vec<String> = allocations
+        .sites
+        .iter()
+        .map(
+            |(function, frames)| match name_allocation(&index, function, frames) {
+                Some(Named::Var(v)) => key(&index, v),
+                // A field is compared as its container.
+                Some(Named::Derived(d)) => key(&index, d.base),
+                None => format!(
+                    "[heap {}]",
+                    frames
+                        .first()
+                        .map(|f| format!("{}:{}", f.function, f.line))
+                        .unwrap_or_default()
+                ),
+            },
+        )
+        .collect();
     let mut direct: BTreeMap<String, f64> = BTreeMap::new();
     let mut unattributed = 0.0;
     for s in &samples {
         let name = if let Some(b) = heap.find(s.data, time_of(s)) {
-            site_names
-                .entry(b.site)
-                .or_insert_with(|| {
-                    let (function, frames) = &heap.sites[b.site as usize];
-                    let frames: Vec<_> = frames
-                        .iter()
-                        .flat_map(|&a| sym.frames_for(&maps, a, true))
-                        .collect();
-                    match name_allocation(&index, function, &frames) {
-                        Some(Named::Var(v)) => key(&index, v),
-                        Some(Named::Derived(d)) => format!("{}{}", key(&index, d.base), d.suffix),
-                        None => format!(
-                            "[heap {}]",
-                            frames
-                                .first()
-                                .map(|f| format!("{}:{}", f.function, f.line))
-                                .unwrap_or_default()
-                        ),
-                    }
-                })
-                .clone()
+            site_names[b.site as usize].clone()
         } else if let Some(g) = sym.data_symbol(&maps, s.data) {
             global_variable(&index, &g)
                 .map(|v| key(&index, v))
@@ -493,6 +504,7 @@ fn main() {
                 &frames.iter().collect::<Vec<_>>(),
                 &options,
                 window.as_ref(),
+                Some(&footprints),
             );
             for (method, v, share) in r.shares {
                 let name = match (skidded, method) {
@@ -522,7 +534,7 @@ fn main() {
             let Some(fr) = fr.first() else { continue };
             let name = heap
                 .find(s.data, time_of(s))
-                .and_then(|b| site_names.get(&b.site).cloned())
+                .map(|b| site_names[b.site as usize].clone())
                 .or_else(|| sym.data_symbol(&maps, s.data))
                 .unwrap_or_else(|| "?".into());
             *by_line
@@ -533,6 +545,17 @@ fn main() {
         }
         for ((func, line), names) in &by_line {
             eprintln!("{func}:{line}  {names:?}");
+        }
+        for (site, (function, frames)) in allocations.sites.iter().enumerate() {
+            let frames: Vec<String> = frames
+                .iter()
+                .map(|f| format!("{}:{}", f.function, f.line))
+                .collect();
+            eprintln!(
+                "site {site} {function} {} -> {}",
+                frames.join(" < "),
+                site_names[site]
+            );
         }
         for f in &index.functions {
             eprintln!(

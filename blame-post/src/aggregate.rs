@@ -317,6 +317,7 @@ impl Accumulator {
             .iter()
             .map(|st| st.frames.as_slice())
             .collect();
+        let footprints = profile.allocations.as_ref().map(|a| a.footprints(index));
         let resolved = resolve_contexts(
             index,
             &profile.frames,
@@ -325,6 +326,7 @@ impl Accumulator {
             &mut self.resolutions,
             &self.memory_events,
             &self.memory,
+            footprints.as_ref(),
         );
         drop(keys);
         self.resolve_time += started.elapsed();

@@ -21,7 +21,7 @@
 //! the lines read no memory), so totals are conserved.
 
 use blame_formats::static_db::{
-    CacheGeometry, FunctionSummary, MemRead, OuterReuse, ReadCost, VarKind,
+    CacheGeometry, FunctionSummary, MemRead, OuterReuse, ReadCost, Reuse, VarKind,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -127,6 +127,25 @@ pub fn canonical_variable(f: &FunctionSummary, v: u32) -> u32 {
     let Some(var) = f.variables.get(v as usize) else {
         return v;
     };
+    // A field of an alias (`p->energy` after `p = &bank[i]`) is memory of
+    // the class's variable: its field of the same path when the function
+    // names it, else the variable itself.
+    if let Some(root) = var.parent.map(|_| root_variable(f, v)) {
+        let c = canonical_variable(f, root);
+        if c != root {
+            let want = format!(
+                "{}{}",
+                f.variables[c as usize].name,
+                &var.name[f.variables[root as usize].name.len()..]
+            );
+            return f
+                .variables
+                .iter()
+                .position(|x| x.name == want)
+                .map_or(c, |i| i as u32);
+        }
+        return v;
+    }
     if var.aliases.is_empty() {
         return v;
     }
@@ -156,6 +175,17 @@ pub fn canonical_variable(f: &FunctionSummary, v: u32) -> u32 {
         .min_by_key(|m| (member(m).param_index, **m));
     let first = class.iter().min_by_key(|m| (member(m).line, **m));
     *receiver.or(param).or(first).unwrap_or(&v)
+}
+
+/// The outermost container of variable `v`.
+fn root_variable(f: &FunctionSummary, mut v: u32) -> u32 {
+    for _ in 0..f.variables.len() {
+        match f.variables[v as usize].parent {
+            Some(p) => v = p,
+            None => break,
+        }
+    }
+    v
 }
 
 /// A read with its variable replaced by its alias class's (5.1).
@@ -337,6 +367,17 @@ pub fn read_costs(
     out
 }
 
+/// The bytes of the object a read of variable `v` (an index into the
+/// function's variables) reaches, when the run knows and the read table does
+/// not: a heap block behind a pointer or a parameter, from the allocation
+/// log through the calling context (0: unknown).
+pub type FootprintOf<'a> = &'a dyn Fn(u32) -> u64;
+
+/// No footprints beyond the read table's (no allocation log).
+pub fn no_footprints(_: u32) -> u64 {
+    0
+}
+
 /// Access weighting: every share times the expected misses of its read's
 /// access pattern, renormalized to the same total. A read without a
 /// pattern keeps weight 1; when every read weighs 0 (only scalars and
@@ -345,47 +386,111 @@ pub fn access_weight(
     f: &FunctionSummary,
     shares: &[(u32, MemRead, f64)],
     cache: &CacheGeometry,
+    footprint_of: FootprintOf,
 ) -> Vec<(u32, MemRead, f64)> {
     let mut costs: BTreeMap<u32, BTreeMap<MemRead, f64>> = BTreeMap::new();
     reweigh(shares, |line, r| {
         costs
             .entry(line)
-            .or_insert_with(|| line_weights(&read_costs(f, line, cache), cache))
+            .or_insert_with(|| line_weights(&read_costs(f, line, cache), cache, footprint_of))
             .get(r)
             .copied()
             .unwrap_or(1.0)
     })
 }
 
-/// The expected misses of each read of one line, with reuse across the
-/// enclosing loop: when some of the line's streaming reads sweep the same
-/// addresses in every iteration of the loop around their loop (`x[k]` in
-/// `y[i] += A[i][k] * x[k]`) while others move on to new data (`A[i][k]`),
-/// the repeated sweep stays in the cache between iterations when its
-/// object is known to take at most half of the L1 (an array named directly),
-/// and weighs ~0. A heap block behind a pointer has no known size: assuming
-/// it fits inverts large vectors (art, quake), so it keeps its weight.
+/// The expected misses of each read of one line, with the footprint of
+/// what it reads (the read table's for arrays named directly, else
+/// `footprint_of`'s) against the L1:
+///
+/// - an object that fits in half the L1 stays there once touched, whatever
+///   the pattern (a gather into a small table, a column of a small matrix
+///   read at a long stride, a small vector swept again): only its first
+///   touches miss, and it weighs ~0 beside reads of larger objects;
+/// - a sweep repeated in every iteration of the enclosing loop (`x[k]` in
+///   `y[i] += A[i][k] * x[k]`, a column of C in a jki product) while other
+///   streaming reads of the line move on to new data stays cached when the
+///   lines it touches fit in half the L1: the object at a short stride, one
+///   line per element at a long one (a column of an n x n matrix is n
+///   lines);
+/// - otherwise the pattern's misses (an object of unknown size is assumed
+///   not to stay: large vectors swept again, as in art and quake, do not).
 pub fn line_weights(
     reads: &BTreeMap<MemRead, ReadCost>,
     cache: &CacheGeometry,
+    footprint_of: FootprintOf,
 ) -> BTreeMap<MemRead, f64> {
-    let streaming = |c: &ReadCost| c.expected_misses(cache) > 0.0;
-    let moves = reads
-        .values()
-        .any(|c| streaming(c) && c.outer == OuterReuse::Moves);
-    reads
+    let sized: Vec<(&MemRead, ReadCost)> = reads
         .iter()
         .map(|(r, c)| {
-            let fits = c.footprint > 0 && c.footprint <= cache.l1d_bytes / 2;
-            let reused = moves && c.outer == OuterReuse::Same && fits;
-            let w = c.expected_misses(cache);
-            (r.clone(), if reused { w * REUSED } else { w })
+            let mut c = *c;
+            if c.footprint == 0 {
+                c.footprint = footprint_of(r.variable);
+            }
+            (r, c)
+        })
+        .collect();
+    let streaming = |c: &ReadCost| c.expected_misses(cache) > 0.0;
+    let moves = sized
+        .iter()
+        .any(|(_, c)| streaming(c) && c.outer == OuterReuse::Moves);
+    let half = cache.l1d_bytes / 2;
+    // A line whose reads all hit (scalars, invariant addresses, data just
+    // written): what misses there is the access that touched the data
+    // first, a store (`a[i] = x, s += a[i]` faulting on the store): the
+    // recently touched reads stand for it.
+    let stands_for_store = |c: &ReadCost| {
+        c.reuse == Reuse::Recent && sized.iter().all(|(_, c)| c.expected_misses(cache) == 0.0)
+    };
+    sized
+        .iter()
+        .map(|&(r, c)| {
+            if stands_for_store(&c) {
+                return (r.clone(), 1.0);
+            }
+            let known = c.footprint > 0 && c.reuse != Reuse::NoLoop;
+            let stays = known
+                && (c.footprint <= half
+                    || (moves && c.outer == OuterReuse::Same && sweep_bytes(&c, cache) <= half));
+            // What stays misses only on first touches: fewer, the smaller
+            // the object (a 512-byte table, 512/32768 of its accesses).
+            let w = if stays {
+                let first_touches = REUSED.min(c.footprint as f64 / cache.l1d_bytes.max(1) as f64);
+                ReadCost { footprint: 0, ..c }.expected_misses(cache) * first_touches
+            } else {
+                c.expected_misses(cache)
+            };
+            (r.clone(), w)
         })
         .collect()
 }
 
-/// What a read re-swept from the cache keeps of its weight (the first sweep
-/// and conflict misses are not nothing).
+/// The bytes of cache lines one sweep of a read touches at most: its whole
+/// object, or one line per element when the stride is longer than a line.
+fn sweep_bytes(c: &ReadCost, cache: &CacheGeometry) -> u64 {
+    let line = cache.line_bytes.max(1);
+    match c.reuse {
+        Reuse::Stride(s) if s.unsigned_abs() > line => c.footprint / s.unsigned_abs() * line,
+        // trip·n lines with trip·stride·n² ≤ footprint.
+        Reuse::Rows { trip, stride } => {
+            let n = (c.footprint as f64 / (trip as f64 * stride.max(1) as f64)).sqrt();
+            (trip as f64 * n) as u64 * line
+        }
+        // trip·n elements of a row, with pitch·n² ≤ footprint.
+        Reuse::Row {
+            stride,
+            trip,
+            pitch,
+        } => {
+            let n = (c.footprint as f64 / pitch.max(1) as f64).sqrt();
+            (trip as f64 * n * stride.unsigned_abs() as f64) as u64
+        }
+        _ => c.footprint,
+    }
+}
+
+/// What a read that stays in the cache keeps of its weight (the first
+/// sweep and conflict misses are not nothing).
 const REUSED: f64 = 0.02;
 
 /// What a skid window looked like: lines with probabilities, and whether a
@@ -490,6 +595,7 @@ pub fn attribute_miss(
     threshold: f64,
     skid: Option<&SkidWindow>,
     cache: &CacheGeometry,
+    footprint_of: FootprintOf,
 ) -> MissShares {
     let raw: Vec<(u32, MemRead, f64)> = raw_shares(f, line)
         .into_iter()
@@ -499,7 +605,7 @@ pub fn attribute_miss(
     let mut out = MissShares {
         raw: by_variable(&raw),
         loop_adjusted: by_variable(&looped),
-        loop_access: by_variable(&access_weight(f, &looped, cache)),
+        loop_access: by_variable(&access_weight(f, &looped, cache, footprint_of)),
         ..Default::default()
     };
     if let Some(window) = skid {
@@ -507,7 +613,7 @@ pub fn attribute_miss(
         let skid_looped = loop_compensate(f, &s, threshold);
         out.skid = by_variable(&s);
         out.skid_loop = by_variable(&skid_looped);
-        out.skid_loop_access = by_variable(&access_weight(f, &skid_looped, cache));
+        out.skid_loop_access = by_variable(&access_weight(f, &skid_looped, cache, footprint_of));
         out.skid_truncated = window.truncated;
     }
     out
@@ -545,7 +651,7 @@ mod tests {
                 (read(0), cost(OuterReuse::Moves, 0)),
                 (read(1), cost(OuterReuse::Same, x_footprint)),
             ]);
-            line_weights(&reads, &cache)
+            line_weights(&reads, &cache, &no_footprints)
         };
         let small = line(2560);
         assert_eq!(small[&read(0)], 0.125);
@@ -554,6 +660,62 @@ mod tests {
             let w = line(footprint);
             assert_eq!(w[&read(1)], 0.125, "footprint {footprint}: {w:?}");
         }
+    }
+
+    /// Heap blocks' sizes from the run (`footprint_of`): a gather into a 16
+    /// KB table and a vector re-swept beside a stream stay in the L1, a
+    /// 4 MB vector does not; a column of C re-read for every k (a stride
+    /// of 8·n bytes, n iterations) stays when the n lines fit, which an 80
+    /// KB matrix bounds to 100 lines and an 8 MB one does not.
+    #[test]
+    fn heap_footprints_decide_what_stays_cached() {
+        use blame_formats::static_db::{OuterReuse, ReadCost, ReadIndex, Reuse};
+        let cache = CacheGeometry::default();
+        let read = |v| MemRead {
+            variable: v,
+            index: ReadIndex::None,
+        };
+        let cost = |reuse, outer| ReadCost {
+            reuse,
+            outer,
+            footprint: 0,
+        };
+        let weights = |second: ReadCost, bytes: u64| {
+            let reads = BTreeMap::from([
+                (read(0), cost(Reuse::Stride(8), OuterReuse::Moves)),
+                (read(1), second),
+            ]);
+            line_weights(&reads, &cache, &|v| if v == 1 { bytes } else { 0 })
+        };
+        let gather = cost(Reuse::Irregular, OuterReuse::Unknown);
+        assert!(weights(gather, 16 * 1024)[&read(1)] < 0.05);
+        assert_eq!(weights(gather, 0)[&read(1)], 1.0);
+        let resweep = cost(Reuse::Stride(8), OuterReuse::Same);
+        assert!(weights(resweep, 2560)[&read(1)] < 0.01);
+        assert_eq!(weights(resweep, 4 << 20)[&read(1)], 0.125);
+        let column = cost(Reuse::Rows { trip: 1, stride: 8 }, OuterReuse::Same);
+        assert!(weights(column, 80_000)[&read(1)] < 0.05);
+        assert_eq!(weights(column, 8_000_000)[&read(1)], 1.0);
+        // A row of B re-read for every i (kij): 100 doubles of an 80 KB
+        // n x n matrix stay, a row of a 800 MB one (80 KB) does not.
+        let row = Reuse::Row {
+            stride: 8,
+            trip: 1,
+            pitch: 8,
+        };
+        let row = cost(row, OuterReuse::Same);
+        assert!(weights(row, 80_000)[&read(1)] < 0.01);
+        assert_eq!(weights(row, 800_000_000)[&read(1)], 0.125);
+        // A line whose reads all hit: the data just written stands for the
+        // store that touched it first.
+        let reads = BTreeMap::from([
+            (read(0), cost(Reuse::Recent, OuterReuse::Unknown)),
+            (read(1), cost(Reuse::Fixed, OuterReuse::Unknown)),
+        ]);
+        let w = line_weights(&reads, &cache, &no_footprints);
+        assert_eq!((w[&read(0)], w[&read(1)]), (1.0, 0.0));
+        // The stream itself is never helped by another read's footprint.
+        assert_eq!(weights(column, 80_000)[&read(0)], 0.125);
     }
 
     /// the access patterns give the gather `x` one miss per access, the
@@ -601,7 +763,7 @@ mod tests {
             parent: None,
         }];
         f.lines = vec![5, 6];
-        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default());
+        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default(), &no_footprints);
         let share = |v: &[(u32, f64)], i: u32| v.iter().find(|x| x.0 == i).map_or(0.0, |x| x.1);
         // k is read on both lines: loop compensation already drops it.
         assert_eq!(share(&m.loop_adjusted, 4), 0.0);
@@ -615,16 +777,16 @@ mod tests {
         assert_eq!(share(&m.loop_access, 3), 0.0);
         // A line of scalars only: the access weights cannot choose, the
         // loop shares stand.
-        let m = attribute_miss(&f, 5, 0.75, None, &CacheGeometry::default());
+        let m = attribute_miss(&f, 5, 0.75, None, &CacheGeometry::default(), &no_footprints);
         assert_eq!(m.loop_access, m.loop_adjusted);
         // A small table (512 bytes of a 32 KiB L1) read irregularly misses
         // less than a stream of doubles.
         f.reads[1].costs[2].footprint = 512;
-        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default());
+        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default(), &no_footprints);
         assert!(share(&m.loop_access, 2) < share(&m.loop_access, 1));
         // Summaries without access patterns: weight 1, the loop shares.
         f.reads[1].costs.clear();
-        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default());
+        let m = attribute_miss(&f, 6, 0.75, None, &CacheGeometry::default(), &no_footprints);
         assert_eq!(m.loop_access, m.loop_adjusted);
     }
 
@@ -682,7 +844,14 @@ mod tests {
         assert_eq!(canonical_variable(&f, 2), 0);
         assert_eq!(canonical_variable(&f, 1), 1);
         for line in [5, 7] {
-            let m = attribute_miss(&f, line, 0.75, None, &CacheGeometry::default());
+            let m = attribute_miss(
+                &f,
+                line,
+                0.75,
+                None,
+                &CacheGeometry::default(),
+                &no_footprints,
+            );
             assert_eq!(m.raw, vec![(0, 1.0)], "line {line}");
             assert_eq!(m.loop_adjusted, vec![(0, 1.0)], "line {line}");
         }

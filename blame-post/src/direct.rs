@@ -204,14 +204,26 @@ pub fn name_allocation(index: &StaticIndex, function: &str, frames: &[SymFrame])
         })
         .collect();
     let variable = |&(fi, vi): &VarRef| &index.functions[fi as usize].variables[vi as usize];
-    for &(fi, line) in frame_lines.iter().rev() {
-        let receivers = r.blamed.iter().filter(|v| {
-            let var = variable(v);
-            v.0 == fi && var.is_pointer && var.write_lines.binary_search(&line).is_ok()
-        });
+    for (pos, &(fi, line)) in frame_lines.iter().enumerate().rev() {
+        // The frame's blamed variables, and its fields of parameters (their
+        // blame moved to the caller: `g->energy = malloc(..)`).
+        let fields_of_params = (0..index.functions[fi as usize].variables.len() as u32)
+            .map(|vi| (fi, vi))
+            .filter(|v| {
+                variable(v).kind == blame_formats::static_db::VarKind::Field && variable(v).is_exit
+            });
+        let receivers = r
+            .blamed
+            .iter()
+            .copied()
+            .chain(fields_of_params)
+            .filter(|v| {
+                let var = variable(v);
+                v.0 == fi && var.is_pointer && var.write_lines.binary_search(&line).is_ok()
+            });
         // Several on one line (`p = q = malloc(n)`): the one declared nearest.
         if let Some(v) = receivers.min_by_key(|v| (variable(v).line.abs_diff(line), v.1)) {
-            return Some(Named::Var(*v));
+            return Some(through_parameter_fields(index, &r, &frame_lines, pos, v));
         }
     }
     if let Some(d) = r.derived.iter().max_by_key(|d| d.suffix.len()) {
@@ -228,6 +240,64 @@ pub fn name_allocation(index: &StaticIndex, function: &str, frames: &[SymFrame])
         .filter(|v| !is_parent(v))
         .max_by_key(|v| (variable(v).is_pointer, std::cmp::Reverse(v.1)))
         .map(|&v| Named::Var(v))
+}
+
+/// A receiver that is a field of a pointer parameter (`g->energy =
+/// malloc(..)` in `build_grids(&grids, ..)`) stores into the caller's
+/// object: the block is the caller's field with the same path
+/// (`grids.energy`) of the variable passed for the parameter, followed up
+/// while that is itself a parameter's field; else a derived field path;
+/// else the receiver itself. `frame_lines`: (function, call line) of the
+/// frames with a summary, innermost first; `v` is in `frame_lines[pos]`.
+fn through_parameter_fields(
+    index: &StaticIndex,
+    r: &Resolution,
+    frame_lines: &[(u32, u32)],
+    pos: usize,
+    v: VarRef,
+) -> Named {
+    use blame_formats::static_db::{CallOutput, VarKind};
+    let f = &index.functions[v.0 as usize];
+    let mut root = v.1;
+    while let Some(p) = f.variables[root as usize].parent {
+        root = p;
+    }
+    let rv = &f.variables[root as usize];
+    let (true, VarKind::Param, Some(k)) = (root != v.1, rv.kind, rv.param_index) else {
+        return Named::Var(v);
+    };
+    let suffix = &f.variables[v.1 as usize].name[rv.name.len()..];
+    if let Some(&(cfi, line)) = frame_lines.get(pos + 1) {
+        let caller = &index.functions[cfi as usize];
+        let passed = caller
+            .call_sites
+            .iter()
+            .filter(|c| c.line == line && c.callee.as_deref() == Some(f.linkage_name.as_str()))
+            .flat_map(|c| c.outputs.iter().filter(|b| b.output == CallOutput::Arg(k)))
+            .flat_map(|b| {
+                if b.pointees.is_empty() {
+                    &b.blamed
+                } else {
+                    &b.pointees
+                }
+            });
+        for &c in passed {
+            let want = format!("{}{suffix}", caller.variables[c as usize].name);
+            if let Some(field) = caller.variables.iter().position(|x| x.name == want) {
+                return through_parameter_fields(
+                    index,
+                    r,
+                    frame_lines,
+                    pos + 1,
+                    (cfi, field as u32),
+                );
+            }
+        }
+    }
+    match r.derived.iter().find(|d| d.suffix.ends_with(suffix)) {
+        Some(d) => Named::Derived(d.clone()),
+        None => Named::Var(v),
+    }
 }
 
 /// Finds the static variable of a global symbol (demangled), so direct and

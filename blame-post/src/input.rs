@@ -58,6 +58,9 @@ pub struct ProcessProfile {
     pub contexts: Vec<Context>,
     /// Allocation sites of heap blocks that samples hit: (allocation function, symbolized stack).
     pub heap_sites: Vec<(String, Vec<SymFrame>)>,
+    /// With memory events and an allocation log: every heap block and its
+    /// site, for the footprints of the access-pattern weights.
+    pub allocations: Option<crate::footprints::Allocations>,
     pub warnings: Vec<String>,
     /// What a damaged stream lost (skipped chunks, a cut, dropped samples), said loudly.
     pub damage: Vec<String>,
@@ -76,6 +79,7 @@ impl ProcessProfile {
             frames: Vec::new(),
             contexts: Vec::new(),
             heap_sites: Vec::new(),
+            allocations: None,
             warnings: Vec::new(),
             damage: Vec::new(),
             lost: 0,
@@ -620,6 +624,7 @@ impl Run {
                     frames: table.into_frames(),
                     contexts,
                     heap_sites: Vec::new(),
+                    allocations: None,
                     warnings: Vec::new(),
                     damage: Vec::new(),
                     lost: 0,
@@ -953,9 +958,31 @@ impl Run {
         }
         let mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
         let mut heap_sites = Vec::new();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let alloc_path = dir.join(format!("alloc-{pid}.balloc"));
+        // The heap blocks' sizes tell the access-pattern weights which reads
+        // through pointers stay in the cache.
+        let memory_events = map_event.iter().any(|&e| self.events[e].memory);
+        let allocations = if memory_events && with_address == 0 && alloc_path.exists() {
+            match AllocLog::read(&alloc_path) {
+                Ok(log) => Some(crate::footprints::Allocations::new(
+                    HeapBlocks::from_log(&log),
+                    symbolizer,
+                    &mappings,
+                )),
+                Err(e) => {
+                    warnings.push(format!(
+                        "{}: {e}; heap blocks' sizes unknown to the access weights",
+                        alloc_path.display()
+                    ));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let mut allocations = allocations;
         if with_address > 0 {
-            let dir = path.parent().unwrap_or(Path::new("."));
-            let alloc_path = dir.join(format!("alloc-{pid}.balloc"));
             let heap = if alloc_path.exists() {
                 let log = AllocLog::read(&alloc_path)?;
                 if let Some(at) = log.torn_at {
@@ -964,7 +991,15 @@ impl Run {
                         alloc_path.display()
                     ));
                 }
-                Some(HeapBlocks::from_log(&log))
+                let heap = HeapBlocks::from_log(&log);
+                if memory_events {
+                    allocations = Some(crate::footprints::Allocations::new(
+                        heap.clone(),
+                        symbolizer,
+                        &mappings,
+                    ));
+                }
+                Some(heap)
             } else {
                 warnings.push(format!(
                     "{}: samples carry data addresses but there is no allocation log ({}): heap blocks stay unattributed ({no_alloc_log_hint})",
@@ -1028,6 +1063,7 @@ impl Run {
             frames,
             contexts,
             heap_sites,
+            allocations,
             warnings,
             damage,
             lost,

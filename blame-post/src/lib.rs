@@ -20,6 +20,7 @@ pub mod datacentric;
 pub mod db_check;
 pub mod direct;
 pub mod error;
+pub mod footprints;
 pub mod frame_table;
 pub mod input;
 pub mod merge;

@@ -164,6 +164,7 @@ pub(crate) type ResolutionCache = crate::merge::FxHashMap<Vec<u32>, Arc<Resoluti
 /// ids of the shard's table), the approximate data-centric attribution of
 /// chapter 5 where it has samples of memory events (not cached: it
 /// depends on the context's skid window too).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn resolve_contexts(
     index: &StaticIndex,
     frames: &[SymFrame],
@@ -172,6 +173,7 @@ pub(crate) fn resolve_contexts(
     cache: &mut ResolutionCache,
     memory_events: &[bool],
     memory: &crate::MemoryOptions,
+    heap: Option<&crate::footprints::HeapFootprints>,
 ) -> Vec<(Arc<Resolution>, MemoryResolution)> {
     use rayon::prelude::*;
     let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
@@ -197,7 +199,7 @@ pub(crate) fn resolve_contexts(
                 (Arc::new(resolve_stack(index, &stack())), true)
             };
             let attributed = if has(c, true) {
-                resolve_memory(index, &stack(), memory, c.skid_window.as_ref())
+                resolve_memory(index, &stack(), memory, c.skid_window.as_ref(), heap)
             } else {
                 MemoryResolution::default()
             };
@@ -893,12 +895,16 @@ pub const METHOD_DIRECT: &str = "direct";
 /// Approximate data-centric attribution of a memory-event sample (ch. 5):
 /// the innermost frame with a summary distributes the miss over the reads
 /// near its line; reads through a parameter are mapped to the caller's
-/// variables (interprocedural aliasing from the call stack, 5.1).
+/// variables (interprocedural aliasing from the call stack, 5.1). `heap`:
+/// the bytes of heap blocks each variable received in this process (from
+/// its allocation log), which decide whether a read through a pointer
+/// stays in the cache.
 pub fn resolve_memory(
     index: &StaticIndex,
     frames: &[&SymFrame],
     options: &crate::MemoryOptions,
     instruction_window: Option<&crate::datacentric::SkidWindow>,
+    heap: Option<&crate::footprints::HeapFootprints>,
 ) -> MemoryResolution {
     let mut out = MemoryResolution::default();
     let Some(depth) = frames
@@ -928,12 +934,31 @@ pub fn resolve_memory(
             ),
             None => None,
         };
+    // A read's object as the run knows it: the blocks held by the variable
+    // itself, or by the caller's variables passed for it (all of them known).
+    let footprint_of = |vi: u32| -> u64 {
+        let Some(heap) = heap.filter(|h| !h.is_empty()) else {
+            return 0;
+        };
+        let held = |v: VarRef| {
+            with_containers(index, v)
+                .into_iter()
+                .find_map(|c| heap.get(index, c))
+        };
+        let targets = lift_through_callers(index, frames, depth, fi as u32, vi, 1.0);
+        targets
+            .iter()
+            .map(|&(t, _)| held(t))
+            .try_fold(0u64, |most, b| b.map(|b| most.max(b)))
+            .unwrap_or(0)
+    };
     let m = crate::datacentric::attribute_miss(
         f,
         frames[depth].line,
         options.loop_threshold,
         window.as_ref(),
         &options.cache,
+        &footprint_of,
     );
     out.skid_truncated = m.skid_truncated;
     let methods: [(&'static str, &Vec<(u32, f64)>); 6] = [
@@ -967,7 +992,13 @@ fn lift_through_callers(
     let f = &index.functions[fi as usize];
     let root = root_of(f, vi);
     let rv = &f.variables[root as usize];
-    let (VarKind::Param, Some(k), true) = (rv.kind, rv.param_index, rv.is_exit) else {
+    // A struct passed by value is the callee's copy, but the memory its
+    // pointers reach is the caller's (`mesh.vx[c]` reads the block of the
+    // caller's `mesh.vx`): lifted like a pointer parameter.
+    let by_value_aggregate = !rv.is_scalar && !rv.is_pointer;
+    let (VarKind::Param, Some(k), true) =
+        (rv.kind, rv.param_index, rv.is_exit || by_value_aggregate)
+    else {
         return vec![((fi, vi), share)];
     };
     let Some((cdepth, cfi)) = frames

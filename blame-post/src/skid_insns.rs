@@ -271,6 +271,7 @@ fn decode_function(
 ) -> Option<Decoded> {
     let bytes = file_bytes(&m.path)?;
     let mut insns = Vec::with_capacity(list.len());
+    let mut decoded = Vec::with_capacity(list.len());
     let mut functions = Vec::with_capacity(list.len());
     let mut names: HashMap<String, Rc<str>> = HashMap::new();
     for (k, &(addr, is_call)) in list.iter().enumerate() {
@@ -282,7 +283,9 @@ fn decode_function(
             .min(bytes.len());
         let code = bytes.get(off..end)?;
         let mut dec = iced_x86::Decoder::with_ip(64, code, addr, 0);
-        let (reads_memory, ends_flow, target) = classify(&dec.decode());
+        let ins = dec.decode();
+        let (reads_memory, ends_flow, target) = classify(&ins);
+        decoded.push(ins);
         let frame = symbolizer.frames_for(mappings, addr, false);
         let (line, function) = frame
             .first()
@@ -303,7 +306,44 @@ fn decode_function(
         });
         functions.push(function);
     }
+    // A load the line table gives line 0 (hoisted, or the argument of an
+    // inlined call: `locate(ax, density[c], ..)`) takes the line where its
+    // value is used in its own function: the first later instruction that
+    // reads the loaded register, or the call line of the inlined code that
+    // does (the frame of the load's function in the use's inline stack).
+    for k in 0..insns.len() {
+        if insns[k].line != 0 || !insns[k].reads_memory {
+            continue;
+        }
+        let Some(reg) = loaded_register(&decoded[k]) else {
+            continue;
+        };
+        let user = (k + 1..insns.len().min(k + 17)).find(|&j| uses_register(&decoded[j], reg));
+        let Some(j) = user else { continue };
+        let line = symbolizer
+            .frames_for(mappings, list[j].0, false)
+            .iter()
+            .find(|f| *f.function == *functions[k])
+            .map_or(0, |f| f.line);
+        insns[k].line = line;
+    }
     Some(Rc::new((insns, functions)))
+}
+
+/// The register a load writes (its first operand), as a full register.
+fn loaded_register(ins: &iced_x86::Instruction) -> Option<iced_x86::Register> {
+    (ins.op_count() > 1 && ins.op0_kind() == OpKind::Register && ins.op1_kind() == OpKind::Memory)
+        .then(|| ins.op0_register().full_register())
+}
+
+/// Whether `ins` names `reg` (any part of it) in an operand or an address.
+fn uses_register(ins: &iced_x86::Instruction, reg: iced_x86::Register) -> bool {
+    let same = |r: iced_x86::Register| r != iced_x86::Register::None && r.full_register() == reg;
+    (0..ins.op_count()).any(|i| {
+        ins.op_kind(i) == OpKind::Register && same(ins.op_register(i))
+            || ins.op_kind(i) == OpKind::Memory
+                && (same(ins.memory_base()) || same(ins.memory_index()))
+    })
 }
 
 /// The instructions of the function holding `leaf` (`in_function` set for

@@ -91,6 +91,18 @@ fn two(x: f64) -> String {
     format!("{x:.2}")
 }
 
+/// All methods of one miss at `line`, without skid, default cache, no heap sizes.
+fn without_skid(f: &FunctionSummary, line: u32) -> crate::datacentric::MissShares {
+    attribute_miss(
+        f,
+        line,
+        0.75,
+        None,
+        &CacheGeometry::default(),
+        &crate::datacentric::no_footprints,
+    )
+}
+
 #[test]
 fn table_5_1_raw_approximate_assignment() {
     let f = figure_5_2();
@@ -100,7 +112,7 @@ fn table_5_1_raw_approximate_assignment() {
         (4, [0.5, 0.0, 0.0, 0.5]),
     ];
     for (line, want) in expected {
-        let got = attribute_miss(&f, line, 0.75, None, &CacheGeometry::default()).raw;
+        let got = without_skid(&f, line).raw;
         for (v, w) in [X, Y, A, B].into_iter().zip(want) {
             assert!(
                 (share(&got, v) - w).abs() < 1e-12,
@@ -151,7 +163,7 @@ fn table_5_3_loop_compensation_conserves_each_miss() {
     let f = figure_5_2();
     let mut totals = [0.0; 4];
     for line in [2, 3, 4] {
-        let la = attribute_miss(&f, line, 0.75, None, &CacheGeometry::default()).loop_adjusted;
+        let la = without_skid(&f, line).loop_adjusted;
         assert!((la.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-12);
         for (i, v) in [X, Y, A, B].into_iter().enumerate() {
             totals[i] += share(&la, v);
@@ -181,6 +193,7 @@ fn table_5_4_skid_negation() {
         0.75,
         Some(&skid_window(&f, 4, LineSkid::DISSERTATION)),
         &CacheGeometry::default(),
+        &crate::datacentric::no_footprints,
     );
     let got: Vec<String> = [X, Y, A, B]
         .iter()

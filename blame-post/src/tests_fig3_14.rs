@@ -149,6 +149,7 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
             })
             .collect(),
         heap_sites: vec![],
+        allocations: None,
         warnings: vec![],
         damage: vec![],
         lost: 0,
@@ -293,6 +294,7 @@ fn recursion_blames_a_variable_once_per_sample() {
             skid_window: None,
         }],
         heap_sites: vec![],
+        allocations: None,
         warnings: vec![],
         damage: vec![],
         lost: 0,
@@ -420,6 +422,7 @@ fn field_paths_continue_below_the_variables_passed() {
             skid_window: None,
         }],
         heap_sites: vec![],
+        allocations: None,
         warnings: vec![],
         damage: vec![],
         lost: 0,

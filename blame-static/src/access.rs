@@ -17,10 +17,10 @@ use crate::ir::strip_casts;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
 use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A scalar slot: an alloca or a global, plus a constant byte offset.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 enum Slot {
     Stack(InstId, i64),
     Global(u32, i64),
@@ -32,6 +32,30 @@ type Stride = Option<i64>;
 
 /// (instruction, loop, inner loop taken as restarting).
 type StrideKey = (InstId, usize, Option<usize>);
+
+/// A value an address polynomial does not decompose: a scalar slot as
+/// loaded (a counter, a size, a pointer), an argument, a global's address,
+/// any other instruction.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+enum Atom {
+    Slot(Slot),
+    Arg(u32),
+    Global(u32),
+    Inst(InstId),
+}
+
+/// An address (or index) as a polynomial over atoms: monomial (sorted
+/// atoms) to coefficient, zero coefficients absent. `p[(i - 1) * n + j]`
+/// of doubles is `8·p⁰ ... `: `{[p]: 1, [i, n]: 8, [n]: -8, [j]: 8}`.
+type Poly = std::collections::BTreeMap<Vec<Atom>, i64>;
+
+/// Bounds that keep address polynomials small.
+const MAX_TERMS: usize = 16;
+const MAX_DEGREE: usize = 4;
+
+/// How many iterations back another access may have touched a read's
+/// data for the read to count as reusing it (`p[j - 1]` after `p[j] = ..`).
+const RECENT_ITERATIONS: i64 = 2;
 
 /// Access-pattern analysis of one function.
 pub struct AccessPatterns<'a> {
@@ -83,7 +107,12 @@ impl<'a> AccessPatterns<'a> {
     /// line's reads against each other). A load of that line placed before
     /// the loop (a `for` header's initialization) runs once per entry to
     /// the loop, so it counts as invariant there.
-    pub fn cost(&self, addr: &Value, innermost: Option<usize>) -> ReadCost {
+    ///
+    /// `at` is the load (of the element, for a copy): a read of what another
+    /// access of the loop touched in the same iteration before it, or one or
+    /// two iterations earlier (of the line's loop or of the loop around it),
+    /// is [`Reuse::Recent`].
+    pub fn cost(&self, addr: &Value, at: InstId, innermost: Option<usize>) -> ReadCost {
         let footprint = self.footprint(addr);
         let reuse = if self.slot(addr).is_some() {
             Reuse::Fixed
@@ -92,8 +121,9 @@ impl<'a> AccessPatterns<'a> {
                 None => Reuse::NoLoop,
                 Some(l) => match self.stride(addr, l, 0) {
                     Some(0) => Reuse::Invariant,
-                    Some(s) => Reuse::Stride(s),
-                    None => Reuse::Irregular,
+                    _ if self.recently_touched(addr, at, l) => Reuse::Recent,
+                    Some(s) => self.row(addr, l, s).unwrap_or(Reuse::Stride(s)),
+                    None => self.rows(addr, l).unwrap_or(Reuse::Irregular),
                 },
             }
         };
@@ -113,6 +143,267 @@ impl<'a> AccessPatterns<'a> {
             reuse,
             outer,
             footprint,
+        }
+    }
+
+    /// Whether a store of loop `l` (in its own blocks, not in loops nested
+    /// in it) writes `addr` before the load `at` in the same iteration, or
+    /// another load or store touched it one or two iterations earlier of `l` or of
+    /// the loop around `l` (whose inner counters restart): the group and
+    /// write-read reuse of a locality model (`q[j - 1]` after `q[j] = ..`,
+    /// `u[i - 1][j]` after `u[i + 1][j]` two rows ago). Compared as
+    /// polynomials of the addresses, counters shifted by their steps.
+    fn recently_touched(&self, addr: &Value, at: InstId, l: usize) -> bool {
+        let Some(a) = self.poly(addr, 0) else {
+            return false;
+        };
+        let innermost = self.cfg.innermost_loop_of_blocks(self.f.blocks.len());
+        let mine = |i: InstId| {
+            let b = self.f.insts[i as usize].block;
+            innermost.get(b as usize).copied().flatten() == Some(l)
+        };
+        let at_block = self.f.insts[at as usize].block;
+        let before = |i: InstId| {
+            let b = self.f.insts[i as usize].block;
+            if b == at_block {
+                let order = &self.f.blocks[b as usize].insts;
+                let pos = |x: InstId| order.iter().position(|&y| y == x);
+                pos(i) < pos(at)
+            } else {
+                self.cfg.dominates(b, at_block)
+            }
+        };
+        let steps_inner = self.counter_steps(l, None);
+        let steps_outer = self.cfg.loops[l]
+            .parent
+            .map(|p| self.counter_steps(p, Some(l)));
+        for &b in &self.cfg.loops[l].blocks {
+            for &i in &self.f.blocks[b as usize].insts {
+                if i == at || !mine(i) {
+                    continue;
+                }
+                let inst = &self.f.insts[i as usize];
+                let other = match inst.op {
+                    Op::Load => &inst.args[0],
+                    Op::Store => &inst.args[1],
+                    _ => continue,
+                };
+                if self.slot(other).is_some() {
+                    continue;
+                }
+                let Some(o) = self.poly(other, 0) else {
+                    continue;
+                };
+                // Written earlier in the same iteration. (A load of the same
+                // address on an earlier line is not taken: which of a group's
+                // reads takes its lines needs the group's spatial reuse, not
+                // modeled; equake's `v[col][0]` on three lines.)
+                if o == a && matches!(inst.op, Op::Store) && before(i) {
+                    return true;
+                }
+                // Only accesses that move with the loop: a sweep repeated in
+                // every iteration of the outer loop is reused across a whole
+                // inner sweep, which the footprints weigh.
+                let moved = |steps, k: i64| Some(shifted(&o, steps, -k)).filter(|m| *m != o);
+                if (1..=RECENT_ITERATIONS).any(|k| moved(&steps_inner, k).as_ref() == Some(&a)) {
+                    return true;
+                }
+                // One or two iterations of the outer loop earlier, within two
+                // of the inner one (`u[i][j + 1]` was read as `u[i + 1][j + 1]`
+                // a row before).
+                let Some(outer) = &steps_outer else { continue };
+                for k in 1..=RECENT_ITERATIONS {
+                    let Some(row) = moved(outer, k) else { continue };
+                    if (-RECENT_ITERATIONS..=RECENT_ITERATIONS)
+                        .any(|d| shifted(&row, &steps_inner, d) == a)
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// [`Reuse::Rows`]: the address advances by `b·n` bytes per iteration
+    /// of loop `l` (`n` a value the loop does not change, `b` a constant)
+    /// and the loop runs `a·n` times (see [`Self::trip`]).
+    fn rows(&self, addr: &Value, l: usize) -> Option<Reuse> {
+        let steps = self.counter_steps(l, None);
+        let p = self.poly(addr, 0)?;
+        let delta = poly_add(&shifted(&p, &steps, 1), &p, -1)?;
+        let terms: Vec<(Vec<Atom>, i64)> = delta.into_iter().collect();
+        let [(stride_atoms, b)] = &terms[..] else {
+            return None;
+        };
+        let (&[n], b) = (&stride_atoms[..], *b) else {
+            return None;
+        };
+        let (trip_atom, a) = self.trip(l)?;
+        (trip_atom == n).then_some(())?;
+        Some(Reuse::Rows {
+            trip: u32::try_from(a).ok()?,
+            stride: u32::try_from(b.unsigned_abs()).ok()?,
+        })
+    }
+
+    /// [`Reuse::Row`]: a constant stride `s` over a loop of `a·n`
+    /// iterations, in an address with a term `pitch·n·c` where `c` counts an
+    /// enclosing loop of `a'·n` iterations (a row of a matrix indexed
+    /// `c * n + j`): the object holds at least `pitch·a'·n²` bytes.
+    fn row(&self, addr: &Value, l: usize, s: i64) -> Option<Reuse> {
+        let (n, a) = self.trip(l)?;
+        let p = self.poly(addr, 0)?;
+        let mut outer = self.cfg.loops[l].parent;
+        while let Some(o) = outer {
+            let (on, oa) = self.trip(o)?;
+            let counters = self.counter_steps(o, None);
+            let pitch = p.iter().find_map(|(m, c)| match m[..] {
+                [x, y]
+                    if (x == n && matches!(y, Atom::Slot(v) if counters.contains_key(&v)))
+                        || (y == n && matches!(x, Atom::Slot(v) if counters.contains_key(&v))) =>
+                {
+                    Some(*c)
+                }
+                _ => None,
+            });
+            if let (Some(pitch), true) = (pitch, on == n) {
+                return Some(Reuse::Row {
+                    stride: i32::try_from(s).ok()?,
+                    trip: u32::try_from(a).ok()?,
+                    pitch: u32::try_from(pitch.checked_mul(oa)?.unsigned_abs()).ok()?,
+                });
+            }
+            outer = self.cfg.loops[o].parent;
+        }
+        None
+    }
+
+    /// The trip count of loop `l` as `a·n`: its header compares a counter of
+    /// step ±1 with `a·n` plus a constant, `n` a value the loop does not
+    /// change.
+    fn trip(&self, l: usize) -> Option<(Atom, i64)> {
+        let steps = self.counter_steps(l, None);
+        let header = self.cfg.loops[l].header;
+        let counter = |x: &Poly| match x.iter().collect::<Vec<_>>()[..] {
+            [(m, 1)] => match m[..] {
+                [Atom::Slot(s)] => steps.get(&s).is_some_and(|st| st.abs() == 1),
+                _ => false,
+            },
+            _ => false,
+        };
+        let bound = self.f.blocks[header as usize]
+            .insts
+            .iter()
+            .map(|&i| &self.f.insts[i as usize])
+            .filter(|inst| matches!(inst.op, Op::Compare) && inst.args.len() == 2)
+            .find_map(|inst| {
+                let (x, y) = (self.poly(&inst.args[0], 0)?, self.poly(&inst.args[1], 0)?);
+                if counter(&x) {
+                    Some(y)
+                } else if counter(&y) {
+                    Some(x)
+                } else {
+                    None
+                }
+            })?;
+        let terms: Vec<(&Vec<Atom>, &i64)> = bound.iter().filter(|(m, _)| !m.is_empty()).collect();
+        let [(m, &a)] = terms[..] else { return None };
+        let &[n] = &m[..] else { return None };
+        if matches!(n, Atom::Slot(s) if steps.contains_key(&s)) || a <= 0 {
+            return None;
+        }
+        Some((n, a))
+    }
+
+    /// The step of every slot loop `l` stores (`restart`: an inner loop
+    /// whose counters restart each iteration, taken as unchanged): a
+    /// counter's step, `i64::MIN` for a slot that is not a counter (its
+    /// value per iteration is not known).
+    fn counter_steps(&self, l: usize, restart: Option<usize>) -> BTreeMap<Slot, i64> {
+        let mut out = BTreeMap::new();
+        for &slot in self.stores[l].keys() {
+            if restart.is_some_and(|inner| self.stores[inner].contains_key(&slot)) {
+                continue;
+            }
+            match self.counter_step(slot, l) {
+                Some(0) => {}
+                Some(step) => {
+                    out.insert(slot, step);
+                }
+                None => {
+                    out.insert(slot, i64::MIN);
+                }
+            }
+        }
+        out
+    }
+
+    /// `v` as a polynomial of atoms (see [`Poly`]); `None` when too large.
+    fn poly(&self, v: &Value, depth: u32) -> Option<Poly> {
+        let atom = |a: Atom| Some(Poly::from([(vec![a], 1)]));
+        if depth > 24 {
+            return None;
+        }
+        let d = depth + 1;
+        match v {
+            Value::ConstInt(0) => Some(Poly::new()),
+            Value::ConstInt(c) => Some(Poly::from([(vec![], *c)])),
+            Value::Arg(k) => atom(Atom::Arg(*k)),
+            Value::Global(g) => atom(Atom::Global(*g)),
+            Value::Inst(i) => {
+                let inst = &self.f.insts[*i as usize];
+                let args = &inst.args;
+                match &inst.op {
+                    Op::Cast => self.poly(&args[0], d),
+                    Op::Load => match self.slot(&args[0]) {
+                        Some(slot) => atom(Atom::Slot(slot)),
+                        None => atom(Atom::Inst(*i)),
+                    },
+                    Op::Binary { code } => {
+                        let (x, y) = (|| self.poly(&args[0], d), || self.poly(&args[1], d));
+                        match code {
+                            BinCode::Add => poly_add(&x()?, &y()?, 1),
+                            BinCode::Sub => poly_add(&x()?, &y()?, -1),
+                            BinCode::Mul => poly_mul(&x()?, &y()?),
+                            BinCode::Shl => match &args[1] {
+                                Value::ConstInt(c) if (0..32).contains(c) => {
+                                    poly_mul(&x()?, &Poly::from([(vec![], 1i64 << c)]))
+                                }
+                                _ => atom(Atom::Inst(*i)),
+                            },
+                            BinCode::Other => atom(Atom::Inst(*i)),
+                        }
+                    }
+                    Op::Gep { steps, elem_size } => {
+                        let mut total = self.poly(&args[0], d)?;
+                        let scaled = |idx: Option<&Value>, size: u64| -> Option<Poly> {
+                            match idx {
+                                None => Some(Poly::new()),
+                                Some(x) => poly_mul(
+                                    &self.poly(x, d)?,
+                                    &Poly::from([(vec![], i64::try_from(size).ok()?)]),
+                                ),
+                            }
+                        };
+                        total = poly_add(&total, &scaled(args.get(1), *elem_size)?, 1)?;
+                        for s in steps {
+                            let term = match s {
+                                GepStep::Field { offset, .. } => {
+                                    Poly::from([(vec![], i64::try_from(*offset).ok()?)])
+                                }
+                                GepStep::Index { arg, elem_size } => {
+                                    scaled(args.get(*arg as usize), *elem_size)?
+                                }
+                            };
+                            total = poly_add(&total, &term, 1)?;
+                        }
+                        Some(total)
+                    }
+                    _ => atom(Atom::Inst(*i)),
+                }
+            }
+            _ => None,
         }
     }
 
@@ -204,7 +495,7 @@ impl<'a> AccessPatterns<'a> {
             Op::Alloca { .. } => Some(0),
             Op::Cast => self.stride(&args[0], l, d),
             Op::Load => match self.slot(&args[0]) {
-                Some(slot) => self.slot_stride(slot, l),
+                Some(slot) => self.slot_stride(slot, l, d),
                 // Memory at an invariant address is taken as unchanged.
                 None if self.stride(&args[0], l, d) == Some(0) => Some(0),
                 None => None,
@@ -253,24 +544,31 @@ impl<'a> AccessPatterns<'a> {
     }
 
     /// A scalar slot's stride: unchanged when the loop never stores it,
-    /// C when every store in the loop is `slot = slot ± C`.
-    fn slot_stride(&self, slot: Slot, l: usize) -> Stride {
+    /// C when every store in the loop is `slot = slot ± C`, and the stride
+    /// of the value when the loop stores it once from other values (`c = j
+    /// * nx + i` advances with `i`).
+    fn slot_stride(&self, slot: Slot, l: usize, depth: u32) -> Stride {
         // A counter of the restarting inner loop runs over the same values
         // in each iteration of `l`.
         if let Some(inner) = self.restart.get() {
-            if self.stores[inner].contains_key(&slot) && self.slot_stride_in(slot, inner).is_some()
-            {
+            if self.stores[inner].contains_key(&slot) && self.counter_step(slot, inner).is_some() {
                 return Some(0);
             }
         }
-        self.slot_stride_in(slot, l)
-    }
-
-    /// [`Self::slot_stride`] without the restarting loop's exception.
-    fn slot_stride_in(&self, slot: Slot, l: usize) -> Stride {
         let Some(values) = self.stores[l].get(&slot) else {
             return Some(0);
         };
+        if let [v] = values.as_slice() {
+            if self.counter_step(slot, l).is_none() && !self.reads_slot(v, slot) {
+                return self.stride(v, l, depth + 1);
+            }
+        }
+        self.counter_step(slot, l)
+    }
+
+    /// C when every store of `slot` in loop `l` is `slot = slot ± C`.
+    fn counter_step(&self, slot: Slot, l: usize) -> Stride {
+        let values = self.stores[l].get(&slot)?;
         let loads_slot = |x: &Value| match x {
             Value::Inst(j) => {
                 let load = &self.f.insts[*j as usize];
@@ -287,6 +585,30 @@ impl<'a> AccessPatterns<'a> {
             step = Some(s);
         }
         step
+    }
+
+    /// Whether computing `v` loads `slot` (a recurrence such as `s = 2 * s`).
+    fn reads_slot(&self, v: &Value, slot: Slot) -> bool {
+        let mut todo = vec![v.clone()];
+        let mut seen = 0;
+        while let Some(x) = todo.pop() {
+            let Value::Inst(i) = x else { continue };
+            seen += 1;
+            if seen > 256 {
+                return true;
+            }
+            let inst = &self.f.insts[i as usize];
+            if matches!(inst.op, Op::Load) {
+                if self.slot(&inst.args[0]) == Some(slot) {
+                    return true;
+                }
+                continue;
+            }
+            if !matches!(inst.op, Op::Phi | Op::Alloca { .. }) {
+                todo.extend(inst.args.iter().cloned());
+            }
+        }
+        false
     }
 
     /// A phi of the loop updated as `phi ± C` on every path through the loop.
@@ -334,6 +656,75 @@ impl<'a> AccessPatterns<'a> {
         }
         None
     }
+}
+
+/// `x + sign·y`, zero terms dropped; `None` when too large.
+fn poly_add(x: &Poly, y: &Poly, sign: i64) -> Option<Poly> {
+    let mut out = x.clone();
+    for (m, c) in y {
+        let e = out.entry(m.clone()).or_insert(0);
+        *e = e.checked_add(c.checked_mul(sign)?)?;
+        if *e == 0 {
+            out.remove(m);
+        }
+    }
+    (out.len() <= MAX_TERMS).then_some(out)
+}
+
+/// `x · y`; `None` when too large.
+fn poly_mul(x: &Poly, y: &Poly) -> Option<Poly> {
+    let mut out = Poly::new();
+    for (mx, cx) in x {
+        for (my, cy) in y {
+            let mut m: Vec<Atom> = mx.iter().chain(my).copied().collect();
+            if m.len() > MAX_DEGREE {
+                return None;
+            }
+            m.sort_unstable();
+            out = poly_add(&out, &Poly::from([(m, cx.checked_mul(*cy)?)]), 1)?;
+        }
+    }
+    Some(out)
+}
+
+/// `p` with every counter `c` of `steps` replaced by `c + k·step`: the
+/// address `k` iterations later (earlier for negative `k`). A counter whose
+/// step is unknown (`i64::MIN`) makes the comparison fail: `None`-like
+/// empty polynomial that no address equals.
+fn shifted(p: &Poly, steps: &BTreeMap<Slot, i64>, k: i64) -> Poly {
+    let mut out = Poly::new();
+    for (m, c) in p {
+        // Expand the product of (atom + shift) over the monomial's atoms.
+        let mut terms: Vec<(Vec<Atom>, i64)> = vec![(vec![], *c)];
+        for a in m {
+            let shift = match a {
+                Atom::Slot(s) => steps.get(s).copied(),
+                _ => None,
+            };
+            let mut next = Vec::with_capacity(terms.len() * 2);
+            for (tm, tc) in terms {
+                let mut with = tm.clone();
+                with.push(*a);
+                next.push((with, tc));
+                if let Some(step) = shift {
+                    if step == i64::MIN {
+                        return Poly::from([(vec![Atom::Inst(InstId::MAX)], 1)]);
+                    }
+                    next.push((tm, tc.saturating_mul(step.saturating_mul(k))));
+                }
+            }
+            terms = next;
+        }
+        for (mut tm, tc) in terms {
+            tm.sort_unstable();
+            let e = out.entry(tm.clone()).or_insert(0);
+            *e = e.saturating_add(tc);
+            if *e == 0 {
+                out.remove(&tm);
+            }
+        }
+    }
+    out
 }
 
 /// The byte offset of a GEP whose indices are all constants.
@@ -430,6 +821,63 @@ mod tests {
         assert_eq!(outer_of(&g, 6, "b"), Moves);
     }
 
+    /// A column of a matrix whose size is known at run time: a stride of
+    /// 8·n bytes over an `i < n` loop (a line per access, n lines per sweep).
+    #[test]
+    fn columns_of_a_matrix_sized_at_run_time() {
+        let f = summary(
+            "void jki(int n, const double *a, const double *b, double *c) {
+  for (int j = 0; j < n; j++)
+    for (int k = 0; k < n; k++) {
+      double bkj = b[k * n + j];
+      for (int i = 0; i < n; i++)
+        c[i * n + j] += a[i * n + k] * bkj;
+    }
+}
+",
+            "jki",
+        );
+        assert_eq!(reuse_of(&f, 6, "c"), Reuse::Rows { trip: 1, stride: 8 });
+        assert_eq!(reuse_of(&f, 6, "a"), Reuse::Rows { trip: 1, stride: 8 });
+        assert_eq!(
+            outer_of(&f, 6, "c"),
+            blame_formats::static_db::OuterReuse::Same
+        );
+    }
+
+    /// Reads of what the loop wrote one iteration earlier (`p[j - 1]`), or
+    /// read one or two rows earlier (`u[i - 1][j]`, `u[i][j]` after `u[i +
+    /// 1][j]`), are Recent; the leading read and the plain streams are not.
+    #[test]
+    fn reads_of_recently_touched_data() {
+        let f = summary(
+            "void sweep(int n, const double *u, double *p, double *q) {
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < n - 1; j++) {
+      double den = 2.0 + p[i * n + j - 1];
+      p[i * n + j] = 1.0 / den;
+      q[i * n + j] = u[(i - 1) * n + j] + u[i * n + j] + u[(i + 1) * n + j] - q[i * n + j - 1];
+    }
+}
+",
+            "sweep",
+        );
+        assert_eq!(reuse_of(&f, 4, "p"), Reuse::Recent);
+        assert_eq!(reuse_of(&f, 6, "q"), Reuse::Recent);
+        let mut u: Vec<Reuse> = reads(&f, 6)
+            .into_iter()
+            .filter(|r| r.0 == "u")
+            .map(|r| r.1)
+            .collect();
+        u.sort_by_key(|r| format!("{r:?}"));
+        let row = Reuse::Row {
+            stride: 8,
+            trip: 1,
+            pitch: 8,
+        };
+        assert_eq!(u, [Reuse::Recent, Reuse::Recent, row], "row i + 1 of n x n");
+    }
+
     /// spmv: the streams `val[k]`, `col[k]` advance by their element size,
     /// the gather `x[col[k]]` is irregular, the accumulator and the counter
     /// are fixed slots.
@@ -510,11 +958,17 @@ double walk(const double *a, int n, const double *p, const struct node *list, in
 ",
             "walk",
         );
-        assert_eq!(reuse_of(&f, 7, "a"), Reuse::Stride(8));
+        // Along a row of an n x n matrix (i < n outside, j < n inside).
+        let row = Reuse::Row {
+            stride: 8,
+            trip: 1,
+            pitch: 8,
+        };
+        assert_eq!(reuse_of(&f, 7, "a"), row);
         assert_eq!(
             reuse_of(&f, 8, "a"),
-            Reuse::Irregular,
-            "stride n: unknown size"
+            Reuse::Rows { trip: 1, stride: 8 },
+            "stride 8·n, n iterations"
         );
         let line9 = reads(&f, 9);
         assert!(line9.contains(&("a".into(), Reuse::Invariant)), "{line9:?}");

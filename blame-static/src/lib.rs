@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 4;
+pub const ANALYSIS_VERSION: u64 = 5;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -170,6 +170,17 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                                 Reuse::Stride(s) => json!({"stride": s}),
                                 Reuse::Irregular => json!("irregular"),
                                 Reuse::NoLoop => json!("no loop"),
+                                Reuse::Recent => json!("recent"),
+                                Reuse::Rows { trip, stride } => {
+                                    json!({"rows": {"trip": trip, "stride": stride}})
+                                }
+                                Reuse::Row {
+                                    stride,
+                                    trip,
+                                    pitch,
+                                } => {
+                                    json!({"row": {"stride": stride, "trip": trip, "pitch": pitch}})
+                                }
                             };
                             json!({"reuse": reuse, "footprint": c.footprint})
                         });

@@ -197,6 +197,22 @@ pub enum Reuse {
     Irregular,
     /// Not in a loop, and not a fixed address.
     NoLoop,
+    /// Data another access of the loop touched in the same iteration before
+    /// it, or one or two iterations earlier of its loop or of the loop around
+    /// it (`q[j - 1]` after `q[j] = ...`, `u[i - 1][j]` after `u[i + 1][j]`):
+    /// still in the cache.
+    Recent,
+    /// A stride of a size known only at run time, as down a column of an n x
+    /// n matrix (`c[i * n + j]` in an `i < n` loop): `stride`·n bytes per
+    /// iteration, `trip`·n iterations. A line per access, and a sweep of
+    /// `trip`·n lines, which the object's size bounds (`trip`·`stride`·n² ≤
+    /// its bytes).
+    Rows { trip: u32, stride: u32 },
+    /// A constant stride along a row of a matrix whose size is known only at
+    /// run time (`b[k * n + j]` over `j < n` inside a `k < n` loop):
+    /// `stride` bytes per iteration, `trip`·n iterations; the object holds
+    /// at least `pitch`·n² bytes.
+    Row { stride: i32, trip: u32, pitch: u32 },
 }
 
 /// A read's addresses across iterations of the loop enclosing its
@@ -287,9 +303,12 @@ impl ReadCost {
     pub fn expected_misses(&self, cache: &CacheGeometry) -> f64 {
         let (line_bytes, cache_bytes) = (cache.line_bytes.max(1), cache.l1d_bytes.max(1));
         let per_access = match self.reuse {
-            Reuse::Fixed | Reuse::Invariant => 0.0,
+            Reuse::Fixed | Reuse::Invariant | Reuse::Recent => 0.0,
             Reuse::Stride(s) => (s.unsigned_abs().min(line_bytes) as f64) / line_bytes as f64,
-            Reuse::Irregular | Reuse::NoLoop => 1.0,
+            Reuse::Row { stride, .. } => {
+                (stride.unsigned_abs().min(line_bytes as u32) as f64) / line_bytes as f64
+            }
+            Reuse::Irregular | Reuse::NoLoop | Reuse::Rows { .. } => 1.0,
         };
         if self.footprint > 0 && self.footprint < cache_bytes {
             per_access * self.footprint as f64 / cache_bytes as f64

@@ -251,8 +251,11 @@ fn collect_writes(
                     if let Some(v) = vars.get(l.root, &l.path, l.ty) {
                         targets.push(v);
                         // Exclusive blame: a store into the variable's own storage
-                        // (not into memory it points to).
-                        if l.deref == 0 && inst.line > 0 {
+                        // (not into memory it points to). A field reached through
+                        // its root pointer (`g->energy = ...`, no index on the way)
+                        // is stored in the pointee: one dereference is its own.
+                        let field_of_pointee = l.deref == 1 && l.exact && !l.path.is_empty();
+                        if (l.deref == 0 || field_of_pointee) && inst.line > 0 {
                             own_writes.push((v, inst.line));
                         }
                     }

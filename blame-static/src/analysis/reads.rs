@@ -79,14 +79,16 @@ pub(super) fn loops_and_reads(
             continue;
         }
         let mut addr = strip_casts(f, &inst.args[0]);
+        let mut at = i as InstId;
         // Reading a scalar that holds a copy of an element reads the element.
         if let Value::Inst(a) = addr {
             if let Some(&source) = copies.get(&a) {
                 addr = strip_casts(f, &f.insts[source as usize].args[0]);
+                at = source;
             }
         }
         let index = read_index(f, res, vars, &addr);
-        let cost = access.cost(&addr, line_loop.get(&inst.line).copied());
+        let cost = access.cost(&addr, at, line_loop.get(&inst.line).copied());
         for l in res.locs(&addr) {
             // The variable whose memory holds the location: the location's own
             // variable, else the nearest container on its path (a field that
@@ -391,5 +393,38 @@ double sum_x(void) {
         };
         assert_eq!(global("atoms"), Some(true));
         assert_eq!(global("table"), Some(true));
+    }
+}
+
+#[cfg(test)]
+mod write_line_tests {
+    use super::read_table_tests::summary;
+
+    /// `g->energy = malloc(..)` stores into the field's own memory (the
+    /// pointee of `g`), so the field has that write line: direct attribution
+    /// finds the block's receiver by it.
+    #[test]
+    fn a_field_stored_through_its_root_pointer_is_written_there() {
+        let f = summary(
+            "#include <stdlib.h>
+struct grids { int n; double *energy; };
+void build(struct grids *g, int n) {
+  g->n = n;
+  g->energy = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++)
+    g->energy[i] = i;
+}
+",
+            "build",
+        );
+        let lines = |name: &str| {
+            f.variables
+                .iter()
+                .find(|v| v.name == name)
+                .map(|v| v.write_lines.clone())
+                .unwrap_or_else(|| panic!("no {name}: {:?}", f.variables))
+        };
+        assert_eq!(lines("g.energy"), [5]);
+        assert_eq!(lines("g.n"), [4]);
     }
 }
