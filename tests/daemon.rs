@@ -392,7 +392,8 @@ fn a_daemon_killed_mid_job_keeps_what_it_flushed_and_counts_the_gap() {
     let flushed = info_of(&runs_of(&runs, uc)[0])["samples"].as_u64().unwrap();
     first.child.kill().unwrap();
     first.child.wait().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // A second without any daemon: the job's CPU time in it is the gap.
+    std::thread::sleep(Duration::from_millis(1000));
     // A new daemon takes the stale socket over and resumes the job.
     let second = Daemon::start(&cfg, &socket);
     assert!(job.wait().unwrap().success());
