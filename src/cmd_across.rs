@@ -2,9 +2,9 @@
 
 use crate::cmd_post::{compile_re, results_of};
 use anyhow::{bail, Context, Result};
-use blame_gui_export::across::{diff, scaling};
-use blame_gui_export::render;
-use blame_gui_export::views::{Filters, OutputFormat, RankBy};
+use blame_report::across::{diff, scaling};
+use blame_report::render;
+use blame_report::views::{Filters, OutputFormat, RankBy};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -105,7 +105,7 @@ pub fn run_diff(args: DiffArgs) -> Result<()> {
     )?;
     let view = diff::diff(&a, &label(&args.run_a), &b, &label(&args.run_b), &filters)?;
     let text = match args.format {
-        DiffFormat::Html => blame_gui_export::html::diff_html(&view),
+        DiffFormat::Html => blame_report::html::diff_html(&view),
         DiffFormat::Text => render::render_diff(&view, OutputFormat::Text),
         DiffFormat::Json => render::render_diff(&view, OutputFormat::Json),
         DiffFormat::Csv => render::render_diff(&view, OutputFormat::Csv),

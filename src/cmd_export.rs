@@ -3,10 +3,10 @@
 
 use crate::cmd_post::{results_for_report, HideArgs, InputArgs};
 use anyhow::{bail, Context, Result};
-use blame_gui_export::export::thicket::{thicket_runs, ThicketRun};
-use blame_gui_export::export::{export_with, ExportFormat};
-use blame_gui_export::source::SourceCache;
-use blame_gui_export::trees::TreeKind;
+use blame_report::export::thicket::{thicket_runs, ThicketRun};
+use blame_report::export::{export_with, ExportFormat};
+use blame_report::source::SourceCache;
+use blame_report::trees::TreeKind;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -62,7 +62,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
         if let Some(dir) = &args.input.run_dir {
             roots.push(dir.clone());
         }
-        blame_gui_export::html::html_with_options(
+        blame_report::html::html_with_options(
             &results,
             args.event.as_deref(),
             &mut SourceCache::new(roots),
@@ -82,7 +82,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
             .as_deref()
             .map(|d| run_metadata(d, &results))
             .unwrap_or_default();
-        blame_gui_export::export::thicket::thicket(
+        blame_report::export::thicket::thicket(
             &results,
             args.event.as_deref(),
             args.all_variables,
@@ -160,7 +160,7 @@ fn cube_directory(
     results: &[blame_formats::results::Results],
     mut params: Vec<Vec<(String, f64)>>,
 ) -> Result<()> {
-    use blame_gui_export::across::scaling::{ranks_of, RANKS_PARAMETER};
+    use blame_report::across::scaling::{ranks_of, RANKS_PARAMETER};
     let ranks: Vec<f64> = results.iter().map(ranks_of).collect();
     if ranks.iter().any(|&r| r != ranks[0]) {
         for (p, r) in params.iter_mut().zip(&ranks) {
@@ -194,12 +194,9 @@ fn cube_directory(
         let dir = args.output.join(format!("blame.{point}.r{rep}"));
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create the directory {}", dir.display()))?;
-        let bytes = blame_gui_export::export::cubex::cubex(
-            results,
-            args.event.as_deref(),
-            args.all_variables,
-        )
-        .map_err(anyhow::Error::msg)?;
+        let bytes =
+            blame_report::export::cubex::cubex(results, args.event.as_deref(), args.all_variables)
+                .map_err(anyhow::Error::msg)?;
         write(&dir.join("profile.cubex"), &bytes)?;
     }
     Ok(())

@@ -9,12 +9,12 @@ use blame_formats::node_file::{is_node_file, StreamIn};
 use blame_formats::results::{FileId, Provenance, Results};
 use blame_formats::static_db::{CacheGeometry, StaticDb};
 use blame_formats::stream;
-use blame_gui_export::render;
-use blame_gui_export::source::SourceCache;
-use blame_gui_export::views::{self, Filters, OutputFormat};
 use blame_post::aggregate::DEFAULT_LOOP_THRESHOLD;
 use blame_post::merge::Part;
 use blame_post::{post_with_progress, OnDamage, Run, ShardSpec, StaticIndex};
+use blame_report::render;
+use blame_report::source::SourceCache;
+use blame_report::views::{self, Filters, OutputFormat};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -209,7 +209,7 @@ pub struct MergeArgs {
 }
 
 /// Functions hidden from every view (`report`, `export`): Score-P filters
-/// and region classes ([`blame_gui_export::regions`]).
+/// and region classes ([`blame_report::regions`]).
 #[derive(clap::Args, Clone, Default)]
 pub struct HideArgs {
     /// Score-P filter file (SCOREP_REGION_NAMES_BEGIN/END, EXCLUDE/INCLUDE [MANGLED],
@@ -225,24 +225,24 @@ pub struct HideArgs {
         value_delimiter = ',',
         ignore_case = true
     )]
-    pub classes: Vec<blame_gui_export::regions::RegionClass>,
+    pub classes: Vec<blame_report::regions::RegionClass>,
 }
 
 impl HideArgs {
     /// `results` with the hidden functions folded into their callers.
     pub fn apply(&self, results: Results) -> Result<Results> {
-        let hide = blame_gui_export::regions::Hide {
+        let hide = blame_report::regions::Hide {
             filter: self
                 .filter
                 .as_deref()
-                .map(blame_gui_export::scorep_filter::Filter::read)
+                .map(blame_report::scorep_filter::Filter::read)
                 .transpose()?,
             classes: (!self.classes.is_empty()).then(|| self.classes.iter().copied().collect()),
         };
         Ok(if hide.is_empty() {
             results
         } else {
-            blame_gui_export::regions::apply(&results, &hide)
+            blame_report::regions::apply(&results, &hide)
         })
     }
 }

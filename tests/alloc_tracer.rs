@@ -4,7 +4,7 @@
 
 mod e2e_support;
 use blame_formats::alloc_log::{AllocKind, AllocLog};
-use blame_post::direct::HeapBlocks;
+use blame_post::by_address::HeapBlocks;
 use blame_post::symbolize::Symbolizer;
 use e2e_support::*;
 use std::path::Path;

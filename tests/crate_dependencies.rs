@@ -15,7 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The perf.data importer in blame-post still unwinds with the sampler's
     // unwinder; issue 17 (one capture layer) removes this arrow.
     ("blame-post", &["blame-formats", "blame-sampler"]),
-    ("gui-export", &["blame-formats"]),
+    ("report", &["blame-formats"]),
     ("bitcode-capture", &["blame-formats"]),
     ("daemon", &["blame-formats", "blame-sampler"]),
 ];

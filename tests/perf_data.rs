@@ -272,7 +272,7 @@ fn a_clock_capture_marked_as_memory_event_goes_through_chapter_5() {
     );
     let sim = variable(&memory, "main", "sim");
     let methods = &sim["methods"];
-    for m in blame_gui_export::views::MEMORY_METHODS {
+    for m in blame_report::views::MEMORY_METHODS {
         assert!(
             methods[m].as_f64().is_some_and(|v| v > 0.0),
             "method {m} missing for sim: {sim:#}"

@@ -41,8 +41,8 @@
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::static_db::StaticDb;
 use blame_formats::stream::Mapping;
+use blame_post::by_address::{global_variable, name_allocation, HeapBlocks, Named};
 use blame_post::datacentric::{LineSkid, SkidModel, SkidWindow};
-use blame_post::direct::{global_variable, name_allocation, HeapBlocks, Named};
 use blame_post::footprints::{Allocations, HeapFootprints};
 use blame_post::resolve::{
     resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,

@@ -2,7 +2,7 @@
 //! (variable, context), each per process. Values are plain sums, so partial
 //! results of shards reduce by addition in any order.
 
-use crate::direct::{global_variable, name_allocation, DirectTarget, Named};
+use crate::by_address::{global_variable, name_allocation, DirectTarget, Named};
 use crate::input::ProcessProfile;
 use crate::merge::{FxHashMap, RawContext};
 use crate::resolve::{resolve_contexts, with_containers, VarRef};

@@ -10,7 +10,7 @@
 //! malloc(..)` in a loop (the rows are one object to the cache, 1,200 rows
 //! of 160 bytes are not a 160-byte array).
 
-use crate::direct::{name_allocation, HeapBlocks, Named};
+use crate::by_address::{name_allocation, HeapBlocks, Named};
 use crate::resolve::VarRef;
 use crate::static_index::StaticIndex;
 use crate::symbolize::Symbolizer;
@@ -153,7 +153,7 @@ impl HeapFootprints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::direct::HeapBlock;
+    use crate::by_address::HeapBlock;
     use crate::tests_fig3_14::{func, var};
     use blame_formats::static_db::StaticDb;
 

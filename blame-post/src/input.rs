@@ -6,8 +6,8 @@
 //! samples that share a stack are resolved once (memoization per calling
 //! context), and memory does not grow with the number of samples.
 
+use crate::by_address::{DirectTarget, HeapBlocks};
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
-use crate::direct::{DirectTarget, HeapBlocks};
 use crate::error::{io, PostError, Result};
 use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
 use crate::merge::FxHashMap;

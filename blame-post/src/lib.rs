@@ -12,13 +12,13 @@
 //! resolution ([`resolve`]), and sums blame per variable, function and
 //! context per process ([`aggregate`]). `blame post --shard I/N` processes a
 //! slice of the run ([`shard`]); [`merge`] reduces the slices. Nothing here
-//! prints: rendering is `blame-gui-export`'s job.
+//! prints: rendering is `blame-report`'s job.
 
 #![forbid(unsafe_code)]
 pub mod aggregate;
+pub mod by_address;
 pub mod datacentric;
 pub mod db_check;
-pub mod direct;
 pub mod error;
 pub mod footprints;
 pub mod frame_table;

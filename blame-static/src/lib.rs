@@ -3,7 +3,7 @@
 //! [`llvm_loader`] converts bitcode or textual IR into the plain model of
 //! [`ir`]; [`analysis`] computes one function's summary on that model (with
 //! [`cfg`] for loops and control dependence, [`access`] for the access
-//! pattern of each read, [`library`] for library calls); this
+//! pattern of each read, [`library_models`] for library calls); this
 //! module runs it in parallel over a module, reusing cached summaries whose
 //! IR hash is unchanged, and renders the `--dump json` view.
 
@@ -13,7 +13,7 @@ pub mod access;
 pub mod analysis;
 pub mod cfg;
 pub mod ir;
-pub mod library;
+pub mod library_models;
 #[allow(unsafe_code)]
 pub mod llvm_loader;
 pub mod queue_drain;

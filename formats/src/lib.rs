@@ -3,7 +3,7 @@
 //! ```text
 //! sampler ──sample stream──> blame-post <──static db── blame-static
 //!                                │
-//!                             results ──> gui-export
+//!                             results ──> report
 //! ```
 //!
 //! Every binary file is a [`container`]: magic, version, then zstd-compressed

@@ -8,7 +8,7 @@
 //! | module | job |
 //! |---|---|
 //! | `sys` | the only `unsafe`: perf_event_open, ioctls, ring buffer mmap, fork |
-//! | `records` | parsing perf records |
+//! | `perf_records` | parsing perf records |
 //! | `events` | event names to perf types |
 //! | `perf` | the perf_event sampler |
 //! | `ptrace` | the ptrace fallback sampler |
@@ -27,10 +27,10 @@ pub mod alloc_tracking;
 pub mod events;
 pub mod manifest;
 pub mod perf;
+pub mod perf_records;
 pub mod procfs;
 pub mod ptrace;
 pub mod recording;
-pub mod records;
 mod session;
 pub mod sink;
 pub mod slurm;

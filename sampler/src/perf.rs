@@ -4,8 +4,8 @@
 //! unwound as they arrive.
 
 use crate::events::EventSpec;
+use crate::perf_records::{self, Layout, PerfRecord};
 use crate::recording::SampledStack;
-use crate::records::{self, Layout, PerfRecord};
 use crate::sink::RecordSink;
 use crate::sys::{self, RingBuffer};
 use crate::{CallGraph, RecordError};
@@ -212,17 +212,17 @@ fn attr_for(
         }
         Sampling::Period(p) => a.__bindgen_anon_1.sample_period = p,
     }
-    let mut st = records::SAMPLE_IDENTIFIER
-        | records::SAMPLE_IP
-        | records::SAMPLE_TID
-        | records::SAMPLE_TIME
-        | records::SAMPLE_PERIOD;
+    let mut st = perf_records::SAMPLE_IDENTIFIER
+        | perf_records::SAMPLE_IP
+        | perf_records::SAMPLE_TID
+        | perf_records::SAMPLE_TIME
+        | perf_records::SAMPLE_PERIOD;
     if cfg.data_addresses || event.desc(cfg.sampling.clone()).memory {
-        st |= records::SAMPLE_ADDR;
+        st |= perf_records::SAMPLE_ADDR;
     }
     match cfg.call_graph {
         CallGraph::Fp => {
-            st |= records::SAMPLE_CALLCHAIN;
+            st |= perf_records::SAMPLE_CALLCHAIN;
             if !cfg.kernel {
                 a.set_exclude_callchain_kernel(1);
             }
@@ -231,20 +231,21 @@ fn attr_for(
             // The user callchain (and the kernel's when asked) plus a small
             // copy of the innermost stack bytes to unwind frames without
             // frame pointers from.
-            st |=
-                records::SAMPLE_CALLCHAIN | records::SAMPLE_REGS_USER | records::SAMPLE_STACK_USER;
-            a.sample_regs_user = records::REGS_MASK;
+            st |= perf_records::SAMPLE_CALLCHAIN
+                | perf_records::SAMPLE_REGS_USER
+                | perf_records::SAMPLE_STACK_USER;
+            a.sample_regs_user = perf_records::REGS_MASK;
             a.sample_stack_user = cfg.stack_size;
             if !cfg.kernel {
                 a.set_exclude_callchain_kernel(1);
             }
         }
         CallGraph::Dwarf => {
-            st |= records::SAMPLE_REGS_USER | records::SAMPLE_STACK_USER;
-            a.sample_regs_user = records::REGS_MASK;
+            st |= perf_records::SAMPLE_REGS_USER | perf_records::SAMPLE_STACK_USER;
+            a.sample_regs_user = perf_records::REGS_MASK;
             a.sample_stack_user = cfg.stack_size;
             if cfg.kernel {
-                st |= records::SAMPLE_CALLCHAIN;
+                st |= perf_records::SAMPLE_CALLCHAIN;
                 a.set_exclude_callchain_user(1);
             }
         }
@@ -493,7 +494,7 @@ impl PerfSession {
             .iter()
             .zip(ring_of)
             .filter_map(|(&(start, len), ring)| {
-                records::parse(&self.buf[start..start + len], &self.layout).map(|r| (r, ring))
+                perf_records::parse(&self.buf[start..start + len], &self.layout).map(|r| (r, ring))
             })
             .collect();
         // Records of one buffer are in time order; merge the buffers.
@@ -544,7 +545,7 @@ impl PerfSession {
         n
     }
 
-    fn sample(&self, rec: &mut impl RecordSink, s: &records::RawSample) {
+    fn sample(&self, rec: &mut impl RecordSink, s: &perf_records::RawSample) {
         let event = self.event_of_id.get(&s.id).copied().unwrap_or(0);
         let kernel: &[u64] = if self.kernel { &s.kernel_chain } else { &[] };
         let frames: Vec<u64>;

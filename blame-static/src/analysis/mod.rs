@@ -32,7 +32,7 @@ pub(crate) use reads::read_table_tests;
 
 use crate::cfg::Cfg;
 use crate::ir::*;
-use crate::library::{self, LibModel};
+use crate::library_models::{self as library, LibModel};
 use blame_formats::static_db::*;
 use graph::{find, Components, MayDefVisibility};
 use locations::{returned_values, stored_to, variable_bindings, Key, Loc, Resolver, Root};

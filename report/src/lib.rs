@@ -1,7 +1,7 @@
-//! # blame-gui-export: how people see blame
+//! # blame-report: how people see blame
 //!
 //! ```text
-//! results (blame-post) ──> blame-gui-export ──> text / json / csv reports
+//! results (blame-post) ──> blame-report ──> text / json / csv reports
 //! ```
 //!
 //! The last stage of the pipeline. It renders [`Results`](blame_formats::results::Results)
