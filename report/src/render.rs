@@ -332,10 +332,7 @@ pub fn render_variables(v: &VariableView, format: OutputFormat) -> String {
                     "# event {}, {} samples; ranked by {} blame (explicit: data flow; total: with loop and branch tests); blame is inclusive, so percentages add up to more than 100%\n",
                     v.event,
                     num(v.total_samples),
-                    match v.rank_by {
-                        crate::views::RankBy::Explicit => "explicit",
-                        crate::views::RankBy::Total => "total",
-                    }
+                    v.rank_by.name()
                 ),
             };
             if let Some(c) = &v.coverage {
@@ -379,30 +376,32 @@ pub fn coverage_line(c: &crate::views::CoverageView) -> String {
     line
 }
 
-pub fn render_functions(v: &FunctionView, format: OutputFormat) -> String {
+/// A view that is one table: JSON of the view, the table as CSV, or the
+/// table as text under a `# ` heading line.
+fn table_view<V: Serialize>(v: &V, format: OutputFormat, table: Table, heading: String) -> String {
     match format {
         OutputFormat::Json => json(v),
-        OutputFormat::Csv => function_table(v).csv(),
-        OutputFormat::Text => format!(
-            "# event {}, {} samples (code-centric)\n{}",
-            v.event,
-            num(v.total_samples),
-            function_table(v).text()
-        ),
+        OutputFormat::Csv => table.csv(),
+        OutputFormat::Text => format!("# {heading}\n{}", table.text()),
     }
 }
 
+pub fn render_functions(v: &FunctionView, format: OutputFormat) -> String {
+    let heading = format!(
+        "event {}, {} samples (code-centric)",
+        v.event,
+        num(v.total_samples)
+    );
+    table_view(v, format, function_table(v), heading)
+}
+
 pub fn render_blame_points(v: &BlamePointView, format: OutputFormat) -> String {
-    match format {
-        OutputFormat::Json => json(v),
-        OutputFormat::Csv => blame_point_table(v).csv(),
-        OutputFormat::Text => format!(
-            "# event {}, {} samples: blame points and their variables\n{}",
-            v.event,
-            num(v.total_samples),
-            blame_point_table(v).text()
-        ),
-    }
+    let heading = format!(
+        "event {}, {} samples: blame points and their variables",
+        v.event,
+        num(v.total_samples)
+    );
+    table_view(v, format, blame_point_table(v), heading)
 }
 
 pub fn render_drilldown(v: &DrillView, format: OutputFormat) -> String {
@@ -640,10 +639,7 @@ pub fn render_diff(v: &crate::across::diff::DiffView, format: OutputFormat) -> S
         OutputFormat::Json => json(v),
         OutputFormat::Csv => diff_table(v).csv(),
         OutputFormat::Text => {
-            let rank = match v.rank_by {
-                RankBy::Explicit => "explicit",
-                RankBy::Total => "total",
-            };
+            let rank = v.rank_by.name();
             let mut out = format!(
                 "# event {}: A = {} ({} samples), B = {} ({} samples); variables by the change of their {rank} blame in share of each run (B - A), largest first; matched by function, name and type\n",
                 v.event,
@@ -812,10 +808,7 @@ pub fn render_scaling(v: &crate::across::scaling::ScalingView, format: OutputFor
             let mut out = format!(
                 "# event {}, {} blame of {runs} runs at {} points of {}; share in percent of each run, time = share × the run's {}; models fitted by {} (adjusted R², SMAPE in %)\n",
                 v.event,
-                match v.rank_by {
-                    RankBy::Explicit => "explicit",
-                    RankBy::Total => "total",
-                },
+                v.rank_by.name(),
                 v.points.len(),
                 v.parameters.join(", "),
                 match v.time {

@@ -44,6 +44,16 @@ pub enum RankBy {
     Total,
 }
 
+impl RankBy {
+    /// `explicit` or `total`, as reports say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RankBy::Explicit => "explicit",
+            RankBy::Total => "total",
+        }
+    }
+}
+
 /// Row filters shared by every view.
 #[derive(Debug, Clone, Default)]
 pub struct Filters {
