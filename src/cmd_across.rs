@@ -197,7 +197,7 @@ pub(crate) fn params_per_run(params: &[String], runs: usize) -> Result<Vec<Vec<(
 
 /// The recording's wall-clock time, from the run directory's manifest.
 fn wall_seconds(run: &Path) -> Option<f64> {
-    let m = blame_sampler::manifest::Manifest::read(&run.join("manifest.json")).ok()?;
+    let m = blame_formats::run_dir::manifest(run).ok()?;
     (m.end_unix_ns > m.start_unix_ns).then(|| (m.end_unix_ns - m.start_unix_ns) as f64 * 1e-9)
 }
 

@@ -210,7 +210,7 @@ fn run_metadata(
     dir: &Path,
     results: &blame_formats::results::Results,
 ) -> Vec<(String, serde_json::Value)> {
-    let Ok(m) = blame_sampler::manifest::Manifest::read(&dir.join("manifest.json")) else {
+    let Ok(m) = blame_formats::run_dir::manifest(dir) else {
         return Vec::new();
     };
     let mut meta = vec![("date".to_string(), iso_date(m.start_unix_ns).into())];

@@ -2,23 +2,23 @@
 //! of recorded (or JSON-lines) samples against the static db, sharding
 //! across a cluster, and the report views.
 
+use crate::post_config::{absolute, PostConfig};
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use blame_formats::jsonl::{write_sample, JsonSample};
-use blame_formats::node_file::{is_node_file, StreamIn};
-use blame_formats::results::{FileId, Provenance, Results};
-use blame_formats::static_db::{CacheGeometry, StaticDb};
+use blame_formats::node_file::StreamIn;
+use blame_formats::results::Results;
+use blame_formats::run_dir::{self, shard_files, ShardFile};
+use blame_formats::static_db::StaticDb;
 use blame_formats::stream;
 use blame_post::aggregate::DEFAULT_LOOP_THRESHOLD;
 use blame_post::merge::Part;
-use blame_post::{post_with_progress, OnDamage, Run, ShardSpec, StaticIndex};
+use blame_post::{post_with_progress, Run, ShardSpec, StaticIndex};
 use blame_report::render;
 use blame_report::source::SourceCache;
 use blame_report::views::{self, Filters, OutputFormat};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-const RESULTS_FILE: &str = "results.bres";
 
 /// Where samples come from, shared by `post` and `report`.
 #[derive(clap::Args, Clone)]
@@ -27,7 +27,7 @@ pub struct InputArgs {
     pub(crate) run_dir: Option<PathBuf>,
     /// JSON-lines symbolic samples instead of a recording.
     #[arg(long, conflicts_with = "run_dir")]
-    samples: Option<PathBuf>,
+    pub(crate) samples: Option<PathBuf>,
     /// A capture of Linux `perf record` instead of a recording (repeatable).
     ///
     /// Call graphs from `--call-graph fp` (kernel callchains) or `--call-graph dwarf`
@@ -42,151 +42,51 @@ pub struct InputArgs {
     /// from `mpirun -np 2 sh -c 'perf record -o r$OMPI_COMM_WORLD_RANK.data ./app'`) and
     /// file I's processes are rank I (launchers such as mpirun or sh get no rank).
     #[arg(long = "perf-data", value_name = "PERF.DATA", conflicts_with_all = ["run_dir", "samples"])]
-    perf_data: Vec<PathBuf>,
+    pub(crate) perf_data: Vec<PathBuf>,
     /// Static db from `blame cc` / `blame analyze` [default: $BLAME_DB, else .blame/static.db].
     #[arg(long = "static")]
-    static_db: Option<PathBuf>,
+    pub(crate) static_db: Option<PathBuf>,
     /// Directory to look for the recorded binaries and libraries in first (repeatable).
     #[arg(long = "binary-path")]
-    binary_paths: Vec<PathBuf>,
+    pub(crate) binary_paths: Vec<PathBuf>,
     /// Treat this event as a memory event (cache/TLB misses): approximate data-centric attribution (repeatable).
     #[arg(long = "memory-event", value_name = "EVENT")]
-    memory_events: Vec<String>,
+    pub(crate) memory_events: Vec<String>,
     /// Skid model of memory events: `lines:MEAN:SPREAD` (lines:1:1 is the dissertation's Itanium model) or `insns:MEAN:SPREAD` (instructions, mapped to lines by disassembling the binary) [default: no skid].
     #[arg(long)]
-    skid: Option<String>,
+    pub(crate) skid: Option<String>,
     /// Loop compensation threshold (5.2.2).
     #[arg(long, default_value_t = DEFAULT_LOOP_THRESHOLD)]
-    loop_threshold: f64,
+    pub(crate) loop_threshold: f64,
     /// L1 data cache and line size the access-pattern weights of memory events assume, `L1D:LINE` in bytes (K/M suffixes), e.g. `48K:64` [default: the recording machine's, from the run's manifest; else 32K:64].
     #[arg(long = "cache-geometry", value_name = "L1D:LINE")]
-    cache_geometry: Option<String>,
+    pub(crate) cache_geometry: Option<String>,
     /// Refuse a damaged recording (an empty or unreadable stream, a damaged chunk, a stream
     /// cut short) instead of using what is intact and saying what was skipped.
     #[arg(long)]
-    strict: bool,
+    pub(crate) strict: bool,
 }
 
 impl InputArgs {
-    fn on_damage(&self) -> OnDamage {
-        if self.strict {
-            OnDamage::Refuse
-        } else {
-            OnDamage::Salvage
+    /// A run directory with every option at its default but the db and the
+    /// binaries' directories.
+    pub(crate) fn of_run_dir(
+        dir: &Path,
+        static_db: Option<&Path>,
+        binary_paths: &[PathBuf],
+    ) -> Self {
+        InputArgs {
+            run_dir: Some(dir.to_path_buf()),
+            samples: None,
+            perf_data: Vec::new(),
+            static_db: static_db.map(Path::to_path_buf),
+            binary_paths: binary_paths.to_vec(),
+            memory_events: Vec::new(),
+            skid: None,
+            loop_threshold: DEFAULT_LOOP_THRESHOLD,
+            cache_geometry: None,
+            strict: false,
         }
-    }
-
-    /// True when an option that changes the results was given (a one-off
-    /// report must not replace the stored results).
-    fn options_given(&self) -> bool {
-        !self.memory_events.is_empty()
-            || self.skid.is_some()
-            || self.loop_threshold != DEFAULT_LOOP_THRESHOLD
-            || self.cache_geometry.is_some()
-            || !self.binary_paths.is_empty()
-    }
-
-    /// Every option that changes the results, with its effective value, sorted by name.
-    fn result_options(&self) -> Result<Vec<(String, String)>> {
-        let memory = self.memory_options()?;
-        let mut events = self.memory_events.clone();
-        events.sort();
-        let paths: Vec<String> = self
-            .binary_paths
-            .iter()
-            .map(|p| absolute(p).display().to_string())
-            .collect();
-        Ok(vec![
-            ("binary-path".into(), paths.join(":")),
-            (
-                "cache-geometry".into(),
-                format!("{}:{}", memory.cache.l1d_bytes, memory.cache.line_bytes),
-            ),
-            ("loop-threshold".into(), self.loop_threshold.to_string()),
-            ("memory-event".into(), events.join(",")),
-            ("skid".into(), self.skid.clone().unwrap_or_default()),
-        ])
-    }
-
-    /// The files the samples come from, in the order post reads them.
-    fn input_files(&self) -> Result<Vec<PathBuf>> {
-        Ok(match (&self.run_dir, &self.samples) {
-            (Some(dir), _) => {
-                let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-                    .with_context(|| format!("cannot list {}", dir.display()))?
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "bstream") || is_node_file(p))
-                    .collect();
-                v.sort();
-                v
-            }
-            (None, Some(s)) => vec![s.clone()],
-            (None, None) => self.perf_data.clone(),
-        })
-    }
-
-    /// What results computed from these inputs, with `db`, would be.
-    fn provenance(&self, db: Option<&Path>) -> Result<Provenance> {
-        // Units `blame cc` still analyzes belong to the db: wait for them.
-        if let Some(db) = db {
-            crate::cmd_cc::wait_for_analysis(db, "blame");
-        }
-        let id = |p: &Path, whole: bool| -> Result<FileId> {
-            let id = if whole {
-                FileId::of(p)
-            } else {
-                FileId::of_input(p)
-            };
-            let mut id = id.with_context(|| format!("cannot read {}", p.display()))?;
-            id.path = absolute(p).display().to_string();
-            Ok(id)
-        };
-        Ok(Provenance {
-            static_db: db.map(|d| id(d, true)).transpose()?,
-            // An input that cannot be read (a FIFO, no permission) is
-            // identified as empty: post skips or refuses it and says why.
-            inputs: self
-                .input_files()?
-                .iter()
-                .map(|p| {
-                    id(p, false).unwrap_or_else(|_| FileId {
-                        path: absolute(p).display().to_string(),
-                        bytes: 0,
-                        hash: 0,
-                    })
-                })
-                .collect(),
-            options: self.result_options()?,
-        })
-    }
-
-    fn memory_options(&self) -> Result<blame_post::MemoryOptions> {
-        if !(0.0..=1.0).contains(&self.loop_threshold) {
-            bail!(
-                "--loop-threshold {} must be between 0 and 1",
-                self.loop_threshold
-            );
-        }
-        let cache = match &self.cache_geometry {
-            Some(text) => {
-                CacheGeometry::parse(text).map_err(|e| anyhow::anyhow!("--cache-geometry {e}"))?
-            }
-            None => self
-                .run_dir
-                .as_deref()
-                .and_then(blame_sampler::manifest::Manifest::cache_of_run)
-                .unwrap_or_default(),
-        };
-        Ok(blame_post::MemoryOptions {
-            cache,
-            loop_threshold: self.loop_threshold,
-            skid: self
-                .skid
-                .as_deref()
-                .map(blame_post::datacentric::SkidModel::parse)
-                .transpose()
-                .map_err(anyhow::Error::msg)?,
-        })
     }
 }
 
@@ -322,38 +222,6 @@ pub struct DumpArgs {
     strict: bool,
 }
 
-/// `path` made absolute (not resolving links), for provenance records.
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// The static db asked for: `--static`, else `$BLAME_DB`.
-fn requested_db(explicit: &Option<PathBuf>) -> Option<PathBuf> {
-    explicit
-        .clone()
-        .or_else(|| std::env::var_os("BLAME_DB").map(PathBuf::from))
-}
-
-/// The static db to use: `--static`, else `$BLAME_DB`, else the db the
-/// recorder found for the run's executables (`blame daemon`, by build-id in
-/// `$BLAME_DB_STORE`), else `.blame/static.db` when there is one.
-fn static_db_path(explicit: &Option<PathBuf>, run_dir: Option<&Path>) -> Option<PathBuf> {
-    requested_db(explicit)
-        .or_else(|| run_dir.and_then(db_of_manifest))
-        .or_else(|| {
-            Some(PathBuf::from(blame_formats::static_db::DEFAULT_PATH))
-                .filter(|p| p.exists() || blame_formats::analysis_queue::dir_of(p).is_dir())
-        })
-}
-
-/// The static db a run's manifest names (set by `blame daemon`), if it is still there.
-fn db_of_manifest(dir: &Path) -> Option<PathBuf> {
-    blame_sampler::manifest::Manifest::read(&dir.join("manifest.json"))
-        .ok()?
-        .static_db
-        .filter(|p| p.is_file())
-}
-
 fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
     match db {
         Some(path) => {
@@ -367,69 +235,6 @@ fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
             Ok((StaticIndex::empty(), None))
         }
     }
-}
-
-fn open_run(input: &InputArgs) -> Result<Run> {
-    let mut run = match (&input.run_dir, &input.samples, input.perf_data.is_empty()) {
-        (Some(dir), None, true) => {
-            Run::open_dir(dir, input.binary_paths.clone(), input.on_damage())?
-        }
-        (None, Some(s), true) => Run::open_jsonl(s)?,
-        (None, None, false) => Run::open_perf_data(&input.perf_data, input.binary_paths.clone())?,
-        _ => bail!("give a run directory, --samples FILE.jsonl or --perf-data PERF.DATA"),
-    };
-    run.mark_memory_events(&input.memory_events)?;
-    run.set_skid_model(input.memory_options()?.skid)?;
-    Ok(run)
-}
-
-fn default_output(input: &InputArgs) -> PathBuf {
-    match (&input.run_dir, &input.samples, input.perf_data.first()) {
-        (Some(dir), _, _) => dir.join(RESULTS_FILE),
-        (_, Some(s), _) => s.with_extension("bres"),
-        (_, _, Some(p)) => p.with_extension("bres"),
-        _ => PathBuf::from(RESULTS_FILE),
-    }
-}
-
-fn shard_path(whole: &Path, shard: ShardSpec) -> PathBuf {
-    let name = whole
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| RESULTS_FILE.into());
-    whole.with_file_name(format!("{name}.shard-{}-of-{}", shard.index, shard.count))
-}
-
-/// Shard files of `whole`: `(index, count, path)`.
-fn shard_files(whole: &Path) -> Result<Vec<(u32, u32, PathBuf)>> {
-    let dir = whole
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let prefix = format!(
-        "{}.shard-",
-        whole
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    );
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if let Some(rest) = name.strip_prefix(&prefix) {
-            if let Some((i, n)) = rest.split_once("-of-") {
-                if let (Ok(i), Ok(n)) = (i.parse(), n.parse()) {
-                    out.push((i, n, path));
-                }
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 fn print_warnings(warnings: &[String]) {
@@ -466,14 +271,14 @@ fn print_damage(damage: &[String], fresh: bool) {
 
 /// Resolves `input` with the static db at `db` and records what produced the results.
 fn compute(
-    input: &InputArgs,
+    config: &PostConfig,
     db: Option<PathBuf>,
     shard: ShardSpec,
 ) -> Result<blame_post::PostOutput> {
-    let provenance = input.provenance(db.as_deref())?;
-    let run = open_run(input)?;
+    let provenance = config.provenance(db.as_deref())?;
+    let run = config.open_run()?;
     let (index, _) = load_static(db)?;
-    let mut out = post_run(&run, &index, shard, input)?;
+    let mut out = post_run(&run, &index, shard, config.memory)?;
     out.results.header.provenance = Some(provenance);
     print_warnings(&out.warnings);
     print_damage(&out.damage, true);
@@ -490,11 +295,8 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         Some(s) => ShardSpec::parse(s)?,
         None => from_env(false)?,
     };
-    let out = compute(
-        &args.input,
-        static_db_path(&args.input.static_db, args.input.run_dir.as_deref()),
-        shard,
-    )?;
+    let config = PostConfig::resolve(&args.input)?;
+    let out = compute(&config, config.static_db(), shard)?;
     let results = out.results;
     let t = out.times;
     eprintln!(
@@ -509,7 +311,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     let whole = args
         .output
         .clone()
-        .unwrap_or_else(|| default_output(&args.input));
+        .unwrap_or_else(|| config.default_output());
     if shard.is_whole() {
         results.write(&whole)?;
         eprintln!(
@@ -520,7 +322,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let part = shard_path(&whole, shard);
+    let part = run_dir::shard_path(&whole, shard.index, shard.count);
     results.write(&part)?;
     eprintln!(
         "blame: shard {}/{} wrote {}",
@@ -529,11 +331,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         part.display()
     );
     // The last shard to finish reduces them all.
-    let parts: Vec<_> = shard_files(&whole)?
-        .into_iter()
-        .filter(|(_, n, _)| *n == shard.count)
-        .collect();
-    if parts.len() == shard.count as usize {
+    if run_dir::missing_shards(&shard_files(&whole)?, shard.count).is_empty() {
         merge_into(&whole, shard.count, Some((shard.index, results)))?;
     }
     Ok(())
@@ -544,10 +342,10 @@ fn post_run(
     run: &Run,
     index: &StaticIndex,
     shard: ShardSpec,
-    input: &InputArgs,
+    memory: blame_post::MemoryOptions,
 ) -> Result<blame_post::PostOutput> {
     let progress = Progress::bar("post", run.processes.len() as u64, "processes");
-    let out = post_with_progress(run, index, shard, input.memory_options()?, &|done, _| {
+    let out = post_with_progress(run, index, shard, memory, &|done, _| {
         progress.set(done as u64)
     });
     progress.finish();
@@ -557,14 +355,11 @@ fn post_run(
 /// Merges the `count` shard results beside `whole` into it; `own` is the
 /// calling shard's (index, results), used from memory instead of read back.
 fn merge_into(whole: &Path, count: u32, own: Option<(u32, Results)>) -> Result<Results> {
-    let parts: Vec<_> = shard_files(whole)?
+    let parts: Vec<ShardFile> = shard_files(whole)?
         .into_iter()
-        .filter(|(_, n, _)| *n == count)
+        .filter(|s| s.count == count)
         .collect();
-    let missing: Vec<String> = (0..count)
-        .filter(|i| !parts.iter().any(|(j, _, _)| j == i))
-        .map(|i| format!("{i}/{count}"))
-        .collect();
+    let missing = run_dir::missing_shards(&parts, count);
     if !missing.is_empty() {
         bail!(
             "cannot merge {}: shards {} have not written their results yet",
@@ -576,9 +371,9 @@ fn merge_into(whole: &Path, count: u32, own: Option<(u32, Results)>) -> Result<R
     let mut own = own;
     let parts: Vec<Part> = parts
         .into_iter()
-        .map(|(i, _, path)| match own.take_if(|(j, _)| *j == i) {
+        .map(|s| match own.take_if(|(j, _)| *j == s.index) {
             Some((_, results)) => Part::Loaded(Box::new(results)),
-            None => Part::File(path),
+            None => Part::File(s.path),
         })
         .collect();
     let merger = blame_post::merge::read_parts(parts, &|done| progress.set(done as u64));
@@ -595,14 +390,12 @@ fn merge_into(whole: &Path, count: u32, own: Option<(u32, Results)>) -> Result<R
 
 pub fn run_merge(args: MergeArgs) -> Result<()> {
     let whole = if args.target.is_dir() {
-        args.target.join(RESULTS_FILE)
+        args.target.join(run_dir::RESULTS_FILE)
     } else {
         args.target.clone()
     };
-    let counts: std::collections::BTreeSet<u32> = shard_files(&whole)?
-        .into_iter()
-        .map(|(_, n, _)| n)
-        .collect();
+    let counts: std::collections::BTreeSet<u32> =
+        shard_files(&whole)?.into_iter().map(|s| s.count).collect();
     match counts.len() {
         0 => bail!(
             "no shard results next to {}; run `blame post --shard I/N` first",
@@ -629,15 +422,15 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
 /// or nothing usable is stored: one-off options (`--static other.db`,
 /// `--memory-event`...) give a temporary result and leave the cache alone.
 pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
-    let Some(dir) = &input.run_dir else {
-        return Ok(compute(
-            input,
-            static_db_path(&input.static_db, None),
-            ShardSpec::WHOLE,
-        )?
-        .results);
+    stored_or_computed(&PostConfig::resolve(input)?)
+}
+
+/// [`results_for_report`] of a resolved config.
+fn stored_or_computed(config: &PostConfig) -> Result<Results> {
+    let Some(dir) = config.run_dir() else {
+        return Ok(compute(config, config.static_db(), ShardSpec::WHOLE)?.results);
     };
-    let stored_path = dir.join(RESULTS_FILE);
+    let stored_path = dir.join(run_dir::RESULTS_FILE);
     let stored = match stored_path.exists().then(|| Results::read(&stored_path)) {
         Some(Ok(r)) => Some(r),
         Some(Err(e)) => {
@@ -646,12 +439,12 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
         }
         None => None,
     };
-    let has_streams = !input.input_files()?.is_empty();
+    let has_streams = !config.input_files()?.is_empty();
     let stored_prov = stored.as_ref().and_then(|r| r.header.provenance.clone());
     // The db meant: the one asked for, else the one the stored results were
-    // computed with (if it is still there), else the default.
-    let requested = requested_db(&input.static_db);
-    let db = requested
+    // computed with (if it is still there), else the run's default.
+    let db = config
+        .requested_db
         .clone()
         .or_else(|| {
             stored_prov
@@ -660,7 +453,7 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
                 .map(|d| PathBuf::from(&d.path))
                 .filter(|p| p.exists())
         })
-        .or_else(|| static_db_path(&None, Some(dir)));
+        .or_else(|| config.static_db());
     let mut stale = Vec::new();
     if let Some(results) = stored {
         match &stored_prov {
@@ -672,8 +465,8 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
                 "it comes from an older blame that did not record what produced it".to_string(),
             ),
             Some(p) => {
-                let mut wanted = input.provenance(db.as_deref())?;
-                if !input.options_given() {
+                let mut wanted = config.provenance(db.as_deref())?;
+                if !config.options_given {
                     // Options not given here: those the results were computed with.
                     wanted.options = p.options.clone();
                 }
@@ -691,7 +484,7 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
         None => true,
         Some(p) => {
             let db_path = db.as_deref().map(|d| absolute(d).display().to_string());
-            (!input.options_given() || p.options == input.result_options()?)
+            (!config.options_given || p.options == config.result_options())
                 && p.static_db.as_ref().map(|d| d.path.clone()) == db_path
         }
     };
@@ -702,7 +495,7 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
             stale.join("; ")
         );
     }
-    let results = compute(input, db, ShardSpec::WHOLE)?.results;
+    let results = compute(config, db, ShardSpec::WHOLE)?.results;
     if same_request {
         if let Err(e) = results.write(&stored_path) {
             eprintln!(
@@ -730,17 +523,9 @@ fn report_lost(results: &Results) {
 }
 
 pub fn run_report(args: ReportArgs) -> Result<()> {
-    let compile = |re: &Option<String>, what: &str| -> Result<Option<regex::Regex>> {
-        re.as_deref()
-            .map(|r| {
-                regex::Regex::new(r)
-                    .with_context(|| format!("--{what} {r:?} is not a valid regular expression"))
-            })
-            .transpose()
-    };
     let filters = Filters {
-        type_re: compile(&args.type_re, "type")?,
-        function_re: compile(&args.function_re, "function")?,
+        type_re: compile_re(&args.type_re, "type")?,
+        function_re: compile_re(&args.function_re, "function")?,
         rank: args.rank,
         top: args.top,
         min_percent: args.min_percent,
@@ -789,12 +574,8 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         None
     };
     let files: Vec<PathBuf> = if args.input.is_dir() {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&args.input)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "bstream") || is_node_file(p))
-            .collect();
-        v.sort();
-        v
+        run_dir::sample_files(&args.input)
+            .with_context(|| format!("cannot list {}", args.input.display()))?
     } else {
         vec![args.input.clone()]
     };
@@ -994,18 +775,11 @@ pub(crate) fn results_of(
             path.display()
         );
     }
-    results_for_report(&InputArgs {
-        run_dir: Some(path.to_path_buf()),
-        samples: None,
-        perf_data: Vec::new(),
-        static_db,
-        binary_paths: binary_paths.to_vec(),
-        memory_events: Vec::new(),
-        skid: None,
-        loop_threshold: DEFAULT_LOOP_THRESHOLD,
-        cache_geometry: None,
-        strict: false,
-    })
+    stored_or_computed(&PostConfig::of_run_dir(
+        path,
+        static_db.as_deref(),
+        binary_paths,
+    )?)
     .with_context(|| format!("run {}", path.display()))
 }
 

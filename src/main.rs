@@ -59,6 +59,7 @@ mod cmd_export;
 mod cmd_post;
 mod cmd_record;
 mod error_text;
+mod post_config;
 mod progress;
 
 fn main() -> ExitCode {

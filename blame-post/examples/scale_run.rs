@@ -21,9 +21,9 @@
 //! --binary treecode --ranks 1024 [--min-samples 20000] [--max-samples 100000]
 //! [--contexts 3000] [--seed 1] [--ranks-per-node 64]`
 
+use blame_formats::manifest::{EventEntry, Manifest, NodeFileEntry, ProcessEntry};
 use blame_formats::node_file::{NodeHeader, NodeWriter, SharedNode};
 use blame_formats::stream::{EventDesc, Mapping, Sampling, StreamHeader, StreamWriter};
-use blame_sampler::manifest::{EventEntry, Manifest, NodeFileEntry, ProcessEntry};
 use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind};
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
 use rayon::prelude::*;

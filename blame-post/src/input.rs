@@ -19,14 +19,15 @@ use blame_formats::alloc_log::AllocLog;
 use blame_formats::container::{Salvaged, Skipped};
 use blame_formats::jsonl::{read_samples, JsonSample};
 use blame_formats::lock::RunDirLock;
+use blame_formats::manifest::{Manifest, NodeFileEntry, ProcessEntry};
 use blame_formats::node_file::{is_node_file, NodeIndex, StreamIn};
 use blame_formats::results::{ProcessInfo, SymFrame};
+use blame_formats::run_dir;
 use blame_formats::stream::{
     decode_chunk, ChunkSource, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample, Sampling,
     StackNode, StreamHeader, StreamReader,
 };
 use blame_formats::FormatError;
-use blame_sampler::manifest::{Manifest, NodeFileEntry, ProcessEntry};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -118,16 +119,9 @@ pub enum Source {
 /// recorders closed: file name → (its length then, the manifest).
 fn listed_node_files(dir: &Path) -> HashMap<String, (NodeFileEntry, Arc<Manifest>)> {
     let mut out = HashMap::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !(name.starts_with("manifest") && name.ends_with(".json")) {
-            continue;
-        }
+    for path in run_dir::manifest_files(dir) {
         // An unreadable manifest only costs the walk of its files.
-        let Ok(m) = Manifest::read(&e.path()) else {
+        let Ok(m) = Manifest::read(&path) else {
             continue;
         };
         let m = Arc::new(m);
@@ -290,12 +284,7 @@ impl Run {
                 std::io::ErrorKind::WouldBlock => PostError::Input(e.to_string()),
                 _ => io(dir)(e),
             })?;
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(io(dir))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "bstream") || is_node_file(p))
-            .collect();
-        found.sort();
+        let found = run_dir::sample_files(dir).map_err(io(dir))?;
         if found.is_empty() {
             return Err(PostError::Input(format!(
                 "{}: no sample streams (*.bnode, *.bstream) here; record one with `blame record -o {} -- CMD`",
@@ -959,7 +948,7 @@ impl Run {
         let mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
         let mut heap_sites = Vec::new();
         let dir = path.parent().unwrap_or(Path::new("."));
-        let alloc_path = dir.join(format!("alloc-{pid}.balloc"));
+        let alloc_path = run_dir::alloc_log_path(dir, pid);
         // The heap blocks' sizes tell the access-pattern weights which reads
         // through pointers stay in the cache.
         let memory_events = map_event.iter().any(|&e| self.events[e].memory);
@@ -1697,8 +1686,8 @@ mod salvage_tests {
 #[cfg(test)]
 mod node_file_tests {
     use super::*;
+    use blame_formats::manifest::EventEntry;
     use blame_formats::node_file::{NodeHeader, NodeWriter};
-    use blame_sampler::manifest::EventEntry;
 
     fn header(pid: u32, rank: u32) -> StreamHeader {
         StreamHeader {

@@ -216,7 +216,7 @@ impl Symbolizer {
             let text = self
                 .search_dirs
                 .iter()
-                .map(|d| d.join("kallsyms"))
+                .map(|d| d.join(blame_formats::run_dir::KALLSYMS_FILE))
                 .find_map(|p| std::fs::read_to_string(p).ok());
             if text.is_none() {
                 self.warnings.push(

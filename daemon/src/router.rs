@@ -14,9 +14,9 @@ use crate::job::{identify, user_name, JobKey, JobKind};
 use crate::job_dir::{self, AsUser};
 use crate::post_queue::{PostJob, PostQueue};
 use crate::restart::{self, Gap, SavedJob, SavedProcess, SavedState};
+use blame_formats::manifest::NodeFileEntry;
+use blame_formats::manifest::{EventEntry, Manifest};
 use blame_formats::stream::EventDesc;
-use blame_sampler::manifest::NodeFileEntry;
-use blame_sampler::manifest::{EventEntry, Manifest};
 use blame_sampler::procfs;
 use blame_sampler::recording::{Layout, Recording, SampledStack};
 use blame_sampler::sink::RecordSink;
@@ -293,7 +293,7 @@ impl Router {
             );
             let closed_before = {
                 let _fs = AsUser::new(key.uid, gid);
-                Manifest::read(&dir.join("manifest.json")).map(|m| m.node_files)
+                blame_formats::run_dir::manifest(&dir).map(|m| m.node_files)
             };
             if let (Ok(files), Some(run)) = (closed_before, self.jobs.get_mut(key)) {
                 run.node_files = files;

@@ -21,9 +21,11 @@ pub mod error;
 pub mod files;
 pub mod jsonl;
 pub mod lock;
+pub mod manifest;
 pub mod names;
 pub mod node_file;
 pub mod results;
+pub mod run_dir;
 pub mod static_db;
 pub mod stream;
 

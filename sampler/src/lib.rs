@@ -17,7 +17,6 @@
 //! | `stop` | when the sampling loop stops: the command ended, a signal (forwarded first), the duration |
 //! | `sink` | what sampled records are fed to: one recording, or the daemon's per-job router |
 //! | `procfs` | /proc: command lines, MPI ranks, mappings |
-//! | `manifest` | the run's manifest.json |
 //! | `alloc_tracking` | `--track-allocations`: the preloaded allocation tracer |
 //! | `session` | launching or attaching, signals, the loop that ties it together |
 
@@ -25,7 +24,6 @@
 #![deny(unsafe_code)]
 pub mod alloc_tracking;
 pub mod events;
-pub mod manifest;
 pub mod perf;
 pub mod perf_records;
 pub mod procfs;

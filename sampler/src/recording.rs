@@ -5,9 +5,9 @@
 //! ([`Layout::PerProcess`]). Both the perf_event and the ptrace sampler
 //! report fork, exec, mmap, sample and exit events here.
 
-use crate::manifest::ProcessEntry;
 use crate::procfs;
 use crate::unwind::{HybridWalk, ObjectCache, ProcessUnwinder};
+use blame_formats::manifest::ProcessEntry;
 use blame_formats::node_file::{NodeHeader, NodeWriter, SharedNode};
 use blame_formats::stream::{
     is_launcher, EventDesc, Lost, Mapping, ProcessEnd, StreamHeader, StreamWriter, ThreadName,
@@ -126,7 +126,7 @@ pub struct Recording {
     /// Kernel frames are recorded: each stream gets the kernel's pseudo-mapping.
     kernel_frames: bool,
     /// The node file once closed, for the manifest.
-    pub closed_node_file: Option<crate::manifest::NodeFileEntry>,
+    pub closed_node_file: Option<blame_formats::manifest::NodeFileEntry>,
 }
 
 /// The pseudo-path of the kernel's mapping (symbolized from the run's `kallsyms`).
@@ -181,7 +181,10 @@ impl Recording {
     pub fn with_kernel_frames(&mut self) -> std::io::Result<()> {
         self.kernel_frames = true;
         let symbols = std::fs::read("/proc/kallsyms")?;
-        blame_formats::files::write_atomic(self.dir.join("kallsyms"), &symbols)
+        blame_formats::files::write_atomic(
+            self.dir.join(blame_formats::run_dir::KALLSYMS_FILE),
+            &symbols,
+        )
     }
 
     pub fn events(&self) -> &[EventDesc] {
@@ -680,7 +683,7 @@ impl Recording {
         if let Some(node) = self.node.take() {
             match NodeWriter::finish(&node) {
                 Ok(()) => {
-                    self.closed_node_file = Some(crate::manifest::NodeFileEntry {
+                    self.closed_node_file = Some(blame_formats::manifest::NodeFileEntry {
                         file: NodeWriter::path(&node)
                             .file_name()
                             .map(|n| n.to_string_lossy().into_owned())

@@ -4,7 +4,6 @@
 //! forward Ctrl-C/SIGTERM to the target, and close every file validly.
 
 use crate::events::{parse_events, EventSpec};
-use crate::manifest::{EventEntry, Manifest};
 use crate::perf::{OpenFailure, PerfConfig, PerfSession, Scope};
 use crate::ptrace::PtraceSampler;
 use crate::recording::{Layout, Recording};
@@ -12,6 +11,8 @@ use crate::stop::Control;
 use crate::{procfs, sys, CallGraph, RecordError};
 use blame_formats::files;
 use blame_formats::lock::RunDirLock;
+use blame_formats::manifest::{EventEntry, Manifest};
+use blame_formats::run_dir;
 use blame_formats::stream::Sampling;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicUsize;
@@ -104,18 +105,7 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
         // One recorder per rank shares the directory: names never collide.
         return Ok(lock);
     }
-    let old: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.file_name().unwrap_or_default().to_string_lossy();
-            name.ends_with(".bstream")
-                || name.ends_with(".bnode")
-                || name.ends_with(".balloc")
-                || name == "kallsyms"
-                || (name.starts_with("manifest") && name.ends_with(".json"))
-        })
-        .collect();
+    let old = run_dir::recording_files(dir).map_err(io)?;
     if old.is_empty() {
         return Ok(lock);
     }
@@ -127,14 +117,8 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
         )));
     }
     // Results computed from the recording being replaced are stale too.
-    let results = std::fs::read_dir(dir)
-        .map_err(io)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.file_name().unwrap_or_default().to_string_lossy();
-            name == "results.bres" || name.starts_with("results.bres.shard-")
-        });
-    for p in old.into_iter().chain(results.collect::<Vec<_>>()) {
+    let results = run_dir::results_files(dir).map_err(io)?;
+    for p in old.into_iter().chain(results) {
         std::fs::remove_file(&p).map_err(|error| RecordError::Io { path: p, error })?;
     }
     Ok(lock)

@@ -81,7 +81,7 @@ pub struct Manifest {
     /// The recording machine's L1 data cache (sysfs), for the access-pattern
     /// weights of memory events; absent when the kernel did not say.
     #[serde(default)]
-    pub cache: Option<blame_formats::static_db::CacheGeometry>,
+    pub cache: Option<crate::static_db::CacheGeometry>,
     /// Size of each perf ring buffer in KiB (per CPU), as the locked-memory
     /// limits allowed; absent for the ptrace sampler.
     #[serde(default)]
@@ -98,33 +98,17 @@ impl Manifest {
     /// this recorder runs as MPI rank N, so per-rank recorders share a
     /// directory), atomically through a temporary file.
     pub fn write(&self, dir: &Path, own_rank: Option<u32>) -> std::io::Result<PathBuf> {
-        let name = match own_rank {
-            Some(r) => format!("manifest-rank-{r}.json"),
-            None => "manifest.json".to_string(),
-        };
-        let path = dir.join(name);
+        let path = dir.join(crate::run_dir::manifest_name(own_rank));
         let mut json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         json.push(b'\n');
-        blame_formats::files::write_atomic(&path, &json)?;
+        crate::files::write_atomic(&path, &json)?;
         Ok(path)
     }
 
     /// The cache geometry recorded in a run directory's manifests
     /// (`manifest.json` or the per-rank ones), if any says it.
-    pub fn cache_of_run(dir: &Path) -> Option<blame_formats::static_db::CacheGeometry> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-            .ok()?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name().is_some_and(|n| {
-                    let n = n.to_string_lossy();
-                    n.starts_with("manifest") && n.ends_with(".json")
-                })
-            })
-            .collect();
-        names.sort();
-        names
+    pub fn cache_of_run(dir: &Path) -> Option<crate::static_db::CacheGeometry> {
+        crate::run_dir::manifest_files(dir)
             .iter()
             .find_map(|p| Manifest::read(p).ok().and_then(|m| m.cache))
     }
