@@ -203,7 +203,7 @@ impl PostConfig {
             Input::PerfData(files) => Run::open_perf_data(files, self.binary_paths.clone())?,
         };
         run.mark_memory_events(&self.memory_events)?;
-        run.set_skid_model(self.memory.skid.clone())?;
+        run.set_skid_model(self.memory.skid)?;
         Ok(run)
     }
 
