@@ -1,37 +1,18 @@
 //! `blame diff` and `blame scaling`: blame across runs.
 
-use crate::cmd_post::{compile_re, results_of};
+use crate::cmd_post::{results_of, RowFilters};
 use anyhow::{bail, Context, Result};
 use blame_report::across::{diff, scaling};
 use blame_report::render;
-use blame_report::views::{Filters, OutputFormat, RankBy};
+use blame_report::views::{Filters, OutputFormat};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Row filters shared by `diff` and `scaling`.
 #[derive(clap::Args)]
 pub struct AcrossFilters {
-    /// Order variables by the change of explicit blame (data flow only) or total blame.
-    #[arg(long, value_enum, default_value = "explicit")]
-    rank_by: RankBy,
-    /// Event to compare [default: the first recorded event with samples in the first run].
-    #[arg(short, long)]
-    event: Option<String>,
-    /// Only variables whose type matches REGEX.
-    #[arg(long = "type", value_name = "REGEX")]
-    type_re: Option<String>,
-    /// Only variables defined in functions matching REGEX.
-    #[arg(long = "function", value_name = "REGEX")]
-    function_re: Option<String>,
-    /// Only the processes with this MPI rank.
-    #[arg(long)]
-    rank: Option<u32>,
-    /// At most N variables.
-    #[arg(long)]
-    top: Option<usize>,
-    /// Also variables with internal names (macro temporaries, reserved identifiers).
-    #[arg(long)]
-    all_variables: bool,
+    #[command(flatten)]
+    rows: RowFilters,
     /// Static db used to post runs without stored results [default: $BLAME_DB, else .blame/static.db].
     #[arg(long = "static")]
     static_db: Option<PathBuf>,
@@ -42,17 +23,7 @@ pub struct AcrossFilters {
 
 impl AcrossFilters {
     fn filters(&self, min_percent: f64) -> Result<Filters> {
-        Ok(Filters {
-            rank_by: self.rank_by,
-            type_re: compile_re(&self.type_re, "type")?,
-            function_re: compile_re(&self.function_re, "function")?,
-            rank: self.rank,
-            top: self.top,
-            min_percent,
-            event: self.event.clone(),
-            method: None,
-            all_variables: self.all_variables,
-        })
+        self.rows.filters(min_percent, None)
     }
 }
 

@@ -147,6 +147,52 @@ impl HideArgs {
     }
 }
 
+/// Which variables a view shows, shared by `report`, `diff` and `scaling`.
+#[derive(clap::Args, Clone)]
+pub struct RowFilters {
+    /// Order variables by explicit blame (data flow only) or total blame
+    /// (with the implicit blame of loop and branch tests).
+    #[arg(long, value_enum, default_value = "explicit")]
+    rank_by: views::RankBy,
+    /// Event to show [default: the first recorded event with samples (of the first run)].
+    #[arg(short, long)]
+    event: Option<String>,
+    /// Only variables whose type matches REGEX.
+    #[arg(long = "type", value_name = "REGEX")]
+    type_re: Option<String>,
+    /// Only variables defined in (or functions) matching REGEX.
+    #[arg(long = "function", value_name = "REGEX")]
+    function_re: Option<String>,
+    /// Only the process with this MPI rank.
+    #[arg(long)]
+    rank: Option<u32>,
+    /// At most N rows.
+    #[arg(long)]
+    top: Option<usize>,
+    /// Also variables with internal names, left out by default: macro temporaries and
+    /// reserved identifiers (a dotted part containing `__`, such as hypre__nx, xxx__i,
+    /// __range1, or starting with `_` and an uppercase letter, such as _M_impl).
+    #[arg(long)]
+    all_variables: bool,
+}
+
+impl RowFilters {
+    /// The views' filters, with the regular expressions compiled.
+    pub(crate) fn filters(&self, min_percent: f64, method: Option<String>) -> Result<Filters> {
+        Ok(Filters {
+            rank_by: self.rank_by,
+            type_re: compile_re(&self.type_re, "type")?,
+            function_re: compile_re(&self.function_re, "function")?,
+            rank: self.rank,
+            top: self.top,
+            min_percent,
+            event: self.event.clone(),
+            method,
+            all_variables: self.all_variables,
+        })
+    }
+}
+
 #[derive(clap::Args)]
 pub struct ReportArgs {
     #[command(flatten)]
@@ -173,39 +219,17 @@ pub struct ReportArgs {
     blame_point_threshold: Option<f64>,
     #[arg(long, default_value = "text")]
     format: OutputFormat,
-    /// Only variables whose type matches REGEX.
-    #[arg(long = "type", value_name = "REGEX")]
-    type_re: Option<String>,
-    /// Only variables defined in (or functions) matching REGEX.
-    #[arg(long = "function", value_name = "REGEX")]
-    function_re: Option<String>,
-    /// Only the process with this MPI rank.
-    #[arg(long)]
-    rank: Option<u32>,
-    /// At most N rows.
-    #[arg(long)]
-    top: Option<usize>,
+    #[command(flatten)]
+    rows: RowFilters,
     /// Only rows with at least P percent of the run.
     #[arg(long, default_value_t = 0.0)]
     min_percent: f64,
-    /// Order variables by explicit blame (data flow only) or total blame
-    /// (with the implicit blame of loop and branch tests).
-    #[arg(long, value_enum, default_value = "explicit")]
-    rank_by: views::RankBy,
-    /// Event to report [default: the first recorded event with samples].
-    #[arg(short, long)]
-    event: Option<String>,
     /// For memory events: the attribution method shown, raw, loop, skid, skid+loop, loop+access, skid+loop+access or all (columns side by side) [default: skid+loop+access with --skid, else loop+access].
     #[arg(long)]
     method: Option<String>,
     /// Directories to find source files in for drill-downs (repeatable) [default: current directory].
     #[arg(long = "source-root")]
     source_roots: Vec<PathBuf>,
-    /// Also variables with internal names, left out by default: macro temporaries and
-    /// reserved identifiers (a dotted part containing `__`, such as hypre__nx, xxx__i,
-    /// __range1, or starting with `_` and an uppercase letter, such as _M_impl).
-    #[arg(long)]
-    all_variables: bool,
 }
 
 #[derive(clap::Args)]
@@ -523,17 +547,7 @@ fn report_lost(results: &Results) {
 }
 
 pub fn run_report(args: ReportArgs) -> Result<()> {
-    let filters = Filters {
-        type_re: compile_re(&args.type_re, "type")?,
-        function_re: compile_re(&args.function_re, "function")?,
-        rank: args.rank,
-        top: args.top,
-        min_percent: args.min_percent,
-        rank_by: args.rank_by,
-        event: args.event.clone(),
-        method: args.method.clone(),
-        all_variables: args.all_variables,
-    };
+    let filters = args.rows.filters(args.min_percent, args.method.clone())?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
     let text = if let Some(baseline) = &args.compare {
         render::render_compare(&views::compare(&results, &filters, baseline)?, args.format)
