@@ -227,27 +227,8 @@ impl Scope {
                 "the results hold no events (no samples were recorded)".into(),
             ));
         }
-        let event = match &filters.event {
-            Some(name) => events.iter().position(|e| &e.name == name).ok_or_else(|| {
-                ViewError::Filter(format!(
-                    "event {name:?} is not in the results; recorded: {}",
-                    events
-                        .iter()
-                        .map(|e| e.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?,
-            None => (0..events.len())
-                .find(|&e| {
-                    results
-                        .header
-                        .processes
-                        .iter()
-                        .any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0)
-                })
-                .unwrap_or(0),
-        };
+        let event = crate::trees::event_index(results, filters.event.as_deref())
+            .map_err(ViewError::Filter)?;
         let procs = &results.header.processes;
         let processes: Vec<u32> = match filters.rank {
             Some(r) => {
