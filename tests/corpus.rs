@@ -429,6 +429,17 @@ impl Run {
             if v["kind"] == "field" && ty.trim() == "void" {
                 self.fail(format!("{function}::{name} is a field of type void"));
             }
+            // (e) exclusive blame is part of the inclusive blame: a variable
+            // whose blame is lifted to a caller takes its writes along
+            let (excl, incl) = (
+                v["exclusive_percent"].as_f64().unwrap_or(0.0),
+                v["percent"].as_f64().unwrap_or(0.0),
+            );
+            if excl > incl + 0.05 {
+                self.fail(format!(
+                    "{function}::{name} has exclusive blame {excl:.1}% above its inclusive {incl:.1}%"
+                ));
+            }
         }
     }
 
@@ -978,5 +989,58 @@ fn halo_blames_the_grid_on_both_ranks_not_the_communicator() {
         ],
         &["grid", "grid.unew"],
     );
+    r.finish();
+}
+
+#[test]
+fn particles_blames_the_particle_vector_through_references_and_a_virtual_call() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("particles");
+    let b = Build::new();
+    let objs = [b.cc("clang++-19", &src.join("particles.cpp"))];
+    let exe = b.link("clang++-19", &objs, &[]);
+    let r = record_and_report(
+        "particles",
+        b,
+        &[
+            exe.to_string_lossy().into_owned(),
+            "6000".into(),
+            "60".into(),
+        ],
+        false,
+    );
+    let forces = r.share_of("forces");
+    assert!(
+        forces > 50.0,
+        "the force loop is the hot loop: {forces:.1}%"
+    );
+    r.gets(
+        "main",
+        "sys",
+        COVERED,
+        forces,
+        "forces() writes the particles' forces, pair() returns each one",
+    );
+    r.gets("main", "sys.parts_", COVERED, forces, "the particles");
+    r.gets("main", "sys.parts_.fx", COVERED, forces, "a.fx += f * ddx");
+    match r.row("main", "sys.parts_").and_then(|v| v["type"].as_str()) {
+        Some(ty) if ty.contains("vector") => {}
+        other => r.fail(format!(
+            "main::sys.parts_ should have the member's type (a std::vector), not {other:?}"
+        )),
+    }
+    let excl = r
+        .row("main", "sys.parts_.fx")
+        .and_then(|v| v["exclusive_percent"].as_f64())
+        .unwrap_or(0.0);
+    if excl < 5.0 {
+        r.fail(format!(
+            "main::sys.parts_.fx should take the exclusive blame of `a.fx += ..` (an element of parts_): {excl:.1}%"
+        ));
+    }
+    r.bookkeeping_below("main", &["t"], &["sys"]);
     r.finish();
 }

@@ -477,6 +477,14 @@ impl Accumulator {
                         .iter()
                         .map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)),
                 );
+                for d in &res.exclusive_derived {
+                    for key in derived_keys(index, d, e16) {
+                        let path = (key.function.clone(), key.name.clone(), key.event);
+                        if let Some(&id) = derived_ids.get(&path) {
+                            ids.push(id);
+                        }
+                    }
+                }
                 ids.sort_unstable();
                 ids.dedup();
                 for &id in &ids {

@@ -42,8 +42,11 @@ pub struct Resolution {
     /// reaches over data flow alone: explicit blame (3.1, Table 3.4).
     pub explicit: Vec<VarRef>,
     pub explicit_derived: Vec<DerivedField>,
-    /// Variables whose own memory the sampled line writes.
+    /// Variables whose own memory the sampled line writes (where their
+    /// blame is lifted to, when it is: `a.fx` written through `Particle &a =
+    /// parts_[i]` is the caller's `sys.parts_.fx`).
     pub exclusive: Vec<VarRef>,
+    pub exclusive_derived: Vec<DerivedField>,
     /// True when no frame had a static summary: the sample counts for code views only.
     pub code_only: bool,
     /// Why the sample blames no variable (`None` when it blames one).
@@ -149,6 +152,7 @@ struct Walk {
     blamed: BTreeSet<VarRef>,
     derived: BTreeSet<DerivedField>,
     exclusive: Vec<VarRef>,
+    exclusive_derived: BTreeSet<DerivedField>,
     code_only: bool,
     unexplained: Option<Unexplained>,
 }
@@ -241,6 +245,7 @@ pub fn resolve_stack(index: &StaticIndex, frames: &[&SymFrame]) -> Resolution {
         explicit: explicit.blamed.into_iter().collect(),
         explicit_derived: explicit.derived.into_iter().collect(),
         exclusive,
+        exclusive_derived: total.exclusive_derived.into_iter().collect(),
         code_only: total.code_only,
         unexplained,
     }
@@ -255,6 +260,11 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
     // there when this frame cannot take it (no call site found).
     let mut carried: Vec<VarRef> = Vec::new();
     let mut carried_derived: Vec<DerivedField> = Vec::new();
+    // The same for the variables the sampled line writes: their outputs,
+    // and where they stay if no caller takes them.
+    let mut exclusive_outputs: BTreeSet<OutputPath> = BTreeSet::new();
+    let mut carried_exclusive: Vec<VarRef> = Vec::new();
+    let mut carried_exclusive_derived: Vec<DerivedField> = Vec::new();
 
     for (depth, frame) in frames.iter().enumerate() {
         let Some(fi) = index.lookup(&frame.function, &frame.file) else {
@@ -281,9 +291,11 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
         let fi = fi as u32;
         let mut here: BTreeSet<u32> = BTreeSet::new();
         let mut derived: BTreeSet<(u32, String, String)> = BTreeSet::new();
+        let mut written: BTreeSet<u32> = BTreeSet::new();
+        let mut written_derived: BTreeSet<(u32, String, String)> = BTreeSet::new();
         // The variables the frame's own line blames (the sampled line of
         // the innermost known frame).
-        let at_line = |here: &mut BTreeSet<u32>, exclusive: &mut Vec<VarRef>| {
+        let at_line = |here: &mut BTreeSet<u32>, exclusive: &mut BTreeSet<u32>| {
             for (vi, v) in f.variables.iter().enumerate() {
                 let hit = v.explicit_lines.binary_search(&frame.line).is_ok()
                     || (mode == Mode::Total && v.implicit_lines.binary_search(&frame.line).is_ok());
@@ -291,13 +303,19 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
                     here.insert(vi as u32);
                 }
                 if depth == 0 && v.write_lines.binary_search(&frame.line).is_ok() {
-                    exclusive.push((fi, vi as u32));
+                    exclusive.insert(vi as u32);
                 }
             }
         };
         match pending.take() {
             None if !seen_known => {
-                at_line(&mut here, &mut out.exclusive);
+                at_line(&mut here, &mut written);
+                if here.is_empty() && is_prologue_or_epilogue(f, frame.line) {
+                    // The call's own cost (saving registers, loading
+                    // constants, returning): it serves what the call
+                    // computes for its caller.
+                    here.extend(computed_exits(f, mode));
+                }
                 if here.is_empty() {
                     out.unexplained = Some(Unexplained::LineBlamesNothing {
                         function: frame.function.clone(),
@@ -314,7 +332,7 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
                 // its own (a loop the compiler turned into `memset`, an
                 // inlined template calling into libc): the routine does the
                 // frame's line.
-                at_line(&mut here, &mut out.exclusive);
+                at_line(&mut here, &mut written);
                 if here.is_empty() {
                     out.unexplained = Some(Unexplained::LineBlamesNothing {
                         function: frame.function.clone(),
@@ -349,7 +367,23 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
                     }
                 };
                 let sites = call_sites_at(f, frame.line, frame.column, &callee);
-                bind(f, &sites, mode, &outputs, &mut here, &mut derived);
+                bind(
+                    f,
+                    &sites,
+                    Reach::Blame(mode),
+                    &outputs,
+                    &mut here,
+                    &mut derived,
+                );
+                let taken = std::mem::take(&mut exclusive_outputs);
+                bind(
+                    f,
+                    &sites,
+                    Reach::Memory,
+                    &taken,
+                    &mut written,
+                    &mut written_derived,
+                );
                 if here.is_empty() && derived.is_empty() {
                     seen_known = true;
                     out.unexplained = Some(if sites.is_empty() {
@@ -367,12 +401,19 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
                     // The callee's own variables keep the blame.
                     out.blamed.extend(carried.drain(..));
                     out.derived.extend(carried_derived.drain(..));
+                    out.exclusive.append(&mut carried_exclusive);
+                    out.exclusive_derived
+                        .extend(carried_exclusive_derived.drain(..));
                     break;
                 }
             }
         }
         carried.clear();
         carried_derived.clear();
+        if !written.is_empty() || !written_derived.is_empty() {
+            carried_exclusive.clear();
+            carried_exclusive_derived.clear();
+        }
         seen_known = true;
         close(index, f, mode, &mut here);
 
@@ -406,6 +447,30 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
                 out.derived.insert(d);
             }
         }
+        // What the line writes goes where its variables' blame goes.
+        for vi in written {
+            if lifted(vi) {
+                exclusive_outputs.extend(as_outputs(f, vi, "", ""));
+                carried_exclusive.push((fi, vi));
+            } else {
+                out.exclusive.push((fi, vi));
+            }
+        }
+        for (base, suffix, type_name) in written_derived {
+            if lifted(base) {
+                exclusive_outputs.extend(as_outputs(f, base, &suffix, &type_name));
+            }
+            let d = DerivedField {
+                base: (fi, base),
+                suffix,
+                type_name,
+            };
+            if lifted(base) {
+                carried_exclusive_derived.push(d);
+            } else {
+                out.exclusive_derived.insert(d);
+            }
+        }
         if outputs.is_empty() {
             break;
         }
@@ -417,6 +482,8 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
     // Outputs no caller took (the stack ended): the callee keeps them.
     out.blamed.extend(carried);
     out.derived.extend(carried_derived);
+    out.exclusive.extend(carried_exclusive);
+    out.exclusive_derived.extend(carried_exclusive_derived);
     out.code_only = !seen_known;
     if out.code_only {
         let function = frames
@@ -432,12 +499,34 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
     out
 }
 
+/// True for the lines of a function's prologue and epilogue: its own
+/// declaration line and its last line (the closing brace), when they blame
+/// no variable.
+fn is_prologue_or_epilogue(f: &FunctionSummary, line: u32) -> bool {
+    line != 0 && (line == f.line || f.lines.last() == Some(&line))
+}
+
+/// The exit variables (parameters reached through pointers, their fields,
+/// the return value) that the function computes: what a call of it is for.
+fn computed_exits(f: &FunctionSummary, mode: Mode) -> impl Iterator<Item = u32> + '_ {
+    f.variables.iter().enumerate().filter_map(move |(vi, v)| {
+        let computed =
+            !v.explicit_lines.is_empty() || (mode == Mode::Total && !v.implicit_lines.is_empty());
+        (computed && v.is_exit && v.kind != VarKind::Global && !exit_roots(f, vi as u32).is_empty())
+            .then_some(vi as u32)
+    })
+}
+
 /// The exit variables a variable's blame leaves its function through, with
 /// its path below each: its root when that is an exit parameter or the
 /// return value; else the parameters and the return value its root aliases
 /// (`Data *d = (Data *)vdata;` gives `d.x` the path `.x` below `vdata`; a
 /// returned `p` leaves through the return value).
-fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String)> {
+///
+/// Each comes with the variable whose type the path ends in: the variable
+/// itself, or for a local that holds what an exit variable's field points
+/// to (`Particle &a = parts_[i]` is `.parts_` below `this`), that field.
+fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String, u32)> {
     let v = &f.variables[vi as usize];
     let root = root_of(f, vi);
     let rv = &f.variables[root as usize];
@@ -454,7 +543,7 @@ fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String)> {
     };
     if is_exit_root(rv) {
         return if v.is_exit {
-            vec![(root, path)]
+            vec![(root, path, vi)]
         } else {
             vec![]
         };
@@ -473,7 +562,8 @@ fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String)> {
             continue;
         }
         let prefix = av.name.strip_prefix(arv.name.as_str()).unwrap_or("");
-        let entry = (ar, format!("{prefix}{path}"));
+        let leaf = if path.is_empty() { a } else { vi };
+        let entry = (ar, format!("{prefix}{path}"), leaf);
         if !out.contains(&entry) {
             out.push(entry);
         }
@@ -484,18 +574,17 @@ fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String)> {
 /// The call outputs a blamed variable (or a field path `extra` below it,
 /// of type `type_name`) of `f` stands for.
 fn as_outputs(f: &FunctionSummary, vi: u32, extra: &str, type_name: &str) -> Vec<OutputPath> {
-    let v = &f.variables[vi as usize];
-    let ty = if extra.is_empty() {
-        v.type_name.clone()
-    } else {
-        type_name.to_string()
-    };
     // The type the path starts from: the variable's own root (a local
     // `Data *d` says more than the `void *` parameter it aliases).
     let root_ty = f.variables[root_of(f, vi) as usize].type_name.clone();
     exit_roots(f, vi)
         .into_iter()
-        .filter_map(|(r, path)| {
+        .filter_map(|(r, path, leaf)| {
+            let ty = if extra.is_empty() {
+                f.variables[leaf as usize].type_name.clone()
+            } else {
+                type_name.to_string()
+            };
             let r = &f.variables[r as usize];
             let output = match r.kind {
                 VarKind::Return => CallOutput::Return,
@@ -613,6 +702,24 @@ fn bound(b: &OutputBinding, mode: Mode) -> &[u32] {
     }
 }
 
+/// What a bound output stands for in the caller.
+#[derive(Clone, Copy)]
+enum Reach {
+    /// Its blame: every variable it writes or flows into.
+    Blame(Mode),
+    /// Its memory: what an argument points into, what a return value is
+    /// stored into (exclusive blame: whose own memory the callee wrote).
+    Memory,
+}
+
+fn reached(b: &OutputBinding, reach: Reach) -> &[u32] {
+    match (reach, b.output) {
+        (Reach::Blame(mode), _) => bound(b, mode),
+        (Reach::Memory, CallOutput::Return) => &b.explicit,
+        (Reach::Memory, _) => &b.pointees,
+    }
+}
+
 /// Blames the caller variables bound to blamed call outputs. A blamed field
 /// path below an output continues below each variable passed there: to the
 /// caller's own variable of that name, or else as a derived field path. The
@@ -621,14 +728,14 @@ fn bound(b: &OutputBinding, mode: Mode) -> &[u32] {
 fn bind(
     f: &FunctionSummary,
     sites: &[&CallSite],
-    mode: Mode,
+    reach: Reach,
     outputs: &BTreeSet<OutputPath>,
     here: &mut BTreeSet<u32>,
     derived: &mut BTreeSet<(u32, String, String)>,
 ) {
     for c in sites {
         for b in &c.outputs {
-            let reached = bound(b, mode);
+            let reached = reached(b, reach);
             for (_, suffix, type_name, param_type) in
                 outputs.iter().filter(|(o, _, _, _)| *o == b.output)
             {
