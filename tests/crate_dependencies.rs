@@ -20,7 +20,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("blame-post", &["blame-formats", "blame-capture"]),
     ("report", &["blame-formats"]),
     ("bitcode-capture", &["blame-formats"]),
-    ("daemon", &["blame-formats", "blame-capture", "blame-sampler"]),
+    (
+        "daemon",
+        &["blame-formats", "blame-capture", "blame-sampler"],
+    ),
 ];
 
 /// The `blame-*` path dependencies of a Cargo.toml (normal and dev).
