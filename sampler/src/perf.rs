@@ -612,6 +612,73 @@ impl PerfSession {
 mod tests {
     use super::*;
 
+    /// The attributes the sampler opens, as the capture layer's parser reads them.
+    fn opened(
+        events: &[EventSpec],
+        call_graph: CallGraph,
+    ) -> Vec<(perf_event_attr, RecordParseInfo)> {
+        let cfg = PerfConfig {
+            events,
+            sampling: Sampling::Frequency(1000),
+            call_graph,
+            kernel: false,
+            stack_size: call_graph.default_stack_size(),
+            data_addresses: false,
+        };
+        events
+            .iter()
+            .map(|e| {
+                let a = attr_for(e, &cfg, true, true, true, false);
+                let info = perf_records::parse_info_of_attr(&sys::attr_bytes(&a)).unwrap();
+                (a, info)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_event_is_parsed_with_the_layout_it_was_opened_with() {
+        let events = crate::events::parse_events("cpu-clock,cache-misses").unwrap();
+        for call_graph in [CallGraph::Hybrid, CallGraph::Dwarf, CallGraph::Fp] {
+            let opened = opened(&events, call_graph);
+            for (a, info) in &opened {
+                assert_eq!(info.sample_format.bits(), a.sample_type);
+                assert_eq!(info.sample_regs_user, a.sample_regs_user);
+                assert!(info.common_data_offset_from_end.is_some(), "sample_id_all");
+            }
+            // cache-misses is a memory event: it alone samples data addresses.
+            assert!(!opened[0].1.sample_format.contains(SampleFormat::ADDR));
+            assert!(opened[1].1.sample_format.contains(SampleFormat::ADDR));
+        }
+        // A memory event's sample in fp mode: id, ip, pid/tid, time, addr, period, callchain.
+        let info = opened(&events, CallGraph::Fp)[1].1;
+        let user = u64::MAX - 511;
+        let words = [
+            42u64,
+            0x401000,
+            (7 << 32) | 5,
+            1_000,
+            0xdead0,
+            3,
+            2,
+            user,
+            0x401000,
+        ];
+        let mut rec = 9u32.to_ne_bytes().to_vec();
+        rec.extend(0u16.to_ne_bytes());
+        rec.extend(((8 + 8 * words.len()) as u16).to_ne_bytes());
+        rec.extend(words.iter().flat_map(|w| w.to_ne_bytes()));
+        assert_eq!(perf_records::record_identifier(&rec), Some(42));
+        let raw = perf_records::raw_record(&rec, info).unwrap();
+        let Ok(PerfRecord::Sample(s)) = perf_records::parse(&raw) else {
+            panic!("not a sample")
+        };
+        assert_eq!(
+            (s.pid, s.tid, s.addr, s.period),
+            (Some(5), Some(7), Some(0xdead0), Some(3))
+        );
+        assert_eq!(s.user_chain, [0x401000]);
+    }
+
     fn limit(mlock_kb: u64, cpus: u64, rlimit_kb: Option<u64>) -> Option<MlockLimit> {
         Some(MlockLimit {
             mlock_kb,
