@@ -172,3 +172,63 @@ impl ProcessSource for CaptureFiles<'_> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process_table::{ProcessTable, SampledStack};
+    use crate::unwind::read_file;
+
+    fn table(dirs: &[PathBuf]) -> ProcessTable<ImportedImages, CaptureFiles<'_>> {
+        let sink = ImportedImages::new(Path::new("x.data"), Some(3), "h".into());
+        ProcessTable::new(sink, CaptureFiles::new(dirs), ObjectCache::new(read_file))
+    }
+
+    fn sample(t: &mut ProcessTable<ImportedImages, CaptureFiles<'_>>, pid: u32, frames: &[u64]) {
+        t.sample(pid, pid, 0, 0, 1, SampledStack::Frames(frames), None);
+    }
+
+    /// Images come out in the order their processes appeared, an exec
+    /// after samples starting a new image and one before reusing it;
+    /// mappings and stacks belong to the image that made them (stack
+    /// tables are rooted at the outermost frame: 0x20 and 0x30, each with
+    /// its own 0x1010 inside, beside the empty stack).
+    #[test]
+    fn images_in_the_order_they_appeared() {
+        let mut t = table(&[]);
+        t.adopt(10);
+        t.fork(11, 10, 11);
+        t.exec(10, "early", 0); // no samples yet: the same image
+        t.mmap(10, 0x1000, 0x2000, 0, "/nonexistent/a", vec![1, 2]);
+        sample(&mut t, 11, &[0x10]);
+        sample(&mut t, 10, &[0x1010, 0x20]);
+        sample(&mut t, 10, &[0x1010, 0x30]);
+        t.exec(10, "late", 0); // after samples: a new image
+        sample(&mut t, 10, &[0x40]);
+        t.finish(0);
+        let images = t.into_parts().0.into_images();
+        let summary: Vec<(u32, Vec<String>, usize, usize, usize)> = images
+            .iter()
+            .map(|p| {
+                let c = p.info.command.clone();
+                (
+                    p.info.pid,
+                    c,
+                    p.samples.len(),
+                    p.mappings.len(),
+                    p.stacks.len(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (10, vec!["early".to_string()], 2, 1, 5),
+                (11, vec![], 1, 0, 2),
+                (10, vec!["late".to_string()], 1, 0, 2),
+            ]
+        );
+        assert!(images.iter().all(|p| p.info.rank == Some(3)));
+        assert_eq!(images[0].mappings[0].build_id, [1, 2]);
+    }
+}

@@ -190,11 +190,6 @@ impl<S: ImageSink, P: ProcessSource> ProcessTable<S, P> {
         self.next_serial
     }
 
-    /// The process `pid`, if known and not exited.
-    pub fn process(&self, pid: u32) -> Option<&Process> {
-        self.procs.get(&pid).map(|s| &s.process)
-    }
-
     /// The process `pid` to change (the importer's command lines).
     pub fn process_mut(&mut self, pid: u32) -> Option<&mut Process> {
         self.procs.get_mut(&pid).map(|s| &mut s.process)
