@@ -5,7 +5,7 @@
 //! ([`crate::locate`]).
 
 use crate::locate::locate;
-use crate::process_table::{ImageSink, Process, ProcessSource};
+use crate::process_table::{ImageSink, Process, ProcessSource, SampleInfo};
 use crate::unwind::ObjectCache;
 use blame_formats::results::ProcessInfo;
 use blame_formats::stream::{is_launcher, EventDesc, Mapping, Sample};
@@ -84,28 +84,19 @@ impl ImageSink for ImportedImages {
         })
     }
 
-    fn sample(
-        &mut self,
-        image: &mut OpenImage,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        frames: &[u64],
-        data_address: Option<u64>,
-    ) -> bool {
+    fn sample(&mut self, image: &mut OpenImage, sample: &SampleInfo, frames: &[u64]) -> bool {
         self.nodes.clear();
         let stack = image.interner.intern(frames, &mut self.nodes);
         image
             .stacks
             .extend(self.nodes.iter().map(|n| (n.parent, n.address)));
         image.samples.push(Sample {
-            tid,
-            time_ns,
-            event,
-            weight,
+            tid: sample.tid,
+            time_ns: sample.time_ns,
+            event: sample.event,
+            weight: sample.weight,
             stack,
-            data_address,
+            data_address: sample.data_address,
         });
         true
     }
@@ -185,7 +176,14 @@ mod tests {
     }
 
     fn sample(t: &mut ProcessTable<ImportedImages, CaptureFiles<'_>>, pid: u32, frames: &[u64]) {
-        t.sample(pid, pid, 0, 0, 1, SampledStack::Frames(frames), None);
+        let info = SampleInfo {
+            tid: pid,
+            time_ns: 0,
+            event: 0,
+            weight: 1,
+            data_address: None,
+        };
+        t.sample(pid, &info, SampledStack::Frames(frames));
     }
 
     /// Images come out in the order their processes appeared, an exec

@@ -18,7 +18,7 @@ use crate::error::{ImportError, Result};
 use crate::imported_images::{CaptureFiles, ImportedImages};
 pub use crate::imported_images::{PerfCapture, PerfProcess};
 use crate::perf_records::{self, PerfRecord, Sample};
-use crate::process_table::{ProcessTable, SampledStack};
+use crate::process_table::{ProcessTable, SampleInfo, SampledStack};
 use crate::unwind::{read_file as read_object, ObjectCache, MAX_FRAMES};
 use blame_formats::stream::{is_memory_event, EventDesc, Sampling};
 use linux_perf_data::linux_perf_event_reader::{
@@ -624,15 +624,14 @@ impl FileReader<'_> {
                 SampledStack::Frames(&frames)
             }
         };
-        self.table.sample(
-            pid,
-            s.tid.unwrap_or(pid as i32) as u32,
-            s.time.unwrap_or(0),
+        let info = SampleInfo {
+            tid: s.tid.unwrap_or(pid as i32) as u32,
+            time_ns: s.time.unwrap_or(0),
             event,
-            s.period.unwrap_or(1),
-            stack,
-            s.addr.filter(|&a| a != 0),
-        );
+            weight: s.period.unwrap_or(1),
+            data_address: s.addr.filter(|&a| a != 0),
+        };
+        self.table.sample(pid, &info, stack);
         self.frames = frames;
     }
 }

@@ -38,6 +38,19 @@ pub enum SampledStack<'a> {
     },
 }
 
+/// What a sample says besides its process and stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleInfo {
+    pub tid: u32,
+    pub time_ns: u64,
+    /// Index of the event in the capture's events.
+    pub event: u16,
+    /// The sample's period (events or nanoseconds).
+    pub weight: u64,
+    /// The sampled data address, when the event has one.
+    pub data_address: Option<u64>,
+}
+
 /// One process's current image, as the sinks see it.
 #[derive(Debug, Clone, Default)]
 pub struct Process {
@@ -102,18 +115,8 @@ pub trait ImageSink {
     fn mapping(&mut self, _image: &mut Self::Image, _m: &Mapping) {}
     /// A thread named while the image's output is open.
     fn thread_name(&mut self, _image: &mut Self::Image, _pid: u32, _tid: u32, _name: &str) {}
-    /// One sample's walked stack, innermost first; false when it could not be kept.
-    #[allow(clippy::too_many_arguments)]
-    fn sample(
-        &mut self,
-        image: &mut Self::Image,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        frames: &[u64],
-        data_address: Option<u64>,
-    ) -> bool;
+    /// One sample and its walked stack, innermost first; false when it could not be kept.
+    fn sample(&mut self, image: &mut Self::Image, sample: &SampleInfo, frames: &[u64]) -> bool;
     /// Samples the kernel dropped while the image's output is open.
     fn lost(&mut self, _image: &mut Self::Image, _count: u64) {}
     /// The image ended: the process exec'd (`end` None), exited (`end`
@@ -380,18 +383,8 @@ impl<S: ImageSink, P: ProcessSource> ProcessTable<S, P> {
         })
     }
 
-    /// A sample of `pid`/`tid`: its stack walked and handed to the sink.
-    #[allow(clippy::too_many_arguments)]
-    pub fn sample(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        stack: SampledStack,
-        data_address: Option<u64>,
-    ) {
+    /// A sample of `pid`: its stack walked and handed to the sink.
+    pub fn sample(&mut self, pid: u32, sample: &SampleInfo, stack: SampledStack) {
         if !self.procs.contains_key(&pid) {
             self.adopt(pid);
         }
@@ -405,13 +398,10 @@ impl<S: ImageSink, P: ProcessSource> ProcessTable<S, P> {
         }
         if !frames.is_empty() {
             if s.image.is_none() {
-                s.image = self.sink.open(&s.process, time_ns);
+                s.image = self.sink.open(&s.process, sample.time_ns);
             }
             if let Some(image) = &mut s.image {
-                let kept =
-                    self.sink
-                        .sample(image, tid, time_ns, event, weight, &frames, data_address);
-                if kept {
+                if self.sink.sample(image, sample, &frames) {
                     self.stats.samples += 1;
                 }
             }

@@ -18,7 +18,9 @@ use blame_formats::manifest::NodeFileEntry;
 use blame_formats::manifest::{EventEntry, Manifest};
 use blame_formats::stream::EventDesc;
 use blame_sampler::procfs;
-use blame_sampler::recording::{recording, Layout, Recording, SampledStack, StreamFiles};
+use blame_sampler::recording::{
+    recording, Layout, Recording, SampleInfo, SampledStack, StreamFiles,
+};
 use blame_sampler::sink::RecordSink;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -853,16 +855,7 @@ impl RecordSink for Router {
         }
     }
 
-    fn sample(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        stack: SampledStack,
-        data_address: Option<u64>,
-    ) {
+    fn sample(&mut self, pid: u32, sample: &SampleInfo, stack: SampledStack) {
         let Slot::Job(key) = self.slot(pid) else {
             self.excluded_samples += 1;
             return;
@@ -882,8 +875,7 @@ impl RecordSink for Router {
         let errors = run.rec.sink.errors.len();
         {
             let _fs = AsUser::new(run.key.uid, run.gid);
-            run.rec
-                .sample(pid, tid, time_ns, event, weight, stack, data_address);
+            run.rec.sample(pid, sample, stack);
         }
         if run.rec.stats.samples > before {
             run.samples += 1;

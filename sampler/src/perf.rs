@@ -8,7 +8,7 @@ use crate::sink::RecordSink;
 use crate::sys::{self, RingBuffer};
 use crate::{CallGraph, RecordError};
 use blame_capture::perf_records::{self, PerfRecord, RecordParseInfo, SampleFormat, REGS_MASK};
-use blame_capture::process_table::SampledStack;
+use blame_capture::process_table::{SampleInfo, SampledStack};
 use blame_formats::stream::Sampling;
 
 use perf_event_open_sys::bindings::perf_event_attr;
@@ -594,17 +594,15 @@ impl PerfSession {
             // Dwarf mode without user registers: a kernel thread's sample.
             return;
         };
-        // Events without a precise data source report address 0: no address.
-        let data_address = s.addr.filter(|&a| a != 0);
-        rec.sample(
-            s.pid.unwrap_or(0) as u32,
-            s.tid.unwrap_or(0) as u32,
-            s.time.unwrap_or(0),
+        let sample = SampleInfo {
+            tid: s.tid.unwrap_or(0) as u32,
+            time_ns: s.time.unwrap_or(0),
             event,
-            s.period.unwrap_or(1),
-            stack,
-            data_address,
-        );
+            weight: s.period.unwrap_or(1),
+            // Events without a precise data source report address 0: no address.
+            data_address: s.addr.filter(|&a| a != 0),
+        };
+        rec.sample(s.pid.unwrap_or(0) as u32, &sample, stack);
     }
 }
 

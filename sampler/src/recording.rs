@@ -18,7 +18,7 @@ use blame_formats::stream::{
 };
 use std::path::{Path, PathBuf};
 
-pub use blame_capture::process_table::SampledStack;
+pub use blame_capture::process_table::{SampleInfo, SampledStack};
 
 /// The recorder's process table: images to stream files, facts from `/proc`.
 pub type Recording = ProcessTable<StreamFiles, Procfs>;
@@ -314,19 +314,15 @@ impl ImageSink for StreamFiles {
         }
     }
 
-    fn sample(
-        &mut self,
-        s: &mut OpenStream,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        frames: &[u64],
-        data_address: Option<u64>,
-    ) -> bool {
-        let r = s
-            .writer
-            .write_sample_with_stack(tid, time_ns, event, weight, frames, data_address);
+    fn sample(&mut self, s: &mut OpenStream, sample: &SampleInfo, frames: &[u64]) -> bool {
+        let r = s.writer.write_sample_with_stack(
+            sample.tid,
+            sample.time_ns,
+            sample.event,
+            sample.weight,
+            frames,
+            sample.data_address,
+        );
         match r {
             Ok(()) => {
                 s.samples += 1;
@@ -452,6 +448,17 @@ mod tests {
     use super::*;
     use blame_formats::stream::{Record, Sampling, StreamReader};
 
+    /// A sample of thread `tid` at `time_ns` of weight `weight` (event 0, no data address).
+    fn at(tid: u32, time_ns: u64, weight: u64) -> SampleInfo {
+        SampleInfo {
+            tid,
+            time_ns,
+            event: 0,
+            weight,
+            data_address: None,
+        }
+    }
+
     fn files(dir: &Path) -> StreamFiles {
         let event = EventDesc {
             name: "cpu-clock".into(),
@@ -485,7 +492,7 @@ mod tests {
         rec.adopt(me);
         rec.fork(child, me, child);
         let frames = SampledStack::Frames(&[0x10, 0x20]);
-        rec.sample(child, child, 10, 0, 1_000_000, frames, None);
+        rec.sample(child, &at(child, 10, 1_000_000), frames);
         rec.finish(40);
         assert!(rec.sink.errors.is_empty(), "{:?}", rec.sink.errors);
         assert!(!victim.exists(), "nothing created through the symlink");
@@ -505,21 +512,13 @@ mod tests {
         rec.fork(child, me, child);
         rec.sample(
             child,
-            child,
-            10,
-            0,
-            1_000_000,
+            &at(child, 10, 1_000_000),
             SampledStack::Frames(&[0x10, 0x20]),
-            None,
         );
         rec.sample(
             child,
-            child,
-            20,
-            0,
-            1_000_000,
+            &at(child, 20, 1_000_000),
             SampledStack::Frames(&[0x10, 0x20]),
-            None,
         );
         rec.exit(child, child, Some((Some(3), None)), 30);
         rec.finish(40);
@@ -565,11 +564,11 @@ mod tests {
         rec.adopt(me);
         rec.fork(4_000_001, me, 4_000_001);
         for pid in [me, 4_000_001] {
-            rec.sample(pid, pid, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+            rec.sample(pid, &at(pid, 10, 1), SampledStack::Frames(&[0x10]));
         }
         rec.exit(4_000_001, 4_000_001, Some((Some(0), None)), 20);
         rec.exec(me, "next-image", 30);
-        rec.sample(me, me, 40, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 40, 1), SampledStack::Frames(&[0x10]));
         rec.finish(50);
         assert_eq!(rec.sink.entries.len(), 3);
         for e in &rec.sink.entries {
@@ -591,11 +590,11 @@ mod tests {
         rec.adopt(me);
         rec.fork(4_000_001, me, 4_000_001);
         for pid in [me, 4_000_001] {
-            rec.sample(pid, pid, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+            rec.sample(pid, &at(pid, 10, 1), SampledStack::Frames(&[0x10]));
         }
         rec.exit(4_000_001, 4_000_001, Some((Some(0), None)), 20);
         rec.exec(me, "next-image", 30);
-        rec.sample(me, me, 40, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 40, 1), SampledStack::Frames(&[0x10]));
         rec.finish(50);
         assert!(rec.sink.errors.is_empty(), "{:?}", rec.sink.errors);
         let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -633,7 +632,7 @@ mod tests {
         let mut rec = recording(files(dir.path()).with_layout(Layout::node_file("h", None)));
         let me = std::process::id();
         rec.adopt(me);
-        rec.sample(me, me, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 10, 1), SampledStack::Frames(&[0x10]));
         rec.finish(20);
         assert!(rec.sink.errors.is_empty(), "{:?}", rec.sink.errors);
         assert!(!victim.exists(), "nothing created through the symlink");
@@ -650,9 +649,9 @@ mod tests {
         let mut rec = recording(files(dir.path()));
         let me = std::process::id();
         rec.adopt(me);
-        rec.sample(me, me, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 10, 1), SampledStack::Frames(&[0x10]));
         rec.exec(me, "next-image", 20);
-        rec.sample(me, me, 30, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 30, 1), SampledStack::Frames(&[0x10]));
         rec.finish(40);
         let files: Vec<&str> = rec.sink.entries.iter().map(|e| e.file.as_str()).collect();
         assert_eq!(files.len(), 2, "{files:?}");
