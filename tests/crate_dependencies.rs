@@ -1,6 +1,7 @@
 //! The crates depend on each other only in the pipeline's direction
 //! (ARCHITECTURE.md): `formats` on none of them; the stages on `formats`;
-//! the daemon on the sampler; only the `blame` binaries on everything.
+//! the recorder and the post-processor's perf.data import on the capture
+//! layer; the daemon on the sampler; only the `blame` binaries on everything.
 //! Read from each crate's Cargo.toml, so a new arrow has to be added here,
 //! in plain sight.
 
@@ -10,14 +11,19 @@ use std::path::Path;
 /// The workspace crates each crate may depend on.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("formats", &[]),
-    ("sampler", &["blame-formats"]),
+    // The capture layer: records to process images, for the recorder and
+    // the perf.data importer.
+    ("capture", &["blame-formats"]),
+    ("sampler", &["blame-formats", "blame-capture"]),
     ("blame-static", &["blame-formats"]),
-    // The perf.data importer in blame-post still unwinds with the sampler's
-    // unwinder; issue 17 (one capture layer) removes this arrow.
-    ("blame-post", &["blame-formats", "blame-sampler"]),
+    // perf.data captures through the capture layer, never the recorder.
+    ("blame-post", &["blame-formats", "blame-capture"]),
     ("report", &["blame-formats"]),
     ("bitcode-capture", &["blame-formats"]),
-    ("daemon", &["blame-formats", "blame-sampler"]),
+    (
+        "daemon",
+        &["blame-formats", "blame-capture", "blame-sampler"],
+    ),
 ];
 
 /// The `blame-*` path dependencies of a Cargo.toml (normal and dev).

@@ -18,6 +18,9 @@ pub enum PostError {
         recorded: String,
         found: String,
     },
+    /// A perf.data capture that cannot be read.
+    #[error(transparent)]
+    Import(#[from] blame_capture::ImportError),
     #[error("{0}")]
     Input(String),
 }
@@ -29,6 +32,4 @@ pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Pos
     move |source| PostError::Io { path, source }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub(crate) use blame_capture::locate::hex;

@@ -1,6 +1,6 @@
 //! Inputs of post-processing: a recorded run directory (one sample stream
 //! per process), Linux perf captures (perf.data, decoded by
-//! [`crate::perf_data`] into the same mappings, stack table and samples a
+//! [`blame_capture::perf_data`] into the same mappings, stack table and samples a
 //! stream holds) or JSON-lines symbolic samples. Each becomes a list of
 //! processes, each a set of unique symbolized stacks with per-event counts:
 //! samples that share a stack are resolved once (memoization per calling
@@ -11,10 +11,10 @@ use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
 use crate::error::{io, PostError, Result};
 use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
 use crate::merge::FxHashMap;
-use crate::perf_data::{read_perf_data, PerfProcess};
 use crate::shard::ShardSpec;
 use crate::skid_insns::{instruction_window, SkidLines};
 use crate::symbolize::Symbolizer;
+use blame_capture::perf_data::{read_perf_data, PerfProcess};
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::container::{Salvaged, Skipped};
 use blame_formats::jsonl::{read_samples, JsonSample};
@@ -508,7 +508,7 @@ impl Run {
         })
     }
 
-    /// Reads captures of Linux `perf record` (see [`crate::perf_data`]).
+    /// Reads captures of Linux `perf record` (see [`blame_capture::perf_data`]).
     /// One file's processes have no MPI rank; with several files, file `i`
     /// holds rank `i`. Objects are looked up in `binary_paths` first.
     pub fn open_perf_data(paths: &[PathBuf], binary_paths: Vec<PathBuf>) -> Result<Run> {
@@ -1158,7 +1158,7 @@ impl<'a> SampleSource<'a> {
 fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> StreamTally {
     let mut stacks = SalvagedStacks::default();
     for (id, &(parent, address)) in p.stacks.iter().enumerate().skip(1) {
-        // perf.data stack tables are built in order (see perf_data.rs).
+        // perf.data stack tables are built in order (see blame_capture::imported_images).
         let _ = stacks.push(StackNode {
             id: id as u32,
             parent,

@@ -6,7 +6,8 @@
 //!                                     binaries ──┘
 //! ```
 //!
-//! Reads what the sampler recorded and what the static pass summarized,
+//! Reads what the sampler recorded (or a perf.data capture, which the
+//! capture layer `blame-capture` reads) and what the static pass summarized,
 //! symbolizes stacks (with inlined frames), resolves each unique calling
 //! context once through transfer functions, side effects and container
 //! resolution ([`resolve`]), and sums blame per variable, function and
@@ -25,7 +26,6 @@ pub mod frame_table;
 pub mod input;
 pub mod merge;
 pub mod openmp;
-pub mod perf_data;
 pub mod resolve;
 pub mod shard;
 pub mod skid_insns;

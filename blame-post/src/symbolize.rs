@@ -2,11 +2,13 @@
 //! inlined frames expanded, using the objects' DWARF through `addr2line`.
 //!
 //! The object for an address is found through the recording's mappings; the
-//! file is looked up under `--binary-path` directories first, then at its
-//! recorded path, then in `/usr/lib/debug/.build-id`. A file whose build-id
+//! file is looked up as the capture layer's locator says
+//! ([`blame_capture::locate`]: `--binary-path` directories first, then its
+//! recorded path, then `/usr/lib/debug/.build-id`). A file whose build-id
 //! differs from the recorded one is refused.
 
 use crate::error::{hex, PostError, Result};
+use blame_capture::locate::{debug_file, locate, with_object};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
@@ -192,22 +194,7 @@ impl Symbolizer {
 
     /// Where the object of mapping `m` is on this machine, if anywhere.
     fn locate(&self, m: &Mapping) -> Option<PathBuf> {
-        let recorded = Path::new(&m.path);
-        let name = recorded.file_name()?;
-        let by_build_id = (m.build_id.len() > 1).then(|| {
-            let id = hex(&m.build_id);
-            PathBuf::from(format!(
-                "/usr/lib/debug/.build-id/{}/{}.debug",
-                &id[..2],
-                &id[2..]
-            ))
-        });
-        self.search_dirs
-            .iter()
-            .map(|d| d.join(name))
-            .chain(std::iter::once(recorded.to_path_buf()))
-            .chain(by_build_id)
-            .find(|p| p.is_file())
+        locate(&self.search_dirs, &m.path, &m.build_id)
     }
 
     /// `name [kernel]` for a kernel address, from the `kallsyms` the recorder saved.
@@ -552,49 +539,6 @@ pub fn fold_startup<T>(stack: &mut Vec<T>, kind: impl Fn(&T) -> StartupKind) -> 
     folded_first
 }
 
-/// The separate debug file of the object at `path`: by build-id under
-/// `/usr/lib/debug/.build-id`, else by its `.gnu_debuglink` next to it, in
-/// its `.debug` directory or under `/usr/lib/debug` (gdb's search order).
-fn debug_file(path: &Path, build_id: &[u8]) -> Option<PathBuf> {
-    let (own_id, link) = with_object(path, |file| {
-        (
-            file.build_id().ok().flatten().map(<[u8]>::to_vec),
-            file.gnu_debuglink()
-                .ok()
-                .flatten()
-                .map(|(name, _)| String::from_utf8_lossy(name).into_owned()),
-        )
-    })
-    .ok()?;
-    let id = if build_id.len() > 1 {
-        Some(build_id.to_vec())
-    } else {
-        own_id
-    };
-    let by_id = id.filter(|id| id.len() > 1).map(|id| {
-        let id = hex(&id);
-        PathBuf::from(format!(
-            "/usr/lib/debug/.build-id/{}/{}.debug",
-            &id[..2],
-            &id[2..]
-        ))
-    });
-    let dir = path.parent().unwrap_or(Path::new("/"));
-    let by_link = link.into_iter().flat_map(|name| {
-        [
-            dir.join(&name),
-            dir.join(".debug").join(&name),
-            Path::new("/usr/lib/debug")
-                .join(dir.strip_prefix("/").unwrap_or(dir))
-                .join(&name),
-        ]
-    });
-    by_id
-        .into_iter()
-        .chain(by_link)
-        .find(|p| p.is_file() && p != path)
-}
-
 /// The symbols of an object as (start, end, name), sorted by start; a
 /// symbol without a size (`_start`) ends where the next one starts.
 fn read_function_symbols(path: &Path) -> std::result::Result<Vec<(u64, u64, String)>, String> {
@@ -611,18 +555,6 @@ fn read_function_symbols(path: &Path) -> std::result::Result<Vec<(u64, u64, Stri
             })
             .collect()
     })
-}
-
-/// Parses `path` reading only the parts of the file `object` asks for
-/// (headers, then the tables read), not the whole file.
-fn with_object<T>(
-    path: &Path,
-    f: impl FnOnce(&object::File<'_, &object::ReadCache<std::fs::File>>) -> T,
-) -> std::result::Result<T, String> {
-    let file = blame_formats::files::open_regular(path).map_err(|e| e.to_string())?;
-    let cache = object::ReadCache::new(file);
-    let parsed = object::File::parse(&cache).map_err(|e| format!("not an object file: {e}"))?;
-    Ok(f(&parsed))
 }
 
 fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {

@@ -18,7 +18,9 @@ use blame_formats::manifest::NodeFileEntry;
 use blame_formats::manifest::{EventEntry, Manifest};
 use blame_formats::stream::EventDesc;
 use blame_sampler::procfs;
-use blame_sampler::recording::{Layout, Recording, SampledStack};
+use blame_sampler::recording::{
+    recording, Layout, Recording, SampleInfo, SampledStack, StreamFiles,
+};
 use blame_sampler::sink::RecordSink;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -259,8 +261,10 @@ impl Router {
             ];
             // One node file per job (a section per process image); a
             // restarted daemon's gets a suffix beside the first one's.
-            let mut rec = Recording::new(&dir, self.descs.clone(), &self.call_graph, extra)
-                .with_layout(Layout::node_file(&procfs::hostname(), None));
+            let mut rec = recording(
+                StreamFiles::new(&dir, self.descs.clone(), &self.call_graph, extra)
+                    .with_layout(Layout::node_file(&procfs::hostname(), None)),
+            );
             rec.stack_copy_size = self.stack_copy_size;
             // A job an earlier daemon recorded goes on: its counts and gaps too.
             let before = {
@@ -370,7 +374,7 @@ impl Router {
             .entry((meta.dev(), meta.ino(), meta.mtime()))
             .or_insert_with(|| {
                 let _fs = AsUser::new(uid, gid);
-                blame_sampler::unwind::build_id_of(&exe)
+                blame_capture::locate::build_id_of(&exe)
             })
             .clone()?;
         let _fs = AsUser::new(uid, gid);
@@ -474,7 +478,7 @@ impl Router {
             let _fs = AsUser::new(run.key.uid, run.gid);
             run.rec.finish(procfs::monotonic_ns());
         }
-        run.node_files.extend(run.rec.closed_node_file.take());
+        run.node_files.extend(run.rec.sink.closed_node_file.take());
         self.write_job_files(&mut run, Some(state));
         run.bytes = job_dir::dir_bytes(&run.dir);
         if state == "ended" && self.cfg.post_on_end && run.samples > 0 {
@@ -510,7 +514,7 @@ impl Router {
             }
             self.write_job_files(&mut run, None);
             run.bytes = job_dir::dir_bytes(&run.dir);
-            let errors = std::mem::take(&mut run.rec.errors);
+            let errors = std::mem::take(&mut run.rec.sink.errors);
             let why = if !errors.is_empty() {
                 // A full disk: the writer keeps what it could not write, so
                 // the job stops writing rather than grow the daemon.
@@ -612,8 +616,8 @@ impl Router {
     fn write_job_files(&self, run: &mut JobRun, final_state: Option<&str>) {
         let now = procfs::unix_time_ns();
         let lost = run.lost_before
-            + run.rec.entries.iter().map(|e| e.lost).sum::<u64>()
-            + run.rec.unattributed_lost;
+            + run.rec.sink.entries.iter().map(|e| e.lost).sum::<u64>()
+            + run.rec.stats.unattributed_lost;
         let mut notices = Vec::new();
         for g in &run.gaps {
             notices.push(format!(
@@ -658,7 +662,7 @@ impl Router {
             },
             samples: run.samples,
             lost,
-            processes: run.rec.entries.clone(),
+            processes: run.rec.sink.entries.clone(),
             node_files: run.node_files.clone(),
             notices,
             cache: procfs::l1_data_cache(),
@@ -683,6 +687,7 @@ impl Router {
         let _fs = AsUser::new(run.key.uid, run.gid);
         if let Err(e) = manifest.write(&run.dir, None) {
             run.rec
+                .sink
                 .errors
                 .push(format!("{}: manifest: {e}", run.dir.display()));
         }
@@ -850,16 +855,7 @@ impl RecordSink for Router {
         }
     }
 
-    fn sample(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        stack: SampledStack,
-        data_address: Option<u64>,
-    ) {
+    fn sample(&mut self, pid: u32, sample: &SampleInfo, stack: SampledStack) {
         let Slot::Job(key) = self.slot(pid) else {
             self.excluded_samples += 1;
             return;
@@ -875,17 +871,16 @@ impl RecordSink for Router {
             run.dropped += 1;
             return;
         }
-        let before = run.rec.samples;
-        let errors = run.rec.errors.len();
+        let before = run.rec.stats.samples;
+        let errors = run.rec.sink.errors.len();
         {
             let _fs = AsUser::new(run.key.uid, run.gid);
-            run.rec
-                .sample(pid, tid, time_ns, event, weight, stack, data_address);
+            run.rec.sample(pid, sample, stack);
         }
-        if run.rec.samples > before {
+        if run.rec.stats.samples > before {
             run.samples += 1;
             self.samples += 1;
-        } else if run.rec.errors.len() > errors {
+        } else if run.rec.sink.errors.len() > errors {
             // A full disk or a failed stream: counted, the daemon goes on.
             run.dropped += 1;
         }

@@ -3,17 +3,17 @@
 //! perf_event, unwinds each sample's user stack while recording, and writes
 //! one sample stream per process image (see `blame_formats::stream`) plus
 //! a manifest into the run directory that `blame post` reads. When the
-//! kernel refuses perf_event_open, a ptrace sampler takes over.
+//! kernel refuses perf_event_open, a ptrace sampler takes over. Records are
+//! parsed, processes followed and stacks unwound by the capture layer
+//! (`blame_capture`), which the perf.data importer shares.
 //!
 //! | module | job |
 //! |---|---|
 //! | `sys` | the only `unsafe`: perf_event_open, ioctls, ring buffer mmap, fork |
-//! | `perf_records` | parsing perf records |
 //! | `events` | event names to perf types |
 //! | `perf` | the perf_event sampler |
 //! | `ptrace` | the ptrace fallback sampler |
-//! | `unwind` | framehop unwinding of copied stacks |
-//! | `recording` | process table and per-process stream files |
+//! | `recording` | the capture layer's process table with stream files as its sink and `/proc` as its source |
 //! | `stop` | when the sampling loop stops: the command ended, a signal (forwarded first), the duration |
 //! | `sink` | what sampled records are fed to: one recording, or the daemon's per-job router |
 //! | `procfs` | /proc: command lines, MPI ranks, mappings |
@@ -25,7 +25,6 @@
 pub mod alloc_tracking;
 pub mod events;
 pub mod perf;
-pub mod perf_records;
 pub mod procfs;
 pub mod ptrace;
 pub mod recording;
@@ -35,7 +34,6 @@ pub mod slurm;
 mod stop;
 #[allow(unsafe_code)]
 mod sys;
-pub mod unwind;
 
 pub use session::{record, RecordOptions, RecordSummary, SamplerKind, Target};
 use thiserror::Error;

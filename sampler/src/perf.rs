@@ -4,12 +4,13 @@
 //! unwound as they arrive.
 
 use crate::events::EventSpec;
-use crate::perf_records::{self, Layout, PerfRecord};
-use crate::recording::SampledStack;
 use crate::sink::RecordSink;
 use crate::sys::{self, RingBuffer};
 use crate::{CallGraph, RecordError};
+use blame_capture::perf_records::{self, PerfRecord, RecordParseInfo, SampleFormat, REGS_MASK};
+use blame_capture::process_table::{SampleInfo, SampledStack};
 use blame_formats::stream::Sampling;
+
 use perf_event_open_sys::bindings::perf_event_attr;
 use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
@@ -181,7 +182,9 @@ pub struct PerfSession {
     rings: Vec<RingBuffer>,
     /// Events that write into another event's ring buffer.
     others: Vec<OwnedFd>,
-    layout: Layout,
+    /// How each event's records are laid out (its attributes' sample
+    /// format), by event index.
+    parse_infos: Vec<RecordParseInfo>,
     event_of_id: HashMap<u64, u16>,
     buf: Vec<u8>,
     offsets: Vec<(usize, usize)>,
@@ -199,7 +202,7 @@ fn attr_for(
     enable_on_exec: bool,
     with_build_id: bool,
     exclude_kernel: bool,
-) -> (perf_event_attr, Layout) {
+) -> perf_event_attr {
     let mut a = perf_event_attr {
         type_: event.type_,
         config: event.config,
@@ -212,17 +215,17 @@ fn attr_for(
         }
         Sampling::Period(p) => a.__bindgen_anon_1.sample_period = p,
     }
-    let mut st = perf_records::SAMPLE_IDENTIFIER
-        | perf_records::SAMPLE_IP
-        | perf_records::SAMPLE_TID
-        | perf_records::SAMPLE_TIME
-        | perf_records::SAMPLE_PERIOD;
+    let mut st = SampleFormat::IDENTIFIER
+        | SampleFormat::IP
+        | SampleFormat::TID
+        | SampleFormat::TIME
+        | SampleFormat::PERIOD;
     if cfg.data_addresses || event.desc(cfg.sampling.clone()).memory {
-        st |= perf_records::SAMPLE_ADDR;
+        st |= SampleFormat::ADDR;
     }
     match cfg.call_graph {
         CallGraph::Fp => {
-            st |= perf_records::SAMPLE_CALLCHAIN;
+            st |= SampleFormat::CALLCHAIN;
             if !cfg.kernel {
                 a.set_exclude_callchain_kernel(1);
             }
@@ -231,26 +234,24 @@ fn attr_for(
             // The user callchain (and the kernel's when asked) plus a small
             // copy of the innermost stack bytes to unwind frames without
             // frame pointers from.
-            st |= perf_records::SAMPLE_CALLCHAIN
-                | perf_records::SAMPLE_REGS_USER
-                | perf_records::SAMPLE_STACK_USER;
-            a.sample_regs_user = perf_records::REGS_MASK;
+            st |= SampleFormat::CALLCHAIN | SampleFormat::REGS_USER | SampleFormat::STACK_USER;
+            a.sample_regs_user = REGS_MASK;
             a.sample_stack_user = cfg.stack_size;
             if !cfg.kernel {
                 a.set_exclude_callchain_kernel(1);
             }
         }
         CallGraph::Dwarf => {
-            st |= perf_records::SAMPLE_REGS_USER | perf_records::SAMPLE_STACK_USER;
-            a.sample_regs_user = perf_records::REGS_MASK;
+            st |= SampleFormat::REGS_USER | SampleFormat::STACK_USER;
+            a.sample_regs_user = REGS_MASK;
             a.sample_stack_user = cfg.stack_size;
             if cfg.kernel {
-                st |= perf_records::SAMPLE_CALLCHAIN;
+                st |= SampleFormat::CALLCHAIN;
                 a.set_exclude_callchain_user(1);
             }
         }
     }
-    a.sample_type = st;
+    a.sample_type = st.bits();
     a.set_disabled(1);
     a.set_inherit(1);
     a.set_enable_on_exec(enable_on_exec as u64);
@@ -269,13 +270,7 @@ fn attr_for(
         a.set_watermark(1);
         a.__bindgen_anon_2.wakeup_watermark = 1 << 16;
     }
-    (
-        a,
-        Layout {
-            sample_type: st,
-            regs_mask: a.sample_regs_user,
-        },
-    )
+    a
 }
 
 fn classify(err: std::io::Error, event: &EventSpec) -> OpenFailure {
@@ -377,13 +372,13 @@ impl PerfSession {
         let mut rings = Vec::new();
         let mut others = Vec::new();
         let mut event_of_id = HashMap::new();
-        let mut layout = None;
+        let mut parse_infos = Vec::new();
         for cpu in 0..sys::possible_cpus() as i32 {
             let mut leader: Option<RingBuffer> = None;
             for &tid in tids {
                 for (index, event) in cfg.events.iter().enumerate() {
                     let is_leader = leader.is_none();
-                    let (mut attr, l) = attr_for(
+                    let mut attr = attr_for(
                         event,
                         cfg,
                         is_leader,
@@ -393,7 +388,11 @@ impl PerfSession {
                     );
                     // A CPU-wide event sees every task already: nothing to inherit.
                     attr.set_inherit((tid != -1) as u64);
-                    layout = Some(l);
+                    if parse_infos.len() == index {
+                        let info = perf_records::parse_info_of_attr(&sys::attr_bytes(&attr))
+                            .map_err(|e| OpenFailure::Other(format!("perf_event_attr: {e}")))?;
+                        parse_infos.push(info);
+                    }
                     let fd = match sys::perf_event_open(&attr, tid, cpu) {
                         Ok(fd) => fd,
                         // A CPU that is offline has no events to open.
@@ -443,7 +442,11 @@ impl PerfSession {
         Ok(PerfSession {
             rings,
             others,
-            layout: layout.ok_or_else(|| OpenFailure::Other("no events".into()))?,
+            parse_infos: if parse_infos.is_empty() {
+                return Err(OpenFailure::Other("no events".into()));
+            } else {
+                parse_infos
+            },
             event_of_id,
             buf: Vec::with_capacity(1 << 20),
             offsets: Vec::new(),
@@ -489,22 +492,30 @@ impl PerfSession {
             let n = ring.drain(&mut self.buf, &mut self.offsets);
             ring_of.extend(std::iter::repeat_n(i, n));
         }
-        let mut parsed: Vec<(PerfRecord, usize)> = self
+        let mut parsed: Vec<(PerfRecord, u64, usize)> = self
             .offsets
             .iter()
             .zip(ring_of)
             .filter_map(|(&(start, len), ring)| {
-                perf_records::parse(&self.buf[start..start + len], &self.layout).map(|r| (r, ring))
+                let bytes = &self.buf[start..start + len];
+                // Each event's records are laid out by its own attributes.
+                let info = perf_records::record_identifier(bytes)
+                    .and_then(|id| self.event_of_id.get(&id))
+                    .and_then(|&event| self.parse_infos.get(usize::from(event)))
+                    .unwrap_or(&self.parse_infos[0]);
+                let raw = perf_records::raw_record(bytes, *info)?;
+                let time = raw.timestamp().unwrap_or(0);
+                perf_records::parse(&raw).ok().map(|r| (r, time, ring))
             })
             .collect();
         // Records of one buffer are in time order; merge the buffers.
-        parsed.sort_by_key(|(r, _)| r.time());
+        parsed.sort_by_key(|(_, time, _)| *time);
         let n = parsed.len();
         let mut last_pid_of_ring: HashMap<usize, u32> = HashMap::new();
-        for (record, ring) in parsed {
+        for (record, time, ring) in parsed {
             match record {
                 PerfRecord::Sample(s) => {
-                    last_pid_of_ring.insert(ring, s.pid);
+                    last_pid_of_ring.insert(ring, s.pid.unwrap_or(0) as u32);
                     self.sample(rec, &s);
                 }
                 PerfRecord::Mmap {
@@ -518,7 +529,9 @@ impl PerfSession {
                     ..
                 } => {
                     if executable {
-                        rec.mmap(pid, start, start + len, pgoff, &path, build_id);
+                        let path = String::from_utf8_lossy(&path);
+                        let build_id = build_id.unwrap_or_default();
+                        rec.mmap(pid as u32, start, start + len, pgoff, &path, build_id);
                     }
                 }
                 PerfRecord::Comm {
@@ -526,36 +539,41 @@ impl PerfSession {
                     tid,
                     exec,
                     name,
-                    time,
                 } => {
                     if exec && pid == tid {
-                        rec.exec(pid, &name, time);
+                        rec.exec(pid as u32, &name, time);
                     } else {
-                        rec.thread_name(pid, tid, &name);
+                        rec.thread_name(pid as u32, tid as u32, &name);
                     }
                 }
-                PerfRecord::Fork { pid, ppid, tid, .. } => rec.fork(pid, ppid, tid),
-                PerfRecord::Exit { pid, tid, time } => rec.exit(pid, tid, time),
-                PerfRecord::Lost { count, .. } => {
-                    rec.lost(last_pid_of_ring.get(&ring).copied(), count)
+                PerfRecord::Fork { pid, ppid, tid } => {
+                    rec.fork(pid as u32, ppid as u32, tid as u32)
                 }
-                PerfRecord::Other { .. } => {}
+                PerfRecord::Exit { pid, tid, time } => rec.exit(pid as u32, tid as u32, time),
+                PerfRecord::Lost { count } => rec.lost(last_pid_of_ring.get(&ring).copied(), count),
+                PerfRecord::Other => {}
             }
         }
         n
     }
 
-    fn sample(&self, rec: &mut impl RecordSink, s: &perf_records::RawSample) {
-        let event = self.event_of_id.get(&s.id).copied().unwrap_or(0);
+    fn sample(&self, rec: &mut impl RecordSink, s: &perf_records::Sample) {
+        let event = self
+            .event_of_id
+            .get(&s.id.unwrap_or(0))
+            .copied()
+            .unwrap_or(0);
         let kernel: &[u64] = if self.kernel { &s.kernel_chain } else { &[] };
+        let copy: &[u8] = s.stack.as_deref().unwrap_or_default();
         let frames: Vec<u64>;
+        let ip = s.ip.unwrap_or(0);
         let stack = if let (Some((bp, sp, ip)), CallGraph::Hybrid) = (s.regs, self.call_graph) {
             SampledStack::Hybrid {
                 ip,
                 sp,
                 bp,
-                stack: s.stack,
-                chain: &s.callchain,
+                stack: copy,
+                chain: &s.user_chain,
                 kernel,
             }
         } else if let Some((bp, sp, ip)) = s.regs {
@@ -563,28 +581,101 @@ impl PerfSession {
                 ip,
                 sp,
                 bp,
-                stack: s.stack,
+                stack: copy,
                 kernel,
             }
-        } else if !s.callchain.is_empty() || !kernel.is_empty() {
-            frames = kernel.iter().chain(&s.callchain).copied().collect();
+        } else if !s.user_chain.is_empty() || !kernel.is_empty() {
+            frames = kernel.iter().chain(&s.user_chain).copied().collect();
             SampledStack::Frames(&frames)
-        } else if s.ip != 0 && self.layout.regs_mask == 0 {
-            frames = vec![s.ip];
+        } else if ip != 0 && self.call_graph == CallGraph::Fp {
+            frames = vec![ip];
             SampledStack::Frames(&frames)
         } else {
             // Dwarf mode without user registers: a kernel thread's sample.
             return;
         };
-        // Events without a precise data source report address 0: no address.
-        let data_address = s.addr.filter(|&a| a != 0);
-        rec.sample(s.pid, s.tid, s.time, event, s.period, stack, data_address);
+        let sample = SampleInfo {
+            tid: s.tid.unwrap_or(0) as u32,
+            time_ns: s.time.unwrap_or(0),
+            event,
+            weight: s.period.unwrap_or(1),
+            // Events without a precise data source report address 0: no address.
+            data_address: s.addr.filter(|&a| a != 0),
+        };
+        rec.sample(s.pid.unwrap_or(0) as u32, &sample, stack);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The attributes the sampler opens, as the capture layer's parser reads them.
+    fn opened(
+        events: &[EventSpec],
+        call_graph: CallGraph,
+    ) -> Vec<(perf_event_attr, RecordParseInfo)> {
+        let cfg = PerfConfig {
+            events,
+            sampling: Sampling::Frequency(1000),
+            call_graph,
+            kernel: false,
+            stack_size: call_graph.default_stack_size(),
+            data_addresses: false,
+        };
+        events
+            .iter()
+            .map(|e| {
+                let a = attr_for(e, &cfg, true, true, true, false);
+                let info = perf_records::parse_info_of_attr(&sys::attr_bytes(&a)).unwrap();
+                (a, info)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_event_is_parsed_with_the_layout_it_was_opened_with() {
+        let events = crate::events::parse_events("cpu-clock,cache-misses").unwrap();
+        for call_graph in [CallGraph::Hybrid, CallGraph::Dwarf, CallGraph::Fp] {
+            let opened = opened(&events, call_graph);
+            for (a, info) in &opened {
+                assert_eq!(info.sample_format.bits(), a.sample_type);
+                assert_eq!(info.sample_regs_user, a.sample_regs_user);
+                assert!(info.common_data_offset_from_end.is_some(), "sample_id_all");
+            }
+            // cache-misses is a memory event: it alone samples data addresses.
+            assert!(!opened[0].1.sample_format.contains(SampleFormat::ADDR));
+            assert!(opened[1].1.sample_format.contains(SampleFormat::ADDR));
+        }
+        // A memory event's sample in fp mode: id, ip, pid/tid, time, addr, period, callchain.
+        let info = opened(&events, CallGraph::Fp)[1].1;
+        let user = u64::MAX - 511;
+        let words = [
+            42u64,
+            0x401000,
+            (7 << 32) | 5,
+            1_000,
+            0xdead0,
+            3,
+            2,
+            user,
+            0x401000,
+        ];
+        let mut rec = 9u32.to_ne_bytes().to_vec();
+        rec.extend(0u16.to_ne_bytes());
+        rec.extend(((8 + 8 * words.len()) as u16).to_ne_bytes());
+        rec.extend(words.iter().flat_map(|w| w.to_ne_bytes()));
+        assert_eq!(perf_records::record_identifier(&rec), Some(42));
+        let raw = perf_records::raw_record(&rec, info).unwrap();
+        let Ok(PerfRecord::Sample(s)) = perf_records::parse(&raw) else {
+            panic!("not a sample")
+        };
+        assert_eq!(
+            (s.pid, s.tid, s.addr, s.period),
+            (Some(5), Some(7), Some(0xdead0), Some(3))
+        );
+        assert_eq!(s.user_chain, [0x401000]);
+    }
 
     fn limit(mlock_kb: u64, cpus: u64, rlimit_kb: Option<u64>) -> Option<MlockLimit> {
         Some(MlockLimit {

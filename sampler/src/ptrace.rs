@@ -7,7 +7,7 @@
 //! thread is sampled only while it is running.
 
 use crate::procfs;
-use crate::recording::{Recording, SampledStack};
+use crate::recording::{Recording, SampleInfo, SampledStack};
 use crate::stop::Control;
 use nix::sys::ptrace::{self, Event, Options};
 use nix::sys::signal::Signal;
@@ -243,20 +243,20 @@ impl PtraceSampler {
             rec.refresh_mappings(tgid);
             self.maps_read.insert(tgid, Instant::now());
         }
-        rec.sample(
-            tgid,
+        let sample = SampleInfo {
             tid,
-            procfs::monotonic_ns(),
-            0,
-            self.period.as_nanos() as u64,
-            SampledStack::Raw {
-                ip,
-                sp,
-                bp,
-                stack: &self.stack[..read],
-                kernel: &[],
-            },
-            None,
-        );
+            time_ns: procfs::monotonic_ns(),
+            event: 0,
+            weight: self.period.as_nanos() as u64,
+            data_address: None,
+        };
+        let stack = SampledStack::Raw {
+            ip,
+            sp,
+            bp,
+            stack: &self.stack[..read],
+            kernel: &[],
+        };
+        rec.sample(tgid, &sample, stack);
     }
 }

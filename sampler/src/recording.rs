@@ -1,61 +1,72 @@
-//! What the samplers feed: the table of profiled processes (their images,
-//! mappings, threads, unwinders and MPI ranks) and one sample stream per
-//! process image, written as a section of the recorder's node file
-//! ([`Layout::NodeFile`], the default) or as a stream file of its own
-//! ([`Layout::PerProcess`]). Both the perf_event and the ptrace sampler
-//! report fork, exec, mmap, sample and exit events here.
+//! What the samplers feed: the capture layer's process table
+//! ([`blame_capture::process_table`]) with the recorder's two ends. Its
+//! sink, [`StreamFiles`], writes one sample stream per process image, as a
+//! section of the recorder's node file ([`Layout::NodeFile`], the default)
+//! or as a stream file of its own ([`Layout::PerProcess`]); its source,
+//! [`Procfs`], reads what records do not say from `/proc`. Both the
+//! perf_event and the ptrace sampler report fork, exec, mmap, sample and
+//! exit events to the [`Recording`].
 
 use crate::procfs;
-use crate::unwind::{HybridWalk, ObjectCache, ProcessUnwinder};
-use blame_formats::manifest::ProcessEntry;
+use crate::sys;
+use blame_capture::process_table::{ImageFacts, ImageSink, Process, ProcessSource, ProcessTable};
+use blame_capture::unwind::ObjectCache;
+use blame_formats::manifest::{NodeFileEntry, ProcessEntry};
 use blame_formats::node_file::{NodeHeader, NodeWriter, SharedNode};
 use blame_formats::stream::{
     is_launcher, EventDesc, Lost, Mapping, ProcessEnd, StreamHeader, StreamWriter, ThreadName,
 };
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// How a sample's stack arrives.
-pub enum SampledStack<'a> {
-    /// Addresses already walked (kernel callchain, or unwound elsewhere), innermost first.
-    Frames(&'a [u64]),
-    /// Registers and a copy of the user stack starting at `sp`, to unwind
-    /// here, below `kernel` frames (innermost first) when kernel stacks are wanted.
-    Raw {
-        ip: u64,
-        sp: u64,
-        bp: u64,
-        stack: &'a [u8],
-        kernel: &'a [u64],
-    },
-    /// Registers, a small copy of the user stack at `sp` and the kernel's
-    /// user frame-pointer callchain: unwound here by
-    /// [`crate::unwind::ProcessUnwinder::unwind_hybrid`], below `kernel` frames.
-    Hybrid {
-        ip: u64,
-        sp: u64,
-        bp: u64,
-        stack: &'a [u8],
-        chain: &'a [u64],
-        kernel: &'a [u64],
-    },
+pub use blame_capture::process_table::{SampleInfo, SampledStack};
+
+/// The recorder's process table: images to stream files, facts from `/proc`.
+pub type Recording = ProcessTable<StreamFiles, Procfs>;
+
+/// Starts the recording of `files` (its process table, object files memory-mapped).
+pub fn recording(files: StreamFiles) -> Recording {
+    ProcessTable::new(files, Procfs, ObjectCache::new(sys::map_object_file))
 }
 
-struct Proc {
-    pid: u32,
-    ppid: u32,
-    command: Vec<String>,
-    rank: Option<u32>,
-    world_size: Option<u32>,
-    mappings: Vec<Mapping>,
-    threads: HashMap<u32, String>,
-    unwinder: ProcessUnwinder,
-    stream: Option<OpenStream>,
-    /// Set once the image's first sample or record was seen after an exec.
-    lost: u64,
+/// `/proc`: what the recorder learns about a live process beyond its records.
+pub struct Procfs;
+
+impl ProcessSource for Procfs {
+    fn ppid(&mut self, pid: u32) -> Option<u32> {
+        procfs::ppid(pid)
+    }
+
+    fn image(&mut self, pid: u32) -> ImageFacts {
+        let (rank, world_size) = procfs::mpi_rank(pid);
+        ImageFacts {
+            command: procfs::cmdline(pid).unwrap_or_default(),
+            rank,
+            world_size,
+            comm: procfs::comm(pid),
+        }
+    }
+
+    fn mappings(&mut self, pid: u32) -> Vec<Mapping> {
+        procfs::exec_mappings(pid)
+    }
+
+    fn exit_status(&mut self, pid: u32) -> Option<(Option<i32>, Option<i32>)> {
+        procfs::zombie_exit_status(pid)
+    }
+
+    /// The mapped file itself; its build-id filled in from the file when the kernel gave none.
+    fn unwind_file(&mut self, objects: &mut ObjectCache, m: &mut Mapping) -> Option<String> {
+        if m.build_id.is_empty() {
+            if let Some(obj) = objects.get(&m.path) {
+                m.build_id = obj.build_id.clone();
+            }
+        }
+        Some(m.path.clone())
+    }
 }
 
-struct OpenStream {
+/// One process image's open stream.
+pub struct OpenStream {
     writer: StreamWriter,
     path: PathBuf,
     samples: u64,
@@ -94,8 +105,8 @@ impl Layout {
     }
 }
 
-/// The run directory being written.
-pub struct Recording {
+/// The run directory being written: the sink of the recorder's process table.
+pub struct StreamFiles {
     dir: PathBuf,
     layout: Layout,
     /// The node file, once its first section was opened.
@@ -104,29 +115,14 @@ pub struct Recording {
     events: Vec<EventDesc>,
     call_graph: String,
     extra: Vec<(String, String)>,
-    objects: ObjectCache,
-    procs: HashMap<u32, Proc>,
     /// Streams closed so far, for the manifest.
     pub entries: Vec<ProcessEntry>,
-    /// Samples the kernel dropped that could not be tied to one process.
-    pub unattributed_lost: u64,
-    /// Samples whose stack could not be walked past the sampled address.
-    pub shallow_stacks: u64,
-    /// Bytes of user stack each sample copies (`--stack-size`), 0 when unknown.
-    pub stack_copy_size: u32,
-    /// Samples whose walk ran past the end of a full stack copy: their
-    /// outer frames (often `main`) are missing.
-    pub cut_stacks: u64,
-    /// Hybrid samples unwound from the copy, then continued with the callchain.
-    pub stitched_stacks: u64,
-    pub samples: u64,
-    frames: Vec<u64>,
     /// Failures writing a stream (disk full...): reported, recording goes on for the others.
     pub errors: Vec<String>,
     /// Kernel frames are recorded: each stream gets the kernel's pseudo-mapping.
     kernel_frames: bool,
     /// The node file once closed, for the manifest.
-    pub closed_node_file: Option<blame_formats::manifest::NodeFileEntry>,
+    pub closed_node_file: Option<NodeFileEntry>,
 }
 
 /// The pseudo-path of the kernel's mapping (symbolized from the run's `kallsyms`).
@@ -134,14 +130,14 @@ pub const KERNEL_MAPPING: &str = "[kernel.kallsyms]";
 /// Where the kernel's addresses start on x86_64.
 const KERNEL_START: u64 = 0xffff_8000_0000_0000;
 
-impl Recording {
+impl StreamFiles {
     pub fn new(
         dir: &Path,
         events: Vec<EventDesc>,
         call_graph: &str,
         extra: Vec<(String, String)>,
-    ) -> Recording {
-        Recording {
+    ) -> StreamFiles {
+        StreamFiles {
             dir: dir.to_path_buf(),
             layout: Layout::PerProcess,
             node: None,
@@ -149,16 +145,7 @@ impl Recording {
             events,
             call_graph: call_graph.to_string(),
             extra,
-            objects: ObjectCache::default(),
-            procs: HashMap::new(),
             entries: Vec::new(),
-            unattributed_lost: 0,
-            shallow_stacks: 0,
-            stack_copy_size: 0,
-            cut_stacks: 0,
-            stitched_stacks: 0,
-            samples: 0,
-            frames: Vec::with_capacity(128),
             errors: Vec::new(),
             kernel_frames: false,
             closed_node_file: None,
@@ -166,7 +153,7 @@ impl Recording {
     }
 
     /// Stores the streams as `layout` says (before the first sample).
-    pub fn with_layout(mut self, layout: Layout) -> Recording {
+    pub fn with_layout(mut self, layout: Layout) -> StreamFiles {
         self.layout = layout;
         self
     }
@@ -191,317 +178,6 @@ impl Recording {
         &self.events
     }
 
-    /// Registers a process known before its first event (the launched
-    /// command, an attached pid) or first seen in a sample: its image is
-    /// read from /proc.
-    pub fn adopt(&mut self, pid: u32) {
-        if self.procs.contains_key(&pid) {
-            return;
-        }
-        let mut p = Proc {
-            pid,
-            ppid: procfs::ppid(pid).unwrap_or(0),
-            command: Vec::new(),
-            rank: None,
-            world_size: None,
-            mappings: Vec::new(),
-            threads: HashMap::new(),
-            unwinder: ProcessUnwinder::default(),
-            stream: None,
-            lost: 0,
-        };
-        self.read_image(&mut p);
-        for m in procfs::exec_mappings(pid) {
-            self.add_mapping(&mut p, m);
-        }
-        self.procs.insert(pid, p);
-    }
-
-    fn read_image(&self, p: &mut Proc) {
-        p.command = procfs::cmdline(p.pid).unwrap_or_default();
-        let (rank, size) = procfs::mpi_rank(p.pid);
-        p.rank = rank;
-        p.world_size = size;
-        if let Some(name) = procfs::comm(p.pid) {
-            p.threads.insert(p.pid, name);
-        }
-    }
-
-    /// A new process (`pid == tid`) or thread.
-    pub fn fork(&mut self, pid: u32, ppid: u32, tid: u32) {
-        if pid != tid {
-            if let Some(p) = self.procs.get_mut(&pid) {
-                let name = p.threads.get(&pid).cloned().unwrap_or_default();
-                p.threads.entry(tid).or_insert(name);
-            }
-            return;
-        }
-        if self.procs.contains_key(&pid) {
-            return;
-        }
-        let Some(parent) = self.procs.get(&ppid) else {
-            self.adopt(pid);
-            return;
-        };
-        let child = Proc {
-            pid,
-            ppid,
-            command: parent.command.clone(),
-            rank: parent.rank,
-            world_size: parent.world_size,
-            mappings: parent
-                .mappings
-                .iter()
-                .map(|m| Mapping { pid, ..m.clone() })
-                .collect(),
-            threads: parent
-                .threads
-                .get(&ppid)
-                .map(|n| HashMap::from([(pid, n.clone())]))
-                .unwrap_or_default(),
-            unwinder: parent.unwinder.clone(),
-            stream: None,
-            lost: 0,
-        };
-        self.procs.insert(pid, child);
-    }
-
-    /// The process replaced its image: the old image's stream ends here and
-    /// the new one (with its own command line and MPI rank) starts afresh.
-    pub fn exec(&mut self, pid: u32, name: &str, time_ns: u64) {
-        let Some(mut p) = self.procs.remove(&pid) else {
-            self.adopt(pid);
-            return;
-        };
-        self.close_stream(&mut p, None, time_ns);
-        p.mappings.clear();
-        p.unwinder.clear();
-        p.threads.clear();
-        self.read_image(&mut p);
-        p.threads.insert(pid, name.to_string());
-        if p.command.is_empty() {
-            p.command = vec![name.to_string()];
-        }
-        self.procs.insert(pid, p);
-    }
-
-    pub fn thread_name(&mut self, pid: u32, tid: u32, name: &str) {
-        let Some(p) = self.procs.get_mut(&pid) else {
-            return;
-        };
-        p.threads.insert(tid, name.to_string());
-        if let Some(s) = &mut p.stream {
-            let r = s.writer.write_thread(ThreadName {
-                pid,
-                tid,
-                name: name.to_string(),
-            });
-            if let Err(e) = r {
-                self.errors.push(e.to_string());
-            }
-        }
-    }
-
-    /// An executable mapping.
-    pub fn mmap(
-        &mut self,
-        pid: u32,
-        start: u64,
-        end: u64,
-        pgoff: u64,
-        path: &str,
-        build_id: Vec<u8>,
-    ) {
-        let Some(mut p) = self.procs.remove(&pid) else {
-            return;
-        };
-        self.add_mapping(
-            &mut p,
-            Mapping {
-                pid,
-                start,
-                end,
-                file_offset: pgoff,
-                path: path.to_string(),
-                build_id,
-            },
-        );
-        self.procs.insert(pid, p);
-    }
-
-    fn add_mapping(&mut self, p: &mut Proc, mut m: Mapping) {
-        if m.build_id.is_empty() {
-            if let Some(obj) = self.objects.get(&m.path) {
-                m.build_id = obj.build_id.clone();
-            }
-        }
-        p.unwinder
-            .add_mapping(&mut self.objects, &m.path, m.start, m.end, m.file_offset);
-        p.mappings.retain(|old| old.start != m.start);
-        if let Some(s) = &mut p.stream {
-            if let Err(e) = s.writer.write_mapping(m.clone()) {
-                self.errors.push(e.to_string());
-            }
-        }
-        p.mappings.push(m);
-    }
-
-    /// Refreshes a process's mappings from /proc (ptrace sampler: dlopen'ed code).
-    pub fn refresh_mappings(&mut self, pid: u32) {
-        let Some(mut p) = self.procs.remove(&pid) else {
-            return;
-        };
-        for m in procfs::exec_mappings(pid) {
-            if !p
-                .mappings
-                .iter()
-                .any(|old| old.start == m.start && old.path == m.path)
-            {
-                self.add_mapping(&mut p, m);
-            }
-        }
-        self.procs.insert(pid, p);
-    }
-
-    /// True while `pid` is known and has not exited.
-    pub fn is_live(&self, pid: u32) -> bool {
-        self.procs.contains_key(&pid)
-    }
-
-    /// True when `address` lies in a known mapping of `pid`.
-    pub fn is_mapped(&self, pid: u32, address: u64) -> bool {
-        self.procs.get(&pid).is_some_and(|p| {
-            p.mappings
-                .iter()
-                .any(|m| address >= m.start && address < m.end)
-        })
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub fn sample(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        stack: SampledStack,
-        data_address: Option<u64>,
-    ) {
-        if !self.procs.contains_key(&pid) {
-            self.adopt(pid);
-        }
-        let mut frames = std::mem::take(&mut self.frames);
-        let Some(mut p) = self.procs.remove(&pid) else {
-            return;
-        };
-        match stack {
-            SampledStack::Frames(f) => {
-                frames.clear();
-                frames.extend_from_slice(&f[..f.len().min(crate::unwind::MAX_FRAMES)]);
-            }
-            SampledStack::Raw {
-                ip,
-                sp,
-                bp,
-                stack,
-                kernel,
-            } => {
-                let cut = p.unwinder.unwind(ip, sp, bp, stack, &mut frames);
-                // A copy shorter than asked for ended at the stack's top: not cut.
-                if cut && stack.len() as u64 >= u64::from(self.stack_copy_size) {
-                    self.cut_stacks += 1;
-                }
-                if !kernel.is_empty() {
-                    frames.splice(0..0, kernel.iter().copied());
-                }
-            }
-            SampledStack::Hybrid {
-                ip,
-                sp,
-                bp,
-                stack,
-                chain,
-                kernel,
-            } => {
-                let walk = p
-                    .unwinder
-                    .unwind_hybrid(ip, sp, bp, stack, chain, &mut frames);
-                match walk {
-                    HybridWalk::Stitched => self.stitched_stacks += 1,
-                    HybridWalk::Cut if stack.len() as u64 >= u64::from(self.stack_copy_size) => {
-                        self.cut_stacks += 1
-                    }
-                    _ => {}
-                }
-                if !kernel.is_empty() {
-                    frames.splice(0..0, kernel.iter().copied());
-                }
-            }
-        }
-        if frames.len() <= 1 {
-            self.shallow_stacks += 1;
-        }
-        if frames.is_empty() {
-            self.frames = frames;
-            self.procs.insert(pid, p);
-            return;
-        }
-        if p.stream.is_none() {
-            self.open_stream(&mut p, time_ns);
-        }
-        if let Some(s) = &mut p.stream {
-            let r = s.writer.write_sample_with_stack(
-                tid,
-                time_ns,
-                event,
-                weight,
-                &frames,
-                data_address,
-            );
-            match r {
-                Ok(()) => {
-                    s.samples += 1;
-                    self.samples += 1;
-                }
-                Err(e) => self.errors.push(e.to_string()),
-            }
-        }
-        self.frames = frames;
-        self.procs.insert(pid, p);
-    }
-
-    /// Samples the kernel dropped, charged to `pid` when known.
-    pub fn lost(&mut self, pid: Option<u32>, count: u64) {
-        match pid.and_then(|pid| self.procs.get_mut(&pid)) {
-            Some(p) => {
-                p.lost += count;
-                if let Some(s) = &mut p.stream {
-                    let _ = s.writer.write_lost(Lost { event: 0, count });
-                }
-            }
-            None => self.unattributed_lost += count,
-        }
-    }
-
-    /// The process (`pid == tid`) or one of its threads ended.
-    pub fn exit(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        status: Option<(Option<i32>, Option<i32>)>,
-        time_ns: u64,
-    ) {
-        if pid != tid {
-            return;
-        }
-        let Some(mut p) = self.procs.remove(&pid) else {
-            return;
-        };
-        let status = status.or_else(|| procfs::zombie_exit_status(pid));
-        self.close_stream(&mut p, Some(status.unwrap_or((None, None))), time_ns);
-    }
-
     /// Records how a process ended when it is learned after its exit record (waitpid of the root).
     pub fn set_exit_status(&mut self, pid: u32, exit: Option<i32>, signal: Option<i32>) {
         for e in self.entries.iter_mut().rev().filter(|e| e.pid == pid) {
@@ -512,7 +188,53 @@ impl Recording {
         }
     }
 
-    fn open_stream(&mut self, p: &mut Proc, time_ns: u64) {
+    /// Opens a section of the node file `name` (created with the first).
+    fn open_section(
+        &mut self,
+        name: &str,
+        header: &StreamHeader,
+    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
+        let node = match &self.node {
+            Some(node) => node.clone(),
+            None => {
+                let header = NodeHeader {
+                    host: self.host.clone(),
+                    recorder_pid: std::process::id(),
+                    start_time_ns: procfs::unix_time_ns(),
+                    extra: self.extra.clone(),
+                };
+                let stem = name.strip_suffix(".bnode").unwrap_or(name);
+                let (node, _) = create_unique(&self.dir, stem, "bnode", std::process::id(), |p| {
+                    NodeWriter::create(p, &header)
+                })?;
+                self.node = Some(node.clone());
+                node
+            }
+        };
+        let writer = NodeWriter::open_section(&node, header)?;
+        Ok((writer, NodeWriter::path(&node)))
+    }
+
+    /// Creates `rank-N.bstream` or `pid-N.bstream` (a suffix when taken).
+    fn create_stream_file(
+        &self,
+        p: &Process,
+        header: &StreamHeader,
+    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
+        let base = match p.rank {
+            Some(r) => format!("rank-{r}"),
+            None => format!("pid-{}", p.pid),
+        };
+        create_unique(&self.dir, &base, "bstream", p.pid, |path| {
+            StreamWriter::create(path, header)
+        })
+    }
+}
+
+impl ImageSink for StreamFiles {
+    type Image = OpenStream;
+
+    fn open(&mut self, p: &Process, time_ns: u64) -> Option<OpenStream> {
         let header = StreamHeader {
             host: self.host.clone(),
             command: p.command.clone(),
@@ -533,7 +255,7 @@ impl Recording {
             Ok(x) => x,
             Err(e) => {
                 self.errors.push(e.to_string());
-                return;
+                return None;
             }
         };
 
@@ -567,73 +289,71 @@ impl Recording {
         if let Err(e) = r {
             self.errors.push(e.to_string());
         }
-        p.stream = Some(OpenStream {
+        Some(OpenStream {
             writer,
             path,
             samples: 0,
             start_ns: time_ns,
-        });
-    }
-
-    /// Opens a section of the node file `name` (created with the first).
-    fn open_section(
-        &mut self,
-        name: &str,
-        header: &StreamHeader,
-    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
-        let node = match &self.node {
-            Some(node) => node.clone(),
-            None => {
-                let header = NodeHeader {
-                    host: self.host.clone(),
-                    recorder_pid: std::process::id(),
-                    start_time_ns: procfs::unix_time_ns(),
-                    extra: self.extra.clone(),
-                };
-                let stem = name.strip_suffix(".bnode").unwrap_or(name);
-                let (node, _) = create_unique(&self.dir, stem, "bnode", std::process::id(), |p| {
-                    NodeWriter::create(p, &header)
-                })?;
-                self.node = Some(node.clone());
-                node
-            }
-        };
-        let writer = NodeWriter::open_section(&node, header)?;
-        Ok((writer, NodeWriter::path(&node)))
-    }
-
-    /// Creates `rank-N.bstream` or `pid-N.bstream` (a suffix when taken).
-    fn create_stream_file(
-        &self,
-        p: &Proc,
-        header: &StreamHeader,
-    ) -> blame_formats::Result<(StreamWriter, PathBuf)> {
-        let base = match p.rank {
-            Some(r) => format!("rank-{r}"),
-            None => format!("pid-{}", p.pid),
-        };
-        create_unique(&self.dir, &base, "bstream", p.pid, |path| {
-            StreamWriter::create(path, header)
         })
     }
 
-    /// Ends the stream of `p`'s current image. `end` is Some when the
-    /// process itself ended (with exit code and signal when known).
-    fn close_stream(
+    fn mapping(&mut self, s: &mut OpenStream, m: &Mapping) {
+        if let Err(e) = s.writer.write_mapping(m.clone()) {
+            self.errors.push(e.to_string());
+        }
+    }
+
+    fn thread_name(&mut self, s: &mut OpenStream, pid: u32, tid: u32, name: &str) {
+        let r = s.writer.write_thread(ThreadName {
+            pid,
+            tid,
+            name: name.to_string(),
+        });
+        if let Err(e) = r {
+            self.errors.push(e.to_string());
+        }
+    }
+
+    fn sample(&mut self, s: &mut OpenStream, sample: &SampleInfo, frames: &[u64]) -> bool {
+        let r = s.writer.write_sample_with_stack(
+            sample.tid,
+            sample.time_ns,
+            sample.event,
+            sample.weight,
+            frames,
+            sample.data_address,
+        );
+        match r {
+            Ok(()) => {
+                s.samples += 1;
+                true
+            }
+            Err(e) => {
+                self.errors.push(e.to_string());
+                false
+            }
+        }
+    }
+
+    fn lost(&mut self, s: &mut OpenStream, count: u64) {
+        let _ = s.writer.write_lost(Lost { event: 0, count });
+    }
+
+    /// Ends the stream of `p`'s image. `end` is Some when the process
+    /// itself ended (with exit code and signal when known).
+    fn close(
         &mut self,
-        p: &mut Proc,
+        s: OpenStream,
+        p: &Process,
         end: Option<(Option<i32>, Option<i32>)>,
         time_ns: u64,
     ) {
-        let Some(OpenStream {
+        let OpenStream {
             mut writer,
             path,
             samples,
             start_ns,
-        }) = p.stream.take()
-        else {
-            return;
-        };
+        } = s;
         let mut r = Ok(());
         if let Some((exit_status, signal)) = end {
             r = writer.write_end(ProcessEnd {
@@ -667,23 +387,20 @@ impl Recording {
             ended: end.is_some(),
             duration_ns: time_ns.saturating_sub(start_ns),
         });
-        p.lost = 0;
     }
 
-    /// Closes every stream still open (end of recording: processes still
-    /// running), then the node file.
-    pub fn finish(&mut self, time_ns: u64) {
-        let mut pids: Vec<u32> = self.procs.keys().copied().collect();
-        pids.sort();
-        for pid in pids {
-            if let Some(mut p) = self.procs.remove(&pid) {
-                self.close_stream(&mut p, None, time_ns);
-            }
+    fn flush(&mut self, s: &mut OpenStream) {
+        if let Err(e) = s.writer.flush() {
+            self.errors.push(e.to_string());
         }
+    }
+
+    /// Closes the node file and sorts the manifest's entries.
+    fn finish(&mut self) {
         if let Some(node) = self.node.take() {
             match NodeWriter::finish(&node) {
                 Ok(()) => {
-                    self.closed_node_file = Some(blame_formats::manifest::NodeFileEntry {
+                    self.closed_node_file = Some(NodeFileEntry {
                         file: NodeWriter::path(&node)
                             .file_name()
                             .map(|n| n.to_string_lossy().into_owned())
@@ -698,17 +415,6 @@ impl Recording {
         self.entries.sort_by(|a, b| {
             (&a.file, a.section, &a.label()).cmp(&(&b.file, b.section, &b.label()))
         });
-    }
-
-    /// Flushes every open stream's buffered chunk to the OS (periodic, bounds what a crash of the recorder loses).
-    pub fn flush_all(&mut self) {
-        for p in self.procs.values_mut() {
-            if let Some(s) = &mut p.stream {
-                if let Err(e) = s.writer.flush() {
-                    self.errors.push(e.to_string());
-                }
-            }
-        }
     }
 }
 
@@ -742,14 +448,25 @@ mod tests {
     use super::*;
     use blame_formats::stream::{Record, Sampling, StreamReader};
 
-    fn recording(dir: &Path) -> Recording {
+    /// A sample of thread `tid` at `time_ns` of weight `weight` (event 0, no data address).
+    fn at(tid: u32, time_ns: u64, weight: u64) -> SampleInfo {
+        SampleInfo {
+            tid,
+            time_ns,
+            event: 0,
+            weight,
+            data_address: None,
+        }
+    }
+
+    fn files(dir: &Path) -> StreamFiles {
         let event = EventDesc {
             name: "cpu-clock".into(),
             sampling: Sampling::Frequency(1000),
             unit: "ns".into(),
             memory: false,
         };
-        Recording::new(dir, vec![event], "fp", Vec::new())
+        StreamFiles::new(dir, vec![event], "fp", Vec::new())
     }
 
     fn records(path: &Path) -> Vec<Record> {
@@ -770,17 +487,17 @@ mod tests {
         // One dangling, as another user would plant it before the file exists.
         std::os::unix::fs::symlink(&victim, dir.path().join(format!("pid-{child}.bstream")))
             .unwrap();
-        let mut rec = recording(dir.path());
+        let mut rec = recording(files(dir.path()));
         let me = std::process::id();
         rec.adopt(me);
         rec.fork(child, me, child);
         let frames = SampledStack::Frames(&[0x10, 0x20]);
-        rec.sample(child, child, 10, 0, 1_000_000, frames, None);
+        rec.sample(child, &at(child, 10, 1_000_000), frames);
         rec.finish(40);
-        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        assert!(rec.sink.errors.is_empty(), "{:?}", rec.sink.errors);
         assert!(!victim.exists(), "nothing created through the symlink");
         assert_eq!(
-            rec.entries[0].file,
+            rec.sink.entries[0].file,
             format!("pid-{child}.{child}.1.bstream")
         );
     }
@@ -788,33 +505,29 @@ mod tests {
     #[test]
     fn a_forked_child_gets_its_parents_mappings_and_its_own_stream() {
         let dir = tempfile::tempdir().unwrap();
-        let mut rec = recording(dir.path());
+        let mut rec = recording(files(dir.path()));
         let me = std::process::id();
         rec.adopt(me);
         let child = 4_000_000; // no such pid: everything comes from the parent
         rec.fork(child, me, child);
         rec.sample(
             child,
-            child,
-            10,
-            0,
-            1_000_000,
+            &at(child, 10, 1_000_000),
             SampledStack::Frames(&[0x10, 0x20]),
-            None,
         );
         rec.sample(
             child,
-            child,
-            20,
-            0,
-            1_000_000,
+            &at(child, 20, 1_000_000),
             SampledStack::Frames(&[0x10, 0x20]),
-            None,
         );
         rec.exit(child, child, Some((Some(3), None)), 30);
         rec.finish(40);
-        assert_eq!(rec.entries.len(), 1, "the parent had no samples: no stream");
-        let e = &rec.entries[0];
+        assert_eq!(
+            rec.sink.entries.len(),
+            1,
+            "the parent had no samples: no stream"
+        );
+        let e = &rec.sink.entries[0];
         assert_eq!(
             (e.pid, e.ppid, e.samples, e.exit_status, e.ended),
             (child, me, 2, Some(3), true)
@@ -846,19 +559,19 @@ mod tests {
     #[test]
     fn closed_streams_end_with_the_end_marker() {
         let dir = tempfile::tempdir().unwrap();
-        let mut rec = recording(dir.path());
+        let mut rec = recording(files(dir.path()));
         let me = std::process::id();
         rec.adopt(me);
         rec.fork(4_000_001, me, 4_000_001);
         for pid in [me, 4_000_001] {
-            rec.sample(pid, pid, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+            rec.sample(pid, &at(pid, 10, 1), SampledStack::Frames(&[0x10]));
         }
         rec.exit(4_000_001, 4_000_001, Some((Some(0), None)), 20);
         rec.exec(me, "next-image", 30);
-        rec.sample(me, me, 40, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 40, 1), SampledStack::Frames(&[0x10]));
         rec.finish(50);
-        assert_eq!(rec.entries.len(), 3);
-        for e in &rec.entries {
+        assert_eq!(rec.sink.entries.len(), 3);
+        for e in &rec.sink.entries {
             let (_, salvage) =
                 blame_formats::stream::salvage_stream(dir.path().join(&e.file)).unwrap();
             assert!(salvage.complete, "{}: {}", e.file, salvage.describe());
@@ -872,25 +585,30 @@ mod tests {
     #[test]
     fn a_node_file_holds_a_section_per_process_image() {
         let dir = tempfile::tempdir().unwrap();
-        let mut rec = recording(dir.path()).with_layout(Layout::node_file("h/x", None));
+        let mut rec = recording(files(dir.path()).with_layout(Layout::node_file("h/x", None)));
         let me = std::process::id();
         rec.adopt(me);
         rec.fork(4_000_001, me, 4_000_001);
         for pid in [me, 4_000_001] {
-            rec.sample(pid, pid, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+            rec.sample(pid, &at(pid, 10, 1), SampledStack::Frames(&[0x10]));
         }
         rec.exit(4_000_001, 4_000_001, Some((Some(0), None)), 20);
         rec.exec(me, "next-image", 30);
-        rec.sample(me, me, 40, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 40, 1), SampledStack::Frames(&[0x10]));
         rec.finish(50);
-        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        assert!(rec.sink.errors.is_empty(), "{:?}", rec.sink.errors);
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert_eq!(names, ["node-h_x.bnode"]);
-        assert_eq!(rec.entries.len(), 3);
-        let mut sections: Vec<_> = rec.entries.iter().map(|e| e.section.unwrap()).collect();
+        assert_eq!(rec.sink.entries.len(), 3);
+        let mut sections: Vec<_> = rec
+            .sink
+            .entries
+            .iter()
+            .map(|e| e.section.unwrap())
+            .collect();
         sections.sort();
         assert_eq!(sections, [0, 1, 2]);
         let index =
@@ -911,37 +629,37 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let victim = outside.path().join("victim");
         std::os::unix::fs::symlink(&victim, dir.path().join("node-h.bnode")).unwrap();
-        let mut rec = recording(dir.path()).with_layout(Layout::node_file("h", None));
+        let mut rec = recording(files(dir.path()).with_layout(Layout::node_file("h", None)));
         let me = std::process::id();
         rec.adopt(me);
-        rec.sample(me, me, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 10, 1), SampledStack::Frames(&[0x10]));
         rec.finish(20);
-        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        assert!(rec.sink.errors.is_empty(), "{:?}", rec.sink.errors);
         assert!(!victim.exists(), "nothing created through the symlink");
-        assert_eq!(rec.entries[0].file, format!("node-h.{me}.1.bnode"));
+        assert_eq!(rec.sink.entries[0].file, format!("node-h.{me}.1.bnode"));
         assert_eq!(
-            rec.closed_node_file.as_ref().unwrap().file,
-            rec.entries[0].file
+            rec.sink.closed_node_file.as_ref().unwrap().file,
+            rec.sink.entries[0].file
         );
     }
 
     #[test]
     fn exec_ends_the_old_images_stream_and_a_name_clash_gets_a_suffix() {
         let dir = tempfile::tempdir().unwrap();
-        let mut rec = recording(dir.path());
+        let mut rec = recording(files(dir.path()));
         let me = std::process::id();
         rec.adopt(me);
-        rec.sample(me, me, 10, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 10, 1), SampledStack::Frames(&[0x10]));
         rec.exec(me, "next-image", 20);
-        rec.sample(me, me, 30, 0, 1, SampledStack::Frames(&[0x10]), None);
+        rec.sample(me, &at(me, 30, 1), SampledStack::Frames(&[0x10]));
         rec.finish(40);
-        let files: Vec<&str> = rec.entries.iter().map(|e| e.file.as_str()).collect();
+        let files: Vec<&str> = rec.sink.entries.iter().map(|e| e.file.as_str()).collect();
         assert_eq!(files.len(), 2, "{files:?}");
         assert!(files.contains(&format!("pid-{me}.bstream").as_str()));
         assert!(
-            rec.entries.iter().all(|e| !e.ended),
+            rec.sink.entries.iter().all(|e| !e.ended),
             "exec'd and still running"
         );
-        assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        assert!(rec.sink.errors.is_empty(), "{:?}", rec.sink.errors);
     }
 }

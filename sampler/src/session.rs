@@ -6,7 +6,7 @@
 use crate::events::{parse_events, EventSpec};
 use crate::perf::{OpenFailure, PerfConfig, PerfSession, Scope};
 use crate::ptrace::PtraceSampler;
-use crate::recording::{Layout, Recording};
+use crate::recording::{recording, Layout, Recording, StreamFiles};
 use crate::stop::Control;
 use crate::{procfs, sys, CallGraph, RecordError};
 use blame_formats::files;
@@ -413,10 +413,11 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     } else {
         Layout::node_file(&procfs::hostname(), rank)
     };
-    let mut rec = Recording::new(&opts.output, descs, call_graph, extra).with_layout(layout);
+    let mut rec =
+        recording(StreamFiles::new(&opts.output, descs, call_graph, extra).with_layout(layout));
     rec.stack_copy_size = stack_size;
     if opts.kernel {
-        if let Err(e) = rec.with_kernel_frames() {
+        if let Err(e) = rec.sink.with_kernel_frames() {
             notice(
                 &mut notices,
                 format!("cannot save /proc/kallsyms ({e}): kernel frames stay unsymbolized"),
@@ -446,12 +447,13 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
 
     rec.finish(procfs::monotonic_ns());
     if let Some((exit, signal)) = control.root_status {
-        rec.set_exit_status(root, exit, signal);
+        rec.sink.set_exit_status(root, exit, signal);
     }
-    for e in summarize_errors(&rec.errors) {
+    for e in summarize_errors(&rec.sink.errors) {
         notice(&mut notices, e);
     }
-    let lost: u64 = rec.entries.iter().map(|e| e.lost).sum::<u64>() + rec.unattributed_lost;
+    let lost: u64 =
+        rec.sink.entries.iter().map(|e| e.lost).sum::<u64>() + rec.stats.unattributed_lost;
     if lost > 0 {
         notice(
             &mut notices,
@@ -461,14 +463,14 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     // At least 5% of the samples (an unwinder stopping in ld.so's lazy binding
     // trampoline now and then is not worth a notice): say why their stacks
     // lack outer frames.
-    if rec.cut_stacks > 0 && rec.cut_stacks * 20 >= rec.samples.max(1) {
+    if rec.stats.cut_stacks > 0 && rec.stats.cut_stacks * 20 >= rec.stats.samples.max(1) {
         notice(
             &mut notices,
             format!(
                 "{} of {} samples ({:.0}%) have stacks cut short at the end of the {}-byte user-stack copy ({}): their outer frames, often main, are missing; {}",
-                rec.cut_stacks,
-                rec.samples,
-                100.0 * rec.cut_stacks as f64 / rec.samples.max(1) as f64,
+                rec.stats.cut_stacks,
+                rec.stats.samples,
+                100.0 * rec.stats.cut_stacks as f64 / rec.stats.samples.max(1) as f64,
                 stack_size,
                 if opts.call_graph == CallGraph::Hybrid {
                     "functions without frame pointers whose frames go past the copy, or that use rbp for data, so the frame-pointer callchain cannot continue there"
@@ -521,10 +523,10 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         exit_status: control.root_status.and_then(|s| s.0),
         signal: control.root_status.and_then(|s| s.1),
         interrupted: control.interrupted.map(|s| format!("signal {s}")),
-        samples: rec.samples,
+        samples: rec.stats.samples,
         lost,
-        processes: std::mem::take(&mut rec.entries),
-        node_files: rec.closed_node_file.take().into_iter().collect(),
+        processes: std::mem::take(&mut rec.sink.entries),
+        node_files: rec.sink.closed_node_file.take().into_iter().collect(),
         notices,
         cache: procfs::l1_data_cache(),
         ring_buffer_kib: ring_kib,
@@ -539,7 +541,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     Ok(RecordSummary {
         manifest,
         manifest_path,
-        write_errors: rec.errors.len(),
+        write_errors: rec.sink.errors.len(),
     })
 }
 

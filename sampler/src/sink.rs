@@ -3,7 +3,7 @@
 //! `blame daemon` feeds a router that hands each process's records to the
 //! recording of the job the process belongs to.
 
-use crate::recording::{Recording, SampledStack};
+use crate::recording::{Recording, SampleInfo, SampledStack};
 
 /// The process events and samples a sampler reports, in time order.
 pub trait RecordSink {
@@ -16,18 +16,8 @@ pub trait RecordSink {
     /// An executable mapping.
     #[allow(clippy::too_many_arguments)]
     fn mmap(&mut self, pid: u32, start: u64, end: u64, pgoff: u64, path: &str, build_id: Vec<u8>);
-    /// A sample of `pid`/`tid`.
-    #[allow(clippy::too_many_arguments)]
-    fn sample(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        stack: SampledStack,
-        data_address: Option<u64>,
-    );
+    /// A sample of `pid`.
+    fn sample(&mut self, pid: u32, sample: &SampleInfo, stack: SampledStack);
     /// Samples the kernel dropped, charged to `pid` when known.
     fn lost(&mut self, pid: Option<u32>, count: u64);
     /// The process (`pid == tid`) or one of its threads ended.
@@ -47,17 +37,8 @@ impl RecordSink for Recording {
     fn mmap(&mut self, pid: u32, start: u64, end: u64, pgoff: u64, path: &str, build_id: Vec<u8>) {
         Recording::mmap(self, pid, start, end, pgoff, path, build_id)
     }
-    fn sample(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        time_ns: u64,
-        event: u16,
-        weight: u64,
-        stack: SampledStack,
-        data_address: Option<u64>,
-    ) {
-        Recording::sample(self, pid, tid, time_ns, event, weight, stack, data_address)
+    fn sample(&mut self, pid: u32, sample: &SampleInfo, stack: SampledStack) {
+        Recording::sample(self, pid, sample, stack)
     }
     fn lost(&mut self, pid: Option<u32>, count: u64) {
         Recording::lost(self, pid, count)

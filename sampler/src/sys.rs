@@ -343,11 +343,32 @@ pub fn fork_held(argv: &[String], env: &[(String, String)]) -> io::Result<HeldCh
     })
 }
 
-/// Maps an object file read-only, to read its unwind tables.
-pub fn map_readonly(file: &std::fs::File) -> io::Result<memmap2::Mmap> {
+/// Maps an object file read-only, to read its unwind tables (the
+/// recorder's [`blame_capture::unwind::ObjectLoader`]).
+pub fn map_object_file(path: &std::path::Path) -> io::Result<blame_capture::unwind::FileBytes> {
+    let file = std::fs::File::open(path)?;
     // SAFETY: memmap2 requires that the file is not truncated or changed
     // while mapped. Object files of a running program are replaced by
     // rename, not rewritten in place; a rewritten one shows as a build-id
     // mismatch in post-processing. We only read from the mapping.
-    unsafe { memmap2::Mmap::map(file) }
+    let map = unsafe { memmap2::Mmap::map(&file) }?;
+    Ok(std::sync::Arc::new(map))
+}
+
+/// The bytes of a `perf_event_attr` (with its `size` set), as perf.data
+/// stores them: what [`blame_capture::perf_records::parse_info_of_attr`] reads.
+pub fn attr_bytes(attr: &perf_event_attr) -> Vec<u8> {
+    let mut attr = *attr;
+    attr.size = std::mem::size_of::<perf_event_attr>() as u32;
+    // SAFETY: perf_event_attr is a plain C struct of integers (bindgen,
+    // `repr(C)`, no padding the kernel leaves undefined: every field is
+    // written by `Default`), so its bytes may be read for its whole size;
+    // the slice lives only within this function, borrowing `attr`.
+    let bytes = unsafe {
+        std::slice::from_raw_parts(
+            (&attr as *const perf_event_attr).cast::<u8>(),
+            std::mem::size_of::<perf_event_attr>(),
+        )
+    };
+    bytes.to_vec()
 }

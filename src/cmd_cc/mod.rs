@@ -145,7 +145,7 @@ fn register_in_store(cmd: &CompileCommand, db: &Path) {
         return;
     }
     let binary = Path::new(cmd.output());
-    let registered = blame_sampler::unwind::build_id_of(binary)
+    let registered = blame_capture::locate::build_id_of(binary)
         .ok_or_else(|| std::io::Error::other("no build-id (link with --build-id)"))
         .and_then(|id| blame_formats::db_store::register(Path::new(&store), &id, db, binary));
     if let Err(e) = registered {

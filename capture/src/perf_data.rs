@@ -4,72 +4,45 @@
 //! table and the samples, exactly the records of a sample stream
 //! ([`blame_formats::stream`]), kept in memory.
 //!
-//! Stacks come from the kernel's callchains (`--call-graph fp`) or are
-//! unwound here from the copied user stack and registers (`--call-graph
-//! dwarf`) with the recorder's own unwinder ([`blame_sampler::unwind`]).
-//! Kernel frames are dropped, as `blame record` does without `--kernel`.
-//! Processes follow fork, exec and comm records: one image per exec, as
-//! in a recording. perf.data holds no MPI environment, so ranks come from
-//! the files: one file alone has no ranks, several files are ranks 0, 1,
-//! ... in the order given.
+//! The records go through the recorder's own parser
+//! ([`crate::perf_records`]) and process table ([`crate::process_table`]),
+//! into [`crate::imported_images`]. Stacks come from the kernel's
+//! callchains (`--call-graph fp`) or are unwound from the copied user
+//! stack and registers (`--call-graph dwarf`) with the recorder's
+//! unwinder. Kernel frames are dropped, as `blame record` does without
+//! `--kernel`. perf.data holds no MPI environment, so ranks come from the
+//! files: one file alone has no ranks, several files are ranks 0, 1, ...
+//! in the order given.
 
-use crate::error::{io, PostError, Result};
-use blame_formats::results::ProcessInfo;
-use blame_formats::stream::{is_launcher, is_memory_event, EventDesc, Mapping, Sample, Sampling};
-use blame_formats::stream::{StackInterner, StackNode};
-use blame_sampler::unwind::{ObjectCache, ProcessUnwinder};
+use crate::error::{ImportError, Result};
+use crate::imported_images::{CaptureFiles, ImportedImages};
+pub use crate::imported_images::{PerfCapture, PerfProcess};
+use crate::perf_records::{self, PerfRecord, Sample};
+use crate::process_table::{ProcessTable, SampleInfo, SampledStack};
+use crate::unwind::{read_file as read_object, ObjectCache, MAX_FRAMES};
+use blame_formats::stream::{is_memory_event, EventDesc, Sampling};
 use linux_perf_data::linux_perf_event_reader::{
-    CpuMode, EventRecord, Mmap2FileId, PerfEventType, RawEventRecord, ReadFormat, RecordType,
-    SampleFormat, SamplingPolicy, SoftwareCounterType,
+    CpuMode, PerfEventType, SamplingPolicy, SoftwareCounterType,
 };
 use linux_perf_data::{DsoKey, Feature, PerfFileReader, PerfFileRecord};
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-/// One process image of a capture, in the shape of a sample stream.
-#[derive(Debug, Clone)]
-pub struct PerfProcess {
-    /// The perf.data file it was read from.
-    pub file: PathBuf,
-    pub info: ProcessInfo,
-    /// The executable mappings, in the order they were made.
-    pub mappings: Vec<Mapping>,
-    /// Stack table: entry `i` is (parent, address) of stack id `i`; entry 0 is the empty stack.
-    pub stacks: Vec<(u32, u64)>,
-    /// Samples; `event` indexes [`PerfCapture::events`], `weight` is the sample's period.
-    pub samples: Vec<Sample>,
-}
-
-/// The processes and events of one or more perf.data files.
-#[derive(Debug, Clone, Default)]
-pub struct PerfCapture {
-    pub events: Vec<EventDesc>,
-    pub processes: Vec<PerfProcess>,
-    /// Not fatal: lost samples, stacks that could not be walked, unwinding refused.
-    pub warnings: Vec<String>,
-}
-
-/// x86_64 `perf_regs.h` numbers of the registers the unwinder needs.
-const REG_BP: u64 = 6;
-const REG_SP: u64 = 7;
-const REG_IP: u64 = 8;
-/// Callchain entries at or above this are context markers (PERF_CONTEXT_*).
-const CONTEXT_MAX: u64 = u64::MAX - 4095;
-const CONTEXT_USER: u64 = u64::MAX - 511;
 /// Kernel addresses start here on x86_64.
 const KERNEL_START: u64 = 0xffff_8000_0000_0000;
-const PROT_EXEC: u32 = 4;
 /// `perf_file_header`: magic, size, attr_size, attrs, data, event_types, feature bits.
 const HEADER_SIZE: u64 = 8 + 8 + 8 + 3 * 16 + 32;
 const PERF_RECORD_AUXTRACE: u32 = 71;
+/// The most distinct events an event index (u16) holds.
+const MAX_EVENTS: usize = 1 << 16;
 
 /// Reads perf.data files. With more than one file, file `i` is MPI rank `i`.
 /// `binary_paths` are searched (by file name) for the objects whose unwind
 /// tables dwarf stacks need, before their recorded paths.
 pub fn read_perf_data(paths: &[PathBuf], binary_paths: &[PathBuf]) -> Result<PerfCapture> {
     let mut capture = PerfCapture::default();
-    let mut objects = ObjectCache::default();
+    let mut objects = Some(ObjectCache::new(read_object));
     for (i, path) in paths.iter().enumerate() {
         let rank = (paths.len() > 1).then_some(i as u32);
         // The parser is not ours: a panic on a malformed file is a read error, not a crash.
@@ -79,82 +52,68 @@ pub fn read_perf_data(paths: &[PathBuf], binary_paths: &[PathBuf]) -> Result<Per
         match read {
             Ok(r) => r?,
             Err(_) => {
-                return Err(PostError::Input(format!(
-                    "{}: malformed perf.data (its records could not be parsed)",
-                    path.display()
-                )))
+                return Err(unreadable(
+                    path,
+                    "malformed perf.data (its records could not be parsed)".into(),
+                ))
             }
         }
     }
     if capture.processes.is_empty() {
-        return Err(PostError::Input(format!(
-            "{}: no samples with user-space stacks in {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            if paths.len() == 1 {
-                "this capture"
-            } else {
-                "these captures"
-            }
-        )));
+        return Err(ImportError::NoSamples {
+            paths: paths.to_vec(),
+        });
     }
     Ok(capture)
 }
 
-/// The state of one live process while its file is read.
-struct Live {
-    /// Index of its current image in `PerfCapture::processes`.
-    image: usize,
-    unwinder: ProcessUnwinder,
-    interner: StackInterner,
+fn unreadable(path: &Path, what: String) -> ImportError {
+    ImportError::Unreadable {
+        path: path.to_path_buf(),
+        what,
+    }
 }
 
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ImportError + '_ {
+    move |source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// One file's records fed to the process table.
 struct FileReader<'a> {
-    path: &'a Path,
-    rank: Option<u32>,
-    host: String,
+    table: ProcessTable<ImportedImages, CaptureFiles<'a>>,
     /// perf's own command line after `--`: the workload, for the image whose comm matches.
     workload: Vec<String>,
-    binary_paths: &'a [PathBuf],
     build_ids: HashMap<DsoKey, Vec<u8>>,
-    live: HashMap<i32, Live>,
-    /// Images of this file, appended to the capture at the end (those with samples).
-    images: Vec<PerfProcess>,
     frames: Vec<u64>,
-    nodes: Vec<StackNode>,
     lost: u64,
     no_user_stack: u64,
-    shallow: u64,
-    /// Objects whose unwind tables could not be used, with the reason.
-    refused: Vec<String>,
 }
 
 fn read_file(
     path: &Path,
     rank: Option<u32>,
     binary_paths: &[PathBuf],
-    objects: &mut ObjectCache,
+    objects: &mut Option<ObjectCache>,
     capture: &mut PerfCapture,
 ) -> Result<()> {
     let file = blame_formats::files::open_regular(path).map_err(io(path))?;
     let mut file = std::io::BufReader::new(file);
     check_layout(path, &mut file)?;
     file.seek(SeekFrom::Start(0)).map_err(io(path))?;
-    let bad = |e: linux_perf_data::Error| {
-        PostError::Input(format!("{}: not a readable perf.data: {e}", path.display()))
-    };
+    let bad =
+        |e: linux_perf_data::Error| unreadable(path, format!("not a readable perf.data: {e}"));
     let PerfFileReader {
         mut perf_file,
         mut record_iter,
     } = PerfFileReader::parse_file(file).map_err(bad)?;
     if perf_file.is_stats() {
-        return Err(PostError::Input(format!(
-            "{}: written by `perf stat record`: it holds counts, not samples",
-            path.display()
-        )));
+        return Err(unreadable(
+            path,
+            "written by `perf stat record`: it holds counts, not samples".into(),
+        ));
     }
     // Events of this file → the capture's events (merged by name across files).
     let mut event_of_attr = Vec::new();
@@ -168,11 +127,10 @@ fn read_file(
             }
         };
         let index = u16::try_from(index).map_err(|_| {
-            PostError::Input(format!(
-                "{}: more than {} distinct events, more than blame can index",
-                path.display(),
-                crate::input::MAX_EVENTS
-            ))
+            unreadable(
+                path,
+                format!("more than {MAX_EVENTS} distinct events, more than blame can index"),
+            )
         })?;
         event_of_attr.push(index);
     }
@@ -192,115 +150,122 @@ fn read_file(
         .position(|a| a == "--")
         .map(|i| cmdline[i + 1..].to_vec())
         .unwrap_or_default();
+    let host = perf_file
+        .hostname()
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+        .to_string();
+    let sink = ImportedImages::new(path, rank, host);
+    let source = CaptureFiles::new(binary_paths);
+    let objects_of_file = objects
+        .take()
+        .expect("the object cache is put back after each file");
     let mut r = FileReader {
-        path,
-        rank,
-        host: perf_file
-            .hostname()
-            .ok()
-            .flatten()
-            .unwrap_or_default()
-            .to_string(),
+        table: ProcessTable::new(sink, source, objects_of_file),
         workload,
-        binary_paths,
         build_ids,
-        live: HashMap::new(),
-        images: Vec::new(),
         frames: Vec::with_capacity(128),
-        nodes: Vec::new(),
         lost: 0,
         no_user_stack: 0,
-        shallow: 0,
-        refused: Vec::new(),
     };
     let mut n = 0u64;
-    loop {
-        let record = match record_iter.next_record(&mut perf_file) {
-            Ok(Some(r)) => r,
-            Ok(None) => break,
-            Err(e) => {
-                return Err(PostError::Input(format!(
-                    "{}: record {n} cannot be read: {e} (is the file cut short or corrupt?)",
-                    path.display()
-                )))
-            }
-        };
-        n += 1;
-        let PerfFileRecord::EventRecord { attr_index, record } = record else {
-            continue;
-        };
-        if let Some(what) = unparsable(&record) {
-            return Err(PostError::Input(format!(
-                "{}: record {n} ({:?}) is malformed: {what}",
-                path.display(),
-                record.record_type
-            )));
-        }
-        let parsed = record.parse().map_err(|e| {
-            PostError::Input(format!(
-                "{}: record {n} ({:?}) is malformed: {e}",
-                path.display(),
-                record.record_type
-            ))
-        })?;
-        match parsed {
-            EventRecord::Sample(s) => {
-                if s.user_regs.is_some() && arch.as_deref().is_some_and(|a| a != "x86_64") {
-                    return Err(PostError::Input(format!(
-                        "{}: recorded on {} with --call-graph dwarf; only x86_64 stacks can be unwound (record with --call-graph fp)",
-                        path.display(),
-                        arch.as_deref().unwrap_or_default()
-                    )));
+    let read = (|| -> Result<()> {
+        loop {
+            let record = match record_iter.next_record(&mut perf_file) {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(unreadable(
+                        path,
+                        format!(
+                            "record {n} cannot be read: {e} (is the file cut short or corrupt?)"
+                        ),
+                    ))
                 }
-                let event = event_of_attr.get(attr_index).copied().unwrap_or(0);
-                r.sample(&s, event);
-            }
-            EventRecord::Comm(c) => {
-                let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
-                r.comm(c.pid, c.tid, &name, c.is_execve);
-            }
-            EventRecord::Fork(f) => r.fork(f.pid, f.ppid, f.tid),
-            EventRecord::Mmap(m) if m.is_executable => {
-                let path = m.path.as_slice();
-                r.mmap(
-                    m.pid,
-                    m.address,
-                    m.length,
-                    m.page_offset,
-                    &path,
-                    m.cpu_mode,
-                    None,
-                    objects,
-                );
-            }
-            EventRecord::Mmap2(m) if m.protection & PROT_EXEC != 0 => {
-                let build_id = match &m.file_id {
-                    Mmap2FileId::BuildId(b) => Some(b.clone()),
-                    Mmap2FileId::InodeAndVersion(_) => None,
-                };
-                let path = m.path.as_slice();
-                r.mmap(
-                    m.pid,
-                    m.address,
-                    m.length,
-                    m.page_offset,
-                    &path,
-                    m.cpu_mode,
+            };
+            n += 1;
+            let PerfFileRecord::EventRecord { attr_index, record } = record else {
+                continue;
+            };
+            let parsed = perf_records::parse(&record).map_err(|e| {
+                unreadable(
+                    path,
+                    format!("record {n} ({:?}) is malformed: {e}", record.record_type),
+                )
+            })?;
+            match parsed {
+                PerfRecord::Sample(s) => {
+                    if s.regs.is_some() && arch.as_deref().is_some_and(|a| a != "x86_64") {
+                        return Err(unreadable(
+                            path,
+                            format!(
+                                "recorded on {} with --call-graph dwarf; only x86_64 stacks can be unwound (record with --call-graph fp)",
+                                arch.as_deref().unwrap_or_default()
+                            ),
+                        ));
+                    }
+                    let event = event_of_attr.get(attr_index).copied().unwrap_or(0);
+                    r.sample(&s, event);
+                }
+                PerfRecord::Comm {
+                    pid,
+                    tid,
+                    exec,
+                    name,
+                } => r.comm(pid, tid, &name, exec),
+                PerfRecord::Fork { pid, ppid, tid } => r.fork(pid, ppid, tid),
+                PerfRecord::Mmap {
+                    pid,
+                    start,
+                    len,
+                    pgoff,
+                    executable: true,
                     build_id,
-                    objects,
-                );
+                    path,
+                    cpu_mode,
+                } => r.mmap(pid, start, len, pgoff, &path, cpu_mode, build_id),
+                PerfRecord::Lost { count } => r.lost += count,
+                _ => {}
             }
-            EventRecord::Lost(l) => r.lost += l.count,
-            _ => {}
         }
-    }
+        Ok(())
+    })();
+    let FileReader {
+        table,
+        lost,
+        no_user_stack,
+        ..
+    } = r;
+    let mut table = table;
+    table.finish(0);
+    let (sink, source, stats, objects_of_file) = table.into_parts();
+    *objects = Some(objects_of_file);
+    read?;
     if n == 0 {
-        return Err(PostError::Input(format!(
-            "{}: the data section holds no records",
-            path.display()
-        )));
+        return Err(unreadable(path, "the data section holds no records".into()));
     }
-    r.finish(capture);
+    let file = path.display();
+    let (images, refused) = (sink.into_images(), source.refused);
+    let samples: usize = images.iter().map(|p| p.samples.len()).sum();
+    if lost > 0 {
+        capture.warnings.push(format!(
+            "{file}: perf lost {lost} samples (PERF_RECORD_LOST); raise `perf record -m` or lower -F"
+        ));
+    }
+    if no_user_stack > 0 {
+        capture.warnings.push(format!(
+            "{file}: {no_user_stack} samples had no user-space stack (kernel threads, idle) and were left out"
+        ));
+    }
+    let shallow = stats.shallow_stacks;
+    if shallow * 2 > samples as u64 && samples > 0 {
+        capture.warnings.push(format!(
+            "{file}: {shallow} of {samples} samples have only the sampled address (recorded without a call graph, or code without frame pointers under --call-graph fp: --call-graph dwarf walks without them)"
+        ));
+    }
+    capture.warnings.extend(refused);
+    capture.processes.extend(images);
     Ok(())
 }
 
@@ -310,7 +275,7 @@ fn read_file(
 fn check_layout<R: Read + Seek>(path: &Path, f: &mut R) -> Result<()> {
     let len = f.seek(SeekFrom::End(0)).map_err(io(path))?;
     f.seek(SeekFrom::Start(0)).map_err(io(path))?;
-    let err = |what: String| PostError::Input(format!("{}: {what}", path.display()));
+    let err = |what: String| unreadable(path, what);
     let mut header = [0u8; HEADER_SIZE as usize];
     let got = read_up_to(f, &mut header).map_err(io(path))?;
     if got < 8 || &header[..8] != b"PERFILE2" {
@@ -436,81 +401,6 @@ fn check_layout<R: Read + Seek>(path: &Path, f: &mut R) -> Result<()> {
     Ok(())
 }
 
-/// What in a record the parser would trip over (it panics on these rather than failing).
-fn unparsable(record: &RawEventRecord) -> Option<&'static str> {
-    const MMAP_BUILD_ID: u16 = 1 << 14;
-    match record.record_type {
-        RecordType::SAMPLE if !callchain_fits(record) => Some("its callchain runs past the record"),
-        RecordType::MMAP2 if record.misc & MMAP_BUILD_ID != 0 => record
-            .data
-            .get(32..33)
-            .map(|b| b.as_slice()[0])
-            .filter(|&len| len > 20)
-            .map(|_| "its build-id is longer than 20 bytes"),
-        _ => None,
-    }
-}
-
-/// Whether a sample's callchain length fits in the record. The parser
-/// multiplies the length it reads, so a corrupt one must not reach it.
-/// Walks the fields before the callchain in the parser's own order.
-fn callchain_fits(record: &RawEventRecord) -> bool {
-    let info = &record.parse_info;
-    let format = info.sample_format;
-    if !format.contains(SampleFormat::CALLCHAIN) {
-        return true;
-    }
-    let data = record.data.as_slice();
-    let mut at = 0usize;
-    let mut next = || -> Option<u64> {
-        let v = u64::from_le_bytes(data.get(at..at + 8)?.try_into().ok()?);
-        at += 8;
-        Some(v)
-    };
-    let fixed = [
-        SampleFormat::IDENTIFIER,
-        SampleFormat::IP,
-        SampleFormat::TID,
-        SampleFormat::TIME,
-        SampleFormat::ADDR,
-        SampleFormat::ID,
-        SampleFormat::STREAM_ID,
-        SampleFormat::CPU,
-        SampleFormat::PERIOD,
-    ];
-    for f in fixed {
-        if format.contains(f) && next().is_none() {
-            return true; // the parser reports the short record itself
-        }
-    }
-    if format.contains(SampleFormat::READ) {
-        let read = info.read_format;
-        let times = read.contains(ReadFormat::TOTAL_TIME_ENABLED) as usize
-            + read.contains(ReadFormat::TOTAL_TIME_RUNNING) as usize;
-        if read.contains(ReadFormat::GROUP) {
-            for _ in 0..1 + times + read.contains(ReadFormat::ID) as usize {
-                next();
-            }
-        } else {
-            let Some(nr) = next() else { return true };
-            for _ in 0..times {
-                next();
-            }
-            let per = 1 + read.contains(ReadFormat::ID) as u64;
-            if nr.saturating_mul(per) > (data.len() / 8) as u64 {
-                return false;
-            }
-            for _ in 0..nr * per {
-                next();
-            }
-        }
-    }
-    match next() {
-        Some(nr) => nr <= ((data.len().saturating_sub(at)) / 8) as u64,
-        None => true,
-    }
-}
-
 fn read_up_to<R: Read>(f: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
@@ -616,75 +506,30 @@ fn event_desc(
 }
 
 impl FileReader<'_> {
-    /// The live process `pid`, created (with no mappings) when first seen in a sample.
-    fn live(&mut self, pid: i32) -> &mut Live {
-        if !self.live.contains_key(&pid) {
-            let image = self.new_image(pid, Vec::new(), Vec::new());
-            self.live.insert(
-                pid,
-                Live {
-                    image,
-                    unwinder: ProcessUnwinder::default(),
-                    interner: StackInterner::default(),
-                },
-            );
-        }
-        self.live.get_mut(&pid).expect("inserted above")
-    }
-
-    fn new_image(&mut self, pid: i32, command: Vec<String>, mappings: Vec<Mapping>) -> usize {
-        self.images.push(PerfProcess {
-            file: self.path.to_path_buf(),
-            info: ProcessInfo {
-                rank: self.rank,
-                pid: pid as u32,
-                host: self.host.clone(),
-                launcher: false,
-                command,
-                samples: Vec::new(),
-                lost: 0,
-            },
-            mappings,
-            stacks: vec![(0, 0)],
-            samples: Vec::new(),
-        });
-        self.images.len() - 1
+    /// Makes `pid` known to the table (a file's processes are created by
+    /// their first record of any kind).
+    fn known(&mut self, pid: i32) -> Option<u32> {
+        let pid = u32::try_from(pid).ok().filter(|&p| p > 0)?;
+        self.table.adopt(pid);
+        Some(pid)
     }
 
     fn fork(&mut self, pid: i32, ppid: i32, tid: i32) {
-        if pid != tid || self.live.contains_key(&pid) || pid <= 0 {
+        if pid != tid || pid <= 0 || self.table.is_live(pid as u32) {
             return;
         }
-        let Some(parent) = self.live.get(&ppid) else {
-            return;
-        };
-        let unwinder = parent.unwinder.clone();
-        let p = &self.images[parent.image];
-        let command = p.info.command.clone();
-        let mappings = p
-            .mappings
-            .iter()
-            .map(|m| Mapping {
-                pid: pid as u32,
-                ..m.clone()
-            })
-            .collect();
-        let image = self.new_image(pid, command, mappings);
-        self.live.insert(
-            pid,
-            Live {
-                image,
-                unwinder,
-                interner: StackInterner::default(),
-            },
-        );
+        // A child of a process the file does not show (perf itself) is
+        // created by its own first record.
+        if ppid > 0 && self.table.is_live(ppid as u32) {
+            self.table.fork(pid as u32, ppid as u32, tid as u32);
+        }
     }
 
     /// A thread's name; with `exec`, the process replaced its image.
     fn comm(&mut self, pid: i32, tid: i32, name: &str, exec: bool) {
-        if pid <= 0 {
+        let Some(pid) = self.known(pid) else {
             return;
-        }
+        };
         let command = if exec
             && !self.workload.is_empty()
             && Path::new(&self.workload[0])
@@ -696,24 +541,17 @@ impl FileReader<'_> {
         } else {
             vec![name.to_string()]
         };
-        let rank = self.rank;
-        let live = self.live(pid);
-        let index = live.image;
         if exec {
-            live.unwinder.clear();
-            live.interner = StackInterner::default();
-            if !self.images[index].samples.is_empty() {
-                let image = self.new_image(pid, command, Vec::new());
-                self.live.get_mut(&pid).expect("live").image = image;
-                return;
+            self.table.exec(pid, name, 0);
+            if let Some(p) = self.table.process_mut(pid) {
+                p.command = command;
             }
-            let p = &mut self.images[index];
-            p.mappings.clear();
-            p.stacks.truncate(1);
-            p.info.command = command;
-            p.info.rank = rank;
-        } else if pid == tid && self.images[index].info.command.is_empty() {
-            self.images[index].info.command = command;
+        } else {
+            self.table.thread_name(pid, tid as u32, name);
+            match self.table.process_mut(pid) {
+                Some(p) if pid as i32 == tid && p.command.is_empty() => p.command = command,
+                _ => {}
+            }
         }
     }
 
@@ -727,7 +565,6 @@ impl FileReader<'_> {
         path: &[u8],
         cpu_mode: CpuMode,
         build_id: Option<Vec<u8>>,
-        objects: &mut ObjectCache,
     ) {
         // Kernel and module mappings (pid -1), anonymous code: nothing to symbolize.
         if pid <= 0
@@ -744,159 +581,58 @@ impl FileReader<'_> {
             })
             .unwrap_or_default();
         let recorded = String::from_utf8_lossy(path).into_owned();
-        let local = self.locate(&recorded);
+        let Some(pid) = self.known(pid) else {
+            return;
+        };
         let end = start.saturating_add(len);
-        self.live(pid);
-        let live = self.live.get_mut(&pid).expect("created above");
-        if let Some(local) = local {
-            let usable = objects
-                .get(&local)
-                .map(|o| build_id.is_empty() || o.build_id.is_empty() || o.build_id == build_id);
-            match usable {
-                Some(true) => {
-                    live.unwinder
-                        .add_mapping(objects, &local, start, end, pgoff);
-                }
-                Some(false) => {
-                    let why = format!("{local}: its build-id differs from the capture's; dwarf stacks through it are not unwound (pass the original with --binary-path)");
-                    if !self.refused.contains(&why) {
-                        self.refused.push(why);
-                    }
-                }
-                None => {}
-            }
-        }
-        let image = self.live(pid).image;
-        let p = &mut self.images[image];
-        p.mappings.retain(|m| m.start != start);
-        p.mappings.push(Mapping {
-            pid: pid as u32,
-            start,
-            end,
-            file_offset: pgoff,
-            path: recorded,
-            build_id,
-        });
+        self.table.mmap(pid, start, end, pgoff, &recorded, build_id);
     }
 
-    /// The object file to read unwind tables from: `--binary-path` directories first, then the recorded path.
-    fn locate(&self, recorded: &str) -> Option<String> {
-        if recorded.starts_with('[') {
-            return None;
-        }
-        let p = Path::new(recorded);
-        let name = p.file_name()?;
-        self.binary_paths
-            .iter()
-            .map(|d| d.join(name))
-            .chain(std::iter::once(p.to_path_buf()))
-            .find(|c| c.is_file())
-            .map(|c| c.to_string_lossy().into_owned())
-    }
-
-    fn sample(&mut self, s: &linux_perf_data::linux_perf_event_reader::SampleRecord, event: u16) {
+    fn sample(&mut self, s: &Sample, event: u16) {
         let Some(pid) = s.pid.filter(|&p| p > 0) else {
             self.no_user_stack += 1;
             return;
         };
+        let pid = pid as u32;
+        self.table.adopt(pid);
         let mut frames = std::mem::take(&mut self.frames);
         frames.clear();
-        let regs = s
-            .user_regs
-            .as_ref()
-            .and_then(|r| Some((r.get(REG_IP)?, r.get(REG_SP)?, r.get(REG_BP)?)));
-        self.live(pid);
-        let live = self.live.get_mut(&pid).expect("created above");
-        match (regs, &s.user_stack) {
-            (Some((ip, sp, bp)), Some((stack, dyn_size))) if !stack.is_empty() => {
-                let bytes = stack.as_slice();
-                let n = (*dyn_size as usize).min(bytes.len());
-                live.unwinder.unwind(ip, sp, bp, &bytes[..n], &mut frames);
-            }
+        let stack = match (s.regs, &s.stack) {
+            (Some((bp, sp, ip)), Some(stack)) => SampledStack::Raw {
+                ip,
+                sp,
+                bp,
+                stack,
+                kernel: &[],
+            },
             _ => {
-                if let Some(chain) = &s.callchain {
-                    let mut in_user = false;
-                    for i in 0..chain.len() {
-                        let Some(a) = chain.get(i) else { break };
-                        if a >= CONTEXT_MAX {
-                            in_user = a == CONTEXT_USER;
-                        } else if in_user && a < KERNEL_START {
-                            frames.push(a);
-                        }
-                    }
-                    frames.truncate(blame_sampler::unwind::MAX_FRAMES);
-                }
+                frames.extend(s.user_chain.iter().filter(|&&a| a < KERNEL_START));
+                frames.truncate(MAX_FRAMES);
                 if frames.is_empty() {
                     if let (Some(ip), CpuMode::User) = (s.ip, s.cpu_mode) {
                         frames.push(ip);
-                    } else if let Some((ip, _, _)) = regs {
+                    } else if let Some((_, _, ip)) = s.regs {
                         // Sampled in the kernel: the user-space pc it entered from.
                         frames.push(ip);
                     }
                 }
+                if frames.is_empty() {
+                    self.no_user_stack += 1;
+                    self.frames = frames;
+                    return;
+                }
+                SampledStack::Frames(&frames)
             }
-        }
-        if frames.is_empty() {
-            self.no_user_stack += 1;
-            self.frames = frames;
-            return;
-        }
-        if frames.len() == 1 {
-            self.shallow += 1;
-        }
-        self.nodes.clear();
-        let stack = live.interner.intern(&frames, &mut self.nodes);
-        let image = live.image;
-        let p = &mut self.images[image];
-        for node in &self.nodes {
-            p.stacks.push((node.parent, node.address));
-        }
-        p.samples.push(Sample {
-            tid: s.tid.unwrap_or(pid) as u32,
-            time_ns: s.timestamp.unwrap_or(0),
+        };
+        let info = SampleInfo {
+            tid: s.tid.unwrap_or(pid as i32) as u32,
+            time_ns: s.time.unwrap_or(0),
             event,
             weight: s.period.unwrap_or(1),
-            stack,
             data_address: s.addr.filter(|&a| a != 0),
-        });
+        };
+        self.table.sample(pid, &info, stack);
         self.frames = frames;
-    }
-
-    fn finish(self, capture: &mut PerfCapture) {
-        let file = self.path.display();
-        let kept: Vec<PerfProcess> = self
-            .images
-            .into_iter()
-            .filter(|p| !p.samples.is_empty())
-            .map(|mut p| {
-                p.info.launcher = is_launcher(&p.info.command);
-                if p.info.launcher {
-                    p.info.rank = None;
-                }
-                p
-            })
-            .collect();
-        let samples: usize = kept.iter().map(|p| p.samples.len()).sum();
-        if self.lost > 0 {
-            capture.warnings.push(format!(
-                "{file}: perf lost {} samples (PERF_RECORD_LOST); raise `perf record -m` or lower -F",
-                self.lost
-            ));
-        }
-        if self.no_user_stack > 0 {
-            capture.warnings.push(format!(
-                "{file}: {} samples had no user-space stack (kernel threads, idle) and were left out",
-                self.no_user_stack
-            ));
-        }
-        if self.shallow * 2 > samples as u64 && samples > 0 {
-            capture.warnings.push(format!(
-                "{file}: {} of {samples} samples have only the sampled address (recorded without a call graph, or code without frame pointers under --call-graph fp: --call-graph dwarf walks without them)",
-                self.shallow
-            ));
-        }
-        capture.warnings.extend(self.refused);
-        capture.processes.extend(kept);
     }
 }
 

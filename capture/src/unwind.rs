@@ -1,11 +1,12 @@
-//! Online unwinding of copied user stacks with framehop: the `.eh_frame`,
+//! Unwinding of copied user stacks with framehop: the `.eh_frame`,
 //! `.eh_frame_hdr` and `.debug_frame` of every executable mapping, read
-//! from the mapped files (memory-mapped once per file and shared by all
-//! processes that map it), and one framehop unwinder per address space.
+//! from the mapped files (loaded once per file and shared by all processes
+//! that map it), and one framehop unwinder per address space. The recorder
+//! memory-maps the files ([`ObjectCache::new`] takes how); the perf.data
+//! importer reads them ([`read_file`]).
 
 use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
 use framehop::{ExplicitModuleSectionInfo, FrameAddress, Module, Unwinder};
-use memmap2::Mmap;
 
 use object::{Object, ObjectSection, ObjectSegment};
 use std::cell::Cell;
@@ -17,10 +18,21 @@ use std::sync::Arc;
 /// The most frames one stack may have (deeper stacks are cut at the outermost end).
 pub const MAX_FRAMES: usize = 512;
 
-/// Bytes of one section of a memory-mapped object file.
+/// The bytes of a whole object file, memory-mapped or read.
+pub type FileBytes = Arc<dyn Deref<Target = [u8]> + Send + Sync>;
+
+/// How an [`ObjectCache`] loads an object file's bytes.
+pub type ObjectLoader = fn(&Path) -> std::io::Result<FileBytes>;
+
+/// Reads the whole file (no memory map: the importer's loader).
+pub fn read_file(path: &Path) -> std::io::Result<FileBytes> {
+    Ok(Arc::new(std::fs::read(path)?))
+}
+
+/// Bytes of one section of a loaded object file.
 #[derive(Clone)]
 pub struct SectionBytes {
-    map: Arc<Mmap>,
+    map: FileBytes,
     range: Range<usize>,
 }
 
@@ -39,18 +51,9 @@ pub struct ObjectInfo {
     sections: ExplicitModuleSectionInfo<SectionBytes>,
 }
 
-/// The GNU build-id of an object file (`None`: unreadable, not an object, or none).
-pub fn build_id_of(path: &Path) -> Option<Vec<u8>> {
-    let file = std::fs::File::open(path).ok()?;
-    let map = crate::sys::map_readonly(&file).ok()?;
-    let obj = object::File::parse(&map[..]).ok()?;
-    obj.build_id().ok().flatten().map(<[u8]>::to_vec)
-}
-
 impl ObjectInfo {
-    fn open(path: &Path) -> Option<ObjectInfo> {
-        let file = std::fs::File::open(path).ok()?;
-        let map = Arc::new(crate::sys::map_readonly(&file).ok()?);
+    fn open(path: &Path, load: ObjectLoader) -> Option<ObjectInfo> {
+        let map = load(path).ok()?;
         let obj = object::File::parse(&map[..]).ok()?;
         let section = |name: &str| -> (Option<Range<u64>>, Option<SectionBytes>) {
             let Some(s) = obj.section_by_name(name) else {
@@ -109,12 +112,20 @@ impl ObjectInfo {
 }
 
 /// Object files by path, opened once per recording.
-#[derive(Default)]
 pub struct ObjectCache {
     objects: HashMap<String, Option<Arc<ObjectInfo>>>,
+    load: ObjectLoader,
 }
 
 impl ObjectCache {
+    /// An empty cache whose files are loaded with `load`.
+    pub fn new(load: ObjectLoader) -> ObjectCache {
+        ObjectCache {
+            objects: HashMap::new(),
+            load,
+        }
+    }
+
     pub fn get(&mut self, path: &str) -> Option<Arc<ObjectInfo>> {
         self.objects
             .entry(path.to_string())
@@ -122,7 +133,7 @@ impl ObjectCache {
                 if path.starts_with('[') || path.is_empty() {
                     return None;
                 }
-                ObjectInfo::open(Path::new(path)).map(Arc::new)
+                ObjectInfo::open(Path::new(path), self.load).map(Arc::new)
             })
             .clone()
     }
@@ -381,7 +392,7 @@ mod tests {
     #[test]
     fn own_binary_has_unwind_tables_and_a_bias() {
         let exe = std::env::current_exe().unwrap();
-        let mut cache = ObjectCache::default();
+        let mut cache = ObjectCache::new(read_file);
         let obj = cache.get(exe.to_str().unwrap()).expect("test binary opens");
         assert!(obj.sections.eh_frame.is_some());
         let text = obj
@@ -398,7 +409,7 @@ mod tests {
 
     #[test]
     fn missing_and_pseudo_files_have_no_object() {
-        let mut cache = ObjectCache::default();
+        let mut cache = ObjectCache::new(read_file);
         assert!(cache.get("[vdso]").is_none());
         assert!(cache.get("/nonexistent/lib.so").is_none());
     }
