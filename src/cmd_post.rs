@@ -261,11 +261,14 @@ fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
     }
 }
 
-fn print_warnings(warnings: &[String]) {
+/// Each warning once (every process of a run may warn the same).
+fn print_warnings(warnings: &[blame_post::Warning]) {
     let mut seen = std::collections::BTreeSet::new();
     for w in warnings {
-        if seen.insert(w) {
-            eprintln!("blame: warning: {w}");
+        let text = w.to_string();
+        if !seen.contains(&text) {
+            eprintln!("blame: warning: {text}");
+            seen.insert(text);
         }
     }
 }
@@ -749,9 +752,7 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
                 path.display()
             ));
         }
-        for w in &symbolizer.warnings {
-            eprintln!("blame: warning: {w}");
-        }
+        print_warnings(&symbolizer.warnings);
     }
     if count > 0 && unreadable.len() == count {
         bail!(

@@ -8,6 +8,7 @@
 //! functions where they are common; and says when the db has no summary for
 //! any sampled function at all.
 
+use crate::error::Warning;
 use crate::input::ProcessProfile;
 use crate::static_index::StaticIndex;
 use std::collections::{BTreeMap, BTreeSet};
@@ -122,17 +123,16 @@ impl LineCheck {
 
     /// Warnings: the functions whose lines do not match the db, and a db
     /// that matches none of the sampled functions.
-    pub fn warnings(&self, index: &StaticIndex) -> Vec<String> {
+    pub fn warnings(&self, index: &StaticIndex) -> Vec<Warning> {
         let mut out = Vec::new();
         if index.is_empty() {
             return out;
         }
         if self.matched == 0.0 && self.named > 0.0 {
-            out.push(format!(
-                "the static db has no summary for any sampled function (it has {} functions; sampled: {}): it was built from other sources, so no sample reaches a variable; build the db from this program's sources with `blame cc` or `blame analyze`",
-                index.functions.len(),
-                self.examples.iter().cloned().collect::<Vec<_>>().join(", ")
-            ));
+            out.push(Warning::DbMatchesNothing {
+                functions: index.functions.len(),
+                sampled: self.examples.iter().cloned().collect::<Vec<_>>().join(", "),
+            });
             return out;
         }
         let stale: Vec<(&usize, &Counts)> = self
@@ -162,10 +162,9 @@ impl LineCheck {
                 )
             })
             .collect();
-        out.push(format!(
-            "the static db does not match the sampled binary: samples of {} are on lines where the db's summaries have no code. The db was built from other sources than the binary (one of them was rebuilt after the sources changed), so these functions' variables are wrong or missing; rebuild the db from the binary's sources (`blame cc`, `blame analyze`), or pass the binary the db was built for with --binary-path",
-            names.join("; ")
-        ));
+        out.push(Warning::StaleDb {
+            functions: names.join("; "),
+        });
         out
     }
 }

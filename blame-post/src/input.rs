@@ -8,7 +8,7 @@
 
 use crate::by_address::{DirectTarget, HeapBlocks};
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
-use crate::error::{io, PostError, Result};
+use crate::error::{io, PostError, Result, Warning, SKIPS_THE_DAMAGE, USES_OTHER_STREAMS};
 use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
 use crate::merge::FxHashMap;
 use crate::shard::ShardSpec;
@@ -62,7 +62,7 @@ pub struct ProcessProfile {
     /// With memory events and an allocation log: every heap block and its
     /// site, for the footprints of the access-pattern weights.
     pub allocations: Option<crate::footprints::Allocations>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What a damaged stream lost (skipped chunks, a cut, dropped samples), said loudly.
     pub damage: Vec<String>,
     /// Samples the kernel or the recorder dropped (the stream's `Lost` records).
@@ -240,7 +240,7 @@ pub struct Run {
     /// Instruction skid model of memory events, mapped to lines at load time.
     instruction_skid: Option<LineSkid>,
     /// Found while opening the input (perf.data: lost samples, stacks not walked).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What was left out of a damaged recording (skipped streams), said loudly.
     pub damage: Vec<String>,
     /// Streams of the run dir that could not be read at all, skipped.
@@ -281,24 +281,23 @@ impl Run {
         let lock = RunDirLock::read(dir)
             .map(Some)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::WouldBlock => PostError::Input(e.to_string()),
+                std::io::ErrorKind::WouldBlock => PostError::Busy(e.to_string()),
                 _ => io(dir)(e),
             })?;
         let found = run_dir::sample_files(dir).map_err(io(dir))?;
         if found.is_empty() {
-            return Err(PostError::Input(format!(
-                "{}: no sample streams (*.bnode, *.bstream) here; record one with `blame record -o {} -- CMD`",
-                dir.display(),
-                dir.display()
-            )));
+            return Err(PostError::NoSampleFiles {
+                dir: dir.to_path_buf(),
+            });
         }
         let mut damage = Vec::new();
         let mut unreadable = Vec::new();
         let mut note = |what: String, unreadable_too: bool| -> Result<()> {
             if on_damage == OnDamage::Refuse {
-                return Err(PostError::Input(format!(
-                    "{what}; refused (--strict); without --strict the other streams are used"
-                )));
+                return Err(PostError::Refused {
+                    what,
+                    instead: USES_OTHER_STREAMS,
+                });
             }
             damage.push(format!("{what}: stream skipped"));
             if unreadable_too {
@@ -374,25 +373,18 @@ impl Run {
             }
         }
         if found_streams.is_empty() {
-            return Err(PostError::Input(format!(
-                "{}: none of its {} sample streams can be read:\n  {}",
-                dir.display(),
-                found.len(),
-                unreadable.join("\n  ")
-            )));
+            return Err(PostError::NoneReadable {
+                dir: dir.to_path_buf(),
+                count: found.len(),
+                errors: unreadable,
+            });
         }
         found_streams.sort_by(|a, b| (&a.0, a.1.key()).cmp(&(&b.0, b.1.key())));
         let mut events = Vec::new();
         let mut processes = Vec::new();
         let mut streams = Vec::new();
         for (_, at, header) in found_streams {
-            if let Some(bad) = header.events.len().checked_sub(MAX_EVENTS) {
-                return Err(PostError::Input(format!(
-                    "{}: the stream names {} events, {bad} more than the {MAX_EVENTS} an event index can hold",
-                    at.describe(),
-                    header.events.len()
-                )));
-            }
+            check_event_count(header.events.len(), &at.describe())?;
             for e in &header.events {
                 event_index(&mut events, e);
             }
@@ -445,7 +437,7 @@ impl Run {
 
     pub fn from_json_samples(samples: Vec<JsonSample>) -> Result<Run> {
         if samples.is_empty() {
-            return Err(PostError::Input("the sample file holds no samples".into()));
+            return Err(PostError::NoSamples);
         }
         let mut events = Vec::new();
         let mut keys: Vec<(Option<u32>, Option<u32>)> = Vec::new();
@@ -519,7 +511,7 @@ impl Run {
             processes: capture.processes.iter().map(|p| p.info.clone()).collect(),
             symbolizer: std::sync::Mutex::new(Symbolizer::new(binary_paths)),
             instruction_skid: None,
-            warnings: capture.warnings,
+            warnings: capture.warnings.into_iter().map(Warning::from).collect(),
             damage: Vec::new(),
             skipped_streams: 0,
             on_damage: OnDamage::Salvage,
@@ -540,7 +532,7 @@ impl Run {
         self.instruction_skid = match model {
             Some(SkidModel::Instructions(m)) => {
                 if matches!(self.source, Source::Json { .. }) {
-                    return Err(PostError::Input("--skid insns:... needs a recording (the binaries' code); JSON-lines samples have only lines: use --skid lines:MEAN:SPREAD".into()));
+                    return Err(PostError::SkidNeedsBinaries);
                 }
                 Some(m)
             }
@@ -555,14 +547,10 @@ impl Run {
             match self.events.iter_mut().find(|e| &e.name == name) {
                 Some(e) => e.memory = true,
                 None => {
-                    return Err(PostError::Input(format!(
-                        "--memory-event {name}: no such event in the samples (events: {})",
-                        self.events
-                            .iter()
-                            .map(|e| e.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )))
+                    return Err(PostError::NoSuchEvent {
+                        name: name.clone(),
+                        events: self.events.iter().map(|e| e.name.clone()).collect(),
+                    })
                 }
             }
         }
@@ -630,10 +618,9 @@ impl Run {
                 let late: Vec<String> = std::mem::take(
                     &mut *self.late_damage.lock().unwrap_or_else(|e| e.into_inner()),
                 );
-                let refuse = |what: &str| {
-                    PostError::Input(format!(
-                        "{what}; refused (--strict); without --strict the other streams are used"
-                    ))
+                let refuse = |what: &str| PostError::Refused {
+                    what: what.to_string(),
+                    instead: USES_OTHER_STREAMS,
                 };
                 if let (Some(first), OnDamage::Refuse) = (late.first(), self.on_damage) {
                     return Err(refuse(first));
@@ -641,9 +628,11 @@ impl Run {
                 let (mut reader, header) = match opened {
                     Ok(x) => x,
                     // A section the manifest lists that the file does not hold whole.
-                    Err(e @ (PostError::Format(_) | PostError::Input(_)))
-                        if matches!(at, StreamAt::Section { .. }) =>
-                    {
+                    Err(
+                        e @ (PostError::Format(_)
+                        | PostError::NoSuchSection { .. }
+                        | PostError::ManifestMismatch { .. }),
+                    ) if matches!(at, StreamAt::Section { .. }) => {
                         let what = format!("{}: {e}", at.describe());
                         if self.on_damage == OnDamage::Refuse {
                             return Err(refuse(&what));
@@ -723,10 +712,7 @@ impl Run {
             StreamAt::Section { file, section } => {
                 let index = self.node_index(file)?;
                 let Some(i) = index.sections.iter().position(|s| s.section == *section) else {
-                    return Err(PostError::Input(format!(
-                        "{}: no such section in the file",
-                        at.describe()
-                    )));
+                    return Err(PostError::NoSuchSection { at: at.describe() });
                 };
                 Ok(StreamIn::Section(index, i).open()?)
             }
@@ -744,17 +730,21 @@ impl Run {
         if p.pid == header.pid && p.rank == header.rank && unknown_event.is_none() {
             return Ok(());
         }
-        Err(PostError::Input(format!(
-            "{}: the manifest lists pid {} (rank {:?}) with events {:?} here, the file holds pid {} (rank {:?}) with events {:?}: \
-             the manifest does not describe this file (remove it to have the file's own headers read)",
-            at.describe(),
-            p.pid,
-            p.rank,
-            self.events.iter().map(|e| &e.name).collect::<Vec<_>>(),
-            header.pid,
-            header.rank,
-            header.events.iter().map(|e| &e.name).collect::<Vec<_>>(),
-        )))
+        Err(PostError::ManifestMismatch {
+            at: at.describe(),
+            listed: format!(
+                "pid {} (rank {:?}) with events {:?}",
+                p.pid,
+                p.rank,
+                self.events.iter().map(|e| &e.name).collect::<Vec<_>>()
+            ),
+            found: format!(
+                "pid {} (rank {:?}) with events {:?}",
+                header.pid,
+                header.rank,
+                header.events.iter().map(|e| &e.name).collect::<Vec<_>>()
+            ),
+        })
     }
 
     /// The index of node file `file`, walked on first use.
@@ -856,7 +846,10 @@ impl Run {
         });
         if let Some(reason) = refused {
             if self.on_damage == OnDamage::Refuse || !stacks.damaged {
-                return Err(PostError::Input(format!("{}: {reason}", path.display())));
+                return Err(PostError::BadStacks {
+                    path: path.to_path_buf(),
+                    reason,
+                });
             }
         }
         if dropped > 0.0 {
@@ -960,10 +953,10 @@ impl Run {
                     &mappings,
                 )),
                 Err(e) => {
-                    warnings.push(format!(
-                        "{}: {e}; heap blocks' sizes unknown to the access weights",
-                        alloc_path.display()
-                    ));
+                    warnings.push(Warning::AllocLogUnreadable {
+                        path: alloc_path.clone(),
+                        error: e.to_string(),
+                    });
                     None
                 }
             }
@@ -975,10 +968,10 @@ impl Run {
             let heap = if alloc_path.exists() {
                 let log = AllocLog::read(&alloc_path)?;
                 if let Some(at) = log.torn_at {
-                    warnings.push(format!(
-                        "{}: torn at byte {at}; using the records before it",
-                        alloc_path.display()
-                    ));
+                    warnings.push(Warning::AllocLogTorn {
+                        path: alloc_path.clone(),
+                        at,
+                    });
                 }
                 let heap = HeapBlocks::from_log(&log);
                 if memory_events {
@@ -990,11 +983,11 @@ impl Run {
                 }
                 Some(heap)
             } else {
-                warnings.push(format!(
-                    "{}: samples carry data addresses but there is no allocation log ({}): heap blocks stay unattributed ({no_alloc_log_hint})",
-                    path.display(),
-                    alloc_path.display()
-                ));
+                warnings.push(Warning::NoAllocLog {
+                    stream: path.to_path_buf(),
+                    log: alloc_path.clone(),
+                    hint: no_alloc_log_hint,
+                });
                 None
             };
             let mut hits = direct_pass(
@@ -1072,7 +1065,7 @@ struct StreamTally {
     /// Which stacks are whole (no node lost with a skipped chunk).
     stacks: SalvagedStacks,
     counts: StackCounts,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     /// What the stream lost to damage.
     damage: Vec<String>,
     /// Selected samples that carry a data address.
@@ -1122,7 +1115,7 @@ struct ProfileInput<'a> {
     map_event: &'a [usize],
     samples: SampleSource<'a>,
     /// What to do when samples carry data addresses and no allocation log is found.
-    no_alloc_log_hint: &'a str,
+    no_alloc_log_hint: &'static str,
 }
 
 /// The samples of one process, read again for the direct pass.
@@ -1218,9 +1211,10 @@ fn tally_stream(
         lost: 0,
     };
     let refuse = |what: String| -> PostError {
-        PostError::Input(format!(
-            "{what}; refused (--strict); without --strict, post skips the damage and uses the rest"
-        ))
+        PostError::Refused {
+            what,
+            instead: SKIPS_THE_DAMAGE,
+        }
     };
     let mut seq = 0usize;
     let mut done = false;
@@ -1331,7 +1325,10 @@ fn tally_stream(
             t.mappings.extend(c.mappings);
             for n in c.stacks {
                 if let Err(reason) = t.stacks.push(n) {
-                    return Err(PostError::Input(format!("{}: {reason}", path.display())));
+                    return Err(PostError::BadStacks {
+                        path: path.to_path_buf(),
+                        reason,
+                    });
                 }
                 t.parents.resize(n.id as usize, (u32::MAX, 0));
                 t.parents.push((n.parent, n.address));
@@ -1359,10 +1356,11 @@ pub const MAX_EVENTS: usize = 1 << 16;
 /// Fails when a run has more distinct events than an event index can name.
 fn check_event_count(n: usize, source: &str) -> Result<()> {
     if n > MAX_EVENTS {
-        return Err(PostError::Input(format!(
-            "{source}: {n} distinct event names, more than the {MAX_EVENTS} blame can index; \
-             give the samples fewer event names"
-        )));
+        return Err(PostError::TooManyEvents {
+            input: source.to_string(),
+            count: n,
+            max: MAX_EVENTS,
+        });
     }
     Ok(())
 }

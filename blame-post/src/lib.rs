@@ -33,7 +33,7 @@ pub mod static_index;
 pub mod symbolize;
 
 pub use aggregate::MemoryOptions;
-pub use error::{PostError, Result};
+pub use error::{PostError, Result, Warning};
 pub use input::{OnDamage, Run};
 pub use shard::ShardSpec;
 pub use static_index::StaticIndex;
@@ -56,7 +56,7 @@ pub struct StageTimes {
 pub struct PostOutput {
     pub results: Results,
     /// Missing binaries, lost samples: reported, not fatal.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What was left out of a damaged recording (empty streams, damaged
     /// chunks, cut streams): to be said loudly. Also in the results' header.
     pub damage: Vec<String>,
@@ -138,16 +138,14 @@ pub fn post_with_progress(
     warnings.extend(lines.warnings(index));
     times.resolve = acc.resolve_time;
     if acc.direct_unattributed > 0.0 {
-        warnings.push(format!(
-            "{} samples had data addresses outside every known variable (stack, or blocks the allocation log does not know)",
-            acc.direct_unattributed
-        ));
+        warnings.push(Warning::DirectUnattributed {
+            samples: acc.direct_unattributed,
+        });
     }
     if acc.skid_truncated > 0.0 {
-        warnings.push(format!(
-            "{} memory samples had their skid window cut short by a call or the function start (skid is not followed backwards through calls)",
-            acc.skid_truncated
-        ));
+        warnings.push(Warning::SkidTruncated {
+            samples: acc.skid_truncated,
+        });
     }
     let reduce_started = std::time::Instant::now();
     let mut processes = run.processes.clone();
@@ -160,9 +158,7 @@ pub fn post_with_progress(
     }
     let samples: f64 = acc.totals.values().flatten().sum();
     if !samples.is_finite() {
-        return Err(PostError::Input(format!(
-            "the samples' weights add up to {samples}, more than a 64-bit float holds; scale the weights down"
-        )));
+        return Err(PostError::WeightOverflow(samples));
     }
     for (p, n) in processes.iter_mut().zip(&lost) {
         p.lost = *n;
@@ -177,10 +173,11 @@ pub fn post_with_progress(
                 None => format!("pid {}: {}", p.pid, p.lost),
             })
             .collect();
-        warnings.push(format!(
-            "{lost_total} samples were lost while recording (ring-buffer overruns: {}); blame is computed from the {samples} samples kept, so hot code may be under-represented; record with a lower -F or --call-graph fp",
-            by_process.join(", ")
-        ));
+        warnings.push(Warning::Lost {
+            total: lost_total,
+            by_process: by_process.join(", "),
+            kept: samples,
+        });
     }
     // Coverage of the application's processes (launchers such as mpirun are
     // recorded, but are no part of the program).

@@ -20,14 +20,16 @@ impl ShardSpec {
 
     pub fn new(index: u32, count: u32) -> Result<Self> {
         if count == 0 || index >= count {
-            return Err(PostError::Input(format!("shard {index}/{count}: the index must be below the count, counting from 0 (e.g. --shard 0/4)")));
+            return Err(PostError::ShardOutOfRange { index, count });
         }
         Ok(ShardSpec { index, count })
     }
 
     /// Parses `I/N`.
     pub fn parse(text: &str) -> Result<Self> {
-        let bad = || PostError::Input(format!("--shard {text:?}: expected I/N, e.g. 0/4"));
+        let bad = || PostError::ShardSyntax {
+            text: text.to_string(),
+        };
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
         Self::new(
             i.trim().parse().map_err(|_| bad())?,
@@ -61,9 +63,12 @@ impl ShardSpec {
                 let parsed = match (r.trim().parse::<u32>(), s.trim().parse::<u32>()) {
                     (Ok(_), Ok(1)) => return None,
                     (Ok(r), Ok(s)) => Self::new(r, s),
-                    _ => Err(PostError::Input(format!(
-                        "{rank}={r} {size}={s}: not numbers"
-                    ))),
+                    _ => Err(PostError::ShardEnvironment {
+                        rank_var: rank,
+                        rank: r,
+                        size_var: size,
+                        size: s,
+                    }),
                 };
                 return Some(parsed);
             }

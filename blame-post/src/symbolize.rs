@@ -7,7 +7,7 @@
 //! recorded path, then `/usr/lib/debug/.build-id`). A file whose build-id
 //! differs from the recorded one is refused.
 
-use crate::error::{hex, PostError, Result};
+use crate::error::{hex, PostError, Result, Warning};
 use blame_capture::locate::{debug_file, locate, with_object};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
@@ -102,7 +102,7 @@ pub struct Symbolizer {
     /// Build-ids of the files checked by [`Self::verify_build_ids`] (`None`: the file has none).
     build_ids: HashMap<PathBuf, Option<Vec<u8>>>,
     /// Objects that could not be found or read, with the reason (reported once).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Kernel symbols (address, name) from the recording's `kallsyms`, sorted; loaded on first use.
     kernel_symbols: Option<Vec<(u64, String)>>,
 }
@@ -206,10 +206,7 @@ impl Symbolizer {
                 .map(|d| d.join(blame_formats::run_dir::KALLSYMS_FILE))
                 .find_map(|p| std::fs::read_to_string(p).ok());
             if text.is_none() {
-                self.warnings.push(
-                    "kernel frames: no kallsyms beside the recording; they stay unsymbolized"
-                        .into(),
-                );
+                self.warnings.push(Warning::NoKallsyms);
             }
             self.kernel_symbols = Some(text.as_deref().map(parse_kallsyms).unwrap_or_default());
         }
@@ -228,10 +225,9 @@ impl Symbolizer {
         if !self.objects.contains_key(&m.path) {
             let opened = match self.locate(m) {
                 None => {
-                    self.warnings.push(format!(
-                        "{}: not found; its frames stay unsymbolized (use --binary-path)",
-                        m.path
-                    ));
+                    self.warnings.push(Warning::BinaryNotFound {
+                        path: m.path.clone(),
+                    });
                     None
                 }
                 Some(path) => match open_object(&path) {
@@ -240,15 +236,16 @@ impl Symbolizer {
                             && !is_system_library(&path)
                             && debug_file(&path, &m.build_id).is_none()
                         {
-                            self.warnings.push(format!(
-                                "{}: no debug info (stripped, or built without -g): its frames have no source lines, so its samples reach no variable; pass the unstripped binary with --binary-path DIR, or rebuild with -g",
-                                path.display()
-                            ));
+                            self.warnings
+                                .push(Warning::NoDebugInfo { path: path.clone() });
                         }
                         Some(o)
                     }
                     Err(e) => {
-                        self.warnings.push(format!("{}: {e}", path.display()));
+                        self.warnings.push(Warning::BinaryUnreadable {
+                            path: path.clone(),
+                            error: e.to_string(),
+                        });
                         None
                     }
                 },

@@ -18,6 +18,23 @@ pub enum ImportError {
     NoSamples { paths: Vec<PathBuf> },
 }
 
+/// What an import warns about: the capture is read, but a user should know.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum ImportWarning {
+    #[error("{}: perf lost {lost} samples (PERF_RECORD_LOST); raise `perf record -m` or lower -F", path.display())]
+    Lost { path: PathBuf, lost: u64 },
+    #[error("{}: {samples} samples had no user-space stack (kernel threads, idle) and were left out", path.display())]
+    NoUserStack { path: PathBuf, samples: u64 },
+    #[error("{}: {shallow} of {samples} samples have only the sampled address (recorded without a call graph, or code without frame pointers under --call-graph fp: --call-graph dwarf walks without them)", path.display())]
+    ShallowStacks {
+        path: PathBuf,
+        shallow: u64,
+        samples: u64,
+    },
+    #[error("{}: its build-id differs from the capture's; dwarf stacks through it are not unwound (pass the original with --binary-path)", path.display())]
+    UnwindBinaryChanged { path: PathBuf },
+}
+
 fn list(paths: &[PathBuf]) -> String {
     paths
         .iter()

@@ -4,6 +4,7 @@
 //! processes beyond the records, only where their object files are now
 //! ([`crate::locate`]).
 
+use crate::error::ImportWarning;
 use crate::locate::locate;
 use crate::process_table::{ImageSink, Process, ProcessSource, SampleInfo};
 use crate::unwind::ObjectCache;
@@ -32,7 +33,7 @@ pub struct PerfCapture {
     pub events: Vec<EventDesc>,
     pub processes: Vec<PerfProcess>,
     /// Not fatal: lost samples, stacks that could not be walked, unwinding refused.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<ImportWarning>,
 }
 
 /// One image being read: its stack table and samples.
@@ -133,7 +134,7 @@ impl ImageSink for ImportedImages {
 pub struct CaptureFiles<'a> {
     binary_paths: &'a [PathBuf],
     /// Objects whose unwind tables could not be used, with the reason.
-    pub refused: Vec<String>,
+    pub refused: Vec<ImportWarning>,
 }
 
 impl<'a> CaptureFiles<'a> {
@@ -156,7 +157,9 @@ impl ProcessSource for CaptureFiles<'_> {
         if usable {
             return Some(local);
         }
-        let why = format!("{local}: its build-id differs from the capture's; dwarf stacks through it are not unwound (pass the original with --binary-path)");
+        let why = ImportWarning::UnwindBinaryChanged {
+            path: PathBuf::from(&local),
+        };
         if !self.refused.contains(&why) {
             self.refused.push(why);
         }

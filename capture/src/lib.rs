@@ -37,4 +37,4 @@ pub mod perf_records;
 pub mod process_table;
 pub mod unwind;
 
-pub use error::ImportError;
+pub use error::{ImportError, ImportWarning};

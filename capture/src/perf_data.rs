@@ -14,7 +14,7 @@
 //! files: one file alone has no ranks, several files are ranks 0, 1, ...
 //! in the order given.
 
-use crate::error::{ImportError, Result};
+use crate::error::{ImportError, ImportWarning, Result};
 use crate::imported_images::{CaptureFiles, ImportedImages};
 pub use crate::imported_images::{PerfCapture, PerfProcess};
 use crate::perf_records::{self, PerfRecord, Sample};
@@ -245,24 +245,27 @@ fn read_file(
     if n == 0 {
         return Err(unreadable(path, "the data section holds no records".into()));
     }
-    let file = path.display();
     let (images, refused) = (sink.into_images(), source.refused);
     let samples: usize = images.iter().map(|p| p.samples.len()).sum();
     if lost > 0 {
-        capture.warnings.push(format!(
-            "{file}: perf lost {lost} samples (PERF_RECORD_LOST); raise `perf record -m` or lower -F"
-        ));
+        capture.warnings.push(ImportWarning::Lost {
+            path: path.to_path_buf(),
+            lost,
+        });
     }
     if no_user_stack > 0 {
-        capture.warnings.push(format!(
-            "{file}: {no_user_stack} samples had no user-space stack (kernel threads, idle) and were left out"
-        ));
+        capture.warnings.push(ImportWarning::NoUserStack {
+            path: path.to_path_buf(),
+            samples: no_user_stack,
+        });
     }
     let shallow = stats.shallow_stacks;
     if shallow * 2 > samples as u64 && samples > 0 {
-        capture.warnings.push(format!(
-            "{file}: {shallow} of {samples} samples have only the sampled address (recorded without a call graph, or code without frame pointers under --call-graph fp: --call-graph dwarf walks without them)"
-        ));
+        capture.warnings.push(ImportWarning::ShallowStacks {
+            path: path.to_path_buf(),
+            shallow,
+            samples: samples as u64,
+        });
     }
     capture.warnings.extend(refused);
     capture.processes.extend(images);
