@@ -290,9 +290,9 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
         let f = &index.functions[fi];
         let fi = fi as u32;
         let mut here: BTreeSet<u32> = BTreeSet::new();
-        let mut derived: BTreeSet<(u32, String, String)> = BTreeSet::new();
+        let mut derived = Paths::new();
         let mut written: BTreeSet<u32> = BTreeSet::new();
-        let mut written_derived: BTreeSet<(u32, String, String)> = BTreeSet::new();
+        let mut written_derived = Paths::new();
         // The variables the frame's own line blames (the sampled line of
         // the innermost known frame).
         let at_line = |here: &mut BTreeSet<u32>, exclusive: &mut BTreeSet<u32>| {
@@ -419,58 +419,27 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
 
         // Exit variables flow on to the caller; find which outputs (and
         // which field paths below them) they are.
-        let mut outputs: BTreeSet<OutputPath> = BTreeSet::new();
-        for &vi in &here {
-            outputs.extend(as_outputs(f, vi, "", ""));
-        }
-        for (base, suffix, ty) in &derived {
-            outputs.extend(as_outputs(f, *base, suffix, ty));
-        }
+        let outputs = outputs_of(f, &here, &derived, |_| true);
         let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
         let lifted = |vi: u32| caller_binds && !exit_roots(f, vi).is_empty();
-        for &vi in &here {
-            if lifted(vi) {
-                carried.push((fi, vi));
-            } else {
-                out.blamed.insert((fi, vi));
-            }
-        }
-        for (base, suffix, type_name) in derived {
-            let d = DerivedField {
-                base: (fi, base),
-                suffix,
-                type_name,
-            };
-            if lifted(base) {
-                carried_derived.push(d);
-            } else {
-                out.derived.insert(d);
-            }
-        }
         // What the line writes goes where its variables' blame goes.
-        for vi in written {
-            if lifted(vi) {
-                exclusive_outputs.extend(as_outputs(f, vi, "", ""));
-                carried_exclusive.push((fi, vi));
-            } else {
-                out.exclusive.push((fi, vi));
-            }
-        }
-        for (base, suffix, type_name) in written_derived {
-            if lifted(base) {
-                exclusive_outputs.extend(as_outputs(f, base, &suffix, &type_name));
-            }
-            let d = DerivedField {
-                base: (fi, base),
-                suffix,
-                type_name,
-            };
-            if lifted(base) {
-                carried_exclusive_derived.push(d);
-            } else {
-                out.exclusive_derived.insert(d);
-            }
-        }
+        exclusive_outputs = outputs_of(f, &written, &written_derived, lifted);
+        split_lifted(
+            fi,
+            here,
+            derived,
+            lifted,
+            (&mut carried, &mut carried_derived),
+            (&mut out.blamed, &mut out.derived),
+        );
+        split_lifted(
+            fi,
+            written,
+            written_derived,
+            lifted,
+            (&mut carried_exclusive, &mut carried_exclusive_derived),
+            (&mut out.exclusive, &mut out.exclusive_derived),
+        );
         if outputs.is_empty() {
             break;
         }
@@ -497,6 +466,59 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
         });
     }
     out
+}
+
+/// Field paths below a frame's variables: (variable, path, type).
+type Paths = BTreeSet<(u32, String, String)>;
+
+/// The call outputs that variables `vars` (those `keep` accepts) and the
+/// field paths below them stand for.
+fn outputs_of(
+    f: &FunctionSummary,
+    vars: &BTreeSet<u32>,
+    paths: &Paths,
+    keep: impl Fn(u32) -> bool,
+) -> BTreeSet<OutputPath> {
+    let mut outputs = BTreeSet::new();
+    for &vi in vars.iter().filter(|&&vi| keep(vi)) {
+        outputs.extend(as_outputs(f, vi, "", ""));
+    }
+    for (base, suffix, ty) in paths.iter().filter(|(b, _, _)| keep(*b)) {
+        outputs.extend(as_outputs(f, *base, suffix, ty));
+    }
+    outputs
+}
+
+/// Splits the variables and field paths of frame `fi` into those whose
+/// blame is lifted to the caller (`carried`, kept here only if no caller
+/// takes them) and those the frame keeps.
+fn split_lifted(
+    fi: u32,
+    vars: BTreeSet<u32>,
+    paths: Paths,
+    lifted: impl Fn(u32) -> bool,
+    carried: (&mut Vec<VarRef>, &mut Vec<DerivedField>),
+    kept: (&mut impl Extend<VarRef>, &mut impl Extend<DerivedField>),
+) {
+    for vi in vars {
+        if lifted(vi) {
+            carried.0.push((fi, vi));
+        } else {
+            kept.0.extend([(fi, vi)]);
+        }
+    }
+    for (base, suffix, type_name) in paths {
+        let d = DerivedField {
+            base: (fi, base),
+            suffix,
+            type_name,
+        };
+        if lifted(base) {
+            carried.1.push(d);
+        } else {
+            kept.1.extend([d]);
+        }
+    }
 }
 
 /// True for the lines of a function's prologue and epilogue: its own
