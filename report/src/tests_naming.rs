@@ -280,3 +280,26 @@ fn the_html_report_names_files_groups_contexts_and_hides_temporaries() {
         26
     );
 }
+
+#[test]
+fn call_paths_of_a_drilldown_name_functions_as_the_source_does() {
+    let mut r = many_contexts();
+    let process = 0;
+    let stack = r.push_stack(
+        process,
+        stack(&["_ZN6System6forcesEv", "foo", "main"], 9),
+        vec![1.0],
+    );
+    r.contexts.push(ContextBlame {
+        variable: 0,
+        process,
+        stack,
+        samples: 50.0,
+    });
+    let mut sources = crate::source::SourceCache::new(vec![]);
+    let d = views::drilldown(&r, &Filters::default(), "foo::se", &mut sources).unwrap();
+    let top = &d.variables[0].paths[0];
+    assert_eq!(top.functions, ["System::forces()", "foo", "main"]);
+    assert_eq!(top.frames[0].function, "System::forces()");
+}
+

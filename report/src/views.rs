@@ -2,6 +2,7 @@
 //! variable), code-centric (by function), blame points, and drill-down into
 //! one variable's contexts. Rendering is in [`crate::render`].
 
+use crate::regions::demangle;
 use crate::source::SourceCache;
 use blame_formats::results::{ProcessValue, Results, VariableKey};
 use regex::Regex;
@@ -812,7 +813,7 @@ pub fn drilldown(
             .map(|(functions, mut g)| {
                 g.ranks.sort_unstable();
                 DrillPath {
-                    functions: functions.into_iter().map(str::to_string).collect(),
+                    functions: functions.into_iter().map(demangle).collect(),
                     samples: g.samples,
                     percent_of_variable: of_variable(g.samples),
                     contexts: g.contexts,
@@ -820,7 +821,7 @@ pub fn drilldown(
                     frames: results
                         .stack_frames(g.heaviest.1)
                         .map(|f| DrillFrame {
-                            function: f.function.clone(),
+                            function: demangle(&f.function),
                             file: f.file.clone(),
                             line: f.line,
                             source: sources.line(&f.file, f.line),
