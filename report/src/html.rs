@@ -202,7 +202,7 @@ impl PageContexts {
             .iter()
             .map(|f| {
                 *fname_ids.entry(f.function.as_str()).or_insert_with(|| {
-                    fnames.push(f.function.clone());
+                    fnames.push(crate::regions::demangle(&f.function));
                     fnames.len() as u32 - 1
                 })
             })
