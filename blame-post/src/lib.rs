@@ -209,6 +209,7 @@ pub fn post_with_progress(
                 coverage,
                 provenance: None,
                 damage: damage.clone(),
+                summed: None,
             },
             variables,
             functions,

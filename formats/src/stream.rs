@@ -749,13 +749,23 @@ fn from_wire(wire: WireRecord, last_time: &mut u64) -> Record {
 /// Decompresses and decodes every record of one chunk of a sample stream
 /// (see [`StreamReader::next_chunk`]).
 pub fn decode_chunk(chunk: RawChunk, path: &Path) -> Result<Vec<Record>> {
+    let mut out = Vec::with_capacity((chunk.record_count as usize).min(4096));
+    decode_chunk_each(chunk, path, |r| out.push(r))?;
+    Ok(out)
+}
+
+/// Decompresses one chunk of a sample stream and hands its records to
+/// `each` one at a time as they are decoded, without a vector of records:
+/// what post-processing's first pass uses. On an error `each` has seen the
+/// records before the damage, so a caller that must not use half a chunk
+/// keeps what it collects apart until this returns `Ok`.
+pub fn decode_chunk_each(chunk: RawChunk, path: &Path, mut each: impl FnMut(Record)) -> Result<()> {
     let chunk = chunk.decompress(path)?;
     let mut last_time = 0;
-    Ok(chunk
-        .decode::<WireRecord>(path)?
-        .into_iter()
-        .map(|w| from_wire(w, &mut last_time))
-        .collect())
+    chunk.decode_each::<WireRecord>(path, |w| {
+        each(from_wire(w, &mut last_time));
+        Ok(())
+    })
 }
 
 /// A whole stream in memory, with its stack table resolved.
