@@ -13,7 +13,8 @@
 # shard of SCALE_FLAT_OWNED=64 ranks is posted; SCALE_FLAT_MIN/MAX samples per
 # rank, 2000/3000, small so that 8,192 ranks fit on disk), SCALE_MERGE_MAX
 # (1024 partial results, one rank each of the SCALE_MERGE_MAX-rank flat run),
-# SCALE_KEEP=1 keeps the generated runs.
+# SCALE_KEEP=1 keeps the generated runs. Each merge is measured twice: per-rank
+# contexts (`blame merge`) and contexts summed over ranks (`--sum-contexts`).
 # Prints one line per measurement and ratios against the baseline (the first
 # measurement of each kind in this same invocation).
 set -euo pipefail
@@ -126,6 +127,12 @@ while [ "$m" -le "$MERGE_MAX" ]; do
     per=$(awk -v w="$w" -v m="$m" 'BEGIN{printf "%.4f", w/m}')
     base_per=${base_per:-$per}
     echo "$r in_mb=$(awk -v b="$in_bytes" 'BEGIN{printf "%.1f", b/1e6}') out_mb=$(awk -v b="$(stat -c %s "$M/results.bres")" 'BEGIN{printf "%.1f", b/1e6}') mb_per_s=$(awk -v b="$in_bytes" -v w="$w" 'BEGIN{printf "%.1f", b/1e6/(w>0?w:0.01)}') s_per_partial=$per per_partial_vs_first=$(ratio "$per" "$base_per")"
+    # The same partials, contexts summed over ranks (the root of a hierarchical merge).
+    rm -f "$M/results.bres"
+    r=$(measure "merge --sum-contexts partials=$m" "$BLAME" merge --sum-contexts "$M/results.bres")
+    w=$(field wall_s "$r")
+    c=$(field cpu_s "$r")
+    echo "$r in_mb=$(awk -v b="$in_bytes" 'BEGIN{printf "%.1f", b/1e6}') out_mb=$(awk -v b="$(stat -c %s "$M/results.bres")" 'BEGIN{printf "%.1f", b/1e6}') mb_per_s=$(awk -v b="$in_bytes" -v w="$w" 'BEGIN{printf "%.1f", b/1e6/(w>0?w:0.01)}') mb_per_cpu_s=$(awk -v b="$in_bytes" -v c="$c" 'BEGIN{printf "%.1f", b/1e6/(c>0?c:0.01)}') s_per_partial=$(awk -v w="$w" -v m="$m" 'BEGIN{printf "%.4f", w/m}')"
     rm -rf "$M"
     m=$((m * 2))
 done

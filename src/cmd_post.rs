@@ -106,6 +106,13 @@ pub struct PostArgs {
 pub struct MergeArgs {
     /// Run directory (or the results path given to `blame post -o`) whose shard results to reduce.
     target: PathBuf,
+    /// Sum the application's calling contexts over ranks (for the root of a
+    /// hierarchical merge): the result's size and the merge's memory no longer
+    /// grow with the ranks. Variables, functions and their rank statistics stay
+    /// per rank; per-rank call paths (`--rank` drill-downs, HTML, Speedscope,
+    /// Firefox, Cube4) are then read from the shard results it was merged from.
+    #[arg(long)]
+    sum_contexts: bool,
 }
 
 /// Functions hidden from every view (`report`, `export`): Score-P filters
@@ -359,7 +366,7 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     );
     // The last shard to finish reduces them all.
     if run_dir::missing_shards(&shard_files(&whole)?, shard.count).is_empty() {
-        merge_into(&whole, shard.count, Some((shard.index, results)))?;
+        merge_into(&whole, shard.count, Some((shard.index, results)), false)?;
     }
     Ok(())
 }
@@ -381,7 +388,12 @@ fn post_run(
 
 /// Merges the `count` shard results beside `whole` into it; `own` is the
 /// calling shard's (index, results), used from memory instead of read back.
-fn merge_into(whole: &Path, count: u32, own: Option<(u32, Results)>) -> Result<Results> {
+fn merge_into(
+    whole: &Path,
+    count: u32,
+    own: Option<(u32, Results)>,
+    sum_contexts: bool,
+) -> Result<Results> {
     let parts: Vec<ShardFile> = shard_files(whole)?
         .into_iter()
         .filter(|s| s.count == count)
@@ -403,7 +415,13 @@ fn merge_into(whole: &Path, count: u32, own: Option<(u32, Results)>) -> Result<R
             None => Part::File(s.path),
         })
         .collect();
-    let merger = blame_post::merge::read_parts(parts, &|done| progress.set(done as u64));
+    let merger = if sum_contexts {
+        blame_post::merge::Merger::summing()
+    } else {
+        blame_post::merge::Merger::default()
+    };
+    let merger =
+        blame_post::merge::read_parts_into(merger, parts, &|done| progress.set(done as u64));
     progress.finish();
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
@@ -428,7 +446,13 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
             "no shard results next to {}; run `blame post --shard I/N` first",
             whole.display()
         ),
-        1 => merge_into(&whole, *counts.first().expect("one count"), None).map(|_| ()),
+        1 => merge_into(
+            &whole,
+            *counts.first().expect("one count"),
+            None,
+            args.sum_contexts,
+        )
+        .map(|_| ()),
         _ => bail!(
             "shard results of several shard counts ({}) are next to {}; remove the stale ones",
             counts

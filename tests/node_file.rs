@@ -3,7 +3,8 @@
 //! image), and `blame post` reads, shards and salvages it like stream files:
 //!
 //! - one node file, every rank a section, named `rank-N` in the results;
-//!   `--shard 0/2` + `--shard 1/2` + `blame merge` equal one post; the
+//!   `--shard 0/2` + `--shard 1/2` + `blame merge` equal one post (and
+//!   `merge --sum-contexts` gives its variables, refusing `--rank` drill-downs); the
 //!   variables are those of a recording with one file per process;
 //! - a flipped bit in the middle of one rank's section loses that chunk
 //!   only (the other ranks' samples are all kept), `--strict` refuses;
@@ -209,6 +210,28 @@ fn four_ranks_under_one_recorder_share_one_node_file() {
     std::fs::remove_file(run.join("results.bres")).ok();
     run_ok(blame().arg("merge").arg(&run));
     assert_eq!(rows(&by_variable(&run, &db)), rows(&whole));
+    // Contexts summed over ranks (the root of a hierarchical merge): the
+    // same variables and rank statistics; the drill-down of one rank needs
+    // per-rank contexts and names the shard results that have them.
+    std::fs::remove_file(run.join("results.bres")).ok();
+    run_ok(blame().arg("merge").arg("--sum-contexts").arg(&run));
+    assert_eq!(rows(&by_variable(&run, &db)), rows(&whole));
+    let refused = blame()
+        .arg("report")
+        .arg(&run)
+        .arg("--static")
+        .arg(&db)
+        .args(["--variable", "quad", "--rank", "0"])
+        .output()
+        .unwrap();
+    let said = stderr(&refused);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains("--sum-contexts") && said.contains("results.bres.shard-0-of-2"),
+        "{said}"
+    );
+    std::fs::remove_file(run.join("results.bres")).ok();
+    run_ok(blame().arg("merge").arg(&run));
 
     // The same program recorded with one file per process: the same
     // variables, blamed alike (different samples: shares within margins).

@@ -78,9 +78,6 @@ pub enum PostError {
     PartsOfOtherInputs { differences: Vec<String> },
     #[error("nothing to merge: no partial results found")]
     NothingToMerge,
-    /// Kept for the merge's checks until they are typed.
-    #[error("{0}")]
-    Input(String),
 }
 
 pub type Result<T, E = PostError> = std::result::Result<T, E>;

@@ -24,8 +24,8 @@ use blame_formats::node_file::{is_node_file, NodeIndex, StreamIn};
 use blame_formats::results::{ProcessInfo, SymFrame};
 use blame_formats::run_dir;
 use blame_formats::stream::{
-    decode_chunk, ChunkSource, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample, Sampling,
-    StackNode, StreamHeader, StreamReader,
+    decode_chunk_each, ChunkSource, EventDesc, Item, Mapping, Record, SalvagedStacks, Sample,
+    Sampling, StackNode, StreamHeader, StreamReader,
 };
 use blame_formats::FormatError;
 use rayon::prelude::*;
@@ -1190,6 +1190,22 @@ struct ChunkTally {
     stacks: Vec<StackNode>,
 }
 
+/// A sample as the first pass needs it.
+struct CompactSample {
+    stack: u32,
+    event: u16,
+    with_address: bool,
+}
+
+/// One chunk of a stream, decoded for the first pass.
+#[derive(Default)]
+struct DecodedChunk {
+    samples: Vec<CompactSample>,
+    mappings: Vec<Mapping>,
+    stacks: Vec<StackNode>,
+    lost: u64,
+}
+
 /// Chunks decoded at once: enough to keep every core busy, few enough that
 /// memory stays independent of the stream's length.
 const CHUNK_BATCH: usize = 16;
@@ -1253,32 +1269,45 @@ fn tally_stream(
                 Err(e) => return Err(e.into()),
             }
         }
-        // Decode and count each chunk's samples in parallel (sample numbers,
-        // for sample-level sharding, continue across chunks) ...
-        let decoded: Vec<std::result::Result<(Vec<Record>, usize), Skipped>> = batch
+        // Decode each chunk in parallel, straight from its decompressed
+        // bytes into a compact form: a sample is its (stack, event) and
+        // whether it has a data address (sample numbers, for sample-level
+        // sharding, continue across chunks, so they are counted next) ...
+        let decoded: Vec<std::result::Result<DecodedChunk, Skipped>> = batch
             .into_par_iter()
             .map(|c| {
                 let (offset, next) = (c.offset, c.offset + c.compressed.len() as u64 + 20);
-                let records = decode_chunk(c, &path).map_err(|error| Skipped {
+                let mut d = DecodedChunk {
+                    samples: Vec::with_capacity((c.record_count as usize).min(1 << 20)),
+                    ..Default::default()
+                };
+                decode_chunk_each(c, &path, |r| match r {
+                    Record::Sample(s) => d.samples.push(CompactSample {
+                        stack: s.stack,
+                        event: s.event,
+                        with_address: s.data_address.is_some(),
+                    }),
+                    Record::Mapping(m) => d.mappings.push(m),
+                    Record::Stack(node) => d.stacks.push(node),
+                    Record::Lost(l) => d.lost += l.count,
+                    _ => {}
+                })
+                .map_err(|error| Skipped {
                     offset,
                     resumed_at: Some(next),
                     error,
                 })?;
-                let samples = records
-                    .iter()
-                    .filter(|r| matches!(r, Record::Sample(_)))
-                    .count();
-                Ok((records, samples))
+                Ok(d)
             })
             .collect();
         let mut offsets = Vec::with_capacity(decoded.len());
         let mut intact = Vec::with_capacity(decoded.len());
         for d in decoded {
             match d {
-                Ok((records, samples)) => {
+                Ok(d) => {
                     offsets.push(seq);
-                    seq += samples;
-                    intact.push((records, samples));
+                    seq += d.samples.len();
+                    intact.push(d);
                 }
                 Err(skip) => {
                     if on_damage == OnDamage::Refuse {
@@ -1290,27 +1319,22 @@ fn tally_stream(
                 }
             }
         }
-        // ... then tally them and take out mappings and stack nodes in
-        // parallel, each chunk's records dropped by the thread that read them.
+        // ... then tally them in parallel, each chunk's samples dropped by
+        // the thread that counted them.
         let partial: Vec<ChunkTally> = intact
             .into_par_iter()
             .zip(offsets)
-            .map(|((records, _), first)| {
-                let mut c = ChunkTally::default();
-                let mut n = first;
-                for r in records {
-                    match r {
-                        Record::Sample(s) => {
-                            if keep(n) {
-                                *c.counts.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
-                                c.with_address += s.data_address.is_some() as u64;
-                            }
-                            n += 1;
-                        }
-                        Record::Mapping(m) => c.mappings.push(m),
-                        Record::Stack(node) => c.stacks.push(node),
-                        Record::Lost(l) => c.lost += l.count,
-                        _ => {}
+            .map(|(d, first)| {
+                let mut c = ChunkTally {
+                    mappings: d.mappings,
+                    stacks: d.stacks,
+                    lost: d.lost,
+                    ..Default::default()
+                };
+                for (n, s) in (first..).zip(d.samples) {
+                    if keep(n) {
+                        *c.counts.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
+                        c.with_address += s.with_address as u64;
                     }
                 }
                 c

@@ -206,6 +206,7 @@ pub fn post_with_progress(
                 coverage,
                 provenance: None,
                 damage: damage.clone(),
+                summed: None,
             },
             variables,
             functions,

@@ -5,7 +5,7 @@
 use crate::error::{PostError, Result};
 use blame_formats::results::{
     ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, StackRecord,
-    SymFrame, VariableBlame, VariableKey,
+    SummedContexts, SymFrame, VariableBlame, VariableKey, ALL_RANKS,
 };
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -318,6 +318,12 @@ pub(crate) fn canonical(
 /// tables, then the part is dropped, so only the merged records stay in
 /// memory, never all the parts at once. [`Merger::finish`] makes them
 /// canonical. Sums are taken in the order the parts are added.
+///
+/// A merger that sums contexts over ranks ([`Merger::summing`], or from the
+/// first part whose contexts are summed on) keeps the application's stacks
+/// and contexts in maps keyed by (frames) and by (variable, stack), all
+/// ranks as one ([`ALL_RANKS`]): its memory is bounded by the distinct
+/// calling contexts, not by the ranks merged. Launchers' stay per process.
 #[derive(Default)]
 pub struct Merger {
     header: Option<ResultsHeader>,
@@ -332,17 +338,56 @@ pub struct Merger {
     key_ids: FxHashMap<VariableKey, u32>,
     contexts: Vec<RawContext>,
     parts: usize,
+    /// `Some` when contexts are summed over ranks: the index of each
+    /// (process, frame ids) in `stacks` and of each (key, process, stack)
+    /// in `contexts`.
+    summing: Option<SumTables>,
+    /// The results with per-rank contexts merged so far, by name (parts
+    /// read from files; a summed part adds what it names).
+    leaves: std::collections::BTreeSet<String>,
+}
+
+/// The lookups of a [`Merger`] that sums contexts over ranks.
+#[derive(Default)]
+struct SumTables {
+    stack_ids: FxHashMap<(u32, Vec<u32>), u32>,
+    context_ids: FxHashMap<(u32, u32, u32), u32>,
 }
 
 impl Merger {
+    /// A merger whose result sums the application's stacks and contexts
+    /// over ranks (`blame merge --sum-contexts`; results version 5).
+    pub fn summing() -> Merger {
+        Merger {
+            summing: Some(SumTables::default()),
+            ..Default::default()
+        }
+    }
+
     /// Partial results added so far.
     pub fn parts(&self) -> usize {
         self.parts
     }
 
-    /// Adds one partial result; fails when it comes from another run or
-    /// from other inputs than the parts before it.
+    /// [`Self::add_named`] of a part without a name (in memory).
     pub fn add(&mut self, part: Results) -> Result<()> {
+        self.add_named(part, None)
+    }
+
+    /// Adds one partial result, read from the file `name` when it has one;
+    /// fails when it comes from another run or from other inputs than the
+    /// parts before it.
+    pub fn add_named(&mut self, part: Results, name: Option<&str>) -> Result<()> {
+        match &part.header.summed {
+            Some(summed) => {
+                self.leaves.extend(summed.from.iter().cloned());
+                // A summed part cannot be made per rank again: the result is summed.
+                if self.summing.is_none() {
+                    self.start_summing();
+                }
+            }
+            None => self.leaves.extend(name.map(str::to_string)),
+        }
         let header = match &mut self.header {
             Some(h) => h,
             None => {
@@ -355,20 +400,20 @@ impl Merger {
                 h.coverage.clear();
                 h.damage.clear();
                 h.blame_points.clear();
+                h.summed = None;
                 self.header.insert(h)
             }
         };
         if part.header.events != header.events
             || part.header.processes.len() != header.processes.len()
         {
-            return Err(PostError::Input("partial results come from different runs (events or processes differ); remove stale shard files and re-run `blame post`".into()));
+            return Err(PostError::PartsOfOtherRuns);
         }
         if let (Some(a), Some(b)) = (&header.provenance, &part.header.provenance) {
             if !a.matches(b) {
-                return Err(PostError::Input(format!(
-                    "partial results were computed from different inputs ({}); remove stale shard files and re-run `blame post`",
-                    a.differences(b).join(", ")
-                )));
+                return Err(PostError::PartsOfOtherInputs {
+                    differences: a.differences(b),
+                });
             }
         }
         self.parts += 1;
@@ -420,36 +465,117 @@ impl Merger {
             .into_iter()
             .map(|f| self.frames.intern(f))
             .collect();
-        let base = self.stacks.len() as u32;
         let nstacks = part.stacks.len() as u32;
-        self.stacks.extend(part.stacks.into_iter().map(|mut st| {
+        let stacks = part.stacks.into_iter().map(|mut st| {
             for f in st.frames.iter_mut() {
                 *f = frame_of[*f as usize];
             }
             st
-        }));
+        });
         // Contexts of stacks the part does not have are dropped, as
         // `canonical` drops them.
-        self.contexts.extend(
-            part.contexts
-                .into_iter()
-                .filter(|c| c.stack < nstacks)
-                .map(|c| RawContext {
+        let contexts = part.contexts.into_iter().filter(|c| c.stack < nstacks);
+        if self.summing.is_some() {
+            let launcher: Vec<bool> = header.processes.iter().map(|p| p.launcher).collect();
+            let stack_of: Vec<u32> = stacks.map(|st| self.sum_stack(&launcher, st)).collect();
+            for c in contexts {
+                let c = RawContext {
                     variable: key_of[c.variable as usize],
                     process: c.process,
-                    stack: base + c.stack,
+                    stack: stack_of[c.stack as usize],
                     samples: c.samples,
-                }),
-        );
+                };
+                self.sum_context(&launcher, c);
+            }
+        } else {
+            let base = self.stacks.len() as u32;
+            self.stacks.extend(stacks);
+            self.contexts.extend(contexts.map(|c| RawContext {
+                variable: key_of[c.variable as usize],
+                process: c.process,
+                stack: base + c.stack,
+                samples: c.samples,
+            }));
+        }
         Ok(())
+    }
+
+    /// From here on, sum the application's stacks and contexts over ranks:
+    /// those added so far are summed now.
+    fn start_summing(&mut self) {
+        self.summing = Some(SumTables::default());
+        let launcher: Vec<bool> = self
+            .header
+            .as_ref()
+            .map(|h| h.processes.iter().map(|p| p.launcher).collect())
+            .unwrap_or_default();
+        let stacks = std::mem::take(&mut self.stacks);
+        let contexts = std::mem::take(&mut self.contexts);
+        let stack_of: Vec<u32> = stacks
+            .into_iter()
+            .map(|st| self.sum_stack(&launcher, st))
+            .collect();
+        for mut c in contexts {
+            c.stack = stack_of[c.stack as usize];
+            self.sum_context(&launcher, c);
+        }
+    }
+
+    /// Adds a stack (frames as the merger's ids) to the summed stacks; its index.
+    fn sum_stack(&mut self, launcher: &[bool], mut st: StackRecord) -> u32 {
+        let tables = self.summing.as_mut().expect("summing");
+        st.process = summed_process(launcher, st.process);
+        match tables.stack_ids.entry((st.process, st.frames)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let id = *e.get();
+                let sums = &mut self.stacks[id as usize].samples;
+                if sums.len() < st.samples.len() {
+                    sums.resize(st.samples.len(), 0.0);
+                }
+                for (a, b) in sums.iter_mut().zip(&st.samples) {
+                    *a += b;
+                }
+                id
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let id = self.stacks.len() as u32;
+                let frames = e.key().1.clone();
+                e.insert(id);
+                self.stacks.push(StackRecord {
+                    process: st.process,
+                    frames,
+                    samples: st.samples,
+                });
+                id
+            }
+        }
+    }
+
+    /// Adds a context (stack as a summed stack's index) to the summed contexts.
+    fn sum_context(&mut self, launcher: &[bool], mut c: RawContext) {
+        let tables = self.summing.as_mut().expect("summing");
+        c.process = summed_process(launcher, c.process);
+        match tables.context_ids.entry((c.variable, c.process, c.stack)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                self.contexts[*e.get() as usize].samples += c.samples;
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(self.contexts.len() as u32);
+                self.contexts.push(c);
+            }
+        }
     }
 
     /// The merged result, its records canonical (sorted, stacks and
     /// contexts of equal keys summed).
     pub fn finish(self) -> Result<Results> {
-        let header = self
-            .header
-            .ok_or_else(|| PostError::Input("nothing to merge: no partial results found".into()))?;
+        let mut header = self.header.ok_or(PostError::NothingToMerge)?;
+        if self.summing.is_some() {
+            header.summed = Some(SummedContexts {
+                from: self.leaves.into_iter().collect(),
+            });
+        }
+        drop(self.summing);
         let mut variables: Vec<VariableBlame> = self
             .vars
             .into_iter()
@@ -488,11 +614,28 @@ impl Merger {
 
 /// Merges results of the same run (same processes and events).
 pub fn merge(parts: Vec<Results>) -> Result<Results> {
-    let mut merger = Merger::default();
+    merge_into(Merger::default(), parts)
+}
+
+/// [`merge`] with the application's contexts summed over ranks.
+pub fn merge_summing(parts: Vec<Results>) -> Result<Results> {
+    merge_into(Merger::summing(), parts)
+}
+
+fn merge_into(mut merger: Merger, parts: Vec<Results>) -> Result<Results> {
     for part in parts {
         merger.add(part)?;
     }
     merger.finish()
+}
+
+/// The process a stack or context of `process` has in summed results:
+/// launchers keep theirs, the application's ranks are all one.
+fn summed_process(launcher: &[bool], process: u32) -> u32 {
+    match launcher.get(process as usize) {
+        Some(true) => process,
+        _ => ALL_RANKS,
+    }
 }
 
 /// Partial results read at once by [`merge_files`]: enough to keep every
@@ -511,25 +654,37 @@ pub enum Part {
 /// before them is reduced, so memory holds the merged records and two
 /// batches of parts. `progress(done)` is called after each part is reduced.
 pub fn read_parts(parts: Vec<Part>, progress: &(dyn Fn(usize) + Sync)) -> Result<Merger> {
-    let read = |batch: Vec<Part>| -> Vec<Result<Results>> {
+    read_parts_into(Merger::default(), parts, progress)
+}
+
+/// [`read_parts`] into `merger` (e.g. [`Merger::summing`]).
+pub fn read_parts_into(
+    mut merger: Merger,
+    parts: Vec<Part>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Merger> {
+    type Read = Result<(Results, Option<String>)>;
+    let read = |batch: Vec<Part>| -> Vec<Read> {
         batch
             .into_par_iter()
             .map(|part| match part {
-                Part::File(path) => Results::read(&path).map_err(PostError::from),
-                Part::Loaded(results) => Ok(*results),
+                Part::File(path) => Results::read(&path)
+                    .map(|r| (r, Some(path.display().to_string())))
+                    .map_err(PostError::from),
+                Part::Loaded(results) => Ok((*results, None)),
             })
             .collect()
     };
-    let reduce = |merger: &mut Merger, parts: Vec<Result<Results>>| -> Result<()> {
+    let reduce = |merger: &mut Merger, parts: Vec<Read>| -> Result<()> {
         for part in parts {
-            merger.add(part?)?;
+            let (part, name) = part?;
+            merger.add_named(part, name.as_deref())?;
             progress(merger.parts());
         }
         Ok(())
     };
     let mut rest = parts.into_iter();
     let mut next_batch = move || -> Vec<Part> { rest.by_ref().take(READ_BATCH).collect() };
-    let mut merger = Merger::default();
     let mut pending = read(next_batch());
     loop {
         let batch = next_batch();
@@ -575,6 +730,7 @@ mod tests {
                     options: vec![],
                 }),
                 damage: damage.iter().map(|d| d.to_string()).collect(),
+                summed: None,
             },
             ..Default::default()
         }
@@ -958,12 +1114,101 @@ mod tests {
                     options: vec![],
                 }),
                 damage: vec![format!("stream {} cut", next(3))],
+                summed: None,
             },
             variables,
             functions,
             frames,
             stacks,
             contexts,
+        }
+    }
+
+    /// Summing contexts over ranks is associative too, and a summed part
+    /// makes any merge it goes into summed: every grouping of the parts,
+    /// summed at the inner merges or not, gives the same result, whose
+    /// stacks are the distinct call paths of the application (all ranks at
+    /// once) plus the launcher's own, and whose variables, functions and
+    /// samples per process are those of the per-rank merge.
+    #[test]
+    fn summed_merge_is_associative_and_keeps_one_stack_per_call_path() {
+        for seed in 1..100u64 {
+            let n = 3 + (seed % 3) as u32;
+            let parts: Vec<Results> = (0..n)
+                .map(|i| {
+                    let mut p = random_partial(seed * 37 + i as u64, i, n);
+                    p.header.processes[3].launcher = true;
+                    p
+                })
+                .collect();
+            let per_rank = merge(parts.clone()).unwrap();
+            let all = merge_summing(parts.clone()).unwrap();
+            assert_eq!(all.header.summed, Some(SummedContexts { from: vec![] }));
+            assert_eq!(
+                (&all.header.processes, &all.variables, &all.functions),
+                (
+                    &per_rank.header.processes,
+                    &per_rank.variables,
+                    &per_rank.functions
+                ),
+                "seed {seed}: what is per rank stays per rank"
+            );
+            let total = |r: &Results| -> f64 { r.stacks.iter().flat_map(|s| &s.samples).sum() };
+            assert_eq!(total(&all), total(&per_rank), "seed {seed}");
+            let mut paths = std::collections::HashSet::new();
+            for st in &all.stacks {
+                assert!(st.process == ALL_RANKS || st.process == 3, "seed {seed}");
+                assert!(
+                    paths.insert((st.process, &st.frames)),
+                    "seed {seed}: one stack per path"
+                );
+            }
+            assert!(all
+                .contexts
+                .iter()
+                .all(|c| c.process == ALL_RANKS || c.process == 3));
+            assert_eq!(merge_summing(vec![per_rank]).unwrap(), all, "seed {seed}");
+            for split in 1..n as usize {
+                let left = merge_summing(parts[..split].to_vec()).unwrap();
+                let right = merge(parts[split..].to_vec()).unwrap();
+                assert_eq!(
+                    merge(vec![left.clone(), right.clone()]).unwrap(),
+                    all,
+                    "seed {seed}: summed (0..{split}) + per-rank ({split}..{n})"
+                );
+                assert_eq!(
+                    merge_summing(vec![left.clone(), right]).unwrap(),
+                    all,
+                    "seed {seed}: both summed"
+                );
+                let mut rest = vec![left];
+                rest.extend(parts[split..].iter().cloned());
+                assert_eq!(merge(rest).unwrap(), all, "seed {seed}: summed + each");
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("root.bres");
+            all.write(&path).unwrap();
+            assert_eq!(Results::read(&path).unwrap(), all, "seed {seed}: read back");
+            // From files: the result names them as the per-rank results.
+            let mut names = Vec::new();
+            let files: Vec<Part> = parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let path = dir.path().join(format!("node-{i}.bres"));
+                    p.write(&path).unwrap();
+                    names.push(path.display().to_string());
+                    Part::File(path)
+                })
+                .collect();
+            let mut read = read_parts_into(Merger::summing(), files, &|_| {})
+                .unwrap()
+                .finish()
+                .unwrap();
+            names.sort();
+            assert_eq!(read.header.summed.take().unwrap().from, names);
+            read.header.summed = Some(SummedContexts { from: vec![] });
+            assert_eq!(read, all, "seed {seed}: read from files");
         }
     }
 

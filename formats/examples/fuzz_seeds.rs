@@ -230,6 +230,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             coverage: vec![],
             provenance: Some(Provenance::default()),
             damage: vec![],
+            summed: None,
         },
         variables: vec![VariableBlame {
             key: key.clone(),

@@ -232,9 +232,6 @@ pub struct Chunk {
 impl Chunk {
     /// Decodes every record of the chunk, or fails naming this chunk.
     pub fn decode<T: DeserializeOwned>(&self, path: &Path) -> Result<Vec<T>> {
-        let opts = codec(self.payload.len() as u64);
-        let mut rest: &[u8] = &self.payload;
-        let mut de = bincode::Deserializer::with_reader(&mut rest, opts);
         // Never trust the count for allocation: each record takes at least one
         // byte, and a record may be much larger in memory than on disk, so the
         // up-front reservation is capped; the vector grows with what decodes.
@@ -243,7 +240,50 @@ impl Chunk {
                 .min(self.payload.len())
                 .min(4096),
         );
+        self.decode_each(path, |value| {
+            out.push(value);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Decodes the records of the chunk one at a time, straight from the
+    /// decompressed bytes, handing each to `each` as it is decoded (no
+    /// vector of records). On an error, `each` has seen the records before
+    /// the damage: callers that must not use half a chunk keep what they
+    /// collect apart until this returns `Ok`. An error of `each` stops
+    /// decoding and is returned.
+    pub fn decode_each<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        each: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        self.decode_each_with(path, |_| None, each)
+    }
+
+    /// [`Self::decode_each`] with a decoder for the commonest records:
+    /// `fast(rest)` decodes the record at the start of `rest` and says how
+    /// many bytes it took, or returns `None` for any record it does not
+    /// decode exactly as bincode would (another kind, a value out of range,
+    /// too few bytes), which bincode then decodes (and reports) as usual.
+    pub(crate) fn decode_each_with<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        mut fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
+        mut each: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        let mut input = SliceRead {
+            rest: &self.payload,
+        };
         for i in 0..self.record_count {
+            if let Some((value, used)) = fast(input.rest) {
+                input.rest = &input.rest[used..];
+                each(value)?;
+                continue;
+            }
+            // The byte limit of the whole payload, from here: what is left.
+            let opts = codec(input.rest.len() as u64);
+            let mut de = bincode::Deserializer::with_bincode_read(&mut input, opts);
             let value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
                 FormatError::CorruptChunk {
                     path: path.to_path_buf(),
@@ -252,22 +292,126 @@ impl Chunk {
                     reason: format!("record {i} of {}: {e}", self.record_count),
                 }
             })?;
-            out.push(value);
+            each(value)?;
         }
-        drop(de);
-        if !rest.is_empty() {
+        if !input.rest.is_empty() {
             return Err(FormatError::CorruptChunk {
                 path: path.to_path_buf(),
                 chunk: self.index,
                 offset: self.offset,
                 reason: format!(
                     "{} bytes left over after its {} records",
-                    rest.len(),
+                    input.rest.len(),
                     self.record_count
                 ),
             });
         }
-        Ok(out)
+        Ok(())
+    }
+}
+
+/// A bincode varint at `b[*at..]` (one byte up to 250, else a marker byte
+/// and 2, 4 or 8 little-endian bytes), `*at` moved past it.
+#[inline]
+pub(crate) fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+    let first = *b.get(*at)?;
+    let (value, len) = match first {
+        0..=250 => (first as u64, 1),
+        251 => (
+            u16::from_le_bytes(b.get(*at + 1..*at + 3)?.try_into().ok()?) as u64,
+            3,
+        ),
+        252 => (
+            u32::from_le_bytes(b.get(*at + 1..*at + 5)?.try_into().ok()?) as u64,
+            5,
+        ),
+        253 => (
+            u64::from_le_bytes(b.get(*at + 1..*at + 9)?.try_into().ok()?),
+            9,
+        ),
+        _ => return None,
+    };
+    *at += len;
+    Some(value)
+}
+
+/// Bincode's input for a decompressed payload: reads are slice copies and
+/// strings are borrowed from the payload (bincode's `io::Read` path copies
+/// every string through a buffer first); what is left unread stays visible,
+/// so a chunk with bytes after its records is caught.
+struct SliceRead<'a> {
+    rest: &'a [u8],
+}
+
+impl SliceRead<'_> {
+    fn split(&mut self, n: usize) -> std::io::Result<&[u8]> {
+        if n > self.rest.len() {
+            return Err(ErrorKind::UnexpectedEof.into());
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head)
+    }
+}
+
+impl Read for SliceRead<'_> {
+    #[inline]
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = out.len().min(self.rest.len());
+        out[..n].copy_from_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        Ok(n)
+    }
+
+    #[inline]
+    fn read_exact(&mut self, out: &mut [u8]) -> std::io::Result<()> {
+        let n = out.len();
+        out.copy_from_slice(self.split(n)?);
+        Ok(())
+    }
+}
+
+impl<'a> bincode::BincodeRead<'a> for &mut SliceRead<'a> {
+    #[inline]
+    fn forward_read_str<V: serde::de::Visitor<'a>>(
+        &mut self,
+        length: usize,
+        visitor: V,
+    ) -> bincode::Result<V::Value> {
+        let rest: &'a [u8] = self.rest;
+        if length > rest.len() {
+            return Err(Box::new(bincode::ErrorKind::Io(
+                ErrorKind::UnexpectedEof.into(),
+            )));
+        }
+        let (head, tail) = rest.split_at(length);
+        self.rest = tail;
+        match std::str::from_utf8(head) {
+            Ok(s) => visitor.visit_borrowed_str(s),
+            Err(e) => Err(Box::new(bincode::ErrorKind::InvalidUtf8Encoding(e))),
+        }
+    }
+
+    #[inline]
+    fn get_byte_buffer(&mut self, length: usize) -> bincode::Result<Vec<u8>> {
+        Ok(SliceRead::split(self, length)?.to_vec())
+    }
+
+    #[inline]
+    fn forward_read_bytes<V: serde::de::Visitor<'a>>(
+        &mut self,
+        length: usize,
+        visitor: V,
+    ) -> bincode::Result<V::Value> {
+        let rest: &'a [u8] = self.rest;
+        if length > rest.len() {
+            return Err(Box::new(bincode::ErrorKind::Io(
+                ErrorKind::UnexpectedEof.into(),
+            )));
+        }
+        let (head, tail) = rest.split_at(length);
+        self.rest = tail;
+        visitor.visit_borrowed_bytes(head)
     }
 }
 

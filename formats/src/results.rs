@@ -12,8 +12,19 @@ use std::path::Path;
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 4,
+    version: 5,
 };
+
+/// The version of results whose contexts are kept per process: written
+/// as version 4 (the same bytes as before version 5), so that builds that
+/// read up to version 4 still read them. Only results whose application
+/// contexts are summed over ranks ([`ResultsHeader::summed`]) need 5.
+const PER_PROCESS_VERSION: u32 = 4;
+
+/// The `process` of the application's stacks and contexts in a result
+/// whose contexts are summed over ranks ([`ResultsHeader::summed`]): they
+/// belong to all the application's ranks at once.
+pub const ALL_RANKS: u32 = u32::MAX;
 
 /// The oldest results version this build reads (version 2: no provenance,
 /// no lost counts, no damage notes; read as unknown provenance; versions 2
@@ -126,8 +137,66 @@ impl From<ResultsHeaderV2> for ResultsHeader {
             coverage: h.coverage,
             provenance: None,
             damage: Vec::new(),
+            summed: None,
         }
     }
+}
+
+/// [`ResultsHeader`] of results versions 3 and 4 (no `summed`); written
+/// for results whose contexts are per process.
+#[derive(Serialize, Deserialize)]
+struct ResultsHeaderV4<P, E, Pr, S, B, C, V, D> {
+    producer: P,
+    events: E,
+    processes: Pr,
+    shard: S,
+    blame_points: B,
+    coverage: C,
+    provenance: V,
+    damage: D,
+}
+
+type OwnedHeaderV4 = ResultsHeaderV4<
+    String,
+    Vec<EventDesc>,
+    Vec<ProcessInfo>,
+    Option<Shard>,
+    Vec<String>,
+    Vec<Coverage>,
+    Option<Provenance>,
+    Vec<String>,
+>;
+
+impl From<OwnedHeaderV4> for ResultsHeader {
+    fn from(h: OwnedHeaderV4) -> Self {
+        ResultsHeader {
+            producer: h.producer,
+            events: h.events,
+            processes: h.processes,
+            shard: h.shard,
+            blame_points: h.blame_points,
+            coverage: h.coverage,
+            provenance: h.provenance,
+            damage: h.damage,
+            summed: None,
+        }
+    }
+}
+
+/// What a result whose application contexts are summed over ranks (results
+/// version 5, `blame merge --sum-contexts`) was merged from.
+///
+/// Its variables, functions and per-process sample counts are kept per
+/// process as in any result, so every rank statistic stays exact; its
+/// stacks and contexts of application processes are summed over them
+/// (process [`ALL_RANKS`]), those of launchers kept per process. What needs
+/// each rank's calling contexts (per-rank profiles, the drill-down of one
+/// rank) reads the results it was merged from instead.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SummedContexts {
+    /// The results with per-rank contexts under this one (sorted, each
+    /// once): the inputs of the merge, or what merged summed inputs named.
+    pub from: Vec<String>,
 }
 
 /// A file that went into a result, identified by its size and content.
@@ -290,6 +359,9 @@ pub struct ResultsHeader {
     pub provenance: Option<Provenance>,
     /// What a salvaging `blame post` left out of a damaged recording.
     pub damage: Vec<String>,
+    /// `Some` when the application's stacks and contexts are summed over
+    /// its ranks (results version 5); `None` for per-process contexts.
+    pub summed: Option<SummedContexts>,
 }
 
 /// What share of one event's samples blame could explain (reached at least
@@ -491,6 +563,43 @@ pub struct Results {
 }
 
 impl Results {
+    /// True when the application's stacks and contexts are summed over its
+    /// ranks ([`ResultsHeader::summed`]).
+    pub fn is_summed(&self) -> bool {
+        self.header.summed.is_some()
+    }
+
+    /// The rank of `process` as stacks and contexts name it: `None` for
+    /// [`ALL_RANKS`] and processes without a rank.
+    pub fn rank_of(&self, process: u32) -> Option<u32> {
+        self.header
+            .processes
+            .get(process as usize)
+            .and_then(|p| p.rank)
+    }
+
+    /// For what needs each rank's calling contexts (`what`): an error
+    /// message when this result has them summed over ranks, naming the
+    /// results to use instead; `None` when it has them per process.
+    pub fn per_rank_contexts_missing(&self, what: &str) -> Option<String> {
+        let summed = self.header.summed.as_ref()?;
+        let ranks = self.header.processes.iter().filter(|p| !p.launcher).count();
+        let from = if summed.from.is_empty() {
+            "the results it was merged from (merged in memory: their names were not kept)"
+                .to_string()
+        } else {
+            format!(
+                "one of the results it was merged from: {}",
+                summed.from.join(", ")
+            )
+        };
+        Some(format!(
+            "{what} needs the calling contexts of each rank, but these results were merged with \
+             `blame merge --sum-contexts`: their calling contexts are summed over the {ranks} \
+             ranks (variables and functions are still per rank); use {from}"
+        ))
+    }
+
     /// The frames of stack `stack`, innermost first.
     pub fn stack_frames(&self, stack: u32) -> impl DoubleEndedIterator<Item = &SymFrame> + '_ {
         self.stacks[stack as usize]
@@ -548,7 +657,26 @@ impl Results {
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let file = AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
-        let mut w = ContainerWriter::new(file, path, RESULTS, &self.header)?;
+        let mut w = if self.header.summed.is_some() {
+            ContainerWriter::new(file, path, RESULTS, &self.header)?
+        } else {
+            let h = &self.header;
+            let kind = Kind {
+                version: PER_PROCESS_VERSION,
+                ..RESULTS
+            };
+            let v4 = ResultsHeaderV4 {
+                producer: &h.producer,
+                events: &h.events,
+                processes: &h.processes,
+                shard: &h.shard,
+                blame_points: &h.blame_points,
+                coverage: &h.coverage,
+                provenance: &h.provenance,
+                damage: &h.damage,
+            };
+            ContainerWriter::new(file, path, kind, &v4)?
+        };
         let mut buf = Vec::new();
         let mut count = 0u32;
         let records = self
@@ -590,10 +718,10 @@ impl Results {
 
     fn read_from<R: Read>(input: R, path: &Path) -> Result<Results> {
         let (mut r, chunk) = ContainerReader::open_header(input, path, RESULTS, OLDEST_READABLE)?;
-        let header: ResultsHeader = if r.version == 2 {
-            ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into()
-        } else {
-            ContainerReader::<R>::decode_header(&chunk, path)?
+        let header: ResultsHeader = match r.version {
+            2 => ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into(),
+            3 | 4 => ContainerReader::<R>::decode_header::<OwnedHeaderV4>(&chunk, path)?.into(),
+            _ => ContainerReader::<R>::decode_header(&chunk, path)?,
         };
         let mut out = Results {
             header,
@@ -608,78 +736,18 @@ impl Results {
                 offset: chunk.offset,
                 reason,
             };
-            // Old records are converted one at a time, each after the
+            // Records are decoded straight from the chunk's bytes into
+            // `out`. Old records are converted one at a time, each after the
             // records before it are in `out` (a context names a variable
             // read earlier, maybe in the same chunk).
-            let records: Vec<Decoded> = match old {
-                None => chunk
-                    .decode::<ResultRecord>(path)?
-                    .into_iter()
-                    .map(Decoded::Now)
-                    .collect(),
-                Some(_) => chunk
-                    .decode::<ResultRecordV3>(path)?
-                    .into_iter()
-                    .map(Decoded::V3)
-                    .collect(),
-            };
-            for rec in records {
-                let rec = match rec {
-                    Decoded::Now(rec) => rec,
-                    Decoded::V3(rec) => old
-                        .as_mut()
-                        .expect("old records come with the old layout")
-                        .convert(rec, &mut out),
-                };
-                let bad_process = |p: u32| corrupt(format!("refers to process {p} of {nproc}"));
-                match rec {
-                    ResultRecord::Variable(v) => {
-                        if let Some(p) = v.values.iter().find(|x| x.process >= nproc) {
-                            return Err(bad_process(p.process));
-                        }
-                        out.variables.push(v)
-                    }
-                    ResultRecord::Function(f) => {
-                        if let Some(p) = f.values.iter().find(|x| x.process >= nproc) {
-                            return Err(bad_process(p.process));
-                        }
-                        out.functions.push(f)
-                    }
-                    ResultRecord::Frame(f) => out.frames.push(f),
-                    ResultRecord::Stack(st) => {
-                        if st.process >= nproc {
-                            return Err(bad_process(st.process));
-                        }
-                        if let Some(f) = st.frames.iter().find(|&&f| f as usize >= out.frames.len())
-                        {
-                            return Err(corrupt(format!(
-                                "stack refers to frame {f} of {}",
-                                out.frames.len()
-                            )));
-                        }
-                        out.stacks.push(st)
-                    }
-                    ResultRecord::Context(c) => {
-                        if c.process >= nproc {
-                            return Err(bad_process(c.process));
-                        }
-                        if c.stack as usize >= out.stacks.len() {
-                            return Err(corrupt(format!(
-                                "context refers to stack {} of {}",
-                                c.stack,
-                                out.stacks.len()
-                            )));
-                        }
-                        if c.variable as usize >= out.variables.len() {
-                            return Err(corrupt(format!(
-                                "context refers to variable {} of {}",
-                                c.variable,
-                                out.variables.len()
-                            )));
-                        }
-                        out.contexts.push(c)
-                    }
-                }
+            match old.as_mut() {
+                None => chunk.decode_each_with::<ResultRecord>(path, fast_record, |rec| {
+                    Self::push_record(&mut out, rec, nproc, &corrupt)
+                })?,
+                Some(old) => chunk.decode_each::<ResultRecordV3>(path, |rec| {
+                    let rec = old.convert(rec, &mut out);
+                    Self::push_record(&mut out, rec, nproc, &corrupt)
+                })?,
             }
         }
         r.require_end()?;
@@ -687,10 +755,119 @@ impl Results {
     }
 }
 
-/// A data record as decoded, of this version or of versions 2 and 3.
-enum Decoded {
-    Now(ResultRecord),
-    V3(ResultRecordV3),
+impl Results {
+    /// Checks one decoded record against what is already read and appends it.
+    fn push_record(
+        out: &mut Results,
+        rec: ResultRecord,
+        nproc: u32,
+        corrupt: &dyn Fn(String) -> FormatError,
+    ) -> Result<()> {
+        let bad_process = |p: u32| corrupt(format!("refers to process {p} of {nproc}"));
+        // Stacks and contexts of a summed result may belong to all ranks.
+        let summed = out.header.summed.is_some();
+        let context_process_ok = |p: u32| p < nproc || (summed && p == ALL_RANKS);
+        match rec {
+            ResultRecord::Variable(v) => {
+                if let Some(p) = v.values.iter().find(|x| x.process >= nproc) {
+                    return Err(bad_process(p.process));
+                }
+                out.variables.push(v)
+            }
+            ResultRecord::Function(f) => {
+                if let Some(p) = f.values.iter().find(|x| x.process >= nproc) {
+                    return Err(bad_process(p.process));
+                }
+                out.functions.push(f)
+            }
+            ResultRecord::Frame(f) => out.frames.push(f),
+            ResultRecord::Stack(st) => {
+                if !context_process_ok(st.process) {
+                    return Err(bad_process(st.process));
+                }
+                if let Some(f) = st.frames.iter().find(|&&f| f as usize >= out.frames.len()) {
+                    return Err(corrupt(format!(
+                        "stack refers to frame {f} of {}",
+                        out.frames.len()
+                    )));
+                }
+                out.stacks.push(st)
+            }
+            ResultRecord::Context(c) => {
+                if !context_process_ok(c.process) {
+                    return Err(bad_process(c.process));
+                }
+                if c.stack as usize >= out.stacks.len() {
+                    return Err(corrupt(format!(
+                        "context refers to stack {} of {}",
+                        c.stack,
+                        out.stacks.len()
+                    )));
+                }
+                if c.variable as usize >= out.variables.len() {
+                    return Err(corrupt(format!(
+                        "context refers to variable {} of {}",
+                        c.variable,
+                        out.variables.len()
+                    )));
+                }
+                out.contexts.push(c)
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decodes a context or stack record (bincode, varint integers, raw
+/// little-endian floats) at the start of `b` without serde: nearly all
+/// records of a result are one or the other. `None` for anything else and
+/// for any record bincode would not decode to the same value (it then
+/// decodes or rejects it itself).
+fn fast_record(b: &[u8]) -> Option<(ResultRecord, usize)> {
+    use crate::container::varint;
+    let u32_at = |at: &mut usize| u32::try_from(varint(b, at)?).ok();
+    let f64_at = |at: &mut usize| -> Option<f64> {
+        let bytes = b.get(*at..*at + 8)?;
+        *at += 8;
+        Some(f64::from_le_bytes(bytes.try_into().ok()?))
+    };
+    // A sequence's length: each element takes at least one byte, so a
+    // length past the bytes left is bincode's to reject.
+    let len_at = |at: &mut usize| -> Option<usize> {
+        let n = usize::try_from(varint(b, at)?).ok()?;
+        (n <= b.len() - *at).then_some(n)
+    };
+    let mut at = 1;
+    let record = match *b.first()? {
+        // ResultRecord::Stack
+        3 => {
+            let process = u32_at(&mut at)?;
+            let n = len_at(&mut at)?;
+            let mut frames = Vec::with_capacity(n);
+            for _ in 0..n {
+                frames.push(u32_at(&mut at)?);
+            }
+            let n = len_at(&mut at)?;
+            let mut samples = Vec::with_capacity(n);
+            for _ in 0..n {
+                samples.push(f64_at(&mut at)?);
+            }
+            ResultRecord::Stack(StackRecord {
+                process,
+                frames,
+                samples,
+            })
+        }
+        // ResultRecord::Context
+        4 => ResultRecord::Context(ContextBlame {
+            variable: u32_at(&mut at)?,
+            process: u32_at(&mut at)?,
+            stack: u32_at(&mut at)?,
+            samples: f64_at(&mut at)?,
+        }),
+        _ => return None,
+    };
+    Some((record, at))
 }
 
 /// Interning of version 2 and 3 records while they are read: frames into
@@ -754,5 +931,60 @@ impl OldLayout {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record decoder without serde decodes stacks and contexts
+    /// exactly as bincode does (every varint width, empty and long
+    /// sequences, any float), declines every cut and anything else.
+    #[test]
+    fn fast_records_decode_as_bincode_does() {
+        let edges = [0u32, 1, 250, 251, 65_535, 65_536, u32::MAX];
+        let floats = [0.0, -0.0, 1.5, f64::MAX, f64::NAN, 1e-300];
+        let mut records = Vec::new();
+        for (i, &a) in edges.iter().enumerate() {
+            records.push(ResultRecord::Context(ContextBlame {
+                variable: a,
+                process: edges[(i + 1) % edges.len()],
+                stack: edges[(i + 3) % edges.len()],
+                samples: floats[i % floats.len()],
+            }));
+            records.push(ResultRecord::Stack(StackRecord {
+                process: a,
+                frames: edges.iter().cycle().skip(i).take(i * 50).copied().collect(),
+                samples: floats.iter().take(i).copied().collect(),
+            }));
+        }
+        let bits = |r: &ResultRecord| format!("{r:?}");
+        for r in &records {
+            let mut buf = Vec::new();
+            crate::container::encode_into(&mut buf, r).unwrap();
+            let (got, used) = fast_record(&buf).expect("a stack or context");
+            assert_eq!(used, buf.len());
+            assert_eq!(bits(&got), bits(r));
+            for cut in 0..buf.len() {
+                assert!(fast_record(&buf[..cut]).is_none(), "cut at {cut} of {r:?}");
+            }
+        }
+        let mut buf = Vec::new();
+        crate::container::encode_into(
+            &mut buf,
+            &ResultRecord::Frame(SymFrame {
+                function: "f".into(),
+                file: String::new(),
+                line: 1,
+                column: 0,
+                inlined: false,
+            }),
+        )
+        .unwrap();
+        assert!(fast_record(&buf).is_none());
+        // A process id past u32, a length past the bytes: bincode's.
+        assert!(fast_record(&[4, 253, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]).is_none());
+        assert!(fast_record(&[3, 0, 200, 1, 2]).is_none());
     }
 }

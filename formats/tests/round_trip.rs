@@ -489,7 +489,20 @@ fn results_of_version_3_are_read_with_frames_and_keys_interned() {
         stack: 0,
         samples: 2.0,
     }));
-    let mut w = ContainerWriter::new(Vec::new(), "<v3>", v3, &now.header).unwrap();
+    // The header of versions 3 and 4: version 5's without `summed` (a
+    // tuple encodes as the struct of its fields).
+    let h = &now.header;
+    let header_v3 = (
+        &h.producer,
+        &h.events,
+        &h.processes,
+        &h.shard,
+        &h.blame_points,
+        &h.coverage,
+        &h.provenance,
+        &h.damage,
+    );
+    let mut w = ContainerWriter::new(Vec::new(), "<v3>", v3, &header_v3).unwrap();
     let mut payload = Vec::new();
     for r in &records {
         bincode::DefaultOptions::new()

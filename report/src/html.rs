@@ -51,6 +51,12 @@ pub fn html_with_options(
     sources: &mut SourceCache,
     all_variables: bool,
 ) -> Result<String, views::ViewError> {
+    // The page filters its code tree and call paths by rank.
+    if let Some(refusal) =
+        results.per_rank_contexts_missing("the HTML report (code tree and call paths by rank)")
+    {
+        return Err(views::ViewError::Filter(refusal));
+    }
     let filters = Filters {
         event: event.map(str::to_string),
         ..Default::default()

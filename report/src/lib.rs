@@ -34,3 +34,5 @@ mod tests_consumers;
 mod tests_interop;
 #[cfg(test)]
 mod tests_naming;
+#[cfg(test)]
+mod tests_summed;

@@ -68,6 +68,7 @@ pub(crate) fn fixture() -> Results {
             coverage: vec![],
             provenance: None,
             damage: vec![],
+            summed: None,
         },
         variables: vec![
             VariableBlame {

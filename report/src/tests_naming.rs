@@ -302,4 +302,3 @@ fn call_paths_of_a_drilldown_name_functions_as_the_source_does() {
     assert_eq!(top.functions, ["System::forces()", "foo", "main"]);
     assert_eq!(top.frames[0].function, "System::forces()");
 }
-

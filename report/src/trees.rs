@@ -9,7 +9,7 @@
 //! children's, floored at zero: a node is drawn as wide as the larger of its
 //! blame and its children's sum.
 
-use blame_formats::results::Results;
+use blame_formats::results::{Results, ALL_RANKS};
 use std::collections::BTreeMap;
 
 /// Which tree an export shows.
@@ -181,8 +181,13 @@ pub fn stacks_with(
     }
 }
 
-/// A label for a process: `rank N`, or `pid P` for processes without a rank.
+/// A label for a process: `rank N`, or `pid P` for processes without a
+/// rank; `all ranks` for the application's stacks of results whose
+/// contexts are summed over ranks ([`ALL_RANKS`]).
 pub fn process_label(results: &Results, process: u32) -> String {
+    if process == ALL_RANKS && results.is_summed() {
+        return "all ranks".into();
+    }
     match results.header.processes.get(process as usize) {
         Some(p) => match p.rank {
             Some(r) => format!("rank {r}"),

@@ -734,6 +734,15 @@ pub fn drilldown(
     sources: &mut SourceCache,
 ) -> Result<DrillView, ViewError> {
     let scope = Scope::new(results, filters)?;
+    if let Some(r) = filters.rank {
+        if let Some(refusal) =
+            results.per_rank_contexts_missing(&format!("the drill-down of rank {r} (--rank)"))
+        {
+            return Err(ViewError::Filter(refusal));
+        }
+    }
+    // Results summed over ranks: the application's contexts are all ranks'.
+    let all_ranks = results.is_summed() && filters.rank.is_none();
     let (want_fn, want_name) = match path.rsplit_once("::") {
         Some((f, n)) => (Some(f), n),
         None => (None, path),
@@ -762,7 +771,8 @@ pub fn drilldown(
                 || k.function != row.function
                 || k.file != row.file
                 || k.line != row.line
-                || !scope.processes.contains(&c.process)
+                || !(scope.processes.contains(&c.process)
+                    || (all_ranks && c.process == blame_formats::results::ALL_RANKS))
             {
                 continue;
             }
@@ -785,11 +795,7 @@ pub fn drilldown(
             groups
                 .entry(frames.iter().map(|f| f.function.as_str()).collect())
                 .or_insert_with(|| PathGroup::new(c.stack))
-                .add(
-                    c.samples,
-                    results.header.processes[c.process as usize].rank,
-                    c.stack,
-                );
+                .add(c.samples, results.rank_of(c.process), c.stack);
         }
         let of_variable = |x: f64| {
             if row.samples > 0.0 {

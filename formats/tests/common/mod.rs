@@ -435,6 +435,7 @@ pub fn results(variables: usize) -> Results {
                 options: vec![("loop-threshold".into(), "0.75".into())],
             }),
             damage: vec!["run/rank-3.bstream: damaged bytes 100..200 skipped".into()],
+            summed: None,
         },
         variables: variables_v,
         functions,

@@ -141,6 +141,10 @@ pub fn cubex(
     event: Option<&str>,
     all_variables: bool,
 ) -> Result<Vec<u8>, String> {
+    if let Some(refusal) = results.per_rank_contexts_missing("a Cube4 export (call paths by rank)")
+    {
+        return Err(refusal);
+    }
     let e = trees::event_index(results, event)?;
     let event_name = results
         .header

@@ -48,6 +48,15 @@ pub fn export_with(
     event: Option<&str>,
     all_variables: bool,
 ) -> Result<Vec<u8>, String> {
+    // A profile, thread or location per rank needs each rank's contexts.
+    let per_rank = match format {
+        ExportFormat::Speedscope => Some("a Speedscope export (a profile per rank)"),
+        ExportFormat::Firefox => Some("a Firefox Profiler export (a thread per rank)"),
+        _ => None,
+    };
+    if let Some(refusal) = per_rank.and_then(|what| results.per_rank_contexts_missing(what)) {
+        return Err(refusal);
+    }
     let e = trees::event_index(results, event)?;
     let event_name = results
         .header

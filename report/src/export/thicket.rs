@@ -17,7 +17,7 @@
 
 use crate::trees;
 use crate::views::{self, Filters};
-use blame_formats::results::Results;
+use blame_formats::results::{Results, ALL_RANKS};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -177,7 +177,9 @@ fn run_trees(
     // Code tree: the application's calling contexts (all processes when none is marked).
     let mut code: BTreeMap<String, Node> = BTreeMap::new();
     for s in trees::code_stacks(results, e) {
-        if any_app && !app.get(s.process as usize).copied().unwrap_or(false) {
+        // Summed results: the application's stacks are all ranks' at once.
+        let summed_app = s.process == ALL_RANKS && results.is_summed();
+        if any_app && !summed_app && !app.get(s.process as usize).copied().unwrap_or(false) {
             continue;
         }
         let Some((first, rest)) = s.frames.split_first() else {
