@@ -310,31 +310,6 @@ impl Chunk {
     }
 }
 
-/// A bincode varint at `b[*at..]` (one byte up to 250, else a marker byte
-/// and 2, 4 or 8 little-endian bytes), `*at` moved past it.
-#[inline]
-pub(crate) fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
-    let first = *b.get(*at)?;
-    let (value, len) = match first {
-        0..=250 => (first as u64, 1),
-        251 => (
-            u16::from_le_bytes(b.get(*at + 1..*at + 3)?.try_into().ok()?) as u64,
-            3,
-        ),
-        252 => (
-            u32::from_le_bytes(b.get(*at + 1..*at + 5)?.try_into().ok()?) as u64,
-            5,
-        ),
-        253 => (
-            u64::from_le_bytes(b.get(*at + 1..*at + 9)?.try_into().ok()?),
-            9,
-        ),
-        _ => return None,
-    };
-    *at += len;
-    Some(value)
-}
-
 /// Bincode's input for a decompressed payload: reads are slice copies and
 /// strings are borrowed from the payload (bincode's `io::Read` path copies
 /// every string through a buffer first); what is left unread stays visible,

@@ -741,7 +741,7 @@ impl Results {
             // records before it are in `out` (a context names a variable
             // read earlier, maybe in the same chunk).
             match old.as_mut() {
-                None => chunk.decode_each_with::<ResultRecord>(path, fast_record, |rec| {
+                None => chunk.decode_each::<ResultRecord>(path, |rec| {
                     Self::push_record(&mut out, rec, nproc, &corrupt)
                 })?,
                 Some(old) => chunk.decode_each::<ResultRecordV3>(path, |rec| {
@@ -818,58 +818,6 @@ impl Results {
     }
 }
 
-/// Decodes a context or stack record (bincode, varint integers, raw
-/// little-endian floats) at the start of `b` without serde: nearly all
-/// records of a result are one or the other. `None` for anything else and
-/// for any record bincode would not decode to the same value (it then
-/// decodes or rejects it itself).
-fn fast_record(b: &[u8]) -> Option<(ResultRecord, usize)> {
-    use crate::container::varint;
-    let u32_at = |at: &mut usize| u32::try_from(varint(b, at)?).ok();
-    let f64_at = |at: &mut usize| -> Option<f64> {
-        let bytes = b.get(*at..*at + 8)?;
-        *at += 8;
-        Some(f64::from_le_bytes(bytes.try_into().ok()?))
-    };
-    // A sequence's length: each element takes at least one byte, so a
-    // length past the bytes left is bincode's to reject.
-    let len_at = |at: &mut usize| -> Option<usize> {
-        let n = usize::try_from(varint(b, at)?).ok()?;
-        (n <= b.len() - *at).then_some(n)
-    };
-    let mut at = 1;
-    let record = match *b.first()? {
-        // ResultRecord::Stack
-        3 => {
-            let process = u32_at(&mut at)?;
-            let n = len_at(&mut at)?;
-            let mut frames = Vec::with_capacity(n);
-            for _ in 0..n {
-                frames.push(u32_at(&mut at)?);
-            }
-            let n = len_at(&mut at)?;
-            let mut samples = Vec::with_capacity(n);
-            for _ in 0..n {
-                samples.push(f64_at(&mut at)?);
-            }
-            ResultRecord::Stack(StackRecord {
-                process,
-                frames,
-                samples,
-            })
-        }
-        // ResultRecord::Context
-        4 => ResultRecord::Context(ContextBlame {
-            variable: u32_at(&mut at)?,
-            process: u32_at(&mut at)?,
-            stack: u32_at(&mut at)?,
-            samples: f64_at(&mut at)?,
-        }),
-        _ => return None,
-    };
-    Some((record, at))
-}
-
 /// Interning of version 2 and 3 records while they are read: frames into
 /// `Results::frames`, context keys into indices of `Results::variables`
 /// (a key no variable record has, which those versions did not forbid,
@@ -931,60 +879,5 @@ impl OldLayout {
                 })
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The record decoder without serde decodes stacks and contexts
-    /// exactly as bincode does (every varint width, empty and long
-    /// sequences, any float), declines every cut and anything else.
-    #[test]
-    fn fast_records_decode_as_bincode_does() {
-        let edges = [0u32, 1, 250, 251, 65_535, 65_536, u32::MAX];
-        let floats = [0.0, -0.0, 1.5, f64::MAX, f64::NAN, 1e-300];
-        let mut records = Vec::new();
-        for (i, &a) in edges.iter().enumerate() {
-            records.push(ResultRecord::Context(ContextBlame {
-                variable: a,
-                process: edges[(i + 1) % edges.len()],
-                stack: edges[(i + 3) % edges.len()],
-                samples: floats[i % floats.len()],
-            }));
-            records.push(ResultRecord::Stack(StackRecord {
-                process: a,
-                frames: edges.iter().cycle().skip(i).take(i * 50).copied().collect(),
-                samples: floats.iter().take(i).copied().collect(),
-            }));
-        }
-        let bits = |r: &ResultRecord| format!("{r:?}");
-        for r in &records {
-            let mut buf = Vec::new();
-            crate::container::encode_into(&mut buf, r).unwrap();
-            let (got, used) = fast_record(&buf).expect("a stack or context");
-            assert_eq!(used, buf.len());
-            assert_eq!(bits(&got), bits(r));
-            for cut in 0..buf.len() {
-                assert!(fast_record(&buf[..cut]).is_none(), "cut at {cut} of {r:?}");
-            }
-        }
-        let mut buf = Vec::new();
-        crate::container::encode_into(
-            &mut buf,
-            &ResultRecord::Frame(SymFrame {
-                function: "f".into(),
-                file: String::new(),
-                line: 1,
-                column: 0,
-                inlined: false,
-            }),
-        )
-        .unwrap();
-        assert!(fast_record(&buf).is_none());
-        // A process id past u32, a length past the bytes: bincode's.
-        assert!(fast_record(&[4, 253, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]).is_none());
-        assert!(fast_record(&[3, 0, 200, 1, 2]).is_none());
     }
 }

@@ -6,7 +6,7 @@
 //! a stack of depth 20 seen a million times is stored once.
 
 use crate::container::{
-    encode_into, varint, ContainerReader, ContainerWriter, Kind, RawChunk, Salvaged, Skipped,
+    encode_into, ContainerReader, ContainerWriter, Kind, RawChunk, Salvaged, Skipped,
 };
 use crate::error::{FormatError, Result};
 use serde::{Deserialize, Serialize};
@@ -833,6 +833,31 @@ fn fast_sample(b: &[u8]) -> Option<(WireRecord, usize)> {
         }),
         at,
     ))
+}
+
+/// A bincode varint at `b[*at..]` (one byte up to 250, else a marker byte
+/// and 2, 4 or 8 little-endian bytes), `*at` moved past it.
+#[inline]
+fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+    let first = *b.get(*at)?;
+    let (value, len) = match first {
+        0..=250 => (first as u64, 1),
+        251 => (
+            u16::from_le_bytes(b.get(*at + 1..*at + 3)?.try_into().ok()?) as u64,
+            3,
+        ),
+        252 => (
+            u32::from_le_bytes(b.get(*at + 1..*at + 5)?.try_into().ok()?) as u64,
+            5,
+        ),
+        253 => (
+            u64::from_le_bytes(b.get(*at + 1..*at + 9)?.try_into().ok()?),
+            9,
+        ),
+        _ => return None,
+    };
+    *at += len;
+    Some(value)
 }
 
 /// A whole stream in memory, with its stack table resolved.
