@@ -256,34 +256,14 @@ impl Chunk {
     pub fn decode_each<T: DeserializeOwned>(
         &self,
         path: &Path,
-        each: impl FnMut(T) -> Result<()>,
-    ) -> Result<()> {
-        self.decode_each_with(path, |_| None, each)
-    }
-
-    /// [`Self::decode_each`] with a decoder for the commonest records:
-    /// `fast(rest)` decodes the record at the start of `rest` and says how
-    /// many bytes it took, or returns `None` for any record it does not
-    /// decode exactly as bincode would (another kind, a value out of range,
-    /// too few bytes), which bincode then decodes (and reports) as usual.
-    pub(crate) fn decode_each_with<T: DeserializeOwned>(
-        &self,
-        path: &Path,
-        mut fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
         mut each: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
+        let opts = codec(self.payload.len() as u64);
         let mut input = SliceRead {
             rest: &self.payload,
         };
+        let mut de = bincode::Deserializer::with_bincode_read(&mut input, opts);
         for i in 0..self.record_count {
-            if let Some((value, used)) = fast(input.rest) {
-                input.rest = &input.rest[used..];
-                each(value)?;
-                continue;
-            }
-            // The byte limit of the whole payload, from here: what is left.
-            let opts = codec(input.rest.len() as u64);
-            let mut de = bincode::Deserializer::with_bincode_read(&mut input, opts);
             let value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
                 FormatError::CorruptChunk {
                     path: path.to_path_buf(),
@@ -294,6 +274,7 @@ impl Chunk {
             })?;
             each(value)?;
         }
+        drop(de);
         if !input.rest.is_empty() {
             return Err(FormatError::CorruptChunk {
                 path: path.to_path_buf(),

@@ -762,102 +762,10 @@ pub fn decode_chunk(chunk: RawChunk, path: &Path) -> Result<Vec<Record>> {
 pub fn decode_chunk_each(chunk: RawChunk, path: &Path, mut each: impl FnMut(Record)) -> Result<()> {
     let chunk = chunk.decompress(path)?;
     let mut last_time = 0;
-    chunk.decode_each_with::<WireRecord>(path, fast_record, |w| {
+    chunk.decode_each::<WireRecord>(path, |w| {
         each(from_wire(w, &mut last_time));
         Ok(())
     })
-}
-
-/// Decodes a sample or stack-node record (bincode with varint integers)
-/// at the start of `b` without serde: nearly all records of a stream are
-/// one or the other. `None` for anything else, and for any record bincode
-/// would not decode to the same value (it then decodes or rejects it).
-fn fast_record(b: &[u8]) -> Option<(WireRecord, usize)> {
-    // The variant indices of `WireRecord::Stack` and `::Sample`, one varint byte each.
-    match *b.first()? {
-        2 => fast_stack(b),
-        3 => fast_sample(b),
-        _ => None,
-    }
-}
-
-/// [`fast_record`] of a `WireRecord::Stack`.
-fn fast_stack(b: &[u8]) -> Option<(WireRecord, usize)> {
-    let mut at = 1;
-    let id = u32::try_from(varint(b, &mut at)?).ok()?;
-    let parent = u32::try_from(varint(b, &mut at)?).ok()?;
-    let address = varint(b, &mut at)?;
-    Some((
-        WireRecord::Stack(StackNode {
-            id,
-            parent,
-            address,
-        }),
-        at,
-    ))
-}
-
-/// [`fast_record`] of a `WireRecord::Sample`.
-fn fast_sample(b: &[u8]) -> Option<(WireRecord, usize)> {
-    let mut at = 1;
-    let tid = u32::try_from(varint(b, &mut at)?).ok()?;
-    let zigzag = varint(b, &mut at)?;
-    // bincode's zigzag: even n is n / 2, odd n is !(n / 2).
-    let time_delta_ns = if zigzag % 2 == 0 {
-        (zigzag / 2) as i64
-    } else {
-        !(zigzag / 2) as i64
-    };
-    let event = u16::try_from(varint(b, &mut at)?).ok()?;
-    let weight = varint(b, &mut at)?;
-    let stack = u32::try_from(varint(b, &mut at)?).ok()?;
-    let data_address = match b.get(at)? {
-        0 => {
-            at += 1;
-            None
-        }
-        1 => {
-            at += 1;
-            Some(varint(b, &mut at)?)
-        }
-        _ => return None,
-    };
-    Some((
-        WireRecord::Sample(EncodedSample {
-            tid,
-            time_delta_ns,
-            event,
-            weight,
-            stack,
-            data_address,
-        }),
-        at,
-    ))
-}
-
-/// A bincode varint at `b[*at..]` (one byte up to 250, else a marker byte
-/// and 2, 4 or 8 little-endian bytes), `*at` moved past it.
-#[inline]
-fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
-    let first = *b.get(*at)?;
-    let (value, len) = match first {
-        0..=250 => (first as u64, 1),
-        251 => (
-            u16::from_le_bytes(b.get(*at + 1..*at + 3)?.try_into().ok()?) as u64,
-            3,
-        ),
-        252 => (
-            u32::from_le_bytes(b.get(*at + 1..*at + 5)?.try_into().ok()?) as u64,
-            5,
-        ),
-        253 => (
-            u64::from_le_bytes(b.get(*at + 1..*at + 9)?.try_into().ok()?),
-            9,
-        ),
-        _ => return None,
-    };
-    *at += len;
-    Some(value)
 }
 
 /// A whole stream in memory, with its stack table resolved.
@@ -1236,72 +1144,6 @@ impl SalvagedStacks {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The record decoder without serde decodes every sample and stack node
-    /// exactly as bincode does (edge values of every field, every varint width), and
-    /// leaves anything else to bincode.
-    #[test]
-    fn fast_records_decode_as_bincode_does() {
-        let edges = [
-            0u64,
-            1,
-            250,
-            251,
-            65_535,
-            65_536,
-            u32::MAX as u64,
-            u32::MAX as u64 + 1,
-            u64::MAX,
-        ];
-        let mut n = 0;
-        for (i, &a) in edges.iter().enumerate() {
-            for &b in &edges {
-                let s = EncodedSample {
-                    tid: a.min(u32::MAX as u64) as u32,
-                    time_delta_ns: if i % 2 == 0 { a as i64 } else { -(b as i64) },
-                    event: b.min(u16::MAX as u64) as u16,
-                    weight: b,
-                    stack: (a ^ b).min(u32::MAX as u64) as u32,
-                    data_address: (i % 3 != 0).then_some(a.wrapping_add(b)),
-                };
-                let mut buf = Vec::new();
-                encode_into(&mut buf, &WireRecord::Sample(s)).unwrap();
-                let (got, used) = fast_record(&buf).expect("a sample");
-                assert_eq!(used, buf.len());
-                assert_eq!(got, WireRecord::Sample(s));
-                // Cut anywhere: not decoded (bincode reports it).
-                for cut in 0..buf.len() {
-                    assert!(fast_record(&buf[..cut]).is_none());
-                }
-                let node = StackNode {
-                    id: s.tid,
-                    parent: s.stack,
-                    address: b,
-                };
-                let mut buf = Vec::new();
-                encode_into(&mut buf, &WireRecord::Stack(node)).unwrap();
-                assert_eq!(
-                    fast_record(&buf),
-                    Some((WireRecord::Stack(node), buf.len()))
-                );
-                for cut in 0..buf.len() {
-                    assert!(fast_record(&buf[..cut]).is_none());
-                }
-                n += 1;
-            }
-        }
-        assert_eq!(n, edges.len() * edges.len());
-        // Other records, and values out of a field's range, are bincode's.
-        let mut buf = Vec::new();
-        encode_into(&mut buf, &WireRecord::Lost(Lost { event: 1, count: 2 })).unwrap();
-        assert!(fast_record(&buf).is_none());
-        let wide_event = [3u8, 1, 0, 252, 0, 0, 1, 0, 1, 1, 0];
-        assert!(fast_record(&wide_event).is_none());
-        let bad_option = [3u8, 1, 0, 1, 1, 1, 2];
-        assert!(fast_record(&bad_option).is_none());
-        let wide_parent = [2u8, 1, 253, 0, 0, 0, 0, 1, 0, 0, 0, 7];
-        assert!(fast_record(&wide_parent).is_none());
-    }
 
     /// The whole-stack cache must give exactly the ids of the frame-by-frame
     /// walk, before and after it is cleared for being full.
