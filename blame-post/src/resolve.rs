@@ -982,13 +982,14 @@ fn footprints_in<'a>(
     fi: u32,
 ) -> impl Fn(u32) -> u64 + 'a {
     move |vi: u32| -> u64 {
-        let Some(heap) = heap.filter(|h| !h.is_empty()) else {
-            return 0;
-        };
+        let heap = heap.filter(|h| !h.is_empty());
+        // The run's heap blocks, else an array the target's function names
+        // directly (a caller's `double macro[4]` passed as `xsout`).
         let held = |v: VarRef| {
-            with_containers(index, v)
-                .into_iter()
-                .find_map(|c| heap.get(index, c))
+            with_containers(index, v).into_iter().find_map(|c| {
+                heap.and_then(|h| h.get(index, c))
+                    .or_else(|| array_bytes(index, c))
+            })
         };
         let targets = lift_through_callers(index, frames, depth, fi, vi, 1.0);
         targets
@@ -997,6 +998,18 @@ fn footprints_in<'a>(
             .try_fold(0u64, |most, b| b.map(|b| most.max(b)))
             .unwrap_or(0)
     }
+}
+
+/// The bytes of variable `v` when its function's read table knows them (an
+/// array named directly: a global, a stack array).
+fn array_bytes(index: &StaticIndex, (fi, vi): VarRef) -> Option<u64> {
+    index.functions[fi as usize]
+        .reads
+        .iter()
+        .flat_map(|lr| lr.reads.iter().zip(&lr.costs))
+        .filter(|(r, c)| r.variable == vi && c.footprint > 0)
+        .map(|(_, c)| c.footprint)
+        .max()
 }
 
 /// The skid methods of a window that crosses inline instances: each

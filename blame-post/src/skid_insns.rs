@@ -84,28 +84,77 @@ pub struct Insn {
 const BACK_EDGE_WEIGHT: f64 = 124.0;
 const OTHER_EDGE_WEIGHT: f64 = 4.0;
 
+/// The loops of a function's code as ranges of instruction positions: a
+/// backward branch or jump at `hi` to `lo` closes the loop `lo..=hi`; two
+/// ranges that overlap without one holding the other are one loop (a loop
+/// body with two back edges, as an if/else at the end of a rotated loop
+/// gives), so the ranges nest.
+fn loop_ranges(insns: &[Insn], at: &HashMap<u64, usize>) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = insns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| {
+            let t = *at.get(x.target.as_ref()?)?;
+            (t <= i).then_some((t, i))
+        })
+        .collect();
+    loop {
+        ranges.sort_unstable();
+        ranges.dedup();
+        let crossing = (0..ranges.len()).find_map(|a| {
+            (a + 1..ranges.len()).find_map(|b| {
+                let (x, y) = (ranges[a], ranges[b]);
+                // x.0 <= y.0 (sorted): they cross when y starts inside x and ends beyond it.
+                (y.0 > x.0 && y.0 <= x.1 && y.1 > x.1).then_some((a, b))
+            })
+        });
+        let Some((a, b)) = crossing else {
+            return ranges;
+        };
+        let merged = (ranges[a].0, ranges[b].1);
+        ranges[a] = merged;
+        ranges.swap_remove(b);
+    }
+}
+
 /// How control can arrive at each instruction: `None` when it cannot be
 /// followed back (function entry, return from a call), else the
 /// predecessors with probabilities.
+///
+/// Execution frequencies from the loop heuristic: an edge from inside the
+/// innermost loop around an instruction (a back edge, or the fall-through
+/// of a loop test that stays in the loop) is taken 124 times for every 4
+/// that enter the loop from outside (the jump into a rotated loop's test,
+/// the preheader's fall-through).
 fn predecessors(insns: &[Insn]) -> Vec<Option<Vec<(usize, f64)>>> {
     let at: HashMap<u64, usize> = insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
+    let ranges = loop_ranges(insns, &at);
+    // The innermost loop around each instruction (the shortest range holding it).
+    let innermost: Vec<Option<(usize, usize)>> = (0..insns.len())
+        .map(|k| {
+            ranges
+                .iter()
+                .filter(|r| r.0 <= k && k <= r.1)
+                .min_by_key(|r| r.1 - r.0)
+                .copied()
+        })
+        .collect();
+    let weight = |from: usize, to: usize| match innermost[to] {
+        Some((lo, hi)) if lo <= from && from <= hi => BACK_EDGE_WEIGHT,
+        _ => OTHER_EDGE_WEIGHT,
+    };
     let mut preds: Vec<Vec<(usize, f64)>> = vec![Vec::new(); insns.len()];
     let mut cut = vec![false; insns.len()];
     for (i, x) in insns.iter().enumerate() {
         if let Some(&t) = x.target.as_ref().and_then(|t| at.get(t)) {
-            let w = if t <= i {
-                BACK_EDGE_WEIGHT
-            } else {
-                OTHER_EDGE_WEIGHT
-            };
-            preds[t].push((i, w));
+            preds[t].push((i, weight(i, t)));
         }
         if i + 1 < insns.len() {
             if x.is_call {
                 // What ran before the next instruction is the callee's return.
                 cut[i + 1] = true;
             } else if !x.ends_flow {
-                preds[i + 1].push((i, OTHER_EDGE_WEIGHT));
+                preds[i + 1].push((i, weight(i, i + 1)));
             }
         }
     }
@@ -299,6 +348,63 @@ fn file_bytes(path: &str) -> Option<Rc<Vec<u8>>> {
     })
 }
 
+/// The loadable segments of an object file: (address, size in memory,
+/// file offset, size in the file, writable).
+type Segments = Rc<Vec<(u64, u64, u64, u64, bool)>>;
+
+thread_local! {
+    static SEGMENTS: RefCell<HashMap<String, Segments>> = RefCell::new(HashMap::new());
+}
+
+fn segments_of(path: &str, bytes: &[u8]) -> Segments {
+    use object::{Object, ObjectSegment};
+    if let Some(s) = SEGMENTS.with(|c| c.borrow().get(path).cloned()) {
+        return s;
+    }
+    let segments: Vec<(u64, u64, u64, u64, bool)> = object::File::parse(bytes)
+        .map(|file| {
+            file.segments()
+                .map(|seg| {
+                    let (offset, size) = seg.file_range();
+                    let writable = match seg.flags() {
+                        object::SegmentFlags::Elf { p_flags, .. } => {
+                            p_flags.0 & object::elf::PF_W.0 != 0
+                        }
+                        _ => true,
+                    };
+                    (seg.address(), seg.size(), offset, size, writable)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let segments = Rc::new(segments);
+    SEGMENTS.with(|c| c.borrow_mut().insert(path.to_string(), segments.clone()));
+    segments
+}
+
+/// Whether the memory operand of `ins` is a literal of the object's
+/// read-only data addressed directly (`mulsd 0x974(%rip), %xmm7`: a
+/// constant of the constant pool): it has no variable in the read table
+/// and stays in the cache, so it never explains a miss. `m` maps the code.
+fn reads_read_only_literal(ins: &iced_x86::Instruction, m: &Mapping, segments: &Segments) -> bool {
+    if !ins.is_ip_rel_memory_operand() || ins.memory_index() != iced_x86::Register::None {
+        return false;
+    }
+    // The load bias: where the segment holding the code's file offset is mapped.
+    let Some(&(vaddr, _, offset, _, _)) = segments
+        .iter()
+        .find(|s| m.file_offset >= s.2 && m.file_offset < s.2 + s.3)
+    else {
+        return false;
+    };
+    let bias = m.start.wrapping_sub(vaddr + (m.file_offset - offset));
+    let target = ins.ip_rel_memory_address().wrapping_sub(bias);
+    segments
+        .iter()
+        .find(|s| target >= s.0 && target < s.0 + s.1)
+        .is_some_and(|s| !s.4)
+}
+
 fn decode_function(
     symbolizer: &mut Symbolizer,
     mappings: &[Mapping],
@@ -306,6 +412,7 @@ fn decode_function(
     list: &[(u64, bool)],
 ) -> Option<Decoded> {
     let bytes = file_bytes(&m.path)?;
+    let segments = segments_of(&m.path, &bytes);
     let mut insns = Vec::with_capacity(list.len());
     let mut decoded = Vec::with_capacity(list.len());
     let mut functions: Vec<Rc<str>> = Vec::with_capacity(list.len());
@@ -323,6 +430,7 @@ fn decode_function(
         let mut dec = iced_x86::Decoder::with_ip(64, code, addr, 0);
         let ins = dec.decode();
         let (reads_memory, ends_flow, target) = classify(&ins);
+        let reads_memory = reads_memory && !reads_read_only_literal(&ins, m, &segments);
         decoded.push(ins);
         let mut chain = symbolizer.frames_for(mappings, addr, false);
         let (line, function) = chain
@@ -642,6 +750,96 @@ mod tests {
             vec![(0, 49), (1, 26)]
         );
         assert!((lines[&(0, 49)] - 0.5).abs() < 1e-12, "{lines:?}");
+    }
+
+    /// A rotated loop entered by a jump into its test (a binary search at
+    /// -O1): the test's instruction is reached from the loop's own
+    /// fall-through 124 times for every 4 from the jump that enters it, so
+    /// a sample there skidded from the search's load, not from the load
+    /// before the loop.
+    ///
+    /// ```text
+    /// 0  movsd xmm10,[rsi]     line 158  (p->energy, before the loop)
+    /// 1  jmp 4                 line 158
+    /// 2  mov r9d,r8d           line 108  <- loop top: from 6 (back edge)
+    /// 3  cmp r9d,1; jle 9      line 108  (exit)
+    /// 4  shr r9d               line 109  <- from 3 (in the loop) or 1 (entry)
+    /// 5  movsd xmm7,[r14+r9*8] line 110  (grid[mid])
+    /// 6  jbe 2                 line 110
+    /// 7..9                     line 121
+    /// ```
+    #[test]
+    fn entries_into_a_loop_are_rarer_than_its_iterations() {
+        let mut v = vec![
+            insn(0x0, 158, true),
+            insn(0x4, 158, false),
+            insn(0x8, 108, false),
+            insn(0xc, 108, false),
+            insn(0x10, 109, false),
+            insn(0x14, 110, true),
+            insn(0x18, 110, false),
+            insn(0x1c, 121, false),
+            insn(0x20, 121, false),
+            insn(0x24, 121, true),
+        ];
+        v[1].target = Some(0x10);
+        v[1].ends_flow = true;
+        v[3].target = Some(0x24);
+        v[6].target = Some(0x8);
+        let preds = predecessors(&v);
+        let into_test = preds[4].clone().unwrap();
+        let from = |k: usize| into_test.iter().find(|p| p.0 == k).unwrap().1;
+        assert!((from(3) - 124.0 / 128.0).abs() < 1e-12, "{into_test:?}");
+        assert!((from(1) - 4.0 / 128.0).abs() < 1e-12, "{into_test:?}");
+        // Reported at the test, 1..3 back: nearly always the search's load.
+        let (lines, _) = window_over(&v, 4, LineSkid { mean: 3, spread: 1 });
+        assert!(lines[&(0, 110)] > 0.95, "{lines:?}");
+        // Two back edges whose ranges cross are one loop.
+        let at: HashMap<u64, usize> = v.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
+        v[8].target = Some(0xc);
+        assert_eq!(loop_ranges(&v, &at), vec![(2, 8)]);
+    }
+
+    /// A literal of the constant pool (`movsd 0x94b(%rip), %xmm3` into
+    /// .rodata) is not a read that can explain a miss; a RIP-relative load
+    /// of writable data (a global) and an indexed one still are.
+    #[test]
+    fn constant_pool_literals_are_not_candidate_loads() {
+        let segments: Segments = Rc::new(vec![
+            (0x400000, 0x1000, 0, 0x1000, false),
+            (0x401000, 0x1000, 0x1000, 0x1000, false),
+            (0x402000, 0x1000, 0x2000, 0x1000, false),
+            (0x403e00, 0x300, 0x2e00, 0x200, true),
+        ]);
+        let code = Mapping {
+            pid: 1,
+            start: 0x401000,
+            end: 0x402000,
+            file_offset: 0x1000,
+            path: "k".into(),
+            build_id: vec![],
+        };
+        let at = |bytes: &[u8], ip: u64| {
+            let mut d = iced_x86::Decoder::with_ip(64, bytes, ip, 0);
+            d.decode()
+        };
+        // movsd xmm3, [rip+0x94b] at 0x4016bd: 0x402010, read-only.
+        let literal = at(&[0xf2, 0x0f, 0x10, 0x1d, 0x4b, 0x09, 0, 0], 0x4016bd);
+        assert!(reads_read_only_literal(&literal, &code, &segments));
+        // The same at 0x4034bd: 0x403e10, writable (a global).
+        let global = at(&[0xf2, 0x0f, 0x10, 0x1d, 0x4b, 0x09, 0, 0], 0x4034bd);
+        assert!(!reads_read_only_literal(&global, &code, &segments));
+        // The same mapped 0x10000 higher (PIE): still the literal.
+        let moved = Mapping {
+            start: 0x411000,
+            end: 0x412000,
+            ..code.clone()
+        };
+        let literal = at(&[0xf2, 0x0f, 0x10, 0x1d, 0x4b, 0x09, 0, 0], 0x4116bd);
+        assert!(reads_read_only_literal(&literal, &moved, &segments));
+        // movsd xmm1, [r12+rdx*8]: not RIP-relative.
+        let indexed = at(&[0xf2, 0x41, 0x0f, 0x10, 0x0c, 0xd4], 0x401210);
+        assert!(!reads_read_only_literal(&indexed, &code, &segments));
     }
 
     /// Loads, stores and address arithmetic as the decoder sees them.
