@@ -409,7 +409,8 @@ impl<'a> AccessPatterns<'a> {
                 let Value::Inst(x) = strip_casts(f, v) else {
                     return None;
                 };
-                let arithmetic = matches!(f.insts[x as usize].op, Op::Binary { .. } | Op::Gep { .. });
+                let arithmetic =
+                    matches!(f.insts[x as usize].op, Op::Binary { .. } | Op::Gep { .. });
                 (arithmetic && !self.reads_slot(v, slot)).then(|| (slot, v.clone()))
             })
             .collect()

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 5;
+pub const ANALYSIS_VERSION: u64 = 6;
 
 pub use llvm_loader::{load_file, LoadError};
 

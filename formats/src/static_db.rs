@@ -22,7 +22,8 @@ pub const STATIC_DB: Kind = Kind {
     name: "blame static db",
     magic: *b"BLAMESDB",
     // 4: `Reuse` gained `Recent`, `Rows` and `Row` (a version-3 reader
-    // cannot decode them, so a db that may hold them is version 4).
+    // cannot decode them, so a db that may hold them is version 4), and
+    // `Variable` gained `heap_bytes`.
     version: 4,
 };
 
@@ -83,6 +84,13 @@ pub struct Variable {
     pub write_lines: Vec<u32>,
     /// Other variables of this function that alias this one.
     pub aliases: Vec<u32>,
+    /// Bytes of the heap block the variable receives from an allocation of
+    /// a size known at compile time (`p = malloc(sizeof(double) * 1024)`),
+    /// the largest of several; 0 when unknown (no allocation, or one whose
+    /// size is known only at run time). The access weights' footprint when
+    /// the run logged no allocations.
+    #[serde(default)]
+    pub heap_bytes: u64,
 }
 
 impl Variable {

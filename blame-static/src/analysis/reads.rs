@@ -138,6 +138,48 @@ pub(super) fn loops_and_reads(
     (loops, reads)
 }
 
+/// Sets each variable's `heap_bytes`: the size of the heap blocks it
+/// receives from allocations of a constant size (`p = malloc(8 * 1024)`,
+/// `calloc(64, 8)`, `new double[512]`), the largest of several; none when
+/// one of its allocations has a size known only at run time.
+pub(super) fn allocation_sizes(f: &Function, res: &mut Resolver, vars: &mut Vars) {
+    let constant = |v: Option<&Value>| match v {
+        Some(Value::ConstInt(c)) if *c > 0 => Some(*c as u64),
+        _ => None,
+    };
+    let mut sizes: HashMap<u32, Option<u64>> = HashMap::new();
+    for inst in &f.insts {
+        if !matches!(inst.op, Op::Store) {
+            continue;
+        }
+        let Value::Inst(c) = strip_casts(f, &inst.args[0]) else {
+            continue;
+        };
+        let call = &f.insts[c as usize];
+        let Op::Call { callee: Some(name) } = &call.op else {
+            continue;
+        };
+        let a = &call.args;
+        let bytes = match name.as_str() {
+            "malloc" | "_Znwm" | "_Znam" | "valloc" => constant(a.first()),
+            "calloc" => constant(a.first())
+                .zip(constant(a.get(1)))
+                .map(|(n, k)| n * k),
+            "realloc" | "aligned_alloc" | "memalign" => constant(a.get(1)),
+            _ => continue,
+        };
+        for l in res.locs(&inst.args[1]) {
+            if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
+                let slot = sizes.entry(v).or_insert(Some(0));
+                *slot = slot.zip(bytes).map(|(x, y)| x.max(y));
+            }
+        }
+    }
+    for (v, bytes) in sizes {
+        vars.out[v as usize].heap_bytes = bytes.unwrap_or(0);
+    }
+}
+
 /// The source lines of the statement each instruction belongs to, for
 /// statements written over several lines (only those are listed).
 ///
@@ -450,6 +492,40 @@ pub(crate) mod read_table_tests {
         assert_eq!(names(4), names(3), "{:?}", line(&f, 4));
         assert_eq!(names(5), ["j", "u"], "{:?}", line(&f, 5));
         assert_eq!(names(2), ["j", "n"], "{:?}", line(&f, 2));
+    }
+
+    /// Heap blocks of a size known at compile time are the receiving
+    /// variable's `heap_bytes`; a size known only at run time leaves it 0.
+    #[test]
+    fn constant_allocation_sizes_are_the_receivers_heap_bytes() {
+        let f = summary(
+            "#include <stdlib.h>
+struct grid { double *e; };
+double k(int n, struct grid *g) {
+  double *table = malloc(sizeof(double) * 32 * 32);
+  double *ones = calloc(64, sizeof(double));
+  double *row = malloc(sizeof(double) * n);
+  g->e = malloc(4096);
+  double s = table[0] + ones[1] + row[0];
+  free(table);
+  free(ones);
+  free(row);
+  return s;
+}
+",
+            "k",
+        );
+        let bytes = |name: &str| {
+            f.variables
+                .iter()
+                .find(|v| v.name == name)
+                .map(|v| v.heap_bytes)
+                .unwrap_or_else(|| panic!("no {name}: {:?}", f.variables))
+        };
+        assert_eq!(bytes("table"), 8192);
+        assert_eq!(bytes("ones"), 512);
+        assert_eq!(bytes("row"), 0);
+        assert_eq!(bytes("g.e"), 4096);
     }
 
     /// Reads of globals that the function never writes, and of fields that
