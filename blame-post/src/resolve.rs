@@ -1048,8 +1048,8 @@ fn skid_across_inlined(
         .map(|(chain, _)| chain.iter().chain(frames[own..].iter().copied()).collect())
         .collect();
     // (frames, depth, function, lines) of each part; the sampled frame first.
-    let mut parts: Vec<(&[&SymFrame], usize, u32, Vec<(u32, f64)>)> =
-        vec![(frames, depth, fi, window.lines.clone())];
+    type Part<'a> = (&'a [&'a SymFrame], usize, u32, Vec<(u32, f64)>);
+    let mut parts: Vec<Part> = vec![(frames, depth, fi, window.lines.clone())];
     for (stack, (_, p)) in stacks.iter().zip(&window.inlined) {
         let Some((d, g)) = stack
             .iter()

@@ -737,8 +737,8 @@ mod tests {
             insn(0xe, 27, false),
             insn(0x12, 49, false),
         ];
-        for k in 1..4 {
-            v[k].instance = 1;
+        for x in &mut v[1..4] {
+            x.instance = 1;
         }
         assert_eq!(resolved_line(&v, 0), 49);
         let (lines, truncated) = window_over(&v, 3, LineSkid { mean: 2, spread: 1 });

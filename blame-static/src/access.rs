@@ -65,10 +65,11 @@ pub struct AccessPatterns<'a> {
     /// Per loop, the values stored into each scalar slot inside it.
     stores: Vec<HashMap<Slot, Vec<Value>>>,
     /// Stack slots stored exactly once in the function, from arithmetic
-    /// that does not read them, and only loaded and stored (`int c = j * nx
-    /// + i`, `p = &bank[i]`): an address polynomial reads the arithmetic
-    /// for the slot, so its counters shift. (A slot stored from a constant,
-    /// an argument or a call stays an atom: a size known at run time.)
+    /// that does not read them, and only loaded and stored
+    /// (`int c = j * nx + i`, `p = &bank[i]`): an address polynomial reads
+    /// the arithmetic for the slot, so its counters shift. A slot stored
+    /// from a constant, an argument or a call stays an atom (a size known
+    /// at run time).
     defined_once: HashMap<Slot, Value>,
     /// Strides already computed, per (instruction, loop, restarting
     /// loop): address expressions share subexpressions, so each is walked once.
