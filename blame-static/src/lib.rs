@@ -121,6 +121,7 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                         "exit": v.is_exit,
                         "parent": v.parent.map(|p| f.variables[p as usize].name.clone()),
                         "aliases": v.aliases.iter().map(|&a| f.variables[a as usize].name.clone()).collect::<Vec<_>>(),
+                        "heap_bytes": v.heap_bytes,
                     })
                 })
                 .collect();
