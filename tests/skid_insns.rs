@@ -1,5 +1,5 @@
 //! Instruction skid on a real optimized binary: windows go back through the
-//! disassembly to lines of the same function and never across a call.
+//! disassembly, through inlined code and its caller, never across a call.
 
 mod e2e_support;
 use blame_formats::stream::Mapping;
@@ -63,36 +63,48 @@ fn windows_follow_the_disassembly_and_stop_at_calls() {
 
     // Right after a call, one instruction back is the call: the window stops.
     let after_call = calls[0] + 1;
-    let (w, truncated) = instruction_window(
+    let w = instruction_window(
         &mut sym,
         &maps,
         insns[after_call].0,
         LineSkid { mean: 1, spread: 0 },
     )
     .unwrap_or_default();
-    assert!(truncated && w.is_empty(), "never across a call: {w:?}");
+    assert!(w.truncated && w.is_empty(), "never across a call: {w:?}");
 
     // Zero skid is the sampled instruction's own line.
     let k = insns.len() - 2;
-    let (w, truncated) =
+    let w =
         instruction_window(&mut sym, &maps, insns[k].0, LineSkid { mean: 0, spread: 0 }).unwrap();
-    assert!(!truncated);
+    assert!(!w.truncated && w.inlined.is_empty());
     assert_eq!(
-        w.keys().copied().collect::<Vec<_>>(),
+        w.lines.keys().copied().collect::<Vec<_>>(),
         vec![lines(insns[k].0, &mut sym)]
     );
 
-    // Inside the inlined fill(), a window stays on lines of fill()'s own
-    // instructions: instructions of other functions never enter it.
+    // Inside the inlined fill(), the window's own lines are fill()'s;
+    // instructions of main's own code or of other inlined calls before them
+    // come with their inline frames (fill()'s instance never among them).
     let in_fill =
         |addr: u64, sym: &mut Symbolizer| sym.frames_for(&maps, addr, false)[0].function == "fill";
     let k = (2..insns.len())
         .find(|&k| in_fill(insns[k].0, &mut sym) && !insns[k - 2..=k].iter().any(|i| i.1))
         .expect("call-free code of fill()");
-    let (w, _) =
+    let w =
         instruction_window(&mut sym, &maps, insns[k].0, LineSkid { mean: 1, spread: 1 }).unwrap();
-    let total: f64 = w.values().sum();
+    let total: f64 = w.lines.values().chain(w.inlined.values()).sum();
     assert!(total > 0.0 && total <= 1.0 + 1e-9, "weights: {w:?}");
+    let fill_frames = sym.frames_for(&maps, insns[k].0, false);
+    for chain in w.inlined.keys() {
+        assert_eq!(
+            chain.last().map(|f| &f.function),
+            fill_frames.last().map(|f| &f.function)
+        );
+        assert!(
+            chain[0].function != "fill" || chain[1..] != fill_frames[1..],
+            "fill()'s own instance is in `lines`: {chain:?}"
+        );
+    }
     let mut fill_lines = std::collections::BTreeSet::new();
     for i in &insns {
         if in_fill(i.0, &mut sym) {
@@ -104,7 +116,7 @@ fn windows_follow_the_disassembly_and_stop_at_calls() {
         "fill()'s loop body is line 15: {fill_lines:?}"
     );
     assert!(
-        w.keys().all(|l| fill_lines.contains(l)),
+        w.lines.keys().all(|l| fill_lines.contains(l)),
         "lines of fill(): {w:?} not within {fill_lines:?}"
     );
 }

@@ -171,6 +171,7 @@ fn main() {
                             implicit_lines: vec![],
                             write_lines: vec![],
                             aliases: vec![],
+                            heap_bytes: 0,
                             is_scalar: false,
                         },
                         Variable {
@@ -186,6 +187,7 @@ fn main() {
                             implicit_lines: vec![],
                             write_lines: lines.clone(),
                             aliases: vec![],
+                            heap_bytes: 0,
                             is_scalar: false,
                         },
                     ],

@@ -470,6 +470,10 @@ fn main() {
     // the next instruction's line.
     let mut methods: BTreeMap<&str, BTreeMap<String, f64>> = BTreeMap::new();
     let mut resolved: BTreeMap<&str, f64> = BTreeMap::new();
+    // For --explain: per reported line of the skidded samples, the direct
+    // names and the skid+loop+access shares.
+    type ByName = BTreeMap<String, f64>;
+    let mut skid_reports: BTreeMap<String, (ByName, ByName)> = BTreeMap::new();
     for s in &samples {
         for (reported, callers, skidded) in
             [(s.ip, &s.stack, false), (s.skid_ip, &s.skid_stack, true)]
@@ -484,10 +488,11 @@ fn main() {
             }
             let (model, window) = if skidded {
                 let window = instruction_window(&mut sym, &maps, reported, skid)
-                    .filter(|(l, _)| !l.is_empty())
-                    .map(|(lines, truncated)| SkidWindow {
-                        lines: lines.into_iter().collect(),
-                        truncated,
+                    .filter(|w| !w.is_empty())
+                    .map(|w| SkidWindow {
+                        lines: w.lines.into_iter().collect(),
+                        truncated: w.truncated,
+                        inlined: w.inlined.into_iter().collect(),
                     });
                 (Some(SkidModel::Instructions(skid)), window)
             } else {
@@ -506,6 +511,24 @@ fn main() {
                 window.as_ref(),
                 Some(&footprints),
             );
+            let report = skidded.then(|| {
+                let at = format!("{}:{}", frames[0].function, frames[0].line);
+                let direct = heap
+                    .find(s.data, time_of(s))
+                    .map(|b| site_names[b.site as usize].clone())
+                    .or_else(|| sym.data_symbol(&maps, s.data))
+                    .unwrap_or_else(|| "?".into());
+                let entry = skid_reports.entry(at).or_default();
+                *entry.0.entry(direct).or_default() += 1.0;
+                entry
+            });
+            if let Some(entry) = report {
+                for (method, v, share) in &r.shares {
+                    if *method == METHOD_SKID_LOOP_ACCESS {
+                        *entry.1.entry(key(&index, *v)).or_default() += share;
+                    }
+                }
+            }
             for (method, v, share) in r.shares {
                 let name = match (skidded, method) {
                     (false, METHOD_RAW) => "raw",
@@ -545,6 +568,16 @@ fn main() {
         }
         for ((func, line), names) in &by_line {
             eprintln!("{func}:{line}  {names:?}");
+        }
+        eprintln!("skidded samples by reported line: direct names, then skid+loop+access");
+        let round = |m: &ByName| -> BTreeMap<String, String> {
+            m.iter()
+                .filter(|(_, x)| **x >= 0.5)
+                .map(|(k, x)| (k.clone(), format!("{x:.0}")))
+                .collect()
+        };
+        for (at, (direct, approx)) in &skid_reports {
+            eprintln!("  {at}  {:?}  ->  {:?}", round(direct), round(approx));
         }
         for (site, (function, frames)) in allocations.sites.iter().enumerate() {
             let frames: Vec<String> = frames

@@ -330,21 +330,9 @@ pub fn loop_compensate(
 /// weight is 0 the shares are returned unchanged.
 fn reweigh(
     shares: &[(u32, MemRead, f64)],
-    mut weight: impl FnMut(u32, &MemRead) -> f64,
+    weight: impl FnMut(u32, &MemRead) -> f64,
 ) -> Vec<(u32, MemRead, f64)> {
-    let total: f64 = shares.iter().map(|s| s.2).sum();
-    let weighted: Vec<(u32, MemRead, f64)> = shares
-        .iter()
-        .map(|(line, r, share)| (*line, r.clone(), share * weight(*line, r)))
-        .collect();
-    let wsum: f64 = weighted.iter().map(|s| s.2).sum();
-    if wsum <= 0.0 {
-        return shares.to_vec();
-    }
-    weighted
-        .into_iter()
-        .map(|(l, r, x)| (l, r, x * total / wsum))
-        .collect()
+    reweigh_by(shares, weight)
 }
 
 /// The access pattern of each unique read of `line` (aliases as one
@@ -495,10 +483,16 @@ const REUSED: f64 = 0.02;
 
 /// What a skid window looked like: lines with probabilities, and whether a
 /// call or the function's start cut it short.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SkidWindow {
     pub lines: Vec<(u32, f64)>,
     pub truncated: bool,
+    /// Lines of other inline instances of the sampled machine function (an
+    /// instruction window that walked from inlined code into its caller or
+    /// into another inlined callee): the instruction's inline frames,
+    /// innermost first, its line in the innermost frame; with `lines` the
+    /// probabilities sum to 1. Empty for line windows.
+    pub inlined: Vec<(Vec<blame_formats::results::SymFrame>, f64)>,
 }
 
 /// The source lines the miss reported at `line` may really come from.
@@ -509,7 +503,7 @@ pub fn skid_window(f: &FunctionSummary, line: u32, model: LineSkid) -> SkidWindo
     let Some(pos) = f.lines.iter().position(|&l| l == line) else {
         return SkidWindow {
             lines: vec![(line, 1.0)],
-            truncated: false,
+            ..Default::default()
         };
     };
     let call_lines: BTreeSet<u32> = f.call_sites.iter().map(|c| c.line).collect();
@@ -538,11 +532,13 @@ pub fn skid_window(f: &FunctionSummary, line: u32, model: LineSkid) -> SkidWindo
         return SkidWindow {
             lines: vec![(line, 1.0)],
             truncated,
+            ..Default::default()
         };
     }
     SkidWindow {
         lines: lines.into_iter().map(|(l, p)| (l, p / total)).collect(),
         truncated,
+        ..Default::default()
     }
 }
 
@@ -563,6 +559,111 @@ pub fn skid_shares(f: &FunctionSummary, window: &SkidWindow) -> Vec<(u32, MemRea
         return Vec::new();
     }
     raw.into_iter().map(|(l, r, v)| (l, r, v / sum)).collect()
+}
+
+/// One function's lines of a skid window: a window that crosses inlined
+/// code holds lines of several functions (the caller's load of an inlined
+/// call's argument, the inlined callee's reads), each read in its own
+/// function's read table with its own footprints.
+pub struct WindowPart<'a> {
+    pub f: &'a FunctionSummary,
+    pub lines: Vec<(u32, f64)>,
+    pub footprint_of: FootprintOf<'a>,
+}
+
+/// Shares of one part of a skid window, by variable of the part's function.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartShares {
+    pub skid: Vec<(u32, f64)>,
+    pub skid_loop: Vec<(u32, f64)>,
+    pub skid_loop_access: Vec<(u32, f64)>,
+}
+
+/// Skid negation, loop compensation and access weighting over a window of
+/// several functions' lines (eq. 5.6–5.8 over all of them: every read of a
+/// line gets the line's probability; then each read's loop weight in its
+/// own function's innermost loop, then its access weight among all the
+/// window's reads), normalized together so the parts' shares sum to 1.
+/// With one part this is [`skid_shares`], [`loop_compensate`] and
+/// [`access_weight`].
+pub fn skid_parts(parts: &[WindowPart], threshold: f64, cache: &CacheGeometry) -> Vec<PartShares> {
+    // Reads are told apart by part: (part, line) is the key `reweigh` sees.
+    type Key = (usize, u32);
+    let mut raw: Vec<(Key, MemRead, f64)> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(k, part)| {
+            part.lines.iter().flat_map(move |&(line, p)| {
+                reads_on_line(part.f, line)
+                    .into_iter()
+                    .map(move |r| ((k, line), r, p))
+            })
+        })
+        .collect();
+    let sum: f64 = raw.iter().map(|r| r.2).sum();
+    if sum <= 0.0 {
+        return parts.iter().map(|_| PartShares::default()).collect();
+    }
+    raw.iter_mut().for_each(|r| r.2 /= sum);
+    let mut loops: BTreeMap<(usize, usize), BTreeMap<MemRead, LoopWeight>> = BTreeMap::new();
+    let looped = reweigh_by(&raw, |(k, line), r| {
+        let f = parts[k].f;
+        match innermost_loop(f, line) {
+            Some(l) => loops
+                .entry((k, l))
+                .or_insert_with(|| loop_weights(f, l, threshold))
+                .get(r)
+                .map(|w| w.final_weight)
+                .unwrap_or(1.0),
+            None => 1.0,
+        }
+    });
+    let mut costs: BTreeMap<Key, BTreeMap<MemRead, f64>> = BTreeMap::new();
+    let accessed = reweigh_by(&looped, |(k, line), r| {
+        let part = &parts[k];
+        costs
+            .entry((k, line))
+            .or_insert_with(|| {
+                line_weights(&read_costs(part.f, line, cache), cache, part.footprint_of)
+            })
+            .get(r)
+            .copied()
+            .unwrap_or(1.0)
+    });
+    let of = |shares: &[(Key, MemRead, f64)], k: usize| {
+        let mut m: BTreeMap<u32, f64> = BTreeMap::new();
+        for (_, r, x) in shares.iter().filter(|s| s.0 .0 == k) {
+            *m.entry(r.variable).or_default() += x;
+        }
+        m.into_iter().collect::<Vec<_>>()
+    };
+    (0..parts.len())
+        .map(|k| PartShares {
+            skid: of(&raw, k),
+            skid_loop: of(&looped, k),
+            skid_loop_access: of(&accessed, k),
+        })
+        .collect()
+}
+
+/// [`reweigh`] over shares keyed by any line key.
+fn reweigh_by<K: Copy>(
+    shares: &[(K, MemRead, f64)],
+    mut weight: impl FnMut(K, &MemRead) -> f64,
+) -> Vec<(K, MemRead, f64)> {
+    let total: f64 = shares.iter().map(|s| s.2).sum();
+    let weighted: Vec<(K, MemRead, f64)> = shares
+        .iter()
+        .map(|(key, r, share)| (*key, r.clone(), share * weight(*key, r)))
+        .collect();
+    let wsum: f64 = weighted.iter().map(|s| s.2).sum();
+    if wsum <= 0.0 {
+        return shares.to_vec();
+    }
+    weighted
+        .into_iter()
+        .map(|(k, r, x)| (k, r, x * total / wsum))
+        .collect()
 }
 
 /// Per-method shares of one miss at `line`: raw, loop-compensated, and (with
@@ -913,5 +1014,78 @@ mod tests {
         let f = func("g", vec![p, q], vec![]);
         assert_eq!(canonical_variable(&f, 1), 0);
         assert_eq!(canonical_variable(&f, 0), 0);
+    }
+
+    /// A window across inline instances (`locate(ax, density[c], ..)`
+    /// inlined): the caller's line loads `density[c]` (a stream), the
+    /// callee's line reads the axis struct through a pointer (a fixed
+    /// address). Read each in its own function, the stream takes nearly all
+    /// of the miss; one part alone is the single-function methods.
+    #[test]
+    fn windows_over_several_functions_weigh_all_their_reads_together() {
+        let read = |variable| MemRead {
+            variable,
+            index: ReadIndex::None,
+        };
+        let cost = |reuse| ReadCost {
+            reuse,
+            footprint: 0,
+            outer: Default::default(),
+        };
+        let mut caller = func(
+            "sweep",
+            vec![
+                var("density", VarKind::Local, None, None, false, &[]),
+                var("c", VarKind::Local, None, None, false, &[]),
+            ],
+            vec![],
+        );
+        caller.reads = vec![LineReads {
+            line: 49,
+            reads: vec![read(0), read(1)],
+            costs: vec![cost(Reuse::Stride(8)), cost(Reuse::Fixed)],
+        }];
+        caller.lines = vec![47, 49];
+        let mut callee = func(
+            "locate",
+            vec![var("ax", VarKind::Param, None, Some(0), true, &[])],
+            vec![],
+        );
+        callee.reads = vec![LineReads {
+            line: 26,
+            reads: vec![read(0)],
+            costs: vec![cost(Reuse::Fixed)],
+        }];
+        callee.lines = vec![26];
+        let cache = CacheGeometry::default();
+        let parts = [
+            WindowPart {
+                f: &callee,
+                lines: vec![(26, 0.5)],
+                footprint_of: &no_footprints,
+            },
+            WindowPart {
+                f: &caller,
+                lines: vec![(49, 0.5)],
+                footprint_of: &no_footprints,
+            },
+        ];
+        let s = skid_parts(&parts, 0.75, &cache);
+        // Skid negation: three reads at 1/2 each, normalized.
+        assert_eq!(s[0].skid, vec![(0, 1.0 / 3.0)]);
+        assert_eq!(s[1].skid, vec![(0, 1.0 / 3.0), (1, 1.0 / 3.0)]);
+        // Access weights: only the stream can miss.
+        assert!(s[0].skid_loop_access[0].1.abs() < 1e-12, "{s:?}");
+        assert!((s[1].skid_loop_access[0].1 - 1.0).abs() < 1e-12, "{s:?}");
+        // One part is attribute_miss's skid methods.
+        let window = SkidWindow {
+            lines: vec![(49, 1.0)],
+            ..Default::default()
+        };
+        let one = attribute_miss(&caller, 49, 0.75, Some(&window), &cache, &no_footprints);
+        let alone = skid_parts(&parts[1..], 0.75, &cache);
+        assert_eq!(alone[0].skid, one.skid);
+        assert_eq!(alone[0].skid_loop, one.skid_loop);
+        assert_eq!(alone[0].skid_loop_access, one.skid_loop_access);
     }
 }

@@ -12,7 +12,7 @@ use crate::error::{io, PostError, Result, Warning, SKIPS_THE_DAMAGE, USES_OTHER_
 use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
 use crate::merge::FxHashMap;
 use crate::shard::ShardSpec;
-use crate::skid_insns::{instruction_window, SkidLines};
+use crate::skid_insns::{instruction_window, InsnWindow};
 use crate::symbolize::Symbolizer;
 use blame_capture::perf_data::{read_perf_data, PerfProcess};
 use blame_formats::alloc_log::AllocLog;
@@ -889,7 +889,7 @@ impl Run {
         let mut counts: Vec<((u32, u16), f64)> = counts.into_iter().collect();
         counts.sort_unstable_by_key(|&(k, _)| k);
         let mut last: Option<(u32, Vec<u32>)> = None;
-        let mut skid_windows: HashMap<Vec<u32>, SkidLines> = HashMap::new();
+        let mut skid_windows: HashMap<Vec<u32>, InsnWindow> = HashMap::new();
         let mut counts = counts.into_iter().peekable();
         while let Some(((stack, event), n)) = counts.next() {
             let frames = match last.take() {
@@ -912,15 +912,17 @@ impl Run {
                 stack != 0,
             ) {
                 let leaf = parents[stack as usize].1;
-                if let Some((lines, truncated)) =
-                    instruction_window(symbolizer, &mappings, leaf, model)
-                        .filter(|(l, _)| !l.is_empty())
+                if let Some(w) =
+                    instruction_window(symbolizer, &mappings, leaf, model).filter(|w| !w.is_empty())
                 {
                     let entry = skid_windows.entry(frames.clone()).or_default();
-                    for (l, p) in lines {
-                        *entry.0.entry(l).or_insert(0.0) += p * n;
+                    for (l, p) in w.lines {
+                        *entry.lines.entry(l).or_insert(0.0) += p * n;
                     }
-                    entry.1 |= truncated;
+                    for (chain, p) in w.inlined {
+                        *entry.inlined.entry(chain).or_insert(0.0) += p * n;
+                    }
+                    entry.truncated |= w.truncated;
                 }
             }
             if counts.peek().is_some_and(|((s, _), _)| *s == stack) {
@@ -1423,7 +1425,7 @@ fn describe_skip(path: &Path, skip: &Skipped) -> String {
 fn into_contexts(
     by_stack: FxHashMap<Vec<u32>, Vec<f64>>,
     mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>>,
-    mut skid_windows: HashMap<Vec<u32>, SkidLines>,
+    mut skid_windows: HashMap<Vec<u32>, InsnWindow>,
     table: &FrameTable,
 ) -> Vec<Context> {
     let mut contexts: Vec<Context> = by_stack
@@ -1431,11 +1433,12 @@ fn into_contexts(
         .map(|(frames, counts)| {
             let mut direct = by_direct.remove(&frames).unwrap_or_default();
             direct.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-            let skid_window = skid_windows.remove(&frames).map(|(lines, truncated)| {
-                let total: f64 = lines.values().sum();
+            let skid_window = skid_windows.remove(&frames).map(|w| {
+                let total: f64 = w.lines.values().chain(w.inlined.values()).sum();
                 SkidWindow {
-                    lines: lines.into_iter().map(|(l, w)| (l, w / total)).collect(),
-                    truncated,
+                    lines: w.lines.into_iter().map(|(l, p)| (l, p / total)).collect(),
+                    truncated: w.truncated,
+                    inlined: w.inlined.into_iter().map(|(c, p)| (c, p / total)).collect(),
                 }
             });
             Context {

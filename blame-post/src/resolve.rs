@@ -1058,29 +1058,12 @@ pub fn resolve_memory(
                     .cloned()
                     .unwrap_or(crate::datacentric::SkidWindow {
                         lines: vec![(frames[depth].line, 1.0)],
-                        truncated: false,
+                        ..Default::default()
                     }),
             ),
             None => None,
         };
-    // A read's object as the run knows it: the blocks held by the variable
-    // itself, or by the caller's variables passed for it (all of them known).
-    let footprint_of = |vi: u32| -> u64 {
-        let Some(heap) = heap.filter(|h| !h.is_empty()) else {
-            return 0;
-        };
-        let held = |v: VarRef| {
-            with_containers(index, v)
-                .into_iter()
-                .find_map(|c| heap.get(index, c))
-        };
-        let targets = lift_through_callers(index, frames, depth, fi as u32, vi, 1.0);
-        targets
-            .iter()
-            .map(|&(t, _)| held(t))
-            .try_fold(0u64, |most, b| b.map(|b| most.max(b)))
-            .unwrap_or(0)
-    };
+    let footprint_of = footprints_in(index, heap, frames, depth, fi as u32);
     let m = crate::datacentric::attribute_miss(
         f,
         frames[depth].line,
@@ -1098,14 +1081,146 @@ pub fn resolve_memory(
         (METHOD_LOOP_ACCESS, &m.loop_access),
         (METHOD_SKID_LOOP_ACCESS, &m.skid_loop_access),
     ];
+    let crosses = window.as_ref().is_some_and(|w| !w.inlined.is_empty());
     for (method, shares) in methods {
+        if crosses && [METHOD_SKID, METHOD_SKID_LOOP, METHOD_SKID_LOOP_ACCESS].contains(&method) {
+            continue;
+        }
         for &(vi, share) in shares {
             for (target, part) in lift_through_callers(index, frames, depth, fi as u32, vi, share) {
                 out.shares.push((method, target, part));
             }
         }
     }
+    if let Some(window) = window.filter(|_| crosses) {
+        skid_across_inlined(
+            index, frames, depth, fi as u32, &window, options, heap, &mut out,
+        );
+    }
     out
+}
+
+/// A read's object as the run knows it, for reads of function `fi` at
+/// `frames[depth]`: the blocks held by the variable itself, or by the
+/// caller's variables passed for it (all of them known).
+fn footprints_in<'a>(
+    index: &'a StaticIndex,
+    heap: Option<&'a crate::footprints::HeapFootprints>,
+    frames: &'a [&'a SymFrame],
+    depth: usize,
+    fi: u32,
+) -> impl Fn(u32) -> u64 + 'a {
+    move |vi: u32| -> u64 {
+        let heap = heap.filter(|h| !h.is_empty());
+        // The run's heap blocks, else an array the target's function names
+        // directly (a caller's `double macro[4]` passed as `xsout`), else
+        // the block of a constant size it receives (`malloc(8192)`).
+        let held = |v: VarRef| {
+            with_containers(index, v).into_iter().find_map(|c| {
+                heap.and_then(|h| h.get(index, c))
+                    .or_else(|| array_bytes(index, c))
+                    .or_else(|| static_heap_bytes(index, c))
+            })
+        };
+        let targets = lift_through_callers(index, frames, depth, fi, vi, 1.0);
+        targets
+            .iter()
+            .map(|&(t, _)| held(t))
+            .try_fold(0u64, |most, b| b.map(|b| most.max(b)))
+            .unwrap_or(0)
+    }
+}
+
+/// The bytes of variable `v` when its function's read table knows them (an
+/// array named directly: a global, a stack array).
+fn array_bytes(index: &StaticIndex, (fi, vi): VarRef) -> Option<u64> {
+    index.functions[fi as usize]
+        .reads
+        .iter()
+        .flat_map(|lr| lr.reads.iter().zip(&lr.costs))
+        .filter(|(r, c)| r.variable == vi && c.footprint > 0)
+        .map(|(_, c)| c.footprint)
+        .max()
+}
+
+/// The bytes of the heap block variable `v` receives from an allocation of
+/// a size known at compile time, when the static pass saw one.
+fn static_heap_bytes(index: &StaticIndex, (fi, vi): VarRef) -> Option<u64> {
+    let bytes = index.functions[fi as usize].variables[vi as usize].heap_bytes;
+    (bytes > 0).then_some(bytes)
+}
+
+/// The skid methods of a window that crosses inline instances: each
+/// instance's lines are read in its own function (the first of its inline
+/// frames with a summary) and lifted through its own frames, the sample's
+/// callers above the machine function being the same for all.
+#[allow(clippy::too_many_arguments)]
+fn skid_across_inlined(
+    index: &StaticIndex,
+    frames: &[&SymFrame],
+    depth: usize,
+    fi: u32,
+    window: &crate::datacentric::SkidWindow,
+    options: &crate::MemoryOptions,
+    heap: Option<&crate::footprints::HeapFootprints>,
+    out: &mut MemoryResolution,
+) {
+    // The sampled instruction's own inline frames end at the first frame
+    // not expanded from inline info (the machine function).
+    let own = frames
+        .iter()
+        .position(|f| !f.inlined)
+        .map_or(frames.len(), |p| p + 1);
+    let stacks: Vec<Vec<&SymFrame>> = window
+        .inlined
+        .iter()
+        .map(|(chain, _)| chain.iter().chain(frames[own..].iter().copied()).collect())
+        .collect();
+    // (frames, depth, function, lines) of each part; the sampled frame first.
+    type Part<'a> = (&'a [&'a SymFrame], usize, u32, Vec<(u32, f64)>);
+    let mut parts: Vec<Part> = vec![(frames, depth, fi, window.lines.clone())];
+    for (stack, (_, p)) in stacks.iter().zip(&window.inlined) {
+        let Some((d, g)) = stack
+            .iter()
+            .enumerate()
+            .find_map(|(d, fr)| index.lookup(&fr.function, &fr.file).map(|g| (d, g as u32)))
+        else {
+            continue;
+        };
+        parts.push((stack, d, g, vec![(stack[d].line, *p)]));
+    }
+    let footprints: Vec<Box<dyn Fn(u32) -> u64 + '_>> = parts
+        .iter()
+        .map(|&(fr, d, g, _)| {
+            Box::new(footprints_in(index, heap, fr, d, g)) as Box<dyn Fn(u32) -> u64>
+        })
+        .collect();
+    let window_parts: Vec<crate::datacentric::WindowPart> = parts
+        .iter()
+        .zip(&footprints)
+        .map(
+            |(&(_, _, g, ref lines), fp)| crate::datacentric::WindowPart {
+                f: &index.functions[g as usize],
+                lines: lines.clone(),
+                footprint_of: fp.as_ref(),
+            },
+        )
+        .collect();
+    let shares =
+        crate::datacentric::skid_parts(&window_parts, options.loop_threshold, &options.cache);
+    for (&(fr, d, g, _), s) in parts.iter().zip(&shares) {
+        for (method, by_var) in [
+            (METHOD_SKID, &s.skid),
+            (METHOD_SKID_LOOP, &s.skid_loop),
+            (METHOD_SKID_LOOP_ACCESS, &s.skid_loop_access),
+        ] {
+            for &(vi, share) in by_var {
+                for (target, part) in lift_through_callers(index, fr, d, g, vi, share) {
+                    out.shares.push((method, target, part));
+                }
+            }
+        }
+    }
 }
 
 /// Follows a read of a parameter's memory up the stack to the caller
@@ -1203,4 +1318,72 @@ pub fn with_containers(index: &StaticIndex, (fi, vi): VarRef) -> Vec<VarRef> {
         p = f.variables[pi as usize].parent;
     }
     out
+}
+
+#[cfg(test)]
+mod static_footprint_tests {
+    use super::*;
+    use crate::tests_fig3_14::{func, var};
+    use blame_formats::static_db::{
+        LineReads, MemRead, OuterReuse, ReadCost, ReadIndex, Reuse, StaticDb,
+    };
+
+    /// Without an allocation log, a table that received `malloc(8192)`
+    /// (the static pass's `heap_bytes`) stays in the L1 beside a stream:
+    /// the stream takes the miss. A table of unknown size is weighed as a
+    /// gather (one miss per read).
+    #[test]
+    fn constant_allocation_sizes_are_footprints_without_a_log() {
+        let shares = |table_bytes: u64| {
+            let mut table = var("table", VarKind::Local, None, None, false, &[]);
+            table.heap_bytes = table_bytes;
+            let stream = var("density", VarKind::Local, None, None, false, &[]);
+            let mut f = func("main", vec![table, stream], vec![]);
+            let cost = |reuse| ReadCost {
+                reuse,
+                outer: OuterReuse::Unknown,
+                footprint: 0,
+            };
+            f.reads = vec![LineReads {
+                line: 7,
+                reads: (0..2)
+                    .map(|variable| MemRead {
+                        variable,
+                        index: ReadIndex::None,
+                    })
+                    .collect(),
+                costs: vec![cost(Reuse::Irregular), cost(Reuse::Stride(8))],
+            }];
+            f.lines = vec![6, 7];
+            f.loops = vec![blame_formats::static_db::LoopInfo {
+                header_line: 6,
+                lines: vec![6, 7],
+                parent: None,
+            }];
+            let mut db = StaticDb::default();
+            db.insert(f);
+            let index = StaticIndex::new(db);
+            let frame = SymFrame {
+                function: "main".into(),
+                file: "fig3_14.c".into(),
+                line: 7,
+                column: 0,
+                inlined: false,
+            };
+            let options = crate::MemoryOptions {
+                loop_threshold: 0.75,
+                skid: None,
+                cache: Default::default(),
+            };
+            let r = resolve_memory(&index, &[&frame], &options, None, None);
+            r.shares
+                .iter()
+                .filter(|s| s.0 == METHOD_LOOP_ACCESS && s.1 .1 == 0)
+                .map(|s| s.2)
+                .sum::<f64>()
+        };
+        // 2% of a gather (first touches) against 1/8 of a line: ~14%.
+        assert!(shares(8192) < 0.2, "{}", shares(8192));
+        assert!(shares(0) > 0.8, "{}", shares(0));
+    }
 }

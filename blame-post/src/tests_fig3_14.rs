@@ -29,6 +29,7 @@ pub(crate) fn var(
         implicit_lines: vec![],
         write_lines: vec![],
         aliases: vec![],
+        heap_bytes: 0,
         is_scalar: false,
     }
 }

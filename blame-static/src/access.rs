@@ -64,6 +64,13 @@ pub struct AccessPatterns<'a> {
     cfg: &'a Cfg,
     /// Per loop, the values stored into each scalar slot inside it.
     stores: Vec<HashMap<Slot, Vec<Value>>>,
+    /// Stack slots stored exactly once in the function, from arithmetic
+    /// that does not read them, and only loaded and stored
+    /// (`int c = j * nx + i`, `p = &bank[i]`): an address polynomial reads
+    /// the arithmetic for the slot, so its counters shift. A slot stored
+    /// from a constant, an argument or a call stays an atom (a size known
+    /// at run time).
+    defined_once: HashMap<Slot, Value>,
     /// Strides already computed, per (instruction, loop, restarting
     /// loop): address expressions share subexpressions, so each is walked once.
     memo: RefCell<HashMap<StrideKey, Stride>>,
@@ -79,6 +86,7 @@ impl<'a> AccessPatterns<'a> {
             f,
             cfg,
             stores: Vec::new(),
+            defined_once: HashMap::new(),
             memo: RefCell::new(HashMap::new()),
             restart: std::cell::Cell::new(None),
         };
@@ -98,6 +106,7 @@ impl<'a> AccessPatterns<'a> {
             }
         }
         ap.stores = stores;
+        ap.defined_once = ap.slots_defined_once();
         ap
     }
 
@@ -118,6 +127,7 @@ impl<'a> AccessPatterns<'a> {
             Reuse::Fixed
         } else {
             match innermost {
+                None if self.written_before(addr, at) => Reuse::Recent,
                 None => Reuse::NoLoop,
                 Some(l) => match self.stride(addr, l, 0) {
                     Some(0) => Reuse::Invariant,
@@ -144,6 +154,37 @@ impl<'a> AccessPatterns<'a> {
             outer,
             footprint,
         }
+    }
+
+    /// Outside loops: whether a store outside loops wrote `addr` before the
+    /// load `at` on every path to it (earlier in its block, or in a block
+    /// that dominates it): `xsout[0] *= f` after `xsout[0] = ...` in the
+    /// same call reads data just written.
+    fn written_before(&self, addr: &Value, at: InstId) -> bool {
+        let Some(a) = self.poly(addr, 0) else {
+            return false;
+        };
+        let innermost = self.cfg.innermost_loop_of_blocks(self.f.blocks.len());
+        let at_block = self.f.insts[at as usize].block;
+        self.f.insts.iter().enumerate().any(|(i, inst)| {
+            let i = i as InstId;
+            let b = inst.block;
+            if !matches!(inst.op, Op::Store)
+                || i == at
+                || innermost.get(b as usize).copied().flatten().is_some()
+                || self.slot(&inst.args[1]).is_some()
+            {
+                return false;
+            }
+            let before = if b == at_block {
+                let order = &self.f.blocks[b as usize].insts;
+                let pos = |x: InstId| order.iter().position(|&y| y == x);
+                pos(i) < pos(at)
+            } else {
+                (b as usize) < self.f.blocks.len() && self.cfg.dominates(b, at_block)
+            };
+            before && self.poly(&inst.args[1], 0).as_ref() == Some(&a)
+        })
     }
 
     /// Whether a store of loop `l` (in its own blocks, not in loops nested
@@ -339,6 +380,43 @@ impl<'a> AccessPatterns<'a> {
         out
     }
 
+    /// Stack slots with one store in the function whose value does not read
+    /// the slot, used only by loads and stores (see `defined_once`).
+    fn slots_defined_once(&self) -> HashMap<Slot, Value> {
+        let f = self.f;
+        let mut stores: HashMap<InstId, Vec<Value>> = HashMap::new();
+        let mut other_use: std::collections::HashSet<InstId> = Default::default();
+        for inst in &f.insts {
+            for (pos, a) in inst.args.iter().enumerate() {
+                let Value::Inst(j) = a else { continue };
+                if !matches!(f.insts[*j as usize].op, Op::Alloca { .. }) {
+                    continue;
+                }
+                match (&inst.op, pos) {
+                    (Op::Load, 0) | (Op::DbgDeclare { .. }, _) => {}
+                    (Op::Store, 1) => stores.entry(*j).or_default().push(inst.args[0].clone()),
+                    _ => {
+                        other_use.insert(*j);
+                    }
+                }
+            }
+        }
+        stores
+            .into_iter()
+            .filter(|(a, _)| !other_use.contains(a))
+            .filter_map(|(a, values)| {
+                let [v] = values.as_slice() else { return None };
+                let slot = Slot::Stack(a, 0);
+                let Value::Inst(x) = strip_casts(f, v) else {
+                    return None;
+                };
+                let arithmetic =
+                    matches!(f.insts[x as usize].op, Op::Binary { .. } | Op::Gep { .. });
+                (arithmetic && !self.reads_slot(v, slot)).then(|| (slot, v.clone()))
+            })
+            .collect()
+    }
+
     /// `v` as a polynomial of atoms (see [`Poly`]); `None` when too large.
     fn poly(&self, v: &Value, depth: u32) -> Option<Poly> {
         let atom = |a: Atom| Some(Poly::from([(vec![a], 1)]));
@@ -357,7 +435,10 @@ impl<'a> AccessPatterns<'a> {
                 match &inst.op {
                     Op::Cast => self.poly(&args[0], d),
                     Op::Load => match self.slot(&args[0]) {
-                        Some(slot) => atom(Atom::Slot(slot)),
+                        Some(slot) => match self.defined_once.get(&slot) {
+                            Some(value) => self.poly(value, d),
+                            None => atom(Atom::Slot(slot)),
+                        },
                         None => atom(Atom::Inst(*i)),
                     },
                     Op::Binary { code } => {
@@ -992,6 +1073,63 @@ double walk(const double *a, int n, const double *p, const struct node *list, in
         );
         assert_eq!(reuse_of(&f, 17, "a"), Reuse::NoLoop);
         assert_eq!(reuse_of(&f, 17, "s"), Reuse::Fixed);
+    }
+
+    /// Outside loops, a read of what a store before it wrote (`out[0] *= f`
+    /// after `out[0] = ...`) is recent; one nothing wrote, or that a store
+    /// only on one branch wrote, is not.
+    #[test]
+    fn reads_of_what_straight_line_code_just_wrote_are_recent() {
+        let src =
+            "void interp(const double *t, const double *u, int k, double f, int c, double *out) {
+  out[0] = t[k] + f * (t[k + 1] - t[k]);
+  out[1] = u[k];
+  if (c)
+    out[2] = 1.0;
+  out[0] *= u[k + 1];
+  out[1] += out[2];
+}
+";
+        let f = summary(src, "interp");
+        assert_eq!(reuse_of(&f, 2, "t"), Reuse::NoLoop);
+        assert_eq!(reuse_of(&f, 6, "u"), Reuse::NoLoop);
+        assert_eq!(reuse_of(&f, 6, "out"), Reuse::Recent);
+        let mut seven: Vec<Reuse> = reads(&f, 7)
+            .into_iter()
+            .filter(|r| r.0 == "out")
+            .map(|r| r.1)
+            .collect();
+        seven.sort_by_key(|r| format!("{r:?}"));
+        // out[1] was written on line 3, out[2] only when c holds.
+        assert_eq!(seven, [Reuse::NoLoop, Reuse::Recent], "{:?}", reads(&f, 7));
+    }
+
+    /// An index held in a local computed once per iteration (`int c = j *
+    /// nx + i`) is its arithmetic: `rho[c - 1]` and `rho[c]` were read as
+    /// `rho[c + 1]` one and two iterations earlier (recent), `rho[c + 1]` is
+    /// the stream; a size stored from an argument stays a run-time size.
+    #[test]
+    fn an_index_defined_once_from_counters_shifts_with_them() {
+        let src = "double up(const double *rho, int nx, int ny) {
+  double s = 0.0;
+  for (int j = 1; j < ny - 1; j++)
+    for (int i = 1; i < nx - 1; i++) {
+      int c = j * nx + i;
+      s += rho[c - 1] + rho[c + 1];
+      s += rho[c];
+    }
+  return s;
+}
+";
+        let f = summary(src, "up");
+        let six: Vec<Reuse> = reads(&f, 6)
+            .into_iter()
+            .filter(|r| r.0 == "rho")
+            .map(|r| r.1)
+            .collect();
+        assert!(six.contains(&Reuse::Recent), "{:?}", reads(&f, 6));
+        assert!(six.contains(&Reuse::Stride(8)), "{:?}", reads(&f, 6));
+        assert_eq!(reuse_of(&f, 7, "rho"), Reuse::Recent);
     }
 
     /// Optimized IR keeps counters in phis of the loop header.

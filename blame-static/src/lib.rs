@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 5;
+pub const ANALYSIS_VERSION: u64 = 6;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -121,6 +121,7 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                         "exit": v.is_exit,
                         "parent": v.parent.map(|p| f.variables[p as usize].name.clone()),
                         "aliases": v.aliases.iter().map(|&a| f.variables[a as usize].name.clone()).collect::<Vec<_>>(),
+                        "heap_bytes": v.heap_bytes,
                     })
                 })
                 .collect();

@@ -127,6 +127,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 implicit_lines: vec![4],
                 write_lines: vec![3],
                 aliases: vec![1],
+                heap_bytes: 0,
                 is_scalar: false,
             },
             Variable {
@@ -142,6 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 implicit_lines: vec![],
                 write_lines: vec![3],
                 aliases: vec![],
+                heap_bytes: 0,
                 is_scalar: false,
             },
         ],

@@ -21,7 +21,10 @@ use std::path::Path;
 pub const STATIC_DB: Kind = Kind {
     name: "blame static db",
     magic: *b"BLAMESDB",
-    version: 3,
+    // 4: `Reuse` gained `Recent`, `Rows` and `Row` (a version-3 reader
+    // cannot decode them, so a db that may hold them is version 4), and
+    // `Variable` gained `heap_bytes`.
+    version: 4,
 };
 
 /// What a variable is, as the reports show it.
@@ -81,6 +84,13 @@ pub struct Variable {
     pub write_lines: Vec<u32>,
     /// Other variables of this function that alias this one.
     pub aliases: Vec<u32>,
+    /// Bytes of the heap block the variable receives from an allocation of
+    /// a size known at compile time (`p = malloc(sizeof(double) * 1024)`),
+    /// the largest of several; 0 when unknown (no allocation, or one whose
+    /// size is known only at run time). The access weights' footprint when
+    /// the run logged no allocations.
+    #[serde(default)]
+    pub heap_bytes: u64,
 }
 
 impl Variable {
@@ -606,5 +616,40 @@ mod cache_geometry_tests {
             cost(Reuse::Irregular, 64 * 1024).expected_misses(&small),
             1.0
         );
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    /// `Reuse` gained `Recent`, `Rows` and `Row` after version 3, which a
+    /// version-3 reader cannot decode: this build writes version 4 and
+    /// refuses a version-3 db with the version error (not a decode error
+    /// halfway through), so `blame analyze` can say to remove it.
+    #[test]
+    fn dbs_with_the_new_reuse_variants_are_version_4_and_v3_is_refused() {
+        assert_eq!(STATIC_DB.version, 4);
+        let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("static.db");
+        let header = StaticDbHeader {
+            producer: "test".into(),
+            llvm_version: "19".into(),
+        };
+        StaticDb::default().write(&path, &header).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
+        assert!(StaticDb::read_bytes(&bytes).is_ok());
+        bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+        assert!(matches!(
+            StaticDb::read_bytes(&bytes),
+            Err(FormatError::UnsupportedVersion {
+                found: 3,
+                supported: 4,
+                ..
+            })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

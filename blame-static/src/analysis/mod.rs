@@ -110,6 +110,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             implicit_lines: vec![],
             write_lines: vec![],
             aliases: vec![],
+            heap_bytes: 0,
         });
         let rets: Vec<u32> = f
             .insts
@@ -128,6 +129,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let (side, param_aliases) = side_effects(&vars, &classes, &reach);
     let call_sites = call_sites(f, &mut res, &vars, &classes, &w, &reach);
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
+    reads::allocation_sizes(f, &mut res, &mut vars);
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
     lines.sort_unstable();

@@ -58,6 +58,7 @@ pub(super) fn loops_and_reads(
         }
     }
     let copies = element_copies(f, cfg);
+    let statements = statement_lines(f);
     let access = AccessPatterns::new(m, f, cfg);
     // The innermost loop of each line, as post-processing finds it: the
     // loop with the fewest lines among those containing the line.
@@ -107,14 +108,20 @@ pub(super) fn loops_and_reads(
                     variable: v,
                     index: index.clone(),
                 };
-                // The same read on a line twice: the pattern likelier to miss.
-                let slot = reads
-                    .entry(inst.line)
-                    .or_default()
-                    .entry(read)
-                    .or_insert(cost);
-                if misses(&cost) > misses(slot) {
-                    *slot = cost;
+                // A statement over several lines: the optimized code may
+                // put the load on any of them, so every line of the
+                // statement reads it.
+                let lines = statements.get(&(i as InstId));
+                for &line in std::iter::once(&inst.line).chain(lines.into_iter().flatten()) {
+                    // The same read on a line twice: the pattern likelier to miss.
+                    let slot = reads
+                        .entry(line)
+                        .or_default()
+                        .entry(read.clone())
+                        .or_insert(cost);
+                    if misses(&cost) > misses(slot) {
+                        *slot = cost;
+                    }
                 }
             }
         }
@@ -129,6 +136,113 @@ pub(super) fn loops_and_reads(
         .collect();
 
     (loops, reads)
+}
+
+/// Sets each variable's `heap_bytes`: the size of the heap blocks it
+/// receives from allocations of a constant size (`p = malloc(8 * 1024)`,
+/// `calloc(64, 8)`, `new double[512]`), the largest of several; none when
+/// one of its allocations has a size known only at run time.
+pub(super) fn allocation_sizes(f: &Function, res: &mut Resolver, vars: &mut Vars) {
+    let constant = |v: Option<&Value>| match v {
+        Some(Value::ConstInt(c)) if *c > 0 => Some(*c as u64),
+        _ => None,
+    };
+    let mut sizes: HashMap<u32, Option<u64>> = HashMap::new();
+    for inst in &f.insts {
+        if !matches!(inst.op, Op::Store) {
+            continue;
+        }
+        let Value::Inst(c) = strip_casts(f, &inst.args[0]) else {
+            continue;
+        };
+        let call = &f.insts[c as usize];
+        let Op::Call { callee: Some(name) } = &call.op else {
+            continue;
+        };
+        let a = &call.args;
+        let bytes = match name.as_str() {
+            "malloc" | "_Znwm" | "_Znam" | "valloc" => constant(a.first()),
+            "calloc" => constant(a.first())
+                .zip(constant(a.get(1)))
+                .map(|(n, k)| n * k),
+            "realloc" | "aligned_alloc" | "memalign" => constant(a.get(1)),
+            _ => continue,
+        };
+        for l in res.locs(&inst.args[1]) {
+            if let Some(&v) = vars.by_key.get(&(l.root, l.path.clone())) {
+                let slot = sizes.entry(v).or_insert(Some(0));
+                *slot = slot.zip(bytes).map(|(x, y)| x.max(y));
+            }
+        }
+    }
+    for (v, bytes) in sizes {
+        vars.out[v as usize].heap_bytes = bytes.unwrap_or(0);
+    }
+}
+
+/// The source lines of the statement each instruction belongs to, for
+/// statements written over several lines (only those are listed).
+///
+/// A statement is what one expression computes: the instructions of one
+/// basic block joined by the values they pass each other (a load feeding
+/// an add feeding the store), not through memory (stack slots of locals
+/// are where one statement ends and the next begins in `-O0` IR). The
+/// optimized binary's line table is coarser than the IR's locations: a load
+/// the compiler moved or merged carries no line of its own and inherits the
+/// previous row's (`u[i*n+j] = 0.25 * (u[..] + ... +\n h2 * f[i*n+j])`: the
+/// load of `f` on line 24 sits in line 23's row), so a read of a statement
+/// is a read of each of its lines.
+pub(super) fn statement_lines(f: &Function) -> HashMap<InstId, Vec<u32>> {
+    let n = f.insts.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let joins = |inst: &Inst| {
+        !matches!(
+            inst.op,
+            Op::Alloca { .. } | Op::DbgDeclare { .. } | Op::DbgValue { .. } | Op::Phi
+        ) && inst.block != u32::MAX
+    };
+    for (i, inst) in f.insts.iter().enumerate() {
+        if !joins(inst) {
+            continue;
+        }
+        for a in &inst.args {
+            let Value::Inst(j) = a else { continue };
+            let j = *j as usize;
+            if j < n && joins(&f.insts[j]) && f.insts[j].block == inst.block {
+                let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                parent[ri] = rj;
+            }
+        }
+    }
+    let mut lines: HashMap<usize, Vec<u32>> = HashMap::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        if inst.line > 0 && joins(inst) {
+            let r = find(&mut parent, i);
+            lines.entry(r).or_default().push(inst.line);
+        }
+    }
+    for l in lines.values_mut() {
+        l.sort_unstable();
+        l.dedup();
+    }
+    let mut out = HashMap::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        if !joins(inst) {
+            continue;
+        }
+        let r = find(&mut parent, i);
+        if let Some(l) = lines.get(&r).filter(|l| l.len() > 1) {
+            out.insert(i as InstId, l.clone());
+        }
+    }
+    out
 }
 
 /// Local scalars that only hold a copy of a value read from memory in the
@@ -349,6 +463,69 @@ pub(crate) mod read_table_tests {
         assert!(!names(5).contains(&"out".to_string()));
         // Read in another loop than the one that copies it: stays a scalar.
         assert_eq!(names(9), ["first", "j", "out"], "{:?}", line(&f, 9));
+    }
+
+    /// A statement written over two lines (a Gauss-Seidel update): the -O1
+    /// line table puts the load of `f[i*n+j]` (line 4) in line 3's row, so
+    /// both lines read everything the statement reads; the next statement
+    /// (line 5, its own line) shares nothing, and neither does the loop
+    /// header.
+    #[test]
+    fn every_line_of_a_statement_over_several_lines_reads_all_its_reads() {
+        let f = summary(
+            "void gs(int n, double h2, const double *f, double *u, double *r) {
+  for (int j = 1; j < n - 1; j++) {
+    u[j] = 0.25 * (u[j - 1] + u[j + 1] +
+                   h2 * f[j]);
+    r[j] = u[j];
+  }
+}
+",
+            "gs",
+        );
+        let names = |l| {
+            let mut v: Vec<String> = line(&f, l).into_iter().map(|r| r.0).collect();
+            v.dedup();
+            v
+        };
+        assert_eq!(names(3), ["f", "h2", "j", "u"], "{:?}", line(&f, 3));
+        assert_eq!(names(4), names(3), "{:?}", line(&f, 4));
+        assert_eq!(names(5), ["j", "u"], "{:?}", line(&f, 5));
+        assert_eq!(names(2), ["j", "n"], "{:?}", line(&f, 2));
+    }
+
+    /// Heap blocks of a size known at compile time are the receiving
+    /// variable's `heap_bytes`; a size known only at run time leaves it 0.
+    #[test]
+    fn constant_allocation_sizes_are_the_receivers_heap_bytes() {
+        let f = summary(
+            "#include <stdlib.h>
+struct grid { double *e; };
+double k(int n, struct grid *g) {
+  double *table = malloc(sizeof(double) * 32 * 32);
+  double *ones = calloc(64, sizeof(double));
+  double *row = malloc(sizeof(double) * n);
+  g->e = malloc(4096);
+  double s = table[0] + ones[1] + row[0];
+  free(table);
+  free(ones);
+  free(row);
+  return s;
+}
+",
+            "k",
+        );
+        let bytes = |name: &str| {
+            f.variables
+                .iter()
+                .find(|v| v.name == name)
+                .map(|v| v.heap_bytes)
+                .unwrap_or_else(|| panic!("no {name}: {:?}", f.variables))
+        };
+        assert_eq!(bytes("table"), 8192);
+        assert_eq!(bytes("ones"), 512);
+        assert_eq!(bytes("row"), 0);
+        assert_eq!(bytes("g.e"), 4096);
     }
 
     /// Reads of globals that the function never writes, and of fields that

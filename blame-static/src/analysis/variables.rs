@@ -54,6 +54,7 @@ impl Vars<'_> {
                         implicit_lines: vec![],
                         write_lines: vec![],
                         aliases: vec![],
+                        heap_bytes: 0,
                     }
                 }
                 Root::Global(g) => {
@@ -81,6 +82,7 @@ impl Vars<'_> {
                         implicit_lines: vec![],
                         write_lines: vec![],
                         aliases: vec![],
+                        heap_bytes: 0,
                     }
                 }
                 Root::RawArg(k) => Variable {
@@ -97,6 +99,7 @@ impl Vars<'_> {
                     implicit_lines: vec![],
                     write_lines: vec![],
                     aliases: vec![],
+                    heap_bytes: 0,
                 },
                 Root::Hidden(_) => return None,
             }
@@ -138,6 +141,7 @@ impl Vars<'_> {
                 implicit_lines: vec![],
                 write_lines: vec![],
                 aliases: vec![],
+                heap_bytes: 0,
             }
         };
         let idx = self.out.len() as u32;

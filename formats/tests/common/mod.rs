@@ -230,6 +230,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             implicit_lines: vec![12, 40],
             write_lines: vec![11 + v as u32],
             aliases: if v > 1 { vec![0] } else { vec![] },
+            heap_bytes: 0,
             is_scalar: false,
         })
         .collect();
