@@ -68,6 +68,39 @@ pub(crate) fn encode_into<T: Serialize>(buf: &mut Vec<u8>, value: &T) -> Result<
         })
 }
 
+/// Writes a whole container file atomically (a temporary file beside
+/// `path`, renamed into place once complete, so a reader never sees half of
+/// it): `header`, then `records`, encoded one at a time (never copied whole)
+/// into chunks of about 1 MiB.
+pub fn write_atomic<H: Serialize, R: Serialize>(
+    path: &Path,
+    kind: Kind,
+    header: &H,
+    records: impl IntoIterator<Item = R>,
+) -> Result<()> {
+    let file = crate::files::AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
+    let mut w = ContainerWriter::new(file, path, kind, header)?;
+    let mut buf = Vec::new();
+    let mut count = 0u32;
+    for rec in records {
+        encode_into(&mut buf, &rec)?;
+        count += 1;
+        if buf.len() > 1 << 20 {
+            w.write_chunk(&buf, count)?;
+            buf.clear();
+            count = 0;
+        }
+    }
+    if count > 0 {
+        w.write_chunk(&buf, count)?;
+    }
+    w.write_end()?;
+    w.flush()?;
+    w.into_inner()
+        .commit()
+        .map_err(|e| FormatError::io(path, e))
+}
+
 /// Writes a container: preamble, header chunk, then data chunks.
 pub struct ContainerWriter<W: Write> {
     out: W,

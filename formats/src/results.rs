@@ -1,9 +1,9 @@
 //! Results: resolved blame per variable, per process (rank) and context,
 //! written by `blame post` (one file per shard) and reduced by `blame merge`.
 
-use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind};
+use crate::container::{write_atomic, ContainerReader, Kind};
 use crate::error::{FormatError, Result};
-use crate::files::{open_regular, AtomicFile};
+use crate::files::open_regular;
 use crate::stream::EventDesc;
 use serde::{Deserialize, Serialize};
 use std::io::{BufReader, Read};
@@ -656,29 +656,6 @@ impl Results {
     /// never copied whole.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let file = AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
-        let mut w = if self.header.summed.is_some() {
-            ContainerWriter::new(file, path, RESULTS, &self.header)?
-        } else {
-            let h = &self.header;
-            let kind = Kind {
-                version: PER_PROCESS_VERSION,
-                ..RESULTS
-            };
-            let v4 = ResultsHeaderV4 {
-                producer: &h.producer,
-                events: &h.events,
-                processes: &h.processes,
-                shard: &h.shard,
-                blame_points: &h.blame_points,
-                coverage: &h.coverage,
-                provenance: &h.provenance,
-                damage: &h.damage,
-            };
-            ContainerWriter::new(file, path, kind, &v4)?
-        };
-        let mut buf = Vec::new();
-        let mut count = 0u32;
         let records = self
             .variables
             .iter()
@@ -687,23 +664,26 @@ impl Results {
             .chain(self.frames.iter().map(RecordRef::Frame))
             .chain(self.stacks.iter().map(RecordRef::Stack))
             .chain(self.contexts.iter().map(RecordRef::Context));
-        for rec in records {
-            encode_into(&mut buf, &rec)?;
-            count += 1;
-            if buf.len() > 1 << 20 {
-                w.write_chunk(&buf, count)?;
-                buf.clear();
-                count = 0;
-            }
+        if self.header.summed.is_some() {
+            return write_atomic(path, RESULTS, &self.header, records);
         }
-        if count > 0 {
-            w.write_chunk(&buf, count)?;
-        }
-        w.write_end()?;
-        w.flush()?;
-        w.into_inner()
-            .commit()
-            .map_err(|e| FormatError::io(path, e))
+        // Results with per-process contexts keep version 4 (same bytes).
+        let h = &self.header;
+        let kind = Kind {
+            version: PER_PROCESS_VERSION,
+            ..RESULTS
+        };
+        let v4 = ResultsHeaderV4 {
+            producer: &h.producer,
+            events: &h.events,
+            processes: &h.processes,
+            shard: &h.shard,
+            blame_points: &h.blame_points,
+            coverage: &h.coverage,
+            provenance: &h.provenance,
+            damage: &h.damage,
+        };
+        write_atomic(path, kind, &v4, records)
     }
 
     pub fn read(path: impl AsRef<Path>) -> Result<Results> {

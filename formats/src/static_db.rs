@@ -10,9 +10,9 @@
 //! hash of their IR, so dbs from many translation units merge and an
 //! unchanged function is never re-analysed.
 
-use crate::container::{encode_into, ContainerReader, ContainerWriter, Kind};
+use crate::container::{write_atomic, ContainerReader, Kind};
 use crate::error::{FormatError, Result};
-use crate::files::{open_regular, AtomicFile};
+use crate::files::open_regular;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufReader, Read};
@@ -496,28 +496,7 @@ impl StaticDb {
 
     /// Writes atomically: to a temporary file beside `path`, then renamed.
     pub fn write(&self, path: impl AsRef<Path>, header: &StaticDbHeader) -> Result<()> {
-        let path = path.as_ref();
-        let file = AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
-        let mut w = ContainerWriter::new(file, path, STATIC_DB, header)?;
-        let mut buf = Vec::new();
-        let mut count = 0u32;
-        for f in self.functions.values() {
-            encode_into(&mut buf, f)?;
-            count += 1;
-            if buf.len() > 1 << 20 {
-                w.write_chunk(&buf, count)?;
-                buf.clear();
-                count = 0;
-            }
-        }
-        if count > 0 {
-            w.write_chunk(&buf, count)?;
-        }
-        w.write_end()?;
-        w.flush()?;
-        w.into_inner()
-            .commit()
-            .map_err(|e| FormatError::io(path, e))
+        write_atomic(path.as_ref(), STATIC_DB, header, self.functions.values())
     }
 
     pub fn read(path: impl AsRef<Path>) -> Result<(StaticDb, StaticDbHeader)> {
