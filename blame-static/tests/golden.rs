@@ -360,6 +360,12 @@ fn value_arguments_name_their_sources() {
     assert!(n.is_none_or(|o| o.pointees.contains(&idx(f, "n"))), "{n:?}");
     assert_eq!(var(f, "grid").type_name, "double []");
     assert_eq!(var(f, "grid").kind, VarKind::Global);
+    // sum3(const double *v) cannot write loc: out, copied from loc after
+    // the call, is not computed by it; *s is.
+    let g = &s["gather"];
+    assert!(var(g, "s").explicit_lines.contains(&33));
+    assert!(!var(g, "out").explicit_lines.contains(&33), "{:?}", var(g, "out"));
+    assert!(var(g, "out").explicit_lines.contains(&34));
 }
 
 /// A C++ class: demangled names, `this` fields, member functions.

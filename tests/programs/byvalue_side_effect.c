@@ -22,3 +22,14 @@ void update(double *x, const double *p, int n) {
   axpy(x, -alpha, p, n);
   grid[0][0] = alpha;
 }
+
+/* A body cannot write through a pointer to const: the call to sum3 leaves
+ * loc as it was, so out (copied from loc) is not computed by it. */
+double sum3(const double *v) { return v[0] + v[1] + v[2]; }
+
+void gather(double *out, const double *in, double *s) {
+  double loc[3];
+  loc[0] = in[0], loc[1] = in[1], loc[2] = in[2];
+  *s = sum3(loc);
+  out[0] = loc[0];
+}
