@@ -364,7 +364,11 @@ fn value_arguments_name_their_sources() {
     // the call, is not computed by it; *s is.
     let g = &s["gather"];
     assert!(var(g, "s").explicit_lines.contains(&33));
-    assert!(!var(g, "out").explicit_lines.contains(&33), "{:?}", var(g, "out"));
+    assert!(
+        !var(g, "out").explicit_lines.contains(&33),
+        "{:?}",
+        var(g, "out")
+    );
     assert!(var(g, "out").explicit_lines.contains(&34));
 }
 
