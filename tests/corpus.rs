@@ -1114,9 +1114,25 @@ fn kspsolve_blames_the_solution_through_function_pointer_tables() {
     );
     r.bookkeeping_below(
         "main",
-        &["app.t_solve", "app.nsolves", "step", "t0", "n", "steps"],
+        &[
+            "app.t_solve",
+            "app.nsolves",
+            "app.ksp.rnorm",
+            "app.ksp.its",
+            "step",
+            "t0",
+            "n",
+            "steps",
+        ],
         &["app.x"],
     );
+    // The residual norm (a PetscReal field the solve computes, a path the
+    // caller never names) is a derived scalar, listed after the vectors.
+    if r.row("main", "app.ksp.rnorm")
+        .is_some_and(|v| v["derived"] != true)
+    {
+        r.fail("main::app.ksp.rnorm (a PetscReal norm) should be a derived scalar".into());
+    }
     r.finish();
 }
 

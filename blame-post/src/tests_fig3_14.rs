@@ -569,3 +569,33 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
         "{r:?}"
     );
 }
+
+/// A field path carried over from a callee (`app.ksp` + `.rnorm`) is a
+/// scalar when its type is only ever a scalar's (`PetscReal`, a typedef of
+/// double), so the report lists it with the derived scalars; the paths
+/// between the base and the leaf are not.
+#[test]
+fn a_derived_path_to_a_scalar_field_is_a_scalar() {
+    let mut rnorm = var("ksp.rnorm", VarKind::Field, Some(0), None, true, &[5]);
+    rnorm.type_name = "PetscReal".into();
+    rnorm.is_scalar = true;
+    let mut ksp = var("ksp", VarKind::Param, None, Some(0), true, &[]);
+    ksp.type_name = "KSP".into();
+    let mut db = StaticDb::default();
+    db.insert(func("KSPSolve", vec![ksp, rnorm], vec![]));
+    let mut app = var("app", VarKind::Local, None, None, false, &[]);
+    app.type_name = "AppCtx".into();
+    db.insert(func("main", vec![app], vec![]));
+    let index = StaticIndex::new(db);
+    assert!(index.is_scalar_type("PetscReal"));
+    assert!(!index.is_scalar_type("KSP") && !index.is_scalar_type("Unknown_t"));
+    let main = index.lookup("main", "fig3_14.c").unwrap() as u32;
+    let d = crate::resolve::DerivedField {
+        base: (main, 0),
+        suffix: ".ksp.rnorm".into(),
+        type_name: "PetscReal".into(),
+    };
+    let keys = crate::aggregate::derived_keys(&index, &d, 0);
+    let got: Vec<(&str, bool)> = keys.iter().map(|k| (k.name.as_str(), k.scalar)).collect();
+    assert_eq!(got, vec![("app.ksp", false), ("app.ksp.rnorm", true)]);
+}
