@@ -12,7 +12,7 @@ static double wall(void) {
 }
 
 int main(int argc, char **argv) {
-  int iters = 4000;
+  int iters = 10000;
   if (argc > 1) sscanf(argv[1], "%d", &iters);
   memset(field_u, 0, sizeof field_u);
   for (int j = 0; j < NY; j++)

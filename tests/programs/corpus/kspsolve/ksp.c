@@ -259,7 +259,7 @@ static PetscErrorCode KSPSolve(KSP ksp, Vec b, Vec x) {
 
 int main(int argc, char **argv) {
   PetscInt n = argc > 1 ? atoi(argv[1]) : 128;
-  int steps = argc > 2 ? atoi(argv[2]) : 40;
+  int steps = argc > 2 ? atoi(argv[2]) : 60;
   AppCtx app = {0};
   PetscErrorCode ierr;
   PetscReal dt = 0.05, shift = 1.0 / (dt * n * n);
