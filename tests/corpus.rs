@@ -3,7 +3,10 @@
 //! objects, a blocked LU over a kernel library built without the launcher,
 //! a C++ hydro proxy with accessors and an out-of-line constructor, CG with
 //! timers and flop counters, FEM assembly with restarted GMRES, an MPI halo
-//! exchange), built through `blame cc` exactly as a user builds them,
+//! exchange, particles behind a virtual call, a PETSc-style solver with
+//! opaque handles and function-pointer tables, Fortran-style C over extern
+//! "common block" arrays, a LULESH-style proxy at -O3), built through
+//! `blame cc` exactly as a user builds them,
 //! recorded with `blame record -F 2000`, post-processed and reported by
 //! variable. The comment at the top of each program's main source derives
 //! the ranking a reader expects from where the code-centric time goes; the
