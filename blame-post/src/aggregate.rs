@@ -230,15 +230,22 @@ pub fn derived_keys(
     let base = variable_key(index, d.base, event);
     let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
     (1..=parts.len())
-        .map(|n| VariableKey {
-            name: format!("{}.{}", base.name, parts[..n].join(".")),
-            type_name: if n == parts.len() {
-                d.type_name.clone()
-            } else {
-                String::new()
-            },
-            kind: "field".into(),
-            ..base.clone()
+        .map(|n| {
+            let leaf = n == parts.len();
+            VariableKey {
+                name: format!("{}.{}", base.name, parts[..n].join(".")),
+                type_name: if leaf {
+                    d.type_name.clone()
+                } else {
+                    String::new()
+                },
+                kind: "field".into(),
+                // A path below a variable leads through aggregates; its
+                // leaf is a scalar when its type is (`app.ksp.rnorm`, a
+                // `PetscReal`, is a derived scalar like any other norm).
+                scalar: leaf && index.is_scalar_type(&d.type_name),
+                ..base.clone()
+            }
         })
         .collect()
 }

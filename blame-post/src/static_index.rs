@@ -8,6 +8,10 @@ use std::collections::HashMap;
 pub struct StaticIndex {
     pub functions: Vec<FunctionSummary>,
     by_name: HashMap<String, Vec<usize>>,
+    /// Type names only scalar variables have (`double`, `PetscReal`,
+    /// `Real_t`, `MPI_Comm`): what a field path carried over from a callee
+    /// with only its type name is.
+    scalar_types: std::collections::HashSet<String>,
 }
 
 /// `A::f(int) const` → `A::f`: symbolizers and summaries disagree on
@@ -49,7 +53,28 @@ impl StaticIndex {
                 by_name.entry(n).or_default().push(i);
             }
         }
-        StaticIndex { functions, by_name }
+        let mut scalar: HashMap<&str, bool> = HashMap::new();
+        for v in functions.iter().flat_map(|f| &f.variables) {
+            if !v.type_name.is_empty() {
+                *scalar.entry(v.type_name.as_str()).or_insert(true) &= v.is_scalar;
+            }
+        }
+        let scalar_types = scalar
+            .into_iter()
+            .filter(|&(_, s)| s)
+            .map(|(t, _)| t.to_string())
+            .collect();
+        StaticIndex {
+            functions,
+            by_name,
+            scalar_types,
+        }
+    }
+
+    /// True when every variable of type `type_name` is a scalar (basic
+    /// types, their typedefs, opaque handles); false for unknown names.
+    pub fn is_scalar_type(&self, type_name: &str) -> bool {
+        self.scalar_types.contains(type_name)
     }
 
     pub fn empty() -> Self {

@@ -498,3 +498,105 @@ fn main_is_an_implicit_blame_point_whatever_its_exit_variables() {
         ["main", "work"]
     );
 }
+
+/// `axpy(x, alpha, p)` computes `*x` from its value parameter `a`: the
+/// call's binding of argument 1 names `alpha` (blaming nothing itself), so
+/// a sample on the line that computes alpha (`alpha = rz / dot(p, w)`)
+/// blames `x` through the side effect, in both modes.
+#[test]
+fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
+    let mut axpy = func(
+        "axpy",
+        vec![
+            var("y", VarKind::Param, None, Some(0), true, &[3]),
+            var("a", VarKind::Param, None, Some(1), false, &[]),
+        ],
+        vec![],
+    );
+    axpy.side_effects = vec![SideEffect {
+        blamed_param: 0,
+        from_param: 1,
+        implicit: false,
+    }];
+    let solve = func(
+        "solve",
+        vec![
+            var("x", VarKind::Param, None, Some(0), true, &[]),
+            var("alpha", VarKind::Local, None, None, false, &[10]),
+            var("n", VarKind::Local, None, None, false, &[9]),
+        ],
+        vec![CallSite {
+            line: 11,
+            column: 1,
+            callee: Some("axpy".into()),
+            arg_count: 3,
+            outputs: vec![
+                OutputBinding {
+                    output: CallOutput::Arg(0),
+                    blamed: vec![0],
+                    explicit: vec![0],
+                    pointees: vec![0],
+                },
+                OutputBinding {
+                    output: CallOutput::Arg(1),
+                    blamed: vec![],
+                    explicit: vec![],
+                    pointees: vec![1],
+                },
+                OutputBinding {
+                    output: CallOutput::Arg(2),
+                    blamed: vec![],
+                    explicit: vec![],
+                    pointees: vec![2],
+                },
+            ],
+            model: None,
+        }],
+    );
+    let mut db = StaticDb::default();
+    db.insert(axpy);
+    db.insert(solve);
+    let index = StaticIndex::new(db);
+    let fi = index.lookup("solve", "fig3_14.c").unwrap() as u32;
+    let r = resolve(&index, &[frame("solve", 10)]);
+    assert!(r.blamed.contains(&(fi, 0)), "x: {r:?}");
+    assert!(r.blamed.contains(&(fi, 1)), "alpha: {r:?}");
+    // The loop bound passed by value is not blamed by alpha's line, and a
+    // sample inside axpy blames only what its pointer output reaches.
+    let r = resolve(&index, &[frame("axpy", 3), frame("solve", 11)]);
+    assert!(r.blamed.contains(&(fi, 0)), "x: {r:?}");
+    assert!(
+        !r.blamed.contains(&(fi, 1)) && !r.blamed.contains(&(fi, 2)),
+        "{r:?}"
+    );
+}
+
+/// A field path carried over from a callee (`app.ksp` + `.rnorm`) is a
+/// scalar when its type is only ever a scalar's (`PetscReal`, a typedef of
+/// double), so the report lists it with the derived scalars; the paths
+/// between the base and the leaf are not.
+#[test]
+fn a_derived_path_to_a_scalar_field_is_a_scalar() {
+    let mut rnorm = var("ksp.rnorm", VarKind::Field, Some(0), None, true, &[5]);
+    rnorm.type_name = "PetscReal".into();
+    rnorm.is_scalar = true;
+    let mut ksp = var("ksp", VarKind::Param, None, Some(0), true, &[]);
+    ksp.type_name = "KSP".into();
+    let mut db = StaticDb::default();
+    db.insert(func("KSPSolve", vec![ksp, rnorm], vec![]));
+    let mut app = var("app", VarKind::Local, None, None, false, &[]);
+    app.type_name = "AppCtx".into();
+    db.insert(func("main", vec![app], vec![]));
+    let index = StaticIndex::new(db);
+    assert!(index.is_scalar_type("PetscReal"));
+    assert!(!index.is_scalar_type("KSP") && !index.is_scalar_type("Unknown_t"));
+    let main = index.lookup("main", "fig3_14.c").unwrap() as u32;
+    let d = crate::resolve::DerivedField {
+        base: (main, 0),
+        suffix: ".ksp.rnorm".into(),
+        type_name: "PetscReal".into(),
+    };
+    let keys = crate::aggregate::derived_keys(&index, &d, 0);
+    let got: Vec<(&str, bool)> = keys.iter().map(|k| (k.name.as_str(), k.scalar)).collect();
+    assert_eq!(got, vec![("app.ksp", false), ("app.ksp.rnorm", true)]);
+}

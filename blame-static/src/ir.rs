@@ -182,6 +182,75 @@ pub struct Global {
     pub ty: Option<TypeId>,
     /// Bytes of storage (0 for declarations and unknown sizes).
     pub size: u64,
+    /// The type as the IR spells it (`[192 x [192 x double]]`,
+    /// `%struct.cell`): what names the type of an `extern` declaration,
+    /// which has no debug type in the units that only use it.
+    pub ir_type: String,
+}
+
+/// A C spelling of an IR type as debug types are spelled (`[4 x [8 x
+/// double]]` is `double []`,
+/// `%struct.cell` is `struct cell`, `%class.ns::Domain` is `ns::Domain`);
+/// empty when it has none (opaque `ptr`, vectors, literal structs).
+pub fn c_type_of_ir(ir: &str) -> String {
+    let mut t = ir.trim();
+    let mut array = false;
+    while let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        let Some((_, elem)) = inner.split_once(" x ") else {
+            return String::new();
+        };
+        array = true;
+        t = elem.trim();
+    }
+    let base = if let Some(name) = t.strip_prefix('%') {
+        let name = name.trim_matches('"');
+        // A type renamed on a clash (`%struct.cell.12`) keeps its name.
+        let name = name
+            .rsplit_once('.')
+            .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .map_or(name, |(head, _)| head);
+        if let Some(n) = name.strip_prefix("struct.") {
+            format!("struct {n}")
+        } else if let Some(n) = name.strip_prefix("union.") {
+            format!("union {n}")
+        } else if let Some(n) = name.strip_prefix("class.") {
+            n.to_string()
+        } else {
+            return String::new();
+        }
+    } else {
+        match t {
+            "double" => "double".into(),
+            "float" => "float".into(),
+            "i8" => "char".into(),
+            "i16" => "short".into(),
+            "i32" => "int".into(),
+            "i64" => "long".into(),
+            _ => return String::new(),
+        }
+    };
+    if array {
+        format!("{base} []")
+    } else {
+        base
+    }
+}
+
+#[cfg(test)]
+mod c_type_tests {
+    use super::c_type_of_ir;
+
+    #[test]
+    fn ir_types_are_spelled_as_c_declares_them() {
+        assert_eq!(c_type_of_ir("[192 x [192 x double]]"), "double []");
+        assert_eq!(c_type_of_ir("[36864 x %struct.cell]"), "struct cell []");
+        assert_eq!(c_type_of_ir("%struct.cell.3"), "struct cell");
+        assert_eq!(c_type_of_ir("%class.ns::Domain"), "ns::Domain");
+        assert_eq!(c_type_of_ir("i32"), "int");
+        assert_eq!(c_type_of_ir("ptr"), "");
+        assert_eq!(c_type_of_ir("{ i32, double }"), "");
+        assert_eq!(c_type_of_ir("<4 x float>"), "");
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -281,6 +350,23 @@ impl Module {
     }
 
     /// True when `t` is const-qualified (through typedefs).
+    /// True for a pointer or reference (under any qualifiers and typedefs)
+    /// whose pointee is const: `const double *const`, `const Vec &`.
+    pub fn points_to_const(&self, mut t: Option<TypeId>) -> bool {
+        for _ in 0..64 {
+            match t.map(|t| self.ty(t)) {
+                Some(DiType::Qualified { base, .. }) | Some(DiType::Typedef { base, .. }) => {
+                    t = *base
+                }
+                Some(DiType::Pointer { base }) | Some(DiType::Reference { base }) => {
+                    return self.is_const(*base);
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
     pub fn is_const(&self, mut t: Option<TypeId>) -> bool {
         for _ in 0..64 {
             match t.map(|t| self.ty(t)) {

@@ -441,6 +441,16 @@ impl Conv {
                         self.size_of(LLVMGlobalGetValueType(g))
                     },
                     name,
+                    ir_type: {
+                        let p = LLVMPrintTypeToString(LLVMGlobalGetValueType(g));
+                        if p.is_null() {
+                            String::new()
+                        } else {
+                            let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+                            LLVMDisposeMessage(p);
+                            s
+                        }
+                    },
                 };
                 let mut n = 0usize;
                 let entries = LLVMGlobalCopyAllMetadata(g, &mut n);

@@ -331,6 +331,47 @@ fn structs_arrays_and_globals() {
     assert!(var(&s["kinetic"], "return").lines().contains(&21));
 }
 
+/// A value argument names the variables it is read from (`axpy(x,
+/// -alpha, p, n)` binds argument 1 to alpha, blaming nothing itself), so
+/// the callee's side effect from it reaches the caller; an extern array
+/// declared here without debug info is typed from the IR.
+#[test]
+fn value_arguments_name_their_sources() {
+    let s = summaries("byvalue_side_effect.c");
+    assert!(s["axpy"].side_effects.contains(&SideEffect {
+        blamed_param: 0,
+        from_param: 1,
+        implicit: false,
+    }));
+    let f = &s["update"];
+    let c = f
+        .call_sites
+        .iter()
+        .find(|c| c.callee.as_deref() == Some("axpy"))
+        .unwrap();
+    let a = c
+        .outputs
+        .iter()
+        .find(|o| o.output == CallOutput::Arg(1))
+        .expect("a binding of the value argument");
+    assert!(a.blamed.is_empty() && a.explicit.is_empty(), "{a:?}");
+    assert!(a.pointees.contains(&idx(f, "alpha")), "{a:?}");
+    let n = c.outputs.iter().find(|o| o.output == CallOutput::Arg(3));
+    assert!(n.is_none_or(|o| o.pointees.contains(&idx(f, "n"))), "{n:?}");
+    assert_eq!(var(f, "grid").type_name, "double []");
+    assert_eq!(var(f, "grid").kind, VarKind::Global);
+    // sum3(const double *v) cannot write loc: out, copied from loc after
+    // the call, is not computed by it; *s is.
+    let g = &s["gather"];
+    assert!(var(g, "s").explicit_lines.contains(&33));
+    assert!(
+        !var(g, "out").explicit_lines.contains(&33),
+        "{:?}",
+        var(g, "out")
+    );
+    assert!(var(g, "out").explicit_lines.contains(&34));
+}
+
 /// A C++ class: demangled names, `this` fields, member functions.
 #[test]
 fn cxx_member_function() {

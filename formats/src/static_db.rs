@@ -132,7 +132,9 @@ pub struct OutputBinding {
     pub explicit: Vec<u32>,
     /// For an argument: the caller variables whose memory it points into
     /// (its targets and their alias classes, a subset of `blamed`), what a
-    /// read through the parameter reads (5.1). Empty when not known.
+    /// read through the parameter reads (5.1). Empty when not known. For an
+    /// argument passed by value (`blamed` empty): the variables its value
+    /// is read from, which a callee's side effect from it blames through.
     pub pointees: Vec<u32>,
 }
 

@@ -298,6 +298,10 @@ pub struct DefinedFunctions<'a> {
     names: HashMap<&'a str, bool>,
     pub(super) rets: HashMap<String, Vec<ReturnsInto>>,
     fields: HashMap<String, Vec<FieldAlias>>,
+    /// Per function, the parameters declared as pointers or references to
+    /// const (`const Real_t *const x`, `const Vec &v`): the body cannot
+    /// write through them.
+    const_params: HashMap<&'a str, Vec<u32>>,
 }
 
 /// A field of the object a function returns that points into memory of an
@@ -319,11 +323,33 @@ impl<'a> DefinedFunctions<'a> {
         }
         let rets = returns_into(m);
         let fields = field_aliases(m, &rets);
+        let mut const_params: HashMap<&str, Vec<u32>> = HashMap::new();
+        for g in m.functions.iter().filter(|g| !g.is_declaration) {
+            let (_, _, param_of, _) = variable_bindings(g);
+            let mut ks: Vec<u32> = param_of
+                .iter()
+                .filter(|(&var, _)| m.points_to_const(g.vars[var as usize].ty))
+                .map(|(_, &k)| k)
+                .collect();
+            ks.sort_unstable();
+            ks.dedup();
+            if !ks.is_empty() {
+                const_params.entry(g.name.as_str()).or_insert(ks);
+            }
+        }
         DefinedFunctions {
             names,
             rets,
             fields,
+            const_params,
         }
+    }
+
+    /// True when `name`'s parameter `k` is a pointer or reference to const.
+    pub fn is_const_param(&self, name: &str, k: u32) -> bool {
+        self.const_params
+            .get(name)
+            .is_some_and(|ks| ks.binary_search(&k).is_ok())
     }
 
     /// The fields of the object `name` returns that point into its arguments.

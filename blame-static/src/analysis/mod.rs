@@ -337,9 +337,17 @@ fn collect_writes(
                     // writes (MPI_Comm_rank writes the rank, not the
                     // communicator); a call with a body may write anything
                     // reachable from its pointer arguments.
-                    let may_write = model
-                        .as_ref()
-                        .is_none_or(|md| md.outputs.contains(&CallOutput::Arg(k)));
+                    // Nor can a body write through a parameter it declares
+                    // as a pointer to const (`CalcElemVolume(const Real_t
+                    // *const x, ...)` leaves the caller's `xl` as it was).
+                    let const_param = has_body
+                        && name
+                            .as_deref()
+                            .is_some_and(|n| defined.is_const_param(n, k));
+                    let may_write = !const_param
+                        && model
+                            .as_ref()
+                            .is_none_or(|md| md.outputs.contains(&CallOutput::Arg(k)));
                     let mut targets = Vec::new();
                     for l in &locs {
                         if may_write {
@@ -1019,6 +1027,41 @@ fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
     (side, param_aliases)
 }
 
+/// The variables a value argument is read from: the loads its computation
+/// (arithmetic, casts, selects and phis, not calls) starts from, resolved
+/// to the variables they read.
+fn value_sources(f: &Function, res: &mut Resolver, vars: &Vars, v: &Value) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    let mut seen: BTreeSet<InstId> = BTreeSet::new();
+    let mut stack: Vec<InstId> = match v {
+        Value::Inst(i) => vec![*i],
+        _ => vec![],
+    };
+    while let Some(i) = stack.pop() {
+        if !seen.insert(i) || seen.len() > 64 {
+            continue;
+        }
+        let inst = &f.insts[i as usize];
+        match &inst.op {
+            Op::Load => {
+                for l in res.locs(&inst.args[0]) {
+                    if let Some(&var) = vars.by_key.get(&(l.root, l.path.clone())) {
+                        out.insert(var);
+                    }
+                }
+            }
+            Op::Binary { .. } | Op::Cast | Op::Select | Op::Phi | Op::Other(_) => {
+                stack.extend(inst.args.iter().filter_map(|a| match a {
+                    Value::Inst(j) => Some(*j),
+                    _ => None,
+                }));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn call_sites(
     f: &Function,
     res: &mut Resolver,
@@ -1056,6 +1099,20 @@ fn call_sites(
         }
         for k in 0..inst.args.len() as u32 {
             if !is_ptr_value(f, &inst.args[k as usize]) {
+                // A value argument names the variables it is read from, so
+                // that a side effect of the callee from this parameter
+                // (`axpy(y, alpha, x)` computes *y from alpha) fires when
+                // they are blamed. Nothing is written through it: it
+                // blames nothing itself.
+                let sources = value_sources(f, res, vars, &inst.args[k as usize]);
+                if !sources.is_empty() {
+                    outputs.push(OutputBinding {
+                        output: CallOutput::Arg(k),
+                        blamed: vec![],
+                        explicit: vec![],
+                        pointees: sources.into_iter().collect(),
+                    });
+                }
                 continue;
             }
             // The argument's targets with their alias classes, and what the

@@ -71,7 +71,12 @@ impl Vars<'_> {
                         } else {
                             VarKind::Global
                         },
-                        type_name: self.m.type_name_opt(gl.ty),
+                        // An `extern` declaration has no debug type here: its
+                        // IR type names it, never `void`.
+                        type_name: match gl.ty {
+                            Some(_) => self.m.type_name_opt(gl.ty),
+                            None => crate::ir::c_type_of_ir(&gl.ir_type),
+                        },
                         line: gl.line,
                         parent: None,
                         param_index: None,
