@@ -295,19 +295,21 @@ impl Chunk {
         let mut input = SliceRead {
             rest: &self.payload,
         };
-        let mut de = bincode::Deserializer::with_bincode_read(&mut input, opts);
-        for i in 0..self.record_count {
-            let value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
-                FormatError::CorruptChunk {
-                    path: path.to_path_buf(),
-                    chunk: self.index,
-                    offset: self.offset,
-                    reason: format!("record {i} of {}: {e}", self.record_count),
-                }
-            })?;
-            each(value)?;
+        {
+            // The deserializer borrows `input` until the records are read.
+            let mut de = bincode::Deserializer::with_bincode_read(&mut input, opts);
+            for i in 0..self.record_count {
+                let value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
+                    FormatError::CorruptChunk {
+                        path: path.to_path_buf(),
+                        chunk: self.index,
+                        offset: self.offset,
+                        reason: format!("record {i} of {}: {e}", self.record_count),
+                    }
+                })?;
+                each(value)?;
+            }
         }
-        drop(de);
         if !input.rest.is_empty() {
             return Err(FormatError::CorruptChunk {
                 path: path.to_path_buf(),
