@@ -310,10 +310,14 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
         match pending.take() {
             None if !seen_known => {
                 at_line(&mut here, &mut written);
-                if here.is_empty() && is_prologue_or_epilogue(f, frame.line) {
+                if here.is_empty()
+                    && is_prologue_or_epilogue(f, frame.line)
+                    && caller_can_bind(index, &frames[depth + 1..])
+                {
                     // The call's own cost (saving registers, loading
                     // constants, returning): it serves what the call
-                    // computes for its caller.
+                    // computes for its caller, so it needs a caller to
+                    // take it (else it stays unexplained).
                     here.extend(computed_exits(f, mode));
                 }
                 if here.is_empty() {

@@ -334,12 +334,14 @@ struct SliceRead<'a> {
     rest: &'a [u8],
 }
 
-impl SliceRead<'_> {
-    fn split(&mut self, n: usize) -> std::io::Result<&[u8]> {
-        if n > self.rest.len() {
+impl<'a> SliceRead<'a> {
+    /// The next `n` bytes, borrowed from the payload.
+    fn split(&mut self, n: usize) -> std::io::Result<&'a [u8]> {
+        let rest: &'a [u8] = self.rest;
+        if n > rest.len() {
             return Err(ErrorKind::UnexpectedEof.into());
         }
-        let (head, tail) = self.rest.split_at(n);
+        let (head, tail) = rest.split_at(n);
         self.rest = tail;
         Ok(head)
     }
@@ -369,14 +371,7 @@ impl<'a> bincode::BincodeRead<'a> for &mut SliceRead<'a> {
         length: usize,
         visitor: V,
     ) -> bincode::Result<V::Value> {
-        let rest: &'a [u8] = self.rest;
-        if length > rest.len() {
-            return Err(Box::new(bincode::ErrorKind::Io(
-                ErrorKind::UnexpectedEof.into(),
-            )));
-        }
-        let (head, tail) = rest.split_at(length);
-        self.rest = tail;
+        let head = SliceRead::split(self, length)?;
         match std::str::from_utf8(head) {
             Ok(s) => visitor.visit_borrowed_str(s),
             Err(e) => Err(Box::new(bincode::ErrorKind::InvalidUtf8Encoding(e))),
@@ -394,15 +389,7 @@ impl<'a> bincode::BincodeRead<'a> for &mut SliceRead<'a> {
         length: usize,
         visitor: V,
     ) -> bincode::Result<V::Value> {
-        let rest: &'a [u8] = self.rest;
-        if length > rest.len() {
-            return Err(Box::new(bincode::ErrorKind::Io(
-                ErrorKind::UnexpectedEof.into(),
-            )));
-        }
-        let (head, tail) = rest.split_at(length);
-        self.rest = tail;
-        visitor.visit_borrowed_bytes(head)
+        visitor.visit_borrowed_bytes(SliceRead::split(self, length)?)
     }
 }
 
