@@ -538,8 +538,7 @@ fn computed_exits(f: &FunctionSummary, mode: Mode) -> impl Iterator<Item = u32> 
     f.variables.iter().enumerate().filter_map(move |(vi, v)| {
         let computed =
             !v.explicit_lines.is_empty() || (mode == Mode::Total && !v.implicit_lines.is_empty());
-        (computed && v.is_exit && v.kind != VarKind::Global && !exit_roots(f, vi as u32).is_empty())
-            .then_some(vi as u32)
+        (computed && v.is_exit && !exit_roots(f, vi as u32).is_empty()).then_some(vi as u32)
     })
 }
 
