@@ -25,8 +25,7 @@
 //! header and checksum are valid.
 
 use crate::error::{FormatError, Result};
-use bincode::Options;
-use serde::{de::DeserializeOwned, Serialize};
+use bincode::{Decode, Encode};
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
@@ -49,30 +48,39 @@ pub struct Kind {
     pub version: u32,
 }
 
-/// The bincode settings of every payload: varint integers, little endian, and
-/// a byte limit so no length field can make the decoder allocate past the input.
-pub(crate) fn codec(limit: u64) -> impl Options + Copy {
-    bincode::DefaultOptions::new()
-        .with_varint_encoding()
+/// The most memory the containers (vectors, strings, maps) of one decoded
+/// record may claim: a corrupt length field is an error, never an allocation
+/// of that size. Bincode counts a container's claim in memory (`len` times
+/// the element's size) and sums the claims of a record's nested containers;
+/// the largest real records (a static db function of tens of thousands of
+/// instructions, a results header of 10^5 processes) stay far below it.
+pub const MAX_RECORD_MEMORY: usize = 512 << 20;
+
+/// The bincode settings of every payload: varint integers, little endian
+/// (the bytes of bincode 1's `DefaultOptions` with varint encoding, which
+/// wrote every file before the move to bincode 2's derives), and
+/// [`MAX_RECORD_MEMORY`] per record.
+pub(crate) fn codec() -> impl bincode::config::Config {
+    bincode::config::standard()
         .with_little_endian()
-        .with_limit(limit)
+        .with_variable_int_encoding()
+        .with_limit::<MAX_RECORD_MEMORY>()
 }
 
 /// Appends one value to a payload buffer.
-pub(crate) fn encode_into<T: Serialize>(buf: &mut Vec<u8>, value: &T) -> Result<()> {
-    codec(u64::MAX)
-        .serialize_into(buf, value)
-        .map_err(|e| FormatError::Encode {
-            context: "record".into(),
-            reason: e.to_string(),
-        })
+pub(crate) fn encode_into<T: Encode>(buf: &mut Vec<u8>, value: &T) -> Result<()> {
+    bincode::encode_into_std_write(value, buf, codec()).map_err(|e| FormatError::Encode {
+        context: "record".into(),
+        reason: e.to_string(),
+    })?;
+    Ok(())
 }
 
 /// Writes a whole container file atomically (a temporary file beside
 /// `path`, renamed into place once complete, so a reader never sees half of
 /// it): `header`, then `records`, encoded one at a time (never copied whole)
 /// into chunks of about 1 MiB.
-pub fn write_atomic<H: Serialize, R: Serialize>(
+pub fn write_atomic<H: Encode, R: Encode>(
     path: &Path,
     kind: Kind,
     header: &H,
@@ -111,7 +119,7 @@ pub struct ContainerWriter<W: Write> {
 }
 
 impl<W: Write> ContainerWriter<W> {
-    pub fn new<H: Serialize>(
+    pub fn new<H: Encode>(
         out: W,
         path: impl Into<PathBuf>,
         kind: Kind,
@@ -264,7 +272,7 @@ pub struct Chunk {
 
 impl Chunk {
     /// Decodes every record of the chunk, or fails naming this chunk.
-    pub fn decode<T: DeserializeOwned>(&self, path: &Path) -> Result<Vec<T>> {
+    pub fn decode<T: Decode<()>>(&self, path: &Path) -> Result<Vec<T>> {
         // Never trust the count for allocation: each record takes at least one
         // byte, and a record may be much larger in memory than on disk, so the
         // up-front reservation is capped; the vector grows with what decodes.
@@ -286,110 +294,39 @@ impl Chunk {
     /// the damage: callers that must not use half a chunk keep what they
     /// collect apart until this returns `Ok`. An error of `each` stops
     /// decoding and is returned.
-    pub fn decode_each<T: DeserializeOwned>(
+    pub fn decode_each<T: Decode<()>>(
         &self,
         path: &Path,
         mut each: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
-        let opts = codec(self.payload.len() as u64);
-        let mut input = SliceRead {
-            rest: &self.payload,
-        };
-        {
-            // The deserializer borrows `input` until the records are read.
-            let mut de = bincode::Deserializer::with_bincode_read(&mut input, opts);
-            for i in 0..self.record_count {
-                let value = serde::Deserialize::deserialize(&mut de).map_err(|e| {
-                    FormatError::CorruptChunk {
-                        path: path.to_path_buf(),
-                        chunk: self.index,
-                        offset: self.offset,
-                        reason: format!("record {i} of {}: {e}", self.record_count),
-                    }
-                })?;
-                each(value)?;
-            }
+        let mut rest: &[u8] = &self.payload;
+        for i in 0..self.record_count {
+            // Bincode reads straight from the slice; each record is its own
+            // decode, so the memory limit applies per record.
+            let (value, used) = bincode::decode_from_slice(rest, codec()).map_err(|e| {
+                FormatError::CorruptChunk {
+                    path: path.to_path_buf(),
+                    chunk: self.index,
+                    offset: self.offset,
+                    reason: format!("record {i} of {}: {e}", self.record_count),
+                }
+            })?;
+            rest = &rest[used..];
+            each(value)?;
         }
-        if !input.rest.is_empty() {
+        if !rest.is_empty() {
             return Err(FormatError::CorruptChunk {
                 path: path.to_path_buf(),
                 chunk: self.index,
                 offset: self.offset,
                 reason: format!(
                     "{} bytes left over after its {} records",
-                    input.rest.len(),
+                    rest.len(),
                     self.record_count
                 ),
             });
         }
         Ok(())
-    }
-}
-
-/// Bincode's input for a decompressed payload: reads are slice copies and
-/// strings are borrowed from the payload (bincode's `io::Read` path copies
-/// every string through a buffer first); what is left unread stays visible,
-/// so a chunk with bytes after its records is caught.
-struct SliceRead<'a> {
-    rest: &'a [u8],
-}
-
-impl<'a> SliceRead<'a> {
-    /// The next `n` bytes, borrowed from the payload.
-    fn split(&mut self, n: usize) -> std::io::Result<&'a [u8]> {
-        let rest: &'a [u8] = self.rest;
-        if n > rest.len() {
-            return Err(ErrorKind::UnexpectedEof.into());
-        }
-        let (head, tail) = rest.split_at(n);
-        self.rest = tail;
-        Ok(head)
-    }
-}
-
-impl Read for SliceRead<'_> {
-    #[inline]
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = out.len().min(self.rest.len());
-        out[..n].copy_from_slice(&self.rest[..n]);
-        self.rest = &self.rest[n..];
-        Ok(n)
-    }
-
-    #[inline]
-    fn read_exact(&mut self, out: &mut [u8]) -> std::io::Result<()> {
-        let n = out.len();
-        out.copy_from_slice(self.split(n)?);
-        Ok(())
-    }
-}
-
-impl<'a> bincode::BincodeRead<'a> for &mut SliceRead<'a> {
-    #[inline]
-    fn forward_read_str<V: serde::de::Visitor<'a>>(
-        &mut self,
-        length: usize,
-        visitor: V,
-    ) -> bincode::Result<V::Value> {
-        let head = SliceRead::split(self, length)?;
-        match std::str::from_utf8(head) {
-            Ok(s) => visitor.visit_borrowed_str(s),
-            Err(e) => Err(Box::new(bincode::ErrorKind::InvalidUtf8Encoding(e))),
-        }
-    }
-
-    #[inline]
-    fn get_byte_buffer(&mut self, length: usize) -> bincode::Result<Vec<u8>> {
-        Ok(SliceRead::split(self, length)?.to_vec())
-    }
-
-    #[inline]
-    fn forward_read_bytes<V: serde::de::Visitor<'a>>(
-        &mut self,
-        length: usize,
-        visitor: V,
-    ) -> bincode::Result<V::Value> {
-        visitor.visit_borrowed_bytes(SliceRead::split(self, length)?)
     }
 }
 
@@ -478,7 +415,7 @@ pub struct Skipped {
 
 impl<R: Read> ContainerReader<R> {
     /// Checks the preamble and returns the reader with the decoded header.
-    pub fn open<H: DeserializeOwned>(
+    pub fn open<H: Decode<()>>(
         input: R,
         path: impl Into<PathBuf>,
         kind: Kind,
@@ -489,7 +426,7 @@ impl<R: Read> ContainerReader<R> {
     }
 
     /// Decodes the header chunk returned by [`Self::open_header`].
-    pub fn decode_header<H: DeserializeOwned>(chunk: &Chunk, path: &Path) -> Result<H> {
+    pub fn decode_header<H: Decode<()>>(chunk: &Chunk, path: &Path) -> Result<H> {
         let mut headers: Vec<H> = chunk.decode(path).map_err(|e| FormatError::CorruptHeader {
             path: path.to_path_buf(),
             reason: e.to_string(),

@@ -35,6 +35,7 @@ use crate::container::{
 };
 use crate::error::{FormatError, Result};
 use crate::stream::{decode_or_skip, ChunkSource, Item, Pending, StreamHeader, StreamWriter};
+use bincode::{Decode, Encode};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::File;
@@ -62,7 +63,7 @@ const KIND_RECORDS: u32 = 1;
 const KIND_CLOSE: u32 = 2;
 
 /// What the recorder writing a node file knew when it created it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct NodeHeader {
     pub host: String,
     pub recorder_pid: u32,
@@ -73,7 +74,7 @@ pub struct NodeHeader {
 }
 
 /// The record of a section's close chunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct SectionClose {
     pub records: u64,
     pub samples: u64,

@@ -5,6 +5,7 @@ use crate::container::{write_atomic, ContainerReader, Kind};
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::stream::EventDesc;
+use bincode::{Decode, Encode};
 use serde::{Deserialize, Serialize};
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -37,7 +38,7 @@ pub const OLDEST_READABLE: u32 = 2;
 /// In JSON a zero `column` and a false `inlined` are left out; in the binary
 /// (bincode) files every field is always written, because bincode is not
 /// self-describing and cannot skip fields (see the manual `Serialize`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Encode, Decode)]
 pub struct SymFrame {
     pub function: String,
     #[serde(default)]
@@ -78,7 +79,7 @@ impl Serialize for SymFrame {
 }
 
 /// One profiled process in the results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct ProcessInfo {
     pub rank: Option<u32>,
     pub pid: u32,
@@ -93,7 +94,7 @@ pub struct ProcessInfo {
 }
 
 /// [`ProcessInfo`] of results version 2.
-#[derive(Deserialize)]
+#[derive(Deserialize, Decode)]
 struct ProcessInfoV2 {
     rank: Option<u32>,
     pid: u32,
@@ -104,7 +105,7 @@ struct ProcessInfoV2 {
 }
 
 /// [`ResultsHeader`] of results version 2.
-#[derive(Deserialize)]
+#[derive(Deserialize, Decode)]
 struct ResultsHeaderV2 {
     producer: String,
     events: Vec<EventDesc>,
@@ -144,7 +145,7 @@ impl From<ResultsHeaderV2> for ResultsHeader {
 
 /// [`ResultsHeader`] of results versions 3 and 4 (no `summed`); written
 /// for results whose contexts are per process.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, Encode, Decode)]
 struct ResultsHeaderV4<P, E, Pr, S, B, C, V, D> {
     producer: P,
     events: E,
@@ -192,7 +193,7 @@ impl From<OwnedHeaderV4> for ResultsHeader {
 /// (process [`ALL_RANKS`]), those of launchers kept per process. What needs
 /// each rank's calling contexts (per-rank profiles, the drill-down of one
 /// rank) reads the results it was merged from instead.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, Encode, Decode)]
 pub struct SummedContexts {
     /// The results with per-rank contexts under this one (sorted, each
     /// once): the inputs of the merge, or what merged summed inputs named.
@@ -200,7 +201,7 @@ pub struct SummedContexts {
 }
 
 /// A file that went into a result, identified by its size and content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct FileId {
     /// The path as given (for messages; not compared).
     pub path: String,
@@ -269,7 +270,7 @@ impl FileId {
 
 /// What produced a result: cached results are reused only for the same
 /// inputs, static db and options.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, Encode, Decode)]
 pub struct Provenance {
     /// The static db used, `None` when there was none.
     pub static_db: Option<FileId>,
@@ -335,13 +336,13 @@ impl Provenance {
 }
 
 /// Which slice of the run a partial result covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct Shard {
     pub index: u32,
     pub count: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, Encode, Decode)]
 pub struct ResultsHeader {
     pub producer: String,
     pub events: Vec<EventDesc>,
@@ -366,7 +367,7 @@ pub struct ResultsHeader {
 
 /// What share of one event's samples blame could explain (reached at least
 /// one named variable), and for the rest the reasons with their counts.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, Encode, Decode)]
 pub struct Coverage {
     pub event: u16,
     /// Samples of the event (all processes of the result, launchers included).
@@ -419,7 +420,7 @@ impl Coverage {
 }
 
 /// The blame of one variable (or function) in one process.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct ProcessValue {
     /// Index into `ResultsHeader::processes`.
     pub process: u32,
@@ -442,7 +443,9 @@ pub struct ProcessValue {
 }
 
 /// What a blamed name is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub struct VariableKey {
     pub name: String,
     /// Defining function (demangled); empty for globals.
@@ -458,21 +461,23 @@ pub struct VariableKey {
     pub event: u16,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct VariableBlame {
     pub key: VariableKey,
     pub values: Vec<ProcessValue>,
 }
 
 /// Code-centric totals for one function.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub struct FunctionKey {
     pub name: String,
     pub file: String,
     pub event: u16,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct FunctionBlame {
     pub key: FunctionKey,
     pub values: Vec<ProcessValue>,
@@ -480,7 +485,7 @@ pub struct FunctionBlame {
 
 /// A symbolized calling context of one process, stored once and referred
 /// to by index from [`ContextBlame`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct StackRecord {
     pub process: u32,
     /// Innermost first, as indices into `Results::frames`; the innermost
@@ -491,7 +496,7 @@ pub struct StackRecord {
 }
 
 /// One calling context that contributed to a variable's blame.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct ContextBlame {
     /// Index into `Results::variables`.
     pub variable: u32,
@@ -503,7 +508,7 @@ pub struct ContextBlame {
 
 /// The data records of results version 4, borrowed for writing (bincode
 /// encodes a reference as the value, so this is the owned enum's layout).
-#[derive(Serialize)]
+#[derive(Serialize, Encode)]
 enum RecordRef<'a> {
     Variable(&'a VariableBlame),
     Function(&'a FunctionBlame),
@@ -514,7 +519,7 @@ enum RecordRef<'a> {
 
 /// The data records of results version 4: frames are stored once and
 /// stacks name them by index, contexts name their variable by index.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub enum ResultRecord {
     Variable(VariableBlame),
     Function(FunctionBlame),
@@ -524,7 +529,7 @@ pub enum ResultRecord {
 }
 
 /// [`StackRecord`] of versions 2 and 3: every frame written out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct StackRecordV3 {
     pub process: u32,
     pub frames: Vec<SymFrame>,
@@ -532,7 +537,7 @@ pub struct StackRecordV3 {
 }
 
 /// [`ContextBlame`] of versions 2 and 3: the variable's whole key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct ContextBlameV3 {
     pub variable: VariableKey,
     pub process: u32,
@@ -541,7 +546,7 @@ pub struct ContextBlameV3 {
 }
 
 /// The data records of versions 2 and 3 (read, never written).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub enum ResultRecordV3 {
     Variable(VariableBlame),
     Function(FunctionBlame),

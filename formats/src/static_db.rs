@@ -13,6 +13,7 @@
 use crate::container::{write_atomic, ContainerReader, Kind};
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
+use bincode::{Decode, Encode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufReader, Read};
@@ -28,7 +29,9 @@ pub const STATIC_DB: Kind = Kind {
 };
 
 /// What a variable is, as the reports show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub enum VarKind {
     Local,
     Param,
@@ -51,7 +54,7 @@ impl VarKind {
 
 /// One node of a function's compact blame graph that is reported to users:
 /// a local, parameter, return value, global, or a field path below one of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct Variable {
     /// Dotted path, e.g. `se`, `se.sX`, `solver->ksp` is written `solver.ksp`.
     pub name: String,
@@ -109,7 +112,9 @@ impl Variable {
 }
 
 /// A value a call hands back to its caller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub enum CallOutput {
     /// The return value.
     Return,
@@ -118,7 +123,7 @@ pub enum CallOutput {
 }
 
 /// Caller variables blamed when one output of a call is blamed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct OutputBinding {
     pub output: CallOutput,
     /// Caller variables (indices into `FunctionSummary::variables`) that the
@@ -139,7 +144,7 @@ pub struct OutputBinding {
 }
 
 /// One call instruction of a function.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct CallSite {
     pub line: u32,
     pub column: u32,
@@ -154,7 +159,7 @@ pub struct CallSite {
 }
 
 /// A parameter that, inside the function, takes blame from another (3.3.1.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct SideEffect {
     pub blamed_param: u32,
     pub from_param: u32,
@@ -165,7 +170,7 @@ pub struct SideEffect {
 }
 
 /// A natural loop: the source lines of its blocks, and its enclosing loop.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct LoopInfo {
     pub header_line: u32,
     pub lines: Vec<u32>,
@@ -173,7 +178,9 @@ pub struct LoopInfo {
 }
 
 /// How a read's address was indexed, to tell distinct reads apart (5.2.1).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub enum ReadIndex {
     /// A scalar read, or a field at a fixed offset.
     None,
@@ -186,7 +193,9 @@ pub enum ReadIndex {
 }
 
 /// One distinct memory read on a line.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub struct MemRead {
     pub variable: u32,
     pub index: ReadIndex,
@@ -195,7 +204,7 @@ pub struct MemRead {
 /// How a read's address moves across iterations of the innermost loop
 /// around it: the reference classes of a locality model (self-temporal,
 /// self-spatial, no reuse), used to weigh which of a line's reads misses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub enum Reuse {
     /// A fixed address with no pointer loaded on the way (a local or global
     /// scalar, a field of a local struct): a register or a hot line.
@@ -230,7 +239,7 @@ pub enum Reuse {
 /// A read's addresses across iterations of the loop enclosing its
 /// innermost loop: the same sweep again (`x[k]` in `y[i] += A[i][k] * x[k]`
 /// for every `i`) or new data (`A[i][k]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Encode, Decode)]
 pub enum OuterReuse {
     /// No enclosing loop, or not known.
     #[default]
@@ -244,7 +253,7 @@ pub enum OuterReuse {
 /// The data cache the access-pattern weights assume: its line size and the
 /// size of the L1 data cache. The default (64-byte lines, 32 KiB) is that
 /// of most x86-64 and AArch64 cores; a recording stores its machine's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct CacheGeometry {
     pub line_bytes: u64,
     pub l1d_bytes: u64,
@@ -295,7 +304,7 @@ pub fn parse_size(text: &str) -> Option<u64> {
 }
 
 /// The access pattern of one read (parallel to [`LineReads::reads`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct ReadCost {
     pub reuse: Reuse,
     /// How the read's address moves across iterations of the loop around
@@ -331,7 +340,7 @@ impl ReadCost {
 }
 
 /// The distinct reads of one source line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct LineReads {
     pub line: u32,
     pub reads: Vec<MemRead>,
@@ -341,7 +350,7 @@ pub struct LineReads {
 }
 
 /// Everything post-processing needs about one function.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct FunctionSummary {
     pub linkage_name: String,
     /// Demangled name (equal to the linkage name for C).
@@ -457,7 +466,7 @@ impl FunctionSummary {
 }
 
 /// Header of a static db file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct StaticDbHeader {
     /// e.g. `blame 0.1.0`.
     pub producer: String,

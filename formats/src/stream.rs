@@ -9,6 +9,7 @@ use crate::container::{
     encode_into, ContainerReader, ContainerWriter, Kind, RawChunk, Salvaged, Skipped,
 };
 use crate::error::{FormatError, Result};
+use bincode::{Decode, Encode};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::File;
@@ -22,14 +23,14 @@ pub const STREAM: Kind = Kind {
 };
 
 /// How an event is sampled: every N occurrences, or N times a second.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub enum Sampling {
     Period(u64),
     Frequency(u64),
 }
 
 /// One event the sampler recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct EventDesc {
     /// User-facing name, e.g. `cpu-clock`, `cache-misses`, `r01a1`.
     pub name: String,
@@ -41,7 +42,7 @@ pub struct EventDesc {
 }
 
 /// Everything known about the process when its stream is opened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct StreamHeader {
     pub host: String,
     pub command: Vec<String>,
@@ -92,7 +93,7 @@ pub fn is_memory_event(name: &str) -> bool {
 }
 
 /// A file mapped into the process.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct Mapping {
     pub pid: u32,
     pub start: u64,
@@ -104,7 +105,7 @@ pub struct Mapping {
 }
 
 /// A thread's name (from PERF_RECORD_COMM or /proc).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct ThreadName {
     pub pid: u32,
     pub tid: u32,
@@ -113,7 +114,7 @@ pub struct ThreadName {
 
 /// One node of the stack table. The stack of a node is its frame followed by
 /// the stack of its parent, so the innermost frame comes first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct StackNode {
     /// Ids start at 1; 0 is the empty stack.
     pub id: u32,
@@ -125,7 +126,7 @@ pub struct StackNode {
 /// One sample. `time_delta_ns` is relative to the previous sample of the same
 /// chunk (the first sample of a chunk carries the absolute time), which keeps
 /// samples a few bytes each; readers hand out absolute times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub(crate) struct EncodedSample {
     tid: u32,
     time_delta_ns: i64,
@@ -150,14 +151,14 @@ pub struct Sample {
 }
 
 /// Samples the kernel or the sampler had to drop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct Lost {
     pub event: u16,
     pub count: u64,
 }
 
 /// The last record of a stream whose process ended while being recorded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct ProcessEnd {
     /// Exit code, or `128 + signal` when killed.
     pub exit_status: Option<i32>,
@@ -165,7 +166,7 @@ pub struct ProcessEnd {
     pub time_ns: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub(crate) enum WireRecord {
     Mapping(Mapping),
     Thread(ThreadName),
@@ -1144,6 +1145,66 @@ impl SalvagedStacks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every stream record encodes to the bytes bincode 1's serde path
+    /// wrote for it (streams of earlier blame versions stay readable, and
+    /// files written now are read by them), extremes of every varint width
+    /// included.
+    #[test]
+    fn records_are_bincode_1_bytes() {
+        use bincode1::Options;
+        let old = bincode1::DefaultOptions::new()
+            .with_varint_encoding()
+            .with_little_endian();
+        let mut records = Vec::new();
+        for v in [0u64, 250, 251, 65_535, 65_536, 1 << 32, u64::MAX] {
+            records.extend([
+                WireRecord::Mapping(Mapping {
+                    pid: v as u32,
+                    start: v,
+                    end: v.wrapping_add(1),
+                    file_offset: v / 3,
+                    path: "/usr/lib/libé.so".into(),
+                    build_id: vec![v as u8; 20],
+                }),
+                WireRecord::Thread(ThreadName {
+                    pid: 1,
+                    tid: v as u32,
+                    name: String::new(),
+                }),
+                WireRecord::Stack(StackNode {
+                    id: v as u32,
+                    parent: (v >> 1) as u32,
+                    address: v,
+                }),
+                WireRecord::Sample(EncodedSample {
+                    tid: v as u32,
+                    time_delta_ns: -(v as i64),
+                    event: v as u16,
+                    weight: v,
+                    stack: v as u32,
+                    data_address: (v % 2 == 0).then_some(v),
+                }),
+                WireRecord::Lost(Lost { event: 1, count: v }),
+                WireRecord::Exec {
+                    command: vec!["./a".into(), v.to_string()],
+                },
+                WireRecord::End(ProcessEnd {
+                    exit_status: Some(-(v as i32)),
+                    signal: None,
+                    time_ns: v,
+                }),
+            ]);
+        }
+        for r in &records {
+            let mut now = Vec::new();
+            crate::container::encode_into(&mut now, r).unwrap();
+            assert_eq!(now, old.serialize(r).unwrap(), "{r:?}");
+            let (back, used): (WireRecord, usize) =
+                bincode::decode_from_slice(&now, crate::container::codec()).unwrap();
+            assert_eq!((&back, used), (r, now.len()));
+        }
+    }
 
     /// The whole-stack cache must give exactly the ids of the frame-by-frame
     /// walk, before and after it is cleared for being full.

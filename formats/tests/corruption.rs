@@ -220,15 +220,17 @@ fn whole_file_damage(bytes: &[u8], read: impl Fn(&[u8]) -> Result<(), FormatErro
 }
 
 /// A container with `per_chunk` records per chunk, encoded the way FORMATS.md
-/// documents it (bincode, varint, little endian) independently of the writers.
-fn rechunk<H: serde::Serialize, T: serde::Serialize>(
+/// documents it (bincode, varint, little endian) independently of the writers:
+/// by bincode 1's serde path, which wrote every file before blame moved to
+/// bincode 2's derives.
+fn rechunk<H: bincode::Encode, T: serde::Serialize>(
     kind: Kind,
     header: &H,
     records: &[T],
     per_chunk: usize,
 ) -> Vec<u8> {
-    use bincode::Options;
-    let opts = bincode::DefaultOptions::new()
+    use bincode1::Options;
+    let opts = bincode1::DefaultOptions::new()
         .with_varint_encoding()
         .with_little_endian();
     let mut w = ContainerWriter::new(Vec::new(), "<t>", kind, header).unwrap();

@@ -351,10 +351,10 @@ fn alloc_log_round_trip_of_every_kind() {
 /// recomputes them from the run instead of trusting them.
 #[test]
 fn results_of_version_2_are_read_with_unknown_provenance() {
-    use bincode::Options;
+    use bincode1::Options;
     use blame_formats::container::{ContainerWriter, Kind};
     use blame_formats::results::{Coverage, ResultRecordV3, Shard, StackRecordV3, RESULTS};
-    #[derive(serde::Serialize)]
+    #[derive(bincode::Encode)]
     struct ProcessV2 {
         rank: Option<u32>,
         pid: u32,
@@ -363,7 +363,7 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
         launcher: bool,
         samples: Vec<f64>,
     }
-    #[derive(serde::Serialize)]
+    #[derive(bincode::Encode)]
     struct HeaderV2 {
         producer: String,
         events: Vec<EventDesc>,
@@ -413,7 +413,7 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
         }))
         .collect();
     for r in &records {
-        bincode::DefaultOptions::new()
+        bincode1::DefaultOptions::new()
             .with_varint_encoding()
             .with_little_endian()
             .serialize_into(&mut payload, r)
@@ -451,7 +451,7 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
 /// record gets one with no values.
 #[test]
 fn results_of_version_3_are_read_with_frames_and_keys_interned() {
-    use bincode::Options;
+    use bincode1::Options;
     use blame_formats::container::{ContainerWriter, Kind};
     use blame_formats::results::{ContextBlameV3, ResultRecordV3, StackRecordV3, RESULTS};
     let now = results(40);
@@ -505,7 +505,7 @@ fn results_of_version_3_are_read_with_frames_and_keys_interned() {
     let mut w = ContainerWriter::new(Vec::new(), "<v3>", v3, &header_v3).unwrap();
     let mut payload = Vec::new();
     for r in &records {
-        bincode::DefaultOptions::new()
+        bincode1::DefaultOptions::new()
             .with_varint_encoding()
             .with_little_endian()
             .serialize_into(&mut payload, r)
@@ -542,4 +542,54 @@ fn results_of_version_3_are_read_with_frames_and_keys_interned() {
     let dir = tempfile::tempdir().unwrap();
     old.write(dir.path().join("r.bres")).unwrap();
     assert_eq!(Results::read(dir.path().join("r.bres")).unwrap(), old);
+}
+
+/// What bincode 1's serde path (which wrote the files of earlier blame
+/// versions) decodes from `payload` as `count` values of `T` and encodes
+/// again is `payload` itself: the bytes bincode 2's derives write now are
+/// bincode 1's.
+fn bincode_1_agrees<T: serde::de::DeserializeOwned + serde::Serialize>(payload: &[u8], count: u32) {
+    use bincode1::Options;
+    let old = bincode1::DefaultOptions::new()
+        .with_varint_encoding()
+        .with_little_endian();
+    let mut rest = payload;
+    let mut again = Vec::new();
+    for _ in 0..count {
+        let value: T = old.deserialize_from(&mut rest).unwrap();
+        old.serialize_into(&mut again, &value).unwrap();
+    }
+    assert!(
+        rest.is_empty(),
+        "{} bytes bincode 1 did not read",
+        rest.len()
+    );
+    assert!(again == payload, "bincode 1 writes other bytes");
+}
+
+#[test]
+fn static_db_and_results_are_bincode_1_bytes() {
+    use blame_formats::container::ContainerReader;
+    use blame_formats::results::{ResultRecord, RESULTS};
+    use blame_formats::static_db::{FunctionSummary, StaticDbHeader, STATIC_DB};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unit.bsdb");
+    static_db(300, 4).write(&db, &db_header()).unwrap();
+    let bytes = std::fs::read(&db).unwrap();
+    let (mut r, header) =
+        ContainerReader::open_header(&bytes[..], &db, STATIC_DB, STATIC_DB.version).unwrap();
+    bincode_1_agrees::<StaticDbHeader>(&header.payload, header.record_count);
+    while let Some(c) = r.next_chunk().unwrap() {
+        bincode_1_agrees::<FunctionSummary>(&c.payload, c.record_count);
+    }
+    let res = dir.path().join("results.bres");
+    results(3000).write(&res).unwrap();
+    let bytes = std::fs::read(&res).unwrap();
+    let (mut r, _) = ContainerReader::open_header(&bytes[..], &res, RESULTS, 4).unwrap();
+    let mut n = 0;
+    while let Some(c) = r.next_chunk().unwrap() {
+        bincode_1_agrees::<ResultRecord>(&c.payload, c.record_count);
+        n += c.record_count;
+    }
+    assert!(n > 3000, "{n} records");
 }
