@@ -657,7 +657,7 @@ impl Run {
                     .collect();
                 // The binaries' debug info is opened while the samples are counted.
                 let (tally, ()) = rayon::join(
-                    || tally_stream(reader.as_mut(), &keep, self.on_damage),
+                    || tally_stream(reader.as_mut(), &keep, whole_process, self.on_damage),
                     || self.preload_symbols(at),
                 );
                 let mut tally = tally?;
@@ -777,14 +777,7 @@ impl Run {
         let Ok((mut reader, _)) = self.open_stream(at) else {
             return;
         };
-        let mut mappings = Vec::new();
-        while let Ok(Some(item)) = reader.next_item_salvaging() {
-            match item {
-                Item::Record(Record::Mapping(m)) => mappings.push(m),
-                Item::Record(Record::Sample(_)) | Item::Skipped(_) => break,
-                _ => {}
-            }
-        }
+        let mappings = blame_formats::stream::leading_mappings(reader.as_mut());
         if !mappings.is_empty() {
             let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
             guard.preload(&mappings);
@@ -1202,7 +1195,13 @@ struct CompactSample {
 /// One chunk of a stream, decoded for the first pass.
 #[derive(Default)]
 struct DecodedChunk {
+    /// The samples, kept when a shard owns some samples of the process and
+    /// not others (which it owns depends on numbers across chunks).
     samples: Vec<CompactSample>,
+    /// The samples counted while decoding, when the shard owns all of them.
+    counted: StackCounts,
+    with_address: u64,
+    sample_count: usize,
     mappings: Vec<Mapping>,
     stacks: Vec<StackNode>,
     lost: u64,
@@ -1215,6 +1214,7 @@ const CHUNK_BATCH: usize = 16;
 fn tally_stream(
     reader: &mut dyn ChunkSource,
     keep: &(dyn Fn(usize) -> bool + Sync),
+    keeps_all: bool,
     on_damage: OnDamage,
 ) -> Result<StreamTally> {
     let path = reader.path().to_path_buf();
@@ -1272,18 +1272,29 @@ fn tally_stream(
             }
         }
         // Decode each chunk in parallel, straight from its decompressed
-        // bytes into a compact form: a sample is its (stack, event) and
-        // whether it has a data address (sample numbers, for sample-level
-        // sharding, continue across chunks, so they are counted next) ...
+        // bytes. When the shard owns every sample, they are counted as they
+        // are decoded; otherwise they are kept in a compact form, a sample
+        // being its (stack, event) and whether it has a data address
+        // (sample numbers, for sample-level sharding, continue across
+        // chunks, so they are counted next) ...
         let decoded: Vec<std::result::Result<DecodedChunk, Skipped>> = batch
             .into_par_iter()
             .map(|c| {
                 let (offset, next) = (c.offset, c.offset + c.compressed.len() as u64 + 20);
                 let mut d = DecodedChunk {
-                    samples: Vec::with_capacity((c.record_count as usize).min(1 << 20)),
+                    samples: Vec::with_capacity(if keeps_all {
+                        0
+                    } else {
+                        (c.record_count as usize).min(1 << 20)
+                    }),
                     ..Default::default()
                 };
                 decode_chunk_each(c, &path, |r| match r {
+                    Record::Sample(s) if keeps_all => {
+                        *d.counted.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
+                        d.with_address += s.data_address.is_some() as u64;
+                        d.sample_count += 1;
+                    }
                     Record::Sample(s) => d.samples.push(CompactSample {
                         stack: s.stack,
                         event: s.event,
@@ -1308,7 +1319,7 @@ fn tally_stream(
             match d {
                 Ok(d) => {
                     offsets.push(seq);
-                    seq += d.samples.len();
+                    seq += d.samples.len() + d.sample_count;
                     intact.push(d);
                 }
                 Err(skip) => {
@@ -1328,10 +1339,11 @@ fn tally_stream(
             .zip(offsets)
             .map(|(d, first)| {
                 let mut c = ChunkTally {
+                    counts: d.counted,
+                    with_address: d.with_address,
                     mappings: d.mappings,
                     stacks: d.stacks,
                     lost: d.lost,
-                    ..Default::default()
                 };
                 for (n, s) in (first..).zip(d.samples) {
                     if keep(n) {

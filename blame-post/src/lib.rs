@@ -39,6 +39,7 @@ pub use shard::ShardSpec;
 pub use static_index::StaticIndex;
 
 use blame_formats::results::{Results, ResultsHeader, Shard};
+use rayon::prelude::*;
 
 /// Wall time of each post-processing stage (the stages of Figure 4.10).
 #[derive(Debug, Clone, Copy, Default)]
@@ -110,30 +111,52 @@ pub fn post_with_progress(
         openmp::graft_worker_stacks(&profile.frames, &mut profile.contexts);
         Ok(profile)
     };
-    // Process i + 1 is read and symbolized while process i is resolved
-    // and summed: the symbolizer (behind its lock) and the reductions run
-    // on one thread each, so the other core decodes meanwhile. Processes
-    // are still added in order, so the sums are the same.
-    let mut next = (nproc > 0).then(|| load(0));
-    for (i, lost) in lost.iter_mut().enumerate() {
-        let profile = next.take().expect("loaded in the step before")?;
-        let (loaded, ()) = rayon::join(
-            || (i + 1 < nproc).then(|| load(i + 1)),
+    // Processes are read and symbolized a window at a time, the window's
+    // processes in parallel, while the window before is resolved and summed
+    // on one thread: the reductions are sequential, so this keeps both
+    // cores busy (a stream has too few chunks to fill them on its own).
+    // Processes are still added in order, so the sums are the same.
+    let window = (2 * rayon::current_num_threads()).max(2);
+    let load_window = |start: usize| -> Vec<Result<input::ProcessProfile>> {
+        (start..(start + window).min(nproc))
+            .into_par_iter()
+            .map(load)
+            .collect()
+    };
+    let mut next = load_window(0);
+    let mut start = 0;
+    while start < nproc {
+        let profiles = std::mem::take(&mut next);
+        let following = start + profiles.len();
+        let (loaded, added) = rayon::join(
             || {
-                times.read += profile.read_time;
-                times.symbolize += profile.symbolize_time;
-                contexts += profile.contexts.len();
-                warnings.extend(profile.warnings.iter().cloned());
-                damage.extend(profile.damage.iter().cloned());
-                *lost += profile.lost;
-                if !run.processes[i].launcher {
-                    lines.add(index, &profile);
+                if following < nproc {
+                    load_window(following)
+                } else {
+                    Vec::new()
                 }
-                acc.add_process(index, &profile, nevents);
+            },
+            || -> Result<()> {
+                for (i, profile) in (start..).zip(profiles) {
+                    let profile = profile?;
+                    times.read += profile.read_time;
+                    times.symbolize += profile.symbolize_time;
+                    contexts += profile.contexts.len();
+                    warnings.extend(profile.warnings.iter().cloned());
+                    damage.extend(profile.damage.iter().cloned());
+                    lost[i] += profile.lost;
+                    if !run.processes[i].launcher {
+                        lines.add(index, &profile);
+                    }
+                    acc.add_process(index, &profile, nevents);
+                }
+                Ok(())
             },
         );
+        added?;
+        progress(following, nproc);
         next = loaded;
-        progress(i + 1, nproc);
+        start = following;
     }
     warnings.extend(lines.warnings(index));
     times.resolve = acc.resolve_time;

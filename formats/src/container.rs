@@ -340,6 +340,35 @@ pub struct RawChunk {
 }
 
 impl RawChunk {
+    /// Decodes records from the start of the chunk, decompressing only as
+    /// far as they are read, until `each` returns `false` or the records
+    /// end: for readers that need a chunk's first records only (a stream's
+    /// mappings come before its first sample). A damaged chunk is an error.
+    pub fn decode_leading<T: Decode<()>>(
+        &self,
+        path: &Path,
+        mut each: impl FnMut(T) -> bool,
+    ) -> Result<()> {
+        let corrupt = |i: u32, reason: String| FormatError::CorruptChunk {
+            path: path.to_path_buf(),
+            chunk: self.index,
+            offset: self.offset,
+            reason: format!("record {i} of {}: {reason}", self.record_count),
+        };
+        let mut input = std::io::BufReader::new(
+            zstd::stream::read::Decoder::with_buffer(&self.compressed[..])
+                .map_err(|e| corrupt(0, format!("zstd: {e}")))?,
+        );
+        for i in 0..self.record_count {
+            let value = bincode::decode_from_std_read(&mut input, codec())
+                .map_err(|e| corrupt(i, e.to_string()))?;
+            if !each(value) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     pub fn decompress(self, path: &Path) -> Result<Chunk> {
         let corrupt = |reason: String| FormatError::CorruptChunk {
             path: path.to_path_buf(),

@@ -769,6 +769,26 @@ pub fn decode_chunk_each(chunk: RawChunk, path: &Path, mut each: impl FnMut(Reco
     })
 }
 
+/// The mappings a stream's first chunk holds before its first sample,
+/// decompressing and decoding no further than that sample: what a reader
+/// needs to open the debug info of the process's binaries early. Empty when
+/// the first chunk is damaged.
+pub fn leading_mappings(reader: &mut dyn ChunkSource) -> Vec<Mapping> {
+    let mut mappings = Vec::new();
+    if let Ok(Some(Salvaged::Chunk(c))) = reader.next_chunk_salvaging() {
+        let path = reader.path().to_path_buf();
+        let _ = c.decode_leading::<WireRecord>(&path, |w| match w {
+            WireRecord::Mapping(m) => {
+                mappings.push(m);
+                true
+            }
+            WireRecord::Sample(_) => false,
+            _ => true,
+        });
+    }
+    mappings
+}
+
 /// A whole stream in memory, with its stack table resolved.
 #[derive(Debug, Clone, Default)]
 pub struct Stream {
