@@ -391,9 +391,9 @@ impl Run {
             processes.push(ProcessInfo {
                 rank: header.rank,
                 pid: header.pid,
-                host: header.host.clone(),
+                host: header.host.clone().into(),
                 launcher: is_launcher(&header.command),
-                command: header.command.clone(),
+                command: header.command.clone().into(),
                 samples: Vec::new(),
                 lost: 0,
             });
@@ -471,8 +471,8 @@ impl Run {
             .map(|&g| ProcessInfo {
                 rank: keys[g].0,
                 pid: keys[g].1.unwrap_or(0),
-                host: String::new(),
-                command: Vec::new(),
+                host: String::new().into(),
+                command: Vec::new().into(),
                 launcher: false,
                 samples: Vec::new(),
                 lost: 0,

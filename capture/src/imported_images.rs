@@ -115,9 +115,9 @@ impl ImageSink for ImportedImages {
             info: ProcessInfo {
                 rank: if launcher { None } else { self.rank },
                 pid: p.pid,
-                host: self.host.clone(),
+                host: self.host.clone().into(),
                 launcher,
-                command: p.command.clone(),
+                command: p.command.clone().into(),
                 samples: Vec::new(),
                 lost: 0,
             },
@@ -211,7 +211,7 @@ mod tests {
         let summary: Vec<(u32, Vec<String>, usize, usize, usize)> = images
             .iter()
             .map(|p| {
-                let c = p.info.command.clone();
+                let c = p.info.command.to_vec();
                 (
                     p.info.pid,
                     c,

@@ -222,7 +222,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 rank: Some(0),
                 pid: 7,
                 host: "h".into(),
-                command: vec!["./a".into()],
+                command: vec!["./a".into()].into(),
                 launcher: false,
                 samples: vec![3.0],
                 lost: 1,

@@ -7,20 +7,16 @@ use crate::files::open_regular;
 use crate::stream::EventDesc;
 use bincode::{Decode, Encode};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::sync::Arc;
 
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 5,
+    version: 6,
 };
-
-/// The version of results whose contexts are kept per process: written
-/// as version 4 (the same bytes as before version 5), so that builds that
-/// read up to version 4 still read them. Only results whose application
-/// contexts are summed over ranks ([`ResultsHeader::summed`]) need 5.
-const PER_PROCESS_VERSION: u32 = 4;
 
 /// The `process` of the application's stacks and contexts in a result
 /// whose contexts are summed over ranks ([`ResultsHeader::summed`]): they
@@ -79,12 +75,16 @@ impl Serialize for SymFrame {
 }
 
 /// One profiled process in the results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+///
+/// Host and command are shared between the processes that have the same
+/// (all ranks of a job run one command, a node's ranks one host): a result
+/// of 10^5 ranks holds each once, in memory and in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcessInfo {
     pub rank: Option<u32>,
     pub pid: u32,
-    pub host: String,
-    pub command: Vec<String>,
+    pub host: Arc<str>,
+    pub command: Arc<[String]>,
     /// mpirun, a shell...: recorded, but not part of the application's ranks.
     pub launcher: bool,
     /// Samples of each event (indexed like `ResultsHeader::events`).
@@ -126,8 +126,8 @@ impl From<ResultsHeaderV2> for ResultsHeader {
                 .map(|p| ProcessInfo {
                     rank: p.rank,
                     pid: p.pid,
-                    host: p.host,
-                    command: p.command,
+                    host: p.host.into(),
+                    command: p.command.into(),
                     launcher: p.launcher,
                     samples: p.samples,
                     lost: 0,
@@ -143,9 +143,8 @@ impl From<ResultsHeaderV2> for ResultsHeader {
     }
 }
 
-/// [`ResultsHeader`] of results versions 3 and 4 (no `summed`); written
-/// for results whose contexts are per process.
-#[derive(Serialize, Deserialize, Encode, Decode)]
+/// [`ResultsHeader`] of results versions 3 and 4 (no `summed`).
+#[derive(Decode)]
 struct ResultsHeaderV4<P, E, Pr, S, B, C, V, D> {
     producer: P,
     events: E,
@@ -160,7 +159,7 @@ struct ResultsHeaderV4<P, E, Pr, S, B, C, V, D> {
 type OwnedHeaderV4 = ResultsHeaderV4<
     String,
     Vec<EventDesc>,
-    Vec<ProcessInfo>,
+    Vec<ProcessInfoV5>,
     Option<Shard>,
     Vec<String>,
     Vec<Coverage>,
@@ -173,7 +172,7 @@ impl From<OwnedHeaderV4> for ResultsHeader {
         ResultsHeader {
             producer: h.producer,
             events: h.events,
-            processes: h.processes,
+            processes: h.processes.into_iter().map(ProcessInfo::from).collect(),
             shard: h.shard,
             blame_points: h.blame_points,
             coverage: h.coverage,
@@ -181,6 +180,151 @@ impl From<OwnedHeaderV4> for ResultsHeader {
             damage: h.damage,
             summed: None,
         }
+    }
+}
+
+/// [`ProcessInfo`] of results versions 3 to 5: host and command written
+/// out for every process.
+#[derive(Decode)]
+struct ProcessInfoV5 {
+    rank: Option<u32>,
+    pid: u32,
+    host: String,
+    command: Vec<String>,
+    launcher: bool,
+    samples: Vec<f64>,
+    lost: u64,
+}
+
+impl From<ProcessInfoV5> for ProcessInfo {
+    fn from(p: ProcessInfoV5) -> Self {
+        ProcessInfo {
+            rank: p.rank,
+            pid: p.pid,
+            host: p.host.into(),
+            command: p.command.into(),
+            launcher: p.launcher,
+            samples: p.samples,
+            lost: p.lost,
+        }
+    }
+}
+
+/// The header as results versions 5 and 6 lay it out; `Pr` is the process
+/// table (version 5: a [`ProcessInfoV5`] per process; version 6: a
+/// [`ProcessTable`]). Written from references, read owned.
+#[derive(Encode, Decode)]
+struct HeaderLayout<P, E, Pr, S, B, C, V, D, Su> {
+    producer: P,
+    events: E,
+    processes: Pr,
+    shard: S,
+    blame_points: B,
+    coverage: C,
+    provenance: V,
+    damage: D,
+    summed: Su,
+}
+
+type OwnedHeader<Pr> = HeaderLayout<
+    String,
+    Vec<EventDesc>,
+    Pr,
+    Option<Shard>,
+    Vec<String>,
+    Vec<Coverage>,
+    Option<Provenance>,
+    Vec<String>,
+    Option<SummedContexts>,
+>;
+
+impl<Pr> OwnedHeader<Pr> {
+    fn with_processes(self, processes: Vec<ProcessInfo>) -> ResultsHeader {
+        ResultsHeader {
+            producer: self.producer,
+            events: self.events,
+            processes,
+            shard: self.shard,
+            blame_points: self.blame_points,
+            coverage: self.coverage,
+            provenance: self.provenance,
+            damage: self.damage,
+            summed: self.summed,
+        }
+    }
+}
+
+/// The processes of results version 6: each distinct host and command once,
+/// and per process the indices of its own. Every partial result of a run
+/// repeats the run's process table, so a merge reads it once per part: as
+/// indices it costs no allocation per process but the sample counts.
+#[derive(Encode, Decode)]
+struct ProcessTable {
+    hosts: Vec<String>,
+    commands: Vec<Vec<String>>,
+    processes: Vec<ProcessEntry>,
+}
+
+#[derive(Encode, Decode)]
+struct ProcessEntry {
+    rank: Option<u32>,
+    pid: u32,
+    host: u32,
+    command: u32,
+    launcher: bool,
+    samples: Vec<f64>,
+    lost: u64,
+}
+
+impl ProcessTable {
+    fn of(processes: &[ProcessInfo]) -> ProcessTable {
+        let mut hosts: HashMap<&str, u32> = HashMap::new();
+        let mut commands: HashMap<&[String], u32> = HashMap::new();
+        let mut table = ProcessTable {
+            hosts: Vec::new(),
+            commands: Vec::new(),
+            processes: Vec::with_capacity(processes.len()),
+        };
+        for p in processes {
+            let host = *hosts.entry(&p.host).or_insert_with(|| {
+                table.hosts.push(p.host.to_string());
+                table.hosts.len() as u32 - 1
+            });
+            let command = *commands.entry(&p.command).or_insert_with(|| {
+                table.commands.push(p.command.to_vec());
+                table.commands.len() as u32 - 1
+            });
+            table.processes.push(ProcessEntry {
+                rank: p.rank,
+                pid: p.pid,
+                host,
+                command,
+                launcher: p.launcher,
+                samples: p.samples.clone(),
+                lost: p.lost,
+            });
+        }
+        table
+    }
+
+    /// The processes, sharing each host and command; `None` when an index is out of range.
+    fn into_processes(self) -> Option<Vec<ProcessInfo>> {
+        let hosts: Vec<Arc<str>> = self.hosts.into_iter().map(Arc::from).collect();
+        let commands: Vec<Arc<[String]>> = self.commands.into_iter().map(Arc::from).collect();
+        self.processes
+            .into_iter()
+            .map(|p| {
+                Some(ProcessInfo {
+                    rank: p.rank,
+                    pid: p.pid,
+                    host: hosts.get(p.host as usize)?.clone(),
+                    command: commands.get(p.command as usize)?.clone(),
+                    launcher: p.launcher,
+                    samples: p.samples,
+                    lost: p.lost,
+                })
+            })
+            .collect()
     }
 }
 
@@ -342,7 +486,7 @@ pub struct Shard {
     pub count: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, Encode, Decode)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ResultsHeader {
     pub producer: String,
     pub events: Vec<EventDesc>,
@@ -669,26 +813,19 @@ impl Results {
             .chain(self.frames.iter().map(RecordRef::Frame))
             .chain(self.stacks.iter().map(RecordRef::Stack))
             .chain(self.contexts.iter().map(RecordRef::Context));
-        if self.header.summed.is_some() {
-            return write_atomic(path, RESULTS, &self.header, records);
-        }
-        // Results with per-process contexts keep version 4 (same bytes).
         let h = &self.header;
-        let kind = Kind {
-            version: PER_PROCESS_VERSION,
-            ..RESULTS
-        };
-        let v4 = ResultsHeaderV4 {
+        let header = HeaderLayout {
             producer: &h.producer,
             events: &h.events,
-            processes: &h.processes,
+            processes: ProcessTable::of(&h.processes),
             shard: &h.shard,
             blame_points: &h.blame_points,
             coverage: &h.coverage,
             provenance: &h.provenance,
             damage: &h.damage,
+            summed: &h.summed,
         };
-        write_atomic(path, kind, &v4, records)
+        write_atomic(path, RESULTS, &header, records)
     }
 
     pub fn read(path: impl AsRef<Path>) -> Result<Results> {
@@ -706,7 +843,34 @@ impl Results {
         let header: ResultsHeader = match r.version {
             2 => ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into(),
             3 | 4 => ContainerReader::<R>::decode_header::<OwnedHeaderV4>(&chunk, path)?.into(),
-            _ => ContainerReader::<R>::decode_header(&chunk, path)?,
+            5 => {
+                let mut h = ContainerReader::<R>::decode_header::<OwnedHeader<Vec<ProcessInfoV5>>>(
+                    &chunk, path,
+                )?;
+                let processes = std::mem::take(&mut h.processes);
+                h.with_processes(processes.into_iter().map(ProcessInfo::from).collect())
+            }
+            _ => {
+                let mut h =
+                    ContainerReader::<R>::decode_header::<OwnedHeader<ProcessTable>>(&chunk, path)?;
+                let table = std::mem::replace(
+                    &mut h.processes,
+                    ProcessTable {
+                        hosts: Vec::new(),
+                        commands: Vec::new(),
+                        processes: Vec::new(),
+                    },
+                );
+                let processes =
+                    table
+                        .into_processes()
+                        .ok_or_else(|| FormatError::CorruptHeader {
+                            path: path.to_path_buf(),
+                            reason: "a process names a host or command the table does not hold"
+                                .into(),
+                        })?;
+                h.with_processes(processes)
+            }
         };
         let mut out = Results {
             header,

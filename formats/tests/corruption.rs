@@ -222,10 +222,10 @@ fn whole_file_damage(bytes: &[u8], read: impl Fn(&[u8]) -> Result<(), FormatErro
 /// A container with `per_chunk` records per chunk, encoded the way FORMATS.md
 /// documents it (bincode, varint, little endian) independently of the writers:
 /// by bincode 1's serde path, which wrote every file before blame moved to
-/// bincode 2's derives.
-fn rechunk<H: bincode::Encode, T: serde::Serialize>(
+/// bincode 2's derives. `head` is the file's preamble and header chunk.
+fn rechunk<T: serde::Serialize>(
+    head: &[u8],
     kind: Kind,
-    header: &H,
     records: &[T],
     per_chunk: usize,
 ) -> Vec<u8> {
@@ -233,7 +233,12 @@ fn rechunk<H: bincode::Encode, T: serde::Serialize>(
     let opts = bincode1::DefaultOptions::new()
         .with_varint_encoding()
         .with_little_endian();
-    let mut w = ContainerWriter::new(Vec::new(), "<t>", kind, header).unwrap();
+    // The writer's own preamble and (empty) header are replaced by `head`.
+    let skip = ContainerWriter::new(Vec::new(), "<t>", kind, &())
+        .unwrap()
+        .into_inner()
+        .len();
+    let mut w = ContainerWriter::new(Vec::new(), "<t>", kind, &()).unwrap();
     for group in records.chunks(per_chunk) {
         let mut payload = Vec::new();
         for r in group {
@@ -242,14 +247,25 @@ fn rechunk<H: bincode::Encode, T: serde::Serialize>(
         w.write_chunk(&payload, group.len() as u32).unwrap();
     }
     w.write_end().unwrap();
-    w.into_inner()
+    let mut out = head.to_vec();
+    out.extend_from_slice(&w.into_inner()[skip..]);
+    out
+}
+
+/// The preamble and header chunk of a container file.
+fn head_of(file: &[u8]) -> &[u8] {
+    let compressed = u32::from_le_bytes(file[20..24].try_into().unwrap()) as usize;
+    &file[..16 + 20 + compressed]
 }
 
 #[test]
 fn static_db_damage_is_always_an_error() {
     let db = static_db(200, 9);
     let records: Vec<_> = db.functions.values().cloned().collect();
-    let bytes = rechunk(STATIC_DB, &db_header(), &records, 10);
+    let head = ContainerWriter::new(Vec::new(), "<t>", STATIC_DB, &db_header())
+        .unwrap()
+        .into_inner();
+    let bytes = rechunk(&head, STATIC_DB, &records, 10);
     assert_eq!(StaticDb::read_bytes(&bytes).unwrap(), (db, db_header()));
     whole_file_damage(&bytes, |b| StaticDb::read_bytes(b).map(|_| ()), 211);
 }
@@ -267,7 +283,11 @@ fn results_damage_is_always_an_error() {
         .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
         .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
         .collect();
-    let bytes = rechunk(RESULTS, &r.header, &records, 25);
+    let dir = tempfile::tempdir().unwrap();
+    let written = dir.path().join("results.bres");
+    r.write(&written).unwrap();
+    let written = std::fs::read(&written).unwrap();
+    let bytes = rechunk(head_of(&written), RESULTS, &records, 25);
     assert_eq!(Results::read_bytes(&bytes).unwrap(), r);
     whole_file_damage(&bytes, |b| Results::read_bytes(b).map(|_| ()), 211);
 }

@@ -383,8 +383,8 @@ fn results_of_version_2_are_read_with_unknown_provenance() {
             .map(|p| ProcessV2 {
                 rank: p.rank,
                 pid: p.pid,
-                host: p.host.clone(),
-                command: p.command.clone(),
+                host: p.host.to_string(),
+                command: p.command.to_vec(),
                 launcher: p.launcher,
                 samples: p.samples.clone(),
             })
@@ -492,10 +492,11 @@ fn results_of_version_3_are_read_with_frames_and_keys_interned() {
     // The header of versions 3 and 4: version 5's without `summed` (a
     // tuple encodes as the struct of its fields).
     let h = &now.header;
+    let processes = processes_v5(&h.processes);
     let header_v3 = (
         &h.producer,
         &h.events,
-        &h.processes,
+        &processes,
         &h.shard,
         &h.blame_points,
         &h.coverage,
@@ -592,4 +593,105 @@ fn static_db_and_results_are_bincode_1_bytes() {
         n += c.record_count;
     }
     assert!(n > 3000, "{n} records");
+}
+
+/// Processes as results versions 3 to 5 wrote them (host and command in
+/// every process; a tuple encodes as the struct of its fields).
+#[allow(clippy::type_complexity)]
+fn processes_v5(
+    processes: &[blame_formats::results::ProcessInfo],
+) -> Vec<(Option<u32>, u32, String, Vec<String>, bool, Vec<f64>, u64)> {
+    processes
+        .iter()
+        .map(|p| {
+            (
+                p.rank,
+                p.pid,
+                p.host.to_string(),
+                p.command.to_vec(),
+                p.launcher,
+                p.samples.clone(),
+                p.lost,
+            )
+        })
+        .collect()
+}
+
+/// Results of version 5 (summed contexts; host and command in every
+/// process) are read as they were written.
+#[test]
+fn results_of_version_5_are_read() {
+    use blame_formats::container::{ContainerWriter, Kind};
+    use blame_formats::results::{ResultRecord, SummedContexts, RESULTS};
+    let mut now = results(40);
+    now.header.summed = Some(SummedContexts {
+        from: vec!["a/results.bres".into()],
+    });
+    let h = &now.header;
+    let processes = processes_v5(&h.processes);
+    let header_v5 = (
+        &h.producer,
+        &h.events,
+        &processes,
+        &h.shard,
+        &h.blame_points,
+        &h.coverage,
+        &h.provenance,
+        &h.damage,
+        &h.summed,
+    );
+    let v5 = Kind {
+        version: 5,
+        ..RESULTS
+    };
+    let mut w = ContainerWriter::new(Vec::new(), "<v5>", v5, &header_v5).unwrap();
+    let records: Vec<ResultRecord> = now
+        .variables
+        .iter()
+        .cloned()
+        .map(ResultRecord::Variable)
+        .chain(now.functions.iter().cloned().map(ResultRecord::Function))
+        .chain(now.frames.iter().cloned().map(ResultRecord::Frame))
+        .chain(now.stacks.iter().cloned().map(ResultRecord::Stack))
+        .chain(now.contexts.iter().cloned().map(ResultRecord::Context))
+        .collect();
+    let mut payload = Vec::new();
+    for r in &records {
+        payload.extend(bincode::encode_to_vec(r, bincode::config::standard()).unwrap());
+    }
+    w.write_chunk(&payload, records.len() as u32).unwrap();
+    w.write_end().unwrap();
+    assert_eq!(Results::read_bytes(&w.into_inner()).unwrap(), now);
+}
+
+/// Version 6 stores each distinct host and command once: a result of many
+/// ranks of one command on a few hosts is not much larger than its counts.
+#[test]
+fn results_store_each_host_and_command_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = results(10);
+    let one = r.header.processes[0].clone();
+    r.header.processes = (0..2000u32)
+        .map(|i| blame_formats::results::ProcessInfo {
+            rank: Some(i),
+            pid: 1000 + i,
+            host: format!("node{}", i / 64).into(),
+            command: vec!["./solver".to_string(), "--long-input-file-name.dat".into()].into(),
+            samples: vec![i as f64; one.samples.len()],
+            ..one.clone()
+        })
+        .collect();
+    let path = dir.path().join("results.bres");
+    r.write(&path).unwrap();
+    let back = Results::read(&path).unwrap();
+    assert_eq!(back, r);
+    // One allocation per host and command, shared by their processes.
+    assert!(std::sync::Arc::ptr_eq(
+        &back.header.processes[0].command,
+        &back.header.processes[1999].command
+    ));
+    assert!(std::sync::Arc::ptr_eq(
+        &back.header.processes[0].host,
+        &back.header.processes[63].host
+    ));
 }

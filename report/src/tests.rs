@@ -48,7 +48,7 @@ pub(crate) fn fixture() -> Results {
         rank: Some(rank),
         pid: 100 + rank,
         host: "h".into(),
-        command: vec!["./fig3_14".into()],
+        command: vec!["./fig3_14".into()].into(),
         launcher: false,
         samples: vec![3.0],
         lost: 0,

@@ -129,7 +129,7 @@ fn ranks_run(ranks: u32) -> Results {
             rank: Some(rank),
             pid: 100 + rank,
             host: "h".into(),
-            command: vec!["./halo".into()],
+            command: vec!["./halo".into()].into(),
             launcher: false,
             samples: vec![1000.0],
             lost: 0,

@@ -176,7 +176,7 @@ pub fn cubex(
             loc_of.insert(i as u32, l);
             let p = &procs[i];
             Loc {
-                host: p.host.clone(),
+                host: p.host.to_string(),
                 name: match p.rank {
                     Some(r) => format!("MPI Rank {r}"),
                     None => format!("Process {}", p.pid),

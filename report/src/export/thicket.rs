@@ -225,7 +225,7 @@ fn run_trees(
         .filter(|(_, &a)| a || !any_app)
         .filter_map(|(p, _)| p.rank)
         .collect();
-    let hosts: std::collections::BTreeSet<&str> = procs.iter().map(|p| p.host.as_str()).collect();
+    let hosts: std::collections::BTreeSet<&str> = procs.iter().map(|p| &*p.host).collect();
     let mut meta = Map::new();
     meta.insert("profile".into(), json!(profile));
     meta.insert("run".into(), json!(run.label));
