@@ -5,7 +5,7 @@
 
 use crate::cmd_post::InputArgs;
 use anyhow::{bail, Context, Result};
-use blame_formats::results::{FileId, Provenance};
+use blame_formats::results::{FileId, InputsId, Provenance};
 use blame_formats::run_dir;
 use blame_formats::static_db::CacheGeometry;
 use blame_post::aggregate::DEFAULT_LOOP_THRESHOLD;
@@ -176,21 +176,19 @@ impl PostConfig {
             static_db: db_id,
             // An input that cannot be read (a FIFO, no permission) is
             // identified as empty: post skips or refuses it and says why.
-            inputs: self
-                .input_files()?
-                .iter()
-                .map(|p| {
-                    let id = FileId::of_input(p).unwrap_or(FileId {
-                        path: String::new(),
-                        bytes: 0,
-                        hash: 0,
-                    });
-                    FileId {
-                        path: absolute(p).display().to_string(),
-                        ..id
-                    }
-                })
-                .collect(),
+            inputs: InputsId::of(
+                &self
+                    .input_files()?
+                    .iter()
+                    .map(|p| {
+                        FileId::of_input(p).unwrap_or(FileId {
+                            path: String::new(),
+                            bytes: 0,
+                            hash: 0,
+                        })
+                    })
+                    .collect::<Vec<_>>(),
+            ),
             options: self.result_options(),
         })
     }

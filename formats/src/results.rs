@@ -163,7 +163,7 @@ type OwnedHeaderV4 = ResultsHeaderV4<
     Option<Shard>,
     Vec<String>,
     Vec<Coverage>,
-    Option<Provenance>,
+    Option<ProvenanceV5>,
     Vec<String>,
 >;
 
@@ -176,7 +176,7 @@ impl From<OwnedHeaderV4> for ResultsHeader {
             shard: h.shard,
             blame_points: h.blame_points,
             coverage: h.coverage,
-            provenance: h.provenance,
+            provenance: h.provenance.map(Provenance::from),
             damage: h.damage,
             summed: None,
         }
@@ -226,19 +226,19 @@ struct HeaderLayout<P, E, Pr, S, B, C, V, D, Su> {
     summed: Su,
 }
 
-type OwnedHeader<Pr> = HeaderLayout<
+type OwnedHeader<Pr, V = Option<Provenance>> = HeaderLayout<
     String,
     Vec<EventDesc>,
     Pr,
     Option<Shard>,
     Vec<String>,
     Vec<Coverage>,
-    Option<Provenance>,
+    V,
     Vec<String>,
     Option<SummedContexts>,
 >;
 
-impl<Pr> OwnedHeader<Pr> {
+impl<Pr, V: Into<Option<Provenance>>> OwnedHeader<Pr, V> {
     fn with_processes(self, processes: Vec<ProcessInfo>) -> ResultsHeader {
         ResultsHeader {
             producer: self.producer,
@@ -247,7 +247,7 @@ impl<Pr> OwnedHeader<Pr> {
             shard: self.shard,
             blame_points: self.blame_points,
             coverage: self.coverage,
-            provenance: self.provenance,
+            provenance: self.provenance.into(),
             damage: self.damage,
             summed: self.summed,
         }
@@ -412,6 +412,36 @@ impl FileId {
     }
 }
 
+/// The sample inputs of a result as one identity: how many there are,
+/// their bytes in all, and a hash of each input's size and content hash in
+/// order. The same inputs give the same identity and a change to any of
+/// them changes it. (Results versions 3 to 5 listed every input's
+/// [`FileId`]: a partial result of a 10^5-rank run held 10^5 paths, which
+/// every merge read once per part.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Encode, Decode)]
+pub struct InputsId {
+    pub count: u64,
+    pub bytes: u64,
+    pub hash: u64,
+}
+
+impl InputsId {
+    /// The identity of `files`, in their order (paths do not matter).
+    pub fn of(files: &[FileId]) -> InputsId {
+        use std::hash::Hasher;
+        let mut h = twox_hash::XxHash64::with_seed(files.len() as u64);
+        for f in files {
+            h.write_u64(f.bytes);
+            h.write_u64(f.hash);
+        }
+        InputsId {
+            count: files.len() as u64,
+            bytes: files.iter().map(|f| f.bytes).sum(),
+            hash: h.finish(),
+        }
+    }
+}
+
 /// What produced a result: cached results are reused only for the same
 /// inputs, static db and options.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, Encode, Decode)]
@@ -419,9 +449,37 @@ pub struct Provenance {
     /// The static db used, `None` when there was none.
     pub static_db: Option<FileId>,
     /// The sample inputs (streams of the run dir, perf.data or JSON-lines files).
-    pub inputs: Vec<FileId>,
+    pub inputs: InputsId,
     /// Every option that changes the results, as (name, value), sorted by name.
     pub options: Vec<(String, String)>,
+}
+
+/// An optional [`ProvenanceV5`], as version 5's header holds it.
+#[derive(Decode)]
+struct ProvenanceV5s(Option<ProvenanceV5>);
+
+impl From<ProvenanceV5s> for Option<Provenance> {
+    fn from(p: ProvenanceV5s) -> Self {
+        p.0.map(Provenance::from)
+    }
+}
+
+/// [`Provenance`] of results versions 3 to 5: every input listed.
+#[derive(Decode)]
+struct ProvenanceV5 {
+    static_db: Option<FileId>,
+    inputs: Vec<FileId>,
+    options: Vec<(String, String)>,
+}
+
+impl From<ProvenanceV5> for Provenance {
+    fn from(p: ProvenanceV5) -> Self {
+        Provenance {
+            static_db: p.static_db,
+            inputs: InputsId::of(&p.inputs),
+            options: p.options,
+        }
+    }
 }
 
 impl Provenance {
@@ -433,14 +491,7 @@ impl Provenance {
             (Some(a), Some(b)) => a.same_content(b),
             _ => false,
         };
-        same_db
-            && self.options == other.options
-            && self.inputs.len() == other.inputs.len()
-            && self
-                .inputs
-                .iter()
-                .zip(&other.inputs)
-                .all(|(a, b)| a.same_content(b))
+        same_db && self.options == other.options && self.inputs == other.inputs
     }
 
     /// What differs from `other`, for messages ("the static db", "options").
@@ -466,13 +517,7 @@ impl Provenance {
                 show(&self.options)
             ));
         }
-        if self.inputs.len() != other.inputs.len()
-            || self
-                .inputs
-                .iter()
-                .zip(&other.inputs)
-                .any(|(a, b)| !a.same_content(b))
-        {
+        if self.inputs != other.inputs {
             out.push("sample streams".into());
         }
         out
@@ -844,9 +889,9 @@ impl Results {
             2 => ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into(),
             3 | 4 => ContainerReader::<R>::decode_header::<OwnedHeaderV4>(&chunk, path)?.into(),
             5 => {
-                let mut h = ContainerReader::<R>::decode_header::<OwnedHeader<Vec<ProcessInfoV5>>>(
-                    &chunk, path,
-                )?;
+                let mut h = ContainerReader::<R>::decode_header::<
+                    OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s>,
+                >(&chunk, path)?;
                 let processes = std::mem::take(&mut h.processes);
                 h.with_processes(processes.into_iter().map(ProcessInfo::from).collect())
             }

@@ -493,6 +493,7 @@ fn results_of_version_3_are_read_with_frames_and_keys_interned() {
     // tuple encodes as the struct of its fields).
     let h = &now.header;
     let processes = processes_v5(&h.processes);
+    let provenance = provenance_v5(&h.provenance);
     let header_v3 = (
         &h.producer,
         &h.events,
@@ -500,7 +501,7 @@ fn results_of_version_3_are_read_with_frames_and_keys_interned() {
         &h.shard,
         &h.blame_points,
         &h.coverage,
-        &h.provenance,
+        &provenance,
         &h.damage,
     );
     let mut w = ContainerWriter::new(Vec::new(), "<v3>", v3, &header_v3).unwrap();
@@ -629,6 +630,7 @@ fn results_of_version_5_are_read() {
     });
     let h = &now.header;
     let processes = processes_v5(&h.processes);
+    let provenance = provenance_v5(&h.provenance);
     let header_v5 = (
         &h.producer,
         &h.events,
@@ -636,7 +638,7 @@ fn results_of_version_5_are_read() {
         &h.shard,
         &h.blame_points,
         &h.coverage,
-        &h.provenance,
+        &provenance,
         &h.damage,
         &h.summed,
     );
@@ -694,4 +696,23 @@ fn results_store_each_host_and_command_once() {
         &back.header.processes[0].host,
         &back.header.processes[63].host
     ));
+}
+
+/// Provenance as results versions 3 to 5 wrote it: every input listed (the
+/// fixture's inputs, whose identity the fixture's provenance holds).
+#[allow(clippy::type_complexity)]
+fn provenance_v5(
+    p: &Option<blame_formats::results::Provenance>,
+) -> Option<(
+    Option<blame_formats::results::FileId>,
+    Vec<blame_formats::results::FileId>,
+    Vec<(String, String)>,
+)> {
+    p.as_ref().map(|p| {
+        assert_eq!(
+            p.inputs,
+            blame_formats::results::InputsId::of(&fixture_inputs())
+        );
+        (p.static_db.clone(), fixture_inputs(), p.options.clone())
+    })
 }

@@ -428,11 +428,7 @@ pub fn results(variables: usize) -> Results {
                     bytes: 1234,
                     hash: 0x1234_5678_9abc_def0,
                 }),
-                inputs: vec![FileId {
-                    path: "run/rank-0.bstream".into(),
-                    bytes: 99,
-                    hash: 7,
-                }],
+                inputs: blame_formats::results::InputsId::of(&fixture_inputs()),
                 options: vec![("loop-threshold".into(), "0.75".into())],
             }),
             damage: vec!["run/rank-3.bstream: damaged bytes 100..200 skipped".into()],
@@ -521,4 +517,13 @@ pub fn raw_chunk(payload: &[u8], records: u32) -> Vec<u8> {
     out.extend_from_slice(&crc32fast::hash(&compressed).to_le_bytes());
     out.extend(compressed);
     out
+}
+
+/// The sample inputs the fixture's results name in their provenance.
+pub fn fixture_inputs() -> Vec<FileId> {
+    vec![FileId {
+        path: "run/rank-0.bstream".into(),
+        bytes: 99,
+        hash: 7,
+    }]
 }
