@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 6;
+pub const ANALYSIS_VERSION: u64 = 7;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -32,7 +32,8 @@ pub use blame_formats::names::demangle;
 
 /// The cache key of a function's summary: its IR, and where the pointers
 /// returned by the functions it calls point, and the fields of the objects
-/// they return (an accessor's or a factory's body changes the caller's summary).
+/// they return, and where they write through their parameters (an
+/// accessor's, a factory's or a kernel's body changes the caller's summary).
 fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Function) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = twox_hash::XxHash64::with_seed(f.content_hash(m));
@@ -40,10 +41,14 @@ fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Fu
         if let ir::Op::Call { callee: Some(c) } = &inst.op {
             let into = defined.returns_into(c);
             let fields = defined.field_aliases(c);
-            if !into.is_empty() || !fields.is_empty() {
+            let writes: Vec<Option<&[analysis::ParamWrite]>> = (0..inst.args.len() as u32)
+                .map(|k| defined.param_writes(c, k))
+                .collect();
+            if !into.is_empty() || !fields.is_empty() || writes.iter().any(Option::is_some) {
                 c.hash(&mut h);
                 into.hash(&mut h);
                 fields.hash(&mut h);
+                writes.hash(&mut h);
             }
         }
     }

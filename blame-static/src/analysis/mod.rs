@@ -25,10 +25,12 @@ mod locations;
 mod reads;
 mod slots;
 mod variables;
+mod write_sets;
 
 pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
+pub use write_sets::ParamWrite;
 
 use crate::cfg::Cfg;
 use crate::ir::*;
@@ -348,13 +350,32 @@ fn collect_writes(
                         && model
                             .as_ref()
                             .is_none_or(|md| md.outputs.contains(&CallOutput::Arg(k)));
+                    // A body of the module writes only where its write set
+                    // says (`kernel(dom)` writing `dom->fx[..]` leaves
+                    // `dom.cycle` as it was).
+                    let through: Option<&[write_sets::ParamWrite]> = match &name {
+                        Some(n) if has_body => defined.param_writes(n, k),
+                        _ => None,
+                    };
                     let mut targets = Vec::new();
                     for l in &locs {
                         if may_write {
-                            may_defs
-                                .entry(((l.root, l.path.clone()), l.deref))
-                                .or_default()
-                                .push(node);
+                            match through {
+                                Some(ws) => {
+                                    for pw in ws {
+                                        let mut path = l.path.clone();
+                                        path.extend(pw.path.iter().cloned());
+                                        may_defs
+                                            .entry(((l.root, path), l.deref + pw.deref))
+                                            .or_default()
+                                            .push(node);
+                                    }
+                                }
+                                None => may_defs
+                                    .entry(((l.root, l.path.clone()), l.deref))
+                                    .or_default()
+                                    .push(node),
+                            }
                         }
                         if let Some(v) = vars.get(l.root, &l.path, l.ty) {
                             targets.push(v);
