@@ -419,7 +419,7 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
             carried_exclusive_derived.clear();
         }
         seen_known = true;
-        close(index, f, mode, &mut here);
+        close(index, f, mode, &mut here, &mut derived);
 
         // Exit variables flow on to the caller; find which outputs (and
         // which field paths below them) they are.
@@ -779,39 +779,92 @@ fn bind(
                         .filter(|&t| !passed.iter().any(|&p| is_below(f, t, p))),
                 );
                 for &t in &passed {
-                    let base = &f.variables[t as usize].name;
-                    let full = format!("{base}{suffix}");
-                    // The deepest variable of this function on the path: the
-                    // rest of the path (if any) is derived below it.
-                    let deepest = f
-                        .variables
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, v)| {
-                            v.name.starts_with(base.as_str())
-                                && (full == v.name || full.starts_with(&format!("{}.", v.name)))
-                        })
-                        .max_by_key(|(_, v)| v.name.len())
-                        .map(|(i, _)| i as u32)
-                        .unwrap_or(t);
-                    here.insert(deepest);
-                    let rest = &full[f.variables[deepest as usize].name.len()..];
-                    if !rest.is_empty() && !f.variables[deepest as usize].is_scalar {
-                        derived.insert((deepest, rest.to_string(), type_name.clone()));
-                        // The path continues in a variable that holds the
-                        // same object (`fine = mg->levels[0]; fine->x = x`
-                        // makes `mg.levels.x` the caller's `fine.x`).
-                        for &a in &f.variables[deepest as usize].aliases {
-                            let name = format!("{}{rest}", f.variables[a as usize].name);
-                            if let Some(i) = f.variables.iter().position(|v| v.name == name) {
-                                here.insert(i as u32);
-                            }
-                        }
-                    }
+                    blame_path(f, t, suffix, type_name, here, derived);
                 }
             }
         }
     }
+}
+
+/// Blames field path `suffix` (`.x.array`) below the caller's variable `t`:
+/// the deepest variable of `f` on the path, and the rest of the path (if
+/// any) as a derived field path below it (never below a scalar).
+fn blame_path(
+    f: &FunctionSummary,
+    t: u32,
+    suffix: &str,
+    type_name: &str,
+    here: &mut BTreeSet<u32>,
+    derived: &mut Paths,
+) {
+    let base = &f.variables[t as usize].name;
+    let full = format!("{base}{suffix}");
+    // The deepest variable of this function on the path: the
+    // rest of the path (if any) is derived below it.
+    let deepest = f
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            v.name.starts_with(base.as_str())
+                && (full == v.name || full.starts_with(&format!("{}.", v.name)))
+        })
+        .max_by_key(|(_, v)| v.name.len())
+        .map(|(i, _)| i as u32)
+        .unwrap_or(t);
+    here.insert(deepest);
+    let rest = &full[f.variables[deepest as usize].name.len()..];
+    if !rest.is_empty() && !f.variables[deepest as usize].is_scalar {
+        derived.insert((deepest, rest.to_string(), type_name.to_string()));
+        // The path continues in a variable that holds the
+        // same object (`fine = mg->levels[0]; fine->x = x`
+        // makes `mg.levels.x` the caller's `fine.x`).
+        for &a in &f.variables[deepest as usize].aliases {
+            let name = format!("{}{rest}", f.variables[a as usize].name);
+            if let Some(i) = f.variables.iter().position(|v| v.name == name) {
+                here.insert(i as u32);
+            }
+        }
+    }
+}
+
+/// True when field path `path` below the caller's variable `p` is blamed:
+/// a blamed variable or derived path on it (at it, above it below `p`, or
+/// below it), or `p` itself with nothing below it blamed (blamed as a
+/// whole). When only other fields of `p` are blamed (`dom.m_fx`), the path
+/// (`dom.m_x`) is not.
+fn path_blamed(
+    f: &FunctionSummary,
+    here: &BTreeSet<u32>,
+    derived: &Paths,
+    p: u32,
+    path: &str,
+) -> bool {
+    let base = &f.variables[p as usize].name;
+    let full = format!("{base}{path}");
+    let on_path = |name: &str| {
+        name == full
+            || name.starts_with(&format!("{full}."))
+            || full.starts_with(&format!("{name}."))
+    };
+    let mut below = false;
+    for &q in here {
+        if q != p && is_below(f, q, p) {
+            below = true;
+            if on_path(&f.variables[q as usize].name) {
+                return true;
+            }
+        }
+    }
+    for (b, suffix, _) in derived {
+        if *b == p || is_below(f, *b, p) {
+            below = true;
+            if on_path(&format!("{}{suffix}", f.variables[*b as usize].name)) {
+                return true;
+            }
+        }
+    }
+    !below && here.contains(&p)
 }
 
 /// True when `t` is a field (at any depth) of `p`.
@@ -959,9 +1012,15 @@ fn arg_bindings<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = &'a OutputB
 /// blamed: the variables the arguments point into, not everything the
 /// arguments flow into later (a header read `header(name, &m, &n)` followed
 /// by a guard on `m` must not pass the guard's implicit blame around).
-fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeSet<u32>) {
+fn close(
+    index: &StaticIndex,
+    f: &FunctionSummary,
+    mode: Mode,
+    here: &mut BTreeSet<u32>,
+    derived: &mut Paths,
+) {
     loop {
-        let before = here.len();
+        let before = (here.len(), derived.len());
         for c in &f.call_sites {
             let Some(callee) = c.callee.as_deref().and_then(|n| index.callee(n)) else {
                 continue;
@@ -971,9 +1030,27 @@ fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeS
                 if mode == Mode::Explicit && se.implicit {
                     continue;
                 }
-                if passed_vars(c, se.from_param).any(|v| here.contains(&v)) {
+                // The callee reads `from_path` below the argument: the side
+                // effect fires when that memory is blamed here (`xl` filled
+                // from `dom.m_x` is not blamed for the lines computing
+                // `dom.m_fx`).
+                let fires = passed_vars(c, se.from_param).any(|v| {
+                    if se.from_path.is_empty() {
+                        here.contains(&v)
+                    } else {
+                        path_blamed(f, here, derived, v, &se.from_path)
+                    }
+                });
+                if fires {
+                    // What it writes: `blamed_path` below the argument.
                     let add: Vec<u32> = passed_vars(c, se.blamed_param).collect();
-                    here.extend(add);
+                    for t in add {
+                        if se.blamed_path.is_empty() || f.variables[t as usize].is_scalar {
+                            here.insert(t);
+                        } else {
+                            blame_path(f, t, &se.blamed_path, &se.blamed_type, here, derived);
+                        }
+                    }
                 }
             }
             for &(a, b) in &callee.param_aliases {
@@ -1000,7 +1077,7 @@ fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeS
                 }
             }
         }
-        if here.len() == before {
+        if (here.len(), derived.len()) == before {
             break;
         }
     }

@@ -517,6 +517,7 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
         blamed_param: 0,
         from_param: 1,
         implicit: false,
+        ..Default::default()
     }];
     let solve = func(
         "solve",
@@ -568,6 +569,112 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
     assert!(
         !r.blamed.contains(&(fi, 1)) && !r.blamed.contains(&(fi, 2)),
         "{r:?}"
+    );
+}
+
+/// `gather(dom, xl)` fills `xl` from `dom->x` (side effect `xl` from
+/// `.x`); `update(app, a)` writes `app->v.array` from `a`. A line of the
+/// caller computing `dom.f` (another field) does not blame `xl`; one
+/// computing `dom.x` does; and a line computing `a` blames `app.v.array`
+/// (a derived path below `app`), not only `app`.
+#[test]
+fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
+    let mut gather = func(
+        "gather",
+        vec![
+            var("dom", VarKind::Param, None, Some(0), true, &[]),
+            var("xl", VarKind::Param, None, Some(1), true, &[3]),
+        ],
+        vec![],
+    );
+    gather.side_effects = vec![SideEffect {
+        blamed_param: 1,
+        from_param: 0,
+        from_path: ".x".into(),
+        ..Default::default()
+    }];
+    let mut update = func(
+        "update",
+        vec![
+            var("app", VarKind::Param, None, Some(0), true, &[]),
+            var("a", VarKind::Param, None, Some(1), false, &[]),
+        ],
+        vec![],
+    );
+    update.side_effects = vec![SideEffect {
+        blamed_param: 0,
+        from_param: 1,
+        blamed_path: ".v.array".into(),
+        blamed_type: "double *".into(),
+        ..Default::default()
+    }];
+    let binding = |k: u32, pointees: Vec<u32>| OutputBinding {
+        output: CallOutput::Arg(k),
+        blamed: pointees.clone(),
+        explicit: pointees.clone(),
+        pointees,
+    };
+    let kernel = func(
+        "kernel",
+        vec![
+            var("dom", VarKind::Param, None, Some(0), true, &[20, 21]),
+            var("dom.f", VarKind::Field, Some(0), None, true, &[20]),
+            var("dom.x", VarKind::Field, Some(0), None, true, &[21]),
+            var("xl", VarKind::Local, None, None, false, &[]),
+            var("app", VarKind::Param, None, Some(1), true, &[]),
+            var("a", VarKind::Local, None, None, false, &[22]),
+        ],
+        vec![
+            CallSite {
+                line: 10,
+                column: 1,
+                callee: Some("gather".into()),
+                arg_count: 2,
+                outputs: vec![binding(0, vec![0]), binding(1, vec![3])],
+                model: None,
+            },
+            CallSite {
+                line: 11,
+                column: 1,
+                callee: Some("update".into()),
+                arg_count: 2,
+                outputs: vec![
+                    binding(0, vec![4]),
+                    OutputBinding {
+                        output: CallOutput::Arg(1),
+                        blamed: vec![],
+                        explicit: vec![],
+                        pointees: vec![5],
+                    },
+                ],
+                model: None,
+            },
+        ],
+    );
+    let mut db = StaticDb::default();
+    db.insert(gather);
+    db.insert(update);
+    db.insert(kernel);
+    let index = StaticIndex::new(db);
+    let fi = index.lookup("kernel", "fig3_14.c").unwrap() as u32;
+    let r = resolve(&index, &[frame("kernel", 20)]);
+    assert!(r.blamed.contains(&(fi, 1)), "dom.f: {r:?}");
+    assert!(
+        !r.blamed.contains(&(fi, 3)),
+        "xl is not computed from dom.f: {r:?}"
+    );
+    let r = resolve(&index, &[frame("kernel", 21)]);
+    assert!(
+        r.blamed.contains(&(fi, 3)),
+        "xl is filled from dom.x: {r:?}"
+    );
+    let r = resolve(&index, &[frame("kernel", 22)]);
+    assert!(r.blamed.contains(&(fi, 4)), "app: {r:?}");
+    assert!(
+        r.derived
+            .iter()
+            .any(|d| d.base == (fi, 4) && d.suffix == ".v.array" && d.type_name == "double *"),
+        "app.v.array: {r:?}"
     );
 }
 

@@ -168,6 +168,7 @@ fn fig3_12_side_effect() {
             blamed_param: 0,
             from_param: 1,
             implicit: false,
+            ..Default::default()
         }]
     );
     let baz = &s["baz"];
@@ -190,6 +191,7 @@ fn fig3_13_side_effect_alias() {
         blamed_param: 1,
         from_param: 0,
         implicit: false,
+        ..Default::default()
     }));
     let do_stuff = &s["doStuff"];
     let sx = var(do_stuff, "s.x");
@@ -319,6 +321,7 @@ fn structs_arrays_and_globals() {
         blamed_param: 0,
         from_param: 1,
         implicit: false,
+        ..Default::default()
     }));
     let main = &s["main"];
     assert_eq!(var(main, "world.n").write_lines, [28]);
@@ -342,6 +345,7 @@ fn value_arguments_name_their_sources() {
         blamed_param: 0,
         from_param: 1,
         implicit: false,
+        ..Default::default()
     }));
     let f = &s["update"];
     let c = f
@@ -493,4 +497,40 @@ fn unchanged_functions_reuse_their_cached_summary() {
     assert_eq!(second.reused, 2);
     let redone: Vec<&str> = second.timings.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(redone, vec!["bar"]);
+}
+
+/// Per-parameter write sets: a call to a body of the module may-defines
+/// only what that body writes through each argument; side effects carry
+/// the field paths written and read.
+#[test]
+fn write_sets_and_side_effect_paths() {
+    let s = summaries("write_sets.c");
+    let step = &s["step"];
+    // kernel() writes app->x.array[..] only: the cycle count (line 22)
+    // and the time (21) are not computed from the calls before them.
+    for (name, line) in [("app.cycle", 22), ("app.time", 21)] {
+        let v = var(step, name);
+        assert_eq!(v.explicit_lines, vec![line], "{v:?}");
+    }
+    // gather() fills out from app->coords: tmp from app.coords, not from
+    // all of app (through the local copy c); scale() writes v->array from
+    // the value of a.
+    assert!(
+        s["gather"].side_effects.contains(&SideEffect {
+            blamed_param: 1,
+            from_param: 0,
+            from_path: ".coords".into(),
+            ..Default::default()
+        }),
+        "{:?}",
+        s["gather"].side_effects
+    );
+    assert!(
+        s["scale"]
+            .side_effects
+            .iter()
+            .any(|e| e.blamed_param == 0 && e.blamed_path == ".array" && e.from_param == 1),
+        "{:?}",
+        s["scale"].side_effects
+    );
 }

@@ -164,6 +164,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             blamed_param: 0,
             from_param: 0,
             implicit: false,
+            ..Default::default()
         }],
         param_aliases: vec![(0, 0)],
         loops: vec![LoopInfo {

@@ -125,7 +125,16 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let t_graph = t0.elapsed();
-    let reach = reach(f, &cfg, &graph, &w, &param_of, &mut vars, &var_writes);
+    let reads_of_params = param_reads(f, &mut res, &param_of, &graph.load_locs);
+    let reach = reach(
+        f,
+        &cfg,
+        &graph,
+        &w,
+        &reads_of_params,
+        &mut vars,
+        &var_writes,
+    );
     let t_reach = t0.elapsed();
     set_aliases(f, &mut res, &mut vars, &classes);
     let (side, param_aliases) = side_effects(&vars, &classes, &reach);
@@ -162,11 +171,18 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         call_sites,
         side_effects: side
             .into_iter()
-            .map(|((blamed_param, from_param), explicit)| SideEffect {
-                blamed_param,
-                from_param,
-                implicit: !explicit,
-            })
+            .map(
+                |((blamed_param, blamed_path, blamed_type, from_param, from_path), explicit)| {
+                    SideEffect {
+                        blamed_param,
+                        from_param,
+                        blamed_path,
+                        blamed_type,
+                        from_path,
+                        implicit: !explicit,
+                    }
+                },
+            )
             .collect(),
         param_aliases: param_aliases.into_iter().collect(),
         loops,
@@ -414,8 +430,8 @@ fn collect_writes(
 struct Graph {
     /// Per node, the nodes it depends on.
     data: Vec<Vec<u32>>,
-    /// Per load, the roots of the locations it reads.
-    load_roots: HashMap<InstId, Vec<Root>>,
+    /// Per load, the locations it reads.
+    load_locs: HashMap<InstId, Vec<Loc>>,
     /// The first memory-object node.
     first_obj: usize,
 }
@@ -501,7 +517,7 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
         _ => {}
     };
     // Reads of a location: reaching exact defs, then every other write to it or an enclosing object.
-    let mut load_roots: HashMap<InstId, Vec<Root>> = HashMap::new();
+    let mut load_locs: HashMap<InstId, Vec<Loc>> = HashMap::new();
     let mut current: HashMap<Key, u32> = HashMap::new();
     for (b, blk) in f.blocks.iter().enumerate() {
         current.clear();
@@ -532,7 +548,7 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
             }
             for l in &read_locs {
                 if matches!(inst.op, Op::Load) {
-                    load_roots.entry(i).or_default().push(l.root);
+                    load_locs.entry(i).or_default().push(l.clone());
                 }
                 let key = (l.root, l.path.clone());
                 if l.deref == 0 {
@@ -601,7 +617,7 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
 
     Graph {
         data,
-        load_roots,
+        load_locs,
         first_obj,
     }
 }
@@ -742,8 +758,58 @@ fn do_store(vars: &mut Vars, w: &Writes, classes: &Classes) -> Vec<Vec<u32>> {
 struct Reach {
     ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)>,
     arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)>,
-    reads_param: Vec<BTreeSet<u32>>,
-    reads_param_explicit: Vec<BTreeSet<u32>>,
+    reads_param: Vec<BTreeSet<ParamRead>>,
+    reads_param_explicit: Vec<BTreeSet<ParamRead>>,
+}
+
+/// A read of a parameter: its position, and the field path (`.m_x`) below
+/// what it points to that the read loads, `None` for its value (the
+/// pointer itself, or a parameter passed by value).
+type ParamRead = (u32, Option<String>);
+
+/// Per load of a parameter's memory, the parameters and paths it reads,
+/// also through local copies of pointers into it (`const double *c =
+/// app->coords; .. c[i]` reads `.coords` below `app`).
+fn param_reads(
+    f: &Function,
+    res: &mut Resolver,
+    param_of: &HashMap<u32, u32>,
+    load_locs: &HashMap<InstId, Vec<Loc>>,
+) -> HashMap<InstId, Vec<ParamRead>> {
+    let bases = write_sets::param_bases(f, res);
+    let slots = write_sets::slot_stores(f, res);
+    let mut out: HashMap<InstId, Vec<ParamRead>> = HashMap::new();
+    for (&i, locs) in load_locs {
+        let mut reads: Vec<ParamRead> = Vec::new();
+        for l in locs {
+            let param = match l.root {
+                Root::Var(x) => param_of.get(&x).copied(),
+                Root::RawArg(k) => Some(k),
+                _ => None,
+            };
+            let found: Vec<ParamRead> = match param.map(|k| (k, bases.get(k as usize))) {
+                // The parameter's own slot: its value.
+                Some((k, Some(Some(b)))) if l.deref < b.deref => vec![(k, None)],
+                Some((k, Some(None))) => vec![(k, None)],
+                _ => write_sets::to_params(res, param_of, &bases, &slots, l.clone(), 0)
+                    .into_iter()
+                    .map(|(k, w)| {
+                        let path: String = w.path.iter().map(|c| format!(".{c}")).collect();
+                        (k, Some(path))
+                    })
+                    .collect(),
+            };
+            for r in found {
+                if !reads.contains(&r) {
+                    reads.push(r);
+                }
+            }
+        }
+        if !reads.is_empty() {
+            out.insert(i, reads);
+        }
+    }
+    out
 }
 
 fn reach(
@@ -751,14 +817,14 @@ fn reach(
     cfg: &Cfg,
     graph: &Graph,
     w: &Writes,
-    param_of: &HashMap<u32, u32>,
+    param_reads: &HashMap<InstId, Vec<ParamRead>>,
     vars: &mut Vars,
     var_writes: &[Vec<u32>],
 ) -> Reach {
     let ni = f.insts.len();
     let np = f.params.len();
     let nv = vars.out.len();
-    let (data, load_roots, first_obj) = (&graph.data, &graph.load_roots, graph.first_obj);
+    let (data, first_obj) = (&graph.data, graph.first_obj);
     let nn = data.len();
     let (node_line, node_block, out_node_info) = (&w.node_line, &w.node_block, &w.out_node_info);
     // Control edges: terminators of the blocks each block depends on.
@@ -814,7 +880,7 @@ fn reach(
     // effects), call outputs (argument bindings).
     enum Hit {
         Ret(InstId),
-        Params(Vec<u32>),
+        Params(Vec<ParamRead>),
         Out((InstId, u32)),
     }
     let mut hits: Vec<(u32, Hit)> = Vec::new();
@@ -825,24 +891,14 @@ fn reach(
                     hits.push((n as u32, Hit::Ret(n as InstId)))
                 }
                 Op::Load => {
-                    let ks: Vec<u32> = load_roots
-                        .get(&(n as u32))
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|r| match r {
-                            Root::Var(x) => param_of.get(x).copied(),
-                            Root::RawArg(k) => Some(*k),
-                            _ => None,
-                        })
-                        .collect();
-                    if !ks.is_empty() {
-                        hits.push((n as u32, Hit::Params(ks)));
+                    if let Some(ks) = param_reads.get(&(n as InstId)) {
+                        hits.push((n as u32, Hit::Params(ks.clone())));
                     }
                 }
                 _ => {}
             }
         } else if n < ni + np {
-            hits.push((n as u32, Hit::Params(vec![(n - ni) as u32])));
+            hits.push((n as u32, Hit::Params(vec![((n - ni) as u32, None)])));
         } else {
             hits.push((n as u32, Hit::Out(out_node_info[n - ni - np])));
         }
@@ -911,8 +967,8 @@ fn reach(
     // (total, explicit) per binding.
     let mut ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)> = HashMap::new();
     let mut arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)> = HashMap::new();
-    let mut reads_param: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
-    let mut reads_param_explicit: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
+    let mut reads_param: Vec<BTreeSet<ParamRead>> = vec![BTreeSet::new(); nv];
+    let mut reads_param_explicit: Vec<BTreeSet<ParamRead>> = vec![BTreeSet::new(); nv];
     for ((_, hit), (vs, xs)) in hits.into_iter().zip(hit_vars.into_iter().zip(hit_explicit)) {
         if vs.is_empty() {
             continue;
@@ -923,10 +979,10 @@ fn reach(
             }
             Hit::Params(ks) => {
                 for v in vs {
-                    reads_param[v as usize].extend(&ks);
+                    reads_param[v as usize].extend(ks.iter().cloned());
                 }
                 for v in xs {
-                    reads_param_explicit[v as usize].extend(&ks);
+                    reads_param_explicit[v as usize].extend(ks.iter().cloned());
                 }
             }
             Hit::Out(key) => {
@@ -993,21 +1049,33 @@ fn set_aliases(f: &Function, res: &mut Resolver, vars: &mut Vars, classes: &Clas
 }
 
 /// Side effects (blamed, from) -> explicit, and parameter alias pairs.
-type SideEffects = (BTreeMap<(u32, u32), bool>, BTreeSet<(u32, u32)>);
+/// (blamed param, path written below it, that path's type, from param, path
+/// read below it) → explicit; and the parameter alias pairs.
+type SideEffects = (
+    BTreeMap<(u32, String, String, u32, String), bool>,
+    BTreeSet<(u32, u32)>,
+);
+
+/// Distinct paths read below one parameter kept per written variable; more
+/// collapse into the whole parameter.
+const MAX_FROM_PATHS: usize = 8;
 
 fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
     let nv = vars.out.len();
     let members = &classes.members;
     let (reads_param, reads_param_explicit) = (&reach.reads_param, &reach.reads_param_explicit);
-    // Root parameter of a variable (through containers).
-    let root_param = |vars: &Vec<Variable>, mut v: u32| -> Option<u32> {
+    // Root (through containers) of a variable.
+    let root_of = |vars: &Vec<Variable>, mut v: u32| -> u32 {
         for _ in 0..64 {
             match vars[v as usize].parent {
                 Some(p) => v = p,
                 None => break,
             }
         }
-        let r = &vars[v as usize];
+        v
+    };
+    let root_param = |vars: &Vec<Variable>, v: u32| -> Option<u32> {
+        let r = &vars[root_of(vars, v) as usize];
         if r.kind == VarKind::Param {
             r.param_index
         } else {
@@ -1015,19 +1083,53 @@ fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
         }
     };
 
-    // Side effects (3.3.1.3): a pointer parameter whose writes read another parameter.
-    // (blamed, from) → explicit: true when some write reads `from` over data edges.
-    let mut side: BTreeMap<(u32, u32), bool> = BTreeMap::new();
+    // Side effects (3.3.1.3): a pointer parameter whose writes read another
+    // parameter, with the field path written and the paths read (`y.x`
+    // computed from `a.vals`: the caller blames its `y.x` when its `a.vals`
+    // is blamed, not when anything of `a` is). A read of the other
+    // parameter's value only (the pointer, or a value parameter) reads it
+    // all. Explicit: true when some write reads the path over data edges.
+    let mut side: BTreeMap<(u32, String, String, u32, String), bool> = BTreeMap::new();
     for v in 0..nv as u32 {
-        if !vars.out[v as usize].is_exit {
+        let var = &vars.out[v as usize];
+        if !var.is_exit {
             continue;
         }
-        if let Some(k) = root_param(&vars.out, v) {
-            for &j in &reads_param[v as usize] {
-                if j != k {
-                    let explicit = reads_param_explicit[v as usize].contains(&j);
-                    *side.entry((k, j)).or_default() |= explicit;
-                }
+        let Some(k) = root_param(&vars.out, v) else {
+            continue;
+        };
+        let root_name = &vars.out[root_of(&vars.out, v) as usize].name;
+        let blamed_path = var
+            .name
+            .strip_prefix(root_name.as_str())
+            .unwrap_or("")
+            .to_string();
+        let blamed_type = if blamed_path.is_empty() {
+            String::new()
+        } else {
+            var.type_name.clone()
+        };
+        let params: BTreeSet<u32> = reads_param[v as usize].iter().map(|(j, _)| *j).collect();
+        for j in params.into_iter().filter(|&j| j != k) {
+            let reads: Vec<&ParamRead> = reads_param[v as usize]
+                .iter()
+                .filter(|(x, _)| *x == j)
+                .collect();
+            let mut paths: BTreeSet<String> = reads.iter().filter_map(|(_, p)| p.clone()).collect();
+            if paths.is_empty() || paths.contains("") || paths.len() > MAX_FROM_PATHS {
+                paths = [String::new()].into_iter().collect();
+            }
+            let explicit_reads = &reads_param_explicit[v as usize];
+            for from_path in paths {
+                let explicit = explicit_reads.iter().any(|(x, p)| {
+                    *x == j
+                        && (from_path.is_empty()
+                            || p.as_deref()
+                                .is_none_or(|p| p.starts_with(from_path.as_str())))
+                });
+                *side
+                    .entry((k, blamed_path.clone(), blamed_type.clone(), j, from_path))
+                    .or_default() |= explicit;
             }
         }
     }

@@ -145,28 +145,8 @@ fn function_writes(
         busy: vec![false; f.insts.len()],
     };
     let np = f.params.len();
-    let bases: Vec<Option<Loc>> = (0..np as u32)
-        .map(|k| {
-            if f.params[k as usize].is_pointer {
-                res.locs(&Value::Arg(k)).into_iter().next()
-            } else {
-                None
-            }
-        })
-        .collect();
-    // Pointer-valued stores into the function's own storage (locals,
-    // spilled parameters): where a local pointer points.
-    let mut slot_stores: Vec<(Loc, Value)> = Vec::new();
-    for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Store)) {
-        if !is_pointer(f, &inst.args[0]) {
-            continue;
-        }
-        for a in res.locs(&inst.args[1]) {
-            if a.deref == 0 && !matches!(a.root, Root::Global(_)) {
-                slot_stores.push((a, inst.args[0].clone()));
-            }
-        }
-    }
+    let bases = param_bases(f, &mut res);
+    let slot_stores = slot_stores(f, &mut res);
     let mut out: Vec<BTreeSet<ParamWrite>> = vec![BTreeSet::new(); np];
     let written = |res: &mut Resolver, l: Loc, out: &mut Vec<BTreeSet<ParamWrite>>| {
         for (k, w) in to_params(res, &param_of, &bases, &slot_stores, l, 0) {
@@ -250,6 +230,36 @@ fn function_writes(
     out.into_iter().map(normalize).collect()
 }
 
+/// Pointer-valued stores into the function's own storage (locals, spilled
+/// parameters): where a local pointer points.
+pub(super) fn slot_stores(f: &Function, res: &mut Resolver) -> Vec<(Loc, Value)> {
+    let mut out: Vec<(Loc, Value)> = Vec::new();
+    for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Store)) {
+        if !is_pointer(f, &inst.args[0]) {
+            continue;
+        }
+        for a in res.locs(&inst.args[1]) {
+            if a.deref == 0 && !matches!(a.root, Root::Global(_)) {
+                out.push((a, inst.args[0].clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The parameters' own locations (what each pointer argument points to).
+pub(super) fn param_bases(f: &Function, res: &mut Resolver) -> Vec<Option<Loc>> {
+    (0..f.params.len() as u32)
+        .map(|k| {
+            if f.params[k as usize].is_pointer {
+                res.locs(&Value::Arg(k)).into_iter().next()
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 fn is_pointer(f: &Function, v: &Value) -> bool {
     match v {
         Value::Inst(i) => f.insts[*i as usize].is_pointer,
@@ -263,7 +273,7 @@ fn is_pointer(f: &Function, v: &Value) -> bool {
 /// each points to. A location below a local pointer is followed to where
 /// the pointers stored in that local point (`double *u = s->grid.u; u[i] =
 /// ..` writes below parameter `s`, `.grid.u`, two dereferences down).
-fn to_params(
+pub(super) fn to_params(
     res: &mut Resolver,
     param_of: &HashMap<u32, u32>,
     bases: &[Option<Loc>],
