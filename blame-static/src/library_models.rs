@@ -180,6 +180,33 @@ pub fn omp_fork(name: &str, arg_count: u32) -> Option<LibModel> {
     None
 }
 
+/// The shared arguments of an OpenMP fork (`__kmpc_fork_call(loc, argc,
+/// microtask, shared...)`) that its outlined region may write, when the
+/// region's body is known: outlined parameter `k` (after the two thread
+/// ids) is the fork's argument `k + 1`. `writes(name, k)` says where the
+/// region writes through its parameter `k` (`None`: unknown). `None` when
+/// the call is no fork of a known region.
+pub fn omp_fork_written(
+    name: &str,
+    args: &[crate::ir::Value],
+    writes: impl Fn(&str, u32) -> Option<bool>,
+) -> Option<Vec<CallOutput>> {
+    if name != "__kmpc_fork_call" && name != "__kmpc_fork_teams" {
+        return None;
+    }
+    let crate::ir::Value::Func(region) = args.get(2)? else {
+        return None;
+    };
+    let mut outputs = Vec::new();
+    for k in 3..args.len() as u32 {
+        // Unknown (`None`): it may write.
+        if writes(region, k - 1).unwrap_or(true) {
+            outputs.push(CallOutput::Arg(k));
+        }
+    }
+    Some(outputs)
+}
+
 /// The prototype heuristic (3.3.1.1): pointer parameters share the blame;
 /// without any, the return value takes it.
 pub fn heuristic(pointer_args: &[u32], returns_value: bool) -> LibModel {

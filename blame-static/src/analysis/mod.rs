@@ -318,6 +318,20 @@ fn collect_writes(
                 let model = match &name {
                     Some(n) if !has_body => Some(
                         library::known(n)
+                            .or_else(|| {
+                                // A fork of a region of this module: the
+                                // shared variables the region writes.
+                                let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
+                                    if !defined.contains(r) {
+                                        return None;
+                                    }
+                                    defined.param_writes(r, k).map(|ws| !ws.is_empty())
+                                })?;
+                                Some(LibModel {
+                                    outputs,
+                                    writes: false,
+                                })
+                            })
                             .or_else(|| library::omp_fork(n, inst.args.len() as u32))
                             .unwrap_or_else(|| {
                                 // A library routine cannot write through a

@@ -170,9 +170,24 @@ fn function_writes(
                 };
                 let has_body = name.is_some_and(|n| names.get(n).copied().unwrap_or(false));
                 let model = match name {
-                    Some(n) if !has_body => {
-                        library::known(n).or_else(|| library::omp_fork(n, inst.args.len() as u32))
-                    }
+                    Some(n) if !has_body => library::known(n)
+                        .or_else(|| {
+                            let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
+                                if !names.get(r).copied().unwrap_or(false) {
+                                    return None;
+                                }
+                                Some(
+                                    sets.get(r)
+                                        .and_then(|ws| ws.get(k as usize))
+                                        .is_some_and(|w| !w.is_empty()),
+                                )
+                            })?;
+                            Some(library::LibModel {
+                                outputs,
+                                writes: false,
+                            })
+                        })
+                        .or_else(|| library::omp_fork(n, inst.args.len() as u32)),
                     _ => None,
                 };
                 for (j, a) in inst.args.iter().enumerate() {
