@@ -419,7 +419,11 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
             carried_exclusive_derived.clear();
         }
         seen_known = true;
-        close(index, f, mode, &mut here, &mut derived);
+        // The sampled line itself (innermost frame): a pointer it binds
+        // (`const Node &b = nodes[..]`) is blamed for the address, not
+        // for the memory its aliases share.
+        let bound_line = (depth == 0).then_some(frame.line);
+        close(index, f, mode, &mut here, &mut derived, bound_line);
 
         // Exit variables flow on to the caller; find which outputs (and
         // which field paths below them) they are.
@@ -1018,6 +1022,7 @@ fn close(
     mode: Mode,
     here: &mut BTreeSet<u32>,
     derived: &mut Paths,
+    bound_line: Option<u32>,
 ) {
     loop {
         let before = (here.len(), derived.len());
@@ -1053,11 +1058,32 @@ fn close(
                     }
                 }
             }
-            for &(a, b) in &callee.param_aliases {
-                for (x, y) in [(a, b), (b, a)] {
-                    if passed_vars(c, x).any(|v| here.contains(&v)) {
+            // Parameters that alias, on the field paths that do (`this.mesh_`
+            // holds `mesh`: the mesh is blamed with `solver.mesh_`, not
+            // with every field of `solver`).
+            for (i, &(a, b)) in callee.param_aliases.iter().enumerate() {
+                let (pa, pb) = callee
+                    .param_alias_paths
+                    .get(i)
+                    .map(|(x, y)| (x.as_str(), y.as_str()))
+                    .unwrap_or(("", ""));
+                for (x, px, y, py) in [(a, pa, b, pb), (b, pb, a, pa)] {
+                    let fires = passed_vars(c, x).any(|v| {
+                        if px.is_empty() {
+                            here.contains(&v)
+                        } else {
+                            path_blamed(f, here, derived, v, px)
+                        }
+                    });
+                    if fires {
                         let add: Vec<u32> = passed_vars(c, y).collect();
-                        here.extend(add);
+                        for t in add {
+                            if py.is_empty() || f.variables[t as usize].is_scalar {
+                                here.insert(t);
+                            } else {
+                                blame_path(f, t, py, "", here, derived);
+                            }
+                        }
                     }
                 }
             }
@@ -1065,7 +1091,16 @@ fn close(
         let snapshot: Vec<u32> = here.iter().copied().collect();
         for vi in snapshot {
             let v = &f.variables[vi as usize];
-            here.extend(v.aliases.iter().copied());
+            // Aliases share what is written through a pointer. A returned
+            // address (an accessor's `return m_x[i]`) is blamed through the
+            // call's return binding, on what the caller stores through it
+            // or computes from what it loads through it; a pointer bound on
+            // the sampled line is blamed for computing the address.
+            let binds_here =
+                v.is_pointer && bound_line.is_some_and(|l| v.write_lines.binary_search(&l).is_ok());
+            if v.kind != VarKind::Return && !binds_here {
+                here.extend(v.aliases.iter().copied());
+            }
             let mut p = v.parent;
             let mut steps = 0;
             while let Some(pi) = p {

@@ -50,6 +50,7 @@ pub(crate) fn func(
         call_sites,
         side_effects: vec![],
         param_aliases: vec![],
+        param_alias_paths: vec![],
         loops: vec![],
         reads: vec![],
         lines: vec![],

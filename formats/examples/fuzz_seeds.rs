@@ -167,6 +167,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..Default::default()
         }],
         param_aliases: vec![(0, 0)],
+        param_alias_paths: vec![],
         loops: vec![LoopInfo {
             header_line: 2,
             lines: vec![2, 3],

@@ -371,6 +371,11 @@ pub struct FunctionSummary {
     pub side_effects: Vec<SideEffect>,
     /// Pairs of parameters that alias after the call returns.
     pub param_aliases: Vec<(u32, u32)>,
+    /// The field paths of each pair of `param_aliases`, in the same order
+    /// (`(".mesh_", "")`: the first parameter's `.mesh_` points to what
+    /// the second points to); missing or empty: the whole parameters.
+    #[serde(default)]
+    pub param_alias_paths: Vec<(String, String)>,
     pub loops: Vec<LoopInfo>,
     pub reads: Vec<LineReads>,
     /// Every line with an instruction, sorted (for skid negation and coverage).

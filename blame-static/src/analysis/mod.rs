@@ -184,7 +184,11 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
                 },
             )
             .collect(),
-        param_aliases: param_aliases.into_iter().collect(),
+        param_alias_paths: param_aliases
+            .iter()
+            .map(|(_, pa, _, pb)| (pa.clone(), pb.clone()))
+            .collect(),
+        param_aliases: param_aliases.iter().map(|&(a, _, b, _)| (a, b)).collect(),
         loops,
         reads,
         lines,
@@ -218,6 +222,10 @@ struct Writes {
     may_defs: HashMap<(Key, u32), Vec<u32>>,
     /// Store/out node -> direct target variables.
     writes: Vec<(u32, Vec<u32>)>,
+    /// The writes (indices into `writes`) that store a pointer: they bind
+    /// their targets to memory (`const Node &a = nodes[i]`, `p->next = q`),
+    /// and write the targets themselves, not what the targets alias.
+    pointer_stores: BTreeSet<usize>,
     alias_pairs: Vec<(u32, u32)>,
     own_writes: Vec<(u32, u32)>,
     call_models: HashMap<InstId, (Option<String>, Option<LibModel>)>,
@@ -247,6 +255,7 @@ fn collect_writes(
     let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::new();
     // Store/out node -> direct target variables
     let mut writes: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut pointer_stores: BTreeSet<usize> = BTreeSet::new();
     let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
     let mut own_writes: Vec<(u32, u32)> = Vec::new();
     let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
@@ -304,6 +313,9 @@ fn collect_writes(
                             }
                         }
                     }
+                }
+                if is_ptr_value(f, &inst.args[0]) {
+                    pointer_stores.insert(writes.len());
                 }
                 writes.push((i, targets));
             }
@@ -434,6 +446,7 @@ fn collect_writes(
         def_node,
         may_defs,
         writes,
+        pointer_stores,
         alias_pairs,
         own_writes,
         call_models,
@@ -751,13 +764,24 @@ fn do_store(vars: &mut Vars, w: &Writes, classes: &Classes) -> Vec<Vec<u32>> {
     }
     let mut class_stamp = vec![usize::MAX; members.len()];
     let mut stack: Vec<u32> = Vec::new();
-    for (w, (node, targets)) in writes.iter().enumerate() {
-        stack.extend(targets.iter().map(|&t| class_id[t as usize]));
+    for (wi, (node, targets)) in writes.iter().enumerate() {
+        if w.pointer_stores.contains(&wi) {
+            // Binding a pointer writes the pointer (and its containers),
+            // not the memory it points to, which its aliases share.
+            for &t in targets {
+                var_writes[t as usize].push(*node);
+                if let Some(p) = vars.out[t as usize].parent {
+                    stack.push(class_id[p as usize]);
+                }
+            }
+        } else {
+            stack.extend(targets.iter().map(|&t| class_id[t as usize]));
+        }
         while let Some(c) = stack.pop() {
-            if class_stamp[c as usize] == w {
+            if class_stamp[c as usize] == wi {
                 continue;
             }
-            class_stamp[c as usize] = w;
+            class_stamp[c as usize] = wi;
             for &t in &members[c as usize] {
                 var_writes[t as usize].push(*node);
             }
@@ -774,6 +798,22 @@ struct Reach {
     arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)>,
     reads_param: Vec<BTreeSet<ParamRead>>,
     reads_param_explicit: Vec<BTreeSet<ParamRead>>,
+}
+
+/// The non-void call whose returned pointer `addr` is (through casts and
+/// constant-offset or indexed GEPs), if any.
+fn returned_address(f: &Function, addr: &Value) -> Option<InstId> {
+    let mut v = addr.clone();
+    for _ in 0..8 {
+        let Value::Inst(i) = v else { return None };
+        let inst = &f.insts[i as usize];
+        match inst.op {
+            Op::Call { .. } if !inst.is_void && inst.is_pointer => return Some(i),
+            Op::Cast | Op::Gep { .. } => v = inst.args.first()?.clone(),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// A read of a parameter: its position, and the field path (`.m_x`) below
@@ -908,6 +948,12 @@ fn reach(
                     if let Some(ks) = param_reads.get(&(n as InstId)) {
                         hits.push((n as u32, Hit::Params(ks.clone())));
                     }
+                    // A load through a pointer a call returned (an accessor
+                    // read: `other = state_(nb, v)`): what the loaded value
+                    // flows into is what the call's work is for.
+                    if let Some(c) = returned_address(f, &f.insts[n].args[0]) {
+                        hits.push((n as u32, Hit::Ret(c)));
+                    }
                 }
                 _ => {}
             }
@@ -989,7 +1035,12 @@ fn reach(
         }
         match hit {
             Hit::Ret(i) => {
-                ret_bind.insert(i, (vs, xs));
+                let (b, x) = ret_bind.entry(i).or_default();
+                for (to, from) in [(b, vs), (x, xs)] {
+                    to.extend(from);
+                    to.sort_unstable();
+                    to.dedup();
+                }
             }
             Hit::Params(ks) => {
                 for v in vs {
@@ -1067,7 +1118,7 @@ fn set_aliases(f: &Function, res: &mut Resolver, vars: &mut Vars, classes: &Clas
 /// read below it) → explicit; and the parameter alias pairs.
 type SideEffects = (
     BTreeMap<(u32, String, String, u32, String), bool>,
-    BTreeSet<(u32, u32)>,
+    BTreeSet<(u32, String, u32, String)>,
 );
 
 /// Distinct paths read below one parameter kept per written variable; more
@@ -1147,20 +1198,32 @@ fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
             }
         }
     }
-    let mut param_aliases: BTreeSet<(u32, u32)> = BTreeSet::new();
+    // Parameter aliases, with the field path of each side (`this.mesh_`
+    // holds what `mesh` points to: `(".mesh_", "")`).
+    let mut param_aliases: BTreeSet<(u32, String, u32, String)> = BTreeSet::new();
     for members in members {
-        let ps: BTreeSet<u32> = members
+        let ps: BTreeSet<(u32, String)> = members
             .iter()
-            .filter_map(|&m| root_param(&vars.out, m))
+            .filter_map(|&m| {
+                let p = root_param(&vars.out, m)?;
+                let root_name = &vars.out[root_of(&vars.out, m) as usize].name;
+                let path = vars.out[m as usize]
+                    .name
+                    .strip_prefix(root_name.as_str())
+                    .unwrap_or("")
+                    .to_string();
+                Some((p, path))
+            })
             .collect();
-        let ps: Vec<u32> = ps.into_iter().collect();
+        let ps: Vec<(u32, String)> = ps.into_iter().collect();
         for a in 0..ps.len() {
             for b in a + 1..ps.len() {
-                param_aliases.insert((ps[a], ps[b]));
+                if ps[a].0 != ps[b].0 {
+                    param_aliases.insert((ps[a].0, ps[a].1.clone(), ps[b].0, ps[b].1.clone()));
+                }
             }
         }
     }
-
     (side, param_aliases)
 }
 

@@ -270,6 +270,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             ..Default::default()
         }],
         param_aliases: vec![(0, 1)],
+        param_alias_paths: vec![],
         loops: vec![
             LoopInfo {
                 header_line: 20,
