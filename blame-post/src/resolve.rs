@@ -745,6 +745,11 @@ fn reached(b: &OutputBinding, reach: Reach) -> &[u32] {
     match (reach, b.output) {
         (Reach::Blame(mode), _) => bound(b, mode),
         (Reach::Memory, CallOutput::Return) => &b.explicit,
+        // Pointees unknown (a temporary, an unnamed object): the written
+        // memory is what the output is computed into, so the exclusive
+        // blame follows the inclusive blame to the caller instead of
+        // staying on the callee's variable.
+        (Reach::Memory, _) if b.pointees.is_empty() => &b.explicit,
         (Reach::Memory, _) => &b.pointees,
     }
 }

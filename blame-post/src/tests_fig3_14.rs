@@ -573,6 +573,47 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
     );
 }
 
+/// A callee writing through a parameter whose caller-side pointees are
+/// unknown (an unnamed temporary: the binding has no pointees, only what
+/// the output is computed into): the exclusive blame of the write goes
+/// where its inclusive blame goes, to the caller, not to the callee's
+/// parameter (whose inclusive blame was lifted).
+#[test]
+fn exclusive_blame_follows_an_output_with_unknown_pointees() {
+    let mut p = var("p", VarKind::Param, None, Some(0), true, &[3]);
+    p.write_lines = vec![3];
+    let fill = func("fill", vec![p], vec![]);
+    let main = func(
+        "main",
+        vec![var("acc", VarKind::Local, None, None, false, &[])],
+        vec![CallSite {
+            line: 10,
+            column: 1,
+            callee: Some("fill".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+                explicit: vec![0],
+                pointees: vec![],
+            }],
+            model: None,
+        }],
+    );
+    let mut db = StaticDb::default();
+    db.insert(fill);
+    db.insert(main);
+    let index = StaticIndex::new(db);
+    let (fi, mi) = (
+        index.lookup("fill", "fig3_14.c").unwrap() as u32,
+        index.lookup("main", "fig3_14.c").unwrap() as u32,
+    );
+    let r = resolve(&index, &[frame("fill", 3), frame("main", 10)]);
+    assert!(r.blamed.contains(&(mi, 0)), "{r:?}");
+    assert!(r.exclusive.contains(&(mi, 0)), "{r:?}");
+    assert!(!r.exclusive.contains(&(fi, 0)), "{r:?}");
+}
+
 /// `gather(dom, xl)` fills `xl` from `dom->x` (side effect `xl` from
 /// `.x`); `update(app, a)` writes `app->v.array` from `a`. A line of the
 /// caller computing `dom.f` (another field) does not blame `xl`; one
