@@ -41,10 +41,16 @@ fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Fu
         if let ir::Op::Call { callee: Some(c) } = &inst.op {
             let into = defined.returns_into(c);
             let fields = defined.field_aliases(c);
-            let writes: Vec<Option<&[analysis::ParamWrite]>> = (0..inst.args.len() as u32)
-                .map(|k| defined.param_writes(c, k))
+            let writes: Vec<(
+                Option<&[analysis::ParamWrite]>,
+                Option<&[analysis::ParamWrite]>,
+            )> = (0..inst.args.len() as u32)
+                .map(|k| (defined.param_writes(c, k), defined.param_reads(c, k)))
                 .collect();
-            if !into.is_empty() || !fields.is_empty() || writes.iter().any(Option::is_some) {
+            if !into.is_empty()
+                || !fields.is_empty()
+                || writes.iter().any(|(w, r)| w.is_some() || r.is_some())
+            {
                 c.hash(&mut h);
                 into.hash(&mut h);
                 fields.hash(&mut h);

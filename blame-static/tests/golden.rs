@@ -525,6 +525,14 @@ fn write_sets_and_side_effect_paths() {
         "{:?}",
         s["gather"].side_effects
     );
+    // A call reads what its read set says, below the argument: the norm
+    // of app->x (line 36) is computed from kernel()'s write (34), while the
+    // accessor cycle_of() reads nothing, so the cycle count (35) is not.
+    let adv = &s["advance"];
+    let e = var(adv, "e");
+    assert!(e.explicit_lines.contains(&34), "{e:?}");
+    let cycle = var(adv, "app.cycle");
+    assert!(!cycle.explicit_lines.contains(&34), "{cycle:?}");
     assert!(
         s["scale"]
             .side_effects

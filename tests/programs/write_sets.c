@@ -21,3 +21,18 @@ void step(struct app *app, double a, double *tmp) {
   app->time += a;
   app->cycle++;
 }
+
+static int *cycle_of(struct app *app) { return &app->cycle; }
+
+static double norm(const struct vec *v) {
+  double s = 0;
+  for (int i = 0; i < v->n; i++) s += v->array[i] * v->array[i];
+  return s;
+}
+
+double advance(struct app *app, double a) {
+  kernel(app, a);
+  (*cycle_of(app))++;
+  double e = norm(&app->x);
+  return e;
+}

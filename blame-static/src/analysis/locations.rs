@@ -303,8 +303,9 @@ pub struct DefinedFunctions<'a> {
     /// const (`const Real_t *const x`, `const Vec &v`): the body cannot
     /// write through them.
     const_params: HashMap<&'a str, Vec<u32>>,
-    /// Per function, per parameter, where the body may write through it.
-    writes: super::write_sets::WriteSets,
+    /// Per function, per parameter, where the body may write through it
+    /// and what it may read through it.
+    access: super::write_sets::AccessSets,
 }
 
 /// A field of the object a function returns that points into memory of an
@@ -340,13 +341,13 @@ impl<'a> DefinedFunctions<'a> {
                 const_params.entry(g.name.as_str()).or_insert(ks);
             }
         }
-        let writes = super::write_sets::write_sets(m, &rets, &names, &const_params);
+        let access = super::write_sets::access_sets(m, &rets, &names, &const_params);
         DefinedFunctions {
             names,
             rets,
             fields,
             const_params,
-            writes,
+            access,
         }
     }
 
@@ -361,7 +362,18 @@ impl<'a> DefinedFunctions<'a> {
     /// the argument points to); `None` when not known (no body in the
     /// module): anything the argument reaches.
     pub fn param_writes(&self, name: &str, k: u32) -> Option<&[ParamWrite]> {
-        self.writes
+        self.access
+            .writes
+            .get(name)
+            .and_then(|ws| ws.get(k as usize))
+            .map(Vec::as_slice)
+    }
+
+    /// What `name`'s body may read through its parameter `k` (below what
+    /// the argument points to); `None` when not known: anything.
+    pub fn param_reads(&self, name: &str, k: u32) -> Option<&[ParamWrite]> {
+        self.access
+            .reads
             .get(name)
             .and_then(|ws| ws.get(k as usize))
             .map(Vec::as_slice)

@@ -92,7 +92,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let mut w = collect_writes(m, defined, f, &mut res, &mut vars);
-    let graph = data_edges(f, &cfg, &mut res, &mut w);
+    let graph = data_edges(f, &cfg, defined, &mut res, &mut w);
     factory_aliases(f, defined, &mut res, &mut vars, &mut w.alias_pairs);
     let classes = alias_classes(vars.out.len(), &w.alias_pairs);
     let mut var_writes = do_store(&mut vars, &w, &classes);
@@ -463,7 +463,13 @@ struct Graph {
     first_obj: usize,
 }
 
-fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Graph {
+fn data_edges(
+    f: &Function,
+    cfg: &Cfg,
+    defined: &DefinedFunctions,
+    res: &mut Resolver,
+    w: &mut Writes,
+) -> Graph {
     let ni = f.insts.len();
     let np = f.params.len();
     let arg_node = |k: u32| (ni + k as usize) as u32;
@@ -558,11 +564,31 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
                     push_val(&mut edges, &inst.args[0]);
                     push_val(&mut edges, &inst.args[1]);
                 }
-                Op::Call { .. } => {
-                    for a in &inst.args {
+                Op::Call { callee } => {
+                    // A body of the module reads only its read set through
+                    // each argument (an accessor reads nothing: it returns
+                    // an address); anything else reads what they reach.
+                    let reads_of = |k: u32| match callee.as_deref() {
+                        Some(n) if defined.contains(n) => defined.param_reads(n, k),
+                        _ => None,
+                    };
+                    for (k, a) in inst.args.iter().enumerate() {
                         push_val(&mut edges, a);
-                        if is_ptr_value(f, a) {
-                            read_locs.extend(res.locs(a));
+                        if !is_ptr_value(f, a) {
+                            continue;
+                        }
+                        match reads_of(k as u32) {
+                            Some(rs) => {
+                                for l in res.locs(a) {
+                                    for r in rs {
+                                        let mut l = l.clone();
+                                        l.path.extend(r.path.iter().cloned());
+                                        l.deref += r.deref;
+                                        read_locs.push(l);
+                                    }
+                                }
+                            }
+                            None => read_locs.extend(res.locs(a)),
                         }
                     }
                 }
@@ -588,6 +614,22 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
                     for k in 0..l.path.len() {
                         if let Some(&o) = kill_all_obj.get(&(l.root, l.path[..k].to_vec())) {
                             edges.push(o);
+                        }
+                    }
+                }
+                if matches!(inst.op, Op::Call { .. }) {
+                    // A call reads what its pointer argument reaches, at
+                    // any depth: writes below the argument (`g->u[i]`,
+                    // a callee's write set `.u`) are read too.
+                    for ((key, d), &o) in may_obj.iter() {
+                        let below = key.0 == l.root
+                            && key.1.starts_with(&l.path)
+                            && *d >= l.deref
+                            && (key.1.len() > l.path.len() || *d > l.deref);
+                        if below {
+                            if let Some(o) = visible.object(o, i, &mut data, first_obj) {
+                                edges.push(o);
+                            }
                         }
                     }
                 }

@@ -1,12 +1,16 @@
-//! Per-parameter write sets: where each function of a module may write
-//! through each of its pointer parameters, as field paths below the memory
-//! the argument points to (a fixed point over the module's calls).
+//! Per-parameter write and read sets: where each function of a module may
+//! write, and what it may read, through each of its pointer parameters, as
+//! field paths below the memory the argument points to (a fixed point over
+//! the module's calls).
 //!
-//! A caller uses them as the may-definitions of a call: `kernel(dom)` whose
-//! body writes only `dom->fx[..]` may-defines `dom.m_fx`'s elements, not
-//! every field of `dom`, so `dom.cycle++` after the kernels reads no
-//! kernel's output (without write sets every later read of `dom` depended
-//! on every earlier call that took `dom`).
+//! A caller uses the write sets as the may-definitions of a call:
+//! `kernel(dom)` whose body writes only `dom->fx[..]` may-defines
+//! `dom.m_fx`'s elements, not every field of `dom`, so `dom.cycle++` after
+//! the kernels reads no kernel's output (without write sets every later
+//! read of `dom` depended on every earlier call that took `dom`). The read
+//! sets are what a call reads: an accessor (`Index_t &cycle() { return
+//! m_cycle; }`) computes an address and reads nothing, so the address it
+//! returns does not depend on the kernels' writes either.
 
 use super::locations::{stored_to, variable_bindings, Loc, Resolver, ReturnsInto, Root};
 use crate::ir::*;
@@ -50,8 +54,15 @@ const MAX_WRITES: usize = 24;
 /// their whole arguments.
 const MAX_ROUNDS: usize = 10;
 
-/// Per defined function, per parameter position, where it may write.
+/// Per defined function, per parameter position, where it may write (or read).
 pub type WriteSets = HashMap<String, Vec<Vec<ParamWrite>>>;
+
+/// A module's write sets and read sets.
+#[derive(Debug, Default)]
+pub struct AccessSets {
+    pub writes: WriteSets,
+    pub reads: WriteSets,
+}
 
 /// Removes writes covered by others and bounds the set.
 fn normalize(ws: BTreeSet<ParamWrite>) -> Vec<ParamWrite> {
@@ -79,12 +90,33 @@ fn normalize(ws: BTreeSet<ParamWrite>) -> Vec<ParamWrite> {
     out
 }
 
-/// The write sets of every defined function of `m` with pointer parameters.
-pub(super) fn write_sets(
+/// The write and read sets of every defined function of `m` with pointer
+/// parameters.
+pub(super) fn access_sets(
     m: &Module,
     rets: &HashMap<String, Vec<ReturnsInto>>,
     names: &HashMap<&str, bool>,
     const_params: &HashMap<&str, Vec<u32>>,
+) -> AccessSets {
+    AccessSets {
+        writes: write_sets(m, rets, names, const_params, Access::Write),
+        reads: write_sets(m, rets, names, &HashMap::new(), Access::Read),
+    }
+}
+
+/// Which accesses a set holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Write,
+    Read,
+}
+
+fn write_sets(
+    m: &Module,
+    rets: &HashMap<String, Vec<ReturnsInto>>,
+    names: &HashMap<&str, bool>,
+    const_params: &HashMap<&str, Vec<u32>>,
+    access: Access,
 ) -> WriteSets {
     let candidates: Vec<&Function> = m
         .functions
@@ -96,7 +128,7 @@ pub(super) fn write_sets(
     for _ in 0..MAX_ROUNDS {
         changed.clear();
         for f in &candidates {
-            let ws = function_writes(m, f, rets, names, const_params, &sets);
+            let ws = function_writes(m, f, rets, names, const_params, &sets, access);
             if sets.get(&f.name) != Some(&ws) {
                 sets.insert(f.name.clone(), ws);
                 changed.insert(f.name.as_str());
@@ -132,6 +164,7 @@ fn function_writes(
     names: &HashMap<&str, bool>,
     const_params: &HashMap<&str, Vec<u32>>,
     sets: &WriteSets,
+    access: Access,
 ) -> Vec<Vec<ParamWrite>> {
     let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
     let mut res = Resolver {
@@ -155,8 +188,13 @@ fn function_writes(
     };
     for inst in &f.insts {
         match &inst.op {
-            Op::Store => {
+            Op::Store if access == Access::Write => {
                 for l in res.locs(&inst.args[1]) {
+                    written(&mut res, l, &mut out);
+                }
+            }
+            Op::Load if access == Access::Read => {
+                for l in res.locs(&inst.args[0]) {
                     written(&mut res, l, &mut out);
                 }
             }
@@ -206,6 +244,9 @@ fn function_writes(
                                 .cloned()
                                 .unwrap_or_default()
                         }
+                        // A library routine may read anything its pointer
+                        // arguments reach.
+                        (_, Some(_)) if access == Access::Read => vec![ParamWrite::whole()],
                         (_, Some(md)) => {
                             if md.outputs.contains(&CallOutput::Arg(j)) {
                                 vec![ParamWrite::whole()]
@@ -217,7 +258,10 @@ fn function_writes(
                         // pointer: anything below a writable argument.
                         _ => {
                             let locs = res.locs(a);
-                            if !locs.is_empty() && locs.iter().all(|l| m.is_const(l.ty)) {
+                            if access == Access::Write
+                                && !locs.is_empty()
+                                && locs.iter().all(|l| m.is_const(l.ty))
+                            {
                                 continue;
                             }
                             vec![ParamWrite::whole()]
