@@ -149,6 +149,8 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                                 blame_formats::static_db::CallOutput::Arg(k) => format!("arg{k}"),
                             },
                             "blamed": o.blamed.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
+                            "explicit": o.explicit.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
+                            "pointees": o.pointees.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
                         })).collect::<Vec<_>>(),
                         "model": c.model.as_ref().map(|m| m.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>()),
                     })
