@@ -37,24 +37,34 @@ pub use blame_formats::names::demangle;
 fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Function) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = twox_hash::XxHash64::with_seed(f.content_hash(m));
+    // Where a function of the module writes and reads through its
+    // parameters (`None` for names without a body here).
+    type Access<'a> = Option<&'a [analysis::ParamWrite]>;
+    let access = |name: &str, args: usize| -> Vec<(Access<'_>, Access<'_>)> {
+        (0..args as u32)
+            .map(|k| (defined.param_writes(name, k), defined.param_reads(name, k)))
+            .collect()
+    };
     for inst in &f.insts {
         if let ir::Op::Call { callee: Some(c) } = &inst.op {
             let into = defined.returns_into(c);
             let fields = defined.field_aliases(c);
-            let writes: Vec<(
-                Option<&[analysis::ParamWrite]>,
-                Option<&[analysis::ParamWrite]>,
-            )> = (0..inst.args.len() as u32)
-                .map(|k| (defined.param_writes(c, k), defined.param_reads(c, k)))
-                .collect();
+            let sets = access(c, inst.args.len());
             if !into.is_empty()
                 || !fields.is_empty()
-                || writes.iter().any(|(w, r)| w.is_some() || r.is_some())
+                || sets.iter().any(|(w, r)| w.is_some() || r.is_some())
             {
                 c.hash(&mut h);
                 into.hash(&mut h);
                 fields.hash(&mut h);
-                writes.hash(&mut h);
+                sets.hash(&mut h);
+            }
+            // An OpenMP fork's model comes from its outlined region's sets.
+            for a in &inst.args {
+                if let ir::Value::Func(region) = a {
+                    region.hash(&mut h);
+                    access(region, inst.args.len()).hash(&mut h);
+                }
             }
         }
     }
