@@ -425,11 +425,20 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
         let bound_line = (depth == 0).then_some(frame.line);
         close(index, f, mode, &mut here, &mut derived, bound_line);
 
+        // A local pointer bound on the sampled line (`const Node &b =
+        // nodes[..]`) is blamed for computing the address: it stays here,
+        // not lifted to the memory it points into.
+        let binds = |vi: u32| {
+            let v = &f.variables[vi as usize];
+            bound_line.is_some_and(|l| {
+                v.kind == VarKind::Local && v.is_pointer && v.write_lines.binary_search(&l).is_ok()
+            })
+        };
         // Exit variables flow on to the caller; find which outputs (and
         // which field paths below them) they are.
-        let outputs = outputs_of(f, &here, &derived, |_| true);
+        let outputs = outputs_of(f, &here, &derived, |vi| !binds(vi));
         let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
-        let lifted = |vi: u32| caller_binds && !exit_roots(f, vi).is_empty();
+        let lifted = |vi: u32| caller_binds && !binds(vi) && !exit_roots(f, vi).is_empty();
         // What the line writes goes where its variables' blame goes.
         exclusive_outputs = outputs_of(f, &written, &written_derived, lifted);
         split_lifted(

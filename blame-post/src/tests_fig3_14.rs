@@ -573,6 +573,58 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
     );
 }
 
+/// `const Node &b = nodes[c.n[k]];` binds a reference on the sampled line:
+/// the sample computes the address, so it stays on the callee's `b`; it is
+/// not lifted to the caller's mesh that `b` points into. A later line
+/// writing through the reference (`b.x = ..`) is lifted.
+#[test]
+fn a_pointer_bound_on_the_sampled_line_keeps_its_blame() {
+    let this = var("this", VarKind::Param, None, Some(0), true, &[31]);
+    let nodes = {
+        let mut v = var("this.nodes", VarKind::Field, Some(0), None, true, &[31]);
+        v.aliases = vec![2];
+        v
+    };
+    let b = {
+        let mut v = var("b", VarKind::Local, None, None, false, &[30, 31]);
+        v.is_pointer = true;
+        v.write_lines = vec![30];
+        v.aliases = vec![1];
+        v
+    };
+    let len = func("edge", vec![this, nodes, b], vec![]);
+    let caller = func(
+        "flux",
+        vec![var("mesh", VarKind::Local, None, None, false, &[])],
+        vec![CallSite {
+            line: 59,
+            column: 1,
+            callee: Some("edge".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+                explicit: vec![0],
+                pointees: vec![0],
+            }],
+            model: None,
+        }],
+    );
+    let mut db = StaticDb::default();
+    db.insert(len);
+    db.insert(caller);
+    let index = StaticIndex::new(db);
+    let (ei, ci) = (
+        index.lookup("edge", "fig3_14.c").unwrap() as u32,
+        index.lookup("flux", "fig3_14.c").unwrap() as u32,
+    );
+    let r = resolve(&index, &[frame("edge", 30), frame("flux", 59)]);
+    assert!(r.blamed.contains(&(ei, 2)), "b: {r:?}");
+    assert!(!r.blamed.contains(&(ci, 0)), "the mesh is only read: {r:?}");
+    let r = resolve(&index, &[frame("edge", 31), frame("flux", 59)]);
+    assert!(r.blamed.contains(&(ci, 0)), "written through b: {r:?}");
+}
+
 /// A callee writing through a parameter whose caller-side pointees are
 /// unknown (an unnamed temporary: the binding has no pointees, only what
 /// the output is computed into): the exclusive blame of the write goes
