@@ -72,6 +72,10 @@ pub enum Unexplained {
     },
     /// The call's outputs reach no variable of the caller.
     NothingBound { function: String, callee: String },
+    /// A thread of a library or runtime (its stack starts in the thread
+    /// library and holds none of the program's code): a worker waiting or
+    /// spinning between the program's calls; `function` is the innermost frame.
+    RuntimeThread { function: String },
 }
 
 impl std::fmt::Display for Unexplained {
@@ -110,6 +114,11 @@ impl std::fmt::Display for Unexplained {
                 f,
                 "the call to {} in {} reaches no variable",
                 d(callee),
+                d(function)
+            ),
+            Unexplained::RuntimeThread { function } => write!(
+                f,
+                "a library's or runtime's own thread, outside the program's code (idle or spinning worker, in {})",
                 d(function)
             ),
         }
@@ -476,7 +485,17 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
             .first()
             .map(|f| f.function.clone())
             .unwrap_or_default();
-        out.unexplained = Some(if function.starts_with('[') || function.is_empty() {
+        // A thread started by a library (OpenMP, OpenBLAS) that never
+        // entered the program's code: nothing to rebuild.
+        let runtime_thread = frames.last().is_some_and(|f| {
+            matches!(
+                f.function.as_str(),
+                "start_thread" | "clone" | "clone3" | "__clone" | "__clone3" | "__GI___clone3"
+            )
+        }) && frames.iter().all(|f| f.line == 0);
+        out.unexplained = Some(if runtime_thread {
+            Unexplained::RuntimeThread { function }
+        } else if function.starts_with('[') || function.is_empty() {
             Unexplained::NoSymbols { function }
         } else {
             Unexplained::NoSummary { function }

@@ -573,6 +573,31 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
     );
 }
 
+/// A worker thread of a library (OpenBLAS spinning between calls) never
+/// enters the program's code: its samples reach no variable, and the reason
+/// says so instead of asking for a rebuild with `blame cc`.
+#[test]
+fn a_library_thread_outside_the_program_is_a_runtime_thread() {
+    let index = fig3_14_index();
+    let worker = [
+        frame("sched_yield", 0),
+        frame("blas_thread_server", 0),
+        frame("start_thread", 0),
+        frame("__GI___clone3", 0),
+    ];
+    let r = resolve(&index, &worker);
+    assert!(r.blamed.is_empty());
+    let why = r.unexplained.expect("a reason").to_string();
+    assert!(why.contains("runtime's own thread"), "{why}");
+    // The main thread's loader frames keep theirs.
+    let r = resolve(
+        &index,
+        &[frame("_dl_relocate_object", 0), frame("_start", 0)],
+    );
+    let why = r.unexplained.expect("a reason").to_string();
+    assert!(why.contains("no static summary"), "{why}");
+}
+
 /// `const Node &b = nodes[c.n[k]];` binds a reference on the sampled line:
 /// the sample computes the address, so it stays on the callee's `b`; it is
 /// not lifted to the caller's mesh that `b` points into. A later line
