@@ -434,3 +434,33 @@ fn cutblas_stacks_cut_in_openblas_kernels_reach_the_factored_matrix() {
     );
     assert_clean_names(&r);
 }
+
+#[test]
+fn crosstu_a_cxx_library_cannot_write_through_its_const_references() {
+    if !sampling_allowed() {
+        return;
+    }
+    // The kernel library is built without blame cc: no summary.
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(
+        Command::new("clang++-19")
+            .args(["-g", "-O2", "-fPIC", "-shared"])
+            .arg(program("repros/crosstu/kernels.cc"))
+            .arg("-o")
+            .arg(dir.path().join("libkern.so")),
+    );
+    let lib = dir.path().display().to_string();
+    let built = build(
+        "crosstu",
+        "clang++-19",
+        &["t.cc"],
+        &[&format!("-L{lib}"), "-lkern", &format!("-Wl,-rpath,{lib}")],
+    );
+    let r = built.report("run", &[], &[]);
+    let y = explicit_of(&r, Some("main"), "y");
+    assert!(y >= 85.0, "y {y}% in {r}");
+    // axpy(double, std::vector<double> const&, std::vector<double>&).
+    let x = explicit_of(&r, Some("main"), "x");
+    assert!(x < 10.0, "x {x}% (a reference to const) in {r}");
+    assert!(coverage(&r) >= 95.0, "coverage {}", coverage(&r));
+}

@@ -348,11 +348,17 @@ fn collect_writes(
                             .unwrap_or_else(|| {
                                 // A library routine cannot write through a
                                 // pointer to const (`dgemm`'s `const double
-                                // *a`): only the others take its blame.
+                                // *a`, or a C++ function of another unit
+                                // whose mangled name says `double const*`):
+                                // only the others take its blame.
+                                let consts = library::const_pointer_params(n, inst.args.len());
                                 let writable: Vec<u32> = ptr_args
                                     .iter()
                                     .copied()
                                     .filter(|&k| {
+                                        if consts.as_ref().is_some_and(|c| c[k as usize]) {
+                                            return false;
+                                        }
                                         let locs = res.locs(&inst.args[k as usize]);
                                         locs.is_empty() || !locs.iter().all(|l| m.is_const(l.ty))
                                     })

@@ -258,9 +258,12 @@ fn function_writes(
                         // pointer: anything below a writable argument.
                         _ => {
                             let locs = res.locs(a);
+                            let mangled_const = name
+                                .and_then(|n| library::const_pointer_params(n, inst.args.len()))
+                                .is_some_and(|c| c[j as usize]);
                             if access == Access::Write
-                                && !locs.is_empty()
-                                && locs.iter().all(|l| m.is_const(l.ty))
+                                && (mangled_const
+                                    || (!locs.is_empty() && locs.iter().all(|l| m.is_const(l.ty))))
                             {
                                 continue;
                             }
