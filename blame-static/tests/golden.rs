@@ -542,3 +542,53 @@ fn write_sets_and_side_effect_paths() {
         s["scale"].side_effects
     );
 }
+
+/// OpenMP: a `parallel for` forks a region of the module, which writes
+/// `unew` and only reads `u` and `f` (the fork's model blames the shared
+/// variables the region writes); the reduction's private copy of `sum` is
+/// named as the compiler's, the shared `sum` takes its blame.
+#[test]
+fn openmp_regions_write_only_what_they_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = dir.path().join("kernels.bc");
+    common::compile_file(
+        &program("corpus/jacobi/kernels.c"),
+        &bc,
+        &["-g", "-fopenmp"],
+    );
+    let m = load_file(&bc).unwrap();
+    let s: std::collections::BTreeMap<String, FunctionSummary> = analyze_module(&m, None)
+        .summaries
+        .into_iter()
+        .map(|s| (s.name.clone(), s))
+        .collect();
+    let sweep = &s["jacobi_sweep"];
+    let fork = sweep
+        .call_sites
+        .iter()
+        .find(|c| c.callee.as_deref() == Some("__kmpc_fork_call"))
+        .expect("the fork");
+    let model = fork.model.clone().expect("a library model");
+    // __kmpc_fork_call(loc, argc, region, &nx, &ny, &u, &h2, &f, &unew, &omega)
+    // in the order the region captures them; only unew is written.
+    let written: Vec<String> = model
+        .iter()
+        .filter_map(|o| match o {
+            CallOutput::Arg(k) => fork
+                .outputs
+                .iter()
+                .find(|b| b.output == CallOutput::Arg(*k))
+                .and_then(|b| b.pointees.first())
+                .map(|&v| sweep.variables[v as usize].name.clone()),
+            CallOutput::Return => None,
+        })
+        .collect();
+    assert_eq!(written, ["unew"], "{model:?}");
+    let region = &s["residual_norm.omp_outlined_debug__"];
+    assert!(region.variables.iter().any(|v| v.name == ".private.sum"));
+    let shared = var(region, "sum");
+    assert!(
+        shared.is_exit && shared.explicit_lines.contains(&27),
+        "{shared:?}"
+    );
+}

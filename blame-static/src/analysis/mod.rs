@@ -140,6 +140,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let (side, param_aliases) = side_effects(&vars, &classes, &reach);
     let call_sites = call_sites(f, &mut res, &vars, &classes, &w, &reach);
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
+    name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
@@ -192,6 +193,36 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         loops,
         reads,
         lines,
+    }
+}
+
+/// An OpenMP region's private copy of a reduction variable (`sum` of
+/// `reduction(+ : sum)`: a local the compiler declares without a line, of
+/// the name of the shared variable the region takes by reference, whose
+/// blame the shared one takes whole through the reduction) is named as the
+/// compiler's (`.private.sum`), so reports list the shared variable, not
+/// the same blame twice.
+fn name_private_copies(f: &Function, vars: &mut [Variable]) {
+    if !f.name.contains(".omp_outlined") {
+        return;
+    }
+    for i in 0..vars.len() {
+        let v = &vars[i];
+        if v.kind != VarKind::Local || v.line != 0 || v.parent.is_some() {
+            continue;
+        }
+        let shared = vars.iter().any(|p| {
+            p.kind == VarKind::Param
+                && p.is_exit
+                && p.name == v.name
+                && v.explicit_lines
+                    .iter()
+                    .all(|l| p.explicit_lines.binary_search(l).is_ok())
+        });
+        if shared {
+            let name = format!(".private.{}", v.name);
+            vars[i].name = name;
+        }
     }
 }
 
