@@ -109,7 +109,8 @@ pub fn post_with_progress(
     let load = |i: usize| -> Result<input::ProcessProfile> {
         let mut profile = run.load_process(i, shard)?;
         openmp::graft_worker_stacks(&profile.frames, &mut profile.contexts);
-        truncated::graft_cut_stacks(&profile.frames, &mut profile.contexts);
+        truncated::graft_cut_stacks(&profile.frames, &mut profile.contexts, &profile.reference);
+        profile.reference = Vec::new();
         Ok(profile)
     };
     // Process i + 1 is read and symbolized while process i is resolved

@@ -157,6 +157,7 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
         lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
+        reference: vec![],
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
@@ -302,6 +303,7 @@ fn recursion_blames_a_variable_once_per_sample() {
         lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
+        reference: vec![],
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
@@ -430,6 +432,7 @@ fn field_paths_continue_below_the_variables_passed() {
         lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
+        reference: vec![],
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);

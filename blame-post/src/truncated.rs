@@ -46,13 +46,24 @@ fn is_garbage(f: &SymFrame) -> bool {
 }
 
 /// Completes stacks cut short in code without frame information with the
-/// program's most sampled way into that code. Returns how many contexts
-/// were completed.
-pub fn graft_cut_stacks(frames: &[SymFrame], contexts: &mut [Context]) -> usize {
+/// program's most sampled way into that code, taken from `reference` (all
+/// the process's stacks, in a sample-level shard, so that every shard
+/// chooses alike) or else from `contexts`. Returns how many contexts were
+/// completed.
+pub fn graft_cut_stacks(
+    frames: &[SymFrame],
+    contexts: &mut [Context],
+    reference: &[Context],
+) -> usize {
     // Entries: (library frames of the stack, frames from the routine the
     // program called outward) with their samples.
     let mut entries: Vec<(Vec<u32>, Vec<u32>, f64)> = Vec::new();
-    for c in contexts.iter() {
+    let sources: &[Context] = if reference.is_empty() {
+        contexts
+    } else {
+        reference
+    };
+    for c in sources.iter() {
         let Some(last) = c.frames.last() else {
             continue;
         };
@@ -201,7 +212,7 @@ mod tests {
             ctx(&mut t, &idle, 3.0),
         ];
         let frames = t.into_frames();
-        assert_eq!(graft_cut_stacks(&frames, &mut cs), 2);
+        assert_eq!(graft_cut_stacks(&frames, &mut cs, &[]), 2);
         let names = |c: &Context| -> Vec<String> {
             c.frames
                 .iter()
@@ -217,5 +228,25 @@ mod tests {
             );
         }
         assert_eq!(names(&cs[4]), ["pthread_cond_wait", "start_thread"]);
+    }
+
+    /// A sample-level shard holds a cut stack but not the complete ones:
+    /// the process's reference stacks decide, as they do in every shard.
+    #[test]
+    fn a_shard_completes_cut_stacks_from_the_whole_process() {
+        let mut t = FrameTable::default();
+        let entry = [
+            ("dgemm_kernel", "", 0),
+            ("LAPACKE_dgetrf_work", "", 0),
+            ("main", "lu.c", 20),
+            ("_start", "", 0),
+        ];
+        let cut = [("dgemm_kernel", "", 0), ("[unknown 0x5dc]", "", 0)];
+        let reference = vec![ctx(&mut t, &entry, 3.0), ctx(&mut t, &cut, 9.0)];
+        let mut shard = vec![ctx(&mut t, &cut, 4.0)];
+        let frames = t.into_frames();
+        assert_eq!(graft_cut_stacks(&frames, &mut shard, &[]), 0);
+        assert_eq!(graft_cut_stacks(&frames, &mut shard, &reference), 1);
+        assert_eq!(shard[0].frames.len(), 4);
     }
 }
