@@ -125,7 +125,15 @@ fn write_sets(
         .collect();
     let mut sets: WriteSets = HashMap::new();
     let mut changed: BTreeSet<&str> = BTreeSet::new();
-    for _ in 0..MAX_ROUNDS {
+    let t0 = std::time::Instant::now();
+    for round in 0..MAX_ROUNDS {
+        if std::env::var_os("BLAME_PROFILE").is_some() {
+            eprintln!(
+                "access sets: round {round}, {} changed, {:?}",
+                changed.len(),
+                t0.elapsed()
+            );
+        }
         changed.clear();
         for f in &candidates {
             let ws = function_writes(m, f, rets, names, const_params, &sets, access);
