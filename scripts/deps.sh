@@ -14,6 +14,7 @@ packages=(
   chromium chromium-driver                            # HTML report browser test
   pkg-config make time                               # time: /usr/bin/time -v in bench/static_analysis.sh
   libc6-dbg                                           # names libc's unexported frames (__libc_start_call_main)
+  libopenblas-dev liblapacke-dev                      # an LU through OpenBLAS (tests/programs/repros/cutblas)
 )
 
 missing=()

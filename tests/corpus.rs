@@ -1,11 +1,13 @@
-//! The corpus: six programs written the way HPC codes are written
+//! The corpus: twelve programs written the way HPC codes are written
 //! (`tests/programs/corpus/*`: a multigrid solver with `void *` solver
 //! objects, a blocked LU over a kernel library built without the launcher,
 //! a C++ hydro proxy with accessors and an out-of-line constructor, CG with
 //! timers and flop counters, FEM assembly with restarted GMRES, an MPI halo
 //! exchange, particles behind a virtual call, a PETSc-style solver with
 //! opaque handles and function-pointer tables, Fortran-style C over extern
-//! "common block" arrays, a LULESH-style proxy at -O3), built through
+//! "common block" arrays, a LULESH-style proxy at -O3, a Jacobi solver
+//! with OpenMP regions, an allocation macro and the buffer swap, a C++
+//! finite-volume code over a templated field and an indexed mesh), built through
 //! `blame cc` exactly as a user builds them,
 //! recorded with `blame record -F 2000`, post-processed and reported by
 //! variable. The comment at the top of each program's main source derives
@@ -65,12 +67,19 @@ impl Build {
 
     /// [`Build::cc`] at another optimization level (`-O3`).
     fn cc_opt(&self, compiler: &str, src: &Path, opt: &str) -> PathBuf {
+        self.cc_flags(compiler, src, &[opt])
+    }
+
+    /// [`Build::cc`] with other flags (`-O2 -fopenmp`).
+    fn cc_flags(&self, compiler: &str, src: &Path, flags: &[&str]) -> PathBuf {
         let obj = self.path(&format!("{}.o", src.file_stem().unwrap().to_string_lossy()));
         let mut cmd = blame();
         cmd.env("BLAME_DB", &self.db)
             .env("OMPI_CC", "clang-19")
             .env("OMPI_CXX", "clang++-19")
-            .args(["cc", "--", compiler, "-g", opt, "-c"])
+            .args(["cc", "--", compiler, "-g"])
+            .args(flags)
+            .arg("-c")
             .arg(src)
             .arg("-o")
             .arg(&obj);
@@ -102,11 +111,35 @@ struct Run {
     /// Samples of the application's processes (MPI ranks, not mpirun).
     samples: Vec<Value>,
     failures: RefCell<Vec<String>>,
+    /// OpenMP: samples of threads that are in the runtime with none of the
+    /// program's code on their stack (idle workers, barriers) compute
+    /// nothing and are left out of the coverage check.
+    excuse_idle_threads: bool,
 }
 
 fn record_and_report(name: &'static str, build: Build, argv: &[String], mpi: bool) -> Run {
-    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let run = record(build.dir.path(), &argv);
+    record_and_report_env(name, build, argv, mpi, &[])
+}
+
+/// [`record_and_report`] with environment variables for the program.
+fn record_and_report_env(
+    name: &'static str,
+    build: Build,
+    argv: &[String],
+    mpi: bool,
+    env: &[(&str, &str)],
+) -> Run {
+    let run = build.dir.path().join("run");
+    let mut cmd = blame();
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    run_ok(
+        cmd.args(["record", "-F", "2000", "-o"])
+            .arg(&run)
+            .arg("--")
+            .args(argv),
+    );
     run_ok(blame().arg("post").arg(&run).arg("--static").arg(&build.db));
     let report = report_json(&[
         run.to_str().unwrap(),
@@ -129,6 +162,7 @@ fn record_and_report(name: &'static str, build: Build, argv: &[String], mpi: boo
         report,
         samples,
         failures: RefCell::new(Vec::new()),
+        excuse_idle_threads: false,
     }
 }
 
@@ -382,7 +416,26 @@ impl Run {
     fn check_hygiene(&self) {
         // (b) coverage
         let cov = &self.report["coverage"];
-        match cov["percent"].as_f64() {
+        let percent = cov["percent"].as_f64().map(|p| {
+            if !self.excuse_idle_threads {
+                return p;
+            }
+            let dir = corpus(self.name).to_string_lossy().into_owned();
+            let idle = self
+                .samples
+                .iter()
+                .filter(|s| {
+                    !s["stack"].as_array().is_some_and(|st| {
+                        st.iter()
+                            .any(|f| f["file"].as_str().is_some_and(|x| x.starts_with(&dir)))
+                    })
+                })
+                .count() as f64;
+            let total = cov["samples"].as_f64().unwrap_or(0.0);
+            let resolved = cov["resolved"].as_f64().unwrap_or(0.0);
+            100.0 * resolved / (total - idle).max(1.0)
+        });
+        match percent {
             None => self.fail("the report has no `coverage.percent`".into()),
             Some(p) if p < 95.0 => {
                 let reasons: Vec<String> = cov["reasons"]
@@ -725,15 +778,21 @@ fn hydro_blames_the_fields_behind_reference_accessors() {
         step,
         "every kernel writes a field of the domain",
     );
-    // The sound-speed line (ss2) is not in the pressure's slice: a few
-    // percent of the EOS's samples are the sound speed's alone.
+    // The pressure is computed from etan = pow(eta, n) and the energy; the
+    // sound speed from the pressure (ss2, then its square root, where -O2
+    // puts about half of the EOS's samples). So the pressure takes the pow
+    // and its own lines, the sound speed all of the EOS: the pressure is
+    // not blamed for the sound speed's division and square root (it was,
+    // through the accessor calls' may-definitions of all of the domain).
+    let pow = r.share(|f| f == "pow" || f.starts_with("__ieee754_pow"));
     r.gets(
         "main",
         "locDom.m_p",
-        0.85,
-        eos,
-        "the EOS computes the pressure",
+        0.9,
+        pow,
+        "the EOS computes the pressure from pow(eta, n)",
     );
+    r.at_least_as("main", "locDom.m_ss", "locDom.m_p");
     r.gets(
         "main",
         "locDom.m_ss",
@@ -759,17 +818,24 @@ fn hydro_blames_the_fields_behind_reference_accessors() {
     }
     r.above(
         "main",
-        "locDom.m_p",
+        "locDom.m_ss",
         "locDom.m_q",
         0.5 * (eos - q),
         "the EOS takes several times the viscosity's time",
+    );
+    r.above(
+        "main",
+        "locDom.m_p",
+        "locDom.m_q",
+        0.5 * (pow - q),
+        "the pressure's pow alone takes more than the viscosity",
     );
     for light in ["locDom.m_x", "locDom.m_xd", "locDom.m_fx"] {
         r.above(
             "main",
             "locDom.m_p",
             light,
-            0.5 * eos,
+            0.5 * pow,
             "the nodal kernels are a few percent each",
         );
     }
@@ -1237,13 +1303,17 @@ fn lulesh3_at_o3_blames_the_domain_fields_not_the_node_lists_read() {
         step,
         "every kernel writes a field of the domain",
     );
-    r.gets(
-        "main",
-        "dom.m_fx",
-        COVERED,
-        stress,
-        "the stress integration computes the nodal forces",
-    );
+    // Each force component has its own line (`dom.fx(n) -= ..`) and shares
+    // the element volume with the other two.
+    for f in ["dom.m_fx", "dom.m_fy", "dom.m_fz"] {
+        r.gets(
+            "main",
+            f,
+            0.6,
+            stress,
+            "the stress integration computes the nodal forces",
+        );
+    }
     r.gets(
         "main",
         "dom.m_vnew",
@@ -1279,9 +1349,23 @@ fn lulesh3_at_o3_blames_the_domain_fields_not_the_node_lists_read() {
         }
     }
     // The cycle count and the time are incremented after the kernels in
-    // LagrangeLeapFrog: the kernels' calls may-define all of `dom`, so they
-    // inherit the kernels' blame (a known gap); as scalars whose blame is
-    // the domain's they are listed with the derived scalars.
+    // LagrangeLeapFrog; no kernel writes them (per-parameter write sets),
+    // so they take none of the kernels' blame.
+    for b in ["dom.m_cycle", "dom.m_time"] {
+        r.below("main", b, 5.0, "bookkeeping no kernel computes from");
+    }
+    // The stress integration's local copies of the coordinates are filled
+    // by the gather (CollectNodes) and only read afterwards: they are
+    // blamed for the gather, not for the forces computed from them.
+    let collect = r.share_of("CollectNodes");
+    for l in ["xl", "yl", "zl"] {
+        r.below(
+            "IntegrateStressForElems",
+            l,
+            collect + 3.0,
+            "the lines after the gather only read it",
+        );
+    }
     r.bookkeeping_below(
         "main",
         &[
@@ -1293,6 +1377,136 @@ fn lulesh3_at_o3_blames_the_domain_fields_not_the_node_lists_read() {
             "edge",
         ],
         &["dom", "dom.m_fx"],
+    );
+    r.finish();
+}
+
+#[test]
+fn jacobi_blames_both_swapped_buffers_through_an_allocation_macro_and_openmp() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("jacobi");
+    let b = Build::new();
+    let objs = [
+        b.cc_flags("clang-19", &src.join("util.c"), &["-O2", "-fopenmp"]),
+        b.cc_flags("clang-19", &src.join("kernels.c"), &["-O2", "-fopenmp"]),
+        b.cc_flags("clang-19", &src.join("jacobi.c"), &["-O2", "-fopenmp"]),
+    ];
+    let exe = b.link("clang-19", &objs, &["-fopenmp", "-lm"]);
+    let mut r = record_and_report_env(
+        "jacobi",
+        b,
+        &[exe.to_string_lossy().into_owned()],
+        false,
+        // Idle workers sleep instead of spinning in the runtime.
+        &[("OMP_NUM_THREADS", "2"), ("OMP_WAIT_POLICY", "passive")],
+    );
+    r.excuse_idle_threads = true;
+
+    // The outlined regions (`jacobi_sweep.omp_outlined_debug__`) run on
+    // the workers too: their stacks start in the runtime.
+    let sweep = r.share(|f| f.starts_with("jacobi_sweep"));
+    let resid = r.share(|f| f.starts_with("residual_norm"));
+    let source = r.share_of("set_source");
+    assert!(
+        sweep > 40.0 && resid > 5.0,
+        "the sweep is the hot kernel, the residual the second: {sweep:.1}% {resid:.1}%"
+    );
+    // The sweep writes unew from u; the swap makes each pointer name the
+    // other buffer: both are the solution arrays.
+    for v in ["u", "unew"] {
+        r.gets(
+            "main",
+            v,
+            COVERED,
+            sweep,
+            "the sweeps write the two buffers the pointers swap",
+        );
+    }
+    // The source is written once, then only read (the fork passes it to the
+    // regions as a shared variable they do not write).
+    r.below(
+        "main",
+        "f",
+        source + 3.0,
+        "set_source writes f once; the kernels only read it",
+    );
+    r.above("main", "u", "f", 0.5 * sweep, "the source is only read");
+    r.below("main", "par", 2.0, "the parameters are only read");
+    r.bookkeeping_below("main", &["steps", "t0", "t1", "res"], &["u", "unew"]);
+    r.finish();
+}
+
+#[test]
+fn fvmesh_blames_the_solver_fields_not_the_mesh_read_through_indices() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let src = corpus("fvmesh");
+    let b = Build::new();
+    let objs = [
+        b.cc("clang++-19", &src.join("mesh.cc")),
+        b.cc("clang++-19", &src.join("fvm.cc")),
+    ];
+    let exe = b.link("clang++-19", &objs, &[]);
+    let r = record_and_report("fvmesh", b, &[exe.to_string_lossy().into_owned()], false);
+
+    let step = r.share_of("step");
+    let fluxes = r.share_of("computeFluxes");
+    let update = r.share_of("updateState");
+    let build = r.share_of("build");
+    assert!(
+        fluxes > 40.0 && update > 3.0,
+        "the fluxes are the hot kernel, the update the second: {fluxes:.1}% {update:.1}%"
+    );
+    r.gets(
+        "main",
+        "solver",
+        COVERED,
+        step,
+        "every step writes a field of the solver",
+    );
+    r.gets(
+        "main",
+        "solver.flux_",
+        COVERED,
+        fluxes,
+        "computeFluxes writes flux_ (reading state_ and the mesh through indices)",
+    );
+    r.gets(
+        "main",
+        "solver.state_",
+        COVERED,
+        update,
+        "updateState writes state_",
+    );
+    for field in ["solver.flux_", "solver.state_"] {
+        r.at_least_as("main", "solver", field);
+    }
+    // The mesh is written by build() only; the kernels read it through the
+    // cells' indices (nodes[cell.n[k]]) and the solver's const reference.
+    for m in ["mesh", "mesh.nodes", "mesh.cells", "solver.mesh_"] {
+        r.below(
+            "main",
+            m,
+            build + 0.25 * update + 3.0,
+            "the mesh is only read after build",
+        );
+    }
+    r.above(
+        "main",
+        "solver.flux_",
+        "mesh",
+        0.5 * fluxes,
+        "the mesh is only read",
+    );
+    r.bookkeeping_below(
+        "main",
+        &["solver.mass_", "solver.nsteps_", "t0", "t1", "secs", "s"],
+        &["solver", "solver.flux_"],
     );
     r.finish();
 }

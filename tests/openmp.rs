@@ -74,7 +74,7 @@ fn parallel_regions_blame_the_shared_arrays_of_main_on_every_thread() {
         .iter()
         .filter(|x| {
             let why = x["reason"].as_str().unwrap_or("");
-            why.contains("libomp") || why.contains("__kmp")
+            why.contains("libomp") || why.contains("__kmp") || why.contains("runtime's own thread")
         })
         .map(|x| x["percent"].as_f64().unwrap())
         .sum();

@@ -385,3 +385,82 @@ fn nofuncs_a_unit_without_functions_compiles_quietly() {
     assert!(err.trim().is_empty(), "blame cc printed: {err}");
     assert!(Path::new(&dir.path().join("e.o")).exists());
 }
+
+#[test]
+fn cutblas_stacks_cut_in_openblas_kernels_reach_the_factored_matrix() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build(
+        "cutblas",
+        "clang-19",
+        &["t.c"],
+        &["-lopenblas", "-llapacke"],
+    );
+    let r = built.report("run", &[], &[]);
+    // OpenBLAS's workers spin (sched_yield) between the calls that give
+    // them work: complete stacks of the library's own threads, with none of
+    // the program's frames, computing nothing (more of them on a loaded
+    // machine). The rest must reach a variable.
+    let samples = dump(&built.dir.path().join("run_run"));
+    let idle = samples
+        .iter()
+        .filter(|s| {
+            let st = s["stack"].as_array().unwrap();
+            st.last().is_some_and(|f| {
+                matches!(
+                    f["function"].as_str().unwrap_or(""),
+                    "start_thread" | "clone" | "clone3" | "__GI___clone3"
+                )
+            }) && !st.iter().any(|f| f["line"].as_u64().unwrap_or(0) > 0)
+        })
+        .count() as f64;
+    let total = r["coverage"]["samples"].as_f64().unwrap();
+    let resolved = r["coverage"]["resolved"].as_f64().unwrap();
+    let working = 100.0 * resolved / (total - idle).max(1.0);
+    assert!(
+        working >= 90.0,
+        "coverage {working}% of the samples outside idle workers ({idle} of {total}) in {r}"
+    );
+    let lu = 100.0 * explicit_of(&r, Some("main"), "LU") / coverage(&r).max(1.0);
+    assert!(
+        lu >= 80.0,
+        "LU {lu}% of the covered samples (dgetrf factors it in place) in {r}"
+    );
+    let a = 100.0 * explicit_of(&r, Some("main"), "A") / coverage(&r).max(1.0);
+    assert!(
+        a < 20.0,
+        "A {a}% of the covered samples (filled, then only read) in {r}"
+    );
+    assert_clean_names(&r);
+}
+
+#[test]
+fn crosstu_a_cxx_library_cannot_write_through_its_const_references() {
+    if !sampling_allowed() {
+        return;
+    }
+    // The kernel library is built without blame cc: no summary.
+    let dir = tempfile::tempdir().unwrap();
+    run_ok(
+        Command::new("clang++-19")
+            .args(["-g", "-O2", "-fPIC", "-shared"])
+            .arg(program("repros/crosstu/kernels.cc"))
+            .arg("-o")
+            .arg(dir.path().join("libkern.so")),
+    );
+    let lib = dir.path().display().to_string();
+    let built = build(
+        "crosstu",
+        "clang++-19",
+        &["t.cc"],
+        &[&format!("-L{lib}"), "-lkern", &format!("-Wl,-rpath,{lib}")],
+    );
+    let r = built.report("run", &[], &[]);
+    let y = explicit_of(&r, Some("main"), "y");
+    assert!(y >= 85.0, "y {y}% in {r}");
+    // axpy(double, std::vector<double> const&, std::vector<double>&).
+    let x = explicit_of(&r, Some("main"), "x");
+    assert!(x < 10.0, "x {x}% (a reference to const) in {r}");
+    assert!(coverage(&r) >= 95.0, "coverage {}", coverage(&r));
+}

@@ -209,6 +209,7 @@ fn main() {
                         .collect(),
                     side_effects: vec![],
                     param_aliases: vec![],
+                    param_alias_paths: vec![],
                     loops: vec![],
                     reads: vec![],
                     lines,

@@ -70,6 +70,12 @@ pub struct ProcessProfile {
     /// Time spent reading and counting samples, and symbolizing stacks.
     pub read_time: std::time::Duration,
     pub symbolize_time: std::time::Duration,
+    /// In a shard that takes some of the process's samples (a sample-level
+    /// shard): the stacks of all of them with their counts, so that choices
+    /// made from the process's stacks (which program call a stack cut short
+    /// in a library completes with) are the same in every shard. Empty when
+    /// `contexts` hold all the samples.
+    pub reference: Vec<Context>,
 }
 
 impl ProcessProfile {
@@ -86,6 +92,7 @@ impl ProcessProfile {
             lost: 0,
             read_time: Default::default(),
             symbolize_time: Default::default(),
+            reference: Vec::new(),
         }
     }
 }
@@ -595,6 +602,17 @@ impl Run {
                         .entry(table.intern_stack(s.stack.clone()))
                         .or_insert_with(|| vec![0.0; nevents])[e] += s.weight;
                 }
+                // A sample-level shard: every sample's stack, for the grafts.
+                let mut all: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
+                if !whole_process {
+                    for &i in &groups[index] {
+                        let s = &samples[i];
+                        all.entry(table.intern_stack(s.stack.clone()))
+                            .or_insert_with(|| vec![0.0; nevents])[event_ids[s.event.as_str()]] +=
+                            s.weight;
+                    }
+                }
+                let reference = into_contexts(all, HashMap::new(), HashMap::new(), &table);
                 let contexts = into_contexts(by_stack, HashMap::new(), HashMap::new(), &table);
                 Ok(ProcessProfile {
                     index: index as u32,
@@ -607,6 +625,7 @@ impl Run {
                     lost: 0,
                     read_time: started.elapsed(),
                     symbolize_time: Default::default(),
+                    reference,
                 })
             }
             Source::RunDir { streams, .. } => {
@@ -806,6 +825,7 @@ impl Run {
             mappings,
             parents,
             mut counts,
+            all,
             mut warnings,
             mut damage,
             with_address,
@@ -1032,9 +1052,40 @@ impl Run {
                 ));
             }
         }
+        // A sample-level shard: the stacks of all the process's samples, so
+        // that the grafts choose alike in every shard.
+        let kept: f64 = by_stack.values().flatten().sum();
+        let total: f64 = all
+            .iter()
+            .filter(|(&s, _)| stacks.check(s) == Ok(true))
+            .map(|(_, n)| n)
+            .sum();
+        let mut reference: Vec<(Vec<u32>, f64)> = Vec::new();
+        if total > kept {
+            let mut all: Vec<(u32, f64)> = all.into_iter().collect();
+            all.sort_unstable_by_key(|&(s, _)| s);
+            for (stack, n) in all {
+                if stacks.check(stack) != Ok(true) {
+                    continue;
+                }
+                let frames = match frames_of.get(&stack) {
+                    Some(f) => f.clone(),
+                    None => symbolize_uncached(stack, symbolizer, &mut table),
+                };
+                reference.push((frames, n));
+            }
+        }
         warnings.append(&mut symbolizer.warnings);
         let mut contexts = into_contexts(by_stack, by_direct, skid_windows, table.table());
+        let real = contexts.len();
+        contexts.extend(reference.into_iter().map(|(frames, n)| Context {
+            frames,
+            counts: vec![n],
+            direct: Vec::new(),
+            skid_window: None,
+        }));
         let frames = table.into_frames(&mut contexts, |c| &mut c.frames);
+        let reference = contexts.split_off(real);
         Ok(ProcessProfile {
             index: index as u32,
             frames,
@@ -1046,6 +1097,7 @@ impl Run {
             lost,
             read_time,
             symbolize_time: symbolizing.elapsed(),
+            reference,
         })
     }
 }
@@ -1060,6 +1112,8 @@ struct StreamTally {
     /// Which stacks are whole (no node lost with a skipped chunk).
     stacks: SalvagedStacks,
     counts: StackCounts,
+    /// Samples per stack id of every sample, selected or not.
+    all: FxHashMap<u32, f64>,
     warnings: Vec<Warning>,
     /// What the stream lost to damage.
     damage: Vec<String>,
@@ -1158,12 +1212,14 @@ fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> Stre
         parents: p.stacks.clone(),
         stacks,
         counts: StackCounts::default(),
+        all: FxHashMap::default(),
         warnings: Vec::new(),
         damage: Vec::new(),
         with_address: 0,
         lost: 0,
     };
     for (seq, s) in p.samples.iter().enumerate() {
+        *t.all.entry(s.stack).or_insert(0.0) += 1.0;
         if keep(seq) {
             *t.counts.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
             t.with_address += s.data_address.is_some() as u64;
@@ -1179,6 +1235,7 @@ type StackCounts = FxHashMap<(u32, u16), f64>;
 #[derive(Default)]
 struct ChunkTally {
     counts: StackCounts,
+    all: FxHashMap<u32, f64>,
     with_address: u64,
     lost: u64,
     mappings: Vec<Mapping>,
@@ -1223,6 +1280,7 @@ fn tally_stream(
         parents: vec![(0, 0)],
         stacks: SalvagedStacks::default(),
         counts: StackCounts::default(),
+        all: FxHashMap::default(),
         warnings: Vec::new(),
         damage: Vec::new(),
         with_address: 0,
@@ -1339,13 +1397,19 @@ fn tally_stream(
             .zip(offsets)
             .map(|(d, first)| {
                 let mut c = ChunkTally {
+                    all: FxHashMap::default(),
                     counts: d.counted,
                     with_address: d.with_address,
                     mappings: d.mappings,
                     stacks: d.stacks,
                     lost: d.lost,
                 };
+                // Counted while decoding: every sample is selected.
+                for (&(stack, _), n) in &c.counts {
+                    *c.all.entry(stack).or_insert(0.0) += n;
+                }
                 for (n, s) in (first..).zip(d.samples) {
+                    *c.all.entry(s.stack).or_insert(0.0) += 1.0;
                     if keep(n) {
                         *c.counts.entry((s.stack, s.event)).or_insert(0.0) += 1.0;
                         c.with_address += s.with_address as u64;
@@ -1359,6 +1423,9 @@ fn tally_stream(
             t.lost += c.lost;
             for (k, v) in c.counts {
                 *t.counts.entry(k).or_insert(0.0) += v;
+            }
+            for (k, v) in c.all {
+                *t.all.entry(k).or_insert(0.0) += v;
             }
             t.mappings.extend(c.mappings);
             for n in c.stacks {

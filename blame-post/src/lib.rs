@@ -31,6 +31,7 @@ pub mod shard;
 pub mod skid_insns;
 pub mod static_index;
 pub mod symbolize;
+mod truncated;
 
 pub use aggregate::MemoryOptions;
 pub use error::{PostError, Result, Warning};
@@ -109,6 +110,8 @@ pub fn post_with_progress(
     let load = |i: usize| -> Result<input::ProcessProfile> {
         let mut profile = run.load_process(i, shard)?;
         openmp::graft_worker_stacks(&profile.frames, &mut profile.contexts);
+        truncated::graft_cut_stacks(&profile.frames, &mut profile.contexts, &profile.reference);
+        profile.reference = Vec::new();
         Ok(profile)
     };
     // Processes are read and symbolized a window at a time, the window's

@@ -72,6 +72,10 @@ pub enum Unexplained {
     },
     /// The call's outputs reach no variable of the caller.
     NothingBound { function: String, callee: String },
+    /// A thread of a library or runtime (its stack starts in the thread
+    /// library and holds none of the program's code): a worker waiting or
+    /// spinning between the program's calls; `function` is the innermost frame.
+    RuntimeThread { function: String },
 }
 
 impl std::fmt::Display for Unexplained {
@@ -110,6 +114,11 @@ impl std::fmt::Display for Unexplained {
                 f,
                 "the call to {} in {} reaches no variable",
                 d(callee),
+                d(function)
+            ),
+            Unexplained::RuntimeThread { function } => write!(
+                f,
+                "a library's or runtime's own thread, outside the program's code (idle or spinning worker, in {})",
                 d(function)
             ),
         }
@@ -419,13 +428,26 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
             carried_exclusive_derived.clear();
         }
         seen_known = true;
-        close(index, f, mode, &mut here);
+        // The sampled line itself (innermost frame): a pointer it binds
+        // (`const Node &b = nodes[..]`) is blamed for the address, not
+        // for the memory its aliases share.
+        let bound_line = (depth == 0).then_some(frame.line);
+        close(index, f, mode, &mut here, &mut derived, bound_line);
 
+        // A local pointer bound on the sampled line (`const Node &b =
+        // nodes[..]`) is blamed for computing the address: it stays here,
+        // not lifted to the memory it points into.
+        let binds = |vi: u32| {
+            let v = &f.variables[vi as usize];
+            bound_line.is_some_and(|l| {
+                v.kind == VarKind::Local && v.is_pointer && v.write_lines.binary_search(&l).is_ok()
+            })
+        };
         // Exit variables flow on to the caller; find which outputs (and
         // which field paths below them) they are.
-        let outputs = outputs_of(f, &here, &derived, |_| true);
+        let outputs = outputs_of(f, &here, &derived, |vi| !binds(vi));
         let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
-        let lifted = |vi: u32| caller_binds && !exit_roots(f, vi).is_empty();
+        let lifted = |vi: u32| caller_binds && !binds(vi) && !exit_roots(f, vi).is_empty();
         // What the line writes goes where its variables' blame goes.
         exclusive_outputs = outputs_of(f, &written, &written_derived, lifted);
         split_lifted(
@@ -463,7 +485,17 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
             .first()
             .map(|f| f.function.clone())
             .unwrap_or_default();
-        out.unexplained = Some(if function.starts_with('[') || function.is_empty() {
+        // A thread started by a library (OpenMP, OpenBLAS) that never
+        // entered the program's code: nothing to rebuild.
+        let runtime_thread = frames.last().is_some_and(|f| {
+            matches!(
+                f.function.as_str(),
+                "start_thread" | "clone" | "clone3" | "__clone" | "__clone3" | "__GI___clone3"
+            )
+        }) && frames.iter().all(|f| f.line == 0);
+        out.unexplained = Some(if runtime_thread {
+            Unexplained::RuntimeThread { function }
+        } else if function.starts_with('[') || function.is_empty() {
             Unexplained::NoSymbols { function }
         } else {
             Unexplained::NoSummary { function }
@@ -741,6 +773,11 @@ fn reached(b: &OutputBinding, reach: Reach) -> &[u32] {
     match (reach, b.output) {
         (Reach::Blame(mode), _) => bound(b, mode),
         (Reach::Memory, CallOutput::Return) => &b.explicit,
+        // Pointees unknown (a temporary, an unnamed object): the written
+        // memory is what the output is computed into, so the exclusive
+        // blame follows the inclusive blame to the caller instead of
+        // staying on the callee's variable.
+        (Reach::Memory, _) if b.pointees.is_empty() => &b.explicit,
         (Reach::Memory, _) => &b.pointees,
     }
 }
@@ -779,39 +816,92 @@ fn bind(
                         .filter(|&t| !passed.iter().any(|&p| is_below(f, t, p))),
                 );
                 for &t in &passed {
-                    let base = &f.variables[t as usize].name;
-                    let full = format!("{base}{suffix}");
-                    // The deepest variable of this function on the path: the
-                    // rest of the path (if any) is derived below it.
-                    let deepest = f
-                        .variables
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, v)| {
-                            v.name.starts_with(base.as_str())
-                                && (full == v.name || full.starts_with(&format!("{}.", v.name)))
-                        })
-                        .max_by_key(|(_, v)| v.name.len())
-                        .map(|(i, _)| i as u32)
-                        .unwrap_or(t);
-                    here.insert(deepest);
-                    let rest = &full[f.variables[deepest as usize].name.len()..];
-                    if !rest.is_empty() && !f.variables[deepest as usize].is_scalar {
-                        derived.insert((deepest, rest.to_string(), type_name.clone()));
-                        // The path continues in a variable that holds the
-                        // same object (`fine = mg->levels[0]; fine->x = x`
-                        // makes `mg.levels.x` the caller's `fine.x`).
-                        for &a in &f.variables[deepest as usize].aliases {
-                            let name = format!("{}{rest}", f.variables[a as usize].name);
-                            if let Some(i) = f.variables.iter().position(|v| v.name == name) {
-                                here.insert(i as u32);
-                            }
-                        }
-                    }
+                    blame_path(f, t, suffix, type_name, here, derived);
                 }
             }
         }
     }
+}
+
+/// Blames field path `suffix` (`.x.array`) below the caller's variable `t`:
+/// the deepest variable of `f` on the path, and the rest of the path (if
+/// any) as a derived field path below it (never below a scalar).
+fn blame_path(
+    f: &FunctionSummary,
+    t: u32,
+    suffix: &str,
+    type_name: &str,
+    here: &mut BTreeSet<u32>,
+    derived: &mut Paths,
+) {
+    let base = &f.variables[t as usize].name;
+    let full = format!("{base}{suffix}");
+    // The deepest variable of this function on the path: the
+    // rest of the path (if any) is derived below it.
+    let deepest = f
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            v.name.starts_with(base.as_str())
+                && (full == v.name || full.starts_with(&format!("{}.", v.name)))
+        })
+        .max_by_key(|(_, v)| v.name.len())
+        .map(|(i, _)| i as u32)
+        .unwrap_or(t);
+    here.insert(deepest);
+    let rest = &full[f.variables[deepest as usize].name.len()..];
+    if !rest.is_empty() && !f.variables[deepest as usize].is_scalar {
+        derived.insert((deepest, rest.to_string(), type_name.to_string()));
+        // The path continues in a variable that holds the
+        // same object (`fine = mg->levels[0]; fine->x = x`
+        // makes `mg.levels.x` the caller's `fine.x`).
+        for &a in &f.variables[deepest as usize].aliases {
+            let name = format!("{}{rest}", f.variables[a as usize].name);
+            if let Some(i) = f.variables.iter().position(|v| v.name == name) {
+                here.insert(i as u32);
+            }
+        }
+    }
+}
+
+/// True when field path `path` below the caller's variable `p` is blamed:
+/// a blamed variable or derived path on it (at it, above it below `p`, or
+/// below it), or `p` itself with nothing below it blamed (blamed as a
+/// whole). When only other fields of `p` are blamed (`dom.m_fx`), the path
+/// (`dom.m_x`) is not.
+fn path_blamed(
+    f: &FunctionSummary,
+    here: &BTreeSet<u32>,
+    derived: &Paths,
+    p: u32,
+    path: &str,
+) -> bool {
+    let base = &f.variables[p as usize].name;
+    let full = format!("{base}{path}");
+    let on_path = |name: &str| {
+        name == full
+            || name.starts_with(&format!("{full}."))
+            || full.starts_with(&format!("{name}."))
+    };
+    let mut below = false;
+    for &q in here {
+        if q != p && is_below(f, q, p) {
+            below = true;
+            if on_path(&f.variables[q as usize].name) {
+                return true;
+            }
+        }
+    }
+    for (b, suffix, _) in derived {
+        if *b == p || is_below(f, *b, p) {
+            below = true;
+            if on_path(&format!("{}{suffix}", f.variables[*b as usize].name)) {
+                return true;
+            }
+        }
+    }
+    !below && here.contains(&p)
 }
 
 /// True when `t` is a field (at any depth) of `p`.
@@ -959,9 +1049,16 @@ fn arg_bindings<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = &'a OutputB
 /// blamed: the variables the arguments point into, not everything the
 /// arguments flow into later (a header read `header(name, &m, &n)` followed
 /// by a guard on `m` must not pass the guard's implicit blame around).
-fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeSet<u32>) {
+fn close(
+    index: &StaticIndex,
+    f: &FunctionSummary,
+    mode: Mode,
+    here: &mut BTreeSet<u32>,
+    derived: &mut Paths,
+    bound_line: Option<u32>,
+) {
     loop {
-        let before = here.len();
+        let before = (here.len(), derived.len());
         for c in &f.call_sites {
             let Some(callee) = c.callee.as_deref().and_then(|n| index.callee(n)) else {
                 continue;
@@ -971,16 +1068,55 @@ fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeS
                 if mode == Mode::Explicit && se.implicit {
                     continue;
                 }
-                if passed_vars(c, se.from_param).any(|v| here.contains(&v)) {
+                // The callee reads `from_path` below the argument: the side
+                // effect fires when that memory is blamed here (`xl` filled
+                // from `dom.m_x` is not blamed for the lines computing
+                // `dom.m_fx`).
+                let fires = passed_vars(c, se.from_param).any(|v| {
+                    if se.from_path.is_empty() {
+                        here.contains(&v)
+                    } else {
+                        path_blamed(f, here, derived, v, &se.from_path)
+                    }
+                });
+                if fires {
+                    // What it writes: `blamed_path` below the argument.
                     let add: Vec<u32> = passed_vars(c, se.blamed_param).collect();
-                    here.extend(add);
+                    for t in add {
+                        if se.blamed_path.is_empty() || f.variables[t as usize].is_scalar {
+                            here.insert(t);
+                        } else {
+                            blame_path(f, t, &se.blamed_path, &se.blamed_type, here, derived);
+                        }
+                    }
                 }
             }
-            for &(a, b) in &callee.param_aliases {
-                for (x, y) in [(a, b), (b, a)] {
-                    if passed_vars(c, x).any(|v| here.contains(&v)) {
+            // Parameters that alias, on the field paths that do (`this.mesh_`
+            // holds `mesh`: the mesh is blamed with `solver.mesh_`, not
+            // with every field of `solver`).
+            for (i, &(a, b)) in callee.param_aliases.iter().enumerate() {
+                let (pa, pb) = callee
+                    .param_alias_paths
+                    .get(i)
+                    .map(|(x, y)| (x.as_str(), y.as_str()))
+                    .unwrap_or(("", ""));
+                for (x, px, y, py) in [(a, pa, b, pb), (b, pb, a, pa)] {
+                    let fires = passed_vars(c, x).any(|v| {
+                        if px.is_empty() {
+                            here.contains(&v)
+                        } else {
+                            path_blamed(f, here, derived, v, px)
+                        }
+                    });
+                    if fires {
                         let add: Vec<u32> = passed_vars(c, y).collect();
-                        here.extend(add);
+                        for t in add {
+                            if py.is_empty() || f.variables[t as usize].is_scalar {
+                                here.insert(t);
+                            } else {
+                                blame_path(f, t, py, "", here, derived);
+                            }
+                        }
                     }
                 }
             }
@@ -988,7 +1124,16 @@ fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeS
         let snapshot: Vec<u32> = here.iter().copied().collect();
         for vi in snapshot {
             let v = &f.variables[vi as usize];
-            here.extend(v.aliases.iter().copied());
+            // Aliases share what is written through a pointer. A returned
+            // address (an accessor's `return m_x[i]`) is blamed through the
+            // call's return binding, on what the caller stores through it
+            // or computes from what it loads through it; a pointer bound on
+            // the sampled line is blamed for computing the address.
+            let binds_here =
+                v.is_pointer && bound_line.is_some_and(|l| v.write_lines.binary_search(&l).is_ok());
+            if v.kind != VarKind::Return && !binds_here {
+                here.extend(v.aliases.iter().copied());
+            }
             let mut p = v.parent;
             let mut steps = 0;
             while let Some(pi) = p {
@@ -1000,7 +1145,7 @@ fn close(index: &StaticIndex, f: &FunctionSummary, mode: Mode, here: &mut BTreeS
                 }
             }
         }
-        if here.len() == before {
+        if (here.len(), derived.len()) == before {
             break;
         }
     }

@@ -50,6 +50,7 @@ pub(crate) fn func(
         call_sites,
         side_effects: vec![],
         param_aliases: vec![],
+        param_alias_paths: vec![],
         loops: vec![],
         reads: vec![],
         lines: vec![],
@@ -156,6 +157,7 @@ fn table_3_10_from_the_three_samples_of_table_3_9() {
         lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
+        reference: vec![],
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
@@ -301,6 +303,7 @@ fn recursion_blames_a_variable_once_per_sample() {
         lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
+        reference: vec![],
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
@@ -429,6 +432,7 @@ fn field_paths_continue_below_the_variables_passed() {
         lost: 0,
         read_time: Default::default(),
         symbolize_time: Default::default(),
+        reference: vec![],
     };
     let mut acc = Accumulator::default();
     acc.add_process(&index, &profile, 1);
@@ -517,6 +521,7 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
         blamed_param: 0,
         from_param: 1,
         implicit: false,
+        ..Default::default()
     }];
     let solve = func(
         "solve",
@@ -568,6 +573,230 @@ fn a_side_effect_from_a_value_parameter_blames_the_written_argument() {
     assert!(
         !r.blamed.contains(&(fi, 1)) && !r.blamed.contains(&(fi, 2)),
         "{r:?}"
+    );
+}
+
+/// A worker thread of a library (OpenBLAS spinning between calls) never
+/// enters the program's code: its samples reach no variable, and the reason
+/// says so instead of asking for a rebuild with `blame cc`.
+#[test]
+fn a_library_thread_outside_the_program_is_a_runtime_thread() {
+    let index = fig3_14_index();
+    let worker = [
+        frame("sched_yield", 0),
+        frame("blas_thread_server", 0),
+        frame("start_thread", 0),
+        frame("__GI___clone3", 0),
+    ];
+    let r = resolve(&index, &worker);
+    assert!(r.blamed.is_empty());
+    let why = r.unexplained.expect("a reason").to_string();
+    assert!(why.contains("runtime's own thread"), "{why}");
+    // The main thread's loader frames keep theirs.
+    let r = resolve(
+        &index,
+        &[frame("_dl_relocate_object", 0), frame("_start", 0)],
+    );
+    let why = r.unexplained.expect("a reason").to_string();
+    assert!(why.contains("no static summary"), "{why}");
+}
+
+/// `const Node &b = nodes[c.n[k]];` binds a reference on the sampled line:
+/// the sample computes the address, so it stays on the callee's `b`; it is
+/// not lifted to the caller's mesh that `b` points into. A later line
+/// writing through the reference (`b.x = ..`) is lifted.
+#[test]
+fn a_pointer_bound_on_the_sampled_line_keeps_its_blame() {
+    let this = var("this", VarKind::Param, None, Some(0), true, &[31]);
+    let nodes = {
+        let mut v = var("this.nodes", VarKind::Field, Some(0), None, true, &[31]);
+        v.aliases = vec![2];
+        v
+    };
+    let b = {
+        let mut v = var("b", VarKind::Local, None, None, false, &[30, 31]);
+        v.is_pointer = true;
+        v.write_lines = vec![30];
+        v.aliases = vec![1];
+        v
+    };
+    let len = func("edge", vec![this, nodes, b], vec![]);
+    let caller = func(
+        "flux",
+        vec![var("mesh", VarKind::Local, None, None, false, &[])],
+        vec![CallSite {
+            line: 59,
+            column: 1,
+            callee: Some("edge".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+                explicit: vec![0],
+                pointees: vec![0],
+            }],
+            model: None,
+        }],
+    );
+    let mut db = StaticDb::default();
+    db.insert(len);
+    db.insert(caller);
+    let index = StaticIndex::new(db);
+    let (ei, ci) = (
+        index.lookup("edge", "fig3_14.c").unwrap() as u32,
+        index.lookup("flux", "fig3_14.c").unwrap() as u32,
+    );
+    let r = resolve(&index, &[frame("edge", 30), frame("flux", 59)]);
+    assert!(r.blamed.contains(&(ei, 2)), "b: {r:?}");
+    assert!(!r.blamed.contains(&(ci, 0)), "the mesh is only read: {r:?}");
+    let r = resolve(&index, &[frame("edge", 31), frame("flux", 59)]);
+    assert!(r.blamed.contains(&(ci, 0)), "written through b: {r:?}");
+}
+
+/// A callee writing through a parameter whose caller-side pointees are
+/// unknown (an unnamed temporary: the binding has no pointees, only what
+/// the output is computed into): the exclusive blame of the write goes
+/// where its inclusive blame goes, to the caller, not to the callee's
+/// parameter (whose inclusive blame was lifted).
+#[test]
+fn exclusive_blame_follows_an_output_with_unknown_pointees() {
+    let mut p = var("p", VarKind::Param, None, Some(0), true, &[3]);
+    p.write_lines = vec![3];
+    let fill = func("fill", vec![p], vec![]);
+    let main = func(
+        "main",
+        vec![var("acc", VarKind::Local, None, None, false, &[])],
+        vec![CallSite {
+            line: 10,
+            column: 1,
+            callee: Some("fill".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+                explicit: vec![0],
+                pointees: vec![],
+            }],
+            model: None,
+        }],
+    );
+    let mut db = StaticDb::default();
+    db.insert(fill);
+    db.insert(main);
+    let index = StaticIndex::new(db);
+    let (fi, mi) = (
+        index.lookup("fill", "fig3_14.c").unwrap() as u32,
+        index.lookup("main", "fig3_14.c").unwrap() as u32,
+    );
+    let r = resolve(&index, &[frame("fill", 3), frame("main", 10)]);
+    assert!(r.blamed.contains(&(mi, 0)), "{r:?}");
+    assert!(r.exclusive.contains(&(mi, 0)), "{r:?}");
+    assert!(!r.exclusive.contains(&(fi, 0)), "{r:?}");
+}
+
+/// `gather(dom, xl)` fills `xl` from `dom->x` (side effect `xl` from
+/// `.x`); `update(app, a)` writes `app->v.array` from `a`. A line of the
+/// caller computing `dom.f` (another field) does not blame `xl`; one
+/// computing `dom.x` does; and a line computing `a` blames `app.v.array`
+/// (a derived path below `app`), not only `app`.
+#[test]
+fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
+    let mut gather = func(
+        "gather",
+        vec![
+            var("dom", VarKind::Param, None, Some(0), true, &[]),
+            var("xl", VarKind::Param, None, Some(1), true, &[3]),
+        ],
+        vec![],
+    );
+    gather.side_effects = vec![SideEffect {
+        blamed_param: 1,
+        from_param: 0,
+        from_path: ".x".into(),
+        ..Default::default()
+    }];
+    let mut update = func(
+        "update",
+        vec![
+            var("app", VarKind::Param, None, Some(0), true, &[]),
+            var("a", VarKind::Param, None, Some(1), false, &[]),
+        ],
+        vec![],
+    );
+    update.side_effects = vec![SideEffect {
+        blamed_param: 0,
+        from_param: 1,
+        blamed_path: ".v.array".into(),
+        blamed_type: "double *".into(),
+        ..Default::default()
+    }];
+    let binding = |k: u32, pointees: Vec<u32>| OutputBinding {
+        output: CallOutput::Arg(k),
+        blamed: pointees.clone(),
+        explicit: pointees.clone(),
+        pointees,
+    };
+    let kernel = func(
+        "kernel",
+        vec![
+            var("dom", VarKind::Param, None, Some(0), true, &[20, 21]),
+            var("dom.f", VarKind::Field, Some(0), None, true, &[20]),
+            var("dom.x", VarKind::Field, Some(0), None, true, &[21]),
+            var("xl", VarKind::Local, None, None, false, &[]),
+            var("app", VarKind::Param, None, Some(1), true, &[]),
+            var("a", VarKind::Local, None, None, false, &[22]),
+        ],
+        vec![
+            CallSite {
+                line: 10,
+                column: 1,
+                callee: Some("gather".into()),
+                arg_count: 2,
+                outputs: vec![binding(0, vec![0]), binding(1, vec![3])],
+                model: None,
+            },
+            CallSite {
+                line: 11,
+                column: 1,
+                callee: Some("update".into()),
+                arg_count: 2,
+                outputs: vec![
+                    binding(0, vec![4]),
+                    OutputBinding {
+                        output: CallOutput::Arg(1),
+                        blamed: vec![],
+                        explicit: vec![],
+                        pointees: vec![5],
+                    },
+                ],
+                model: None,
+            },
+        ],
+    );
+    let mut db = StaticDb::default();
+    db.insert(gather);
+    db.insert(update);
+    db.insert(kernel);
+    let index = StaticIndex::new(db);
+    let fi = index.lookup("kernel", "fig3_14.c").unwrap() as u32;
+    let r = resolve(&index, &[frame("kernel", 20)]);
+    assert!(r.blamed.contains(&(fi, 1)), "dom.f: {r:?}");
+    assert!(
+        !r.blamed.contains(&(fi, 3)),
+        "xl is not computed from dom.f: {r:?}"
+    );
+    let r = resolve(&index, &[frame("kernel", 21)]);
+    assert!(
+        r.blamed.contains(&(fi, 3)),
+        "xl is filled from dom.x: {r:?}"
+    );
+    let r = resolve(&index, &[frame("kernel", 22)]);
+    assert!(r.blamed.contains(&(fi, 4)), "app: {r:?}");
+    assert!(
+        r.derived
+            .iter()
+            .any(|d| d.base == (fi, 4) && d.suffix == ".v.array" && d.type_name == "double *"),
+        "app.v.array: {r:?}"
     );
 }
 

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 6;
+pub const ANALYSIS_VERSION: u64 = 7;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -32,18 +32,39 @@ pub use blame_formats::names::demangle;
 
 /// The cache key of a function's summary: its IR, and where the pointers
 /// returned by the functions it calls point, and the fields of the objects
-/// they return (an accessor's or a factory's body changes the caller's summary).
+/// they return, and where they write through their parameters (an
+/// accessor's, a factory's or a kernel's body changes the caller's summary).
 fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Function) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = twox_hash::XxHash64::with_seed(f.content_hash(m));
+    // Where a function of the module writes and reads through its
+    // parameters (`None` for names without a body here).
+    type Access<'a> = Option<&'a [analysis::ParamWrite]>;
+    let access = |name: &str, args: usize| -> Vec<(Access<'_>, Access<'_>)> {
+        (0..args as u32)
+            .map(|k| (defined.param_writes(name, k), defined.param_reads(name, k)))
+            .collect()
+    };
     for inst in &f.insts {
         if let ir::Op::Call { callee: Some(c) } = &inst.op {
             let into = defined.returns_into(c);
             let fields = defined.field_aliases(c);
-            if !into.is_empty() || !fields.is_empty() {
+            let sets = access(c, inst.args.len());
+            if !into.is_empty()
+                || !fields.is_empty()
+                || sets.iter().any(|(w, r)| w.is_some() || r.is_some())
+            {
                 c.hash(&mut h);
                 into.hash(&mut h);
                 fields.hash(&mut h);
+                sets.hash(&mut h);
+            }
+            // An OpenMP fork's model comes from its outlined region's sets.
+            for a in &inst.args {
+                if let ir::Value::Func(region) = a {
+                    region.hash(&mut h);
+                    access(region, inst.args.len()).hash(&mut h);
+                }
             }
         }
     }
@@ -138,6 +159,8 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                                 blame_formats::static_db::CallOutput::Arg(k) => format!("arg{k}"),
                             },
                             "blamed": o.blamed.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
+                            "explicit": o.explicit.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
+                            "pointees": o.pointees.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
                         })).collect::<Vec<_>>(),
                         "model": c.model.as_ref().map(|m| m.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>()),
                     })
@@ -151,8 +174,9 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                 "has_line_info": f.has_line_info,
                 "variables": vars,
                 "call_sites": calls,
-                "side_effects": f.side_effects.iter().map(|s| json!({"blamed_param": s.blamed_param, "from_param": s.from_param})).collect::<Vec<_>>(),
+                "side_effects": f.side_effects.iter().map(|s| json!({"blamed_param": s.blamed_param, "blamed_path": s.blamed_path, "from_param": s.from_param, "from_path": s.from_path, "implicit": s.implicit})).collect::<Vec<_>>(),
                 "param_aliases": f.param_aliases,
+                "param_alias_paths": f.param_alias_paths,
                 "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
                 "reads": f.reads.iter().map(|lr| json!({
                     "line": lr.line,

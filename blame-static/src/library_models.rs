@@ -180,6 +180,101 @@ pub fn omp_fork(name: &str, arg_count: u32) -> Option<LibModel> {
     None
 }
 
+/// For a C++ function known only by its mangled name (defined in another
+/// unit, or a library's), which of the call's `nargs` arguments point or
+/// refer to const (`ddot(int, double const*, double const*, double*,
+/// double&)`): the callee cannot write through them. The implicit `this`
+/// of a method counts as const when the method is (`numElem() const`).
+/// `None` when the name is not a mangled C++ function or its parameters do
+/// not line up with the call's arguments (a hidden return slot).
+pub fn const_pointer_params(linkage: &str, nargs: usize) -> Option<Vec<bool>> {
+    if !linkage.starts_with("_Z") {
+        return None;
+    }
+    let d = blame_formats::names::demangle(linkage);
+    // The parameter list: from the '(' matching the last ')' (a method's
+    // trailing `const` follows it).
+    let close = d.rfind(')')?;
+    let mut depth = 0i32;
+    let mut open = None;
+    for (i, c) in d[..=close].char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
+    let list = &d[open + 1..close];
+    let mut params: Vec<String> = Vec::new();
+    let (mut level, mut cur) = (0i32, String::new());
+    for c in list.chars() {
+        match c {
+            '<' | '(' | '[' => level += 1,
+            '>' | ')' | ']' => level -= 1,
+            ',' if level == 0 => {
+                params.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        params.push(cur);
+    }
+    if params.len() == 1 && params[0].trim() == "void" {
+        params.clear();
+    }
+    let to_const = |p: &str| {
+        let p = p.trim();
+        match p.strip_suffix('*').or_else(|| p.strip_suffix('&')) {
+            Some(rest) => rest.trim_end().ends_with("const"),
+            None => false,
+        }
+    };
+    let mut out: Vec<bool> = params.iter().map(|p| to_const(p)).collect();
+    if nargs == out.len() + 1 {
+        // A method: `this` first.
+        let method_const = d[close + 1..].trim_start().starts_with("const");
+        out.insert(0, method_const);
+    }
+    (out.len() == nargs).then_some(out)
+}
+
+/// The shared arguments of an OpenMP fork (`__kmpc_fork_call(loc, argc,
+/// microtask, shared...)`) that its outlined region may write, when the
+/// region's body is known: outlined parameter `k` (after the two thread
+/// ids) is the fork's argument `k + 1`. `writes(name, k)` says where the
+/// region writes through its parameter `k` (`None`: unknown). `None` when
+/// the call is no fork of a known region.
+pub fn omp_fork_written(
+    name: &str,
+    args: &[crate::ir::Value],
+    writes: impl Fn(&str, u32) -> Option<bool>,
+) -> Option<Vec<CallOutput>> {
+    if name != "__kmpc_fork_call" && name != "__kmpc_fork_teams" {
+        return None;
+    }
+    let crate::ir::Value::Func(region) = args.get(2)? else {
+        return None;
+    };
+    let mut outputs = Vec::new();
+    for k in 3..args.len() as u32 {
+        // Unknown (`None`): it may write.
+        if writes(region, k - 1).unwrap_or(true) {
+            outputs.push(CallOutput::Arg(k));
+        }
+    }
+    Some(outputs)
+}
+
 /// The prototype heuristic (3.3.1.1): pointer parameters share the blame;
 /// without any, the return value takes it.
 pub fn heuristic(pointer_args: &[u32], returns_value: bool) -> LibModel {
@@ -211,5 +306,32 @@ pub fn intrinsic_as_libc(name: &str) -> Option<&'static str> {
         Some("memset")
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod const_param_tests {
+    use super::*;
+
+    #[test]
+    fn mangled_signatures_say_which_pointers_are_to_const() {
+        // ddot(int, double const*, double const*, double*, double&)
+        assert_eq!(
+            const_pointer_params("_Z4ddotiPKdS0_PdRd", 5),
+            Some(vec![false, true, true, false, false])
+        );
+        // Domain::numElem() const: this is const.
+        assert_eq!(
+            const_pointer_params("_ZNK6Domain7numElemEv", 1),
+            Some(vec![true])
+        );
+        // A hidden argument the signature does not have: unknown.
+        assert_eq!(const_pointer_params("_Z4ddotiPKdS0_PdRd", 7), None);
+        assert_eq!(const_pointer_params("daxpy_", 6), None);
+        // Templates and pointers to pointers to const.
+        assert_eq!(
+            const_pointer_params("_Z1fRKSt6vectorIdSaIdEEPPKd", 2),
+            Some(vec![true, false])
+        );
     }
 }

@@ -164,8 +164,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             blamed_param: 0,
             from_param: 0,
             implicit: false,
+            ..Default::default()
         }],
         param_aliases: vec![(0, 0)],
+        param_alias_paths: vec![],
         loops: vec![LoopInfo {
             header_line: 2,
             lines: vec![2, 3],

@@ -24,8 +24,9 @@ pub const STATIC_DB: Kind = Kind {
     magic: *b"BLAMESDB",
     // 4: `Reuse` gained `Recent`, `Rows` and `Row` (a version-3 reader
     // cannot decode them, so a db that may hold them is version 4), and
-    // `Variable` gained `heap_bytes`.
-    version: 4,
+    // `Variable` gained `heap_bytes`. 5: `SideEffect` gained the field
+    // paths it writes and reads (`blamed_path`, `blamed_type`, `from_path`).
+    version: 5,
 };
 
 /// What a variable is, as the reports show it.
@@ -158,11 +159,23 @@ pub struct CallSite {
     pub model: Option<Vec<CallOutput>>,
 }
 
-/// A parameter that, inside the function, takes blame from another (3.3.1.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
+/// A parameter that, inside the function, takes blame from another (3.3.1.3):
+/// the function writes `blamed_path` below what `blamed_param` points to
+/// from what it reads `from_path` below `from_param` (paths as `.x.array`;
+/// empty: the whole argument, or for `from_path` the parameter's value).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Encode, Decode)]
 pub struct SideEffect {
     pub blamed_param: u32,
     pub from_param: u32,
+    /// The field path written below the blamed parameter's pointee.
+    #[serde(default)]
+    pub blamed_path: String,
+    /// The type of what `blamed_path` names, as the function declares it.
+    #[serde(default)]
+    pub blamed_type: String,
+    /// The field path read below the other parameter's pointee.
+    #[serde(default)]
+    pub from_path: String,
     /// True when the relation holds only through control flow (the write
     /// runs under a test of `from_param`), not through data.
     #[serde(default)]
@@ -367,6 +380,11 @@ pub struct FunctionSummary {
     pub side_effects: Vec<SideEffect>,
     /// Pairs of parameters that alias after the call returns.
     pub param_aliases: Vec<(u32, u32)>,
+    /// The field paths of each pair of `param_aliases`, in the same order
+    /// (`(".mesh_", "")`: the first parameter's `.mesh_` points to what
+    /// the second points to); missing or empty: the whole parameters.
+    #[serde(default)]
+    pub param_alias_paths: Vec<(String, String)>,
     pub loops: Vec<LoopInfo>,
     pub reads: Vec<LineReads>,
     /// Every line with an instruction, sorted (for skid negation and coverage).
@@ -613,13 +631,14 @@ mod cache_geometry_tests {
 mod version_tests {
     use super::*;
 
-    /// `Reuse` gained `Recent`, `Rows` and `Row` after version 3, which a
-    /// version-3 reader cannot decode: this build writes version 4 and
-    /// refuses a version-3 db with the version error (not a decode error
-    /// halfway through), so `blame analyze` can say to remove it.
+    /// `SideEffect` gained its field paths after version 4, which a
+    /// version-4 reader cannot decode (bincode has no optional fields): this
+    /// build writes version 5 and refuses a version-4 db with the version
+    /// error (not a decode error halfway through), so `blame analyze` can
+    /// say to remove it.
     #[test]
-    fn dbs_with_the_new_reuse_variants_are_version_4_and_v3_is_refused() {
-        assert_eq!(STATIC_DB.version, 4);
+    fn dbs_with_side_effect_paths_are_version_5_and_v4_is_refused() {
+        assert_eq!(STATIC_DB.version, 5);
         let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("static.db");
@@ -629,14 +648,14 @@ mod version_tests {
         };
         StaticDb::default().write(&path, &header).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 5);
         assert!(StaticDb::read_bytes(&bytes).is_ok());
-        bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
         assert!(matches!(
             StaticDb::read_bytes(&bytes),
             Err(FormatError::UnsupportedVersion {
-                found: 3,
-                supported: 4,
+                found: 4,
+                supported: 5,
                 ..
             })
         ));

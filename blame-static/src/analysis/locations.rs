@@ -4,6 +4,7 @@
 //! through calls: where returned pointers point (accessors) and which fields
 //! of returned objects point into arguments (factories).
 
+use super::write_sets::ParamWrite;
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -302,6 +303,9 @@ pub struct DefinedFunctions<'a> {
     /// const (`const Real_t *const x`, `const Vec &v`): the body cannot
     /// write through them.
     const_params: HashMap<&'a str, Vec<u32>>,
+    /// Per function, per parameter, where the body may write through it
+    /// and what it may read through it.
+    access: super::write_sets::AccessSets,
 }
 
 /// A field of the object a function returns that points into memory of an
@@ -337,11 +341,13 @@ impl<'a> DefinedFunctions<'a> {
                 const_params.entry(g.name.as_str()).or_insert(ks);
             }
         }
+        let access = super::write_sets::access_sets(m, &rets, &names, &const_params);
         DefinedFunctions {
             names,
             rets,
             fields,
             const_params,
+            access,
         }
     }
 
@@ -350,6 +356,27 @@ impl<'a> DefinedFunctions<'a> {
         self.const_params
             .get(name)
             .is_some_and(|ks| ks.binary_search(&k).is_ok())
+    }
+
+    /// Where `name`'s body may write through its parameter `k` (below what
+    /// the argument points to); `None` when not known (no body in the
+    /// module): anything the argument reaches.
+    pub fn param_writes(&self, name: &str, k: u32) -> Option<&[ParamWrite]> {
+        self.access
+            .writes
+            .get(name)
+            .and_then(|ws| ws.get(k as usize))
+            .map(Vec::as_slice)
+    }
+
+    /// What `name`'s body may read through its parameter `k` (below what
+    /// the argument points to); `None` when not known: anything.
+    pub fn param_reads(&self, name: &str, k: u32) -> Option<&[ParamWrite]> {
+        self.access
+            .reads
+            .get(name)
+            .and_then(|ws| ws.get(k as usize))
+            .map(Vec::as_slice)
     }
 
     /// The fields of the object `name` returns that point into its arguments.

@@ -25,10 +25,12 @@ mod locations;
 mod reads;
 mod slots;
 mod variables;
+mod write_sets;
 
 pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
+pub use write_sets::ParamWrite;
 
 use crate::cfg::Cfg;
 use crate::ir::*;
@@ -90,7 +92,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let mut w = collect_writes(m, defined, f, &mut res, &mut vars);
-    let graph = data_edges(f, &cfg, &mut res, &mut w);
+    let graph = data_edges(f, &cfg, defined, &mut res, &mut w);
     factory_aliases(f, defined, &mut res, &mut vars, &mut w.alias_pairs);
     let classes = alias_classes(vars.out.len(), &w.alias_pairs);
     let mut var_writes = do_store(&mut vars, &w, &classes);
@@ -123,12 +125,22 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let t_graph = t0.elapsed();
-    let reach = reach(f, &cfg, &graph, &w, &param_of, &mut vars, &var_writes);
+    let reads_of_params = param_reads(f, &mut res, &param_of, &graph.load_locs);
+    let reach = reach(
+        f,
+        &cfg,
+        &graph,
+        &w,
+        &reads_of_params,
+        &mut vars,
+        &var_writes,
+    );
     let t_reach = t0.elapsed();
     set_aliases(f, &mut res, &mut vars, &classes);
     let (side, param_aliases) = side_effects(&vars, &classes, &reach);
     let call_sites = call_sites(f, &mut res, &vars, &classes, &w, &reach);
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
+    name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
@@ -160,16 +172,57 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         call_sites,
         side_effects: side
             .into_iter()
-            .map(|((blamed_param, from_param), explicit)| SideEffect {
-                blamed_param,
-                from_param,
-                implicit: !explicit,
-            })
+            .map(
+                |((blamed_param, blamed_path, blamed_type, from_param, from_path), explicit)| {
+                    SideEffect {
+                        blamed_param,
+                        from_param,
+                        blamed_path,
+                        blamed_type,
+                        from_path,
+                        implicit: !explicit,
+                    }
+                },
+            )
             .collect(),
-        param_aliases: param_aliases.into_iter().collect(),
+        param_alias_paths: param_aliases
+            .iter()
+            .map(|(_, pa, _, pb)| (pa.clone(), pb.clone()))
+            .collect(),
+        param_aliases: param_aliases.iter().map(|&(a, _, b, _)| (a, b)).collect(),
         loops,
         reads,
         lines,
+    }
+}
+
+/// An OpenMP region's private copy of a reduction variable (`sum` of
+/// `reduction(+ : sum)`: a local the compiler declares without a line, of
+/// the name of the shared variable the region takes by reference, whose
+/// blame the shared one takes whole through the reduction) is named as the
+/// compiler's (`.private.sum`), so reports list the shared variable, not
+/// the same blame twice.
+fn name_private_copies(f: &Function, vars: &mut [Variable]) {
+    if !f.name.contains(".omp_outlined") {
+        return;
+    }
+    for i in 0..vars.len() {
+        let v = &vars[i];
+        if v.kind != VarKind::Local || v.line != 0 || v.parent.is_some() {
+            continue;
+        }
+        let shared = vars.iter().any(|p| {
+            p.kind == VarKind::Param
+                && p.is_exit
+                && p.name == v.name
+                && v.explicit_lines
+                    .iter()
+                    .all(|l| p.explicit_lines.binary_search(l).is_ok())
+        });
+        if shared {
+            let name = format!(".private.{}", v.name);
+            vars[i].name = name;
+        }
     }
 }
 
@@ -200,6 +253,10 @@ struct Writes {
     may_defs: HashMap<(Key, u32), Vec<u32>>,
     /// Store/out node -> direct target variables.
     writes: Vec<(u32, Vec<u32>)>,
+    /// The writes (indices into `writes`) that store a pointer: they bind
+    /// their targets to memory (`const Node &a = nodes[i]`, `p->next = q`),
+    /// and write the targets themselves, not what the targets alias.
+    pointer_stores: BTreeSet<usize>,
     alias_pairs: Vec<(u32, u32)>,
     own_writes: Vec<(u32, u32)>,
     call_models: HashMap<InstId, (Option<String>, Option<LibModel>)>,
@@ -229,6 +286,7 @@ fn collect_writes(
     let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::new();
     // Store/out node -> direct target variables
     let mut writes: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut pointer_stores: BTreeSet<usize> = BTreeSet::new();
     let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
     let mut own_writes: Vec<(u32, u32)> = Vec::new();
     let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
@@ -287,6 +345,9 @@ fn collect_writes(
                         }
                     }
                 }
+                if is_ptr_value(f, &inst.args[0]) {
+                    pointer_stores.insert(writes.len());
+                }
                 writes.push((i, targets));
             }
             Op::Call { .. } => {
@@ -300,15 +361,35 @@ fn collect_writes(
                 let model = match &name {
                     Some(n) if !has_body => Some(
                         library::known(n)
+                            .or_else(|| {
+                                // A fork of a region of this module: the
+                                // shared variables the region writes.
+                                let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
+                                    if !defined.contains(r) {
+                                        return None;
+                                    }
+                                    defined.param_writes(r, k).map(|ws| !ws.is_empty())
+                                })?;
+                                Some(LibModel {
+                                    outputs,
+                                    writes: false,
+                                })
+                            })
                             .or_else(|| library::omp_fork(n, inst.args.len() as u32))
                             .unwrap_or_else(|| {
                                 // A library routine cannot write through a
                                 // pointer to const (`dgemm`'s `const double
-                                // *a`): only the others take its blame.
+                                // *a`, or a C++ function of another unit
+                                // whose mangled name says `double const*`):
+                                // only the others take its blame.
+                                let consts = library::const_pointer_params(n, inst.args.len());
                                 let writable: Vec<u32> = ptr_args
                                     .iter()
                                     .copied()
                                     .filter(|&k| {
+                                        if consts.as_ref().is_some_and(|c| c[k as usize]) {
+                                            return false;
+                                        }
                                         let locs = res.locs(&inst.args[k as usize]);
                                         locs.is_empty() || !locs.iter().all(|l| m.is_const(l.ty))
                                     })
@@ -348,13 +429,32 @@ fn collect_writes(
                         && model
                             .as_ref()
                             .is_none_or(|md| md.outputs.contains(&CallOutput::Arg(k)));
+                    // A body of the module writes only where its write set
+                    // says (`kernel(dom)` writing `dom->fx[..]` leaves
+                    // `dom.cycle` as it was).
+                    let through: Option<&[write_sets::ParamWrite]> = match &name {
+                        Some(n) if has_body => defined.param_writes(n, k),
+                        _ => None,
+                    };
                     let mut targets = Vec::new();
                     for l in &locs {
                         if may_write {
-                            may_defs
-                                .entry(((l.root, l.path.clone()), l.deref))
-                                .or_default()
-                                .push(node);
+                            match through {
+                                Some(ws) => {
+                                    for pw in ws {
+                                        let mut path = l.path.clone();
+                                        path.extend(pw.path.iter().cloned());
+                                        may_defs
+                                            .entry(((l.root, path), l.deref + pw.deref))
+                                            .or_default()
+                                            .push(node);
+                                    }
+                                }
+                                None => may_defs
+                                    .entry(((l.root, l.path.clone()), l.deref))
+                                    .or_default()
+                                    .push(node),
+                            }
                         }
                         if let Some(v) = vars.get(l.root, &l.path, l.ty) {
                             targets.push(v);
@@ -383,6 +483,7 @@ fn collect_writes(
         def_node,
         may_defs,
         writes,
+        pointer_stores,
         alias_pairs,
         own_writes,
         call_models,
@@ -393,13 +494,19 @@ fn collect_writes(
 struct Graph {
     /// Per node, the nodes it depends on.
     data: Vec<Vec<u32>>,
-    /// Per load, the roots of the locations it reads.
-    load_roots: HashMap<InstId, Vec<Root>>,
+    /// Per load, the locations it reads.
+    load_locs: HashMap<InstId, Vec<Loc>>,
     /// The first memory-object node.
     first_obj: usize,
 }
 
-fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Graph {
+fn data_edges(
+    f: &Function,
+    cfg: &Cfg,
+    defined: &DefinedFunctions,
+    res: &mut Resolver,
+    w: &mut Writes,
+) -> Graph {
     let ni = f.insts.len();
     let np = f.params.len();
     let arg_node = |k: u32| (ni + k as usize) as u32;
@@ -480,7 +587,7 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
         _ => {}
     };
     // Reads of a location: reaching exact defs, then every other write to it or an enclosing object.
-    let mut load_roots: HashMap<InstId, Vec<Root>> = HashMap::new();
+    let mut load_locs: HashMap<InstId, Vec<Loc>> = HashMap::new();
     let mut current: HashMap<Key, u32> = HashMap::new();
     for (b, blk) in f.blocks.iter().enumerate() {
         current.clear();
@@ -494,11 +601,31 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
                     push_val(&mut edges, &inst.args[0]);
                     push_val(&mut edges, &inst.args[1]);
                 }
-                Op::Call { .. } => {
-                    for a in &inst.args {
+                Op::Call { callee } => {
+                    // A body of the module reads only its read set through
+                    // each argument (an accessor reads nothing: it returns
+                    // an address); anything else reads what they reach.
+                    let reads_of = |k: u32| match callee.as_deref() {
+                        Some(n) if defined.contains(n) => defined.param_reads(n, k),
+                        _ => None,
+                    };
+                    for (k, a) in inst.args.iter().enumerate() {
                         push_val(&mut edges, a);
-                        if is_ptr_value(f, a) {
-                            read_locs.extend(res.locs(a));
+                        if !is_ptr_value(f, a) {
+                            continue;
+                        }
+                        match reads_of(k as u32) {
+                            Some(rs) => {
+                                for l in res.locs(a) {
+                                    for r in rs {
+                                        let mut l = l.clone();
+                                        l.path.extend(r.path.iter().cloned());
+                                        l.deref += r.deref;
+                                        read_locs.push(l);
+                                    }
+                                }
+                            }
+                            None => read_locs.extend(res.locs(a)),
                         }
                     }
                 }
@@ -511,7 +638,7 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
             }
             for l in &read_locs {
                 if matches!(inst.op, Op::Load) {
-                    load_roots.entry(i).or_default().push(l.root);
+                    load_locs.entry(i).or_default().push(l.clone());
                 }
                 let key = (l.root, l.path.clone());
                 if l.deref == 0 {
@@ -524,6 +651,22 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
                     for k in 0..l.path.len() {
                         if let Some(&o) = kill_all_obj.get(&(l.root, l.path[..k].to_vec())) {
                             edges.push(o);
+                        }
+                    }
+                }
+                if matches!(inst.op, Op::Call { .. }) {
+                    // A call reads what its pointer argument reaches, at
+                    // any depth: writes below the argument (`g->u[i]`,
+                    // a callee's write set `.u`) are read too.
+                    for ((key, d), &o) in may_obj.iter() {
+                        let below = key.0 == l.root
+                            && key.1.starts_with(&l.path)
+                            && *d >= l.deref
+                            && (key.1.len() > l.path.len() || *d > l.deref);
+                        if below {
+                            if let Some(o) = visible.object(o, i, &mut data, first_obj) {
+                                edges.push(o);
+                            }
                         }
                     }
                 }
@@ -580,7 +723,7 @@ fn data_edges(f: &Function, cfg: &Cfg, res: &mut Resolver, w: &mut Writes) -> Gr
 
     Graph {
         data,
-        load_roots,
+        load_locs,
         first_obj,
     }
 }
@@ -700,13 +843,24 @@ fn do_store(vars: &mut Vars, w: &Writes, classes: &Classes) -> Vec<Vec<u32>> {
     }
     let mut class_stamp = vec![usize::MAX; members.len()];
     let mut stack: Vec<u32> = Vec::new();
-    for (w, (node, targets)) in writes.iter().enumerate() {
-        stack.extend(targets.iter().map(|&t| class_id[t as usize]));
+    for (wi, (node, targets)) in writes.iter().enumerate() {
+        if w.pointer_stores.contains(&wi) {
+            // Binding a pointer writes the pointer (and its containers),
+            // not the memory it points to, which its aliases share.
+            for &t in targets {
+                var_writes[t as usize].push(*node);
+                if let Some(p) = vars.out[t as usize].parent {
+                    stack.push(class_id[p as usize]);
+                }
+            }
+        } else {
+            stack.extend(targets.iter().map(|&t| class_id[t as usize]));
+        }
         while let Some(c) = stack.pop() {
-            if class_stamp[c as usize] == w {
+            if class_stamp[c as usize] == wi {
                 continue;
             }
-            class_stamp[c as usize] = w;
+            class_stamp[c as usize] = wi;
             for &t in &members[c as usize] {
                 var_writes[t as usize].push(*node);
             }
@@ -721,8 +875,74 @@ fn do_store(vars: &mut Vars, w: &Writes, classes: &Classes) -> Vec<Vec<u32>> {
 struct Reach {
     ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)>,
     arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)>,
-    reads_param: Vec<BTreeSet<u32>>,
-    reads_param_explicit: Vec<BTreeSet<u32>>,
+    reads_param: Vec<BTreeSet<ParamRead>>,
+    reads_param_explicit: Vec<BTreeSet<ParamRead>>,
+}
+
+/// The non-void call whose returned pointer `addr` is (through casts and
+/// constant-offset or indexed GEPs), if any.
+fn returned_address(f: &Function, addr: &Value) -> Option<InstId> {
+    let mut v = addr.clone();
+    for _ in 0..8 {
+        let Value::Inst(i) = v else { return None };
+        let inst = &f.insts[i as usize];
+        match inst.op {
+            Op::Call { .. } if !inst.is_void && inst.is_pointer => return Some(i),
+            Op::Cast | Op::Gep { .. } => v = inst.args.first()?.clone(),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A read of a parameter: its position, and the field path (`.m_x`) below
+/// what it points to that the read loads, `None` for its value (the
+/// pointer itself, or a parameter passed by value).
+type ParamRead = (u32, Option<String>);
+
+/// Per load of a parameter's memory, the parameters and paths it reads,
+/// also through local copies of pointers into it (`const double *c =
+/// app->coords; .. c[i]` reads `.coords` below `app`).
+fn param_reads(
+    f: &Function,
+    res: &mut Resolver,
+    param_of: &HashMap<u32, u32>,
+    load_locs: &HashMap<InstId, Vec<Loc>>,
+) -> HashMap<InstId, Vec<ParamRead>> {
+    let bases = write_sets::param_bases(f, res);
+    let slots = write_sets::slot_stores(f, res);
+    let mut out: HashMap<InstId, Vec<ParamRead>> = HashMap::new();
+    for (&i, locs) in load_locs {
+        let mut reads: Vec<ParamRead> = Vec::new();
+        for l in locs {
+            let param = match l.root {
+                Root::Var(x) => param_of.get(&x).copied(),
+                Root::RawArg(k) => Some(k),
+                _ => None,
+            };
+            let found: Vec<ParamRead> = match param.map(|k| (k, bases.get(k as usize))) {
+                // The parameter's own slot: its value.
+                Some((k, Some(Some(b)))) if l.deref < b.deref => vec![(k, None)],
+                Some((k, Some(None))) => vec![(k, None)],
+                _ => write_sets::to_params(res, param_of, &bases, &slots, l.clone(), 0)
+                    .into_iter()
+                    .map(|(k, w)| {
+                        let path: String = w.path.iter().map(|c| format!(".{c}")).collect();
+                        (k, Some(path))
+                    })
+                    .collect(),
+            };
+            for r in found {
+                if !reads.contains(&r) {
+                    reads.push(r);
+                }
+            }
+        }
+        if !reads.is_empty() {
+            out.insert(i, reads);
+        }
+    }
+    out
 }
 
 fn reach(
@@ -730,14 +950,14 @@ fn reach(
     cfg: &Cfg,
     graph: &Graph,
     w: &Writes,
-    param_of: &HashMap<u32, u32>,
+    param_reads: &HashMap<InstId, Vec<ParamRead>>,
     vars: &mut Vars,
     var_writes: &[Vec<u32>],
 ) -> Reach {
     let ni = f.insts.len();
     let np = f.params.len();
     let nv = vars.out.len();
-    let (data, load_roots, first_obj) = (&graph.data, &graph.load_roots, graph.first_obj);
+    let (data, first_obj) = (&graph.data, graph.first_obj);
     let nn = data.len();
     let (node_line, node_block, out_node_info) = (&w.node_line, &w.node_block, &w.out_node_info);
     // Control edges: terminators of the blocks each block depends on.
@@ -793,7 +1013,7 @@ fn reach(
     // effects), call outputs (argument bindings).
     enum Hit {
         Ret(InstId),
-        Params(Vec<u32>),
+        Params(Vec<ParamRead>),
         Out((InstId, u32)),
     }
     let mut hits: Vec<(u32, Hit)> = Vec::new();
@@ -804,24 +1024,20 @@ fn reach(
                     hits.push((n as u32, Hit::Ret(n as InstId)))
                 }
                 Op::Load => {
-                    let ks: Vec<u32> = load_roots
-                        .get(&(n as u32))
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|r| match r {
-                            Root::Var(x) => param_of.get(x).copied(),
-                            Root::RawArg(k) => Some(*k),
-                            _ => None,
-                        })
-                        .collect();
-                    if !ks.is_empty() {
-                        hits.push((n as u32, Hit::Params(ks)));
+                    if let Some(ks) = param_reads.get(&(n as InstId)) {
+                        hits.push((n as u32, Hit::Params(ks.clone())));
+                    }
+                    // A load through a pointer a call returned (an accessor
+                    // read: `other = state_(nb, v)`): what the loaded value
+                    // flows into is what the call's work is for.
+                    if let Some(c) = returned_address(f, &f.insts[n].args[0]) {
+                        hits.push((n as u32, Hit::Ret(c)));
                     }
                 }
                 _ => {}
             }
         } else if n < ni + np {
-            hits.push((n as u32, Hit::Params(vec![(n - ni) as u32])));
+            hits.push((n as u32, Hit::Params(vec![((n - ni) as u32, None)])));
         } else {
             hits.push((n as u32, Hit::Out(out_node_info[n - ni - np])));
         }
@@ -890,22 +1106,27 @@ fn reach(
     // (total, explicit) per binding.
     let mut ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)> = HashMap::new();
     let mut arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)> = HashMap::new();
-    let mut reads_param: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
-    let mut reads_param_explicit: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); nv];
+    let mut reads_param: Vec<BTreeSet<ParamRead>> = vec![BTreeSet::new(); nv];
+    let mut reads_param_explicit: Vec<BTreeSet<ParamRead>> = vec![BTreeSet::new(); nv];
     for ((_, hit), (vs, xs)) in hits.into_iter().zip(hit_vars.into_iter().zip(hit_explicit)) {
         if vs.is_empty() {
             continue;
         }
         match hit {
             Hit::Ret(i) => {
-                ret_bind.insert(i, (vs, xs));
+                let (b, x) = ret_bind.entry(i).or_default();
+                for (to, from) in [(b, vs), (x, xs)] {
+                    to.extend(from);
+                    to.sort_unstable();
+                    to.dedup();
+                }
             }
             Hit::Params(ks) => {
                 for v in vs {
-                    reads_param[v as usize].extend(&ks);
+                    reads_param[v as usize].extend(ks.iter().cloned());
                 }
                 for v in xs {
-                    reads_param_explicit[v as usize].extend(&ks);
+                    reads_param_explicit[v as usize].extend(ks.iter().cloned());
                 }
             }
             Hit::Out(key) => {
@@ -972,21 +1193,33 @@ fn set_aliases(f: &Function, res: &mut Resolver, vars: &mut Vars, classes: &Clas
 }
 
 /// Side effects (blamed, from) -> explicit, and parameter alias pairs.
-type SideEffects = (BTreeMap<(u32, u32), bool>, BTreeSet<(u32, u32)>);
+/// (blamed param, path written below it, that path's type, from param, path
+/// read below it) → explicit; and the parameter alias pairs.
+type SideEffects = (
+    BTreeMap<(u32, String, String, u32, String), bool>,
+    BTreeSet<(u32, String, u32, String)>,
+);
+
+/// Distinct paths read below one parameter kept per written variable; more
+/// collapse into the whole parameter.
+const MAX_FROM_PATHS: usize = 8;
 
 fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
     let nv = vars.out.len();
     let members = &classes.members;
     let (reads_param, reads_param_explicit) = (&reach.reads_param, &reach.reads_param_explicit);
-    // Root parameter of a variable (through containers).
-    let root_param = |vars: &Vec<Variable>, mut v: u32| -> Option<u32> {
+    // Root (through containers) of a variable.
+    let root_of = |vars: &Vec<Variable>, mut v: u32| -> u32 {
         for _ in 0..64 {
             match vars[v as usize].parent {
                 Some(p) => v = p,
                 None => break,
             }
         }
-        let r = &vars[v as usize];
+        v
+    };
+    let root_param = |vars: &Vec<Variable>, v: u32| -> Option<u32> {
+        let r = &vars[root_of(vars, v) as usize];
         if r.kind == VarKind::Param {
             r.param_index
         } else {
@@ -994,36 +1227,82 @@ fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
         }
     };
 
-    // Side effects (3.3.1.3): a pointer parameter whose writes read another parameter.
-    // (blamed, from) → explicit: true when some write reads `from` over data edges.
-    let mut side: BTreeMap<(u32, u32), bool> = BTreeMap::new();
+    // Side effects (3.3.1.3): a pointer parameter whose writes read another
+    // parameter, with the field path written and the paths read (`y.x`
+    // computed from `a.vals`: the caller blames its `y.x` when its `a.vals`
+    // is blamed, not when anything of `a` is). A read of the other
+    // parameter's value only (the pointer, or a value parameter) reads it
+    // all. Explicit: true when some write reads the path over data edges.
+    let mut side: BTreeMap<(u32, String, String, u32, String), bool> = BTreeMap::new();
     for v in 0..nv as u32 {
-        if !vars.out[v as usize].is_exit {
+        let var = &vars.out[v as usize];
+        if !var.is_exit {
             continue;
         }
-        if let Some(k) = root_param(&vars.out, v) {
-            for &j in &reads_param[v as usize] {
-                if j != k {
-                    let explicit = reads_param_explicit[v as usize].contains(&j);
-                    *side.entry((k, j)).or_default() |= explicit;
+        let Some(k) = root_param(&vars.out, v) else {
+            continue;
+        };
+        let root_name = &vars.out[root_of(&vars.out, v) as usize].name;
+        let blamed_path = var
+            .name
+            .strip_prefix(root_name.as_str())
+            .unwrap_or("")
+            .to_string();
+        let blamed_type = if blamed_path.is_empty() {
+            String::new()
+        } else {
+            var.type_name.clone()
+        };
+        let params: BTreeSet<u32> = reads_param[v as usize].iter().map(|(j, _)| *j).collect();
+        for j in params.into_iter().filter(|&j| j != k) {
+            let reads: Vec<&ParamRead> = reads_param[v as usize]
+                .iter()
+                .filter(|(x, _)| *x == j)
+                .collect();
+            let mut paths: BTreeSet<String> = reads.iter().filter_map(|(_, p)| p.clone()).collect();
+            if paths.is_empty() || paths.contains("") || paths.len() > MAX_FROM_PATHS {
+                paths = [String::new()].into_iter().collect();
+            }
+            let explicit_reads = &reads_param_explicit[v as usize];
+            for from_path in paths {
+                let explicit = explicit_reads.iter().any(|(x, p)| {
+                    *x == j
+                        && (from_path.is_empty()
+                            || p.as_deref()
+                                .is_none_or(|p| p.starts_with(from_path.as_str())))
+                });
+                *side
+                    .entry((k, blamed_path.clone(), blamed_type.clone(), j, from_path))
+                    .or_default() |= explicit;
+            }
+        }
+    }
+    // Parameter aliases, with the field path of each side (`this.mesh_`
+    // holds what `mesh` points to: `(".mesh_", "")`).
+    let mut param_aliases: BTreeSet<(u32, String, u32, String)> = BTreeSet::new();
+    for members in members {
+        let ps: BTreeSet<(u32, String)> = members
+            .iter()
+            .filter_map(|&m| {
+                let p = root_param(&vars.out, m)?;
+                let root_name = &vars.out[root_of(&vars.out, m) as usize].name;
+                let path = vars.out[m as usize]
+                    .name
+                    .strip_prefix(root_name.as_str())
+                    .unwrap_or("")
+                    .to_string();
+                Some((p, path))
+            })
+            .collect();
+        let ps: Vec<(u32, String)> = ps.into_iter().collect();
+        for a in 0..ps.len() {
+            for b in a + 1..ps.len() {
+                if ps[a].0 != ps[b].0 {
+                    param_aliases.insert((ps[a].0, ps[a].1.clone(), ps[b].0, ps[b].1.clone()));
                 }
             }
         }
     }
-    let mut param_aliases: BTreeSet<(u32, u32)> = BTreeSet::new();
-    for members in members {
-        let ps: BTreeSet<u32> = members
-            .iter()
-            .filter_map(|&m| root_param(&vars.out, m))
-            .collect();
-        let ps: Vec<u32> = ps.into_iter().collect();
-        for a in 0..ps.len() {
-            for b in a + 1..ps.len() {
-                param_aliases.insert((ps[a], ps[b]));
-            }
-        }
-    }
-
     (side, param_aliases)
 }
 

@@ -267,8 +267,10 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             blamed_param: 0,
             from_param: 1,
             implicit: false,
+            ..Default::default()
         }],
         param_aliases: vec![(0, 1)],
+        param_alias_paths: vec![],
         loops: vec![
             LoopInfo {
                 header_line: 20,

@@ -13,7 +13,13 @@
 //   CalcKinematicsForZones  ~3.7%              writes v and delv
 //  main:
 //  1. locDom                    ~99%  every kernel writes one of its fields
-//  2. locDom.m_p, locDom.m_ss   ~68%  the EOS
+//  2. locDom.m_ss               ~68%  the EOS: the sound speed is computed
+//                                     from the pressure (ss2 from pnew);
+//     locDom.m_p                ~30%  the EOS's lines up to pnew, with the
+//                                     pow (~19%), not the sound speed's
+//                                     division and square root (the lines
+//                                     -O2 gives most of the EOS's samples
+//                                     besides pow)
 //  3. locDom.m_q                ~10%
 //  4. m_e, m_dtcourant ~5%; m_v, m_delv ~4%; m_fx, m_xd, m_x ~2-4%
 //     (the simulated time m_time and step m_deltatime are computed from

@@ -1,0 +1,434 @@
+//! Per-parameter write and read sets: where each function of a module may
+//! write, and what it may read, through each of its pointer parameters, as
+//! field paths below the memory the argument points to (a fixed point over
+//! the module's calls).
+//!
+//! A caller uses the write sets as the may-definitions of a call:
+//! `kernel(dom)` whose body writes only `dom->fx[..]` may-defines
+//! `dom.m_fx`'s elements, not every field of `dom`, so `dom.cycle++` after
+//! the kernels reads no kernel's output (without write sets every later
+//! read of `dom` depended on every earlier call that took `dom`). The read
+//! sets are what a call reads: an accessor (`Index_t &cycle() { return
+//! m_cycle; }`) computes an address and reads nothing, so the address it
+//! returns does not depend on the kernels' writes either.
+
+use super::locations::{stored_to, variable_bindings, Loc, Resolver, ReturnsInto, Root};
+use crate::ir::*;
+use crate::library_models as library;
+use blame_formats::static_db::CallOutput;
+use std::collections::{BTreeSet, HashMap};
+
+/// A write through a pointer parameter: the memory `path` fields and
+/// `deref` pointer loads below what the argument points to, and everything
+/// reachable from there (a call's may-definitions cover what lies below
+/// them). `([], 0)` is the whole argument.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParamWrite {
+    pub path: Vec<String>,
+    pub deref: u32,
+}
+
+impl ParamWrite {
+    /// The whole memory the argument reaches.
+    pub fn whole() -> ParamWrite {
+        ParamWrite {
+            path: Vec::new(),
+            deref: 0,
+        }
+    }
+
+    /// True when a write here also covers `other` (a prefix of its path,
+    /// no deeper).
+    fn covers(&self, other: &ParamWrite) -> bool {
+        self.deref <= other.deref && other.path.starts_with(&self.path)
+    }
+}
+
+/// Longest path and deepest dereference kept; deeper writes are cut to
+/// their prefix (which covers them), so recursive walks reach a fixed point.
+const MAX_PATH: usize = 6;
+const MAX_DEREF: u32 = 4;
+/// Writes kept per parameter before they collapse into the whole argument.
+const MAX_WRITES: usize = 24;
+/// Rounds of the fixed point; functions still changing after them write
+/// their whole arguments.
+const MAX_ROUNDS: usize = 10;
+
+/// Per defined function, per parameter position, where it may write (or read).
+pub type WriteSets = HashMap<String, Vec<Vec<ParamWrite>>>;
+
+/// A module's write sets and read sets.
+#[derive(Debug, Default)]
+pub struct AccessSets {
+    pub writes: WriteSets,
+    pub reads: WriteSets,
+}
+
+/// Removes writes covered by others and bounds the set.
+fn normalize(ws: BTreeSet<ParamWrite>) -> Vec<ParamWrite> {
+    let ws: Vec<ParamWrite> = ws
+        .into_iter()
+        .map(|mut w| {
+            w.path.truncate(MAX_PATH);
+            w.deref = w.deref.min(MAX_DEREF);
+            w
+        })
+        .collect();
+    let mut out: Vec<ParamWrite> = Vec::new();
+    for w in &ws {
+        if ws.iter().any(|o| o != w && o.covers(w)) {
+            continue;
+        }
+        if !out.contains(w) {
+            out.push(w.clone());
+        }
+    }
+    out.sort();
+    if out.len() > MAX_WRITES {
+        return vec![ParamWrite::whole()];
+    }
+    out
+}
+
+/// The write and read sets of every defined function of `m` with pointer
+/// parameters.
+pub(super) fn access_sets(
+    m: &Module,
+    rets: &HashMap<String, Vec<ReturnsInto>>,
+    names: &HashMap<&str, bool>,
+    const_params: &HashMap<&str, Vec<u32>>,
+) -> AccessSets {
+    AccessSets {
+        writes: write_sets(m, rets, names, const_params, Access::Write),
+        reads: write_sets(m, rets, names, &HashMap::new(), Access::Read),
+    }
+}
+
+/// Which accesses a set holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Write,
+    Read,
+}
+
+fn write_sets(
+    m: &Module,
+    rets: &HashMap<String, Vec<ReturnsInto>>,
+    names: &HashMap<&str, bool>,
+    const_params: &HashMap<&str, Vec<u32>>,
+    access: Access,
+) -> WriteSets {
+    let candidates: Vec<&Function> = m
+        .functions
+        .iter()
+        .filter(|f| !f.is_declaration && f.params.iter().any(|p| p.is_pointer))
+        .collect();
+    let mut sets: WriteSets = HashMap::new();
+    let mut changed: BTreeSet<&str> = BTreeSet::new();
+    let t0 = std::time::Instant::now();
+    for round in 0..MAX_ROUNDS {
+        if std::env::var_os("BLAME_PROFILE").is_some() {
+            eprintln!(
+                "access sets: round {round}, {} changed, {:?}",
+                changed.len(),
+                t0.elapsed()
+            );
+        }
+        changed.clear();
+        for f in &candidates {
+            let ws = function_writes(m, f, rets, names, const_params, &sets, access);
+            if sets.get(&f.name) != Some(&ws) {
+                sets.insert(f.name.clone(), ws);
+                changed.insert(f.name.as_str());
+            }
+        }
+        if changed.is_empty() {
+            return sets;
+        }
+    }
+    // No fixed point (writes deepening along a recursion): those functions
+    // may write anything their pointer arguments reach.
+    for name in changed {
+        if let (Some(ws), Some(f)) = (
+            sets.get_mut(name),
+            candidates.iter().find(|f| f.name == name),
+        ) {
+            for (k, w) in ws.iter_mut().enumerate() {
+                if f.params[k].is_pointer {
+                    *w = vec![ParamWrite::whole()];
+                }
+            }
+        }
+    }
+    sets
+}
+
+/// One round for one function: its stores and its calls (through the
+/// callees' current sets) mapped to its parameters.
+fn function_writes(
+    m: &Module,
+    f: &Function,
+    rets: &HashMap<String, Vec<ReturnsInto>>,
+    names: &HashMap<&str, bool>,
+    const_params: &HashMap<&str, Vec<u32>>,
+    sets: &WriteSets,
+    access: Access,
+) -> Vec<Vec<ParamWrite>> {
+    let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
+    let mut res = Resolver {
+        m,
+        f,
+        rets,
+        stored_to: stored_to(f),
+        alloca_var,
+        arg_var,
+        memo: vec![None; f.insts.len()],
+        busy: vec![false; f.insts.len()],
+    };
+    let np = f.params.len();
+    let bases = param_bases(f, &mut res);
+    let slot_stores = slot_stores(f, &mut res);
+    let mut out: Vec<BTreeSet<ParamWrite>> = vec![BTreeSet::new(); np];
+    let written = |res: &mut Resolver, l: Loc, out: &mut Vec<BTreeSet<ParamWrite>>| {
+        for (k, w) in to_params(res, &param_of, &bases, &slot_stores, l, 0) {
+            out[k as usize].insert(w);
+        }
+    };
+    for inst in &f.insts {
+        match &inst.op {
+            Op::Store if access == Access::Write => {
+                for l in res.locs(&inst.args[1]) {
+                    written(&mut res, l, &mut out);
+                }
+            }
+            Op::Load if access == Access::Read => {
+                for l in res.locs(&inst.args[0]) {
+                    written(&mut res, l, &mut out);
+                }
+            }
+            Op::Call { callee } => {
+                let name = match callee.as_deref() {
+                    Some(c) if c.starts_with("llvm.") => match library::intrinsic_as_libc(c) {
+                        Some(n) => Some(n),
+                        None => continue,
+                    },
+                    other => other,
+                };
+                let has_body = name.is_some_and(|n| names.get(n).copied().unwrap_or(false));
+                let model = match name {
+                    Some(n) if !has_body => library::known(n)
+                        .or_else(|| {
+                            let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
+                                if !names.get(r).copied().unwrap_or(false) {
+                                    return None;
+                                }
+                                Some(
+                                    sets.get(r)
+                                        .and_then(|ws| ws.get(k as usize))
+                                        .is_some_and(|w| !w.is_empty()),
+                                )
+                            })?;
+                            Some(library::LibModel {
+                                outputs,
+                                writes: false,
+                            })
+                        })
+                        .or_else(|| library::omp_fork(n, inst.args.len() as u32)),
+                    _ => None,
+                };
+                for (j, a) in inst.args.iter().enumerate() {
+                    let j = j as u32;
+                    if !is_pointer(f, a) {
+                        continue;
+                    }
+                    let through: Vec<ParamWrite> = match (name, &model) {
+                        (Some(n), _) if has_body => {
+                            if const_params.get(n).is_some_and(|ks| ks.contains(&j)) {
+                                continue;
+                            }
+                            // Not computed yet (this round): nothing so far.
+                            sets.get(n)
+                                .and_then(|ws| ws.get(j as usize))
+                                .cloned()
+                                .unwrap_or_default()
+                        }
+                        // A library routine may read anything its pointer
+                        // arguments reach.
+                        (_, Some(_)) if access == Access::Read => vec![ParamWrite::whole()],
+                        (_, Some(md)) => {
+                            if md.outputs.contains(&CallOutput::Arg(j)) {
+                                vec![ParamWrite::whole()]
+                            } else {
+                                continue;
+                            }
+                        }
+                        // A routine without a model, or a call through a
+                        // pointer: anything below a writable argument.
+                        _ => {
+                            let locs = res.locs(a);
+                            let mangled_const = name
+                                .and_then(|n| library::const_pointer_params(n, inst.args.len()))
+                                .is_some_and(|c| c[j as usize]);
+                            if access == Access::Write
+                                && (mangled_const
+                                    || (!locs.is_empty() && locs.iter().all(|l| m.is_const(l.ty))))
+                            {
+                                continue;
+                            }
+                            vec![ParamWrite::whole()]
+                        }
+                    };
+                    for l in res.locs(a) {
+                        for w in &through {
+                            let mut path = l.path.clone();
+                            path.extend(w.path.iter().cloned());
+                            let loc = Loc {
+                                root: l.root,
+                                path,
+                                deref: l.deref + w.deref,
+                                ty: None,
+                                exact: false,
+                            };
+                            written(&mut res, loc, &mut out);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.into_iter().map(normalize).collect()
+}
+
+/// Pointer-valued stores into the function's own storage (locals, spilled
+/// parameters): where a local pointer points.
+pub(super) fn slot_stores(f: &Function, res: &mut Resolver) -> Vec<(Loc, Value)> {
+    let mut out: Vec<(Loc, Value)> = Vec::new();
+    for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Store)) {
+        if !is_pointer(f, &inst.args[0]) {
+            continue;
+        }
+        for a in res.locs(&inst.args[1]) {
+            if a.deref == 0 && !matches!(a.root, Root::Global(_)) {
+                out.push((a, inst.args[0].clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The parameters' own locations (what each pointer argument points to).
+pub(super) fn param_bases(f: &Function, res: &mut Resolver) -> Vec<Option<Loc>> {
+    (0..f.params.len() as u32)
+        .map(|k| {
+            if f.params[k as usize].is_pointer {
+                res.locs(&Value::Arg(k)).into_iter().next()
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn is_pointer(f: &Function, v: &Value) -> bool {
+    match v {
+        Value::Inst(i) => f.insts[*i as usize].is_pointer,
+        Value::Arg(k) => f.params.get(*k as usize).is_some_and(|p| p.is_pointer),
+        Value::Global(_) => true,
+        _ => false,
+    }
+}
+
+/// The parameters whose memory a written location `l` is, relative to what
+/// each points to. A location below a local pointer is followed to where
+/// the pointers stored in that local point (`double *u = s->grid.u; u[i] =
+/// ..` writes below parameter `s`, `.grid.u`, two dereferences down).
+pub(super) fn to_params(
+    res: &mut Resolver,
+    param_of: &HashMap<u32, u32>,
+    bases: &[Option<Loc>],
+    slot_stores: &[(Loc, Value)],
+    l: Loc,
+    depth: u32,
+) -> Vec<(u32, ParamWrite)> {
+    let param = match l.root {
+        Root::Var(x) => param_of.get(&x).copied(),
+        Root::RawArg(k) => Some(k),
+        _ => None,
+    };
+    if let Some(k) = param {
+        let Some(b) = bases.get(k as usize).and_then(Option::as_ref) else {
+            return vec![];
+        };
+        if l.root == b.root && l.deref >= b.deref && l.path.starts_with(&b.path) {
+            return vec![(
+                k,
+                ParamWrite {
+                    path: l.path[b.path.len()..].to_vec(),
+                    deref: l.deref - b.deref,
+                },
+            )];
+        }
+        if l.deref < b.deref {
+            // The parameter's own slot (a spilled copy of the pointer).
+            return vec![];
+        }
+    }
+    if l.deref == 0 || depth >= 4 {
+        // The function's own storage (or a chain too long to follow).
+        return vec![];
+    }
+    let mut out = Vec::new();
+    for (slot, value) in slot_stores {
+        if slot.root != l.root || !l.path.starts_with(&slot.path) {
+            continue;
+        }
+        let rest = &l.path[slot.path.len()..];
+        for target in res.locs(value) {
+            let mut path = target.path.clone();
+            path.extend(rest.iter().cloned());
+            let next = Loc {
+                root: target.root,
+                path,
+                deref: target.deref + l.deref - 1,
+                ty: None,
+                exact: false,
+            };
+            if next.root == l.root && next.deref >= l.deref {
+                continue;
+            }
+            for w in to_params(res, param_of, bases, slot_stores, next, depth + 1) {
+                if !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(path: &[&str], deref: u32) -> ParamWrite {
+        ParamWrite {
+            path: path.iter().map(|s| s.to_string()).collect(),
+            deref,
+        }
+    }
+
+    #[test]
+    fn covered_writes_are_dropped_and_long_paths_cut() {
+        let set: BTreeSet<ParamWrite> = [w(&["fx"], 1), w(&["fx"], 2), w(&["cycle"], 0)]
+            .into_iter()
+            .collect();
+        assert_eq!(normalize(set), vec![w(&["cycle"], 0), w(&["fx"], 1)]);
+        let long: BTreeSet<ParamWrite> = [w(&["a", "b", "c", "d", "e", "f", "g"], 9)]
+            .into_iter()
+            .collect();
+        assert_eq!(normalize(long), vec![w(&["a", "b", "c", "d", "e", "f"], 4)]);
+        let many: BTreeSet<ParamWrite> = (0..30).map(|i| w(&[&format!("f{i}")], 0)).collect();
+        assert_eq!(normalize(many), vec![ParamWrite::whole()]);
+    }
+}
