@@ -616,3 +616,39 @@ fn alloc_log_cut_anywhere_and_flipped_bytes() {
         "{e}"
     );
 }
+
+/// A version-6 process naming a host or command past the header's tables
+/// is a corrupt header, never a panic or a process with another's strings.
+#[test]
+fn results_process_table_indices_past_the_tables_are_errors() {
+    let r = results(5);
+    let h = &r.header;
+    for (host, command) in [(1u32, 0u32), (0, 1), (u32::MAX, 0)] {
+        // The version-6 header, laid out as FORMATS.md documents it (a
+        // tuple encodes as the struct of its fields): one host, one command.
+        let table = (
+            vec!["node0".to_string()],
+            vec![vec!["./app".to_string()]],
+            vec![(Some(0u32), 7u32, host, command, false, vec![1.0f64], 0u64)],
+        );
+        let header = (
+            &h.producer,
+            &h.events,
+            table,
+            &h.shard,
+            &h.blame_points,
+            &h.coverage,
+            &h.provenance,
+            &h.damage,
+            &h.summed,
+        );
+        let mut w = ContainerWriter::new(Vec::new(), "<t>", RESULTS, &header).unwrap();
+        w.write_end().unwrap();
+        match Results::read_bytes(&w.into_inner()) {
+            Err(FormatError::CorruptHeader { reason, .. }) => {
+                assert!(reason.contains("host or command"), "{reason}")
+            }
+            other => panic!("host {host} command {command}: {other:?}"),
+        }
+    }
+}
