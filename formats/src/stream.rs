@@ -1166,6 +1166,50 @@ impl SalvagedStacks {
 mod tests {
     use super::*;
 
+    /// The mappings before the first sample are read without decoding the
+    /// rest of the chunk, and a later mapping (a `dlopen` after samples
+    /// began) is not among them.
+    #[test]
+    fn leading_mappings_stop_at_the_first_sample() {
+        let header = StreamHeader {
+            host: "h".into(),
+            command: vec!["./a".into()],
+            pid: 1,
+            ppid: 0,
+            rank: None,
+            world_size: None,
+            events: vec![EventDesc {
+                name: "cpu-clock".into(),
+                sampling: Sampling::Frequency(1000),
+                unit: "ns".into(),
+                memory: false,
+            }],
+            call_graph: "fp".into(),
+            start_time_ns: 0,
+            extra: vec![],
+        };
+        let mapping = |start: u64| Mapping {
+            pid: 1,
+            start,
+            end: start + 0x1000,
+            file_offset: 0,
+            path: format!("/lib{start:x}.so"),
+            build_id: vec![],
+        };
+        let mut w = StreamWriter::new(Vec::new(), "<t>", &header).unwrap();
+        w.write_mapping(mapping(0x1000)).unwrap();
+        w.write_mapping(mapping(0x4000)).unwrap();
+        for i in 0..5000u64 {
+            w.write_sample_with_stack(1, i, 0, 1, &[0x1010, 0x4020 + i % 7], None)
+                .unwrap();
+        }
+        w.write_mapping(mapping(0x9000)).unwrap();
+        let bytes = w.finish().unwrap();
+        let (mut r, _) = StreamReader::new(&bytes[..], "<t>").unwrap();
+        let got = leading_mappings(&mut r);
+        assert_eq!(got, vec![mapping(0x1000), mapping(0x4000)]);
+    }
+
     /// Every stream record encodes to the bytes bincode 1's serde path
     /// wrote for it (streams of earlier blame versions stay readable, and
     /// files written now are read by them), extremes of every varint width
