@@ -103,13 +103,15 @@ echo "== 3. merge of 2..$MERGE_MAX partial results (each one rank of a $MERGE_MA
 d=$OUT/flat-$MERGE_MAX
 gen "$d" "$MERGE_MAX" "$FLAT_MIN" "$FLAT_MAX" >&2
 P=$OUT/partials-$MERGE_MAX
-if [ "$(ls "$P" 2>/dev/null | grep -c shard-)" != "$MERGE_MAX" ]; then
+# Made again when blame is newer than them (the results format may have changed).
+if [ "$(ls "$P" 2>/dev/null | grep -c shard-)" != "$MERGE_MAX" ] || [ "$BLAME" -nt "$P/.made" ]; then
     rm -rf "$P"
     mkdir -p "$P"
     t0=$(date +%s.%N)
     # One post per shard, two at a time; the last one to finish merges all (timed below on its own).
     seq 0 $((MERGE_MAX - 1)) | xargs -P 2 -I{} "$BLAME" post "$d" --static "$DB" --shard "{}/$MERGE_MAX" -o "$P/results.bres" 2>/dev/null
     t1=$(date +%s.%N)
+    touch "$P/.made"
     echo "made $MERGE_MAX partials in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') s (2 at a time; includes the automatic merge of all by the last one)"
 fi
 base_per=""
