@@ -82,8 +82,11 @@ pub fn post(
     post_with_progress(run, index, shard, memory, &|_, _| {})
 }
 
-/// [`post`], calling `progress(done, total)` after each process of the run
-/// (the caller decides whether and how to show it).
+/// The most processes [`post_with_progress`] reads at once.
+const MAX_WINDOW: usize = 8;
+
+/// [`post`], calling `progress(done, total)` after each window of processes
+/// of the run (the caller decides whether and how to show it).
 pub fn post_with_progress(
     run: &Run,
     index: &StaticIndex,
@@ -118,8 +121,11 @@ pub fn post_with_progress(
     // processes in parallel, while the window before is resolved and summed
     // on one thread: the reductions are sequential, so this keeps both
     // cores busy (a stream has too few chunks to fill them on its own).
-    // Processes are still added in order, so the sums are the same.
-    let window = (2 * rayon::current_num_threads()).max(2);
+    // Processes are still added in order, so the sums are the same. Two
+    // windows of profiles are in memory at once: at most 8 processes each,
+    // so a shard's memory does not grow with the node's cores (on many
+    // cores, each process's chunks are decoded in parallel as well).
+    let window = (2 * rayon::current_num_threads()).clamp(2, MAX_WINDOW);
     let load_window = |start: usize| -> Vec<Result<input::ProcessProfile>> {
         (start..(start + window).min(nproc))
             .into_par_iter()
