@@ -92,15 +92,12 @@ pub fn unit_name(m: &ir::Module) -> String {
 /// stored sets (their callers assume anything their arguments reach).
 const MAX_UNIT_ROUNDS: usize = 6;
 
-/// What a function's callers in other units were analyzed with.
-type StoredSets = (
-    Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
-    Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
-);
-
 /// The sets the db stores per linkage name (a name with several summaries,
 /// a `static` function of many files, is not looked up across units).
-fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Option<StoredSets>> {
+fn stored_sets(
+    db: &StaticDb,
+    names: &BTreeSet<String>,
+) -> HashMap<String, Option<analysis::StoredSets>> {
     names
         .iter()
         .map(|n| {

@@ -366,13 +366,7 @@ impl<'a> DefinedFunctions<'a> {
     }
 
     /// `name`'s write and read sets as the static db stores them.
-    pub fn stored_sets(
-        &self,
-        name: &str,
-    ) -> (
-        Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
-        Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
-    ) {
+    pub fn stored_sets(&self, name: &str) -> super::write_sets::StoredSets {
         self.access.stored(name)
     }
 

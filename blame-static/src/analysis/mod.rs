@@ -30,7 +30,7 @@ mod write_sets;
 pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
-pub use write_sets::{AccessSets, ParamWrite};
+pub use write_sets::{AccessSets, ParamWrite, StoredSets};
 
 use crate::cfg::Cfg;
 use crate::ir::*;

@@ -57,6 +57,13 @@ const MAX_ROUNDS: usize = 10;
 /// Per defined function, per parameter position, where it may write (or read).
 pub type WriteSets = HashMap<String, Vec<Vec<ParamWrite>>>;
 
+/// A function's write and read sets as the static db stores them
+/// (`FunctionSummary::param_writes`, `param_reads`).
+pub type StoredSets = (
+    Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
+    Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
+);
+
 /// A module's write sets and read sets.
 #[derive(Debug, Default)]
 pub struct AccessSets {
@@ -142,13 +149,7 @@ impl AccessSets {
     }
 
     /// `name`'s sets as the static db stores them.
-    pub fn stored(
-        &self,
-        name: &str,
-    ) -> (
-        Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
-        Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
-    ) {
+    pub fn stored(&self, name: &str) -> StoredSets {
         let convert = |sets: &Vec<Vec<ParamWrite>>| {
             sets.iter()
                 .map(|ws| {
@@ -211,6 +212,14 @@ pub(super) fn access_sets(
     sets
 }
 
+/// What one fixed point computes: which accesses, with the sets of the
+/// functions of other units.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    access: Access,
+    external: &'a WriteSets,
+}
+
 /// Which accesses a set holds.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Access {
@@ -244,7 +253,8 @@ fn write_sets(
         }
         changed.clear();
         for f in &candidates {
-            let ws = function_writes(m, f, rets, names, const_params, &sets, external, access);
+            let pass = Pass { access, external };
+            let ws = function_writes(m, f, rets, names, const_params, &sets, pass);
             if sets.get(&f.name) != Some(&ws) {
                 sets.insert(f.name.clone(), ws);
                 changed.insert(f.name.as_str());
@@ -280,9 +290,9 @@ fn function_writes(
     names: &HashMap<&str, bool>,
     const_params: &HashMap<&str, Vec<u32>>,
     sets: &WriteSets,
-    external: &WriteSets,
-    access: Access,
+    pass: Pass,
 ) -> Vec<Vec<ParamWrite>> {
+    let Pass { access, external } = pass;
     let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
     let mut res = Resolver {
         m,
