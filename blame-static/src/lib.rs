@@ -90,7 +90,7 @@ pub fn unit_name(m: &ir::Module) -> String {
 /// Rounds of re-analysis across units: a function whose sets still change
 /// after them, and every function calling it through other units, get no
 /// stored sets (their callers assume anything their arguments reach).
-const MAX_UNIT_ROUNDS: usize = 6;
+const MAX_UNIT_ROUNDS: usize = 16;
 
 /// The sets the db stores per linkage name (a name with several summaries,
 /// a `static` function of many files, is not looked up across units).
