@@ -407,6 +407,9 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                 "side_effects": f.side_effects.iter().map(|s| json!({"blamed_param": s.blamed_param, "blamed_path": s.blamed_path, "from_param": s.from_param, "from_path": s.from_path, "implicit": s.implicit})).collect::<Vec<_>>(),
                 "param_aliases": f.param_aliases,
                 "param_alias_paths": f.param_alias_paths,
+                "param_writes": f.param_writes,
+                "param_reads": f.param_reads,
+                "unit": f.unit,
                 "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
                 "reads": f.reads.iter().map(|lr| json!({
                     "line": lr.line,
