@@ -28,6 +28,12 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             up.functions_without_lines
         );
     }
+    for unit in &up.unreadable_units {
+        eprintln!(
+            "blame: warning: not analyzed again (its kept IR is unreadable; build it again to \
+             update its summaries): {unit}"
+        );
+    }
     if args.stats {
         print_stats(&up);
     }

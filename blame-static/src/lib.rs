@@ -186,21 +186,21 @@ fn reanalyze_callers(
     db: &mut StaticDb,
     up: &mut DbUpdate,
     mut changed: BTreeSet<String>,
-) -> Result<(), StaticError> {
+) {
     for _ in 0..MAX_UNIT_ROUNDS {
         if changed.is_empty() {
-            return Ok(());
+            return;
         }
         let units = callers_units(db, &changed);
-        let modules = load_units(db_path, &units)?;
+        let modules = load_units(db_path, &units, up);
         if modules.is_empty() {
-            return Ok(());
+            return;
         }
         up.reanalyzed_units += modules.len();
         changed = analyze_modules_into(&modules, db, up, false);
     }
     if changed.is_empty() {
-        return Ok(());
+        return;
     }
     // Still changing (sets deepening along a recursion across units): the
     // functions that change and every function calling them through other
@@ -239,37 +239,46 @@ fn reanalyze_callers(
         .filter(|s| top.contains(&s.linkage_name) && !s.unit.is_empty())
         .map(|s| s.unit.clone())
         .collect();
-    let modules = load_units(db_path, &units)?;
+    let modules = load_units(db_path, &units, up);
     up.reanalyzed_units += modules.len();
     analyze_modules_into(&modules, db, up, false);
     clear(db);
-    Ok(())
 }
 
 /// Loads the kept IR of `units` (those kept), completing their declarations
-/// from each other.
+/// from each other. A kept file that cannot be read or loaded is no error
+/// (the db update goes on, that unit keeps its summaries): it is listed in
+/// [`DbUpdate::unreadable_units`].
 fn load_units(
     db_path: &std::path::Path,
     units: &BTreeSet<String>,
-) -> Result<Vec<ir::Module>, StaticError> {
+    up: &mut DbUpdate,
+) -> Vec<ir::Module> {
     let mut modules = Vec::new();
     for unit in units {
         let path = blame_formats::units::path_of(db_path, unit);
-        let io = |source| StaticError::Io {
-            path: path.display().to_string(),
-            source,
-        };
-        let Some(bytes) = blame_formats::units::load(db_path, unit).map_err(io)? else {
-            continue;
+        let bytes = match blame_formats::units::load(db_path, unit) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
+            Err(e) => {
+                let e = StaticError::Io {
+                    path: path.display().to_string(),
+                    source: e,
+                };
+                up.unreadable_units.push(format!("{unit}: {e}"));
+                continue;
+            }
         };
         match llvm_loader::load_bytes(&bytes, unit) {
             Ok(m) => modules.push(m),
             Err(LoadError::Empty { .. }) => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => up
+                .unreadable_units
+                .push(format!("{unit} ({}): {e}", path.display())),
         }
     }
     complete_declarations(&mut modules);
-    Ok(modules)
+    modules
 }
 
 /// A class only declared in one unit (clang homes its debug info where
@@ -497,6 +506,9 @@ pub struct DbUpdate {
     /// Units of earlier calls analyzed again from their kept IR, because
     /// the sets of functions they call in this call's units changed.
     pub reanalyzed_units: usize,
+    /// Units to analyze again whose kept IR could not be read (each with
+    /// why): their summaries stay as they were, with the sets of before.
+    pub unreadable_units: Vec<String>,
 }
 
 pub fn header() -> blame_formats::static_db::StaticDbHeader {
@@ -600,7 +612,7 @@ pub fn analyze_named_into_db(
         blame_formats::units::store(db_path, &unit, bytes).map_err(io(&path))?;
     }
     let changed = analyze_modules_into(&modules, &mut db, &mut up, true);
-    reanalyze_callers(db_path, &mut db, &mut up, changed)?;
+    reanalyze_callers(db_path, &mut db, &mut up, changed);
     // This call's summaries as the db now holds them (analyzed again when
     // a later unit of the call changed what they call).
     for (key, s) in up.db.functions.iter_mut() {
@@ -802,5 +814,25 @@ mod across_units_tests {
                 "{f}: {writes:?}"
             );
         }
+    }
+
+    /// A kept unit that cannot be loaded any more is named, and the db
+    /// update goes on without analyzing it again.
+    #[test]
+    fn an_unreadable_kept_unit_is_named_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = unit(dir.path(), "main", MAIN);
+        let kern = unit(dir.path(), "kern", KERN);
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&main), &db).unwrap();
+        let (units, _) = StaticDb::read(&db).unwrap();
+        let drive = units.functions.values().find(|s| s.linkage_name == "drive");
+        let name = drive.unwrap().unit.clone();
+        std::fs::write(blame_formats::units::path_of(&db, &name), b"not IR").unwrap();
+        let up = analyze_into_db(std::slice::from_ref(&kern), &db).unwrap();
+        assert_eq!(up.reanalyzed_units, 0);
+        assert_eq!(up.unreadable_units.len(), 1, "{:?}", up.unreadable_units);
+        assert!(up.unreadable_units[0].starts_with(&name));
+        assert!(function(&db, "kern").param_writes.is_some());
     }
 }
