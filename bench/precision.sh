@@ -11,4 +11,4 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 echo "| program | coverage | first data structures (explicit % / total %) |"
 echo "|---|---|---|"
 BLAME_PRECISION_TABLE=1 cargo test -q --test corpus -- --nocapture --test-threads 1 2>/dev/null \
-  | grep '^PRECISION' | sed 's/^PRECISION //'
+  | grep 'PRECISION |' | sed 's/^.*PRECISION //'

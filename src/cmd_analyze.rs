@@ -28,6 +28,12 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             up.functions_without_lines
         );
     }
+    for unit in &up.unreadable_units {
+        eprintln!(
+            "blame: warning: not analyzed again (its kept IR is unreadable; build it again to \
+             update its summaries): {unit}"
+        );
+    }
     if args.stats {
         print_stats(&up);
     }
@@ -51,6 +57,13 @@ fn print_stats(up: &blame_static::DbUpdate) {
         total,
         functions as f64 / total
     );
+    if up.reanalyzed_units > 0 {
+        eprintln!(
+            "units of earlier builds analyzed again from their kept IR (functions they call \
+             here changed their write or read sets): {}",
+            up.reanalyzed_units
+        );
+    }
     let summed: std::time::Duration = up.timings.iter().map(|(_, t)| *t).sum();
     eprintln!(
         "stages: load IR {:.3} s, analysis {:.3} s ({} threads), db {:.3} s; \

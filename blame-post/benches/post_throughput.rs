@@ -213,6 +213,9 @@ fn main() {
                     loops: vec![],
                     reads: vec![],
                     lines,
+                    param_writes: None,
+                    param_reads: None,
+                    unit: String::new(),
                 });
             }
         }

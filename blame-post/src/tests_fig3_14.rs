@@ -54,6 +54,9 @@ pub(crate) fn func(
         loops: vec![],
         reads: vec![],
         lines: vec![],
+        param_writes: None,
+        param_reads: None,
+        unit: String::new(),
     }
 }
 

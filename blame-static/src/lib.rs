@@ -20,6 +20,7 @@ pub mod queue_drain;
 
 use blame_formats::static_db::{FunctionSummary, ReadIndex, Reuse, StaticDb};
 use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
@@ -71,6 +72,228 @@ fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Fu
     h.finish()
 }
 
+/// The name a module's unit goes by in the static db (`FunctionSummary::unit`
+/// and its kept IR): the absolute path of its source file when a function
+/// of the file says it (the debug info's directory and file name), else
+/// the name the module was compiled from.
+pub fn unit_name(m: &ir::Module) -> String {
+    let base = std::path::Path::new(&m.source_file).file_name();
+    m.functions
+        .iter()
+        .filter(|f| !f.is_declaration && f.file.starts_with('/'))
+        .map(|f| f.file.as_str())
+        .find(|f| base.is_some() && std::path::Path::new(f).file_name() == base)
+        .map(str::to_string)
+        .unwrap_or_else(|| m.source_file.clone())
+}
+
+/// Rounds of re-analysis across units: a function whose sets still change
+/// after them, and every function calling it through other units, get no
+/// stored sets (their callers assume anything their arguments reach).
+const MAX_UNIT_ROUNDS: usize = 16;
+
+/// The sets the db stores per linkage name (a name with several summaries,
+/// a `static` function of many files, is not looked up across units).
+fn stored_sets(
+    db: &StaticDb,
+    names: &BTreeSet<String>,
+) -> HashMap<String, Option<analysis::StoredSets>> {
+    names
+        .iter()
+        .map(|n| {
+            let mut found = db
+                .functions
+                .range((n.clone(), String::new())..)
+                .take_while(|((k, _), _)| k == n);
+            let sets = match (found.next(), found.next()) {
+                (Some((_, s)), None) => Some((s.param_writes.clone(), s.param_reads.clone())),
+                _ => None,
+            };
+            (n.clone(), sets)
+        })
+        .collect()
+}
+
+/// The units with a function calling one of `changed` defined in another
+/// unit (a unit's calls to its own functions are closed over already).
+fn callers_units(db: &StaticDb, changed: &BTreeSet<String>) -> BTreeSet<String> {
+    let unit_of: HashMap<&str, &str> = db
+        .functions
+        .values()
+        .filter(|s| changed.contains(&s.linkage_name))
+        .map(|s| (s.linkage_name.as_str(), s.unit.as_str()))
+        .collect();
+    db.functions
+        .values()
+        .filter(|s| !s.unit.is_empty())
+        .filter(|s| {
+            s.call_sites.iter().any(|c| {
+                c.callee
+                    .as_deref()
+                    .and_then(|n| unit_of.get(n))
+                    .is_some_and(|u| *u != s.unit)
+            })
+        })
+        .map(|s| s.unit.clone())
+        .collect()
+}
+
+/// Analyzes `modules` into `db` (each with the sets the db holds for the
+/// functions of other units it calls); returns the names whose stored sets
+/// changed.
+fn analyze_modules_into(
+    modules: &[ir::Module],
+    db: &mut StaticDb,
+    up: &mut DbUpdate,
+    record: bool,
+) -> BTreeSet<String> {
+    let names: BTreeSet<String> = modules
+        .iter()
+        .flat_map(|m| m.functions.iter().filter(|f| !f.is_declaration))
+        .map(|f| f.name.clone())
+        .collect();
+    let before = stored_sets(db, &names);
+    for m in modules {
+        let t = Instant::now();
+        let r = analyze_module(m, Some(db));
+        up.analysis_time += t.elapsed();
+        up.reused += r.reused;
+        up.analyzed += r.timings.len();
+        up.timings.extend(r.timings);
+        for s in r.summaries {
+            if record {
+                if !s.has_line_info {
+                    up.functions_without_lines += 1;
+                }
+                up.db.insert(s.clone());
+            }
+            db.insert(s);
+        }
+    }
+    let after = stored_sets(db, &names);
+    names
+        .into_iter()
+        .filter(|n| before.get(n) != after.get(n))
+        .collect()
+}
+
+/// Analyzes again, from their kept IR, the units calling functions whose
+/// sets changed, until no set changes (at most [`MAX_UNIT_ROUNDS`]): a
+/// fixed point of the write and read sets across units. Units without kept
+/// IR keep their summaries.
+fn reanalyze_callers(
+    db_path: &std::path::Path,
+    db: &mut StaticDb,
+    up: &mut DbUpdate,
+    mut changed: BTreeSet<String>,
+) {
+    for _ in 0..MAX_UNIT_ROUNDS {
+        if changed.is_empty() {
+            return;
+        }
+        let units = callers_units(db, &changed);
+        let modules = load_units(db_path, &units, up);
+        if modules.is_empty() {
+            return;
+        }
+        up.reanalyzed_units += modules.len();
+        changed = analyze_modules_into(&modules, db, up, false);
+    }
+    if changed.is_empty() {
+        return;
+    }
+    // Still changing (sets deepening along a recursion across units): the
+    // functions that change and every function calling them through other
+    // units get no stored sets, and their units are analyzed once more so
+    // their callers assume anything their arguments reach.
+    let mut top = changed;
+    loop {
+        let callers: BTreeSet<String> = db
+            .functions
+            .values()
+            .filter(|s| {
+                !top.contains(&s.linkage_name)
+                    && s.call_sites
+                        .iter()
+                        .any(|c| c.callee.as_ref().is_some_and(|n| top.contains(n)))
+            })
+            .map(|s| s.linkage_name.clone())
+            .collect();
+        if callers.is_empty() {
+            break;
+        }
+        top.extend(callers);
+    }
+    let clear = |db: &mut StaticDb| {
+        for s in db.functions.values_mut() {
+            if top.contains(&s.linkage_name) {
+                s.param_writes = None;
+                s.param_reads = None;
+            }
+        }
+    };
+    clear(db);
+    let units: BTreeSet<String> = db
+        .functions
+        .values()
+        .filter(|s| top.contains(&s.linkage_name) && !s.unit.is_empty())
+        .map(|s| s.unit.clone())
+        .collect();
+    let modules = load_units(db_path, &units, up);
+    up.reanalyzed_units += modules.len();
+    analyze_modules_into(&modules, db, up, false);
+    clear(db);
+}
+
+/// Loads the kept IR of `units` (those kept), completing their declarations
+/// from each other. A kept file that cannot be read or loaded is no error
+/// (the db update goes on, that unit keeps its summaries): it is listed in
+/// [`DbUpdate::unreadable_units`].
+fn load_units(
+    db_path: &std::path::Path,
+    units: &BTreeSet<String>,
+    up: &mut DbUpdate,
+) -> Vec<ir::Module> {
+    let mut modules = Vec::new();
+    for unit in units {
+        let path = blame_formats::units::path_of(db_path, unit);
+        let bytes = match blame_formats::units::load(db_path, unit) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
+            Err(e) => {
+                let e = StaticError::Io {
+                    path: path.display().to_string(),
+                    source: e,
+                };
+                up.unreadable_units.push(format!("{unit}: {e}"));
+                continue;
+            }
+        };
+        match llvm_loader::load_bytes(&bytes, unit) {
+            Ok(m) => modules.push(m),
+            Err(LoadError::Empty { .. }) => {}
+            Err(e) => up
+                .unreadable_units
+                .push(format!("{unit} ({}): {e}", path.display())),
+        }
+    }
+    complete_declarations(&mut modules);
+    modules
+}
+
+/// A class only declared in one unit (clang homes its debug info where
+/// its constructor or key function is) gets its members from another.
+fn complete_declarations(modules: &mut [ir::Module]) {
+    if modules.len() > 1 {
+        for i in 0..modules.len() {
+            let (before, rest) = modules.split_at_mut(i);
+            let (m, after) = rest.split_first_mut().expect("i < len");
+            let others: Vec<&ir::Module> = before.iter().chain(after.iter()).collect();
+            m.complete_declarations(&others);
+        }
+    }
+}
+
 /// Result of analyzing one module.
 #[derive(Debug, Default)]
 pub struct ModuleResult {
@@ -83,8 +306,16 @@ pub struct ModuleResult {
 
 /// Analyzes every defined function of `m` in parallel; summaries in `cache`
 /// with the same (name, file, IR hash) are reused instead.
+///
+/// Calls to functions of other units whose summaries `cache` holds use
+/// their stored write and read sets (instead of "anything the arguments
+/// reach"); each summary stores its own sets for callers analyzed later.
 pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult {
-    let defined = analysis::DefinedFunctions::new(m);
+    let external = cache
+        .map(|db| analysis::AccessSets::external(m, db))
+        .unwrap_or_default();
+    let defined = analysis::DefinedFunctions::with_external(m, &external);
+    let unit = unit_name(m);
     let results: Vec<(FunctionSummary, Option<Duration>)> = m
         .functions
         .par_iter()
@@ -96,14 +327,22 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
                 f.file.clone()
             };
             let hash = summary_hash(m, &defined, f);
+            let (param_writes, param_reads) = defined.stored_sets(&f.name);
             if let Some(c) = cache.and_then(|c| c.cached(&f.name, &file, hash)) {
-                return (c.clone(), None);
+                let mut c = c.clone();
+                c.param_writes = param_writes;
+                c.param_reads = param_reads;
+                c.unit = unit.clone();
+                return (c, None);
             }
             let t = Instant::now();
             let mut s = analysis::analyze_with(m, &defined, f);
             s.name = demangle(&f.name);
             s.file = file;
             s.ir_hash = hash;
+            s.param_writes = param_writes;
+            s.param_reads = param_reads;
+            s.unit = unit.clone();
             (s, Some(t.elapsed()))
         })
         .collect();
@@ -177,6 +416,9 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                 "side_effects": f.side_effects.iter().map(|s| json!({"blamed_param": s.blamed_param, "blamed_path": s.blamed_path, "from_param": s.from_param, "from_path": s.from_path, "implicit": s.implicit})).collect::<Vec<_>>(),
                 "param_aliases": f.param_aliases,
                 "param_alias_paths": f.param_alias_paths,
+                "param_writes": f.param_writes,
+                "param_reads": f.param_reads,
+                "unit": f.unit,
                 "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
                 "reads": f.reads.iter().map(|lr| json!({
                     "line": lr.line,
@@ -261,6 +503,12 @@ pub struct DbUpdate {
     /// Inputs (by the names given for messages) that define no function:
     /// translation units of data only, nothing to analyze.
     pub without_functions: Vec<String>,
+    /// Units of earlier calls analyzed again from their kept IR, because
+    /// the sets of functions they call in this call's units changed.
+    pub reanalyzed_units: usize,
+    /// Units to analyze again whose kept IR could not be read (each with
+    /// why): their summaries stay as they were, with the sets of before.
+    pub unreadable_units: Vec<String>,
 }
 
 pub fn header() -> blame_formats::static_db::StaticDbHeader {
@@ -295,6 +543,7 @@ pub fn analyze_named_into_db(
     let start = Instant::now();
     // Load first: a bad input fails before the db is touched.
     let mut modules: Vec<ir::Module> = Vec::new();
+    let mut kept: Vec<Vec<u8>> = Vec::new();
     let mut without_functions = Vec::new();
     for (path, name) in inputs {
         let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
@@ -302,21 +551,15 @@ pub fn analyze_named_into_db(
             source,
         })?;
         match llvm_loader::load_bytes(&bytes, name) {
-            Ok(m) => modules.push(m),
+            Ok(m) => {
+                modules.push(m);
+                kept.push(bytes);
+            }
             Err(LoadError::Empty { .. }) => without_functions.push(name.clone()),
             Err(e) => return Err(e.into()),
         }
     }
-    // A class only declared in one unit (clang homes its debug info where
-    // its constructor or key function is) gets its members from another.
-    if modules.len() > 1 {
-        for i in 0..modules.len() {
-            let (before, rest) = modules.split_at_mut(i);
-            let (m, after) = rest.split_first_mut().expect("i < len");
-            let others: Vec<&ir::Module> = before.iter().chain(after.iter()).collect();
-            m.complete_declarations(&others);
-        }
-    }
+    complete_declarations(&mut modules);
     let load_time = start.elapsed();
     if modules.is_empty() {
         // Nothing to add: the db is left as it is (not even created).
@@ -361,19 +604,20 @@ pub fn analyze_named_into_db(
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
-    for m in &modules {
-        let t = Instant::now();
-        let r = analyze_module(m, Some(&db));
-        up.analysis_time += t.elapsed();
-        up.reused += r.reused;
-        up.analyzed += r.timings.len();
-        up.timings.extend(r.timings);
-        for s in r.summaries {
-            if !s.has_line_info {
-                up.functions_without_lines += 1;
-            }
-            up.db.insert(s.clone());
-            db.insert(s);
+    // Keep each unit's IR: a unit analyzed later may change the sets of
+    // what it calls here.
+    for (m, bytes) in modules.iter().zip(&kept) {
+        let unit = unit_name(m);
+        let path = blame_formats::units::path_of(db_path, &unit);
+        blame_formats::units::store(db_path, &unit, bytes).map_err(io(&path))?;
+    }
+    let changed = analyze_modules_into(&modules, &mut db, &mut up, true);
+    reanalyze_callers(db_path, &mut db, &mut up, changed);
+    // This call's summaries as the db now holds them (analyzed again when
+    // a later unit of the call changed what they call).
+    for (key, s) in up.db.functions.iter_mut() {
+        if let Some(now) = db.functions.get(key) {
+            s.clone_from(now);
         }
     }
     db.write(db_path, &header())?;
@@ -384,4 +628,211 @@ pub fn analyze_named_into_db(
     up.elapsed = start.elapsed();
     up.db_time = up.elapsed - up.load_time - up.analysis_time;
     Ok(up)
+}
+
+#[cfg(test)]
+mod across_units_tests {
+    use super::*;
+    use blame_formats::static_db::{FunctionSummary, ParamAccess};
+    use std::path::{Path, PathBuf};
+
+    const HEADER: &str = "struct S { double *a; long count; double t; };\n\
+                          void kern(struct S *s, int n);\n";
+    const MAIN: &str = "void kern(struct S *s, int n);\n\
+                        long drive(struct S *s, int n) {\n\
+                        \x20 for (int k = 0; k < 10; k++) {\n\
+                        \x20   kern(s, n);\n\
+                        \x20   s->count++;\n\
+                        \x20 }\n\
+                        \x20 return s->count;\n\
+                        }\n";
+    const KERN: &str = "void kern(struct S *s, int n) {\n\
+                        \x20 for (int i = 0; i < n; i++) s->a[i] *= 2.0;\n\
+                        }\n";
+    /// The kernel rebuilt: it now counts too.
+    const KERN_COUNTS: &str = "void kern(struct S *s, int n) {\n\
+                               \x20 for (int i = 0; i < n; i++) s->a[i] *= 2.0;\n\
+                               \x20 s->count += n;\n\
+                               }\n";
+
+    /// `src` compiled to bitcode as `blame cc` does, as `dir/name.bc`.
+    fn unit(dir: &Path, name: &str, src: &str) -> PathBuf {
+        let c = dir.join(format!("{name}.c"));
+        let bc = dir.join(format!("{name}.bc"));
+        std::fs::write(&c, format!("{HEADER}{src}")).unwrap();
+        let out = std::process::Command::new("clang-19")
+            .args(["-g", "-O0", "-emit-llvm", "-c"])
+            .arg(&c)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .expect("clang-19 runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        bc
+    }
+
+    fn function(db: &Path, name: &str) -> FunctionSummary {
+        let (db, _) = StaticDb::read(db).unwrap();
+        db.functions
+            .values()
+            .find(|s| s.linkage_name == name)
+            .cloned()
+            .unwrap()
+    }
+
+    /// The lines `drive`'s `s.count` is blamed for (explicit).
+    fn count_lines(s: &FunctionSummary) -> Vec<u32> {
+        s.variables
+            .iter()
+            .find(|v| v.name == "s.count")
+            .map(|v| v.explicit_lines.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_call_to_another_unit_uses_its_write_set_whatever_the_order_and_after_a_rebuild() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = unit(dir.path(), "main", MAIN);
+        let kern = unit(dir.path(), "kern", KERN);
+
+        // main alone: kern may write anything `s` reaches.
+        let alone = dir.path().join("alone.db");
+        analyze_into_db(std::slice::from_ref(&main), &alone).unwrap();
+        let worst = function(&alone, "drive");
+
+        // The kernel's unit first, then the driver's: the call uses kern's
+        // write set (`.a`, one dereference down), stored in the db.
+        let kern_first = dir.path().join("kern_first.db");
+        analyze_into_db(std::slice::from_ref(&kern), &kern_first).unwrap();
+        assert_eq!(
+            function(&kern_first, "kern").param_writes,
+            Some(vec![
+                vec![ParamAccess {
+                    path: vec!["a".into()],
+                    deref: 1
+                }],
+                vec![]
+            ])
+        );
+        let up = analyze_into_db(std::slice::from_ref(&main), &kern_first).unwrap();
+        assert_eq!(up.reanalyzed_units, 0);
+        let precise = function(&kern_first, "drive");
+        assert_ne!(precise, worst, "kern's write set changes drive's summary");
+        // The count is computed on its own line (7), not from the calls (6).
+        assert!(
+            count_lines(&worst).contains(&6),
+            "{:?}",
+            count_lines(&worst)
+        );
+        assert!(
+            !count_lines(&precise).contains(&6),
+            "{:?}",
+            count_lines(&precise)
+        );
+
+        // The driver's unit first: analyzing the kernel's later analyzes
+        // the driver's again, from its kept IR, to the same summary.
+        let main_first = dir.path().join("main_first.db");
+        analyze_into_db(std::slice::from_ref(&main), &main_first).unwrap();
+        let up = analyze_into_db(std::slice::from_ref(&kern), &main_first).unwrap();
+        assert_eq!(up.reanalyzed_units, 1);
+        assert_eq!(function(&main_first, "drive"), precise);
+        // Both in one call, driver first: the same.
+        let together = dir.path().join("together.db");
+        analyze_into_db(&[main.clone(), kern.clone()], &together).unwrap();
+        assert_eq!(function(&together, "drive"), precise);
+
+        // The kernel rebuilt to write the count too: its caller's summary
+        // follows (as if analyzed after the new kernel), and is the worst
+        // case's again for the count.
+        let kern = unit(dir.path(), "kern", KERN_COUNTS);
+        analyze_into_db(std::slice::from_ref(&kern), &main_first).unwrap();
+        let rebuilt = dir.path().join("rebuilt.db");
+        analyze_into_db(&[kern.clone(), main.clone()], &rebuilt).unwrap();
+        let after = function(&main_first, "drive");
+        assert_eq!(after, function(&rebuilt, "drive"));
+        assert!(
+            count_lines(&after).contains(&6),
+            "{:?}",
+            count_lines(&after)
+        );
+    }
+
+    /// Mutual recursion across two units, each call one link further down
+    /// a list: the sets deepen until cut to their prefix (as within a
+    /// unit), and the rounds across units stop.
+    #[test]
+    fn recursion_across_units_reaches_a_fixed_point() {
+        let dir = tempfile::tempdir().unwrap();
+        let list = "struct L { struct L *next; double x, y; };\n";
+        let write = |name: &str, src: &str| {
+            let c = dir.path().join(format!("{name}.c"));
+            let bc = dir.path().join(format!("{name}.bc"));
+            std::fs::write(&c, format!("{list}{src}")).unwrap();
+            let out = std::process::Command::new("clang-19")
+                .args(["-g", "-O0", "-emit-llvm", "-c"])
+                .arg(&c)
+                .arg("-o")
+                .arg(&bc)
+                .output()
+                .expect("clang-19 runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            bc
+        };
+        let a = write(
+            "a",
+            "void b(struct L *l);\nvoid a(struct L *l) { l->x = 1; if (l->next) b(l->next); }\n",
+        );
+        let b = write(
+            "b",
+            "void a(struct L *l);\nvoid b(struct L *l) { l->y = 2; if (l->next) a(l->next); }\n",
+        );
+        let one = dir.path().join("one.db");
+        analyze_into_db(std::slice::from_ref(&a), &one).unwrap();
+        let up = analyze_into_db(std::slice::from_ref(&b), &one).unwrap();
+        assert!(up.reanalyzed_units >= 1);
+        let both = dir.path().join("both.db");
+        analyze_into_db(&[b.clone(), a.clone()], &both).unwrap();
+        for f in ["a", "b"] {
+            let s = function(&one, f);
+            assert_eq!(s, function(&both, f), "{f}");
+            // Never the whole list: the fields each writes, down the links.
+            let writes = s.param_writes.clone().unwrap_or_default();
+            assert!(
+                !writes
+                    .iter()
+                    .flatten()
+                    .any(|w| w.path.is_empty() && w.deref == 0),
+                "{f}: {writes:?}"
+            );
+        }
+    }
+
+    /// A kept unit that cannot be loaded any more is named, and the db
+    /// update goes on without analyzing it again.
+    #[test]
+    fn an_unreadable_kept_unit_is_named_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = unit(dir.path(), "main", MAIN);
+        let kern = unit(dir.path(), "kern", KERN);
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&main), &db).unwrap();
+        let (units, _) = StaticDb::read(&db).unwrap();
+        let drive = units.functions.values().find(|s| s.linkage_name == "drive");
+        let name = drive.unwrap().unit.clone();
+        std::fs::write(blame_formats::units::path_of(&db, &name), b"not IR").unwrap();
+        let up = analyze_into_db(std::slice::from_ref(&kern), &db).unwrap();
+        assert_eq!(up.reanalyzed_units, 0);
+        assert_eq!(up.unreadable_units.len(), 1, "{:?}", up.unreadable_units);
+        assert!(up.unreadable_units[0].starts_with(&name));
+        assert!(function(&db, "kern").param_writes.is_some());
+    }
 }

@@ -113,7 +113,17 @@ fn drain_batch(db: &Path, batch: &[QueuedUnit], done: &mut Drained) -> io::Resul
         .map(|u| (u.bitcode.clone(), u.source.clone()))
         .collect();
     match analyze_named_into_db(&inputs, db) {
-        Ok(_) => done.units += inputs.len(),
+        Ok(up) => {
+            done.units += inputs.len();
+            for unit in &up.unreadable_units {
+                queue::log_warning(
+                    db,
+                    &format!(
+                        "not analyzed again (its kept IR is unreadable; build it again): {unit}"
+                    ),
+                )?;
+            }
+        }
         Err(_) if inputs.len() > 1 => {
             for input in &inputs {
                 match analyze_named_into_db(std::slice::from_ref(input), db) {

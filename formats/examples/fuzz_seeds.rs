@@ -186,6 +186,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }],
         }],
         lines: vec![1, 2, 3, 4],
+        param_writes: None,
+        param_reads: None,
+        unit: String::new(),
     });
     let tmp = tempfile::tempdir()?;
     let p = tmp.path().join("db");

@@ -95,7 +95,7 @@ pub fn begin(db: &Path) -> io::Result<Pending> {
     Ok(Pending { dir, id })
 }
 
-fn create_private_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     match std::fs::DirBuilder::new()
         .recursive(true)

@@ -28,5 +28,6 @@ pub mod results;
 pub mod run_dir;
 pub mod static_db;
 pub mod stream;
+pub mod units;
 
 pub use error::{FormatError, Result};

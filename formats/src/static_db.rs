@@ -26,7 +26,10 @@ pub const STATIC_DB: Kind = Kind {
     // cannot decode them, so a db that may hold them is version 4), and
     // `Variable` gained `heap_bytes`. 5: `SideEffect` gained the field
     // paths it writes and reads (`blamed_path`, `blamed_type`, `from_path`).
-    version: 5,
+    // 6: `FunctionSummary` gained its write and read sets (`param_writes`,
+    // `param_reads`), which callers in other translation units use, and
+    // the `unit` it came from.
+    version: 6,
 };
 
 /// What a variable is, as the reports show it.
@@ -142,6 +145,17 @@ pub struct OutputBinding {
     /// argument passed by value (`blamed` empty): the variables its value
     /// is read from, which a callee's side effect from it blames through.
     pub pointees: Vec<u32>,
+}
+
+/// A field path and pointer dereferences below what a pointer parameter
+/// points to, where a function may write or read (and everything reachable
+/// from there). `([], 0)` is the whole argument.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
+pub struct ParamAccess {
+    pub path: Vec<String>,
+    pub deref: u32,
 }
 
 /// One call instruction of a function.
@@ -389,6 +403,21 @@ pub struct FunctionSummary {
     pub reads: Vec<LineReads>,
     /// Every line with an instruction, sorted (for skid negation and coverage).
     pub lines: Vec<u32>,
+    /// Per parameter, where the function may write below what it points to
+    /// (its write set, closed over its calls); `None` when not computed (no
+    /// pointer parameter): a caller assumes anything its arguments reach.
+    /// Callers in other translation units are analyzed with these.
+    #[serde(default)]
+    pub param_writes: Option<Vec<Vec<ParamAccess>>>,
+    /// Per parameter, what the function may read below what it points to
+    /// (its read set); `None` when not computed.
+    #[serde(default)]
+    pub param_reads: Option<Vec<Vec<ParamAccess>>>,
+    /// The translation unit the summary came from (its source file; empty
+    /// when not known): whose kept IR (`units`) to analyze again when a
+    /// function it calls in another unit changes its sets.
+    #[serde(default)]
+    pub unit: String,
 }
 
 impl FunctionSummary {
@@ -631,14 +660,14 @@ mod cache_geometry_tests {
 mod version_tests {
     use super::*;
 
-    /// `SideEffect` gained its field paths after version 4, which a
-    /// version-4 reader cannot decode (bincode has no optional fields): this
-    /// build writes version 5 and refuses a version-4 db with the version
-    /// error (not a decode error halfway through), so `blame analyze` can
-    /// say to remove it.
+    /// `FunctionSummary` gained its write and read sets after version 5,
+    /// which a version-5 reader cannot decode (bincode has no optional
+    /// fields): this build writes version 6 and refuses a version-5 db with
+    /// the version error (not a decode error halfway through), so `blame
+    /// analyze` can say to remove it.
     #[test]
-    fn dbs_with_side_effect_paths_are_version_5_and_v4_is_refused() {
-        assert_eq!(STATIC_DB.version, 5);
+    fn dbs_with_write_sets_are_version_6_and_v5_is_refused() {
+        assert_eq!(STATIC_DB.version, 6);
         let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("static.db");
@@ -648,14 +677,14 @@ mod version_tests {
         };
         StaticDb::default().write(&path, &header).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 5);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 6);
         assert!(StaticDb::read_bytes(&bytes).is_ok());
-        bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
         assert!(matches!(
             StaticDb::read_bytes(&bytes),
             Err(FormatError::UnsupportedVersion {
-                found: 4,
-                supported: 5,
+                found: 5,
+                supported: 6,
                 ..
             })
         ));

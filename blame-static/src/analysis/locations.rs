@@ -320,6 +320,13 @@ pub struct FieldAlias {
 
 impl<'a> DefinedFunctions<'a> {
     pub fn new(m: &'a Module) -> Self {
+        Self::with_external(m, &super::write_sets::AccessSets::default())
+    }
+
+    /// [`DefinedFunctions::new`] with the write and read sets of functions
+    /// of other units (`AccessSets::external`): calls to them may-define
+    /// and read only what those sets say.
+    pub fn with_external(m: &'a Module, external: &super::write_sets::AccessSets) -> Self {
         let mut names = HashMap::with_capacity(m.functions.len());
         for g in &m.functions {
             // The first function of a name decides, as a linear search would.
@@ -341,7 +348,7 @@ impl<'a> DefinedFunctions<'a> {
                 const_params.entry(g.name.as_str()).or_insert(ks);
             }
         }
-        let access = super::write_sets::access_sets(m, &rets, &names, &const_params);
+        let access = super::write_sets::access_sets(m, &rets, &names, &const_params, external);
         DefinedFunctions {
             names,
             rets,
@@ -358,9 +365,15 @@ impl<'a> DefinedFunctions<'a> {
             .is_some_and(|ks| ks.binary_search(&k).is_ok())
     }
 
+    /// `name`'s write and read sets as the static db stores them.
+    pub fn stored_sets(&self, name: &str) -> super::write_sets::StoredSets {
+        self.access.stored(name)
+    }
+
     /// Where `name`'s body may write through its parameter `k` (below what
-    /// the argument points to); `None` when not known (no body in the
-    /// module): anything the argument reaches.
+    /// the argument points to), or, for a function of another unit, its
+    /// stored write set; `None` when not known: anything the argument
+    /// reaches.
     pub fn param_writes(&self, name: &str, k: u32) -> Option<&[ParamWrite]> {
         self.access
             .writes

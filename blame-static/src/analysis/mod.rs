@@ -30,7 +30,7 @@ mod write_sets;
 pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
-pub use write_sets::ParamWrite;
+pub use write_sets::{AccessSets, ParamWrite, StoredSets};
 
 use crate::cfg::Cfg;
 use crate::ir::*;
@@ -193,6 +193,9 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         loops,
         reads,
         lines,
+        param_writes: None,
+        param_reads: None,
+        unit: String::new(),
     }
 }
 
@@ -432,8 +435,10 @@ fn collect_writes(
                     // A body of the module writes only where its write set
                     // says (`kernel(dom)` writing `dom->fx[..]` leaves
                     // `dom.cycle` as it was).
+                    // So does a function of another unit whose write set
+                    // the static db holds.
                     let through: Option<&[write_sets::ParamWrite]> = match &name {
-                        Some(n) if has_body => defined.param_writes(n, k),
+                        Some(n) => defined.param_writes(n, k),
                         _ => None,
                     };
                     let mut targets = Vec::new();
@@ -606,7 +611,7 @@ fn data_edges(
                     // each argument (an accessor reads nothing: it returns
                     // an address); anything else reads what they reach.
                     let reads_of = |k: u32| match callee.as_deref() {
-                        Some(n) if defined.contains(n) => defined.param_reads(n, k),
+                        Some(n) => defined.param_reads(n, k),
                         _ => None,
                     };
                     for (k, a) in inst.args.iter().enumerate() {

@@ -57,6 +57,13 @@ const MAX_ROUNDS: usize = 10;
 /// Per defined function, per parameter position, where it may write (or read).
 pub type WriteSets = HashMap<String, Vec<Vec<ParamWrite>>>;
 
+/// A function's write and read sets as the static db stores them
+/// (`FunctionSummary::param_writes`, `param_reads`).
+pub type StoredSets = (
+    Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
+    Option<Vec<Vec<blame_formats::static_db::ParamAccess>>>,
+);
+
 /// A module's write sets and read sets.
 #[derive(Debug, Default)]
 pub struct AccessSets {
@@ -90,18 +97,127 @@ fn normalize(ws: BTreeSet<ParamWrite>) -> Vec<ParamWrite> {
     out
 }
 
+impl AccessSets {
+    /// The sets of the functions `db` holds summaries of, by linkage name,
+    /// for the names `m` calls but has no body of (functions of other
+    /// translation units analyzed before). A name with more than one
+    /// summary (a `static` function of several files) is left out: which
+    /// one a call reaches is not known.
+    pub fn external(m: &Module, db: &blame_formats::static_db::StaticDb) -> AccessSets {
+        let mut out = AccessSets::default();
+        let declared: BTreeSet<&str> = m
+            .functions
+            .iter()
+            .filter(|f| f.is_declaration)
+            .map(|f| f.name.as_str())
+            .collect();
+        let defined: BTreeSet<&str> = m
+            .functions
+            .iter()
+            .filter(|f| !f.is_declaration)
+            .map(|f| f.name.as_str())
+            .collect();
+        let convert =
+            |sets: &[Vec<blame_formats::static_db::ParamAccess>]| -> Vec<Vec<ParamWrite>> {
+                sets.iter()
+                    .map(|ws| {
+                        ws.iter()
+                            .map(|w| ParamWrite {
+                                path: w.path.clone(),
+                                deref: w.deref,
+                            })
+                            .collect()
+                    })
+                    .collect()
+            };
+        for name in declared.difference(&defined) {
+            let mut found = db
+                .functions
+                .range((name.to_string(), String::new())..)
+                .take_while(|((n, _), _)| n == name);
+            let (Some((_, s)), None) = (found.next(), found.next()) else {
+                continue;
+            };
+            if let Some(ws) = &s.param_writes {
+                out.writes.insert(name.to_string(), convert(ws));
+            }
+            if let Some(rs) = &s.param_reads {
+                out.reads.insert(name.to_string(), convert(rs));
+            }
+        }
+        out
+    }
+
+    /// `name`'s sets as the static db stores them.
+    pub fn stored(&self, name: &str) -> StoredSets {
+        let convert = |sets: &Vec<Vec<ParamWrite>>| {
+            sets.iter()
+                .map(|ws| {
+                    ws.iter()
+                        .map(|w| blame_formats::static_db::ParamAccess {
+                            path: w.path.clone(),
+                            deref: w.deref,
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        (
+            self.writes.get(name).map(convert),
+            self.reads.get(name).map(convert),
+        )
+    }
+}
+
 /// The write and read sets of every defined function of `m` with pointer
-/// parameters.
+/// parameters, calls to functions of other units (`external`, from the
+/// static db) through their stored sets; the result holds those external
+/// sets too.
 pub(super) fn access_sets(
     m: &Module,
     rets: &HashMap<String, Vec<ReturnsInto>>,
     names: &HashMap<&str, bool>,
     const_params: &HashMap<&str, Vec<u32>>,
+    external: &AccessSets,
 ) -> AccessSets {
-    AccessSets {
-        writes: write_sets(m, rets, names, const_params, Access::Write),
-        reads: write_sets(m, rets, names, &HashMap::new(), Access::Read),
+    let mut sets = AccessSets {
+        writes: write_sets(
+            m,
+            rets,
+            names,
+            const_params,
+            &external.writes,
+            Access::Write,
+        ),
+        reads: write_sets(
+            m,
+            rets,
+            names,
+            &HashMap::new(),
+            &external.reads,
+            Access::Read,
+        ),
+    };
+    let own = |n: &str| names.get(n).copied().unwrap_or(false);
+    for (n, ws) in &external.writes {
+        if !own(n) {
+            sets.writes.insert(n.clone(), ws.clone());
+        }
     }
+    for (n, rs) in &external.reads {
+        if !own(n) {
+            sets.reads.insert(n.clone(), rs.clone());
+        }
+    }
+    sets
+}
+
+/// What one fixed point computes: which accesses, with the sets of the
+/// functions of other units.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    access: Access,
+    external: &'a WriteSets,
 }
 
 /// Which accesses a set holds.
@@ -116,6 +232,7 @@ fn write_sets(
     rets: &HashMap<String, Vec<ReturnsInto>>,
     names: &HashMap<&str, bool>,
     const_params: &HashMap<&str, Vec<u32>>,
+    external: &WriteSets,
     access: Access,
 ) -> WriteSets {
     let candidates: Vec<&Function> = m
@@ -136,7 +253,8 @@ fn write_sets(
         }
         changed.clear();
         for f in &candidates {
-            let ws = function_writes(m, f, rets, names, const_params, &sets, access);
+            let pass = Pass { access, external };
+            let ws = function_writes(m, f, rets, names, const_params, &sets, pass);
             if sets.get(&f.name) != Some(&ws) {
                 sets.insert(f.name.clone(), ws);
                 changed.insert(f.name.as_str());
@@ -172,8 +290,9 @@ fn function_writes(
     names: &HashMap<&str, bool>,
     const_params: &HashMap<&str, Vec<u32>>,
     sets: &WriteSets,
-    access: Access,
+    pass: Pass,
 ) -> Vec<Vec<ParamWrite>> {
+    let Pass { access, external } = pass;
     let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
     let mut res = Resolver {
         m,
@@ -252,6 +371,12 @@ fn function_writes(
                                 .cloned()
                                 .unwrap_or_default()
                         }
+                        // A function of another unit: its stored set.
+                        (Some(n), _) if external.contains_key(n) => external
+                            .get(n)
+                            .and_then(|ws| ws.get(j as usize))
+                            .cloned()
+                            .unwrap_or_else(|| vec![ParamWrite::whole()]),
                         // A library routine may read anything its pointer
                         // arguments reach.
                         (_, Some(_)) if access == Access::Read => vec![ParamWrite::whole()],

@@ -327,6 +327,15 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             ],
         }],
         lines: (10..60).collect(),
+        param_writes: Some(vec![
+            vec![ParamAccess {
+                path: vec!["fx".into()],
+                deref: 1,
+            }],
+            vec![],
+        ]),
+        param_reads: None,
+        unit: "/src/unit.c".into(),
     }
 }
 
