@@ -138,22 +138,80 @@ fn callers_units(db: &StaticDb, changed: &BTreeSet<String>) -> BTreeSet<String> 
         .collect()
 }
 
-/// Analyzes `modules` into `db` (each with the sets the db holds for the
-/// functions of other units it calls); returns the names whose stored sets
-/// changed.
+/// The order to analyze `modules` in: a module after the modules defining
+/// what it calls (depth-first, callees first; modules calling each other
+/// in a cycle keep their input order), so that a caller sees its callees'
+/// write and read sets instead of assuming the worst and being analyzed
+/// again when they arrive.
+fn callees_first(modules: &[ir::Module]) -> Vec<usize> {
+    let defined_in: HashMap<&str, usize> = modules
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| {
+            m.functions
+                .iter()
+                .filter(|f| !f.is_declaration)
+                .map(move |f| (f.name.as_str(), i))
+        })
+        .collect();
+    let calls: Vec<BTreeSet<usize>> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            m.functions
+                .iter()
+                .filter(|f| f.is_declaration)
+                .filter_map(|f| defined_in.get(f.name.as_str()).copied())
+                .filter(|&j| j != i)
+                .collect()
+        })
+        .collect();
+    let mut order = Vec::with_capacity(modules.len());
+    let mut seen = vec![false; modules.len()];
+    for root in 0..modules.len() {
+        if seen[root] {
+            continue;
+        }
+        // Iterative post-order: (module, its callees not yet walked).
+        seen[root] = true;
+        let mut stack = vec![(root, calls[root].iter())];
+        while let Some((i, next)) = stack.last_mut() {
+            match next.next() {
+                Some(&j) if !seen[j] => {
+                    seen[j] = true;
+                    stack.push((j, calls[j].iter()));
+                }
+                Some(_) => {}
+                None => {
+                    order.push(*i);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    order
+}
+
+/// Analyzes `modules` into `db`, callees first (each with the sets the db
+/// holds for the functions of other units it calls); returns, in the order
+/// they were analyzed, each module's unit and the names whose stored sets
+/// its analysis changed.
 fn analyze_modules_into(
     modules: &[ir::Module],
     db: &mut StaticDb,
     up: &mut DbUpdate,
     record: bool,
-) -> BTreeSet<String> {
-    let names: BTreeSet<String> = modules
-        .iter()
-        .flat_map(|m| m.functions.iter().filter(|f| !f.is_declaration))
-        .map(|f| f.name.clone())
-        .collect();
-    let before = stored_sets(db, &names);
-    for m in modules {
+) -> Vec<(String, BTreeSet<String>)> {
+    let mut out = Vec::with_capacity(modules.len());
+    for i in callees_first(modules) {
+        let m = &modules[i];
+        let names: BTreeSet<String> = m
+            .functions
+            .iter()
+            .filter(|f| !f.is_declaration)
+            .map(|f| f.name.clone())
+            .collect();
+        let before = stored_sets(db, &names);
         let t = Instant::now();
         let r = analyze_module(m, Some(db));
         up.analysis_time += t.elapsed();
@@ -169,37 +227,69 @@ fn analyze_modules_into(
             }
             db.insert(s);
         }
+        let after = stored_sets(db, &names);
+        let changed = names
+            .into_iter()
+            .filter(|n| before.get(n) != after.get(n))
+            .collect();
+        out.push((unit_name(m), changed));
     }
-    let after = stored_sets(db, &names);
-    names
-        .into_iter()
-        .filter(|n| before.get(n) != after.get(n))
-        .collect()
+    out
+}
+
+/// The units to analyze again after `analyzed` (units in analysis order,
+/// each with the names its analysis changed): those calling a changed name
+/// that were analyzed before the change (earlier in the list, or in an
+/// earlier update); a unit analyzed after it saw the change already.
+fn units_to_analyze_again(
+    db: &StaticDb,
+    analyzed: &[(String, BTreeSet<String>)],
+) -> BTreeSet<String> {
+    let position: HashMap<&str, usize> = analyzed
+        .iter()
+        .enumerate()
+        .map(|(p, (u, _))| (u.as_str(), p))
+        .collect();
+    let mut out = BTreeSet::new();
+    for (p, (_, changed)) in analyzed.iter().enumerate() {
+        if changed.is_empty() {
+            continue;
+        }
+        for unit in callers_units(db, changed) {
+            if position.get(unit.as_str()).is_none_or(|&q| q < p) {
+                out.insert(unit);
+            }
+        }
+    }
+    out
 }
 
 /// Analyzes again, from their kept IR, the units calling functions whose
-/// sets changed, until no set changes (at most [`MAX_UNIT_ROUNDS`]): a
-/// fixed point of the write and read sets across units. Units without kept
-/// IR keep their summaries.
+/// sets changed before they were analyzed, until no set changes (at most
+/// [`MAX_UNIT_ROUNDS`]): a fixed point of the write and read sets across
+/// units. Units without kept IR keep their summaries.
 fn reanalyze_callers(
     db_path: &std::path::Path,
     db: &mut StaticDb,
     up: &mut DbUpdate,
-    mut changed: BTreeSet<String>,
+    analyzed: Vec<(String, BTreeSet<String>)>,
 ) {
+    let mut changed: BTreeSet<String> = analyzed.iter().flat_map(|(_, c)| c.clone()).collect();
+    let mut units = units_to_analyze_again(db, &analyzed);
     for _ in 0..MAX_UNIT_ROUNDS {
-        if changed.is_empty() {
+        if units.is_empty() {
             return;
         }
-        let units = callers_units(db, &changed);
         let modules = load_units(db_path, &units, up);
         if modules.is_empty() {
             return;
         }
         up.reanalyzed_units += modules.len();
-        changed = analyze_modules_into(&modules, db, up, false);
+        let again = analyze_modules_into(&modules, db, up, false);
+        changed = again.iter().flat_map(|(_, c)| c.clone()).collect();
+        units = units_to_analyze_again(db, &again);
     }
-    if changed.is_empty() {
+    if units.is_empty() {
         return;
     }
     // Still changing (sets deepening along a recursion across units): the
@@ -611,8 +701,8 @@ pub fn analyze_named_into_db(
         let path = blame_formats::units::path_of(db_path, &unit);
         blame_formats::units::store(db_path, &unit, bytes).map_err(io(&path))?;
     }
-    let changed = analyze_modules_into(&modules, &mut db, &mut up, true);
-    reanalyze_callers(db_path, &mut db, &mut up, changed);
+    let analyzed = analyze_modules_into(&modules, &mut db, &mut up, true);
+    reanalyze_callers(db_path, &mut db, &mut up, analyzed);
     // This call's summaries as the db now holds them (analyzed again when
     // a later unit of the call changed what they call).
     for (key, s) in up.db.functions.iter_mut() {
