@@ -308,9 +308,20 @@ fn function_writes(
     let bases = param_bases(f, &mut res);
     let slot_stores = slot_stores(f, &mut res);
     let mut out: Vec<BTreeSet<ParamWrite>> = vec![BTreeSet::new(); np];
-    let written = |res: &mut Resolver, l: Loc, out: &mut Vec<BTreeSet<ParamWrite>>| {
-        for (k, w) in to_params(res, &param_of, &bases, &slot_stores, l, 0) {
-            out[k as usize].insert(w);
+    // A function writes (or reads) the same locations on many lines: each
+    // location is followed to the parameters once (the resolver keeps what
+    // it resolved, so a second walk would find the same).
+    let mut seen: HashMap<Loc, Vec<(u32, ParamWrite)>> = HashMap::new();
+    let mut written = |res: &mut Resolver, l: Loc, out: &mut Vec<BTreeSet<ParamWrite>>| {
+        let found = match seen.get(&l) {
+            Some(found) => found,
+            None => {
+                let found = to_params(res, &param_of, &bases, &slot_stores, l.clone(), 0);
+                seen.entry(l).or_insert(found)
+            }
+        };
+        for (k, w) in found {
+            out[*k as usize].insert(w.clone());
         }
     };
     for inst in &f.insts {
