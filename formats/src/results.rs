@@ -143,46 +143,6 @@ impl From<ResultsHeaderV2> for ResultsHeader {
     }
 }
 
-/// [`ResultsHeader`] of results versions 3 and 4 (no `summed`).
-#[derive(Decode)]
-struct ResultsHeaderV4<P, E, Pr, S, B, C, V, D> {
-    producer: P,
-    events: E,
-    processes: Pr,
-    shard: S,
-    blame_points: B,
-    coverage: C,
-    provenance: V,
-    damage: D,
-}
-
-type OwnedHeaderV4 = ResultsHeaderV4<
-    String,
-    Vec<EventDesc>,
-    Vec<ProcessInfoV5>,
-    Option<Shard>,
-    Vec<String>,
-    Vec<Coverage>,
-    Option<ProvenanceV5>,
-    Vec<String>,
->;
-
-impl From<OwnedHeaderV4> for ResultsHeader {
-    fn from(h: OwnedHeaderV4) -> Self {
-        ResultsHeader {
-            producer: h.producer,
-            events: h.events,
-            processes: h.processes.into_iter().map(ProcessInfo::from).collect(),
-            shard: h.shard,
-            blame_points: h.blame_points,
-            coverage: h.coverage,
-            provenance: h.provenance.map(Provenance::from),
-            damage: h.damage,
-            summed: None,
-        }
-    }
-}
-
 /// [`ProcessInfo`] of results versions 3 to 5: host and command written
 /// out for every process.
 #[derive(Decode)]
@@ -210,9 +170,11 @@ impl From<ProcessInfoV5> for ProcessInfo {
     }
 }
 
-/// The header as results versions 5 and 6 lay it out; `Pr` is the process
-/// table (version 5: a [`ProcessInfoV5`] per process; version 6: a
-/// [`ProcessTable`]). Written from references, read owned.
+/// The header as results versions 3 to 6 lay it out, read owned and
+/// written from references: `Pr` is the process table (versions 3 to 5: a
+/// [`ProcessInfoV5`] per process; 6: a [`ProcessTable`]), `V` the
+/// provenance (3 to 5: [`ProvenanceV5s`]) and `Su` whether contexts are
+/// summed (3 and 4: [`NotSummed`], which takes no bytes).
 #[derive(Encode, Decode)]
 struct HeaderLayout<P, E, Pr, S, B, C, V, D, Su> {
     producer: P,
@@ -226,7 +188,7 @@ struct HeaderLayout<P, E, Pr, S, B, C, V, D, Su> {
     summed: Su,
 }
 
-type OwnedHeader<Pr, V = Option<Provenance>> = HeaderLayout<
+type OwnedHeader<Pr, V, Su> = HeaderLayout<
     String,
     Vec<EventDesc>,
     Pr,
@@ -235,12 +197,46 @@ type OwnedHeader<Pr, V = Option<Provenance>> = HeaderLayout<
     Vec<Coverage>,
     V,
     Vec<String>,
-    Option<SummedContexts>,
+    Su,
 >;
 
-impl<Pr, V: Into<Option<Provenance>>> OwnedHeader<Pr, V> {
-    fn with_processes(self, processes: Vec<ProcessInfo>) -> ResultsHeader {
-        ResultsHeader {
+/// The `summed` of results versions 3 and 4, which had none.
+#[derive(Decode)]
+struct NotSummed;
+
+impl From<NotSummed> for Option<SummedContexts> {
+    fn from(_: NotSummed) -> Self {
+        None
+    }
+}
+
+/// A process table as one results version stores it.
+trait StoredProcesses {
+    /// The processes; `None` when the table contradicts itself.
+    fn into_processes(self) -> Option<Vec<ProcessInfo>>;
+}
+
+impl StoredProcesses for Vec<ProcessInfoV5> {
+    fn into_processes(self) -> Option<Vec<ProcessInfo>> {
+        Some(self.into_iter().map(ProcessInfo::from).collect())
+    }
+}
+
+impl<Pr, V, Su> OwnedHeader<Pr, V, Su>
+where
+    Pr: StoredProcesses,
+    V: Into<Option<Provenance>>,
+    Su: Into<Option<SummedContexts>>,
+{
+    fn into_header(self, path: &Path) -> Result<ResultsHeader> {
+        let processes =
+            self.processes
+                .into_processes()
+                .ok_or_else(|| FormatError::CorruptHeader {
+                    path: path.to_path_buf(),
+                    reason: "a process names a host or command the table does not hold".into(),
+                })?;
+        Ok(ResultsHeader {
             producer: self.producer,
             events: self.events,
             processes,
@@ -249,8 +245,8 @@ impl<Pr, V: Into<Option<Provenance>>> OwnedHeader<Pr, V> {
             coverage: self.coverage,
             provenance: self.provenance.into(),
             damage: self.damage,
-            summed: self.summed,
-        }
+            summed: self.summed.into(),
+        })
     }
 }
 
@@ -306,7 +302,9 @@ impl ProcessTable {
         }
         table
     }
+}
 
+impl StoredProcesses for ProcessTable {
     /// The processes, sharing each host and command; `None` when an index is out of range.
     fn into_processes(self) -> Option<Vec<ProcessInfo>> {
         let hosts: Vec<Arc<str>> = self.hosts.into_iter().map(Arc::from).collect();
@@ -887,35 +885,18 @@ impl Results {
         let (mut r, chunk) = ContainerReader::open_header(input, path, RESULTS, OLDEST_READABLE)?;
         let header: ResultsHeader = match r.version {
             2 => ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into(),
-            3 | 4 => ContainerReader::<R>::decode_header::<OwnedHeaderV4>(&chunk, path)?.into(),
-            5 => {
-                let mut h = ContainerReader::<R>::decode_header::<
-                    OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s>,
-                >(&chunk, path)?;
-                let processes = std::mem::take(&mut h.processes);
-                h.with_processes(processes.into_iter().map(ProcessInfo::from).collect())
-            }
-            _ => {
-                let mut h =
-                    ContainerReader::<R>::decode_header::<OwnedHeader<ProcessTable>>(&chunk, path)?;
-                let table = std::mem::replace(
-                    &mut h.processes,
-                    ProcessTable {
-                        hosts: Vec::new(),
-                        commands: Vec::new(),
-                        processes: Vec::new(),
-                    },
-                );
-                let processes =
-                    table
-                        .into_processes()
-                        .ok_or_else(|| FormatError::CorruptHeader {
-                            path: path.to_path_buf(),
-                            reason: "a process names a host or command the table does not hold"
-                                .into(),
-                        })?;
-                h.with_processes(processes)
-            }
+            3 | 4 => ContainerReader::<R>::decode_header::<
+                OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s, NotSummed>,
+            >(&chunk, path)?
+            .into_header(path)?,
+            5 => ContainerReader::<R>::decode_header::<
+                OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s, Option<SummedContexts>>,
+            >(&chunk, path)?
+            .into_header(path)?,
+            _ => ContainerReader::<R>::decode_header::<
+                OwnedHeader<ProcessTable, Option<Provenance>, Option<SummedContexts>>,
+            >(&chunk, path)?
+            .into_header(path)?,
         };
         let mut out = Results {
             header,

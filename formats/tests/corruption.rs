@@ -234,11 +234,8 @@ fn rechunk<T: serde::Serialize>(
         .with_varint_encoding()
         .with_little_endian();
     // The writer's own preamble and (empty) header are replaced by `head`.
-    let skip = ContainerWriter::new(Vec::new(), "<t>", kind, &())
-        .unwrap()
-        .into_inner()
-        .len();
     let mut w = ContainerWriter::new(Vec::new(), "<t>", kind, &()).unwrap();
+    let skip = w.bytes_written() as usize;
     for group in records.chunks(per_chunk) {
         let mut payload = Vec::new();
         for r in group {

@@ -48,6 +48,28 @@ pub(super) struct Resolver<'a> {
     pub(super) busy: Vec<bool>,
 }
 
+impl<'a> Resolver<'a> {
+    /// A resolver of `f`'s values, nothing resolved yet.
+    pub(super) fn new(
+        m: &'a Module,
+        f: &'a Function,
+        rets: &'a HashMap<String, Vec<ReturnsInto>>,
+        alloca_var: HashMap<InstId, u32>,
+        arg_var: HashMap<u32, (u32, bool)>,
+    ) -> Self {
+        Resolver {
+            m,
+            f,
+            rets,
+            stored_to: stored_to(f),
+            alloca_var,
+            arg_var,
+            memo: vec![None; f.insts.len()],
+            busy: vec![false; f.insts.len()],
+        }
+    }
+}
+
 impl Resolver<'_> {
     pub(super) fn locs(&mut self, v: &Value) -> Vec<Loc> {
         match v {
@@ -468,16 +490,7 @@ fn field_aliases(
         .filter(|f| !f.is_declaration && f.returns_value && f.params.iter().any(|p| p.is_pointer))
     {
         let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
-        let mut res = Resolver {
-            m,
-            f,
-            rets,
-            stored_to: stored_to(f),
-            alloca_var,
-            arg_var,
-            memo: vec![None; f.insts.len()],
-            busy: vec![false; f.insts.len()],
-        };
+        let mut res = Resolver::new(m, f, rets, alloca_var, arg_var);
         // The variables whose target is returned (`return p;`).
         let returned: BTreeSet<Root> = returned_values(f, &res.alloca_var)
             .iter()
@@ -577,16 +590,7 @@ fn returns_into(m: &Module) -> HashMap<String, Vec<ReturnsInto>> {
         let mut changed = false;
         for f in &candidates {
             let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
-            let mut res = Resolver {
-                m,
-                f,
-                rets: &rets,
-                stored_to: stored_to(f),
-                alloca_var,
-                arg_var,
-                memo: vec![None; f.insts.len()],
-                busy: vec![false; f.insts.len()],
-            };
+            let mut res = Resolver::new(m, f, &rets, alloca_var, arg_var);
             let mut found: BTreeSet<ReturnsInto> = BTreeSet::new();
             for value in returned_values(f, &res.alloca_var) {
                 for l in res.locs(&value) {

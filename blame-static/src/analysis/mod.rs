@@ -37,7 +37,7 @@ use crate::ir::*;
 use crate::library_models::{self as library, LibModel};
 use blame_formats::static_db::*;
 use graph::{find, Components, MayDefVisibility};
-use locations::{returned_values, stored_to, variable_bindings, Key, Loc, Resolver, Root};
+use locations::{returned_values, variable_bindings, Key, Loc, Resolver, Root};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use variables::Vars;
 
@@ -59,16 +59,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
 
     // Variables of allocas and arguments, and which parameter each variable holds.
     let (alloca_var, arg_var, param_of, declared_line) = variable_bindings(f);
-    let mut res = Resolver {
-        m,
-        f,
-        rets: &defined.rets,
-        stored_to: stored_to(f),
-        alloca_var,
-        arg_var,
-        memo: vec![None; ni],
-        busy: vec![false; ni],
-    };
+    let mut res = Resolver::new(m, f, &defined.rets, alloca_var, arg_var);
     let mut vars = Vars {
         m,
         f,

@@ -12,7 +12,7 @@
 //! m_cycle; }`) computes an address and reads nothing, so the address it
 //! returns does not depend on the kernels' writes either.
 
-use super::locations::{stored_to, variable_bindings, Loc, Resolver, ReturnsInto, Root};
+use super::locations::{variable_bindings, Loc, Resolver, ReturnsInto, Root};
 use crate::ir::*;
 use crate::library_models as library;
 use blame_formats::static_db::CallOutput;
@@ -294,16 +294,7 @@ fn function_writes(
 ) -> Vec<Vec<ParamWrite>> {
     let Pass { access, external } = pass;
     let (alloca_var, arg_var, param_of, _) = variable_bindings(f);
-    let mut res = Resolver {
-        m,
-        f,
-        rets,
-        stored_to: stored_to(f),
-        alloca_var,
-        arg_var,
-        memo: vec![None; f.insts.len()],
-        busy: vec![false; f.insts.len()],
-    };
+    let mut res = Resolver::new(m, f, rets, alloca_var, arg_var);
     let np = f.params.len();
     let bases = param_bases(f, &mut res);
     let slot_stores = slot_stores(f, &mut res);
