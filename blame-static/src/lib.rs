@@ -745,23 +745,17 @@ mod across_units_tests {
                                \x20 s->count += n;\n\
                                }\n";
 
-    /// `src` compiled to bitcode as `blame cc` does, as `dir/name.bc`.
+    /// `src` after [`HEADER`] compiled to bitcode as `blame cc` does, as `dir/name.bc`.
     fn unit(dir: &Path, name: &str, src: &str) -> PathBuf {
+        source_unit(dir, name, &format!("{HEADER}{src}"))
+    }
+
+    /// `text` compiled to bitcode as `blame cc` does, as `dir/name.bc`.
+    fn source_unit(dir: &Path, name: &str, text: &str) -> PathBuf {
         let c = dir.join(format!("{name}.c"));
         let bc = dir.join(format!("{name}.bc"));
-        std::fs::write(&c, format!("{HEADER}{src}")).unwrap();
-        let out = std::process::Command::new("clang-19")
-            .args(["-g", "-O0", "-emit-llvm", "-c"])
-            .arg(&c)
-            .arg("-o")
-            .arg(&bc)
-            .output()
-            .expect("clang-19 runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        std::fs::write(&c, text).unwrap();
+        crate::test_clang::bitcode(&c, &bc, &["-O0"]);
         bc
     }
 
@@ -859,24 +853,7 @@ mod across_units_tests {
     fn recursion_across_units_reaches_a_fixed_point() {
         let dir = tempfile::tempdir().unwrap();
         let list = "struct L { struct L *next; double x, y; };\n";
-        let write = |name: &str, src: &str| {
-            let c = dir.path().join(format!("{name}.c"));
-            let bc = dir.path().join(format!("{name}.bc"));
-            std::fs::write(&c, format!("{list}{src}")).unwrap();
-            let out = std::process::Command::new("clang-19")
-                .args(["-g", "-O0", "-emit-llvm", "-c"])
-                .arg(&c)
-                .arg("-o")
-                .arg(&bc)
-                .output()
-                .expect("clang-19 runs");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            bc
-        };
+        let write = |name: &str, src: &str| source_unit(dir.path(), name, &format!("{list}{src}"));
         let a = write(
             "a",
             "void b(struct L *l);\nvoid a(struct L *l) { l->x = 1; if (l->next) b(l->next); }\n",
@@ -924,5 +901,29 @@ mod across_units_tests {
         assert_eq!(up.unreadable_units.len(), 1, "{:?}", up.unreadable_units);
         assert!(up.unreadable_units[0].starts_with(&name));
         assert!(function(&db, "kern").param_writes.is_some());
+    }
+}
+
+/// What the unit tests of this crate compile their C sources with.
+#[cfg(test)]
+pub(crate) mod test_clang {
+    use std::path::Path;
+
+    /// Compiles the C file `c` to bitcode `bc` with clang-19, `-g` and `args`.
+    pub(crate) fn bitcode(c: &Path, bc: &Path, args: &[&str]) {
+        let out = std::process::Command::new("clang-19")
+            .arg("-g")
+            .args(args)
+            .args(["-emit-llvm", "-c"])
+            .arg(c)
+            .arg("-o")
+            .arg(bc)
+            .output()
+            .expect("clang-19 runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

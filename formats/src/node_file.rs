@@ -825,11 +825,12 @@ pub fn is_node_file(path: &Path) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::stream::{salvage_from, EventDesc, Lost, Sampling, Stream};
 
-    fn header(pid: u32, rank: Option<u32>) -> StreamHeader {
+    /// A stream header of one cpu-clock event (also the stream tests').
+    pub(crate) fn header(pid: u32, rank: Option<u32>) -> StreamHeader {
         StreamHeader {
             host: "h".into(),
             command: vec!["./app".into()],

@@ -1171,23 +1171,7 @@ mod tests {
     /// began) is not among them.
     #[test]
     fn leading_mappings_stop_at_the_first_sample() {
-        let header = StreamHeader {
-            host: "h".into(),
-            command: vec!["./a".into()],
-            pid: 1,
-            ppid: 0,
-            rank: None,
-            world_size: None,
-            events: vec![EventDesc {
-                name: "cpu-clock".into(),
-                sampling: Sampling::Frequency(1000),
-                unit: "ns".into(),
-                memory: false,
-            }],
-            call_graph: "fp".into(),
-            start_time_ns: 0,
-            extra: vec![],
-        };
+        let header = crate::node_file::tests::header(1, None);
         let mapping = |start: u64| Mapping {
             pid: 1,
             start,

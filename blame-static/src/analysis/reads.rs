@@ -387,18 +387,7 @@ pub(crate) mod read_table_tests {
         let c = dir.path().join("k.c");
         let bc = dir.path().join("k.bc");
         std::fs::write(&c, src).unwrap();
-        let out = std::process::Command::new("clang-19")
-            .args(["-g", opt, "-emit-llvm", "-c"])
-            .arg(&c)
-            .arg("-o")
-            .arg(&bc)
-            .output()
-            .expect("clang-19 runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::test_clang::bitcode(&c, &bc, &[opt]);
         let m = crate::load_file(&bc).unwrap();
         crate::analyze_module(&m, None)
             .summaries
