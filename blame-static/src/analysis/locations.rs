@@ -31,6 +31,22 @@ pub(super) struct Loc {
     pub(super) exact: bool,
 }
 
+impl Loc {
+    /// The memory `path` and `deref` dereferences below this location (its
+    /// type unknown, no longer exact).
+    pub(super) fn below(&self, path: &[String], deref: u32) -> Loc {
+        let mut p = self.path.clone();
+        p.extend(path.iter().cloned());
+        Loc {
+            root: self.root,
+            path: p,
+            deref: self.deref + deref,
+            ty: None,
+            exact: false,
+        }
+    }
+}
+
 pub(super) type Key = (Root, Vec<String>);
 
 pub(super) const MAX_LOCS: usize = 16;
@@ -201,15 +217,7 @@ impl Resolver<'_> {
                         continue;
                     };
                     for l in self.locs(&a) {
-                        let mut path = l.path.clone();
-                        path.extend(r.path.iter().cloned());
-                        let loc = Loc {
-                            root: l.root,
-                            path,
-                            deref: l.deref + r.deref,
-                            ty: None,
-                            exact: false,
-                        };
+                        let loc = l.below(&r.path, r.deref);
                         if !v.contains(&loc) {
                             v.push(loc);
                         }

@@ -407,16 +407,7 @@ fn function_writes(
                     };
                     for l in res.locs(a) {
                         for w in &through {
-                            let mut path = l.path.clone();
-                            path.extend(w.path.iter().cloned());
-                            let loc = Loc {
-                                root: l.root,
-                                path,
-                                deref: l.deref + w.deref,
-                                ty: None,
-                                exact: false,
-                            };
-                            written(&mut res, loc, &mut out);
+                            written(&mut res, l.below(&w.path, w.deref), &mut out);
                         }
                     }
                 }
