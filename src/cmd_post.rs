@@ -742,7 +742,7 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
                         continue;
                     }
                     if checked < mappings.len() {
-                        symbolizer.verify_build_ids(&mappings[checked..])?;
+                        symbolizer.verify_build_ids(&mappings[checked..], &path)?;
                         checked = mappings.len();
                     }
                     let mut addresses = Vec::new();

@@ -12,11 +12,13 @@ pub enum PostError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: build-id {found} does not match the recording's {recorded}: the binary changed since it was recorded; pass the original with --binary-path DIR")]
+    #[error("{path}: build-id {found} does not match {recorded}, recorded in {recording}: the binary changed since it was recorded (or the recording is damaged); pass the original with --binary-path DIR")]
     BuildIdMismatch {
         path: PathBuf,
         recorded: String,
         found: String,
+        /// The recording that names the build-id.
+        recording: PathBuf,
     },
     /// A perf.data capture that cannot be read.
     #[error(transparent)]

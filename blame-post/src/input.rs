@@ -875,7 +875,7 @@ impl Run {
         let symbolizing = std::time::Instant::now();
         let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
         let symbolizer: &mut Symbolizer = &mut guard;
-        symbolizer.verify_build_ids(&mappings)?;
+        symbolizer.verify_build_ids(&mappings, path)?;
         let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
         let mut table = StackInterner::default();
         let mut addresses = Vec::new();

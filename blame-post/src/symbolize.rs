@@ -144,7 +144,7 @@ impl Symbolizer {
     /// that it can run beside the counting of samples. Does nothing when a
     /// build-id does not match: the lookups report that.
     pub fn preload(&mut self, mappings: &[Mapping]) {
-        if self.verify_build_ids(mappings).is_err() {
+        if self.verify_build_ids(mappings, Path::new("")).is_err() {
             return;
         }
         for m in mappings {
@@ -157,7 +157,7 @@ impl Symbolizer {
     /// Checks every mapped object with a recorded build-id against the file
     /// that would be used, so a changed binary is refused before any work.
     /// Each file's build-id is read once (its notes, not the whole file).
-    pub fn verify_build_ids(&mut self, mappings: &[Mapping]) -> Result<()> {
+    pub fn verify_build_ids(&mut self, mappings: &[Mapping], recording: &Path) -> Result<()> {
         let mut seen = std::collections::HashSet::new();
         for m in mappings {
             if m.build_id.is_empty() || !seen.insert(&m.path) {
@@ -184,6 +184,7 @@ impl Symbolizer {
                             path,
                             recorded: hex(&m.build_id),
                             found: hex(&found),
+                            recording: recording.to_path_buf(),
                         });
                     }
                 }
