@@ -80,6 +80,8 @@ pub enum PostError {
     PartsOfOtherInputs { differences: Vec<String> },
     #[error("nothing to merge: no partial results found")]
     NothingToMerge,
+    #[error("{name}: the process table in its header does not decode; re-run `blame post` for it")]
+    CorruptProcessTable { name: String },
 }
 
 pub type Result<T, E = PostError> = std::result::Result<T, E>;

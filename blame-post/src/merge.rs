@@ -7,6 +7,7 @@ use blame_formats::results::{
     ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, StackRecord,
     SummedContexts, SymFrame, VariableBlame, VariableKey, ALL_RANKS,
 };
+use blame_formats::results_flat::{FlatResults, FlatStacks};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -153,9 +154,57 @@ pub(crate) struct RawContext {
 }
 
 /// One part's stacks, with the frame table their frame ids index.
-pub(crate) struct StackPart {
+pub(crate) struct StackPart<S> {
     pub frames: Vec<SymFrame>,
-    pub stacks: Vec<StackRecord>,
+    pub stacks: S,
+}
+
+/// Stacks as [`canonical`] reads them: by index, frames as frame ids.
+pub(crate) trait StackList: Sync {
+    fn count(&self) -> usize;
+    fn process_of(&self, i: usize) -> u32;
+    fn frames_of(&self, i: usize) -> &[u32];
+    fn samples_of(&self, i: usize) -> &[f64];
+    /// Frees the frame ids (only the samples are read after).
+    fn release_frames(&mut self);
+}
+
+impl StackList for Vec<StackRecord> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn process_of(&self, i: usize) -> u32 {
+        self[i].process
+    }
+    fn frames_of(&self, i: usize) -> &[u32] {
+        &self[i].frames
+    }
+    fn samples_of(&self, i: usize) -> &[f64] {
+        &self[i].samples
+    }
+    fn release_frames(&mut self) {
+        for st in self {
+            st.frames = Vec::new();
+        }
+    }
+}
+
+impl StackList for FlatStacks {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn process_of(&self, i: usize) -> u32 {
+        self.process(i)
+    }
+    fn frames_of(&self, i: usize) -> &[u32] {
+        self.frames(i)
+    }
+    fn samples_of(&self, i: usize) -> &[f64] {
+        self.samples(i)
+    }
+    fn release_frames(&mut self) {
+        self.clear_frames();
+    }
 }
 
 /// Deduplicates stacks by (process, frames), sums their samples, renumbers
@@ -169,8 +218,8 @@ pub(crate) struct StackPart {
 /// `variables`, which must be sorted by key (a key it lacks is added, with
 /// no values). Sums are taken in the order of the parts and of the records
 /// within each part, as a sequential sum over the parts would take them.
-pub(crate) fn canonical(
-    mut stack_parts: Vec<StackPart>,
+pub(crate) fn canonical<S: StackList>(
+    mut stack_parts: Vec<StackPart<S>>,
     keys: Vec<VariableKey>,
     context_parts: Vec<Vec<RawContext>>,
     variables: &mut Vec<VariableBlame>,
@@ -194,10 +243,14 @@ pub(crate) fn canonical(
         .zip(&local_rank)
         .enumerate()
         .flat_map(|(pi, (p, ranks))| {
-            p.stacks.par_iter().enumerate().map(move |(si, st)| {
+            (0..p.stacks.count()).into_par_iter().map(move |si| {
                 (
-                    st.process,
-                    st.frames.iter().map(|&f| ranks[f as usize]).collect(),
+                    p.stacks.process_of(si),
+                    p.stacks
+                        .frames_of(si)
+                        .iter()
+                        .map(|&f| ranks[f as usize])
+                        .collect(),
                     pi as u32,
                     si as u32,
                 )
@@ -208,7 +261,7 @@ pub(crate) fn canonical(
     // New stack id of each (part, stack), and the members of each new stack.
     let mut remap: Vec<Vec<u32>> = stack_parts
         .iter()
-        .map(|p| vec![0; p.stacks.len()])
+        .map(|p| vec![0; p.stacks.count()])
         .collect();
     let mut groups: Vec<(u32, Vec<u32>, std::ops::Range<usize>)> = Vec::new();
     let mut members: Vec<(u32, u32)> = Vec::with_capacity(order.len());
@@ -222,16 +275,14 @@ pub(crate) fn canonical(
     }
     for p in &mut stack_parts {
         p.frames = Vec::new();
-        for st in &mut p.stacks {
-            st.frames = Vec::new();
-        }
+        p.stacks.release_frames();
     }
     let stacks: Vec<StackRecord> = groups
         .into_par_iter()
         .map(|(process, frames, range)| {
             let mut sums: Vec<f64> = Vec::new();
             for &(pi, si) in &members[range] {
-                let samples = &stack_parts[pi as usize].stacks[si as usize].samples;
+                let samples = stack_parts[pi as usize].stacks.samples_of(si as usize);
                 if sums.len() < samples.len() {
                     sums.resize(samples.len(), 0.0);
                 }
@@ -321,21 +372,22 @@ pub(crate) fn canonical(
 ///
 /// A merger that sums contexts over ranks ([`Merger::summing`], or from the
 /// first part whose contexts are summed on) keeps the application's stacks
-/// and contexts in maps keyed by (frames) and by (variable, stack), all
+/// and contexts in tables keyed by (frames) and by (variable, stack), all
 /// ranks as one ([`ALL_RANKS`]): its memory is bounded by the distinct
 /// calling contexts, not by the ranks merged. Launchers' stay per process.
 #[derive(Default)]
 pub struct Merger {
     header: Option<ResultsHeader>,
-    vars: BTreeMap<VariableKey, BTreeMap<u32, Sums>>,
-    funcs: BTreeMap<FunctionKey, BTreeMap<u32, Sums>>,
+    /// Variable keys of the parts added, each once: contexts name them by
+    /// index, and `variables` holds their sums per process.
+    keys: Vec<VariableKey>,
+    key_ids: FxHashMap<VariableKey, u32>,
+    variables: Vec<BTreeMap<u32, Sums>>,
+    functions: FxHashMap<FunctionKey, BTreeMap<u32, Sums>>,
     /// Distinct frames of the parts added, each once, and their ids.
     frames: crate::frame_table::FrameTable,
     /// Stacks of all parts added, frames as ids of `frames`.
-    stacks: Vec<StackRecord>,
-    /// Variable keys of `contexts`, each once.
-    keys: Vec<VariableKey>,
-    key_ids: FxHashMap<VariableKey, u32>,
+    stacks: FlatStacks,
     contexts: Vec<RawContext>,
     parts: usize,
     /// `Some` when contexts are summed over ranks: the index of each
@@ -345,13 +397,28 @@ pub struct Merger {
     /// The results with per-rank contexts merged so far, by name (parts
     /// read from files; a summed part adds what it names).
     leaves: std::collections::BTreeSet<String>,
+    /// A part's frame ids as the merger's, reused from part to part.
+    frame_of: Vec<u32>,
+    stack_of: Vec<u32>,
+    scratch: Vec<u32>,
 }
 
 /// The lookups of a [`Merger`] that sums contexts over ranks.
 #[derive(Default)]
 struct SumTables {
-    stack_ids: FxHashMap<(u32, Vec<u32>), u32>,
+    /// Ids of `Merger::stacks`, found by the hash of (process, frame ids).
+    stack_ids: hashbrown::HashTable<u32>,
     context_ids: FxHashMap<(u32, u32, u32), u32>,
+}
+
+/// The hash of a stack of `process` whose frames are `frames` (ids).
+fn stack_hash(process: u32, frames: &[u32]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_u32(process);
+    for &f in frames {
+        h.write_u32(f);
+    }
+    h.finish()
 }
 
 impl Merger {
@@ -378,6 +445,11 @@ impl Merger {
     /// fails when it comes from another run or from other inputs than the
     /// parts before it.
     pub fn add_named(&mut self, part: Results, name: Option<&str>) -> Result<()> {
+        self.add_flat(part.into(), name)
+    }
+
+    /// [`Self::add_named`] of a part read flat ([`FlatResults::read`]).
+    pub fn add_flat(&mut self, part: FlatResults, name: Option<&str>) -> Result<()> {
         match &part.header.summed {
             Some(summed) => {
                 self.leaves.extend(summed.from.iter().cloned());
@@ -393,10 +465,13 @@ impl Merger {
             None => {
                 let mut h = part.header.clone();
                 h.shard = None;
-                for p in h.processes.iter_mut() {
-                    p.samples.iter_mut().for_each(|s| *s = 0.0);
-                    p.lost = 0;
-                }
+                // The run's processes from the first part's table, with no
+                // counts: every part's are added below.
+                h.processes = part.processes.processes(h.events.len()).ok_or_else(|| {
+                    PostError::CorruptProcessTable {
+                        name: name.unwrap_or("a partial result in memory").to_string(),
+                    }
+                })?;
                 h.coverage.clear();
                 h.damage.clear();
                 h.blame_points.clear();
@@ -404,9 +479,7 @@ impl Merger {
                 self.header.insert(h)
             }
         };
-        if part.header.events != header.events
-            || part.header.processes.len() != header.processes.len()
-        {
+        if part.header.events != header.events || part.processes.len() != header.processes.len() {
             return Err(PostError::PartsOfOtherRuns);
         }
         if let (Some(a), Some(b)) = (&header.provenance, &part.header.provenance) {
@@ -422,7 +495,10 @@ impl Merger {
                 header.damage.push(d.clone());
             }
         }
-        for (into, from) in header.processes.iter_mut().zip(&part.header.processes) {
+        for from in &part.counts {
+            let Some(into) = header.processes.get_mut(from.process as usize) else {
+                return Err(PostError::PartsOfOtherRuns);
+            };
             if into.samples.len() < from.samples.len() {
                 into.samples.resize(from.samples.len(), 0.0);
             }
@@ -439,63 +515,76 @@ impl Merger {
         for c in &part.header.coverage {
             blame_formats::results::Coverage::add_to(&mut header.coverage, c);
         }
+        let launcher: Vec<bool> = match self.summing {
+            Some(_) => header.processes.iter().map(|p| p.launcher).collect(),
+            None => Vec::new(),
+        };
         // This part's variables as ids of the merger's keys.
         let key_of: Vec<u32> = part
             .variables
             .iter()
-            .map(|v| match self.key_ids.get(&v.key) {
-                Some(&id) => id,
-                None => {
-                    let id = self.keys.len() as u32;
-                    self.keys.push(v.key.clone());
-                    self.key_ids.insert(v.key.clone(), id);
-                    id
-                }
+            .map(|v| {
+                let id = match self.key_ids.get(&v.key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.keys.len() as u32;
+                        self.keys.push(v.key.clone());
+                        self.key_ids.insert(v.key.clone(), id);
+                        self.variables.push(BTreeMap::new());
+                        id
+                    }
+                };
+                add_values(&mut self.variables[id as usize], &v.values);
+                id
             })
             .collect();
-        for v in part.variables {
-            add_values(self.vars.entry(v.key).or_default(), &v.values);
-        }
         for f in part.functions {
-            add_values(self.funcs.entry(f.key).or_default(), &f.values);
+            add_values(self.functions.entry(f.key).or_default(), &f.values);
         }
-        // Its frames as ids of the merger's table, its stacks renumbered in place.
-        let frame_of: Vec<u32> = part
-            .frames
-            .into_iter()
-            .map(|f| self.frames.intern(f))
-            .collect();
-        let nstacks = part.stacks.len() as u32;
-        let stacks = part.stacks.into_iter().map(|mut st| {
-            for f in st.frames.iter_mut() {
-                *f = frame_of[*f as usize];
-            }
-            st
-        });
+        // Its frames as ids of the merger's table; its stacks renumbered
+        // into the merger's.
+        self.frame_of.clear();
+        for f in part.frames {
+            let id = self.frames.intern(f);
+            self.frame_of.push(id);
+        }
+        self.stack_of.clear();
+        for i in 0..part.stacks.len() {
+            self.scratch.clear();
+            self.scratch.extend(
+                part.stacks
+                    .frames(i)
+                    .iter()
+                    .map(|&f| self.frame_of[f as usize]),
+            );
+            let (process, samples) = (part.stacks.process(i), part.stacks.samples(i));
+            let id = match self.summing {
+                Some(_) => {
+                    let frames = std::mem::take(&mut self.scratch);
+                    let id = self.sum_stack(&launcher, process, &frames, samples);
+                    self.scratch = frames;
+                    id
+                }
+                None => self.stacks.push(process, &self.scratch, samples),
+            };
+            self.stack_of.push(id);
+        }
         // Contexts of stacks the part does not have are dropped, as
         // `canonical` drops them.
-        let contexts = part.contexts.into_iter().filter(|c| c.stack < nstacks);
-        if self.summing.is_some() {
-            let launcher: Vec<bool> = header.processes.iter().map(|p| p.launcher).collect();
-            let stack_of: Vec<u32> = stacks.map(|st| self.sum_stack(&launcher, st)).collect();
-            for c in contexts {
-                let c = RawContext {
-                    variable: key_of[c.variable as usize],
-                    process: c.process,
-                    stack: stack_of[c.stack as usize],
-                    samples: c.samples,
-                };
-                self.sum_context(&launcher, c);
-            }
-        } else {
-            let base = self.stacks.len() as u32;
-            self.stacks.extend(stacks);
-            self.contexts.extend(contexts.map(|c| RawContext {
+        for c in part.contexts {
+            let Some(&stack) = self.stack_of.get(c.stack as usize) else {
+                continue;
+            };
+            let c = RawContext {
                 variable: key_of[c.variable as usize],
                 process: c.process,
-                stack: base + c.stack,
+                stack,
                 samples: c.samples,
-            }));
+            };
+            match self.summing {
+                Some(_) => self.sum_context(&launcher, c),
+                None => self.contexts.push(c),
+            }
         }
         Ok(())
     }
@@ -511,9 +600,15 @@ impl Merger {
             .unwrap_or_default();
         let stacks = std::mem::take(&mut self.stacks);
         let contexts = std::mem::take(&mut self.contexts);
-        let stack_of: Vec<u32> = stacks
-            .into_iter()
-            .map(|st| self.sum_stack(&launcher, st))
+        let stack_of: Vec<u32> = (0..stacks.len())
+            .map(|i| {
+                self.sum_stack(
+                    &launcher,
+                    stacks.process(i),
+                    stacks.frames(i),
+                    stacks.samples(i),
+                )
+            })
             .collect();
         for mut c in contexts {
             c.stack = stack_of[c.stack as usize];
@@ -522,33 +617,29 @@ impl Merger {
     }
 
     /// Adds a stack (frames as the merger's ids) to the summed stacks; its index.
-    fn sum_stack(&mut self, launcher: &[bool], mut st: StackRecord) -> u32 {
+    fn sum_stack(
+        &mut self,
+        launcher: &[bool],
+        process: u32,
+        frames: &[u32],
+        samples: &[f64],
+    ) -> u32 {
         let tables = self.summing.as_mut().expect("summing");
-        st.process = summed_process(launcher, st.process);
-        match tables.stack_ids.entry((st.process, st.frames)) {
-            std::collections::hash_map::Entry::Occupied(e) => {
-                let id = *e.get();
-                let sums = &mut self.stacks[id as usize].samples;
-                if sums.len() < st.samples.len() {
-                    sums.resize(st.samples.len(), 0.0);
-                }
-                for (a, b) in sums.iter_mut().zip(&st.samples) {
-                    *a += b;
-                }
-                id
-            }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let id = self.stacks.len() as u32;
-                let frames = e.key().1.clone();
-                e.insert(id);
-                self.stacks.push(StackRecord {
-                    process: st.process,
-                    frames,
-                    samples: st.samples,
-                });
-                id
-            }
+        let stacks = &mut self.stacks;
+        let process = summed_process(launcher, process);
+        let hash = stack_hash(process, frames);
+        let same = |&id: &u32| {
+            stacks.process(id as usize) == process && stacks.frames(id as usize) == frames
+        };
+        if let Some(&id) = tables.stack_ids.find(hash, same) {
+            stacks.add_samples(id as usize, samples);
+            return id;
         }
+        let id = stacks.push(process, frames, samples);
+        tables.stack_ids.insert_unique(hash, id, |&id| {
+            stack_hash(stacks.process(id as usize), stacks.frames(id as usize))
+        });
+        id
     }
 
     /// Adds a context (stack as a summed stack's index) to the summed contexts.
@@ -576,15 +667,26 @@ impl Merger {
             });
         }
         drop(self.summing);
+        drop(self.key_ids);
         let mut variables: Vec<VariableBlame> = self
-            .vars
-            .into_iter()
+            .keys
+            .iter()
+            .zip(self.variables)
             .map(|(key, m)| VariableBlame {
+                key: key.clone(),
+                values: to_values(m),
+            })
+            .collect();
+        variables.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        let mut functions: Vec<FunctionBlame> = self
+            .functions
+            .into_iter()
+            .map(|(key, m)| FunctionBlame {
                 key,
                 values: to_values(m),
             })
             .collect();
-        drop(self.key_ids);
+        functions.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         let (frames, stacks, contexts) = canonical(
             vec![StackPart {
                 frames: self.frames.into_frames(),
@@ -597,14 +699,7 @@ impl Merger {
         Ok(Results {
             header,
             variables,
-            functions: self
-                .funcs
-                .into_iter()
-                .map(|(key, m)| FunctionBlame {
-                    key,
-                    values: to_values(m),
-                })
-                .collect(),
+            functions,
             frames,
             stacks,
             contexts,
@@ -663,22 +758,22 @@ pub fn read_parts_into(
     parts: Vec<Part>,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Merger> {
-    type Read = Result<(Results, Option<String>)>;
+    type Read = Result<(FlatResults, Option<String>)>;
     let read = |batch: Vec<Part>| -> Vec<Read> {
         batch
             .into_par_iter()
             .map(|part| match part {
-                Part::File(path) => Results::read(&path)
+                Part::File(path) => FlatResults::read(&path)
                     .map(|r| (r, Some(path.display().to_string())))
                     .map_err(PostError::from),
-                Part::Loaded(results) => Ok((*results, None)),
+                Part::Loaded(results) => Ok(((*results).into(), None)),
             })
             .collect()
     };
     let reduce = |merger: &mut Merger, parts: Vec<Read>| -> Result<()> {
         for part in parts {
             let (part, name) = part?;
-            merger.add_named(part, name.as_deref())?;
+            merger.add_flat(part, name.as_deref())?;
             progress(merger.parts());
         }
         Ok(())
@@ -768,7 +863,7 @@ mod tests {
         let mut context_parts = Vec::new();
         for (stacks, contexts) in parts {
             let mut table = crate::frame_table::FrameTable::default();
-            let stacks = stacks
+            let stacks: Vec<StackRecord> = stacks
                 .into_iter()
                 .map(|st| StackRecord {
                     process: st.process,

@@ -25,6 +25,7 @@ pub mod manifest;
 pub mod names;
 pub mod node_file;
 pub mod results;
+pub mod results_flat;
 pub mod run_dir;
 pub mod static_db;
 pub mod stream;

@@ -15,7 +15,7 @@ use std::sync::Arc;
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 6,
+    version: 7,
 };
 
 /// The `process` of the application's stacks and contexts in a result
@@ -213,12 +213,50 @@ impl From<NotSummed> for Option<SummedContexts> {
 /// A process table as one results version stores it.
 trait StoredProcesses {
     /// The processes; `None` when the table contradicts itself.
-    fn into_processes(self) -> Option<Vec<ProcessInfo>>;
+    fn into_processes(self) -> Option<ProcessesRead>;
 }
 
 impl StoredProcesses for Vec<ProcessInfoV5> {
-    fn into_processes(self) -> Option<Vec<ProcessInfo>> {
-        Some(self.into_iter().map(ProcessInfo::from).collect())
+    fn into_processes(self) -> Option<ProcessesRead> {
+        Some(ProcessesRead::Whole(
+            self.into_iter().map(ProcessInfo::from).collect(),
+        ))
+    }
+}
+
+/// The processes of a results header as read: whole (versions 2 to 6), or
+/// as version 7 stores them, the table apart from the counts.
+pub(crate) enum ProcessesRead {
+    Whole(Vec<ProcessInfo>),
+    Table {
+        table: ProcessTableBytes,
+        counts: Vec<ProcessCounts>,
+    },
+}
+
+impl ProcessesRead {
+    /// The processes, each with its counts (`events` zeros where it has none).
+    fn into_whole(self, events: usize) -> Option<Vec<ProcessInfo>> {
+        match self {
+            ProcessesRead::Whole(p) => Some(p),
+            ProcessesRead::Table { table, counts } => {
+                let mut processes = table.processes(events)?;
+                for c in counts {
+                    let p = processes.get_mut(c.process as usize)?;
+                    p.samples = c.samples;
+                    p.lost = c.lost;
+                }
+                Some(processes)
+            }
+        }
+    }
+
+    /// The table and the counts of the processes that have any.
+    pub(crate) fn into_table(self, events: usize) -> (ProcessTableBytes, Vec<ProcessCounts>) {
+        match self {
+            ProcessesRead::Whole(p) => (ProcessTableBytes::of(&p), ProcessCounts::of(&p, events)),
+            ProcessesRead::Table { table, counts } => (table, counts),
+        }
     }
 }
 
@@ -228,7 +266,8 @@ where
     V: Into<Option<Provenance>>,
     Su: Into<Option<SummedContexts>>,
 {
-    fn into_header(self, path: &Path) -> Result<ResultsHeader> {
+    /// The header, without its processes, and the processes as stored.
+    fn into_parts(self, path: &Path) -> Result<(ResultsHeader, ProcessesRead)> {
         let processes =
             self.processes
                 .into_processes()
@@ -236,17 +275,18 @@ where
                     path: path.to_path_buf(),
                     reason: "a process names a host or command the table does not hold".into(),
                 })?;
-        Ok(ResultsHeader {
+        let header = ResultsHeader {
             producer: self.producer,
             events: self.events,
-            processes,
+            processes: Vec::new(),
             shard: self.shard,
             blame_points: self.blame_points,
             coverage: self.coverage,
             provenance: self.provenance.into(),
             damage: self.damage,
             summed: self.summed.into(),
-        })
+        };
+        Ok((header, processes))
     }
 }
 
@@ -306,7 +346,7 @@ impl ProcessTable {
 
 impl StoredProcesses for ProcessTable {
     /// The processes, sharing each host and command; `None` when an index is out of range.
-    fn into_processes(self) -> Option<Vec<ProcessInfo>> {
+    fn into_processes(self) -> Option<ProcessesRead> {
         let hosts: Vec<Arc<str>> = self.hosts.into_iter().map(Arc::from).collect();
         let commands: Vec<Arc<[String]>> = self.commands.into_iter().map(Arc::from).collect();
         self.processes
@@ -321,6 +361,147 @@ impl StoredProcesses for ProcessTable {
                     samples: p.samples,
                     lost: p.lost,
                 })
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(ProcessesRead::Whole)
+    }
+}
+
+/// The processes of results version 7: who they are ([`ProcessTableBytes`])
+/// apart from what they counted ([`ProcessCounts`], only for the processes
+/// that counted anything). Every partial result of a run holds the same
+/// table bytes and the counts of its own ranks only: a merge of 10^3 parts
+/// decodes one table and compares the others' bytes, instead of decoding
+/// 10^3 tables of 10^3 processes (version 6 repeated every process's
+/// counts in every part).
+#[derive(Encode, Decode)]
+struct ProcessesV7 {
+    table: ProcessTableBytes,
+    counts: Vec<ProcessCounts>,
+}
+
+impl StoredProcesses for ProcessesV7 {
+    fn into_processes(self) -> Option<ProcessesRead> {
+        Some(ProcessesRead::Table {
+            table: self.table,
+            counts: self.counts,
+        })
+    }
+}
+
+/// A process table (rank, pid, host, command and launcher of each process,
+/// each distinct host and command once) encoded on its own, with its
+/// number of processes: equal tables are equal bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Encode, Decode)]
+pub struct ProcessTableBytes {
+    processes: u64,
+    bytes: Vec<u8>,
+}
+
+#[derive(Encode, Decode)]
+struct IdentityTable {
+    hosts: Vec<String>,
+    commands: Vec<Vec<String>>,
+    processes: Vec<ProcessIdentity>,
+}
+
+#[derive(Encode, Decode)]
+struct ProcessIdentity {
+    rank: Option<u32>,
+    pid: u32,
+    host: u32,
+    command: u32,
+    launcher: bool,
+}
+
+impl ProcessTableBytes {
+    /// The table of `processes` (their counts are left out).
+    pub fn of(processes: &[ProcessInfo]) -> ProcessTableBytes {
+        let v6 = ProcessTable::of(processes);
+        let table = IdentityTable {
+            hosts: v6.hosts,
+            commands: v6.commands,
+            processes: v6
+                .processes
+                .into_iter()
+                .map(|p| ProcessIdentity {
+                    rank: p.rank,
+                    pid: p.pid,
+                    host: p.host,
+                    command: p.command,
+                    launcher: p.launcher,
+                })
+                .collect(),
+        };
+        let mut bytes = Vec::new();
+        crate::container::encode_into(&mut bytes, &table).expect("encoding into memory");
+        ProcessTableBytes {
+            processes: processes.len() as u64,
+            bytes,
+        }
+    }
+
+    /// The number of processes.
+    pub fn len(&self) -> usize {
+        self.processes as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.processes == 0
+    }
+
+    /// The processes, with `events` zero counts each; `None` when the
+    /// table does not decode or contradicts itself.
+    pub fn processes(&self, events: usize) -> Option<Vec<ProcessInfo>> {
+        let (table, used): (IdentityTable, usize) =
+            bincode::decode_from_slice(&self.bytes, crate::container::codec()).ok()?;
+        if used != self.bytes.len() || table.processes.len() as u64 != self.processes {
+            return None;
+        }
+        let hosts: Vec<Arc<str>> = table.hosts.into_iter().map(Arc::from).collect();
+        let commands: Vec<Arc<[String]>> = table.commands.into_iter().map(Arc::from).collect();
+        table
+            .processes
+            .into_iter()
+            .map(|p| {
+                Some(ProcessInfo {
+                    rank: p.rank,
+                    pid: p.pid,
+                    host: hosts.get(p.host as usize)?.clone(),
+                    command: commands.get(p.command as usize)?.clone(),
+                    launcher: p.launcher,
+                    samples: vec![0.0; events],
+                    lost: 0,
+                })
+            })
+            .collect()
+    }
+}
+
+/// What one process counted: its samples of each event and its losses.
+#[derive(Debug, Clone, PartialEq, Encode, Decode)]
+pub struct ProcessCounts {
+    pub process: u32,
+    pub samples: Vec<f64>,
+    pub lost: u64,
+}
+
+impl ProcessCounts {
+    /// The counts of the processes that counted anything: a process of
+    /// `events` zero samples and no losses is left out (and read back so).
+    pub fn of(processes: &[ProcessInfo], events: usize) -> Vec<ProcessCounts> {
+        processes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                p.lost != 0
+                    || p.samples.len() != events
+                    || p.samples.iter().any(|&x| x.to_bits() != 0)
+            })
+            .map(|(i, p)| ProcessCounts {
+                process: i as u32,
+                samples: p.samples.clone(),
+                lost: p.lost,
             })
             .collect()
     }
@@ -860,7 +1041,10 @@ impl Results {
         let header = HeaderLayout {
             producer: &h.producer,
             events: &h.events,
-            processes: ProcessTable::of(&h.processes),
+            processes: ProcessesV7 {
+                table: ProcessTableBytes::of(&h.processes),
+                counts: ProcessCounts::of(&h.processes, h.events.len()),
+            },
             shard: &h.shard,
             blame_points: &h.blame_points,
             coverage: &h.coverage,
@@ -882,28 +1066,13 @@ impl Results {
     }
 
     fn read_from<R: Read>(input: R, path: &Path) -> Result<Results> {
-        let (mut r, chunk) = ContainerReader::open_header(input, path, RESULTS, OLDEST_READABLE)?;
-        let header: ResultsHeader = match r.version {
-            2 => ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into(),
-            3 | 4 => ContainerReader::<R>::decode_header::<
-                OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s, NotSummed>,
-            >(&chunk, path)?
-            .into_header(path)?,
-            5 => ContainerReader::<R>::decode_header::<
-                OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s, Option<SummedContexts>>,
-            >(&chunk, path)?
-            .into_header(path)?,
-            _ => ContainerReader::<R>::decode_header::<
-                OwnedHeader<ProcessTable, Option<Provenance>, Option<SummedContexts>>,
-            >(&chunk, path)?
-            .into_header(path)?,
-        };
+        let (mut r, header) = open_results(input, path)?;
+        let check = RecordCheck::of(&header);
         let mut out = Results {
             header,
             ..Default::default()
         };
         let mut old = (r.version < 4).then(OldLayout::default);
-        let nproc = out.header.processes.len() as u32;
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| FormatError::CorruptChunk {
                 path: path.to_path_buf(),
@@ -917,77 +1086,173 @@ impl Results {
             // read earlier, maybe in the same chunk).
             match old.as_mut() {
                 None => chunk.decode_each::<ResultRecord>(path, |rec| {
-                    Self::push_record(&mut out, rec, nproc, &corrupt)
+                    Self::push_record(&mut out, rec, &check).map_err(corrupt)
                 })?,
                 Some(old) => chunk.decode_each::<ResultRecordV3>(path, |rec| {
                     let rec = old.convert(rec, &mut out);
-                    Self::push_record(&mut out, rec, nproc, &corrupt)
+                    Self::push_record(&mut out, rec, &check).map_err(corrupt)
                 })?,
             }
         }
         r.require_end()?;
         Ok(out)
     }
-}
 
-impl Results {
     /// Checks one decoded record against what is already read and appends it.
     fn push_record(
         out: &mut Results,
         rec: ResultRecord,
-        nproc: u32,
-        corrupt: &dyn Fn(String) -> FormatError,
-    ) -> Result<()> {
-        let bad_process = |p: u32| corrupt(format!("refers to process {p} of {nproc}"));
-        // Stacks and contexts of a summed result may belong to all ranks.
-        let summed = out.header.summed.is_some();
-        let context_process_ok = |p: u32| p < nproc || (summed && p == ALL_RANKS);
+        check: &RecordCheck,
+    ) -> std::result::Result<(), String> {
         match rec {
             ResultRecord::Variable(v) => {
-                if let Some(p) = v.values.iter().find(|x| x.process >= nproc) {
-                    return Err(bad_process(p.process));
-                }
+                check.values(&v.values)?;
                 out.variables.push(v)
             }
             ResultRecord::Function(f) => {
-                if let Some(p) = f.values.iter().find(|x| x.process >= nproc) {
-                    return Err(bad_process(p.process));
-                }
+                check.values(&f.values)?;
                 out.functions.push(f)
             }
             ResultRecord::Frame(f) => out.frames.push(f),
             ResultRecord::Stack(st) => {
-                if !context_process_ok(st.process) {
-                    return Err(bad_process(st.process));
-                }
-                if let Some(f) = st.frames.iter().find(|&&f| f as usize >= out.frames.len()) {
-                    return Err(corrupt(format!(
-                        "stack refers to frame {f} of {}",
-                        out.frames.len()
-                    )));
-                }
+                check.stack(st.process, &st.frames, out.frames.len())?;
                 out.stacks.push(st)
             }
             ResultRecord::Context(c) => {
-                if !context_process_ok(c.process) {
-                    return Err(bad_process(c.process));
-                }
-                if c.stack as usize >= out.stacks.len() {
-                    return Err(corrupt(format!(
-                        "context refers to stack {} of {}",
-                        c.stack,
-                        out.stacks.len()
-                    )));
-                }
-                if c.variable as usize >= out.variables.len() {
-                    return Err(corrupt(format!(
-                        "context refers to variable {} of {}",
-                        c.variable,
-                        out.variables.len()
-                    )));
-                }
+                check.context(&c, out.stacks.len(), out.variables.len())?;
                 out.contexts.push(c)
             }
+        }
+        Ok(())
+    }
+}
+
+/// Opens a results file: checks its preamble and decodes its header,
+/// whatever its version (`reader.version` says which).
+pub(crate) fn open_results<R: Read>(
+    input: R,
+    path: &Path,
+) -> Result<(ContainerReader<R>, ResultsHeader)> {
+    let (r, mut header, processes) = open_results_parts(input, path)?;
+    header.processes =
+        processes
+            .into_whole(header.events.len())
+            .ok_or_else(|| FormatError::CorruptHeader {
+                path: path.to_path_buf(),
+                reason:
+                    "the process table does not decode, or counts name a process it does not hold"
+                        .into(),
+            })?;
+    Ok((r, header))
+}
+
+/// [`open_results`] with the header's processes as the file stores them
+/// (the header's own `processes` are left empty).
+pub(crate) fn open_results_parts<R: Read>(
+    input: R,
+    path: &Path,
+) -> Result<(ContainerReader<R>, ResultsHeader, ProcessesRead)> {
+    let (r, chunk) = ContainerReader::open_header(input, path, RESULTS, OLDEST_READABLE)?;
+    let (header, processes) = match r.version {
+        2 => {
+            let mut h: ResultsHeader =
+                ContainerReader::<R>::decode_header::<ResultsHeaderV2>(&chunk, path)?.into();
+            let processes = ProcessesRead::Whole(std::mem::take(&mut h.processes));
+            (h, processes)
+        }
+        3 | 4 => ContainerReader::<R>::decode_header::<
+            OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s, NotSummed>,
+        >(&chunk, path)?
+        .into_parts(path)?,
+        5 => ContainerReader::<R>::decode_header::<
+            OwnedHeader<Vec<ProcessInfoV5>, ProvenanceV5s, Option<SummedContexts>>,
+        >(&chunk, path)?
+        .into_parts(path)?,
+        6 => ContainerReader::<R>::decode_header::<
+            OwnedHeader<ProcessTable, Option<Provenance>, Option<SummedContexts>>,
+        >(&chunk, path)?
+        .into_parts(path)?,
+        _ => ContainerReader::<R>::decode_header::<
+            OwnedHeader<ProcessesV7, Option<Provenance>, Option<SummedContexts>>,
+        >(&chunk, path)?
+        .into_parts(path)?,
+    };
+    Ok((r, header, processes))
+}
+
+/// What a data record may refer to, by its result's header: the checks
+/// every reader of results makes before it keeps a record (a corrupt file
+/// is an error naming it, never an index out of range later).
+pub(crate) struct RecordCheck {
+    processes: u32,
+    /// Stacks and contexts of a summed result may belong to all ranks.
+    summed: bool,
+}
+
+impl RecordCheck {
+    pub(crate) fn of(header: &ResultsHeader) -> RecordCheck {
+        Self::new(header.processes.len(), header)
+    }
+
+    /// The checks of a result of `processes` processes and this header's kind.
+    pub(crate) fn new(processes: usize, header: &ResultsHeader) -> RecordCheck {
+        RecordCheck {
+            processes: processes as u32,
+            summed: header.summed.is_some(),
+        }
+    }
+
+    fn process(&self, p: u32) -> std::result::Result<(), String> {
+        if p < self.processes {
+            Ok(())
+        } else {
+            Err(format!("refers to process {p} of {}", self.processes))
+        }
+    }
+
+    fn context_process(&self, p: u32) -> std::result::Result<(), String> {
+        if self.summed && p == ALL_RANKS {
+            Ok(())
+        } else {
+            self.process(p)
+        }
+    }
+
+    /// A variable's or function's values.
+    pub(crate) fn values(&self, values: &[ProcessValue]) -> std::result::Result<(), String> {
+        values.iter().try_for_each(|v| self.process(v.process))
+    }
+
+    /// A stack, when `frames` frames are read before it.
+    pub(crate) fn stack(
+        &self,
+        process: u32,
+        ids: &[u32],
+        frames: usize,
+    ) -> std::result::Result<(), String> {
+        self.context_process(process)?;
+        match ids.iter().find(|&&f| f as usize >= frames) {
+            Some(f) => Err(format!("stack refers to frame {f} of {frames}")),
+            None => Ok(()),
+        }
+    }
+
+    /// A context, when `stacks` stacks and `variables` variables are read before it.
+    pub(crate) fn context(
+        &self,
+        c: &ContextBlame,
+        stacks: usize,
+        variables: usize,
+    ) -> std::result::Result<(), String> {
+        self.context_process(c.process)?;
+        if c.stack as usize >= stacks {
+            return Err(format!("context refers to stack {} of {stacks}", c.stack));
+        }
+        if c.variable as usize >= variables {
+            return Err(format!(
+                "context refers to variable {} of {variables}",
+                c.variable
+            ));
         }
         Ok(())
     }

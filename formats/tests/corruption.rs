@@ -639,13 +639,79 @@ fn results_process_table_indices_past_the_tables_are_errors() {
             &h.damage,
             &h.summed,
         );
-        let mut w = ContainerWriter::new(Vec::new(), "<t>", RESULTS, &header).unwrap();
+        let v6 = blame_formats::container::Kind {
+            version: 6,
+            ..RESULTS
+        };
+        let mut w = ContainerWriter::new(Vec::new(), "<t>", v6, &header).unwrap();
         w.write_end().unwrap();
         match Results::read_bytes(&w.into_inner()) {
             Err(FormatError::CorruptHeader { reason, .. }) => {
                 assert!(reason.contains("host or command"), "{reason}")
             }
             other => panic!("host {host} command {command}: {other:?}"),
+        }
+    }
+}
+
+/// A version-7 process table whose indices go past its host or command
+/// tables, whose bytes do not decode, or counts naming a process the table
+/// does not hold: a corrupt header, from every reader.
+#[test]
+fn results_v7_process_tables_that_contradict_themselves_are_errors() {
+    let r = results(5);
+    let h = &r.header;
+    let codec = bincode::config::standard()
+        .with_little_endian()
+        .with_variable_int_encoding();
+    let identities = |host: u32, command: u32| {
+        bincode::encode_to_vec(
+            (
+                vec!["node0".to_string()],
+                vec![vec!["./app".to_string()]],
+                vec![(Some(0u32), 7u32, host, command, false)],
+            ),
+            codec,
+        )
+        .unwrap()
+    };
+    let cases = [
+        ("past the hosts", identities(1, 0), 0u32),
+        ("past the commands", identities(0, 1), 0),
+        ("not a table", vec![0xff; 9], 0),
+        ("counts of a process it lacks", identities(0, 0), 1),
+    ];
+    for (what, bytes, counted) in cases {
+        // Laid out as FORMATS.md documents version 7 (a tuple encodes as
+        // the struct of its fields): the table as (processes, bytes), then
+        // the counts as (process, samples, lost).
+        let processes = ((1u64, bytes), vec![(counted, vec![1.0f64], 0u64)]);
+        let header = (
+            &h.producer,
+            &h.events,
+            processes,
+            &h.shard,
+            &h.blame_points,
+            &h.coverage,
+            &h.provenance,
+            &h.damage,
+            &h.summed,
+        );
+        let mut w = ContainerWriter::new(Vec::new(), "<t>", RESULTS, &header).unwrap();
+        w.write_end().unwrap();
+        let bytes = w.into_inner();
+        match Results::read_bytes(&bytes) {
+            Err(FormatError::CorruptHeader { .. }) => {}
+            other => panic!("{what}: {other:?}"),
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.bres");
+        std::fs::write(&path, &bytes).unwrap();
+        match blame_formats::results_flat::FlatResults::read(&path) {
+            // The flat reader decodes the table only when it is used.
+            Ok(flat) if counted == 0 => assert!(flat.processes.processes(1).is_none(), "{what}"),
+            Err(FormatError::CorruptHeader { .. }) => {}
+            other => panic!("{what}, read flat: {other:?}"),
         }
     }
 }

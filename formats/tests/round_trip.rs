@@ -622,8 +622,7 @@ fn processes_v5(
 /// process) are read as they were written.
 #[test]
 fn results_of_version_5_are_read() {
-    use blame_formats::container::{ContainerWriter, Kind};
-    use blame_formats::results::{ResultRecord, SummedContexts, RESULTS};
+    use blame_formats::results::SummedContexts;
     let mut now = results(40);
     now.header.summed = Some(SummedContexts {
         from: vec!["a/results.bres".into()],
@@ -642,28 +641,134 @@ fn results_of_version_5_are_read() {
         &h.damage,
         &h.summed,
     );
-    let v5 = Kind {
-        version: 5,
-        ..RESULTS
-    };
-    let mut w = ContainerWriter::new(Vec::new(), "<v5>", v5, &header_v5).unwrap();
-    let records: Vec<ResultRecord> = now
+    let bytes = results_file(5, &header_v5, &now);
+    assert_eq!(Results::read_bytes(&bytes).unwrap(), now);
+    assert_flat_reads_the_same(&bytes);
+}
+
+/// A results file of `version` with `header` and the records of `r`, in
+/// one chunk (the data records are laid out alike from version 4 on).
+fn results_file<H: bincode::Encode>(version: u32, header: &H, r: &Results) -> Vec<u8> {
+    use blame_formats::container::{ContainerWriter, Kind};
+    use blame_formats::results::{ResultRecord, RESULTS};
+    let kind = Kind { version, ..RESULTS };
+    let mut w = ContainerWriter::new(Vec::new(), "<old>", kind, header).unwrap();
+    let records: Vec<ResultRecord> = r
         .variables
         .iter()
         .cloned()
         .map(ResultRecord::Variable)
-        .chain(now.functions.iter().cloned().map(ResultRecord::Function))
-        .chain(now.frames.iter().cloned().map(ResultRecord::Frame))
-        .chain(now.stacks.iter().cloned().map(ResultRecord::Stack))
-        .chain(now.contexts.iter().cloned().map(ResultRecord::Context))
+        .chain(r.functions.iter().cloned().map(ResultRecord::Function))
+        .chain(r.frames.iter().cloned().map(ResultRecord::Frame))
+        .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
+        .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
         .collect();
     let mut payload = Vec::new();
+    let codec = bincode::config::standard()
+        .with_little_endian()
+        .with_variable_int_encoding();
     for r in &records {
-        payload.extend(bincode::encode_to_vec(r, bincode::config::standard()).unwrap());
+        payload.extend(bincode::encode_to_vec(r, codec).unwrap());
     }
     w.write_chunk(&payload, records.len() as u32).unwrap();
     w.write_end().unwrap();
-    assert_eq!(Results::read_bytes(&w.into_inner()).unwrap(), now);
+    w.into_inner()
+}
+
+/// The flat reader of merges reads what [`Results::read`] reads, its
+/// processes as a table and counts.
+fn assert_flat_reads_the_same(bytes: &[u8]) {
+    use blame_formats::results_flat::FlatResults;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.bres");
+    std::fs::write(&path, bytes).unwrap();
+    let whole = Results::read(&path).unwrap();
+    let flat = FlatResults::read(&path).unwrap();
+    let processes = flat.processes.processes(whole.header.events.len()).unwrap();
+    assert_eq!(processes.len(), whole.header.processes.len());
+    assert_eq!(flat, FlatResults::from(whole));
+}
+
+/// Version 6 (the processes' counts in the table) is still read.
+#[test]
+fn results_of_version_6_are_read() {
+    let now = results(40);
+    let h = &now.header;
+    // Each process's own host and command, in order (a table may repeat them).
+    let table = (
+        h.processes
+            .iter()
+            .map(|p| p.host.to_string())
+            .collect::<Vec<_>>(),
+        h.processes
+            .iter()
+            .map(|p| p.command.to_vec())
+            .collect::<Vec<_>>(),
+        h.processes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let i = i as u32;
+                (p.rank, p.pid, i, i, p.launcher, p.samples.clone(), p.lost)
+            })
+            .collect::<Vec<_>>(),
+    );
+    let header_v6 = (
+        &h.producer,
+        &h.events,
+        table,
+        &h.shard,
+        &h.blame_points,
+        &h.coverage,
+        &h.provenance,
+        &h.damage,
+        &h.summed,
+    );
+    let bytes = results_file(6, &header_v6, &now);
+    assert_eq!(Results::read_bytes(&bytes).unwrap(), now);
+    assert_flat_reads_the_same(&bytes);
+}
+
+/// Version 7 lists the counts of the processes that counted anything:
+/// the others are read back with zero counts, and a result of many
+/// processes whose counts are mostly zero is small.
+#[test]
+fn results_store_only_the_counts_of_processes_that_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = results(3000);
+    let one = r.header.processes[0].clone();
+    let events = r.header.events.len();
+    r.header.processes = (0..4096u32)
+        .map(|i| blame_formats::results::ProcessInfo {
+            rank: Some(i),
+            pid: 1000 + i,
+            samples: if i == 7 {
+                vec![5.0; events]
+            } else {
+                vec![0.0; events]
+            },
+            lost: u64::from(i == 9),
+            ..one.clone()
+        })
+        .collect();
+    // A process whose samples are shorter than the events is kept as it is.
+    r.header.processes[11].samples.clear();
+    let path = dir.path().join("results.bres");
+    r.write(&path).unwrap();
+    assert_eq!(Results::read(&path).unwrap(), r);
+    assert_flat_reads_the_same(&std::fs::read(&path).unwrap());
+    let flat = blame_formats::results_flat::FlatResults::read(&path).unwrap();
+    let counted: Vec<u32> = flat.counts.iter().map(|c| c.process).collect();
+    assert_eq!(counted, [7, 9, 11]);
+}
+
+/// Every record kind in several chunks reads flat as it reads whole.
+#[test]
+fn flat_results_hold_what_results_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.bres");
+    results(20000).write(&path).unwrap();
+    assert_flat_reads_the_same(&std::fs::read(&path).unwrap());
 }
 
 /// Version 6 stores each distinct host and command once: a result of many

@@ -1,0 +1,294 @@
+//! A results file read into flat tables, for what reduces many of them
+//! (`blame merge` of 10^3 partial results): every stack's frame ids and
+//! sample counts are appended to one vector each, decoded straight into
+//! them through bincode's decode context, instead of two vectors allocated
+//! per stack (most of a partial result's records are stacks of ~40 frames).
+//! The file layout is [`crate::results`]'; nothing here writes.
+
+use crate::error::{FormatError, Result};
+use crate::files::open_regular;
+use crate::results::{
+    open_results_parts, ContextBlame, FunctionBlame, ProcessCounts, ProcessTableBytes, RecordCheck,
+    Results, ResultsHeader, StackRecord, SymFrame, VariableBlame,
+};
+use bincode::de::{Decode, Decoder};
+use bincode::error::DecodeError;
+use std::io::BufReader;
+use std::path::Path;
+
+/// Stacks as flat tables: stack `i` is its process, a run of frame ids and
+/// a run of sample counts. Runs are appended; a stack whose samples grow
+/// ([`FlatStacks::add_samples`] of a longer vector) gets a new run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlatStacks {
+    process: Vec<u32>,
+    /// End of each stack's run in `frame_ids` (it starts at the end before).
+    frame_ends: Vec<usize>,
+    frame_ids: Vec<u32>,
+    /// (start, length) of each stack's run in `samples`.
+    sample_runs: Vec<(usize, usize)>,
+    samples: Vec<f64>,
+}
+
+impl FlatStacks {
+    pub fn len(&self) -> usize {
+        self.process.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.process.is_empty()
+    }
+
+    pub fn process(&self, i: usize) -> u32 {
+        self.process[i]
+    }
+
+    pub fn set_process(&mut self, i: usize, process: u32) {
+        self.process[i] = process;
+    }
+
+    /// The frame ids of stack `i`, innermost first.
+    pub fn frames(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.frame_ends[i - 1] };
+        &self.frame_ids[start..self.frame_ends[i]]
+    }
+
+    /// The sample counts of stack `i`, per event.
+    pub fn samples(&self, i: usize) -> &[f64] {
+        let (start, len) = self.sample_runs[i];
+        &self.samples[start..start + len]
+    }
+
+    /// Appends a stack; its index.
+    pub fn push(&mut self, process: u32, frames: &[u32], samples: &[f64]) -> u32 {
+        self.frame_ids.extend_from_slice(frames);
+        self.samples.extend_from_slice(samples);
+        self.close(process, samples.len())
+    }
+
+    /// Ends the stack whose frame ids and `samples` sample counts were
+    /// appended last; its index.
+    fn close(&mut self, process: u32, samples: usize) -> u32 {
+        self.process.push(process);
+        self.frame_ends.push(self.frame_ids.len());
+        self.sample_runs
+            .push((self.samples.len() - samples, samples));
+        self.process.len() as u32 - 1
+    }
+
+    /// Adds `samples` to stack `i`'s, event by event (the shorter is
+    /// extended with zeros).
+    pub fn add_samples(&mut self, i: usize, samples: &[f64]) {
+        let (start, len) = self.sample_runs[i];
+        if len < samples.len() {
+            let moved = self.samples.len();
+            self.samples.extend_from_within(start..start + len);
+            self.samples.resize(moved + samples.len(), 0.0);
+            self.sample_runs[i] = (moved, samples.len());
+        }
+        let (start, _) = self.sample_runs[i];
+        for (a, b) in self.samples[start..].iter_mut().zip(samples) {
+            *a += b;
+        }
+    }
+
+    /// Frees every stack's frame ids (they are empty after).
+    pub fn clear_frames(&mut self) {
+        self.frame_ids = Vec::new();
+        self.frame_ends.iter_mut().for_each(|e| *e = 0);
+    }
+
+    /// The stacks as records.
+    pub fn to_records(&self) -> Vec<StackRecord> {
+        (0..self.len())
+            .map(|i| StackRecord {
+                process: self.process[i],
+                frames: self.frames(i).to_vec(),
+                samples: self.samples(i).to_vec(),
+            })
+            .collect()
+    }
+}
+
+impl From<&[StackRecord]> for FlatStacks {
+    fn from(stacks: &[StackRecord]) -> Self {
+        let mut flat = FlatStacks::default();
+        for st in stacks {
+            flat.push(st.process, &st.frames, &st.samples);
+        }
+        flat
+    }
+}
+
+/// A results file with its processes as a table and the counts of those
+/// that counted anything, and its stacks in [`FlatStacks`]; the other
+/// records as [`Results`] holds them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlatResults {
+    /// The header, without processes (`processes` and `counts` hold them).
+    pub header: ResultsHeader,
+    pub processes: ProcessTableBytes,
+    /// Processes not listed counted no samples and lost none.
+    pub counts: Vec<ProcessCounts>,
+    pub variables: Vec<VariableBlame>,
+    pub functions: Vec<FunctionBlame>,
+    pub frames: Vec<SymFrame>,
+    pub stacks: FlatStacks,
+    pub contexts: Vec<ContextBlame>,
+}
+
+impl From<Results> for FlatResults {
+    fn from(mut r: Results) -> Self {
+        let processes = std::mem::take(&mut r.header.processes);
+        FlatResults {
+            stacks: FlatStacks::from(&r.stacks[..]),
+            processes: ProcessTableBytes::of(&processes),
+            counts: ProcessCounts::of(&processes, r.header.events.len()),
+            header: r.header,
+            variables: r.variables,
+            functions: r.functions,
+            frames: r.frames,
+            contexts: r.contexts,
+        }
+    }
+}
+
+/// The data records of results versions 4 to 6, as [`crate::results`]
+/// writes them, with stacks decoded into the context's [`FlatStacks`].
+#[derive(bincode::Decode)]
+#[bincode(decode_context = "FlatResults")]
+enum FlatRecord {
+    Variable(VariableBlame),
+    Function(FunctionBlame),
+    Frame(SymFrame),
+    Stack(StackAppended),
+    Context(ContextBlame),
+}
+
+/// A [`StackRecord`] (process, frame ids, sample counts: bincode's layout
+/// of the struct and its two vectors) appended to the decode context's
+/// stacks as it is decoded.
+struct StackAppended;
+
+/// A vector's length as bincode writes it (a u64).
+fn vector_len<D: Decoder>(d: &mut D) -> std::result::Result<usize, DecodeError> {
+    let n = u64::decode(d)?;
+    usize::try_from(n).map_err(|_| DecodeError::OutsideUsizeRange(n))
+}
+
+impl Decode<FlatResults> for StackAppended {
+    fn decode<D: Decoder<Context = FlatResults>>(
+        d: &mut D,
+    ) -> std::result::Result<Self, DecodeError> {
+        let process = u32::decode(d)?;
+        // Claims as bincode's own vector decoding makes them, so the
+        // container's memory limit per record holds here too.
+        let frames = vector_len(d)?;
+        d.claim_container_read::<u32>(frames)?;
+        for _ in 0..frames {
+            d.unclaim_bytes_read(std::mem::size_of::<u32>());
+            let id = u32::decode(d)?;
+            d.context().stacks.frame_ids.push(id);
+        }
+        let samples = vector_len(d)?;
+        d.claim_container_read::<f64>(samples)?;
+        for _ in 0..samples {
+            d.unclaim_bytes_read(std::mem::size_of::<f64>());
+            let x = f64::decode(d)?;
+            d.context().stacks.samples.push(x);
+        }
+        d.context().stacks.close(process, samples);
+        Ok(StackAppended)
+    }
+}
+bincode::impl_borrow_decode_with_context!(StackAppended, FlatResults);
+
+impl FlatResults {
+    /// Reads a results file of any readable version (versions before 4,
+    /// whose records are converted as read, through [`Results::read`]),
+    /// with the checks [`Results::read`] makes.
+    pub fn read(path: impl AsRef<Path>) -> Result<FlatResults> {
+        let path = path.as_ref();
+        let file = open_regular(path).map_err(|e| FormatError::io(path, e))?;
+        let (mut r, header, processes) = open_results_parts(BufReader::new(file), path)?;
+        if r.version < 4 {
+            return Ok(Results::read(path)?.into());
+        }
+        let (processes, counts) = processes.into_table(header.events.len());
+        if let Some(c) = counts
+            .iter()
+            .find(|c| c.process as usize >= processes.len())
+        {
+            return Err(FormatError::CorruptHeader {
+                path: path.to_path_buf(),
+                reason: format!("counts of process {} of {}", c.process, processes.len()),
+            });
+        }
+        let check = RecordCheck::new(processes.len(), &header);
+        let mut out = FlatResults {
+            header,
+            processes,
+            counts,
+            ..Default::default()
+        };
+        while let Some(chunk) = r.next_chunk()? {
+            let corrupt = |reason: String| FormatError::CorruptChunk {
+                path: path.to_path_buf(),
+                chunk: chunk.index,
+                offset: chunk.offset,
+                reason,
+            };
+            out = chunk.decode_each_into(path, out, |rec: FlatRecord, out| {
+                match rec {
+                    FlatRecord::Variable(v) => {
+                        check.values(&v.values).map_err(corrupt)?;
+                        out.variables.push(v)
+                    }
+                    FlatRecord::Function(f) => {
+                        check.values(&f.values).map_err(corrupt)?;
+                        out.functions.push(f)
+                    }
+                    FlatRecord::Frame(f) => out.frames.push(f),
+                    FlatRecord::Stack(StackAppended) => {
+                        let i = out.stacks.len() - 1;
+                        check
+                            .stack(
+                                out.stacks.process(i),
+                                out.stacks.frames(i),
+                                out.frames.len(),
+                            )
+                            .map_err(corrupt)?
+                    }
+                    FlatRecord::Context(c) => {
+                        check
+                            .context(&c, out.stacks.len(), out.variables.len())
+                            .map_err(corrupt)?;
+                        out.contexts.push(c)
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        r.require_end()?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_that_grow_move_and_keep_their_sums() {
+        let mut s = FlatStacks::default();
+        s.push(1, &[3, 4], &[1.0]);
+        s.push(2, &[5], &[2.0, 3.0]);
+        s.add_samples(0, &[1.0, 7.0]);
+        s.add_samples(1, &[1.0]);
+        assert_eq!(s.samples(0), [2.0, 7.0]);
+        assert_eq!(s.samples(1), [3.0, 3.0]);
+        assert_eq!(s.frames(0), [3, 4]);
+        assert_eq!(s.frames(1), [5]);
+        assert_eq!(s.to_records()[1].process, 2);
+    }
+}
