@@ -550,22 +550,31 @@ impl Merger {
         }
         self.stack_of.clear();
         for i in 0..part.stacks.len() {
-            self.scratch.clear();
-            self.scratch.extend(
-                part.stacks
-                    .frames(i)
-                    .iter()
-                    .map(|&f| self.frame_of[f as usize]),
-            );
             let (process, samples) = (part.stacks.process(i), part.stacks.samples(i));
             let id = match self.summing {
                 Some(_) => {
+                    let process = summed_process(&launcher, process);
+                    // The frames as the merger's ids, hashed as they are renumbered.
+                    let mut h = FxHasher::default();
+                    h.write_u32(process);
+                    self.scratch.clear();
+                    for &f in part.stacks.frames(i) {
+                        let id = self.frame_of[f as usize];
+                        h.write_u32(id);
+                        self.scratch.push(id);
+                    }
                     let frames = std::mem::take(&mut self.scratch);
-                    let id = self.sum_stack(&launcher, process, &frames, samples);
+                    let id = self.sum_stack(process, h.finish(), &frames, samples);
                     self.scratch = frames;
                     id
                 }
-                None => self.stacks.push(process, &self.scratch, samples),
+                None => {
+                    self.scratch.clear();
+                    let frame_of = &self.frame_of;
+                    self.scratch
+                        .extend(part.stacks.frames(i).iter().map(|&f| frame_of[f as usize]));
+                    self.stacks.push(process, &self.scratch, samples)
+                }
             };
             self.stack_of.push(id);
         }
@@ -602,12 +611,10 @@ impl Merger {
         let contexts = std::mem::take(&mut self.contexts);
         let stack_of: Vec<u32> = (0..stacks.len())
             .map(|i| {
-                self.sum_stack(
-                    &launcher,
-                    stacks.process(i),
-                    stacks.frames(i),
-                    stacks.samples(i),
-                )
+                let process = summed_process(&launcher, stacks.process(i));
+                let frames = stacks.frames(i);
+                let hash = stack_hash(process, frames);
+                self.sum_stack(process, hash, frames, stacks.samples(i))
             })
             .collect();
         for mut c in contexts {
@@ -616,18 +623,12 @@ impl Merger {
         }
     }
 
-    /// Adds a stack (frames as the merger's ids) to the summed stacks; its index.
-    fn sum_stack(
-        &mut self,
-        launcher: &[bool],
-        process: u32,
-        frames: &[u32],
-        samples: &[f64],
-    ) -> u32 {
+    /// Adds a stack of `process` (as summed: [`summed_process`]) whose
+    /// frames are the merger's ids to the summed stacks; its index. `hash`
+    /// is its [`stack_hash`].
+    fn sum_stack(&mut self, process: u32, hash: u64, frames: &[u32], samples: &[f64]) -> u32 {
         let tables = self.summing.as_mut().expect("summing");
         let stacks = &mut self.stacks;
-        let process = summed_process(launcher, process);
-        let hash = stack_hash(process, frames);
         let same = |&id: &u32| {
             stacks.process(id as usize) == process && stacks.frames(id as usize) == frames
         };

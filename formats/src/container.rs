@@ -340,31 +340,55 @@ impl Chunk {
     pub fn decode_each_into<C: Default, T: Decode<C>>(
         &self,
         path: &Path,
-        context: C,
+        mut context: C,
         mut each: impl FnMut(T, &mut C) -> Result<()>,
     ) -> Result<C> {
         use bincode::de::{Decoder, DecoderImpl};
-        let mut decoder = DecoderImpl::new(Remaining(&self.payload), codec(), context);
         let corrupt = |reason: String| FormatError::CorruptChunk {
             path: path.to_path_buf(),
             chunk: self.index,
             offset: self.offset,
             reason,
         };
+        let mut rest: &[u8] = &self.payload;
         for i in 0..self.record_count {
+            // A decoder per record, as `decode_each`: the memory limit
+            // applies to each record.
+            let mut decoder = DecoderImpl::new(Remaining(rest), codec(), context);
             let value = T::decode(&mut decoder)
                 .map_err(|e| corrupt(format!("record {i} of {}: {e}", self.record_count)))?;
-            each(value, decoder.context())?;
+            rest = decoder.reader().0;
+            context = std::mem::take(decoder.context());
+            each(value, &mut context)?;
         }
-        let left = decoder.reader().0.len();
-        if left > 0 {
+        if !rest.is_empty() {
             return Err(corrupt(format!(
-                "{left} bytes left over after its {} records",
+                "{} bytes left over after its {} records",
+                rest.len(),
                 self.record_count
             )));
         }
-        Ok(std::mem::take(decoder.context()))
+        Ok(context)
     }
+}
+
+/// Decodes `count` values of `T` from `decoder`'s input, each handed to
+/// `each`: the elements of a vector whose length was read and whose memory
+/// was claimed against the container's limit ([`MAX_RECORD_MEMORY`]) as
+/// one claim, so that the elements are decoded without a limit check each.
+pub fn decode_claimed<D: bincode::de::Decoder, T: Decode<()>>(
+    decoder: &mut D,
+    count: usize,
+    mut each: impl FnMut(T),
+) -> std::result::Result<(), bincode::error::DecodeError> {
+    let unlimited = bincode::config::standard()
+        .with_little_endian()
+        .with_variable_int_encoding();
+    let mut elements = bincode::de::DecoderImpl::new(decoder.reader(), unlimited, ());
+    for _ in 0..count {
+        each(T::decode(&mut elements)?);
+    }
+    Ok(())
 }
 
 /// A payload's bytes not yet decoded (bincode's slice reader, whose

@@ -5,6 +5,7 @@
 //! per stack (most of a partial result's records are stacks of ~40 frames).
 //! The file layout is [`crate::results`]'; nothing here writes.
 
+use crate::container::decode_claimed;
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::results::{
@@ -156,7 +157,7 @@ impl From<Results> for FlatResults {
 /// The data records of results versions 4 to 6, as [`crate::results`]
 /// writes them, with stacks decoded into the context's [`FlatStacks`].
 #[derive(bincode::Decode)]
-#[bincode(decode_context = "FlatResults")]
+#[bincode(decode_context = "StackSink")]
 enum FlatRecord {
     Variable(VariableBlame),
     Function(FunctionBlame),
@@ -176,32 +177,47 @@ fn vector_len<D: Decoder>(d: &mut D) -> std::result::Result<usize, DecodeError> 
     usize::try_from(n).map_err(|_| DecodeError::OutsideUsizeRange(n))
 }
 
-impl Decode<FlatResults> for StackAppended {
-    fn decode<D: Decoder<Context = FlatResults>>(
+/// The decode context of [`FlatRecord`]: the stacks being read, boxed so
+/// that handing it from one record's decoder to the next moves a pointer.
+#[derive(Default)]
+struct StackSink(Option<Box<FlatStacks>>);
+
+impl Decode<StackSink> for StackAppended {
+    fn decode<D: Decoder<Context = StackSink>>(
         d: &mut D,
     ) -> std::result::Result<Self, DecodeError> {
-        let process = u32::decode(d)?;
-        // Claims as bincode's own vector decoding makes them, so the
-        // container's memory limit per record holds here too.
-        let frames = vector_len(d)?;
-        d.claim_container_read::<u32>(frames)?;
-        for _ in 0..frames {
-            d.unclaim_bytes_read(std::mem::size_of::<u32>());
-            let id = u32::decode(d)?;
-            d.context().stacks.frame_ids.push(id);
-        }
-        let samples = vector_len(d)?;
-        d.claim_container_read::<f64>(samples)?;
-        for _ in 0..samples {
-            d.unclaim_bytes_read(std::mem::size_of::<f64>());
-            let x = f64::decode(d)?;
-            d.context().stacks.samples.push(x);
-        }
-        d.context().stacks.close(process, samples);
-        Ok(StackAppended)
+        let mut stacks = d
+            .context()
+            .0
+            .take()
+            .ok_or(DecodeError::Other("a stack outside a stack table"))?;
+        let appended = Self::append(d, &mut stacks);
+        d.context().0 = Some(stacks);
+        appended.map(|()| StackAppended)
     }
 }
-bincode::impl_borrow_decode_with_context!(StackAppended, FlatResults);
+
+impl StackAppended {
+    fn append<D: Decoder>(
+        d: &mut D,
+        stacks: &mut FlatStacks,
+    ) -> std::result::Result<(), DecodeError> {
+        let process = u32::decode(d)?;
+        // Each vector's memory is claimed against the container's limit
+        // per record, as bincode's own vector decoding claims it, and its
+        // elements appended to the tables as they are decoded.
+        let frames = vector_len(d)?;
+        d.claim_container_read::<u32>(frames)?;
+        decode_claimed(d, frames, |id: u32| stacks.frame_ids.push(id))?;
+        let samples = vector_len(d)?;
+        d.claim_container_read::<f64>(samples)?;
+        decode_claimed(d, samples, |x: f64| stacks.samples.push(x))?;
+        stacks.close(process, samples);
+        Ok(())
+    }
+}
+
+bincode::impl_borrow_decode_with_context!(StackAppended, StackSink);
 
 impl FlatResults {
     /// Reads a results file of any readable version (versions before 4,
@@ -231,6 +247,7 @@ impl FlatResults {
             counts,
             ..Default::default()
         };
+        let mut sink = StackSink(Some(Box::default()));
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| FormatError::CorruptChunk {
                 path: path.to_path_buf(),
@@ -238,7 +255,15 @@ impl FlatResults {
                 offset: chunk.offset,
                 reason,
             };
-            out = chunk.decode_each_into(path, out, |rec: FlatRecord, out| {
+            if let Some(stacks) = sink.0.as_deref_mut() {
+                // Every frame id takes a byte or more, every count eight:
+                // room for all the chunk may hold, so its stacks are
+                // appended without growing the vectors.
+                stacks.frame_ids.reserve(chunk.payload.len());
+                stacks.samples.reserve(chunk.payload.len() / 8);
+            }
+            sink = chunk.decode_each_into(path, sink, |rec: FlatRecord, sink| {
+                let stacks = sink.0.as_deref().expect("the stack table is back");
                 match rec {
                     FlatRecord::Variable(v) => {
                         check.values(&v.values).map_err(corrupt)?;
@@ -250,18 +275,14 @@ impl FlatResults {
                     }
                     FlatRecord::Frame(f) => out.frames.push(f),
                     FlatRecord::Stack(StackAppended) => {
-                        let i = out.stacks.len() - 1;
+                        let i = stacks.len() - 1;
                         check
-                            .stack(
-                                out.stacks.process(i),
-                                out.stacks.frames(i),
-                                out.frames.len(),
-                            )
+                            .stack(stacks.process(i), stacks.frames(i), out.frames.len())
                             .map_err(corrupt)?
                     }
                     FlatRecord::Context(c) => {
                         check
-                            .context(&c, out.stacks.len(), out.variables.len())
+                            .context(&c, stacks.len(), out.variables.len())
                             .map_err(corrupt)?;
                         out.contexts.push(c)
                     }
@@ -269,6 +290,7 @@ impl FlatResults {
                 Ok(())
             })?;
         }
+        out.stacks = *sink.0.expect("the stack table is back");
         r.require_end()?;
         Ok(out)
     }
