@@ -79,28 +79,60 @@ pub(crate) fn encode_into<T: Encode>(buf: &mut Vec<u8>, value: &T) -> Result<()>
 /// Writes a whole container file atomically (a temporary file beside
 /// `path`, renamed into place once complete, so a reader never sees half of
 /// it): `header`, then `records`, encoded one at a time (never copied whole)
-/// into chunks of about 1 MiB.
+/// into chunks of about 1 MiB. A file of more than one chunk is compressed
+/// and written by a second thread while the next chunk is encoded (a merged
+/// result of 10^3 ranks is tens of chunks).
 pub fn write_atomic<H: Encode, R: Encode>(
     path: &Path,
     kind: Kind,
     header: &H,
     records: impl IntoIterator<Item = R>,
 ) -> Result<()> {
+    const CHUNK: usize = 1 << 20;
     let file = crate::files::AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
     let mut w = ContainerWriter::new(file, path, kind, header)?;
-    let mut buf = Vec::new();
-    let mut count = 0u32;
-    for rec in records {
-        encode_into(&mut buf, &rec)?;
-        count += 1;
-        if buf.len() > 1 << 20 {
-            w.write_chunk(&buf, count)?;
-            buf.clear();
-            count = 0;
+    let mut records = records.into_iter();
+    // The next chunk's payload and record count; `true` when it is full.
+    let mut fill = |buf: &mut Vec<u8>| -> Result<(u32, bool)> {
+        let mut count = 0u32;
+        for rec in records.by_ref() {
+            encode_into(buf, &rec)?;
+            count += 1;
+            if buf.len() > CHUNK {
+                return Ok((count, true));
+            }
         }
-    }
+        Ok((count, false))
+    };
+    let mut buf = Vec::new();
+    let (count, more) = fill(&mut buf)?;
     if count > 0 {
         w.write_chunk(&buf, count)?;
+    }
+    if more {
+        w = std::thread::scope(|scope| -> Result<_> {
+            let (to_writer, chunks) = std::sync::mpsc::sync_channel::<(Vec<u8>, u32)>(2);
+            let writer = scope.spawn(move || -> Result<_> {
+                for (payload, count) in chunks {
+                    w.write_chunk(&payload, count)?;
+                }
+                Ok(w)
+            });
+            let encoded = (|| -> Result<()> {
+                loop {
+                    let mut buf = Vec::with_capacity(CHUNK + (CHUNK >> 2));
+                    let (count, more) = fill(&mut buf)?;
+                    // A writer that stopped has its error to tell.
+                    if count == 0 || to_writer.send((buf, count)).is_err() || !more {
+                        return Ok(());
+                    }
+                }
+            })();
+            drop(to_writer);
+            let written = writer.join().expect("the chunk writer does not panic");
+            encoded?;
+            written
+        })?;
     }
     w.write_end()?;
     w.flush()?;
