@@ -734,10 +734,6 @@ fn summed_process(launcher: &[bool], process: u32) -> u32 {
     }
 }
 
-/// Partial results read at once by [`merge_files`]: enough to keep every
-/// core busy, few enough that memory does not grow with the parts.
-const READ_BATCH: usize = 16;
-
 /// A partial result to merge: a file, or one already in memory (the
 /// last shard's own, which it has just written: not read back).
 pub enum Part {
@@ -745,53 +741,75 @@ pub enum Part {
     Loaded(Box<Results>),
 }
 
-/// Reads the partial results `parts` into a [`Merger`], in their order:
-/// batches of [`READ_BATCH`] files are read in parallel while the batch
-/// before them is reduced, so memory holds the merged records and two
-/// batches of parts. `progress(done)` is called after each part is reduced.
+impl Part {
+    /// The part read flat, with its name (a file's path).
+    fn read(self) -> Result<(FlatResults, Option<String>)> {
+        match self {
+            Part::File(path) => FlatResults::read(&path)
+                .map(|r| (r, Some(path.display().to_string())))
+                .map_err(PostError::from),
+            Part::Loaded(results) => Ok(((*results).into(), None)),
+        }
+    }
+}
+
+/// Reads the partial results `parts` into a [`Merger`], in their order.
+/// `progress(done)` is called after each part is reduced.
 pub fn read_parts(parts: Vec<Part>, progress: &(dyn Fn(usize) + Sync)) -> Result<Merger> {
     read_parts_into(Merger::default(), parts, progress)
 }
 
 /// [`read_parts`] into `merger` (e.g. [`Merger::summing`]).
+///
+/// The calling thread reduces the parts in order, each as soon as it is
+/// read, while the rayon pool reads the parts after it: at most a window
+/// of 4 + 2 × threads parts are read ahead, so memory holds the merged
+/// records and that window, whatever the number of parts, and no core
+/// waits for a whole batch (two large parts: the first is reduced while
+/// the second is read). Called from a thread of the pool itself, which
+/// must not wait for the pool, it reads each part in turn.
 pub fn read_parts_into(
     mut merger: Merger,
     parts: Vec<Part>,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Merger> {
-    type Read = Result<(FlatResults, Option<String>)>;
-    let read = |batch: Vec<Part>| -> Vec<Read> {
-        batch
-            .into_par_iter()
-            .map(|part| match part {
-                Part::File(path) => FlatResults::read(&path)
-                    .map(|r| (r, Some(path.display().to_string())))
-                    .map_err(PostError::from),
-                Part::Loaded(results) => Ok(((*results).into(), None)),
-            })
-            .collect()
-    };
-    let reduce = |merger: &mut Merger, parts: Vec<Read>| -> Result<()> {
+    if rayon::current_thread_index().is_some() {
         for part in parts {
-            let (part, name) = part?;
+            let (part, name) = part.read()?;
             merger.add_flat(part, name.as_deref())?;
             progress(merger.parts());
         }
-        Ok(())
-    };
-    let mut rest = parts.into_iter();
-    let mut next_batch = move || -> Vec<Part> { rest.by_ref().take(READ_BATCH).collect() };
-    let mut pending = read(next_batch());
-    loop {
-        let batch = next_batch();
-        if batch.is_empty() {
-            reduce(&mut merger, pending)?;
-            return Ok(merger);
-        }
-        let (read_next, reduced) = rayon::join(|| read(batch), || reduce(&mut merger, pending));
-        reduced?;
-        pending = read_next;
+        return Ok(merger);
     }
+    let total = parts.len();
+    let (done, read) = std::sync::mpsc::channel();
+    let mut unread = parts.into_iter().enumerate();
+    let mut read_one = || {
+        if let Some((i, part)) = unread.next() {
+            let done = done.clone();
+            rayon::spawn(move || {
+                // The reducer stops reading at an error: no one to tell.
+                let _ = done.send((i, part.read()));
+            });
+        }
+    };
+    for _ in 0..4 + 2 * rayon::current_num_threads() {
+        read_one();
+    }
+    let mut ready = BTreeMap::new();
+    let mut next = 0;
+    while next < total {
+        let (i, part) = read.recv().expect("every part read is sent");
+        ready.insert(i, part);
+        while let Some(part) = ready.remove(&next) {
+            read_one();
+            let (part, name) = part?;
+            merger.add_flat(part, name.as_deref())?;
+            progress(merger.parts());
+            next += 1;
+        }
+    }
+    Ok(merger)
 }
 
 #[cfg(test)]
