@@ -1375,8 +1375,27 @@ mod tests {
                     Part::File(path)
                 })
                 .collect();
+            let paths: Vec<std::path::PathBuf> = (0..n as usize)
+                .filter(|&i| i != 1)
+                .map(|i| dir.path().join(format!("part-{i}.bres")))
+                .collect();
             let read = read_parts(files, &|_| {}).unwrap().finish().unwrap();
             assert_eq!(read, all, "seed {seed}: read from files");
+            // From a thread of a one-thread pool (which must not wait for
+            // the pool to read): the parts are read in turn, same result.
+            let again = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap()
+                .install(|| {
+                    let parts = paths.iter().cloned().map(Part::File);
+                    let mut parts: Vec<Part> = parts.collect();
+                    parts.insert(1, Part::Loaded(Box::new(all.clone())));
+                    read_parts(parts, &|_| {}).unwrap().finish().unwrap()
+                });
+            let mut expected = vec![all.clone()];
+            expected.extend(paths.iter().map(|p| Results::read(p).unwrap()));
+            assert_eq!(again, merge(expected).unwrap(), "seed {seed}: in the pool");
         }
     }
 }
