@@ -61,10 +61,16 @@ pub const MAX_RECORD_MEMORY: usize = 512 << 20;
 /// wrote every file before the move to bincode 2's derives), and
 /// [`MAX_RECORD_MEMORY`] per record.
 pub(crate) fn codec() -> impl bincode::config::Config {
+    unlimited_codec().with_limit::<MAX_RECORD_MEMORY>()
+}
+
+/// [`codec`] without the memory limit: for the elements of a vector whose
+/// memory was claimed whole ([`decode_claimed`]).
+fn unlimited_codec(
+) -> bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Varint> {
     bincode::config::standard()
         .with_little_endian()
         .with_variable_int_encoding()
-        .with_limit::<MAX_RECORD_MEMORY>()
 }
 
 /// Appends one value to a payload buffer.
@@ -331,44 +337,25 @@ impl Chunk {
         path: &Path,
         mut each: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
-        let mut rest: &[u8] = &self.payload;
-        for i in 0..self.record_count {
-            // Bincode reads straight from the slice; each record is its own
-            // decode, so the memory limit applies per record.
-            let (value, used) = bincode::decode_from_slice(rest, codec()).map_err(|e| {
-                FormatError::CorruptChunk {
-                    path: path.to_path_buf(),
-                    chunk: self.index,
-                    offset: self.offset,
-                    reason: format!("record {i} of {}: {e}", self.record_count),
-                }
-            })?;
-            rest = &rest[used..];
-            each(value)?;
-        }
-        if !rest.is_empty() {
-            return Err(FormatError::CorruptChunk {
-                path: path.to_path_buf(),
-                chunk: self.index,
-                offset: self.offset,
-                reason: format!(
-                    "{} bytes left over after its {} records",
-                    rest.len(),
-                    self.record_count
-                ),
-            });
-        }
-        Ok(())
+        self.decode_each_into(path, (), |value, ()| each(value))
     }
-}
 
-impl Chunk {
-    /// Decodes the records of the chunk through one bincode decoder whose
-    /// decode context is `context`: records whose types decode parts of
-    /// themselves into the context (bincode's `decode_context`) fill its
-    /// tables instead of allocating a value each. `each` sees every record
-    /// with the context, as it is decoded; an error of `each` stops
-    /// decoding and is returned. Returns the context.
+    /// The error of a record of this chunk that does not decode or does not fit.
+    pub fn corrupt(&self, path: &Path, reason: String) -> FormatError {
+        FormatError::CorruptChunk {
+            path: path.to_path_buf(),
+            chunk: self.index,
+            offset: self.offset,
+            reason,
+        }
+    }
+
+    /// Decodes the records of the chunk with bincode's decode context
+    /// `context`: records whose types decode parts of themselves into the
+    /// context (bincode's `decode_context`) fill its tables instead of
+    /// allocating a value each. `each` sees every record with the context,
+    /// as it is decoded; an error of `each` stops decoding and is returned.
+    /// Returns the context.
     pub fn decode_each_into<C: Default, T: Decode<C>>(
         &self,
         path: &Path,
@@ -376,29 +363,27 @@ impl Chunk {
         mut each: impl FnMut(T, &mut C) -> Result<()>,
     ) -> Result<C> {
         use bincode::de::{Decoder, DecoderImpl};
-        let corrupt = |reason: String| FormatError::CorruptChunk {
-            path: path.to_path_buf(),
-            chunk: self.index,
-            offset: self.offset,
-            reason,
-        };
         let mut rest: &[u8] = &self.payload;
         for i in 0..self.record_count {
-            // A decoder per record, as `decode_each`: the memory limit
-            // applies to each record.
+            // Bincode reads straight from the slice; each record is its own
+            // decode, so the memory limit applies per record.
             let mut decoder = DecoderImpl::new(Remaining(rest), codec(), context);
-            let value = T::decode(&mut decoder)
-                .map_err(|e| corrupt(format!("record {i} of {}: {e}", self.record_count)))?;
+            let value = T::decode(&mut decoder).map_err(|e| {
+                self.corrupt(path, format!("record {i} of {}: {e}", self.record_count))
+            })?;
             rest = decoder.reader().0;
             context = std::mem::take(decoder.context());
             each(value, &mut context)?;
         }
         if !rest.is_empty() {
-            return Err(corrupt(format!(
-                "{} bytes left over after its {} records",
-                rest.len(),
-                self.record_count
-            )));
+            return Err(self.corrupt(
+                path,
+                format!(
+                    "{} bytes left over after its {} records",
+                    rest.len(),
+                    self.record_count
+                ),
+            ));
         }
         Ok(context)
     }
@@ -413,10 +398,7 @@ pub fn decode_claimed<D: bincode::de::Decoder, T: Decode<()>>(
     count: usize,
     mut each: impl FnMut(T),
 ) -> std::result::Result<(), bincode::error::DecodeError> {
-    let unlimited = bincode::config::standard()
-        .with_little_endian()
-        .with_variable_int_encoding();
-    let mut elements = bincode::de::DecoderImpl::new(decoder.reader(), unlimited, ());
+    let mut elements = bincode::de::DecoderImpl::new(decoder.reader(), unlimited_codec(), ());
     for _ in 0..count {
         each(T::decode(&mut elements)?);
     }

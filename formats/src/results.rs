@@ -290,16 +290,18 @@ where
     }
 }
 
-/// The processes of results version 6: each distinct host and command once,
-/// and per process the indices of its own. Every partial result of a run
-/// repeats the run's process table, so a merge reads it once per part: as
-/// indices it costs no allocation per process but the sample counts.
+/// A process table that holds each distinct host and command once, the
+/// processes naming theirs by index: version 6 with each process's counts
+/// ([`ProcessEntry`]), version 7 without ([`ProcessIdentity`]).
 #[derive(Encode, Decode)]
-struct ProcessTable {
+struct HostTable<E> {
     hosts: Vec<String>,
     commands: Vec<Vec<String>>,
-    processes: Vec<ProcessEntry>,
+    processes: Vec<E>,
 }
+
+/// The process table of results version 6 (read only).
+type ProcessTable = HostTable<ProcessEntry>;
 
 #[derive(Encode, Decode)]
 struct ProcessEntry {
@@ -312,58 +314,52 @@ struct ProcessEntry {
     lost: u64,
 }
 
-impl ProcessTable {
-    fn of(processes: &[ProcessInfo]) -> ProcessTable {
-        let mut hosts: HashMap<&str, u32> = HashMap::new();
-        let mut commands: HashMap<&[String], u32> = HashMap::new();
-        let mut table = ProcessTable {
-            hosts: Vec::new(),
-            commands: Vec::new(),
-            processes: Vec::with_capacity(processes.len()),
-        };
-        for p in processes {
-            let host = *hosts.entry(&p.host).or_insert_with(|| {
-                table.hosts.push(p.host.to_string());
-                table.hosts.len() as u32 - 1
-            });
-            let command = *commands.entry(&p.command).or_insert_with(|| {
-                table.commands.push(p.command.to_vec());
-                table.commands.len() as u32 - 1
-            });
-            table.processes.push(ProcessEntry {
-                rank: p.rank,
-                pid: p.pid,
-                host,
-                command,
-                launcher: p.launcher,
-                samples: p.samples.clone(),
-                lost: p.lost,
-            });
+/// A process of a [`HostTable`]: its host and command indices, and the
+/// process they make with them.
+trait TableEntry {
+    fn names(&self) -> (u32, u32);
+    fn into_process(self, host: Arc<str>, command: Arc<[String]>, events: usize) -> ProcessInfo;
+}
+
+impl TableEntry for ProcessEntry {
+    fn names(&self) -> (u32, u32) {
+        (self.host, self.command)
+    }
+    fn into_process(self, host: Arc<str>, command: Arc<[String]>, _: usize) -> ProcessInfo {
+        ProcessInfo {
+            rank: self.rank,
+            pid: self.pid,
+            host,
+            command,
+            launcher: self.launcher,
+            samples: self.samples,
+            lost: self.lost,
         }
-        table
     }
 }
 
-impl StoredProcesses for ProcessTable {
-    /// The processes, sharing each host and command; `None` when an index is out of range.
-    fn into_processes(self) -> Option<ProcessesRead> {
+impl<E: TableEntry> HostTable<E> {
+    /// The processes, sharing each host and command (`events` zero counts
+    /// each where the entries hold none); `None` when an index is out of range.
+    fn into_infos(self, events: usize) -> Option<Vec<ProcessInfo>> {
         let hosts: Vec<Arc<str>> = self.hosts.into_iter().map(Arc::from).collect();
         let commands: Vec<Arc<[String]>> = self.commands.into_iter().map(Arc::from).collect();
         self.processes
             .into_iter()
             .map(|p| {
-                Some(ProcessInfo {
-                    rank: p.rank,
-                    pid: p.pid,
-                    host: hosts.get(p.host as usize)?.clone(),
-                    command: commands.get(p.command as usize)?.clone(),
-                    launcher: p.launcher,
-                    samples: p.samples,
-                    lost: p.lost,
-                })
+                let (host, command) = p.names();
+                let host = hosts.get(host as usize)?.clone();
+                let command = commands.get(command as usize)?.clone();
+                Some(p.into_process(host, command, events))
             })
-            .collect::<Option<Vec<_>>>()
-            .map(ProcessesRead::Whole)
+            .collect()
+    }
+}
+
+impl StoredProcesses for ProcessTable {
+    fn into_processes(self) -> Option<ProcessesRead> {
+        // Version 6 entries carry their counts: `events` is not used.
+        self.into_infos(0).map(ProcessesRead::Whole)
     }
 }
 
@@ -398,12 +394,8 @@ pub struct ProcessTableBytes {
     bytes: Vec<u8>,
 }
 
-#[derive(Encode, Decode)]
-struct IdentityTable {
-    hosts: Vec<String>,
-    commands: Vec<Vec<String>>,
-    processes: Vec<ProcessIdentity>,
-}
+/// The process table of results version 7.
+type IdentityTable = HostTable<ProcessIdentity>;
 
 #[derive(Encode, Decode)]
 struct ProcessIdentity {
@@ -414,25 +406,50 @@ struct ProcessIdentity {
     launcher: bool,
 }
 
+impl TableEntry for ProcessIdentity {
+    fn names(&self) -> (u32, u32) {
+        (self.host, self.command)
+    }
+    fn into_process(self, host: Arc<str>, command: Arc<[String]>, events: usize) -> ProcessInfo {
+        ProcessInfo {
+            rank: self.rank,
+            pid: self.pid,
+            host,
+            command,
+            launcher: self.launcher,
+            samples: vec![0.0; events],
+            lost: 0,
+        }
+    }
+}
+
 impl ProcessTableBytes {
     /// The table of `processes` (their counts are left out).
     pub fn of(processes: &[ProcessInfo]) -> ProcessTableBytes {
-        let v6 = ProcessTable::of(processes);
-        let table = IdentityTable {
-            hosts: v6.hosts,
-            commands: v6.commands,
-            processes: v6
-                .processes
-                .into_iter()
-                .map(|p| ProcessIdentity {
-                    rank: p.rank,
-                    pid: p.pid,
-                    host: p.host,
-                    command: p.command,
-                    launcher: p.launcher,
-                })
-                .collect(),
+        let mut hosts: HashMap<&str, u32> = HashMap::new();
+        let mut commands: HashMap<&[String], u32> = HashMap::new();
+        let mut table = IdentityTable {
+            hosts: Vec::new(),
+            commands: Vec::new(),
+            processes: Vec::with_capacity(processes.len()),
         };
+        for p in processes {
+            let host = *hosts.entry(&p.host).or_insert_with(|| {
+                table.hosts.push(p.host.to_string());
+                table.hosts.len() as u32 - 1
+            });
+            let command = *commands.entry(&p.command).or_insert_with(|| {
+                table.commands.push(p.command.to_vec());
+                table.commands.len() as u32 - 1
+            });
+            table.processes.push(ProcessIdentity {
+                rank: p.rank,
+                pid: p.pid,
+                host,
+                command,
+                launcher: p.launcher,
+            });
+        }
         let mut bytes = Vec::new();
         crate::container::encode_into(&mut bytes, &table).expect("encoding into memory");
         ProcessTableBytes {
@@ -458,23 +475,7 @@ impl ProcessTableBytes {
         if used != self.bytes.len() || table.processes.len() as u64 != self.processes {
             return None;
         }
-        let hosts: Vec<Arc<str>> = table.hosts.into_iter().map(Arc::from).collect();
-        let commands: Vec<Arc<[String]>> = table.commands.into_iter().map(Arc::from).collect();
-        table
-            .processes
-            .into_iter()
-            .map(|p| {
-                Some(ProcessInfo {
-                    rank: p.rank,
-                    pid: p.pid,
-                    host: hosts.get(p.host as usize)?.clone(),
-                    command: commands.get(p.command as usize)?.clone(),
-                    launcher: p.launcher,
-                    samples: vec![0.0; events],
-                    lost: 0,
-                })
-            })
-            .collect()
+        table.into_infos(events)
     }
 }
 
@@ -1074,12 +1075,7 @@ impl Results {
         };
         let mut old = (r.version < 4).then(OldLayout::default);
         while let Some(chunk) = r.next_chunk()? {
-            let corrupt = |reason: String| FormatError::CorruptChunk {
-                path: path.to_path_buf(),
-                chunk: chunk.index,
-                offset: chunk.offset,
-                reason,
-            };
+            let corrupt = |reason: String| chunk.corrupt(path, reason);
             // Records are decoded straight from the chunk's bytes into
             // `out`. Old records are converted one at a time, each after the
             // records before it are in `out` (a context names a variable

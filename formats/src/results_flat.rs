@@ -44,10 +44,6 @@ impl FlatStacks {
         self.process[i]
     }
 
-    pub fn set_process(&mut self, i: usize, process: u32) {
-        self.process[i] = process;
-    }
-
     /// The frame ids of stack `i`, innermost first.
     pub fn frames(&self, i: usize) -> &[u32] {
         let start = if i == 0 { 0 } else { self.frame_ends[i - 1] };
@@ -98,17 +94,6 @@ impl FlatStacks {
         self.frame_ids = Vec::new();
         self.frame_ends.iter_mut().for_each(|e| *e = 0);
     }
-
-    /// The stacks as records.
-    pub fn to_records(&self) -> Vec<StackRecord> {
-        (0..self.len())
-            .map(|i| StackRecord {
-                process: self.process[i],
-                frames: self.frames(i).to_vec(),
-                samples: self.samples(i).to_vec(),
-            })
-            .collect()
-    }
 }
 
 impl From<&[StackRecord]> for FlatStacks {
@@ -154,7 +139,7 @@ impl From<Results> for FlatResults {
     }
 }
 
-/// The data records of results versions 4 to 6, as [`crate::results`]
+/// The data records of results versions 4 to 7, as [`crate::results`]
 /// writes them, with stacks decoded into the context's [`FlatStacks`].
 #[derive(bincode::Decode)]
 #[bincode(decode_context = "StackSink")]
@@ -249,12 +234,7 @@ impl FlatResults {
         };
         let mut sink = StackSink(Some(Box::default()));
         while let Some(chunk) = r.next_chunk()? {
-            let corrupt = |reason: String| FormatError::CorruptChunk {
-                path: path.to_path_buf(),
-                chunk: chunk.index,
-                offset: chunk.offset,
-                reason,
-            };
+            let corrupt = |reason: String| chunk.corrupt(path, reason);
             if let Some(stacks) = sink.0.as_deref_mut() {
                 // Every frame id takes a byte or more, every count eight:
                 // room for all the chunk may hold, so its stacks are
@@ -311,6 +291,6 @@ mod tests {
         assert_eq!(s.samples(1), [3.0, 3.0]);
         assert_eq!(s.frames(0), [3, 4]);
         assert_eq!(s.frames(1), [5]);
-        assert_eq!(s.to_records()[1].process, 2);
+        assert_eq!(s.process(1), 2);
     }
 }

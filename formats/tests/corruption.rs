@@ -628,24 +628,8 @@ fn results_process_table_indices_past_the_tables_are_errors() {
             vec![vec!["./app".to_string()]],
             vec![(Some(0u32), 7u32, host, command, false, vec![1.0f64], 0u64)],
         );
-        let header = (
-            &h.producer,
-            &h.events,
-            table,
-            &h.shard,
-            &h.blame_points,
-            &h.coverage,
-            &h.provenance,
-            &h.damage,
-            &h.summed,
-        );
-        let v6 = blame_formats::container::Kind {
-            version: 6,
-            ..RESULTS
-        };
-        let mut w = ContainerWriter::new(Vec::new(), "<t>", v6, &header).unwrap();
-        w.write_end().unwrap();
-        match Results::read_bytes(&w.into_inner()) {
+        let bytes = results_file(6, &results_header(h, table), &Results::default());
+        match Results::read_bytes(&bytes) {
             Err(FormatError::CorruptHeader { reason, .. }) => {
                 assert!(reason.contains("host or command"), "{reason}")
             }
@@ -661,9 +645,6 @@ fn results_process_table_indices_past_the_tables_are_errors() {
 fn results_v7_process_tables_that_contradict_themselves_are_errors() {
     let r = results(5);
     let h = &r.header;
-    let codec = bincode::config::standard()
-        .with_little_endian()
-        .with_variable_int_encoding();
     let identities = |host: u32, command: u32| {
         bincode::encode_to_vec(
             (
@@ -671,7 +652,7 @@ fn results_v7_process_tables_that_contradict_themselves_are_errors() {
                 vec![vec!["./app".to_string()]],
                 vec![(Some(0u32), 7u32, host, command, false)],
             ),
-            codec,
+            codec(),
         )
         .unwrap()
     };
@@ -686,20 +667,7 @@ fn results_v7_process_tables_that_contradict_themselves_are_errors() {
         // the struct of its fields): the table as (processes, bytes), then
         // the counts as (process, samples, lost).
         let processes = ((1u64, bytes), vec![(counted, vec![1.0f64], 0u64)]);
-        let header = (
-            &h.producer,
-            &h.events,
-            processes,
-            &h.shard,
-            &h.blame_points,
-            &h.coverage,
-            &h.provenance,
-            &h.damage,
-            &h.summed,
-        );
-        let mut w = ContainerWriter::new(Vec::new(), "<t>", RESULTS, &header).unwrap();
-        w.write_end().unwrap();
-        let bytes = w.into_inner();
+        let bytes = results_file(7, &results_header(h, processes), &Results::default());
         match Results::read_bytes(&bytes) {
             Err(FormatError::CorruptHeader { .. }) => {}
             other => panic!("{what}: {other:?}"),

@@ -646,35 +646,6 @@ fn results_of_version_5_are_read() {
     assert_flat_reads_the_same(&bytes);
 }
 
-/// A results file of `version` with `header` and the records of `r`, in
-/// one chunk (the data records are laid out alike from version 4 on).
-fn results_file<H: bincode::Encode>(version: u32, header: &H, r: &Results) -> Vec<u8> {
-    use blame_formats::container::{ContainerWriter, Kind};
-    use blame_formats::results::{ResultRecord, RESULTS};
-    let kind = Kind { version, ..RESULTS };
-    let mut w = ContainerWriter::new(Vec::new(), "<old>", kind, header).unwrap();
-    let records: Vec<ResultRecord> = r
-        .variables
-        .iter()
-        .cloned()
-        .map(ResultRecord::Variable)
-        .chain(r.functions.iter().cloned().map(ResultRecord::Function))
-        .chain(r.frames.iter().cloned().map(ResultRecord::Frame))
-        .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
-        .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
-        .collect();
-    let mut payload = Vec::new();
-    let codec = bincode::config::standard()
-        .with_little_endian()
-        .with_variable_int_encoding();
-    for r in &records {
-        payload.extend(bincode::encode_to_vec(r, codec).unwrap());
-    }
-    w.write_chunk(&payload, records.len() as u32).unwrap();
-    w.write_end().unwrap();
-    w.into_inner()
-}
-
 /// The flat reader of merges reads what [`Results::read`] reads, its
 /// processes as a table and counts.
 fn assert_flat_reads_the_same(bytes: &[u8]) {
@@ -713,18 +684,7 @@ fn results_of_version_6_are_read() {
             })
             .collect::<Vec<_>>(),
     );
-    let header_v6 = (
-        &h.producer,
-        &h.events,
-        table,
-        &h.shard,
-        &h.blame_points,
-        &h.coverage,
-        &h.provenance,
-        &h.damage,
-        &h.summed,
-    );
-    let bytes = results_file(6, &header_v6, &now);
+    let bytes = results_file(6, &results_header(h, table), &now);
     assert_eq!(Results::read_bytes(&bytes).unwrap(), now);
     assert_flat_reads_the_same(&bytes);
 }

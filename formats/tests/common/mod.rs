@@ -538,3 +538,59 @@ pub fn fixture_inputs() -> Vec<FileId> {
         hash: 7,
     }]
 }
+
+/// The bincode settings of every payload (`container::codec`, which is
+/// the crate's own), for laying out old or damaged records by hand.
+pub fn codec() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_variable_int_encoding()
+}
+
+/// The header of `h` as results versions 6 and 7 lay it out (a tuple
+/// encodes as the struct of its fields), with `processes` in place of the
+/// process table.
+pub fn results_header<'a, P: bincode::Encode + 'a>(
+    h: &'a ResultsHeader,
+    processes: P,
+) -> impl bincode::Encode + 'a {
+    (
+        &h.producer,
+        &h.events,
+        processes,
+        &h.shard,
+        &h.blame_points,
+        &h.coverage,
+        &h.provenance,
+        &h.damage,
+        &h.summed,
+    )
+}
+
+/// A results file of `version` with `header` and the records of `r`, in
+/// one chunk (the data records are laid out alike from version 4 on; none
+/// when `r` has none).
+pub fn results_file<H: bincode::Encode>(version: u32, header: &H, r: &Results) -> Vec<u8> {
+    use blame_formats::container::{ContainerWriter, Kind};
+    let kind = Kind { version, ..RESULTS };
+    let mut w = ContainerWriter::new(Vec::new(), "<old>", kind, header).unwrap();
+    let records: Vec<ResultRecord> = r
+        .variables
+        .iter()
+        .cloned()
+        .map(ResultRecord::Variable)
+        .chain(r.functions.iter().cloned().map(ResultRecord::Function))
+        .chain(r.frames.iter().cloned().map(ResultRecord::Frame))
+        .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
+        .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
+        .collect();
+    if !records.is_empty() {
+        let mut payload = Vec::new();
+        for r in &records {
+            payload.extend(bincode::encode_to_vec(r, codec()).unwrap());
+        }
+        w.write_chunk(&payload, records.len() as u32).unwrap();
+    }
+    w.write_end().unwrap();
+    w.into_inner()
+}
