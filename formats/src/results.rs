@@ -1226,10 +1226,21 @@ impl RecordCheck {
         ids: &[u32],
         frames: usize,
     ) -> std::result::Result<(), String> {
-        self.context_process(process)?;
         // The largest id, not the first out of range: a loop the compiler
         // vectorizes (every stack of every result read is checked).
-        match ids.iter().copied().max() {
+        self.stack_of_largest(process, ids.iter().copied().max(), frames)
+    }
+
+    /// [`Self::stack`] of a stack whose largest frame id is `largest`
+    /// (`None`: no frames), found as its ids were decoded.
+    pub(crate) fn stack_of_largest(
+        &self,
+        process: u32,
+        largest: Option<u32>,
+        frames: usize,
+    ) -> std::result::Result<(), String> {
+        self.context_process(process)?;
+        match largest {
             Some(f) if f as usize >= frames => {
                 Err(format!("stack refers to frame {f} of {frames}"))
             }

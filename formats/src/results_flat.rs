@@ -5,7 +5,7 @@
 //! per stack (most of a partial result's records are stacks of ~40 frames).
 //! The file layout is [`crate::results`]'; nothing here writes.
 
-use crate::container::decode_claimed;
+use crate::container::{decode_claimed_f64s, decode_claimed_u32s, decode_unclaimed};
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::results::{
@@ -140,25 +140,49 @@ impl From<Results> for FlatResults {
 }
 
 /// The data records of results versions 4 to 7, as [`crate::results`]
-/// writes them, with stacks decoded into the context's [`FlatStacks`].
-#[derive(bincode::Decode)]
-#[bincode(decode_context = "StackSink")]
+/// writes them (bincode's layout of an enum: the variant's index, then its
+/// value), with stacks decoded into the context's [`FlatStacks`]. The few
+/// records that hold strings are boxed, so that the many stacks and
+/// contexts are not moved about in a value the size of a variable's.
 enum FlatRecord {
-    Variable(VariableBlame),
-    Function(FunctionBlame),
-    Frame(SymFrame),
+    Variable(Box<VariableBlame>),
+    Function(Box<FunctionBlame>),
+    Frame(Box<SymFrame>),
     Stack(StackAppended),
     Context(ContextBlame),
 }
 
+impl Decode<StackSink> for FlatRecord {
+    fn decode<D: Decoder<Context = StackSink>>(
+        d: &mut D,
+    ) -> std::result::Result<Self, DecodeError> {
+        Ok(match decode_unclaimed::<_, u32>(d)? {
+            0 => FlatRecord::Variable(Box::new(VariableBlame::decode(d)?)),
+            1 => FlatRecord::Function(Box::new(FunctionBlame::decode(d)?)),
+            2 => FlatRecord::Frame(Box::new(SymFrame::decode(d)?)),
+            3 => FlatRecord::Stack(StackAppended::decode(d)?),
+            // Integers and a float: nothing to claim.
+            4 => FlatRecord::Context(decode_unclaimed(d)?),
+            found => {
+                return Err(DecodeError::UnexpectedVariant {
+                    type_name: "FlatRecord",
+                    allowed: &bincode::error::AllowedEnumVariants::Range { min: 0, max: 4 },
+                    found,
+                })
+            }
+        })
+    }
+}
+
 /// A [`StackRecord`] (process, frame ids, sample counts: bincode's layout
 /// of the struct and its two vectors) appended to the decode context's
-/// stacks as it is decoded.
-struct StackAppended;
+/// stacks as it is decoded; it holds the stack's largest frame id, for the
+/// check of the record.
+struct StackAppended(Option<u32>);
 
 /// A vector's length as bincode writes it (a u64).
 fn vector_len<D: Decoder>(d: &mut D) -> std::result::Result<usize, DecodeError> {
-    let n = u64::decode(d)?;
+    let n: u64 = decode_unclaimed(d)?;
     usize::try_from(n).map_err(|_| DecodeError::OutsideUsizeRange(n))
 }
 
@@ -178,7 +202,7 @@ impl Decode<StackSink> for StackAppended {
             .ok_or(DecodeError::Other("a stack outside a stack table"))?;
         let appended = Self::append(d, &mut stacks);
         d.context().0 = Some(stacks);
-        appended.map(|()| StackAppended)
+        appended.map(StackAppended)
     }
 }
 
@@ -186,19 +210,19 @@ impl StackAppended {
     fn append<D: Decoder>(
         d: &mut D,
         stacks: &mut FlatStacks,
-    ) -> std::result::Result<(), DecodeError> {
-        let process = u32::decode(d)?;
+    ) -> std::result::Result<Option<u32>, DecodeError> {
+        let process = decode_unclaimed(d)?;
         // Each vector's memory is claimed against the container's limit
         // per record, as bincode's own vector decoding claims it, and its
         // elements appended to the tables as they are decoded.
         let frames = vector_len(d)?;
         d.claim_container_read::<u32>(frames)?;
-        decode_claimed(d, frames, |id: u32| stacks.frame_ids.push(id))?;
+        let largest = decode_claimed_u32s(d, frames, &mut stacks.frame_ids)?;
         let samples = vector_len(d)?;
         d.claim_container_read::<f64>(samples)?;
-        decode_claimed(d, samples, |x: f64| stacks.samples.push(x))?;
+        decode_claimed_f64s(d, samples, &mut stacks.samples)?;
         stacks.close(process, samples);
-        Ok(())
+        Ok(largest)
     }
 }
 
@@ -247,19 +271,20 @@ impl FlatResults {
                 match rec {
                     FlatRecord::Variable(v) => {
                         check.values(&v.values).map_err(corrupt)?;
-                        out.variables.push(v)
+                        out.variables.push(*v)
                     }
                     FlatRecord::Function(f) => {
                         check.values(&f.values).map_err(corrupt)?;
-                        out.functions.push(f)
+                        out.functions.push(*f)
                     }
-                    FlatRecord::Frame(f) => out.frames.push(f),
-                    FlatRecord::Stack(StackAppended) => {
-                        let i = stacks.len() - 1;
-                        check
-                            .stack(stacks.process(i), stacks.frames(i), out.frames.len())
-                            .map_err(corrupt)?
-                    }
+                    FlatRecord::Frame(f) => out.frames.push(*f),
+                    FlatRecord::Stack(StackAppended(largest)) => check
+                        .stack_of_largest(
+                            stacks.process(stacks.len() - 1),
+                            largest,
+                            out.frames.len(),
+                        )
+                        .map_err(corrupt)?,
                     FlatRecord::Context(c) => {
                         check
                             .context(&c, stacks.len(), out.variables.len())
