@@ -8,6 +8,7 @@ use crate::stream::EventDesc;
 use bincode::{Decode, Encode};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 7,
+    version: 8,
 };
 
 /// The `process` of the application's stacks and contexts in a result
@@ -864,6 +865,30 @@ pub struct StackRecord {
     pub samples: Vec<f64>,
 }
 
+/// A call path of results version 8: frame ids, innermost first, stored
+/// once however many processes' stacks run through it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+pub struct CallPath {
+    pub frames: Vec<u32>,
+}
+
+/// A stack of results version 8: a process's samples on a call path
+/// (an index into the file's [`CallPath`] records).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+pub struct PathStack {
+    pub process: u32,
+    pub path: u32,
+    pub samples: Vec<f64>,
+}
+
+/// [`PathStack`] borrowed for writing (bincode's layout is the same).
+#[derive(Serialize, Encode)]
+struct PathStackRef<'a> {
+    process: u32,
+    path: u32,
+    samples: &'a [f64],
+}
+
 /// One calling context that contributed to a variable's blame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct ContextBlame {
@@ -875,19 +900,26 @@ pub struct ContextBlame {
     pub samples: f64,
 }
 
-/// The data records of results version 4, borrowed for writing (bincode
-/// encodes a reference as the value, so this is the owned enum's layout).
+/// The data records of results version 8, borrowed for writing (bincode
+/// encodes a reference as the value, so this is the owned enum's layout;
+/// a path's frames are encoded as a vector).
 #[derive(Serialize, Encode)]
 enum RecordRef<'a> {
     Variable(&'a VariableBlame),
     Function(&'a FunctionBlame),
     Frame(&'a SymFrame),
+    #[allow(dead_code)] // written by versions 4 to 7
     Stack(&'a StackRecord),
     Context(&'a ContextBlame),
+    Path(&'a [u32]),
+    PathStack(PathStackRef<'a>),
 }
 
-/// The data records of results version 4: frames are stored once and
+/// The data records of results versions 4 to 8: frames are stored once and
 /// stacks name them by index, contexts name their variable by index.
+/// Versions 4 to 7 wrote each stack's frames in its `Stack` record;
+/// version 8 writes each distinct call path once (`Path`) and stacks as
+/// `PathStack` records naming one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub enum ResultRecord {
     Variable(VariableBlame),
@@ -895,6 +927,8 @@ pub enum ResultRecord {
     Frame(SymFrame),
     Stack(StackRecord),
     Context(ContextBlame),
+    Path(CallPath),
+    PathStack(PathStack),
 }
 
 /// [`StackRecord`] of versions 2 and 3: every frame written out.
@@ -1030,13 +1064,21 @@ impl Results {
     /// never copied whole.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
+        let (paths, path_of) = call_paths(&self.stacks);
         let records = self
             .variables
             .iter()
             .map(RecordRef::Variable)
             .chain(self.functions.iter().map(RecordRef::Function))
             .chain(self.frames.iter().map(RecordRef::Frame))
-            .chain(self.stacks.iter().map(RecordRef::Stack))
+            .chain(paths.into_iter().map(RecordRef::Path))
+            .chain(self.stacks.iter().zip(path_of).map(|(st, path)| {
+                RecordRef::PathStack(PathStackRef {
+                    process: st.process,
+                    path,
+                    samples: &st.samples,
+                })
+            }))
             .chain(self.contexts.iter().map(RecordRef::Context));
         let h = &self.header;
         let header = HeaderLayout {
@@ -1068,12 +1110,13 @@ impl Results {
 
     fn read_from<R: Read>(input: R, path: &Path) -> Result<Results> {
         let (mut r, header) = open_results(input, path)?;
-        let check = RecordCheck::of(&header);
+        let check = RecordCheck::of(&header, r.version);
         let mut out = Results {
             header,
             ..Default::default()
         };
         let mut old = (r.version < 4).then(OldLayout::default);
+        let mut paths = Vec::new();
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| chunk.corrupt(path, reason);
             // Records are decoded straight from the chunk's bytes into
@@ -1082,11 +1125,11 @@ impl Results {
             // read earlier, maybe in the same chunk).
             match old.as_mut() {
                 None => chunk.decode_each::<ResultRecord>(path, |rec| {
-                    Self::push_record(&mut out, rec, &check).map_err(corrupt)
+                    Self::push_record(&mut out, &mut paths, rec, &check).map_err(corrupt)
                 })?,
                 Some(old) => chunk.decode_each::<ResultRecordV3>(path, |rec| {
                     let rec = old.convert(rec, &mut out);
-                    Self::push_record(&mut out, rec, &check).map_err(corrupt)
+                    Self::push_record(&mut out, &mut paths, rec, &check).map_err(corrupt)
                 })?,
             }
         }
@@ -1094,9 +1137,11 @@ impl Results {
         Ok(out)
     }
 
-    /// Checks one decoded record against what is already read and appends it.
+    /// Checks one decoded record against what is already read and appends
+    /// it (a call path to `paths`, where the stacks after it find it).
     fn push_record(
         out: &mut Results,
+        paths: &mut Vec<Vec<u32>>,
         rec: ResultRecord,
         check: &RecordCheck,
     ) -> std::result::Result<(), String> {
@@ -1118,9 +1163,38 @@ impl Results {
                 check.context(&c, out.stacks.len(), out.variables.len())?;
                 out.contexts.push(c)
             }
+            ResultRecord::Path(p) => {
+                check.path(&p.frames, out.frames.len())?;
+                paths.push(p.frames)
+            }
+            ResultRecord::PathStack(st) => {
+                check.path_stack(st.process, st.path, paths.len())?;
+                out.stacks.push(StackRecord {
+                    process: st.process,
+                    frames: paths[st.path as usize].clone(),
+                    samples: st.samples,
+                })
+            }
         }
         Ok(())
     }
+}
+
+/// The distinct call paths of `stacks` in the order they first appear,
+/// and each stack's path.
+fn call_paths(stacks: &[StackRecord]) -> (Vec<&[u32]>, Vec<u32>) {
+    let mut ids: HashMap<&[u32], u32, BuildHasherDefault<twox_hash::XxHash64>> = HashMap::default();
+    let mut paths = Vec::new();
+    let path_of = stacks
+        .iter()
+        .map(|st| {
+            *ids.entry(&st.frames).or_insert_with(|| {
+                paths.push(&st.frames[..]);
+                paths.len() as u32 - 1
+            })
+        })
+        .collect();
+    (paths, path_of)
 }
 
 /// Opens a results file: checks its preamble and decodes its header,
@@ -1183,18 +1257,31 @@ pub(crate) struct RecordCheck {
     processes: u32,
     /// Stacks and contexts of a summed result may belong to all ranks.
     summed: bool,
+    /// Stacks name call paths (version 8), instead of holding their frames.
+    paths: bool,
 }
 
 impl RecordCheck {
-    pub(crate) fn of(header: &ResultsHeader) -> RecordCheck {
-        Self::new(header.processes.len(), header)
+    pub(crate) fn of(header: &ResultsHeader, version: u32) -> RecordCheck {
+        Self::new(header.processes.len(), header, version)
     }
 
-    /// The checks of a result of `processes` processes and this header's kind.
-    pub(crate) fn new(processes: usize, header: &ResultsHeader) -> RecordCheck {
+    /// The checks of a result of `version`, of `processes` processes and
+    /// this header's kind.
+    pub(crate) fn new(processes: usize, header: &ResultsHeader, version: u32) -> RecordCheck {
         RecordCheck {
             processes: processes as u32,
             summed: header.summed.is_some(),
+            paths: version >= 8,
+        }
+    }
+
+    /// A stack record of the kind this result's version writes.
+    fn stack_kind(&self, on_paths: bool) -> std::result::Result<(), String> {
+        match (self.paths, on_paths) {
+            (true, false) => Err("a stack with frames of its own in a result whose stacks name call paths (version 8)".into()),
+            (false, true) => Err("a call path or a stack naming one in a result older than version 8".into()),
+            _ => Ok(()),
         }
     }
 
@@ -1231,6 +1318,51 @@ impl RecordCheck {
         self.stack_of_largest(process, ids.iter().copied().max(), frames)
     }
 
+    /// A call path, when `frames` frames are read before it.
+    pub(crate) fn path(&self, ids: &[u32], frames: usize) -> std::result::Result<(), String> {
+        self.path_of_largest(ids.iter().copied().max(), frames)
+    }
+
+    /// [`Self::path`] of a path whose largest frame id is `largest`.
+    pub(crate) fn path_of_largest(
+        &self,
+        largest: Option<u32>,
+        frames: usize,
+    ) -> std::result::Result<(), String> {
+        self.stack_kind(true)?;
+        Self::frame_ids("path", largest, frames)
+    }
+
+    /// Frame ids of a `what` whose largest is `largest`, when `frames`
+    /// frames are read before it.
+    fn frame_ids(
+        what: &str,
+        largest: Option<u32>,
+        frames: usize,
+    ) -> std::result::Result<(), String> {
+        match largest {
+            Some(f) if f as usize >= frames => {
+                Err(format!("{what} refers to frame {f} of {frames}"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A stack on a call path, when `paths` paths are read before it.
+    pub(crate) fn path_stack(
+        &self,
+        process: u32,
+        path: u32,
+        paths: usize,
+    ) -> std::result::Result<(), String> {
+        self.stack_kind(true)?;
+        self.context_process(process)?;
+        if path as usize >= paths {
+            return Err(format!("stack refers to path {path} of {paths}"));
+        }
+        Ok(())
+    }
+
     /// [`Self::stack`] of a stack whose largest frame id is `largest`
     /// (`None`: no frames), found as its ids were decoded.
     pub(crate) fn stack_of_largest(
@@ -1239,13 +1371,9 @@ impl RecordCheck {
         largest: Option<u32>,
         frames: usize,
     ) -> std::result::Result<(), String> {
+        self.stack_kind(false)?;
         self.context_process(process)?;
-        match largest {
-            Some(f) if f as usize >= frames => {
-                Err(format!("stack refers to frame {f} of {frames}"))
-            }
-            _ => Ok(()),
-        }
+        Self::frame_ids("stack", largest, frames)
     }
 
     /// A context, when `stacks` stacks and `variables` variables are read before it.

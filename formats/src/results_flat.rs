@@ -1,8 +1,9 @@
 //! A results file read into flat tables, for what reduces many of them
-//! (`blame merge` of 10^3 partial results): every stack's frame ids and
-//! sample counts are appended to one vector each, decoded straight into
-//! them through bincode's decode context, instead of two vectors allocated
-//! per stack (most of a partial result's records are stacks of ~40 frames).
+//! (`blame merge` of 10^3 partial results): every call path's frame ids
+//! and every stack's sample counts are appended to one vector each,
+//! decoded straight into them through bincode's decode context, instead
+//! of vectors allocated per stack (most of a partial result's records are
+//! stacks), and the stacks on a path share it.
 //! The file layout is [`crate::results`]'; nothing here writes.
 
 use crate::container::{decode_claimed_f64s, decode_claimed_u32s, decode_unclaimed};
@@ -17,18 +18,34 @@ use bincode::error::DecodeError;
 use std::io::BufReader;
 use std::path::Path;
 
-/// Stacks as flat tables: stack `i` is its process, a run of frame ids and
-/// a run of sample counts. Runs are appended; a stack whose samples grow
+/// Stacks as flat tables: stack `i` is its process, a call path (a run of
+/// frame ids, which many stacks may share: the processes of a partial
+/// result of many ranks run through the same paths) and a run of sample
+/// counts. Runs are appended; a stack whose samples grow
 /// ([`FlatStacks::add_samples`] of a longer vector) gets a new run.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct FlatStacks {
     process: Vec<u32>,
-    /// End of each stack's run in `frame_ids` (it starts at the end before).
-    frame_ends: Vec<usize>,
+    /// Each stack's call path.
+    path: Vec<u32>,
+    /// End of each path's run in `frame_ids` (it starts at the end before).
+    path_ends: Vec<usize>,
     frame_ids: Vec<u32>,
     /// (start, length) of each stack's run in `samples`.
     sample_runs: Vec<(usize, usize)>,
     samples: Vec<f64>,
+}
+
+/// Equal stacks in the same order, however their paths are shared.
+impl PartialEq for FlatStacks {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && (0..self.len()).all(|i| {
+                self.process(i) == other.process(i)
+                    && self.frames(i) == other.frames(i)
+                    && self.samples(i) == other.samples(i)
+            })
+    }
 }
 
 impl FlatStacks {
@@ -44,10 +61,26 @@ impl FlatStacks {
         self.process[i]
     }
 
+    /// The call path of stack `i`.
+    pub fn path(&self, i: usize) -> u32 {
+        self.path[i]
+    }
+
+    /// The number of call paths.
+    pub fn paths(&self) -> usize {
+        self.path_ends.len()
+    }
+
+    /// The frame ids of call path `p`, innermost first.
+    pub fn path_frames(&self, p: u32) -> &[u32] {
+        let p = p as usize;
+        let start = if p == 0 { 0 } else { self.path_ends[p - 1] };
+        &self.frame_ids[start..self.path_ends[p]]
+    }
+
     /// The frame ids of stack `i`, innermost first.
     pub fn frames(&self, i: usize) -> &[u32] {
-        let start = if i == 0 { 0 } else { self.frame_ends[i - 1] };
-        &self.frame_ids[start..self.frame_ends[i]]
+        self.path_frames(self.path[i])
     }
 
     /// The sample counts of stack `i`, per event.
@@ -56,18 +89,35 @@ impl FlatStacks {
         &self.samples[start..start + len]
     }
 
-    /// Appends a stack; its index.
+    /// Appends a stack on a call path of its own; its index.
     pub fn push(&mut self, process: u32, frames: &[u32], samples: &[f64]) -> u32 {
-        self.frame_ids.extend_from_slice(frames);
-        self.samples.extend_from_slice(samples);
-        self.close(process, samples.len())
+        let path = self.push_path(frames);
+        self.push_on_path(process, path, samples)
     }
 
-    /// Ends the stack whose frame ids and `samples` sample counts were
+    /// Appends a call path; its index.
+    pub fn push_path(&mut self, frames: &[u32]) -> u32 {
+        self.frame_ids.extend_from_slice(frames);
+        self.close_path()
+    }
+
+    /// Appends a stack on call path `path`; its index.
+    pub fn push_on_path(&mut self, process: u32, path: u32, samples: &[f64]) -> u32 {
+        self.samples.extend_from_slice(samples);
+        self.close_stack(process, path, samples.len())
+    }
+
+    /// Ends the call path whose frame ids were appended last; its index.
+    fn close_path(&mut self) -> u32 {
+        self.path_ends.push(self.frame_ids.len());
+        self.path_ends.len() as u32 - 1
+    }
+
+    /// Ends the stack on `path` whose `samples` sample counts were
     /// appended last; its index.
-    fn close(&mut self, process: u32, samples: usize) -> u32 {
+    fn close_stack(&mut self, process: u32, path: u32, samples: usize) -> u32 {
         self.process.push(process);
-        self.frame_ends.push(self.frame_ids.len());
+        self.path.push(path);
         self.sample_runs
             .push((self.samples.len() - samples, samples));
         self.process.len() as u32 - 1
@@ -89,10 +139,10 @@ impl FlatStacks {
         }
     }
 
-    /// Frees every stack's frame ids (they are empty after).
+    /// Frees every path's frame ids (they are empty after).
     pub fn clear_frames(&mut self) {
         self.frame_ids = Vec::new();
-        self.frame_ends.iter_mut().for_each(|e| *e = 0);
+        self.path_ends.iter_mut().for_each(|e| *e = 0);
     }
 }
 
@@ -139,17 +189,20 @@ impl From<Results> for FlatResults {
     }
 }
 
-/// The data records of results versions 4 to 7, as [`crate::results`]
+/// The data records of results versions 4 to 8, as [`crate::results`]
 /// writes them (bincode's layout of an enum: the variant's index, then its
-/// value), with stacks decoded into the context's [`FlatStacks`]. The few
-/// records that hold strings are boxed, so that the many stacks and
-/// contexts are not moved about in a value the size of a variable's.
+/// value), with stacks and call paths decoded into the context's
+/// [`FlatStacks`]. The few records that hold strings are boxed, so that the
+/// many stacks and contexts are not moved about in a value the size of a
+/// variable's.
 enum FlatRecord {
     Variable(Box<VariableBlame>),
     Function(Box<FunctionBlame>),
     Frame(Box<SymFrame>),
-    Stack(StackAppended),
+    Stack(Appended),
     Context(ContextBlame),
+    Path(Appended),
+    PathStack(Appended),
 }
 
 impl Decode<StackSink> for FlatRecord {
@@ -160,13 +213,15 @@ impl Decode<StackSink> for FlatRecord {
             0 => FlatRecord::Variable(Box::new(VariableBlame::decode(d)?)),
             1 => FlatRecord::Function(Box::new(FunctionBlame::decode(d)?)),
             2 => FlatRecord::Frame(Box::new(SymFrame::decode(d)?)),
-            3 => FlatRecord::Stack(StackAppended::decode(d)?),
+            3 => FlatRecord::Stack(Appended::decode_with(d, Appended::stack)?),
             // Integers and a float: nothing to claim.
             4 => FlatRecord::Context(decode_unclaimed(d)?),
+            5 => FlatRecord::Path(Appended::decode_with(d, Appended::path)?),
+            6 => FlatRecord::PathStack(Appended::decode_with(d, Appended::path_stack)?),
             found => {
                 return Err(DecodeError::UnexpectedVariant {
                     type_name: "FlatRecord",
-                    allowed: &bincode::error::AllowedEnumVariants::Range { min: 0, max: 4 },
+                    allowed: &bincode::error::AllowedEnumVariants::Range { min: 0, max: 6 },
                     found,
                 })
             }
@@ -174,11 +229,13 @@ impl Decode<StackSink> for FlatRecord {
     }
 }
 
-/// A [`StackRecord`] (process, frame ids, sample counts: bincode's layout
-/// of the struct and its two vectors) appended to the decode context's
-/// stacks as it is decoded; it holds the stack's largest frame id, for the
-/// check of the record.
-struct StackAppended(Option<u32>);
+/// A record appended to the decode context's stacks as it is decoded:
+/// a [`StackRecord`] (process, frame ids, sample counts: bincode's layout
+/// of the struct and its vectors), a [`crate::results::CallPath`] (frame
+/// ids) or a [`crate::results::PathStack`] (process, path, sample counts).
+/// It holds the largest frame id it appended (for the record's check) or,
+/// for a stack on a path, the path.
+struct Appended(Option<u32>);
 
 /// A vector's length as bincode writes it (a u64).
 fn vector_len<D: Decoder>(d: &mut D) -> std::result::Result<usize, DecodeError> {
@@ -191,42 +248,82 @@ fn vector_len<D: Decoder>(d: &mut D) -> std::result::Result<usize, DecodeError> 
 #[derive(Default)]
 struct StackSink(Option<Box<FlatStacks>>);
 
-impl Decode<StackSink> for StackAppended {
-    fn decode<D: Decoder<Context = StackSink>>(
+impl Appended {
+    /// Decodes a record with `append`, which appends it to the context's
+    /// stacks.
+    fn decode_with<D: Decoder<Context = StackSink>>(
         d: &mut D,
+        append: fn(&mut D, &mut FlatStacks) -> std::result::Result<Option<u32>, DecodeError>,
     ) -> std::result::Result<Self, DecodeError> {
         let mut stacks = d
             .context()
             .0
             .take()
             .ok_or(DecodeError::Other("a stack outside a stack table"))?;
-        let appended = Self::append(d, &mut stacks);
+        let appended = append(d, &mut stacks);
         d.context().0 = Some(stacks);
-        appended.map(StackAppended)
+        appended.map(Appended)
     }
-}
 
-impl StackAppended {
-    fn append<D: Decoder>(
+    // Each vector's memory is claimed against the container's limit per
+    // record, as bincode's own vector decoding claims it, and its elements
+    // appended to the tables as they are decoded.
+
+    /// Frame ids onto `stacks`' ids; the largest.
+    fn frame_ids<D: Decoder>(
+        d: &mut D,
+        stacks: &mut FlatStacks,
+    ) -> std::result::Result<Option<u32>, DecodeError> {
+        let frames = vector_len(d)?;
+        d.claim_container_read::<u32>(frames)?;
+        decode_claimed_u32s(d, frames, &mut stacks.frame_ids)
+    }
+
+    /// Sample counts onto `stacks`' counts; how many.
+    fn samples<D: Decoder>(
+        d: &mut D,
+        stacks: &mut FlatStacks,
+    ) -> std::result::Result<usize, DecodeError> {
+        let samples = vector_len(d)?;
+        d.claim_container_read::<f64>(samples)?;
+        decode_claimed_f64s(d, samples, &mut stacks.samples)?;
+        Ok(samples)
+    }
+
+    fn stack<D: Decoder>(
         d: &mut D,
         stacks: &mut FlatStacks,
     ) -> std::result::Result<Option<u32>, DecodeError> {
         let process = decode_unclaimed(d)?;
-        // Each vector's memory is claimed against the container's limit
-        // per record, as bincode's own vector decoding claims it, and its
-        // elements appended to the tables as they are decoded.
-        let frames = vector_len(d)?;
-        d.claim_container_read::<u32>(frames)?;
-        let largest = decode_claimed_u32s(d, frames, &mut stacks.frame_ids)?;
-        let samples = vector_len(d)?;
-        d.claim_container_read::<f64>(samples)?;
-        decode_claimed_f64s(d, samples, &mut stacks.samples)?;
-        stacks.close(process, samples);
+        let largest = Self::frame_ids(d, stacks)?;
+        let path = stacks.close_path();
+        let samples = Self::samples(d, stacks)?;
+        stacks.close_stack(process, path, samples);
         Ok(largest)
     }
-}
 
-bincode::impl_borrow_decode_with_context!(StackAppended, StackSink);
+    fn path<D: Decoder>(
+        d: &mut D,
+        stacks: &mut FlatStacks,
+    ) -> std::result::Result<Option<u32>, DecodeError> {
+        let largest = Self::frame_ids(d, stacks)?;
+        stacks.close_path();
+        Ok(largest)
+    }
+
+    /// The path is checked by the caller (against the paths read before);
+    /// until then the stack names it as it is.
+    fn path_stack<D: Decoder>(
+        d: &mut D,
+        stacks: &mut FlatStacks,
+    ) -> std::result::Result<Option<u32>, DecodeError> {
+        let process = decode_unclaimed(d)?;
+        let path: u32 = decode_unclaimed(d)?;
+        let samples = Self::samples(d, stacks)?;
+        stacks.close_stack(process, path, samples);
+        Ok(Some(path))
+    }
+}
 
 impl FlatResults {
     /// Reads a results file of any readable version (versions before 4,
@@ -249,7 +346,7 @@ impl FlatResults {
                 reason: format!("counts of process {} of {}", c.process, processes.len()),
             });
         }
-        let check = RecordCheck::new(processes.len(), &header);
+        let check = RecordCheck::new(processes.len(), &header, r.version);
         let mut out = FlatResults {
             header,
             processes,
@@ -260,10 +357,9 @@ impl FlatResults {
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| chunk.corrupt(path, reason);
             if let Some(stacks) = sink.0.as_deref_mut() {
-                // Every frame id takes a byte or more, every count eight:
-                // room for all the chunk may hold, so its stacks are
-                // appended without growing the vectors.
-                stacks.frame_ids.reserve(chunk.payload.len());
+                // Every count takes eight bytes: room for all the chunk may
+                // hold, so its stacks are appended without growing the
+                // vector (frame ids are reserved per path or stack).
                 stacks.samples.reserve(chunk.payload.len() / 8);
             }
             sink = chunk.decode_each_into(path, sink, |rec: FlatRecord, sink| {
@@ -278,11 +374,21 @@ impl FlatResults {
                         out.functions.push(*f)
                     }
                     FlatRecord::Frame(f) => out.frames.push(*f),
-                    FlatRecord::Stack(StackAppended(largest)) => check
+                    FlatRecord::Stack(Appended(largest)) => check
                         .stack_of_largest(
                             stacks.process(stacks.len() - 1),
                             largest,
                             out.frames.len(),
+                        )
+                        .map_err(corrupt)?,
+                    FlatRecord::Path(Appended(largest)) => check
+                        .path_of_largest(largest, out.frames.len())
+                        .map_err(corrupt)?,
+                    FlatRecord::PathStack(Appended(path)) => check
+                        .path_stack(
+                            stacks.process(stacks.len() - 1),
+                            path.expect("a stack on a path names it"),
+                            stacks.paths(),
                         )
                         .map_err(corrupt)?,
                     FlatRecord::Context(c) => {

@@ -5,7 +5,7 @@ mod common;
 
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::container::{ContainerWriter, Kind};
-use blame_formats::results::{ResultRecord, Results, RESULTS};
+use blame_formats::results::{Results, RESULTS};
 use blame_formats::static_db::{StaticDb, STATIC_DB};
 use blame_formats::stream::*;
 use blame_formats::FormatError;
@@ -270,16 +270,7 @@ fn static_db_damage_is_always_an_error() {
 #[test]
 fn results_damage_is_always_an_error() {
     let r = results(200);
-    let records: Vec<ResultRecord> = r
-        .variables
-        .iter()
-        .cloned()
-        .map(ResultRecord::Variable)
-        .chain(r.functions.iter().cloned().map(ResultRecord::Function))
-        .chain(r.frames.iter().cloned().map(ResultRecord::Frame))
-        .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
-        .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
-        .collect();
+    let records = result_records(&r, RESULTS.version);
     let dir = tempfile::tempdir().unwrap();
     let written = dir.path().join("results.bres");
     r.write(&written).unwrap();
@@ -680,6 +671,86 @@ fn results_v7_process_tables_that_contradict_themselves_are_errors() {
             Ok(flat) if counted == 0 => assert!(flat.processes.processes(1).is_none(), "{what}"),
             Err(FormatError::CorruptHeader { .. }) => {}
             other => panic!("{what}, read flat: {other:?}"),
+        }
+    }
+}
+
+/// Version 8 stacks name call paths: a stack naming a path not read
+/// before it, a path naming a frame not read before it, a stack with
+/// frames of its own in version 8 or a path in an older version is a
+/// corrupt chunk, from both readers. Version 7's layout is still read.
+#[test]
+fn results_call_paths_out_of_place_or_out_of_range_are_errors() {
+    use blame_formats::results::{CallPath, PathStack, ResultRecord, StackRecord};
+    use blame_formats::results_flat::FlatResults;
+    let r = results(50);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.bres");
+    r.write(&path).unwrap();
+    let written = std::fs::read(&path).unwrap();
+    let head = head_of(&written).to_vec();
+    // Versions 7 and 8 share the header's layout: only the preamble's
+    // version differs.
+    let mut head_v7 = head.clone();
+    head_v7[8..12].copy_from_slice(&7u32.to_le_bytes());
+    let read_both = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        (Results::read(&path), FlatResults::read(&path))
+    };
+    let v7 = Kind {
+        version: 7,
+        ..RESULTS
+    };
+    let (whole, flat) = read_both(&rechunk(&head_v7, v7, &result_records(&r, 7), 40));
+    assert_eq!(whole.unwrap(), r);
+    assert_eq!(flat.unwrap(), FlatResults::from(r.clone()));
+
+    let with = |extra: ResultRecord| {
+        let mut records = result_records(&r, 8);
+        records.push(extra);
+        rechunk(&head, RESULTS, &records, 40)
+    };
+    let cases = [
+        (
+            "a stack naming a path not read",
+            with(ResultRecord::PathStack(PathStack {
+                process: 0,
+                path: 9999,
+                samples: vec![1.0],
+            })),
+            "path 9999",
+        ),
+        (
+            "a path naming a frame not read",
+            with(ResultRecord::Path(CallPath {
+                frames: vec![0, 100_000],
+            })),
+            "path refers to frame 100000",
+        ),
+        (
+            "a stack with frames of its own",
+            with(ResultRecord::Stack(StackRecord {
+                process: 0,
+                frames: vec![0],
+                samples: vec![1.0],
+            })),
+            "frames of its own",
+        ),
+        (
+            "call paths in version 7",
+            rechunk(&head_v7, v7, &result_records(&r, 8), 40),
+            "older than version 8",
+        ),
+    ];
+    for (what, bytes, says) in cases {
+        let (whole, flat) = read_both(&bytes);
+        for e in [whole.map(|_| ()), flat.map(|_| ())] {
+            match e {
+                Err(FormatError::CorruptChunk { reason, .. }) => {
+                    assert!(reason.contains(says), "{what}: {reason}")
+                }
+                other => panic!("{what}: {other:?}"),
+            }
         }
     }
 }

@@ -567,6 +567,44 @@ pub fn results_header<'a, P: bincode::Encode + 'a>(
     )
 }
 
+/// The data records of `r` laid out as results of `version` lay them out:
+/// stacks with their frames before version 8; from version 8 each distinct
+/// call path once, in the order stacks first name them, and stacks naming
+/// them.
+pub fn result_records(r: &Results, version: u32) -> Vec<ResultRecord> {
+    use blame_formats::results::{CallPath, PathStack};
+    let mut paths: std::collections::HashMap<&[u32], u32> = Default::default();
+    let mut path_records = Vec::new();
+    let mut stacks = Vec::new();
+    for st in &r.stacks {
+        if version < 8 {
+            stacks.push(ResultRecord::Stack(st.clone()));
+            continue;
+        }
+        let path = *paths.entry(&st.frames).or_insert_with(|| {
+            path_records.push(ResultRecord::Path(CallPath {
+                frames: st.frames.clone(),
+            }));
+            path_records.len() as u32 - 1
+        });
+        stacks.push(ResultRecord::PathStack(PathStack {
+            process: st.process,
+            path,
+            samples: st.samples.clone(),
+        }));
+    }
+    r.variables
+        .iter()
+        .cloned()
+        .map(ResultRecord::Variable)
+        .chain(r.functions.iter().cloned().map(ResultRecord::Function))
+        .chain(r.frames.iter().cloned().map(ResultRecord::Frame))
+        .chain(path_records)
+        .chain(stacks)
+        .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
+        .collect()
+}
+
 /// A results file of `version` with `header` and the records of `r`, in
 /// one chunk (the data records are laid out alike from version 4 on; none
 /// when `r` has none).
@@ -574,16 +612,7 @@ pub fn results_file<H: bincode::Encode>(version: u32, header: &H, r: &Results) -
     use blame_formats::container::{ContainerWriter, Kind};
     let kind = Kind { version, ..RESULTS };
     let mut w = ContainerWriter::new(Vec::new(), "<old>", kind, header).unwrap();
-    let records: Vec<ResultRecord> = r
-        .variables
-        .iter()
-        .cloned()
-        .map(ResultRecord::Variable)
-        .chain(r.functions.iter().cloned().map(ResultRecord::Function))
-        .chain(r.frames.iter().cloned().map(ResultRecord::Frame))
-        .chain(r.stacks.iter().cloned().map(ResultRecord::Stack))
-        .chain(r.contexts.iter().cloned().map(ResultRecord::Context))
-        .collect();
+    let records = result_records(r, version);
     if !records.is_empty() {
         let mut payload = Vec::new();
         for r in &records {
