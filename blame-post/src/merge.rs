@@ -386,13 +386,16 @@ pub struct Merger {
     functions: FxHashMap<FunctionKey, BTreeMap<u32, Sums>>,
     /// Distinct frames of the parts added, each once, and their ids.
     frames: crate::frame_table::FrameTable,
-    /// Stacks of all parts added, frames as ids of `frames`.
+    /// Stacks of all parts added, on call paths of frame ids of `frames`,
+    /// each distinct path once.
     stacks: FlatStacks,
+    /// Ids of the paths of `stacks`, found by the hash of their frame ids.
+    path_ids: hashbrown::HashTable<u32>,
     contexts: Vec<RawContext>,
     parts: usize,
     /// `Some` when contexts are summed over ranks: the index of each
-    /// (process, frame ids) in `stacks` and of each (key, process, stack)
-    /// in `contexts`.
+    /// (process, path) in `stacks` and of each (key, process, stack) in
+    /// `contexts`.
     summing: Option<SumTables>,
     /// The results with per-rank contexts merged so far, by name (parts
     /// read from files; a summed part adds what it names).
@@ -400,8 +403,10 @@ pub struct Merger {
     /// Which processes are launchers (whose stacks and contexts stay per
     /// process when contexts are summed), from the first part's table.
     launcher: Vec<bool>,
-    /// A part's frame ids as the merger's, reused from part to part.
+    /// A part's frame ids, paths and stacks as the merger's, reused from
+    /// part to part.
     frame_of: Vec<u32>,
+    path_of: Vec<u32>,
     stack_of: Vec<u32>,
     scratch: Vec<u32>,
 }
@@ -409,23 +414,24 @@ pub struct Merger {
 /// The lookups of a [`Merger`] that sums contexts over ranks.
 #[derive(Default)]
 struct SumTables {
-    /// Ids of `Merger::stacks`, found by the hash of (process, frame ids).
-    stack_ids: hashbrown::HashTable<u32>,
+    /// The stack of all ranks on each path of `Merger::stacks`
+    /// ([`NO_STACK`]: none yet).
+    all_ranks: Vec<u32>,
+    /// The stacks of launchers, by (process, path).
+    launcher_stacks: FxHashMap<(u32, u32), u32>,
     context_ids: FxHashMap<(u32, u32, u32), u32>,
 }
 
-/// The hash of a stack, built frame by frame: [`stack_hash`] and the
+/// No stack (yet) in [`SumTables::all_ranks`].
+const NO_STACK: u32 = u32::MAX;
+
+/// The hash of a call path, built frame by frame: [`path_hash`] and the
 /// merger's renumbering of a part's frames (which hashes them as it goes)
 /// build it alike.
-struct StackHash(FxHasher);
+#[derive(Default)]
+struct PathHash(FxHasher);
 
-impl StackHash {
-    fn new(process: u32) -> StackHash {
-        let mut h = FxHasher::default();
-        h.write_u32(process);
-        StackHash(h)
-    }
-
+impl PathHash {
     #[inline]
     fn frame(&mut self, id: u32) {
         self.0.write_u32(id);
@@ -436,9 +442,9 @@ impl StackHash {
     }
 }
 
-/// The hash of a stack of `process` whose frames are `frames` (ids).
-fn stack_hash(process: u32, frames: &[u32]) -> u64 {
-    let mut h = StackHash::new(process);
+/// The hash of a call path whose frames are `frames` (ids).
+fn path_hash(frames: &[u32]) -> u64 {
+    let mut h = PathHash::default();
     for &f in frames {
         h.frame(f);
     }
@@ -569,32 +575,33 @@ impl Merger {
             let id = self.frames.intern(f);
             self.frame_of.push(id);
         }
+        // Each of its call paths renumbered and found once, however many
+        // of its stacks (processes) run through it.
+        self.path_of.clear();
+        for p in 0..part.stacks.paths() as u32 {
+            let mut frames = std::mem::take(&mut self.scratch);
+            frames.clear();
+            // Hashed as renumbered: one pass, measurably faster than two.
+            let mut h = PathHash::default();
+            for &f in part.stacks.path_frames(p) {
+                let id = self.frame_of[f as usize];
+                h.frame(id);
+                frames.push(id);
+            }
+            let id = self.intern_path(h.finish(), &frames);
+            self.scratch = frames;
+            self.path_of.push(id);
+        }
         self.stack_of.clear();
         for i in 0..part.stacks.len() {
             let (process, samples) = (part.stacks.process(i), part.stacks.samples(i));
-            self.scratch.clear();
+            let path = self.path_of[part.stacks.path(i) as usize];
             let id = match self.summing {
                 Some(_) => {
                     let process = summed_process(&self.launcher, process);
-                    // The frames as the merger's ids, hashed as they are
-                    // renumbered (one pass: measurably faster than two).
-                    let mut h = StackHash::new(process);
-                    for &f in part.stacks.frames(i) {
-                        let id = self.frame_of[f as usize];
-                        h.frame(id);
-                        self.scratch.push(id);
-                    }
-                    let frames = std::mem::take(&mut self.scratch);
-                    let id = self.sum_stack(process, h.finish(), &frames, samples);
-                    self.scratch = frames;
-                    id
+                    self.sum_stack(process, path, samples)
                 }
-                None => {
-                    let frame_of = &self.frame_of;
-                    self.scratch
-                        .extend(part.stacks.frames(i).iter().map(|&f| frame_of[f as usize]));
-                    self.stacks.push(process, &self.scratch, samples)
-                }
+                None => self.stacks.push_on_path(process, path, samples),
             };
             self.stack_of.push(id);
         }
@@ -622,18 +629,14 @@ impl Merger {
     /// those added so far are summed now.
     fn start_summing(&mut self) {
         self.summing = Some(SumTables::default());
-        let stacks = std::mem::take(&mut self.stacks);
         let contexts = std::mem::take(&mut self.contexts);
+        // The paths stay; the stacks on them are summed anew.
+        let paths = self.stacks.paths_only();
+        let stacks = std::mem::replace(&mut self.stacks, paths);
         let stack_of: Vec<u32> = (0..stacks.len())
             .map(|i| {
                 let process = summed_process(&self.launcher, stacks.process(i));
-                let frames = stacks.frames(i);
-                self.sum_stack(
-                    process,
-                    stack_hash(process, frames),
-                    frames,
-                    stacks.samples(i),
-                )
+                self.sum_stack(process, stacks.path(i), stacks.samples(i))
             })
             .collect();
         for mut c in contexts {
@@ -642,24 +645,50 @@ impl Merger {
         }
     }
 
-    /// Adds a stack of `process` (as summed: [`summed_process`]) whose
-    /// frames are the merger's ids to the summed stacks; its index. `hash`
-    /// is its [`stack_hash`].
-    fn sum_stack(&mut self, process: u32, hash: u64, frames: &[u32], samples: &[f64]) -> u32 {
-        let tables = self.summing.as_mut().expect("summing");
+    /// The id of the call path of `frames` (the merger's frame ids), whose
+    /// [`path_hash`] is `hash`, in `stacks`, added when new.
+    fn intern_path(&mut self, hash: u64, frames: &[u32]) -> u32 {
         let stacks = &mut self.stacks;
-        let same = |&id: &u32| {
-            stacks.process(id as usize) == process && stacks.frames(id as usize) == frames
-        };
-        if let Some(&id) = tables.stack_ids.find(hash, same) {
-            stacks.add_samples(id as usize, samples);
+        if let Some(&id) = self
+            .path_ids
+            .find(hash, |&id| stacks.path_frames(id) == frames)
+        {
             return id;
         }
-        let id = stacks.push(process, frames, samples);
-        tables.stack_ids.insert_unique(hash, id, |&id| {
-            stack_hash(stacks.process(id as usize), stacks.frames(id as usize))
-        });
+        let id = stacks.push_path(frames);
+        self.path_ids
+            .insert_unique(hash, id, |&id| path_hash(stacks.path_frames(id)));
         id
+    }
+
+    /// Adds a stack of `process` (as summed: [`summed_process`]) on the
+    /// merger's call path `path` to the summed stacks; its index.
+    fn sum_stack(&mut self, process: u32, path: u32, samples: &[f64]) -> u32 {
+        let tables = self.summing.as_mut().expect("summing");
+        let stacks = &mut self.stacks;
+        // The application's (all ranks): one stack per path, by index.
+        let slot = match process {
+            ALL_RANKS => {
+                if tables.all_ranks.len() <= path as usize {
+                    tables.all_ranks.resize(path as usize + 1, NO_STACK);
+                }
+                &mut tables.all_ranks[path as usize]
+            }
+            _ => tables
+                .launcher_stacks
+                .entry((process, path))
+                .or_insert(NO_STACK),
+        };
+        match *slot {
+            NO_STACK => {
+                *slot = stacks.push_on_path(process, path, samples);
+                *slot
+            }
+            id => {
+                stacks.add_samples(id as usize, samples);
+                id
+            }
+        }
     }
 
     /// Adds a context (stack as a summed stack's index) to the summed contexts.
@@ -687,6 +716,7 @@ impl Merger {
             });
         }
         drop(self.summing);
+        drop(self.path_ids);
         drop(self.key_ids);
         let mut variables: Vec<VariableBlame> = self
             .keys
@@ -1199,6 +1229,16 @@ mod tests {
                 })
                 .collect()
         };
+        // Other processes' stacks on the same call paths (ranks run the
+        // same code).
+        let mut stacks = stacks;
+        for i in 0..stacks.len() {
+            if next(2) == 0 {
+                let mut st = stacks[i].clone();
+                st.process = next(nproc as u64) as u32;
+                stacks.push(st);
+            }
+        }
         let contexts = if variables.is_empty() || stacks.is_empty() {
             vec![]
         } else {
@@ -1301,6 +1341,25 @@ mod tests {
                 .iter()
                 .all(|c| c.process == ALL_RANKS || c.process == 3));
             assert_eq!(merge_summing(vec![per_rank]).unwrap(), all, "seed {seed}");
+            // From files, whose stacks name call paths shared by processes.
+            let dir = tempfile::tempdir().unwrap();
+            let files: Vec<Part> = parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let path = dir.path().join(format!("part-{i}.bres"));
+                    p.write(&path).unwrap();
+                    Part::File(path)
+                })
+                .collect();
+            let mut read = read_parts_into(Merger::summing(), files, &|_| {})
+                .unwrap()
+                .finish()
+                .unwrap();
+            let from = read.header.summed.take().unwrap().from;
+            assert_eq!(from.len(), n as usize, "seed {seed}: the files merged");
+            read.header.summed = all.header.summed.clone();
+            assert_eq!(read, all, "seed {seed}: read from files");
             for split in 1..n as usize {
                 let left = merge_summing(parts[..split].to_vec()).unwrap();
                 let right = merge(parts[split..].to_vec()).unwrap();

@@ -420,6 +420,23 @@ pub fn decode_unclaimed<D: bincode::de::Decoder, T: Decode<()>>(
     ))
 }
 
+/// [`decode_unclaimed`] of an unsigned integer (an enum's variant, a
+/// process, a length): a varint of one byte (below 251) is decoded in line
+/// from the reader's bytes, anything else by bincode.
+#[inline]
+pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u8>>(
+    decoder: &mut D,
+) -> std::result::Result<T, bincode::error::DecodeError> {
+    use bincode::de::read::Reader;
+    match decoder.reader().peek_read(1) {
+        Some(&[b]) if b <= 250 => {
+            decoder.reader().consume(1);
+            Ok(T::from(b))
+        }
+        _ => decode_unclaimed(decoder),
+    }
+}
+
 /// [`decode_claimed`] of `count` u32s (bincode varints: a byte below 251,
 /// or 251 and a u16, or 252 and a u32, little endian) appended to `into`;
 /// the largest of them. Where the reader lends its bytes

@@ -872,12 +872,15 @@ pub struct CallPath {
     pub frames: Vec<u32>,
 }
 
-/// A stack of results version 8: a process's samples on a call path
-/// (an index into the file's [`CallPath`] records).
+/// A stack of results version 8 on a call path that other stacks share: a
+/// process's samples on a path, an index into the file's [`CallPath`]
+/// records stored as the difference from the path of the `PathStack`
+/// before (from 0 for the first): stacks run through paths mostly in the
+/// order paths are stored, a step of a byte.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct PathStack {
     pub process: u32,
-    pub path: u32,
+    pub path_step: i64,
     pub samples: Vec<f64>,
 }
 
@@ -885,8 +888,14 @@ pub struct PathStack {
 #[derive(Serialize, Encode)]
 struct PathStackRef<'a> {
     process: u32,
-    path: u32,
+    path_step: i64,
     samples: &'a [f64],
+}
+
+/// The path of a [`PathStack`] whose step is `step` after a stack on
+/// `before` (`None`: a step out of range, which no path has).
+pub(crate) fn path_after(before: u32, step: i64) -> Option<u32> {
+    u32::try_from(i64::from(before).checked_add(step)?).ok()
 }
 
 /// One calling context that contributed to a variable's blame.
@@ -908,7 +917,6 @@ enum RecordRef<'a> {
     Variable(&'a VariableBlame),
     Function(&'a FunctionBlame),
     Frame(&'a SymFrame),
-    #[allow(dead_code)] // written by versions 4 to 7
     Stack(&'a StackRecord),
     Context(&'a ContextBlame),
     Path(&'a [u32]),
@@ -918,8 +926,9 @@ enum RecordRef<'a> {
 /// The data records of results versions 4 to 8: frames are stored once and
 /// stacks name them by index, contexts name their variable by index.
 /// Versions 4 to 7 wrote each stack's frames in its `Stack` record;
-/// version 8 writes each distinct call path once (`Path`) and stacks as
-/// `PathStack` records naming one.
+/// version 8 writes each call path that more than one stack runs through
+/// once (`Path`), before the stacks, and the stacks on it as `PathStack`
+/// records naming it (the others as `Stack` records).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub enum ResultRecord {
     Variable(VariableBlame),
@@ -1065,6 +1074,7 @@ impl Results {
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let (paths, path_of) = call_paths(&self.stacks);
+        let mut before = 0;
         let records = self
             .variables
             .iter()
@@ -1072,13 +1082,23 @@ impl Results {
             .chain(self.functions.iter().map(RecordRef::Function))
             .chain(self.frames.iter().map(RecordRef::Frame))
             .chain(paths.into_iter().map(RecordRef::Path))
-            .chain(self.stacks.iter().zip(path_of).map(|(st, path)| {
-                RecordRef::PathStack(PathStackRef {
-                    process: st.process,
-                    path,
-                    samples: &st.samples,
-                })
-            }))
+            .chain(
+                self.stacks
+                    .iter()
+                    .zip(path_of)
+                    .map(move |(st, path)| match path {
+                        None => RecordRef::Stack(st),
+                        Some(path) => {
+                            let path_step = i64::from(path) - i64::from(before);
+                            before = path;
+                            RecordRef::PathStack(PathStackRef {
+                                process: st.process,
+                                path_step,
+                                samples: &st.samples,
+                            })
+                        }
+                    }),
+            )
             .chain(self.contexts.iter().map(RecordRef::Context));
         let h = &self.header;
         let header = HeaderLayout {
@@ -1116,7 +1136,7 @@ impl Results {
             ..Default::default()
         };
         let mut old = (r.version < 4).then(OldLayout::default);
-        let mut paths = Vec::new();
+        let mut paths = PathsRead::default();
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| chunk.corrupt(path, reason);
             // Records are decoded straight from the chunk's bytes into
@@ -1141,7 +1161,7 @@ impl Results {
     /// it (a call path to `paths`, where the stacks after it find it).
     fn push_record(
         out: &mut Results,
-        paths: &mut Vec<Vec<u32>>,
+        paths: &mut PathsRead,
         rec: ResultRecord,
         check: &RecordCheck,
     ) -> std::result::Result<(), String> {
@@ -1164,14 +1184,17 @@ impl Results {
                 out.contexts.push(c)
             }
             ResultRecord::Path(p) => {
-                check.path(&p.frames, out.frames.len())?;
-                paths.push(p.frames)
+                check.path(&p.frames, out.frames.len(), out.stacks.len())?;
+                paths.paths.push(p.frames)
             }
             ResultRecord::PathStack(st) => {
-                check.path_stack(st.process, st.path, paths.len())?;
+                let path = path_after(paths.last, st.path_step);
+                check.path_stack(st.process, path, paths.paths.len())?;
+                let path = path.expect("checked");
+                paths.last = path;
                 out.stacks.push(StackRecord {
                     process: st.process,
-                    frames: paths[st.path as usize].clone(),
+                    frames: paths.paths[path as usize].clone(),
                     samples: st.samples,
                 })
             }
@@ -1180,21 +1203,43 @@ impl Results {
     }
 }
 
-/// The distinct call paths of `stacks` in the order they first appear,
-/// and each stack's path.
-fn call_paths(stacks: &[StackRecord]) -> (Vec<&[u32]>, Vec<u32>) {
-    let mut ids: HashMap<&[u32], u32, BuildHasherDefault<twox_hash::XxHash64>> = HashMap::default();
-    let mut paths = Vec::new();
+/// The call paths of a result read so far, and the path of its last
+/// `PathStack`.
+#[derive(Default)]
+struct PathsRead {
+    paths: Vec<Vec<u32>>,
+    last: u32,
+}
+
+/// The call paths of `stacks` that more than one stack runs through, in
+/// the order they first appear, and each stack's path among them (`None`:
+/// a path of its own, which its record holds).
+fn call_paths(stacks: &[StackRecord]) -> (Vec<&[u32]>, Vec<Option<u32>>) {
+    type Ids<'a> = HashMap<&'a [u32], (u32, u32), BuildHasherDefault<twox_hash::XxHash64>>;
+    // (first stack, stacks) of each distinct path.
+    let mut seen: Ids = HashMap::default();
+    for (i, st) in stacks.iter().enumerate() {
+        seen.entry(&st.frames).or_insert((i as u32, 0)).1 += 1;
+    }
+    let mut shared: Vec<(u32, &[u32])> = seen
+        .iter()
+        .filter(|(_, &(_, uses))| uses > 1)
+        .map(|(&frames, &(first, _))| (first, frames))
+        .collect();
+    shared.sort_unstable();
+    let index: HashMap<&[u32], u32, BuildHasherDefault<twox_hash::XxHash64>> = shared
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, frames))| (frames, i as u32))
+        .collect();
     let path_of = stacks
         .iter()
-        .map(|st| {
-            *ids.entry(&st.frames).or_insert_with(|| {
-                paths.push(&st.frames[..]);
-                paths.len() as u32 - 1
-            })
-        })
+        .map(|st| index.get(&st.frames[..]).copied())
         .collect();
-    (paths, path_of)
+    (
+        shared.into_iter().map(|(_, frames)| frames).collect(),
+        path_of,
+    )
 }
 
 /// Opens a results file: checks its preamble and decodes its header,
@@ -1276,12 +1321,13 @@ impl RecordCheck {
         }
     }
 
-    /// A stack record of the kind this result's version writes.
-    fn stack_kind(&self, on_paths: bool) -> std::result::Result<(), String> {
-        match (self.paths, on_paths) {
-            (true, false) => Err("a stack with frames of its own in a result whose stacks name call paths (version 8)".into()),
-            (false, true) => Err("a call path or a stack naming one in a result older than version 8".into()),
-            _ => Ok(()),
+    /// Call paths, and stacks naming them, exist from version 8.
+    fn paths_exist(&self) -> std::result::Result<(), String> {
+        match self.paths {
+            true => Ok(()),
+            false => {
+                Err("a call path or a stack naming one in a result older than version 8".into())
+            }
         }
     }
 
@@ -1318,9 +1364,15 @@ impl RecordCheck {
         self.stack_of_largest(process, ids.iter().copied().max(), frames)
     }
 
-    /// A call path, when `frames` frames are read before it.
-    pub(crate) fn path(&self, ids: &[u32], frames: usize) -> std::result::Result<(), String> {
-        self.path_of_largest(ids.iter().copied().max(), frames)
+    /// A call path, when `frames` frames and `stacks` stacks are read
+    /// before it (paths come before every stack).
+    pub(crate) fn path(
+        &self,
+        ids: &[u32],
+        frames: usize,
+        stacks: usize,
+    ) -> std::result::Result<(), String> {
+        self.path_of_largest(ids.iter().copied().max(), frames, stacks)
     }
 
     /// [`Self::path`] of a path whose largest frame id is `largest`.
@@ -1328,9 +1380,14 @@ impl RecordCheck {
         &self,
         largest: Option<u32>,
         frames: usize,
+        stacks: usize,
     ) -> std::result::Result<(), String> {
-        self.stack_kind(true)?;
-        Self::frame_ids("path", largest, frames)
+        self.paths_exist()?;
+        Self::frame_ids("path", largest, frames)?;
+        match stacks {
+            0 => Ok(()),
+            _ => Err(format!("a call path after {stacks} stacks")),
+        }
     }
 
     /// Frame ids of a `what` whose largest is `largest`, when `frames`
@@ -1348,19 +1405,21 @@ impl RecordCheck {
         }
     }
 
-    /// A stack on a call path, when `paths` paths are read before it.
+    /// A stack on a call path (`None`: a step to no path, see
+    /// [`path_after`]), when `paths` paths are read before it.
     pub(crate) fn path_stack(
         &self,
         process: u32,
-        path: u32,
+        path: Option<u32>,
         paths: usize,
     ) -> std::result::Result<(), String> {
-        self.stack_kind(true)?;
+        self.paths_exist()?;
         self.context_process(process)?;
-        if path as usize >= paths {
-            return Err(format!("stack refers to path {path} of {paths}"));
+        match path {
+            Some(p) if (p as usize) < paths => Ok(()),
+            Some(p) => Err(format!("stack refers to path {p} of {paths}")),
+            None => Err(format!("stack refers to a path out of range, of {paths}")),
         }
-        Ok(())
     }
 
     /// [`Self::stack`] of a stack whose largest frame id is `largest`
@@ -1371,7 +1430,6 @@ impl RecordCheck {
         largest: Option<u32>,
         frames: usize,
     ) -> std::result::Result<(), String> {
-        self.stack_kind(false)?;
         self.context_process(process)?;
         Self::frame_ids("stack", largest, frames)
     }

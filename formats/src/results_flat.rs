@@ -6,12 +6,14 @@
 //! stacks), and the stacks on a path share it.
 //! The file layout is [`crate::results`]'; nothing here writes.
 
-use crate::container::{decode_claimed_f64s, decode_claimed_u32s, decode_unclaimed};
+use crate::container::{
+    decode_claimed_f64s, decode_claimed_u32s, decode_unclaimed, decode_unclaimed_unsigned,
+};
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::results::{
-    open_results_parts, ContextBlame, FunctionBlame, ProcessCounts, ProcessTableBytes, RecordCheck,
-    Results, ResultsHeader, StackRecord, SymFrame, VariableBlame,
+    open_results_parts, path_after, ContextBlame, FunctionBlame, ProcessCounts, ProcessTableBytes,
+    RecordCheck, Results, ResultsHeader, StackRecord, SymFrame, VariableBlame,
 };
 use bincode::de::{Decode, Decoder};
 use bincode::error::DecodeError;
@@ -34,6 +36,10 @@ pub struct FlatStacks {
     /// (start, length) of each stack's run in `samples`.
     sample_runs: Vec<(usize, usize)>,
     samples: Vec<f64>,
+    /// While a file is read: its `Path` records (the first paths) and the
+    /// path its last `PathStack` named, from which the next one steps.
+    file_paths: usize,
+    named: u32,
 }
 
 /// Equal stacks in the same order, however their paths are shared.
@@ -139,6 +145,15 @@ impl FlatStacks {
         }
     }
 
+    /// The same call paths, with no stacks.
+    pub fn paths_only(&self) -> FlatStacks {
+        FlatStacks {
+            path_ends: self.path_ends.clone(),
+            frame_ids: self.frame_ids.clone(),
+            ..Default::default()
+        }
+    }
+
     /// Frees every path's frame ids (they are empty after).
     pub fn clear_frames(&mut self) {
         self.frame_ids = Vec::new();
@@ -209,7 +224,7 @@ impl Decode<StackSink> for FlatRecord {
     fn decode<D: Decoder<Context = StackSink>>(
         d: &mut D,
     ) -> std::result::Result<Self, DecodeError> {
-        Ok(match decode_unclaimed::<_, u32>(d)? {
+        Ok(match decode_unclaimed_unsigned::<_, u32>(d)? {
             0 => FlatRecord::Variable(Box::new(VariableBlame::decode(d)?)),
             1 => FlatRecord::Function(Box::new(FunctionBlame::decode(d)?)),
             2 => FlatRecord::Frame(Box::new(SymFrame::decode(d)?)),
@@ -234,12 +249,12 @@ impl Decode<StackSink> for FlatRecord {
 /// of the struct and its vectors), a [`crate::results::CallPath`] (frame
 /// ids) or a [`crate::results::PathStack`] (process, path, sample counts).
 /// It holds the largest frame id it appended (for the record's check) or,
-/// for a stack on a path, the path.
+/// for a stack on a path, the path (`None`: a step to no path).
 struct Appended(Option<u32>);
 
 /// A vector's length as bincode writes it (a u64).
 fn vector_len<D: Decoder>(d: &mut D) -> std::result::Result<usize, DecodeError> {
-    let n: u64 = decode_unclaimed(d)?;
+    let n: u64 = decode_unclaimed_unsigned(d)?;
     usize::try_from(n).map_err(|_| DecodeError::OutsideUsizeRange(n))
 }
 
@@ -294,7 +309,7 @@ impl Appended {
         d: &mut D,
         stacks: &mut FlatStacks,
     ) -> std::result::Result<Option<u32>, DecodeError> {
-        let process = decode_unclaimed(d)?;
+        let process = decode_unclaimed_unsigned::<_, u32>(d)?;
         let largest = Self::frame_ids(d, stacks)?;
         let path = stacks.close_path();
         let samples = Self::samples(d, stacks)?;
@@ -308,20 +323,24 @@ impl Appended {
     ) -> std::result::Result<Option<u32>, DecodeError> {
         let largest = Self::frame_ids(d, stacks)?;
         stacks.close_path();
+        stacks.file_paths += 1;
         Ok(largest)
     }
 
     /// The path is checked by the caller (against the paths read before);
-    /// until then the stack names it as it is.
+    /// until then the stack names it as it is (a step to no path names
+    /// `u32::MAX`, and the record holds `None`).
     fn path_stack<D: Decoder>(
         d: &mut D,
         stacks: &mut FlatStacks,
     ) -> std::result::Result<Option<u32>, DecodeError> {
-        let process = decode_unclaimed(d)?;
-        let path: u32 = decode_unclaimed(d)?;
+        let process = decode_unclaimed_unsigned::<_, u32>(d)?;
+        let step: i64 = decode_unclaimed(d)?;
+        let path = path_after(stacks.named, step);
         let samples = Self::samples(d, stacks)?;
-        stacks.close_stack(process, path, samples);
-        Ok(Some(path))
+        stacks.close_stack(process, path.unwrap_or(u32::MAX), samples);
+        stacks.named = path.unwrap_or(0);
+        Ok(path)
     }
 }
 
@@ -382,14 +401,12 @@ impl FlatResults {
                         )
                         .map_err(corrupt)?,
                     FlatRecord::Path(Appended(largest)) => check
-                        .path_of_largest(largest, out.frames.len())
+                        .path_of_largest(largest, out.frames.len(), stacks.len())
                         .map_err(corrupt)?,
+                    // Paths come before stacks: the paths of the file's
+                    // `Path` records are the first of the table.
                     FlatRecord::PathStack(Appended(path)) => check
-                        .path_stack(
-                            stacks.process(stacks.len() - 1),
-                            path.expect("a stack on a path names it"),
-                            stacks.paths(),
-                        )
+                        .path_stack(stacks.process(stacks.len() - 1), path, stacks.file_paths)
                         .map_err(corrupt)?,
                     FlatRecord::Context(c) => {
                         check

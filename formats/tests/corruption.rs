@@ -675,15 +675,26 @@ fn results_v7_process_tables_that_contradict_themselves_are_errors() {
     }
 }
 
-/// Version 8 stacks name call paths: a stack naming a path not read
-/// before it, a path naming a frame not read before it, a stack with
-/// frames of its own in version 8 or a path in an older version is a
-/// corrupt chunk, from both readers. Version 7's layout is still read.
+/// Version 8 stacks may name call paths: a stack naming a path not read
+/// before it, a path naming a frame not read before it, a path after
+/// stacks or a path in an older version is a corrupt chunk, from both
+/// readers. Version 7's layout is still read.
 #[test]
 fn results_call_paths_out_of_place_or_out_of_range_are_errors() {
-    use blame_formats::results::{CallPath, PathStack, ResultRecord, StackRecord};
+    use blame_formats::results::{CallPath, PathStack, ResultRecord};
     use blame_formats::results_flat::FlatResults;
-    let r = results(50);
+    let mut r = results(50);
+    // Another process's stack on the first stack's path: a path stored once.
+    let mut shared = r.stacks[0].clone();
+    shared.process = (shared.process + 1) % 4;
+    r.stacks.push(shared);
+    let records = result_records(&r, 8);
+    assert!(records
+        .iter()
+        .any(|rec| matches!(rec, ResultRecord::Stack(_))));
+    assert!(records
+        .iter()
+        .any(|rec| matches!(rec, ResultRecord::PathStack(_))));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.bres");
     r.write(&path).unwrap();
@@ -715,10 +726,19 @@ fn results_call_paths_out_of_place_or_out_of_range_are_errors() {
             "a stack naming a path not read",
             with(ResultRecord::PathStack(PathStack {
                 process: 0,
-                path: 9999,
+                path_step: 9999,
                 samples: vec![1.0],
             })),
-            "path 9999",
+            "refers to path",
+        ),
+        (
+            "a stack stepping out of the paths' range",
+            with(ResultRecord::PathStack(PathStack {
+                process: 0,
+                path_step: i64::MIN,
+                samples: vec![1.0],
+            })),
+            "a path out of range",
         ),
         (
             "a path naming a frame not read",
@@ -728,13 +748,9 @@ fn results_call_paths_out_of_place_or_out_of_range_are_errors() {
             "path refers to frame 100000",
         ),
         (
-            "a stack with frames of its own",
-            with(ResultRecord::Stack(StackRecord {
-                process: 0,
-                frames: vec![0],
-                samples: vec![1.0],
-            })),
-            "frames of its own",
+            "a path after the stacks",
+            with(ResultRecord::Path(CallPath { frames: vec![0] })),
+            "a call path after",
         ),
         (
             "call paths in version 7",

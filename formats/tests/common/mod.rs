@@ -568,16 +568,22 @@ pub fn results_header<'a, P: bincode::Encode + 'a>(
 }
 
 /// The data records of `r` laid out as results of `version` lay them out:
-/// stacks with their frames before version 8; from version 8 each distinct
-/// call path once, in the order stacks first name them, and stacks naming
-/// them.
+/// stacks with their frames before version 8; from version 8 each call
+/// path that more than one stack runs through once, in the order stacks
+/// first name them, the stacks on those naming them (by the step from the
+/// path named before), the others with their frames.
 pub fn result_records(r: &Results, version: u32) -> Vec<ResultRecord> {
     use blame_formats::results::{CallPath, PathStack};
+    let mut uses: std::collections::HashMap<&[u32], usize> = Default::default();
+    for st in &r.stacks {
+        *uses.entry(&st.frames).or_default() += 1;
+    }
     let mut paths: std::collections::HashMap<&[u32], u32> = Default::default();
     let mut path_records = Vec::new();
     let mut stacks = Vec::new();
+    let mut before = 0;
     for st in &r.stacks {
-        if version < 8 {
+        if version < 8 || uses[&st.frames[..]] == 1 {
             stacks.push(ResultRecord::Stack(st.clone()));
             continue;
         }
@@ -589,9 +595,10 @@ pub fn result_records(r: &Results, version: u32) -> Vec<ResultRecord> {
         });
         stacks.push(ResultRecord::PathStack(PathStack {
             process: st.process,
-            path,
+            path_step: i64::from(path) - i64::from(before),
             samples: st.samples.clone(),
         }));
+        before = path;
     }
     r.variables
         .iter()
