@@ -7,7 +7,7 @@ use blame_formats::results::{
     ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, StackRecord,
     SummedContexts, SymFrame, VariableBlame, VariableKey, ALL_RANKS,
 };
-use blame_formats::results_flat::{FlatResults, FlatStacks};
+use blame_formats::results_flat::{FlatResults, FlatStacks, FlatTables};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -475,11 +475,13 @@ impl Merger {
     /// fails when it comes from another run or from other inputs than the
     /// parts before it.
     pub fn add_named(&mut self, part: Results, name: Option<&str>) -> Result<()> {
-        self.add_flat(part.into(), name)
+        self.add_flat(part.into(), name).map(drop)
     }
 
-    /// [`Self::add_named`] of a part read flat ([`FlatResults::read`]).
-    pub fn add_flat(&mut self, part: FlatResults, name: Option<&str>) -> Result<()> {
+    /// [`Self::add_named`] of a part read flat ([`FlatResults::read`]);
+    /// the part's stack and context tables, emptied, for the next read to
+    /// reuse ([`FlatResults::read_reusing`]).
+    pub fn add_flat(&mut self, mut part: FlatResults, name: Option<&str>) -> Result<FlatTables> {
         match &part.header.summed {
             Some(summed) => {
                 self.leaves.extend(summed.from.iter().cloned());
@@ -607,7 +609,7 @@ impl Merger {
         }
         // Contexts of stacks the part does not have are dropped, as
         // `canonical` drops them.
-        for c in part.contexts {
+        for c in part.contexts.drain(..) {
             let Some(&stack) = self.stack_of.get(c.stack as usize) else {
                 continue;
             };
@@ -622,7 +624,11 @@ impl Merger {
                 None => self.contexts.push(c),
             }
         }
-        Ok(())
+        part.stacks.clear();
+        Ok(FlatTables {
+            stacks: part.stacks,
+            contexts: part.contexts,
+        })
     }
 
     /// From here on, sum the application's stacks and contexts over ranks:
@@ -791,10 +797,11 @@ pub enum Part {
 }
 
 impl Part {
-    /// The part read flat, with its name (a file's path).
-    fn read(self) -> Result<(FlatResults, Option<String>)> {
+    /// The part read flat, into the memory of `tables` when it is a file,
+    /// with its name (a file's path).
+    fn read(self, tables: FlatTables) -> Result<(FlatResults, Option<String>)> {
         match self {
-            Part::File(path) => FlatResults::read(&path)
+            Part::File(path) => FlatResults::read_reusing(&path, tables)
                 .map(|r| (r, Some(path.display().to_string())))
                 .map_err(PostError::from),
             Part::Loaded(results) => Ok(((*results).into(), None)),
@@ -823,9 +830,10 @@ pub fn read_parts_into(
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Merger> {
     if rayon::current_thread_index().is_some() {
+        let mut tables = FlatTables::default();
         for part in parts {
-            let (part, name) = part.read()?;
-            merger.add_flat(part, name.as_deref())?;
+            let (part, name) = part.read(tables)?;
+            tables = merger.add_flat(part, name.as_deref())?;
             progress(merger.parts());
         }
         return Ok(merger);
@@ -833,12 +841,16 @@ pub fn read_parts_into(
     let total = parts.len();
     let (done, read) = std::sync::mpsc::channel();
     let mut unread = parts.into_iter().enumerate();
+    // The tables of parts reduced, for the reads after them to reuse.
+    let spare: std::sync::Arc<std::sync::Mutex<Vec<FlatTables>>> = Default::default();
     let mut read_one = || {
         if let Some((i, part)) = unread.next() {
             let done = done.clone();
+            let spare = spare.clone();
             rayon::spawn(move || {
+                let tables = spare.lock().map(|mut s| s.pop()).ok().flatten();
                 // The reducer stops reading at an error: no one to tell.
-                let _ = done.send((i, part.read()));
+                let _ = done.send((i, part.read(tables.unwrap_or_default())));
             });
         }
     };
@@ -853,7 +865,10 @@ pub fn read_parts_into(
         while let Some(part) = ready.remove(&next) {
             read_one();
             let (part, name) = part?;
-            merger.add_flat(part, name.as_deref())?;
+            let tables = merger.add_flat(part, name.as_deref())?;
+            if let Ok(mut s) = spare.lock() {
+                s.push(tables);
+            }
             progress(merger.parts());
             next += 1;
         }

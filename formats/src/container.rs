@@ -626,9 +626,12 @@ impl RawChunk {
             Ok(_) => {}
             Err(_) => return Err(corrupt("zstd: not a zstd frame".into())),
         }
-        let payload = DECOMPRESSOR
+        let mut payload = SPARE_PAYLOAD.with(|spare| spare.take());
+        payload.clear();
+        payload.reserve(ulen);
+        DECOMPRESSOR
             .with(|d| match d.borrow_mut().as_mut() {
-                Ok(d) => d.decompress(&self.compressed, ulen),
+                Ok(d) => d.decompress_to_buffer(&self.compressed, &mut payload),
                 Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
             })
             .map_err(|e| corrupt(format!("zstd: {e}")))?;
@@ -647,7 +650,30 @@ impl RawChunk {
     }
 }
 
+/// The largest payload buffer a thread keeps for its next chunk.
+const SPARE_PAYLOAD_MAX: usize = 8 << 20;
+
+impl Drop for Chunk {
+    /// The payload's memory goes to the thread's next chunk: a merge of
+    /// 10^3 parts decompresses two chunks per part, and a buffer of a
+    /// chunk's size allocated and freed each time costs glibc a heap
+    /// consolidation.
+    fn drop(&mut self) {
+        if self.payload.capacity() <= SPARE_PAYLOAD_MAX {
+            let payload = std::mem::take(&mut self.payload);
+            SPARE_PAYLOAD.with(|spare| {
+                if spare.borrow().capacity() < payload.capacity() {
+                    spare.replace(payload);
+                }
+            });
+        }
+    }
+}
+
 thread_local! {
+    /// The payload buffer of the thread's last chunk (see `Drop for Chunk`).
+    static SPARE_PAYLOAD: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+
     /// One zstd decompression context per thread, reused for every chunk:
     /// a context is ~100 KiB, whose allocation and first use cost more than
     /// decompressing a small chunk (a merge of 10^3 partial results
@@ -1050,6 +1076,10 @@ impl<R: Read> ContainerReader<R> {
         let mut out: Vec<u8> = self.pushback.drain(..from_pushback).collect();
         self.offset += from_pushback as u64;
         if out.len() < len {
+            // Room for the body (read_to_end would grow a vector from a
+            // few bytes, moving it each time); a corrupt length claims at
+            // most a MiB before the bytes are there.
+            out.reserve((len - out.len()).min(1 << 20));
             let got = (&mut self.input)
                 .take((len - out.len()) as u64)
                 .read_to_end(&mut out)

@@ -145,6 +145,18 @@ impl FlatStacks {
         }
     }
 
+    /// Empties the tables, keeping their memory.
+    pub fn clear(&mut self) {
+        self.process.clear();
+        self.path.clear();
+        self.path_ends.clear();
+        self.frame_ids.clear();
+        self.sample_runs.clear();
+        self.samples.clear();
+        self.file_paths = 0;
+        self.named = 0;
+    }
+
     /// The same call paths, with no stacks.
     pub fn paths_only(&self) -> FlatStacks {
         FlatStacks {
@@ -184,6 +196,14 @@ pub struct FlatResults {
     pub variables: Vec<VariableBlame>,
     pub functions: Vec<FunctionBlame>,
     pub frames: Vec<SymFrame>,
+    pub stacks: FlatStacks,
+    pub contexts: Vec<ContextBlame>,
+}
+
+/// The tables of a [`FlatResults`] whose memory a read may reuse
+/// ([`FlatResults::read_reusing`]).
+#[derive(Debug, Default)]
+pub struct FlatTables {
     pub stacks: FlatStacks,
     pub contexts: Vec<ContextBlame>,
 }
@@ -349,6 +369,13 @@ impl FlatResults {
     /// whose records are converted as read, through [`Results::read`]),
     /// with the checks [`Results::read`] makes.
     pub fn read(path: impl AsRef<Path>) -> Result<FlatResults> {
+        Self::read_reusing(path, FlatTables::default())
+    }
+
+    /// [`Self::read`] into the memory of `tables` (those of a result read
+    /// before: a merge of 10^3 parts allocates them once per thread, not
+    /// once per part).
+    pub fn read_reusing(path: impl AsRef<Path>, tables: FlatTables) -> Result<FlatResults> {
         let path = path.as_ref();
         let file = open_regular(path).map_err(|e| FormatError::io(path, e))?;
         let (mut r, header, processes) = open_results_parts(BufReader::new(file), path)?;
@@ -366,13 +393,20 @@ impl FlatResults {
             });
         }
         let check = RecordCheck::new(processes.len(), &header, r.version);
+        let FlatTables {
+            mut stacks,
+            mut contexts,
+        } = tables;
+        stacks.clear();
+        contexts.clear();
         let mut out = FlatResults {
             header,
             processes,
             counts,
+            contexts,
             ..Default::default()
         };
-        let mut sink = StackSink(Some(Box::default()));
+        let mut sink = StackSink(Some(Box::new(stacks)));
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| chunk.corrupt(path, reason);
             if let Some(stacks) = sink.0.as_deref_mut() {
