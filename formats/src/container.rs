@@ -421,20 +421,24 @@ pub fn decode_unclaimed<D: bincode::de::Decoder, T: Decode<()>>(
 }
 
 /// [`decode_unclaimed`] of an unsigned integer (an enum's variant, a
-/// process, a length): a varint of one byte (below 251) is decoded in line
-/// from the reader's bytes, anything else by bincode.
+/// process, a length): a varint of one byte (below 251) or three (251 and
+/// a u16) is decoded in line from the reader's bytes, anything else by
+/// bincode.
 #[inline]
-pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u8>>(
+pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u16>>(
     decoder: &mut D,
 ) -> std::result::Result<T, bincode::error::DecodeError> {
     use bincode::de::read::Reader;
-    match decoder.reader().peek_read(1) {
-        Some(&[b]) if b <= 250 => {
-            decoder.reader().consume(1);
-            Ok(T::from(b))
-        }
-        _ => decode_unclaimed(decoder),
-    }
+    let (value, len) = match decoder.reader().peek_read(1) {
+        Some(&[b]) if b <= 250 => (u16::from(b), 1),
+        Some(&[251]) => match decoder.reader().peek_read(3) {
+            Some(&[_, lo, hi]) => (u16::from_le_bytes([lo, hi]), 3),
+            _ => return decode_unclaimed(decoder),
+        },
+        _ => return decode_unclaimed(decoder),
+    };
+    decoder.reader().consume(len);
+    Ok(T::from(value))
 }
 
 /// [`decode_claimed`] of `count` u32s (bincode varints: a byte below 251,
@@ -1184,6 +1188,26 @@ mod tests {
         bad.extend_from_slice(&[0; 8]);
         let err = u32s(&bad, 3).unwrap_err();
         assert!(err.contains("InvalidIntegerType"), "{err}");
+    }
+
+    #[test]
+    fn unsigned_integers_decode_in_line_as_bincode_decodes_them() {
+        let values = [0u64, 250, 251, 65535, 65536, u64::from(u32::MAX) + 1];
+        let mut bytes = Vec::new();
+        for v in values {
+            encode_into(&mut bytes, &v).unwrap();
+        }
+        let mut d = DecoderImpl::new(Remaining(&bytes), codec(), ());
+        for v in values {
+            assert_eq!(decode_unclaimed_unsigned::<_, u64>(&mut d).unwrap(), v);
+        }
+        assert!(d.reader().0.is_empty());
+        // A u16 cut short, and a u64 where a u32 is due, are bincode's errors.
+        let mut d = DecoderImpl::new(Remaining(&bytes[2..3]), codec(), ());
+        assert!(decode_unclaimed_unsigned::<_, u32>(&mut d).is_err());
+        let u64_at = bytes.len() - 9;
+        let mut d = DecoderImpl::new(Remaining(&bytes[u64_at..]), codec(), ());
+        assert!(decode_unclaimed_unsigned::<_, u32>(&mut d).is_err());
     }
 
     #[test]

@@ -250,7 +250,12 @@ impl Decode<StackSink> for FlatRecord {
             2 => FlatRecord::Frame(Box::new(SymFrame::decode(d)?)),
             3 => FlatRecord::Stack(Appended::decode_with(d, Appended::stack)?),
             // Integers and a float: nothing to claim.
-            4 => FlatRecord::Context(decode_unclaimed(d)?),
+            4 => FlatRecord::Context(ContextBlame {
+                variable: decode_unclaimed_unsigned(d)?,
+                process: decode_unclaimed_unsigned(d)?,
+                stack: decode_unclaimed_unsigned(d)?,
+                samples: decode_unclaimed(d)?,
+            }),
             5 => FlatRecord::Path(Appended::decode_with(d, Appended::path)?),
             6 => FlatRecord::PathStack(Appended::decode_with(d, Appended::path_stack)?),
             found => {
