@@ -1215,31 +1215,39 @@ struct PathsRead {
 /// the order they first appear, and each stack's path among them (`None`:
 /// a path of its own, which its record holds).
 fn call_paths(stacks: &[StackRecord]) -> (Vec<&[u32]>, Vec<Option<u32>>) {
-    type Ids<'a> = HashMap<&'a [u32], (u32, u32), BuildHasherDefault<twox_hash::XxHash64>>;
-    // (first stack, stacks) of each distinct path.
-    let mut seen: Ids = HashMap::default();
-    for (i, st) in stacks.iter().enumerate() {
-        seen.entry(&st.frames).or_insert((i as u32, 0)).1 += 1;
-    }
-    let mut shared: Vec<(u32, &[u32])> = seen
+    // Each distinct path's id, in the order paths first appear (one hash
+    // per stack), and how many stacks run through it.
+    let mut ids: HashMap<&[u32], u32, BuildHasherDefault<twox_hash::XxHash3_64>> =
+        HashMap::default();
+    let mut first: Vec<&[u32]> = Vec::new();
+    let mut uses: Vec<u32> = Vec::new();
+    let distinct: Vec<u32> = stacks
         .iter()
-        .filter(|(_, &(_, uses))| uses > 1)
-        .map(|(&frames, &(first, _))| (first, frames))
+        .map(|st| {
+            let id = *ids.entry(&st.frames).or_insert_with(|| {
+                first.push(&st.frames);
+                uses.push(0);
+                first.len() as u32 - 1
+            });
+            uses[id as usize] += 1;
+            id
+        })
         .collect();
-    shared.sort_unstable();
-    let index: HashMap<&[u32], u32, BuildHasherDefault<twox_hash::XxHash64>> = shared
+    drop(ids);
+    // The shared ones numbered in that order.
+    let mut shared = Vec::new();
+    let index: Vec<Option<u32>> = first
         .iter()
-        .enumerate()
-        .map(|(i, &(_, frames))| (frames, i as u32))
+        .zip(&uses)
+        .map(|(&frames, &n)| {
+            (n > 1).then(|| {
+                shared.push(frames);
+                shared.len() as u32 - 1
+            })
+        })
         .collect();
-    let path_of = stacks
-        .iter()
-        .map(|st| index.get(&st.frames[..]).copied())
-        .collect();
-    (
-        shared.into_iter().map(|(_, frames)| frames).collect(),
-        path_of,
-    )
+    let path_of = distinct.iter().map(|&id| index[id as usize]).collect();
+    (shared, path_of)
 }
 
 /// Opens a results file: checks its preamble and decodes its header,
