@@ -420,25 +420,42 @@ pub fn decode_unclaimed<D: bincode::de::Decoder, T: Decode<()>>(
     ))
 }
 
-/// [`decode_unclaimed`] of an unsigned integer (an enum's variant, a
-/// process, a length): a varint of one byte (below 251) or three (251 and
-/// a u16) is decoded in line from the reader's bytes, anything else by
-/// bincode.
+/// The bincode varint of at most 32 bits at the start of `bytes` (a byte
+/// below 251, or 251 and a u16, or 252 and a u32, little endian) and its
+/// length; `None` when `bytes` end before it or hold another form.
 #[inline]
-pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u16>>(
+fn short_varint(bytes: &[u8]) -> Option<(u32, usize)> {
+    match *bytes.first()? {
+        b @ 0..=250 => Some((u32::from(b), 1)),
+        251 => Some((
+            u32::from(u16::from_le_bytes([*bytes.get(1)?, *bytes.get(2)?])),
+            3,
+        )),
+        252 => Some((u32::from_le_bytes(bytes.get(1..5)?.try_into().ok()?), 5)),
+        _ => None,
+    }
+}
+
+/// [`decode_unclaimed`] of an unsigned integer (an enum's variant, a
+/// process, a length): a varint of up to 32 bits is decoded in line from
+/// the reader's bytes ([`short_varint`]), anything else by bincode.
+#[inline]
+pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u32>>(
     decoder: &mut D,
 ) -> std::result::Result<T, bincode::error::DecodeError> {
     use bincode::de::read::Reader;
-    let (value, len) = match decoder.reader().peek_read(1) {
-        Some(&[b]) if b <= 250 => (u16::from(b), 1),
-        Some(&[251]) => match decoder.reader().peek_read(3) {
-            Some(&[_, lo, hi]) => (u16::from_le_bytes([lo, hi]), 3),
-            _ => return decode_unclaimed(decoder),
-        },
-        _ => return decode_unclaimed(decoder),
+    let len = match decoder.reader().peek_read(1) {
+        Some(&[251]) => 3,
+        Some(&[252]) => 5,
+        _ => 1,
     };
-    decoder.reader().consume(len);
-    Ok(T::from(value))
+    match decoder.reader().peek_read(len).and_then(short_varint) {
+        Some((value, len)) => {
+            decoder.reader().consume(len);
+            Ok(T::from(value))
+        }
+        None => decode_unclaimed(decoder),
+    }
 }
 
 /// [`decode_claimed`] of `count` u32s (bincode varints: a byte below 251,
@@ -474,24 +491,7 @@ pub fn decode_claimed_u32s<D: bincode::de::Decoder>(
             }
             Some(bytes) => {
                 let (mut used, mut decoded, mut max) = (0, 0, 0u32);
-                while used < bytes.len() {
-                    let (value, len) = match bytes[used] {
-                        b @ 0..=250 => (u32::from(b), 1),
-                        251 if used + 3 <= bytes.len() => (
-                            u32::from(u16::from_le_bytes([bytes[used + 1], bytes[used + 2]])),
-                            3,
-                        ),
-                        252 if used + 5 <= bytes.len() => (
-                            u32::from_le_bytes([
-                                bytes[used + 1],
-                                bytes[used + 2],
-                                bytes[used + 3],
-                                bytes[used + 4],
-                            ]),
-                            5,
-                        ),
-                        _ => break,
-                    };
+                while let Some((value, len)) = short_varint(&bytes[used..]) {
                     into.push(value);
                     max = max.max(value);
                     used += len;
@@ -507,8 +507,7 @@ pub fn decode_claimed_u32s<D: bincode::de::Decoder>(
         decoder.reader().consume(used);
         left -= decoded;
         if decoded == 0 {
-            let mut one = bincode::de::DecoderImpl::new(decoder.reader(), unlimited_codec(), ());
-            let value = u32::decode(&mut one)?;
+            let value: u32 = decode_unclaimed(decoder)?;
             into.push(value);
             largest = largest.max(Some(value));
             left -= 1;

@@ -1310,7 +1310,7 @@ pub(crate) struct RecordCheck {
     processes: u32,
     /// Stacks and contexts of a summed result may belong to all ranks.
     summed: bool,
-    /// Stacks name call paths (version 8), instead of holding their frames.
+    /// Call paths may be stored, and stacks name them (version 8).
     paths: bool,
 }
 

@@ -36,9 +36,8 @@ pub struct FlatStacks {
     /// (start, length) of each stack's run in `samples`.
     sample_runs: Vec<(usize, usize)>,
     samples: Vec<f64>,
-    /// While a file is read: its `Path` records (the first paths) and the
-    /// path its last `PathStack` named, from which the next one steps.
-    file_paths: usize,
+    /// While a file is read: the path its last `PathStack` named, from
+    /// which the next one steps.
     named: u32,
 }
 
@@ -153,7 +152,6 @@ impl FlatStacks {
         self.frame_ids.clear();
         self.sample_runs.clear();
         self.samples.clear();
-        self.file_paths = 0;
         self.named = 0;
     }
 
@@ -348,7 +346,6 @@ impl Appended {
     ) -> std::result::Result<Option<u32>, DecodeError> {
         let largest = Self::frame_ids(d, stacks)?;
         stacks.close_path();
-        stacks.file_paths += 1;
         Ok(largest)
     }
 
@@ -412,6 +409,9 @@ impl FlatResults {
             ..Default::default()
         };
         let mut sink = StackSink(Some(Box::new(stacks)));
+        // The file's `Path` records: the first paths of the table (they
+        // come before every stack).
+        let mut file_paths = 0;
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| chunk.corrupt(path, reason);
             if let Some(stacks) = sink.0.as_deref_mut() {
@@ -439,13 +439,14 @@ impl FlatResults {
                             out.frames.len(),
                         )
                         .map_err(corrupt)?,
-                    FlatRecord::Path(Appended(largest)) => check
-                        .path_of_largest(largest, out.frames.len(), stacks.len())
-                        .map_err(corrupt)?,
-                    // Paths come before stacks: the paths of the file's
-                    // `Path` records are the first of the table.
+                    FlatRecord::Path(Appended(largest)) => {
+                        check
+                            .path_of_largest(largest, out.frames.len(), stacks.len())
+                            .map_err(corrupt)?;
+                        file_paths += 1
+                    }
                     FlatRecord::PathStack(Appended(path)) => check
-                        .path_stack(stacks.process(stacks.len() - 1), path, stacks.file_paths)
+                        .path_stack(stacks.process(stacks.len() - 1), path, file_paths)
                         .map_err(corrupt)?,
                     FlatRecord::Context(c) => {
                         check
