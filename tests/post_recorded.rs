@@ -377,8 +377,12 @@ fn mpi_quadrature_blames_the_reduced_result_on_both_ranks() {
         .unwrap()["ranks"]
         .clone();
     assert_eq!(stats["ranks"], 2, "{stats}");
+    // Each rank's share also holds its MPI_Init and, for the rank that ends
+    // first, a busy-polling MPI_Reduce: on a loaded 2-core machine one rank
+    // has been seen at 25% while the other had 87%. Integrating at all is
+    // what is checked here; the shares above check the blame itself.
     assert!(
-        stats["min"].as_f64().unwrap() > 25.0,
+        stats["min"].as_f64().unwrap() > 10.0,
         "both ranks integrate: {stats}"
     );
 }
