@@ -386,6 +386,15 @@ fn post_run(
     Ok(out?)
 }
 
+/// The first `most` of `items` joined by commas, and how many more.
+fn brief_list(items: &[String], most: usize) -> String {
+    let shown = items[..items.len().min(most)].join(", ");
+    match items.len().saturating_sub(most) {
+        0 => shown,
+        more => format!("{shown} and {more} more runs of shards"),
+    }
+}
+
 /// Merges the `count` shard results beside `whole` into it; `own` is the
 /// calling shard's (index, results), used from memory instead of read back.
 fn merge_into(
@@ -403,7 +412,7 @@ fn merge_into(
         bail!(
             "cannot merge {}: shards {} have not written their results yet",
             whole.display(),
-            missing.join(", ")
+            brief_list(&missing, 12)
         );
     }
     let progress = Progress::bar("merge: reading and reducing", parts.len() as u64, "shards");

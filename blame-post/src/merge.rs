@@ -419,36 +419,43 @@ struct SumTables {
     all_ranks: Vec<u32>,
     /// The stacks of launchers, by (process, path).
     launcher_stacks: FxHashMap<(u32, u32), u32>,
-    context_ids: FxHashMap<(u32, u32, u32), u32>,
+    /// The contexts of each summed stack, as a chain: the index of its
+    /// first in `Merger::contexts` ([`NO_STACK`]: none), and of the next
+    /// after each. A stack holds the contexts of the few variables its
+    /// samples blame: walking them is cheaper than hashing every key.
+    first_context: Vec<u32>,
+    next_context: Vec<u32>,
 }
 
 /// No stack (yet) in [`SumTables::all_ranks`].
 const NO_STACK: u32 = u32::MAX;
 
-/// The hash of a call path, built frame by frame: [`path_hash`] and the
-/// merger's renumbering of a part's frames (which hashes them as it goes)
-/// build it alike.
-#[derive(Default)]
-struct PathHash(FxHasher);
-
-impl PathHash {
-    #[inline]
-    fn frame(&mut self, id: u32) {
-        self.0.write_u32(id);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0.finish()
-    }
-}
-
-/// The hash of a call path whose frames are `frames` (ids).
+/// The hash of a call path whose frames are `frames` (ids): FxHash's step
+/// over pairs of ids in four independent lanes, so that its multiplications
+/// overlap (a merge hashes every path of every part; one chain of steps,
+/// an id at a time, was most of the time the merger took).
 fn path_hash(frames: &[u32]) -> u64 {
-    let mut h = PathHash::default();
-    for &f in frames {
-        h.frame(f);
+    #[inline(always)]
+    fn step(state: u64, word: u64) -> u64 {
+        (state.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
     }
-    h.finish()
+    let pair = |p: &[u32]| p[0] as u64 | (p[1] as u64) << 32;
+    let mut lanes = [0u64; 4];
+    let mut blocks = frames.chunks_exact(8);
+    for b in &mut blocks {
+        lanes[0] = step(lanes[0], pair(&b[0..2]));
+        lanes[1] = step(lanes[1], pair(&b[2..4]));
+        lanes[2] = step(lanes[2], pair(&b[4..6]));
+        lanes[3] = step(lanes[3], pair(&b[6..8]));
+    }
+    let mut h = step(frames.len() as u64, lanes[0]);
+    for &l in &lanes[1..] {
+        h = step(h, l);
+    }
+    for &f in blocks.remainder() {
+        h = step(h, f as u64);
+    }
+    h
 }
 
 impl Merger {
@@ -580,20 +587,21 @@ impl Merger {
         // Each of its call paths renumbered and found once, however many
         // of its stacks (processes) run through it.
         self.path_of.clear();
+        let frame_of = std::mem::take(&mut self.frame_of);
+        let mut frames = std::mem::take(&mut self.scratch);
         for p in 0..part.stacks.paths() as u32 {
-            let mut frames = std::mem::take(&mut self.scratch);
             frames.clear();
-            // Hashed as renumbered: one pass, measurably faster than two.
-            let mut h = PathHash::default();
-            for &f in part.stacks.path_frames(p) {
-                let id = self.frame_of[f as usize];
-                h.frame(id);
-                frames.push(id);
-            }
-            let id = self.intern_path(h.finish(), &frames);
-            self.scratch = frames;
+            frames.extend(
+                part.stacks
+                    .path_frames(p)
+                    .iter()
+                    .map(|&f| frame_of[f as usize]),
+            );
+            let id = self.intern_path(path_hash(&frames), &frames);
             self.path_of.push(id);
         }
+        self.scratch = frames;
+        self.frame_of = frame_of;
         self.stack_of.clear();
         for i in 0..part.stacks.len() {
             let (process, samples) = (part.stacks.process(i), part.stacks.samples(i));
@@ -629,6 +637,81 @@ impl Merger {
             stacks: part.stacks,
             contexts: part.contexts,
         })
+    }
+
+    /// Adds what `other` has merged, as if its parts had been added here
+    /// after this merger's own.
+    fn absorb(&mut self, other: Merger) -> Result<()> {
+        let (part, leaves) = other.into_part();
+        let Some(part) = part else {
+            return Ok(());
+        };
+        self.add_flat(part, None)?;
+        // One part added, which stands for `leaves.1`.
+        self.parts += leaves.1 - 1;
+        self.leaves.extend(leaves.0);
+        Ok(())
+    }
+
+    /// What this merger holds as one part (none when nothing was added),
+    /// with its leaves and number of parts: its records as they are (not
+    /// canonical; every index as the merger numbers it).
+    fn into_part(
+        self,
+    ) -> (
+        Option<FlatResults>,
+        (std::collections::BTreeSet<String>, usize),
+    ) {
+        let Some(mut header) = self.header else {
+            return (None, (self.leaves, self.parts));
+        };
+        let processes = std::mem::take(&mut header.processes);
+        let summing = self.summing.is_some();
+        // A summed part names its leaves itself (`Merger::add_flat` takes
+        // them from the header); a per-rank one is given them by `absorb`.
+        header.summed = summing.then(|| SummedContexts {
+            from: self.leaves.iter().cloned().collect(),
+        });
+        let leaves = if summing {
+            Default::default()
+        } else {
+            self.leaves
+        };
+        let part = FlatResults {
+            processes: blame_formats::results::ProcessTableBytes::of(&processes),
+            counts: blame_formats::results::ProcessCounts::of(&processes, header.events.len()),
+            header,
+            variables: self
+                .keys
+                .into_iter()
+                .zip(self.variables)
+                .map(|(key, m)| VariableBlame {
+                    key,
+                    values: to_values(m),
+                })
+                .collect(),
+            functions: self
+                .functions
+                .into_iter()
+                .map(|(key, m)| FunctionBlame {
+                    key,
+                    values: to_values(m),
+                })
+                .collect(),
+            frames: self.frames.into_frames(),
+            stacks: self.stacks,
+            contexts: self
+                .contexts
+                .into_iter()
+                .map(|c| ContextBlame {
+                    variable: c.variable,
+                    process: c.process,
+                    stack: c.stack,
+                    samples: c.samples,
+                })
+                .collect(),
+        };
+        (Some(part), (leaves, self.parts))
     }
 
     /// From here on, sum the application's stacks and contexts over ranks:
@@ -701,15 +784,23 @@ impl Merger {
     fn sum_context(&mut self, mut c: RawContext) {
         let tables = self.summing.as_mut().expect("summing");
         c.process = summed_process(&self.launcher, c.process);
-        match tables.context_ids.entry((c.variable, c.process, c.stack)) {
-            std::collections::hash_map::Entry::Occupied(e) => {
-                self.contexts[*e.get() as usize].samples += c.samples;
-            }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(self.contexts.len() as u32);
-                self.contexts.push(c);
-            }
+        let stack = c.stack as usize;
+        if tables.first_context.len() <= stack {
+            tables.first_context.resize(stack + 1, NO_STACK);
         }
+        let mut at = tables.first_context[stack];
+        while at != NO_STACK {
+            let known = &mut self.contexts[at as usize];
+            if known.variable == c.variable && known.process == c.process {
+                known.samples += c.samples;
+                return;
+            }
+            at = tables.next_context[at as usize];
+        }
+        let id = self.contexts.len() as u32;
+        tables.next_context.push(tables.first_context[stack]);
+        tables.first_context[stack] = id;
+        self.contexts.push(c);
     }
 
     /// The merged result, its records canonical (sorted, stacks and
@@ -809,6 +900,66 @@ impl Part {
     }
 }
 
+impl Part {
+    /// About how many bytes of results the part holds: a file's size, an
+    /// estimate for one in memory (0 when the file cannot be read: its
+    /// read fails later, with the reason).
+    fn weight(&self) -> u64 {
+        match self {
+            Part::File(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
+            Part::Loaded(r) => 16 * (4 * r.stacks.len() + r.contexts.len()) as u64,
+        }
+    }
+}
+
+/// Bytes of partial results a summing merge reduces in one task: parts are
+/// split in two, at half their bytes, until a group is this small (or one
+/// part), and the groups are reduced on their own, in parallel, then
+/// combined in order. The split depends only on the parts, so a merge's
+/// sums (their rounding) do not depend on the number of threads. Every
+/// combination costs about one part of the distinct calling contexts;
+/// 4 MiB is 256 one-rank partial results of the scale benchmark.
+const GROUP_BYTES: u64 = 4 << 20;
+
+/// Reduces `parts` (with their weights) into a new summing merger, in
+/// groups of at most `group_bytes` ([`GROUP_BYTES`]); `progress()` after
+/// each part.
+fn reduce_summing(
+    parts: Vec<(Part, u64)>,
+    group_bytes: u64,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Merger> {
+    let total: u64 = parts.iter().map(|p| p.1).sum();
+    if parts.len() <= 1 || total <= group_bytes {
+        let mut merger = Merger::summing();
+        let mut tables = FlatTables::default();
+        for (part, _) in parts {
+            let (part, name) = part.read(tables)?;
+            tables = merger.add_flat(part, name.as_deref())?;
+            progress();
+        }
+        return Ok(merger);
+    }
+    let mut below = 0;
+    let half = parts
+        .iter()
+        .position(|p| {
+            below += p.1;
+            2 * below >= total
+        })
+        .map_or(1, |i| i + 1)
+        .clamp(1, parts.len() - 1);
+    let mut left = parts;
+    let right = left.split_off(half);
+    let (left, right) = rayon::join(
+        || reduce_summing(left, group_bytes, progress),
+        || reduce_summing(right, group_bytes, progress),
+    );
+    let mut left = left?;
+    left.absorb(right?)?;
+    Ok(left)
+}
+
 /// Reads the partial results `parts` into a [`Merger`], in their order.
 /// `progress(done)` is called after each part is reduced.
 pub fn read_parts(parts: Vec<Part>, progress: &(dyn Fn(usize) + Sync)) -> Result<Merger> {
@@ -817,7 +968,12 @@ pub fn read_parts(parts: Vec<Part>, progress: &(dyn Fn(usize) + Sync)) -> Result
 
 /// [`read_parts`] into `merger` (e.g. [`Merger::summing`]).
 ///
-/// The calling thread reduces the parts in order, each as soon as it is
+/// A summing merger ([`Merger::summing`]) reduces groups of parts on
+/// their own, in parallel ([`GROUP_BYTES`]): its tables are bounded by the
+/// distinct calling contexts, so each group's are small, and a thread
+/// reduces a part as soon as it has read it, while it is in its caches.
+/// Otherwise (per-rank contexts, whose tables grow with every part), the
+/// calling thread reduces the parts in order, each as soon as it is
 /// read, while the rayon pool reads the parts after it: at most a window
 /// of 4 + 2 × threads parts are read ahead, so memory holds the merged
 /// records and that window, whatever the number of parts, and no core
@@ -829,6 +985,21 @@ pub fn read_parts_into(
     parts: Vec<Part>,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Merger> {
+    if merger.summing.is_some() {
+        let done = std::sync::atomic::AtomicUsize::new(merger.parts());
+        let parts = parts.into_iter().map(|p| {
+            let weight = p.weight();
+            (p, weight)
+        });
+        let reduced = reduce_summing(parts.collect(), GROUP_BYTES, &|| {
+            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1)
+        })?;
+        if merger.parts() == 0 {
+            return Ok(reduced);
+        }
+        merger.absorb(reduced)?;
+        return Ok(merger);
+    }
     if rayon::current_thread_index().is_some() {
         let mut tables = FlatTables::default();
         for part in parts {
@@ -1398,6 +1569,32 @@ mod tests {
             assert_eq!(read.header.summed.take().unwrap().from, names);
             read.header.summed = Some(SummedContexts { from: vec![] });
             assert_eq!(read, all, "seed {seed}: read from files");
+            // Every part reduced on its own and the groups combined, as a
+            // merge of many parts does (one in memory, as the last shard's).
+            let alone: Vec<(Part, u64)> = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| match i {
+                    0 => (Part::Loaded(Box::new(Results::read(name).unwrap())), 1),
+                    _ => (Part::File(name.into()), 1),
+                })
+                .collect();
+            let count = std::sync::atomic::AtomicUsize::new(0);
+            let grouped = reduce_summing(alone, 1, &|| {
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+            .unwrap();
+            assert_eq!(grouped.parts(), n as usize, "seed {seed}");
+            assert_eq!(count.into_inner(), n as usize, "seed {seed}");
+            let mut grouped = grouped.finish().unwrap();
+            let from = grouped.header.summed.take().unwrap().from;
+            assert_eq!(
+                from,
+                names[1..],
+                "seed {seed}: the part in memory has no name"
+            );
+            grouped.header.summed = Some(SummedContexts { from: vec![] });
+            assert_eq!(grouped, all, "seed {seed}: reduced in groups");
         }
     }
 

@@ -146,12 +146,33 @@ pub fn shard_files(whole: &Path) -> io::Result<Vec<ShardFile>> {
 }
 
 /// The shards of `count` that have not written their results beside
-/// `whole` yet, as `I/N`.
+/// `whole` yet, as runs of consecutive indices: `I/N` for one shard,
+/// `I-J/N` for shards I to J (a merge of 10^5 shards started early names
+/// a few runs, not 10^5 shards).
 pub fn missing_shards(found: &[ShardFile], count: u32) -> Vec<String> {
-    (0..count)
-        .filter(|i| !found.iter().any(|s| s.count == count && s.index == *i))
-        .map(|i| format!("{i}/{count}"))
-        .collect()
+    let mut written = vec![false; count as usize];
+    for s in found.iter().filter(|s| s.count == count) {
+        if let Some(w) = written.get_mut(s.index as usize) {
+            *w = true;
+        }
+    }
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < written.len() {
+        if written[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < written.len() && !written[i] {
+            i += 1;
+        }
+        runs.push(match i - 1 - start {
+            0 => format!("{start}/{count}"),
+            _ => format!("{start}-{}/{count}", i - 1),
+        });
+    }
+    runs
 }
 
 /// The static db named by the user: `--static` (`explicit`), else
@@ -225,7 +246,20 @@ mod tests {
         let got: Vec<(u32, u32)> = found.iter().map(|s| (s.index, s.count)).collect();
         assert_eq!(got, [(0, 2), (0, 3), (1, 3)]);
         assert_eq!(missing_shards(&found, 3), ["2/3"]);
-        assert!(missing_shards(&found, 2).contains(&"1/2".to_string()));
+        assert_eq!(missing_shards(&found, 2), ["1/2"]);
+        assert_eq!(missing_shards(&found, 5), ["0-4/5"]);
+        let some: Vec<ShardFile> = [1, 2, 5, 100_000 - 1]
+            .into_iter()
+            .map(|index| ShardFile {
+                index,
+                count: 100_000,
+                path: whole.clone(),
+            })
+            .collect();
+        assert_eq!(
+            missing_shards(&some, 100_000),
+            ["0/100000", "3-4/100000", "6-99998/100000"]
+        );
     }
 
     #[test]
