@@ -94,9 +94,26 @@ pub fn write_atomic<H: Encode, R: Encode>(
     header: &H,
     records: impl IntoIterator<Item = R>,
 ) -> Result<()> {
+    write_atomic_led(path, kind, header, None, records)
+}
+
+/// [`write_atomic`] with a chunk of one record, `lead` (its encoded
+/// bytes), right after the header: a part of the header that many files
+/// share, which their readers can recognize by its compressed bytes
+/// without decompressing it (the process table of a run's results).
+pub fn write_atomic_led<H: Encode, R: Encode>(
+    path: &Path,
+    kind: Kind,
+    header: &H,
+    lead: Option<&[u8]>,
+    records: impl IntoIterator<Item = R>,
+) -> Result<()> {
     const CHUNK: usize = 1 << 20;
     let file = crate::files::AtomicFile::create(path).map_err(|e| FormatError::io(path, e))?;
     let mut w = ContainerWriter::new(file, path, kind, header)?;
+    if let Some(lead) = lead {
+        w.write_chunk(lead, 1)?;
+    }
     let mut records = records.into_iter();
     // The next chunk's payload and record count; `true` when it is full.
     let mut fill = |buf: &mut Vec<u8>| -> Result<(u32, bool)> {

@@ -1,7 +1,7 @@
 //! Results: resolved blame per variable, per process (rank) and context,
 //! written by `blame post` (one file per shard) and reduced by `blame merge`.
 
-use crate::container::{write_atomic, ContainerReader, Kind};
+use crate::container::{write_atomic_led, ContainerReader, Kind};
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::stream::EventDesc;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 pub const RESULTS: Kind = Kind {
     name: "blame results",
     magic: *b"BLAMERES",
-    version: 8,
+    version: 9,
 };
 
 /// The `process` of the application's stacks and contexts in a result
@@ -261,6 +261,24 @@ impl ProcessesRead {
     }
 }
 
+impl<Pr, V, Su> OwnedHeader<Pr, V, Su> {
+    /// The header with `processes` in place of its own, and its own.
+    fn with_processes<P2>(self, processes: P2) -> (OwnedHeader<P2, V, Su>, Pr) {
+        let header = HeaderLayout {
+            producer: self.producer,
+            events: self.events,
+            processes,
+            shard: self.shard,
+            blame_points: self.blame_points,
+            coverage: self.coverage,
+            provenance: self.provenance,
+            damage: self.damage,
+            summed: self.summed,
+        };
+        (header, self.processes)
+    }
+}
+
 impl<Pr, V, Su> OwnedHeader<Pr, V, Su>
 where
     Pr: StoredProcesses,
@@ -392,7 +410,76 @@ impl StoredProcesses for ProcessesV7 {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Encode, Decode)]
 pub struct ProcessTableBytes {
     processes: u64,
-    bytes: Vec<u8>,
+    /// Shared: the partial results of a run hold the same table, which a
+    /// thread reads once ([`read_process_table`]).
+    bytes: Arc<[u8]>,
+}
+
+/// The processes of results version 9: the header holds their number and
+/// the counts of those that counted anything; who they are
+/// ([`ProcessTableBytes`]'s bytes) is the one record of the chunk after the
+/// header. The partial results of a run hold the same table: a merge
+/// recognizes it by its compressed bytes and decompresses it once per
+/// thread, not once per part (version 7's table, inside the header chunk,
+/// was decompressed with every part's header: a sixth of what a one-rank
+/// partial result of 1,024 ranks held, and most of it at 10^5 ranks).
+#[derive(Encode, Decode)]
+struct ProcessesV9 {
+    processes: u64,
+    counts: Vec<ProcessCounts>,
+}
+
+/// A process table chunk as read: its compressed bytes, and the table's.
+type TableRead = (Vec<u8>, Arc<[u8]>);
+
+thread_local! {
+    /// The process table chunk this thread read last.
+    static LAST_TABLE: std::cell::RefCell<Option<TableRead>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Reads the process table chunk of a results file of version 9, whose
+/// header says it has `processes` processes: its bytes are those of the
+/// last table this thread read when its compressed bytes are (a checksum
+/// matched both), else decompressed.
+fn read_process_table<R: Read>(
+    r: &mut ContainerReader<R>,
+    path: &Path,
+    processes: u64,
+) -> Result<ProcessTableBytes> {
+    let Some(raw) = r.next_raw_chunk()? else {
+        // A file cut after its header is cut short, not corrupt.
+        r.require_end()?;
+        return Err(FormatError::CorruptHeader {
+            path: path.to_path_buf(),
+            reason: "no process table follows the header".into(),
+        });
+    };
+    if raw.record_count != 1 {
+        return Err(FormatError::CorruptChunk {
+            path: path.to_path_buf(),
+            chunk: raw.index,
+            offset: raw.offset,
+            reason: format!(
+                "the process table chunk holds {} records, not one",
+                raw.record_count
+            ),
+        });
+    }
+    let bytes = LAST_TABLE.with(|last| -> Result<Arc<[u8]>> {
+        let mut last = last.borrow_mut();
+        if let Some((compressed, bytes)) = last.as_ref() {
+            // The chunk header's length is not under the checksum.
+            if *compressed == raw.compressed && bytes.len() == raw.uncompressed_len as usize {
+                return Ok(bytes.clone());
+            }
+        }
+        let compressed = raw.compressed.clone();
+        let bytes: Arc<[u8]> = Arc::from(&raw.decompress(path)?.payload[..]);
+        *last = Some((compressed, bytes.clone()));
+        Ok(bytes)
+    })?;
+    Ok(ProcessTableBytes { processes, bytes })
 }
 
 /// The process table of results version 7.
@@ -455,7 +542,7 @@ impl ProcessTableBytes {
         crate::container::encode_into(&mut bytes, &table).expect("encoding into memory");
         ProcessTableBytes {
             processes: processes.len() as u64,
-            bytes,
+            bytes: bytes.into(),
         }
     }
 
@@ -1104,8 +1191,8 @@ impl Results {
         let header = HeaderLayout {
             producer: &h.producer,
             events: &h.events,
-            processes: ProcessesV7 {
-                table: ProcessTableBytes::of(&h.processes),
+            processes: ProcessesV9 {
+                processes: h.processes.len() as u64,
                 counts: ProcessCounts::of(&h.processes, h.events.len()),
             },
             shard: &h.shard,
@@ -1115,7 +1202,8 @@ impl Results {
             damage: &h.damage,
             summed: &h.summed,
         };
-        write_atomic(path, RESULTS, &header, records)
+        let table = ProcessTableBytes::of(&h.processes);
+        write_atomic_led(path, RESULTS, &header, Some(&table.bytes), records)
     }
 
     pub fn read(path: impl AsRef<Path>) -> Result<Results> {
@@ -1275,7 +1363,7 @@ pub(crate) fn open_results_parts<R: Read>(
     input: R,
     path: &Path,
 ) -> Result<(ContainerReader<R>, ResultsHeader, ProcessesRead)> {
-    let (r, chunk) = ContainerReader::open_header(input, path, RESULTS, OLDEST_READABLE)?;
+    let (mut r, chunk) = ContainerReader::open_header(input, path, RESULTS, OLDEST_READABLE)?;
     let (header, processes) = match r.version {
         2 => {
             let mut h: ResultsHeader =
@@ -1295,10 +1383,23 @@ pub(crate) fn open_results_parts<R: Read>(
             OwnedHeader<ProcessTable, Option<Provenance>, Option<SummedContexts>>,
         >(&chunk, path)?
         .into_parts(path)?,
-        _ => ContainerReader::<R>::decode_header::<
+        7 | 8 => ContainerReader::<R>::decode_header::<
             OwnedHeader<ProcessesV7, Option<Provenance>, Option<SummedContexts>>,
         >(&chunk, path)?
         .into_parts(path)?,
+        _ => {
+            let h = ContainerReader::<R>::decode_header::<
+                OwnedHeader<ProcessesV9, Option<Provenance>, Option<SummedContexts>>,
+            >(&chunk, path)?;
+            let table = read_process_table(&mut r, path, h.processes.processes)?;
+            let (h, stored) = h.with_processes(());
+            h.with_processes(ProcessesV7 {
+                table,
+                counts: stored.counts,
+            })
+            .0
+            .into_parts(path)?
+        }
     };
     Ok((r, header, processes))
 }

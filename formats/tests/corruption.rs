@@ -255,6 +255,29 @@ fn head_of(file: &[u8]) -> &[u8] {
     &file[..16 + 20 + compressed]
 }
 
+/// The preamble, header chunk and process table chunk of results of
+/// version 9 (what comes before their data chunks).
+fn results_head_of(file: &[u8]) -> &[u8] {
+    let head = head_of(file).len();
+    let compressed = u32::from_le_bytes(file[head + 4..head + 8].try_into().unwrap()) as usize;
+    &file[..head + 20 + compressed]
+}
+
+/// The preamble and header chunk of `r` as results of `version` 7 or 8
+/// (the process table inside the header) lay them out.
+fn results_head_v7(r: &Results, version: u32) -> Vec<u8> {
+    use blame_formats::results::{ProcessCounts, ProcessTableBytes};
+    let h = &r.header;
+    let processes = (
+        ProcessTableBytes::of(&h.processes),
+        ProcessCounts::of(&h.processes, h.events.len()),
+    );
+    let kind = Kind { version, ..RESULTS };
+    ContainerWriter::new(Vec::new(), "<t>", kind, &results_header(h, processes))
+        .unwrap()
+        .into_inner()
+}
+
 #[test]
 fn static_db_damage_is_always_an_error() {
     let db = static_db(200, 9);
@@ -275,7 +298,7 @@ fn results_damage_is_always_an_error() {
     let written = dir.path().join("results.bres");
     r.write(&written).unwrap();
     let written = std::fs::read(&written).unwrap();
-    let bytes = rechunk(head_of(&written), RESULTS, &records, 25);
+    let bytes = rechunk(results_head_of(&written), RESULTS, &records, 25);
     assert_eq!(Results::read_bytes(&bytes).unwrap(), r);
     whole_file_damage(&bytes, |b| Results::read_bytes(b).map(|_| ()), 211);
 }
@@ -670,7 +693,7 @@ fn results_v7_process_tables_that_contradict_themselves_are_errors() {
             // The flat reader decodes the table only when it is used.
             Ok(flat) if counted == 0 => assert!(flat.processes.processes(1).is_none(), "{what}"),
             Err(FormatError::CorruptHeader { .. }) => {}
-            other => panic!("{what}, read flat: {other:?}"),
+            other => panic!("{what}, read flat: {:?}", other.map(|_| ())),
         }
     }
 }
@@ -699,11 +722,8 @@ fn results_call_paths_out_of_place_or_out_of_range_are_errors() {
     let path = dir.path().join("r.bres");
     r.write(&path).unwrap();
     let written = std::fs::read(&path).unwrap();
-    let head = head_of(&written).to_vec();
-    // Versions 7 and 8 share the header's layout: only the preamble's
-    // version differs.
-    let mut head_v7 = head.clone();
-    head_v7[8..12].copy_from_slice(&7u32.to_le_bytes());
+    let head = results_head_of(&written).to_vec();
+    let head_v7 = results_head_v7(&r, 7);
     let read_both = |bytes: &[u8]| {
         std::fs::write(&path, bytes).unwrap();
         (Results::read(&path), FlatResults::read(&path))
@@ -713,6 +733,15 @@ fn results_call_paths_out_of_place_or_out_of_range_are_errors() {
         ..RESULTS
     };
     let (whole, flat) = read_both(&rechunk(&head_v7, v7, &result_records(&r, 7), 40));
+    assert_eq!(whole.unwrap(), r);
+    assert_eq!(flat.unwrap(), FlatResults::from(r.clone()));
+    // Version 8: call paths, and the process table inside the header.
+    let v8 = Kind {
+        version: 8,
+        ..RESULTS
+    };
+    let head_v8 = results_head_v7(&r, 8);
+    let (whole, flat) = read_both(&rechunk(&head_v8, v8, &result_records(&r, 8), 40));
     assert_eq!(whole.unwrap(), r);
     assert_eq!(flat.unwrap(), FlatResults::from(r.clone()));
 
@@ -789,7 +818,7 @@ fn results_records_damaged_under_a_valid_checksum_are_read_alike_or_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.bres");
     r.write(&path).unwrap();
-    let head = head_of(&std::fs::read(&path).unwrap()).to_vec();
+    let head = results_head_of(&std::fs::read(&path).unwrap()).to_vec();
     let records = result_records(&r, RESULTS.version);
     let mut payload = Vec::new();
     for rec in &records {
@@ -840,4 +869,84 @@ fn results_records_damaged_under_a_valid_checksum_are_read_alike_or_refused() {
     // Flips in counts and names leave readable records; the others must
     // have exercised the refusals (94 of 400 with this seed).
     assert!(refused >= 40, "{refused} of 400 damaged payloads refused");
+}
+
+/// Version 9 keeps the process table in the chunk after the header: a
+/// file without it, a table chunk of more than one record, or a table
+/// damaged under a valid checksum is refused by both readers; results of
+/// different tables read in turn on one thread (which remembers the last
+/// table it read) each get their own.
+#[test]
+fn results_process_table_chunks_are_checked_and_told_apart() {
+    use blame_formats::results::ProcessTableBytes;
+    use blame_formats::results_flat::FlatResults;
+    let a = results(20);
+    let mut b = results(21);
+    for p in &mut b.header.processes {
+        p.pid += 1000;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a.bres"), dir.path().join("b.bres"));
+    a.write(&pa).unwrap();
+    b.write(&pb).unwrap();
+    for _ in 0..2 {
+        for (path, r) in [(&pa, &a), (&pb, &b), (&pa, &a)] {
+            assert_eq!(&Results::read(path).unwrap(), r);
+            let flat = FlatResults::read(path).unwrap();
+            assert_eq!(flat.processes, ProcessTableBytes::of(&r.header.processes));
+        }
+    }
+    let written = std::fs::read(&pa).unwrap();
+    let head = head_of(&written).to_vec();
+    let table = &results_head_of(&written)[head.len()..];
+    let records = result_records(&a, RESULTS.version);
+    let with_table = |table: &[u8]| {
+        let mut out = head.clone();
+        out.extend_from_slice(table);
+        rechunk(&out, RESULTS, &records, 40)
+    };
+    let payload = {
+        let mut d = zstd::bulk::Decompressor::new().unwrap();
+        d.decompress(&table[20..], 1 << 20).unwrap()
+    };
+    // The number of hosts, past what the table holds.
+    let mut flipped = payload.clone();
+    flipped[0] ^= 0x40;
+    let at = payload.len() / 2;
+    let cases = [
+        (
+            "no table",
+            head.iter()
+                .copied()
+                .chain(raw_chunk(&[], 0))
+                .collect::<Vec<u8>>(),
+        ),
+        (
+            "a table of two records",
+            with_table(&raw_chunk(&payload, 2)),
+        ),
+        ("a damaged table", with_table(&raw_chunk(&flipped, 1))),
+        (
+            "a table cut short",
+            with_table(&raw_chunk(&payload[..at], 1)),
+        ),
+    ];
+    for (what, bytes) in cases {
+        let path = dir.path().join("bad.bres");
+        std::fs::write(&path, &bytes).unwrap();
+        let whole = Results::read(&path).map(|_| ());
+        assert!(
+            matches!(
+                whole,
+                Err(FormatError::CorruptHeader { .. } | FormatError::CorruptChunk { .. })
+            ),
+            "{what}: {whole:?}"
+        );
+        // The flat reader decodes the table only when it is used.
+        match FlatResults::read(&path) {
+            Ok(flat) => assert!(flat.processes.processes(1).is_none(), "{what}"),
+            Err(FormatError::CorruptHeader { .. } | FormatError::CorruptChunk { .. }) => {}
+            other => panic!("{what}, read flat: {:?}", other.map(|_| ())),
+        }
+    }
 }

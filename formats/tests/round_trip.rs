@@ -588,6 +588,15 @@ fn static_db_and_results_are_bincode_1_bytes() {
     results(3000).write(&res).unwrap();
     let bytes = std::fs::read(&res).unwrap();
     let (mut r, _) = ContainerReader::open_header(&bytes[..], &res, RESULTS, 4).unwrap();
+    // The process table's chunk (version 9): hosts, commands, then each
+    // process as (rank, pid, host, command, launcher).
+    let table = r.next_chunk().unwrap().unwrap();
+    type Table = (
+        Vec<String>,
+        Vec<Vec<String>>,
+        Vec<(Option<u32>, u32, u32, u32, bool)>,
+    );
+    bincode_1_agrees::<Table>(&table.payload, table.record_count);
     let mut n = 0;
     while let Some(c) = r.next_chunk().unwrap() {
         bincode_1_agrees::<ResultRecord>(&c.payload, c.record_count);
