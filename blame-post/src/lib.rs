@@ -26,6 +26,7 @@ pub mod frame_table;
 pub mod input;
 pub mod merge;
 pub mod openmp;
+pub mod plt;
 pub mod resolve;
 pub mod shard;
 pub mod skid_insns;

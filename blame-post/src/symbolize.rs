@@ -36,6 +36,8 @@ struct ObjectSymbols {
     /// use when the object's own tables do not name an address: a stripped
     /// `libc.so.6` exports no `__libc_start_call_main`.
     debug_functions: OnceCell<Vec<(u64, u64, String)>>,
+    /// Its PLT stubs, named after the functions they reach ([`crate::plt`]).
+    plt: OnceCell<Vec<(u64, u64, String)>>,
     /// The object has DWARF line information (`.debug_line`).
     has_debug_info: bool,
 }
@@ -80,6 +82,14 @@ impl ObjectSymbols {
         });
         let i = syms.partition_point(|(start, _, _)| *start <= vaddr);
         let (start, end, name) = syms.get(i.checked_sub(1)?)?;
+        (vaddr >= *start && vaddr < *end).then_some(name.as_str())
+    }
+
+    /// The name of the PLT stub that holds `vaddr`.
+    fn plt_function(&self, vaddr: u64) -> Option<&str> {
+        let stubs = self.plt.get_or_init(|| crate::plt::plt_stubs(&self.path));
+        let i = stubs.partition_point(|(start, _, _)| *start <= vaddr);
+        let (start, end, name) = stubs.get(i.checked_sub(1)?)?;
         (vaddr >= *start && vaddr < *end).then_some(name.as_str())
     }
 
@@ -380,6 +390,7 @@ impl Symbolizer {
                 .loader
                 .find_symbol(vaddr)
                 .or_else(|| obj.debug_function(&m.build_id, vaddr))
+                .or_else(|| obj.plt_function(vaddr))
                 .map(str::to_string);
             match (out.last_mut(), name) {
                 (Some(last), Some(n)) => last.function = n,
@@ -574,6 +585,7 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
         symbols: OnceCell::new(),
         code: OnceCell::new(),
         debug_functions: OnceCell::new(),
+        plt: OnceCell::new(),
         has_debug_info,
     })
 }
@@ -695,5 +707,28 @@ mod tests {
             obj.debug_function(&[], inside),
             Some("__libc_start_call_main")
         );
+    }
+
+    /// An address in a PLT stub, which no symbol table covers, is named
+    /// after the function the stub reaches, as perf names it.
+    #[test]
+    fn a_plt_stub_is_named_after_the_function_it_reaches() {
+        let libc = Path::new("/lib/x86_64-linux-gnu/libc.so.6");
+        if !libc.is_file() {
+            return;
+        }
+        let obj = open_object(libc).unwrap();
+        let stubs = crate::plt::plt_stubs(libc);
+        let (start, _, name) = stubs
+            .iter()
+            .find(|(_, _, n)| n.starts_with("mem"))
+            .expect("libc calls its memory functions through its PLT");
+        assert_eq!(
+            obj.loader.find_symbol(start + 6),
+            None,
+            "no symbol covers it"
+        );
+        assert_eq!(obj.plt_function(start + 6), Some(name.as_str()));
+        assert_eq!(obj.plt_function(0), None);
     }
 }
