@@ -1670,4 +1670,49 @@ mod tests {
             assert_eq!(again, merge(expected).unwrap(), "seed {seed}: in the pool");
         }
     }
+
+    /// A damaged part fails a summing merge, whichever group reduces it,
+    /// naming the part; a part of another run is refused when the groups
+    /// are combined, as when it is added.
+    #[test]
+    fn a_summing_merge_in_groups_fails_on_a_damaged_or_foreign_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 6;
+        let paths: Vec<std::path::PathBuf> = (0..n)
+            .map(|i| {
+                let path = dir.path().join(format!("part-{i}.bres"));
+                random_partial(7 + i as u64, i, n).write(&path).unwrap();
+                path
+            })
+            .collect();
+        let parts = |paths: &[std::path::PathBuf]| -> Vec<(Part, u64)> {
+            paths.iter().map(|p| (Part::File(p.clone()), 1)).collect()
+        };
+        assert!(reduce_summing(parts(&paths), 1, &|| {}).is_ok());
+        for damaged in [0, n as usize - 1] {
+            let bytes = std::fs::read(&paths[damaged]).unwrap();
+            let cut = dir.path().join("cut.bres");
+            std::fs::write(&cut, &bytes[..bytes.len() - 40]).unwrap();
+            let mut with_cut = paths.clone();
+            with_cut[damaged] = cut.clone();
+            for group_bytes in [1, GROUP_BYTES] {
+                match reduce_summing(parts(&with_cut), group_bytes, &|| {}) {
+                    Err(e) => assert!(e.to_string().contains("cut.bres"), "{e}"),
+                    Ok(_) => panic!("part {damaged} cut short was merged"),
+                }
+            }
+        }
+        // A part of a run of more processes, in the second group.
+        let foreign = dir.path().join("foreign.bres");
+        let mut other = random_partial(99, 0, n);
+        let process = other.header.processes[0].clone();
+        other.header.processes.push(process);
+        other.write(&foreign).unwrap();
+        let mut with_foreign = paths.clone();
+        with_foreign[n as usize - 1] = foreign;
+        assert!(matches!(
+            reduce_summing(parts(&with_foreign), 1, &|| {}),
+            Err(PostError::PartsOfOtherRuns)
+        ));
+    }
 }
