@@ -143,3 +143,42 @@ fn libc_startup_frames_are_never_raw_addresses() {
         );
     }
 }
+
+/// Recorded for real: a sweep timed with `clock_gettime` spends its time
+/// in the vDSO, which no file on disk holds. The recorder saves a copy in
+/// the run directory, so those samples are one named function
+/// (`__vdso_clock_gettime`), not a raw address per instruction.
+#[test]
+fn vdso_frames_are_named_from_the_recorders_copy() {
+    if !sampling_allowed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(&program("timed_relax.c"), dir.path(), false);
+    let run = record(dir.path(), &[exe.to_str().unwrap(), "16", "3000000"]);
+    assert!(run.join("vdso.so").is_file(), "the recorder saved the vDSO");
+    let r = report_json(&[run.to_str().unwrap(), "--by-function"]);
+    let functions: Vec<(&str, f64)> = r["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let name = f["function"].as_str().unwrap();
+            (name, f["exclusive"].as_f64().unwrap_or(0.0))
+        })
+        .collect();
+    assert!(
+        !functions.iter().any(|(f, _)| f.starts_with("[[vdso]")),
+        "a raw vDSO frame: {functions:?}"
+    );
+    let clock: f64 = functions
+        .iter()
+        .filter(|(f, _)| f.contains("vdso") && f.contains("clock_gettime"))
+        .map(|(_, x)| x)
+        .sum();
+    let total = r["total_samples"].as_f64().unwrap();
+    assert!(
+        clock > 0.1 * total,
+        "the clock's own time is named: {clock} of {total} samples, {functions:?}"
+    );
+}

@@ -117,6 +117,10 @@ pub struct Symbolizer {
     kernel_symbols: Option<Vec<(u64, String)>>,
 }
 
+/// The pseudo-path of the vDSO's mapping (the kernel's code every process
+/// has mapped; `blame record` saves a copy, [`blame_formats::run_dir::VDSO_FILE`]).
+pub const VDSO_MAPPING: &str = "[vdso]";
+
 /// The pseudo-path of the kernel mapping `blame record --kernel` writes.
 pub const KERNEL_MAPPING: &str = "[kernel.kallsyms]";
 
@@ -229,8 +233,18 @@ impl Symbolizer {
     }
 
     fn object(&mut self, m: &Mapping) -> Option<&ObjectSymbols> {
-        if m.path.starts_with('[') {
-            // [vdso], [vsyscall]: no file to read.
+        if m.path == VDSO_MAPPING && !self.objects.contains_key(&m.path) {
+            // The recorder's copy of the vDSO, if it saved one.
+            let saved = self
+                .search_dirs
+                .iter()
+                .map(|d| d.join(blame_formats::run_dir::VDSO_FILE))
+                .find(|p| p.is_file());
+            let opened = saved.and_then(|p| open_object(&p).ok());
+            self.objects.insert(m.path.clone(), opened);
+        }
+        if m.path.starts_with('[') && m.path != VDSO_MAPPING {
+            // [vsyscall], [heap]: no file to read.
             return None;
         }
         if !self.objects.contains_key(&m.path) {

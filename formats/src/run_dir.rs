@@ -18,6 +18,10 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 pub const STREAM_EXTENSION: &str = "bstream";
 /// The kernel's symbol table, saved when kernel frames are recorded.
 pub const KALLSYMS_FILE: &str = "kallsyms";
+/// The kernel's vDSO (its `clock_gettime`, `gettimeofday`, ...) as the
+/// recorder's process had it mapped: no file on disk holds it, and timers
+/// in loops put samples in it.
+pub const VDSO_FILE: &str = "vdso.so";
 
 /// The allocation log of process `pid` (`--track-allocations`; the tracer
 /// in `alloc-tracer/` writes `$BLAME_ALLOC_DIR/alloc-PID.balloc`).
@@ -32,6 +36,7 @@ pub fn recording_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
         is_sample_file(p)
             || name.ends_with(".balloc")
             || name == KALLSYMS_FILE
+            || name == VDSO_FILE
             || (name.starts_with("manifest") && name.ends_with(".json"))
     })
 }
@@ -270,6 +275,7 @@ mod tests {
             "node-h.bnode",
             "alloc-1.balloc",
             KALLSYMS_FILE,
+            VDSO_FILE,
             "manifest.json",
             RESULTS_FILE,
             "results.bres.shard-0-of-2",
@@ -289,7 +295,8 @@ mod tests {
                 "kallsyms",
                 "manifest.json",
                 "node-h.bnode",
-                "pid-1.bstream"
+                "pid-1.bstream",
+                "vdso.so"
             ]
         );
         assert_eq!(

@@ -102,6 +102,24 @@ pub fn has_capability(cap: u32) -> bool {
         .is_some_and(|caps| caps & (1u64 << cap) != 0)
 }
 
+/// The bytes of this process's vDSO (an ELF image the kernel maps into
+/// every process, the same for all of them): its range from
+/// `/proc/self/maps`, read from `/proc/self/mem`. `None` when there is
+/// none or it cannot be read.
+pub fn vdso_image() -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let line = maps.lines().find(|l| l.ends_with("[vdso]"))?;
+    let (start, end) = line.split_whitespace().next()?.split_once('-')?;
+    let start = u64::from_str_radix(start, 16).ok()?;
+    let end = u64::from_str_radix(end, 16).ok()?;
+    let mut image = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
+    let mut mem = std::fs::File::open("/proc/self/mem").ok()?;
+    mem.seek(SeekFrom::Start(start)).ok()?;
+    mem.read_exact(&mut image).ok()?;
+    image.starts_with(b"\x7fELF").then_some(image)
+}
+
 pub fn hostname() -> String {
     nix::unistd::gethostname()
         .ok()
@@ -247,6 +265,18 @@ fn parse_maps_line(pid: u32, line: &str) -> Option<Mapping> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_vdso_is_an_elf_image_that_names_its_clock() {
+        let Some(image) = vdso_image() else {
+            return; // no vDSO (vdso=0 on the kernel's command line)
+        };
+        assert!(image.starts_with(b"\x7fELF"));
+        assert!(
+            image.windows(13).any(|w| w == b"clock_gettime"),
+            "the vDSO's symbols name clock_gettime"
+        );
+    }
 
     #[test]
     fn own_process_is_readable() {

@@ -174,6 +174,19 @@ impl StreamFiles {
         )
     }
 
+    /// Saves this machine's vDSO as `vdso.so` in the run directory, for
+    /// post-processing to name the frames of samples taken in it (there is
+    /// none: nothing to save).
+    pub fn with_vdso(&mut self) -> std::io::Result<()> {
+        match crate::procfs::vdso_image() {
+            Some(image) => blame_formats::files::write_atomic(
+                self.dir.join(blame_formats::run_dir::VDSO_FILE),
+                &image,
+            ),
+            None => Ok(()),
+        }
+    }
+
     pub fn events(&self) -> &[EventDesc] {
         &self.events
     }

@@ -416,6 +416,12 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let mut rec =
         recording(StreamFiles::new(&opts.output, descs, call_graph, extra).with_layout(layout));
     rec.stack_copy_size = stack_size;
+    if let Err(e) = rec.sink.with_vdso() {
+        notice(
+            &mut notices,
+            format!("cannot save the vDSO ({e}): samples in it (clock_gettime) stay unnamed"),
+        );
+    }
     if opts.kernel {
         if let Err(e) = rec.sink.with_kernel_frames() {
             notice(
