@@ -1,4 +1,5 @@
-//! `blame check FILE...`: validates blame files and summarizes them. For a
+//! `blame check FILE...`: validates blame files (a run directory: its
+//! sample files and results) and summarizes them. For a
 //! sample stream it says "complete" (its end marker was read) or "cut at
 //! byte N", and what a damaged stream still yields; for a node file, the
 //! same of the file and of each process's section.
@@ -10,14 +11,40 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Files to check.
+    /// Files to check; a run directory stands for its sample files and
+    /// results.
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
 
+/// `paths` with each run directory replaced by its sample files and its
+/// results (whole and shards).
+fn expand_run_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let listing = || format!("cannot list the run directory {}", path.display());
+        let samples = blame_formats::run_dir::sample_files(path).with_context(listing)?;
+        let results = blame_formats::run_dir::results_files(path).with_context(listing)?;
+        if samples.is_empty() && results.is_empty() {
+            bail!(
+                "{} holds no sample files (*.bnode, *.bstream) and no results: not a run directory",
+                path.display()
+            );
+        }
+        files.extend(samples);
+        files.extend(results);
+    }
+    Ok(files)
+}
+
 pub fn run(args: CheckArgs) -> Result<()> {
+    let files = expand_run_dirs(&args.files)?;
     let mut failed = 0;
-    for path in &args.files {
+    for path in &files {
         match check_one(path) {
             Ok(summary) => println!("{}: {summary}", path.display()),
             Err(e) => {
@@ -27,10 +54,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         }
     }
     if failed > 0 {
-        bail!(
-            "{failed} of {} files are damaged or cut short",
-            args.files.len()
-        );
+        bail!("{failed} of {} files are damaged or cut short", files.len());
     }
     Ok(())
 }

@@ -497,6 +497,20 @@ fn check_says_complete_or_cut_at_byte_n() {
     assert!(String::from_utf8_lossy(&out.stdout)
         .trim_end()
         .ends_with("; complete"));
+    // The run directory stands for its sample files.
+    let out = run_ok(blame().arg("check").arg(&run));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.starts_with(&format!("{}: ", stream.display()))
+            && said.trim_end().ends_with("; complete"),
+        "{said}"
+    );
+    let out = run_fails(blame().arg("check").arg(dir.path()));
+    assert!(
+        stderr(&out).contains("not a run directory"),
+        "{}",
+        stderr(&out)
+    );
     // Cut between chunks, and inside one.
     let boundary = spans[spans.len() - 2].1;
     let inside = spans[1].0 + 30;
