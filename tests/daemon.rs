@@ -302,7 +302,12 @@ fn two_users_jobs_get_their_own_runs_with_their_own_variables() {
             (uid, 0o700),
             "{user}'s run"
         );
-        // Streams, manifest, daemon.json, post.log and the posted results.
+        // Streams, manifest, the vDSO's copy, daemon.json, post.log and
+        // the posted results.
+        assert!(
+            dirs[0].join("vdso.so").is_file(),
+            "{user}'s run has the vDSO"
+        );
         for f in std::fs::read_dir(&dirs[0]).unwrap() {
             let f = f.unwrap().path();
             assert_eq!(f.symlink_metadata().unwrap().uid(), uid, "{}", f.display());

@@ -324,6 +324,12 @@ impl Router {
         job_dir::job_dir(&self.cfg.dir, &run.name, run.key.uid, run.gid)
             .map_err(|e| crate::DaemonError::io(&run.dir, e))?;
         run.dir_made = true;
+        {
+            // The vDSO, for symbolization (as `blame record` saves it);
+            // without it, its frames stay unnamed: nothing to report.
+            let _fs = AsUser::new(run.key.uid, run.gid);
+            let _ = run.rec.sink.with_vdso();
+        }
         let dir = run.dir.clone();
         self.ended.retain(|e| e.dir != dir);
         Ok(())
