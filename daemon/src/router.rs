@@ -119,6 +119,10 @@ pub struct Router {
     /// The last distinct problems (bounded), for `status`.
     pub errors: Vec<String>,
     started: Instant,
+    /// This machine's vDSO, read once as the daemon (a user's file
+    /// credentials may not read the daemon's own memory), saved in every
+    /// job's run directory.
+    vdso: Option<Vec<u8>>,
 }
 
 const MAX_ERRORS: usize = 32;
@@ -156,6 +160,7 @@ impl Router {
             unattributed_lost: 0,
             errors: Vec::new(),
             started: Instant::now(),
+            vdso: procfs::vdso_image(),
             cfg,
         };
         r.slots.insert(r.own_pid, Slot::Daemon);
@@ -328,7 +333,9 @@ impl Router {
             // The vDSO, for symbolization (as `blame record` saves it);
             // without it, its frames stay unnamed: nothing to report.
             let _fs = AsUser::new(run.key.uid, run.gid);
-            let _ = run.rec.sink.with_vdso();
+            if let Some(image) = &self.vdso {
+                let _ = run.rec.sink.save_vdso(image);
+            }
         }
         let dir = run.dir.clone();
         self.ended.retain(|e| e.dir != dir);

@@ -179,12 +179,15 @@ impl StreamFiles {
     /// none: nothing to save).
     pub fn with_vdso(&mut self) -> std::io::Result<()> {
         match crate::procfs::vdso_image() {
-            Some(image) => blame_formats::files::write_atomic(
-                self.dir.join(blame_formats::run_dir::VDSO_FILE),
-                &image,
-            ),
+            Some(image) => self.save_vdso(&image),
             None => Ok(()),
         }
+    }
+
+    /// Saves `image` (this machine's vDSO, [`crate::procfs::vdso_image`])
+    /// as `vdso.so` in the run directory.
+    pub fn save_vdso(&self, image: &[u8]) -> std::io::Result<()> {
+        blame_formats::files::write_atomic(self.dir.join(blame_formats::run_dir::VDSO_FILE), image)
     }
 
     pub fn events(&self) -> &[EventDesc] {
