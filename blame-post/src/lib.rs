@@ -21,6 +21,7 @@ pub mod by_address;
 pub mod datacentric;
 pub mod db_check;
 pub mod error;
+pub mod fde_functions;
 pub mod footprints;
 pub mod frame_table;
 pub mod input;

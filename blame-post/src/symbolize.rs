@@ -38,6 +38,8 @@ struct ObjectSymbols {
     debug_functions: OnceCell<Vec<(u64, u64, String)>>,
     /// Its PLT stubs, named after the functions they reach ([`crate::plt`]).
     plt: OnceCell<Vec<(u64, u64, String)>>,
+    /// Its functions' bounds from its unwind tables ([`crate::fde_functions`]).
+    fde_functions: OnceCell<Vec<(u64, u64)>>,
     /// The object has DWARF line information (`.debug_line`).
     has_debug_info: bool,
 }
@@ -91,6 +93,14 @@ impl ObjectSymbols {
         let i = stubs.partition_point(|(start, _, _)| *start <= vaddr);
         let (start, end, name) = stubs.get(i.checked_sub(1)?)?;
         (vaddr >= *start && vaddr < *end).then_some(name.as_str())
+    }
+
+    /// The start of the function (by the unwind tables) that holds `vaddr`.
+    fn fde_function_start(&self, vaddr: u64) -> Option<u64> {
+        let functions = self
+            .fde_functions
+            .get_or_init(|| crate::fde_functions::fde_functions(&self.path));
+        crate::fde_functions::function_start(functions, vaddr)
     }
 
     fn file_offset_to_vaddr(&self, offset: u64) -> Option<u64> {
@@ -415,7 +425,14 @@ impl Symbolizer {
                     column: 0,
                     inlined: false,
                 }),
-                (None, None) => return unknown(format!("[{base}+{offset:#x}]")),
+                // No name: the start of its function when the unwind
+                // tables know it (one frame per function, not per address).
+                (None, None) => {
+                    let start = obj
+                        .fde_function_start(vaddr)
+                        .map_or(offset, |start| offset - (vaddr - start));
+                    return unknown(format!("[{base}+{start:#x}]"));
+                }
                 (Some(_), None) => {}
             }
         }
@@ -600,6 +617,7 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
         code: OnceCell::new(),
         debug_functions: OnceCell::new(),
         plt: OnceCell::new(),
+        fde_functions: OnceCell::new(),
         has_debug_info,
     })
 }
@@ -744,5 +762,71 @@ mod tests {
         );
         assert_eq!(obj.plt_function(start + 6), Some(name.as_str()));
         assert_eq!(obj.plt_function(0), None);
+    }
+
+    /// Samples in a function no symbol names (a stripped library's static
+    /// function) are one frame, at the function's start by the unwind
+    /// tables, whatever instruction they hit.
+    #[test]
+    fn unnamed_code_is_one_frame_per_function() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("t.c");
+        std::fs::write(
+            &src,
+            "static int __attribute__((noinline)) helper(int *a, int n) {\n\
+             int s = 0; for (int i = 0; i < n; i++) s += a[i] * i; return s; }\n\
+             int exported(int *a, int n) { return helper(a, n) + 1; }\n",
+        )
+        .unwrap();
+        let lib = dir.path().join("libt.so");
+        let built = std::process::Command::new("clang-19")
+            .args(["-O1", "-shared", "-fPIC", "-o"])
+            .arg(&lib)
+            .arg(&src)
+            .status()
+            .is_ok_and(|s| s.success())
+            && std::process::Command::new("strip")
+                .arg("--strip-all")
+                .arg(&lib)
+                .status()
+                .is_ok_and(|s| s.success());
+        if !built {
+            eprintln!("skipping: no clang-19 or strip");
+            return;
+        }
+        let obj = open_object(&lib).unwrap();
+        let functions = crate::fde_functions::fde_functions(&lib);
+        // helper: a function of the unwind tables that no symbol covers.
+        let &(start, end) = functions
+            .iter()
+            .find(|(start, end)| {
+                obj.loader.find_symbol(*start).is_none()
+                    && obj.loader.find_symbol(end - 1).is_none()
+                    && obj.plt_function(*start).is_none()
+            })
+            .expect("the static function has unwind information and no symbol");
+        assert!(end - start >= 8, "{start:#x}..{end:#x}");
+        let (off, size, vaddr) = *obj
+            .segments
+            .iter()
+            .find(|(_, size, vaddr)| start >= *vaddr && start < vaddr + size)
+            .unwrap();
+        let base = 0x7f00_0000_0000;
+        let mapping = Mapping {
+            pid: 1,
+            start: base + vaddr,
+            end: base + vaddr + size,
+            file_offset: off,
+            path: lib.display().to_string(),
+            build_id: Vec::new(),
+        };
+        let mut symbolizer = Symbolizer::new(Vec::new());
+        let mut name = |at: u64| {
+            let frames = symbolizer.frames_for(std::slice::from_ref(&mapping), base + at, false);
+            names(&frames).join(" ")
+        };
+        let expected = format!("[libt.so+{:#x}]", start - vaddr + off);
+        assert_eq!(name(start + 2), expected);
+        assert_eq!(name(end - 1), expected);
     }
 }
