@@ -51,9 +51,7 @@ pub fn fde_functions(path: &Path) -> Vec<(u64, u64)> {
 /// The start of the function of `functions` ([`fde_functions`]) that holds
 /// `vaddr`.
 pub fn function_start(functions: &[(u64, u64)], vaddr: u64) -> Option<u64> {
-    let i = functions.partition_point(|(start, _)| *start <= vaddr);
-    let (start, end) = functions.get(i.checked_sub(1)?)?;
-    (vaddr < *end).then_some(*start)
+    crate::symbolize::range_holding(functions, vaddr, |&r| r).map(|r| r.0)
 }
 
 #[cfg(test)]

@@ -43,6 +43,31 @@ fn to_values(m: BTreeMap<u32, Sums>) -> Vec<ProcessValue> {
         .collect()
 }
 
+/// Each variable key with its sums per process, as records (in the keys'
+/// order).
+fn variable_blames(
+    keys: impl IntoIterator<Item = VariableKey>,
+    sums: Vec<BTreeMap<u32, Sums>>,
+) -> Vec<VariableBlame> {
+    keys.into_iter()
+        .zip(sums)
+        .map(|(key, m)| VariableBlame {
+            key,
+            values: to_values(m),
+        })
+        .collect()
+}
+
+/// Each function key with its sums per process, as records (unordered).
+fn function_blames(sums: FxHashMap<FunctionKey, BTreeMap<u32, Sums>>) -> Vec<FunctionBlame> {
+    sums.into_iter()
+        .map(|(key, m)| FunctionBlame {
+            key,
+            values: to_values(m),
+        })
+        .collect()
+}
+
 /// FxHash: a fast, non-cryptographic hasher for interning keys of our own
 /// results (no untrusted keys are hashed, so flooding is not a concern).
 #[derive(Default, Clone, Copy)]
@@ -639,65 +664,36 @@ impl Merger {
         })
     }
 
-    /// Adds what `other` has merged, as if its parts had been added here
-    /// after this merger's own.
+    /// Adds what the summing merger `other` has merged, as if its parts
+    /// had been added here after this merger's own.
     fn absorb(&mut self, other: Merger) -> Result<()> {
-        let (part, leaves) = other.into_part();
-        let Some(part) = part else {
+        let Some((part, parts)) = other.into_summed_part() else {
             return Ok(());
         };
+        // One part added, which stands for `parts`.
         self.add_flat(part, None)?;
-        // One part added, which stands for `leaves.1`.
-        self.parts += leaves.1 - 1;
-        self.leaves.extend(leaves.0);
+        self.parts += parts - 1;
         Ok(())
     }
 
-    /// What this merger holds as one part (none when nothing was added),
-    /// with its leaves and number of parts: its records as they are (not
-    /// canonical; every index as the merger numbers it).
-    fn into_part(
-        self,
-    ) -> (
-        Option<FlatResults>,
-        (std::collections::BTreeSet<String>, usize),
-    ) {
-        let Some(mut header) = self.header else {
-            return (None, (self.leaves, self.parts));
-        };
+    /// What this summing merger holds as one summed part, naming the
+    /// results it was merged from (`Merger::add_flat` takes them from its
+    /// header), and its number of parts; `None` when nothing was added.
+    /// Its records are as they are (not canonical; every index as the
+    /// merger numbers it).
+    fn into_summed_part(self) -> Option<(FlatResults, usize)> {
+        debug_assert!(self.summing.is_some(), "a per-rank merger is not absorbed");
+        let mut header = self.header?;
         let processes = std::mem::take(&mut header.processes);
-        let summing = self.summing.is_some();
-        // A summed part names its leaves itself (`Merger::add_flat` takes
-        // them from the header); a per-rank one is given them by `absorb`.
-        header.summed = summing.then(|| SummedContexts {
-            from: self.leaves.iter().cloned().collect(),
+        header.summed = Some(SummedContexts {
+            from: self.leaves.into_iter().collect(),
         });
-        let leaves = if summing {
-            Default::default()
-        } else {
-            self.leaves
-        };
         let part = FlatResults {
             processes: blame_formats::results::ProcessTableBytes::of(&processes),
             counts: blame_formats::results::ProcessCounts::of(&processes, header.events.len()),
             header,
-            variables: self
-                .keys
-                .into_iter()
-                .zip(self.variables)
-                .map(|(key, m)| VariableBlame {
-                    key,
-                    values: to_values(m),
-                })
-                .collect(),
-            functions: self
-                .functions
-                .into_iter()
-                .map(|(key, m)| FunctionBlame {
-                    key,
-                    values: to_values(m),
-                })
-                .collect(),
+            variables: variable_blames(self.keys, self.variables),
+            functions: function_blames(self.functions),
             frames: self.frames.into_frames(),
             stacks: self.stacks,
             contexts: self
@@ -711,7 +707,7 @@ impl Merger {
                 })
                 .collect(),
         };
-        (Some(part), (leaves, self.parts))
+        Some((part, self.parts))
     }
 
     /// From here on, sum the application's stacks and contexts over ranks:
@@ -815,24 +811,9 @@ impl Merger {
         drop(self.summing);
         drop(self.path_ids);
         drop(self.key_ids);
-        let mut variables: Vec<VariableBlame> = self
-            .keys
-            .iter()
-            .zip(self.variables)
-            .map(|(key, m)| VariableBlame {
-                key: key.clone(),
-                values: to_values(m),
-            })
-            .collect();
+        let mut variables = variable_blames(self.keys.iter().cloned(), self.variables);
         variables.sort_unstable_by(|a, b| a.key.cmp(&b.key));
-        let mut functions: Vec<FunctionBlame> = self
-            .functions
-            .into_iter()
-            .map(|(key, m)| FunctionBlame {
-                key,
-                values: to_values(m),
-            })
-            .collect();
+        let mut functions = function_blames(self.functions);
         functions.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         let (frames, stacks, contexts) = canonical(
             vec![StackPart {

@@ -8,7 +8,7 @@
 //! differs from the recorded one is refused.
 
 use crate::error::{hex, PostError, Result, Warning};
-use blame_capture::locate::{debug_file, locate, with_object};
+use blame_capture::locate::{debug_file, locate, with_object, VDSO_MAPPING};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
@@ -82,17 +82,13 @@ impl ObjectSymbols {
                 .and_then(|p| read_function_symbols(&p).ok())
                 .unwrap_or_default()
         });
-        let i = syms.partition_point(|(start, _, _)| *start <= vaddr);
-        let (start, end, name) = syms.get(i.checked_sub(1)?)?;
-        (vaddr >= *start && vaddr < *end).then_some(name.as_str())
+        range_holding(syms, vaddr, |&(start, end, _)| (start, end)).map(|s| s.2.as_str())
     }
 
     /// The name of the PLT stub that holds `vaddr`.
     fn plt_function(&self, vaddr: u64) -> Option<&str> {
         let stubs = self.plt.get_or_init(|| crate::plt::plt_stubs(&self.path));
-        let i = stubs.partition_point(|(start, _, _)| *start <= vaddr);
-        let (start, end, name) = stubs.get(i.checked_sub(1)?)?;
-        (vaddr >= *start && vaddr < *end).then_some(name.as_str())
+        range_holding(stubs, vaddr, |&(start, end, _)| (start, end)).map(|s| s.2.as_str())
     }
 
     /// The start of the function (by the unwind tables) that holds `vaddr`.
@@ -111,6 +107,18 @@ impl ObjectSymbols {
     }
 }
 
+/// The item of `sorted` (by start, not overlapping) whose `[start, end)`
+/// (as `range` gives it) holds `at`.
+pub(crate) fn range_holding<T>(
+    sorted: &[T],
+    at: u64,
+    range: impl Fn(&T) -> (u64, u64),
+) -> Option<&T> {
+    let i = sorted.partition_point(|x| range(x).0 <= at);
+    let item = sorted.get(i.checked_sub(1)?)?;
+    (at < range(item).1).then_some(item)
+}
+
 /// Symbolizes addresses of one recording, caching objects and addresses.
 pub struct Symbolizer {
     search_dirs: Vec<PathBuf>,
@@ -126,10 +134,6 @@ pub struct Symbolizer {
     /// Kernel symbols (address, name) from the recording's `kallsyms`, sorted; loaded on first use.
     kernel_symbols: Option<Vec<(u64, String)>>,
 }
-
-/// The pseudo-path of the vDSO's mapping (the kernel's code every process
-/// has mapped; `blame record` saves a copy, [`blame_formats::run_dir::VDSO_FILE`]).
-pub const VDSO_MAPPING: &str = "[vdso]";
 
 /// The pseudo-path of the kernel mapping `blame record --kernel` writes.
 pub const KERNEL_MAPPING: &str = "[kernel.kallsyms]";
@@ -243,31 +247,28 @@ impl Symbolizer {
     }
 
     fn object(&mut self, m: &Mapping) -> Option<&ObjectSymbols> {
-        if m.path == VDSO_MAPPING && !self.objects.contains_key(&m.path) {
-            // The recorder's copy of the vDSO, if it saved one.
-            let saved = self
-                .search_dirs
-                .iter()
-                .map(|d| d.join(blame_formats::run_dir::VDSO_FILE))
-                .find(|p| p.is_file());
-            let opened = saved.and_then(|p| open_object(&p).ok());
-            self.objects.insert(m.path.clone(), opened);
-        }
-        if m.path.starts_with('[') && m.path != VDSO_MAPPING {
-            // [vsyscall], [heap]: no file to read.
+        // The vDSO: the recorder's copy, if it saved one (recordings of
+        // earlier builds did not; nothing to warn about, and a copy of
+        // kernel code has no debug information).
+        let vdso = m.path == VDSO_MAPPING;
+        if m.path.starts_with('[') && !vdso {
+            // [vsyscall]: no file to read.
             return None;
         }
         if !self.objects.contains_key(&m.path) {
             let opened = match self.locate(m) {
                 None => {
-                    self.warnings.push(Warning::BinaryNotFound {
-                        path: m.path.clone(),
-                    });
+                    if !vdso {
+                        self.warnings.push(Warning::BinaryNotFound {
+                            path: m.path.clone(),
+                        });
+                    }
                     None
                 }
                 Some(path) => match open_object(&path) {
                     Ok(o) => {
-                        if !o.has_debug_info
+                        if !vdso
+                            && !o.has_debug_info
                             && !is_system_library(&path)
                             && debug_file(&path, &m.build_id).is_none()
                         {
@@ -454,12 +455,7 @@ impl Symbolizer {
         let obj = self.object(&m)?;
         let vaddr = obj.file_offset_to_vaddr(address - m.start + m.file_offset)?;
         let bias = address - vaddr;
-        let functions = &obj.symbols().functions;
-        let fi = functions.partition_point(|(start, _)| *start <= vaddr);
-        let (fstart, fend) = *functions.get(fi.checked_sub(1)?)?;
-        if vaddr >= fend {
-            return None;
-        }
+        let (fstart, fend) = *range_holding(&obj.symbols().functions, vaddr, |&r| r)?;
         let (sec_addr, bytes) = obj
             .code()
             .iter()
@@ -506,12 +502,10 @@ impl Symbolizer {
             let bias = m.start.wrapping_sub(vaddr);
             let svma = address.wrapping_sub(bias);
             let data_symbols = &obj.symbols().data;
-            let i = data_symbols.partition_point(|(start, _, _)| *start <= svma);
-            if i > 0 {
-                let (start, end, name) = &data_symbols[i - 1];
-                if svma >= *start && svma < *end {
-                    return Some(demangle(name));
-                }
+            if let Some((_, _, name)) =
+                range_holding(data_symbols, svma, |&(start, end, _)| (start, end))
+            {
+                return Some(demangle(name));
             }
         }
         None

@@ -26,10 +26,23 @@ fn by_build_id(build_id: &[u8]) -> Option<PathBuf> {
     })
 }
 
+/// The pseudo-path of the vDSO's mapping: the kernel's code every process
+/// has mapped, of which the recorder saves a copy in the run directory
+/// ([`blame_formats::run_dir::VDSO_FILE`]).
+pub const VDSO_MAPPING: &str = "[vdso]";
+
 /// The file of a mapping recorded at `recorded` with `build_id` (empty:
 /// unknown): the first that exists of `search_dirs`/NAME, `recorded`, and
-/// the build-id debug path. Pseudo-files (`[vdso]`) have none.
+/// the build-id debug path. The vDSO's is the recorder's copy in one of
+/// `search_dirs` (a run directory); other pseudo-files (`[vsyscall]`)
+/// have none.
 pub fn locate(search_dirs: &[PathBuf], recorded: &str, build_id: &[u8]) -> Option<PathBuf> {
+    if recorded == VDSO_MAPPING {
+        return search_dirs
+            .iter()
+            .map(|d| d.join(blame_formats::run_dir::VDSO_FILE))
+            .find(|p| p.is_file());
+    }
     if recorded.starts_with('[') {
         return None;
     }
@@ -115,6 +128,12 @@ mod tests {
         let dirs = [dir.path().to_path_buf()];
         assert_eq!(locate(&dirs, exe, &[]), Some(dir.path().join(name)));
         assert_eq!(locate(&dirs, "[vdso]", &[]), None);
+        std::fs::write(dir.path().join("vdso.so"), b"copy").unwrap();
+        assert_eq!(
+            locate(&dirs, "[vdso]", &[]),
+            Some(dir.path().join("vdso.so"))
+        );
+        assert_eq!(locate(&dirs, "[vsyscall]", &[]), None);
         assert_eq!(locate(&[], "/nonexistent/lib.so", &[]), None);
     }
 

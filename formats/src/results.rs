@@ -262,9 +262,9 @@ impl ProcessesRead {
 }
 
 impl<Pr, V, Su> OwnedHeader<Pr, V, Su> {
-    /// The header with `processes` in place of its own, and its own.
-    fn with_processes<P2>(self, processes: P2) -> (OwnedHeader<P2, V, Su>, Pr) {
-        let header = HeaderLayout {
+    /// The header with `processes` in place of its own.
+    fn with_processes<P2>(self, processes: P2) -> OwnedHeader<P2, V, Su> {
+        HeaderLayout {
             producer: self.producer,
             events: self.events,
             processes,
@@ -274,8 +274,7 @@ impl<Pr, V, Su> OwnedHeader<Pr, V, Su> {
             provenance: self.provenance,
             damage: self.damage,
             summed: self.summed,
-        };
-        (header, self.processes)
+        }
     }
 }
 
@@ -1388,17 +1387,13 @@ pub(crate) fn open_results_parts<R: Read>(
         >(&chunk, path)?
         .into_parts(path)?,
         _ => {
-            let h = ContainerReader::<R>::decode_header::<
+            let mut h = ContainerReader::<R>::decode_header::<
                 OwnedHeader<ProcessesV9, Option<Provenance>, Option<SummedContexts>>,
             >(&chunk, path)?;
             let table = read_process_table(&mut r, path, h.processes.processes)?;
-            let (h, stored) = h.with_processes(());
-            h.with_processes(ProcessesV7 {
-                table,
-                counts: stored.counts,
-            })
-            .0
-            .into_parts(path)?
+            let counts = std::mem::take(&mut h.processes.counts);
+            h.with_processes(ProcessesV7 { table, counts })
+                .into_parts(path)?
         }
     };
     Ok((r, header, processes))

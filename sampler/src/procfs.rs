@@ -103,19 +103,16 @@ pub fn has_capability(cap: u32) -> bool {
 }
 
 /// The bytes of this process's vDSO (an ELF image the kernel maps into
-/// every process, the same for all of them): its range from
-/// `/proc/self/maps`, read from `/proc/self/mem`. `None` when there is
-/// none or it cannot be read.
+/// every process, the same for all of them): its mapping's range, read
+/// from `/proc/self/mem`. `None` when there is none or it cannot be read.
 pub fn vdso_image() -> Option<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
-    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    let line = maps.lines().find(|l| l.ends_with("[vdso]"))?;
-    let (start, end) = line.split_whitespace().next()?.split_once('-')?;
-    let start = u64::from_str_radix(start, 16).ok()?;
-    let end = u64::from_str_radix(end, 16).ok()?;
-    let mut image = vec![0; usize::try_from(end.checked_sub(start)?).ok()?];
+    let vdso = exec_mappings(std::process::id())
+        .into_iter()
+        .find(|m| m.path == blame_capture::locate::VDSO_MAPPING)?;
+    let mut image = vec![0; usize::try_from(vdso.end.checked_sub(vdso.start)?).ok()?];
     let mut mem = std::fs::File::open("/proc/self/mem").ok()?;
-    mem.seek(SeekFrom::Start(start)).ok()?;
+    mem.seek(SeekFrom::Start(vdso.start)).ok()?;
     mem.read_exact(&mut image).ok()?;
     image.starts_with(b"\x7fELF").then_some(image)
 }
