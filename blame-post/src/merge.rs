@@ -7,7 +7,9 @@ use blame_formats::results::{
     ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, StackRecord,
     SummedContexts, SymFrame, VariableBlame, VariableKey, ALL_RANKS,
 };
-use blame_formats::results_flat::{FlatResults, FlatStacks, FlatTables};
+use blame_formats::results_flat::{
+    FlatHead, FlatItem, FlatReader, FlatResults, FlatStacks, FlatTables,
+};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -428,8 +430,9 @@ pub struct Merger {
     /// Which processes are launchers (whose stacks and contexts stay per
     /// process when contexts are summed), from the first part's table.
     launcher: Vec<bool>,
-    /// A part's frame ids, paths and stacks as the merger's, reused from
-    /// part to part.
+    /// A part's variables, frame ids, paths and stacks as the merger's,
+    /// reused from part to part.
+    key_of: Vec<u32>,
     frame_of: Vec<u32>,
     path_of: Vec<u32>,
     stack_of: Vec<u32>,
@@ -513,7 +516,52 @@ impl Merger {
     /// [`Self::add_named`] of a part read flat ([`FlatResults::read`]);
     /// the part's stack and context tables, emptied, for the next read to
     /// reuse ([`FlatResults::read_reusing`]).
-    pub fn add_flat(&mut self, mut part: FlatResults, name: Option<&str>) -> Result<FlatTables> {
+    pub fn add_flat(&mut self, part: FlatResults, name: Option<&str>) -> Result<FlatTables> {
+        let FlatResults {
+            header,
+            processes,
+            counts,
+            variables,
+            functions,
+            frames,
+            stacks,
+            contexts,
+        } = part;
+        self.begin_part(
+            &FlatHead {
+                header,
+                processes,
+                counts,
+            },
+            name,
+        )?;
+        let records = FlatResults {
+            variables,
+            functions,
+            frames,
+            stacks,
+            contexts,
+            ..Default::default()
+        };
+        Ok(records.for_each_item(|item| self.add_item(item)))
+    }
+
+    /// [`Self::add_named`] of the results file `path`, each record reduced
+    /// as it is decoded ([`FlatReader::read_each`]): its call paths and
+    /// stacks pass through `scratch` (returned, for the next file), one at
+    /// a time, while they are in the caches. A file found damaged part way
+    /// leaves the merger with the records before the damage: the merge
+    /// fails.
+    pub fn add_file(&mut self, path: &std::path::Path, scratch: FlatStacks) -> Result<FlatStacks> {
+        let (head, reader) = FlatReader::open(path)?;
+        self.begin_part(&head, Some(&path.display().to_string()))?;
+        Ok(reader.read_each(scratch, false, |item| self.add_item(item))?)
+    }
+
+    /// Adds a part's header (its counts, damage, blame points and coverage)
+    /// and starts renumbering its records: fails when it comes from another
+    /// run or from other inputs than the parts before it.
+    fn begin_part(&mut self, part: &FlatHead, name: Option<&str>) -> Result<()> {
         match &part.header.summed {
             Some(summed) => {
                 self.leaves.extend(summed.from.iter().cloned());
@@ -580,88 +628,83 @@ impl Merger {
         for c in &part.header.coverage {
             blame_formats::results::Coverage::add_to(&mut header.coverage, c);
         }
-        // This part's variables as ids of the merger's keys.
-        let key_of: Vec<u32> = part
-            .variables
-            .iter()
-            .map(|v| {
+        self.key_of.clear();
+        self.frame_of.clear();
+        self.path_of.clear();
+        self.stack_of.clear();
+        Ok(())
+    }
+
+    /// Adds one record of the part begun last ([`Self::begin_part`]), in
+    /// its file's order: its variables and frames as ids of the merger's,
+    /// each of its call paths renumbered and found once (however many of
+    /// its stacks, processes, run through it), its stacks and contexts
+    /// renumbered into the merger's tables.
+    fn add_item(&mut self, item: FlatItem<'_>) {
+        match item {
+            FlatItem::Variable(v) => {
                 let id = match self.key_ids.get(&v.key) {
                     Some(&id) => id,
                     None => {
                         let id = self.keys.len() as u32;
                         self.keys.push(v.key.clone());
-                        self.key_ids.insert(v.key.clone(), id);
+                        self.key_ids.insert(v.key, id);
                         self.variables.push(BTreeMap::new());
                         id
                     }
                 };
                 add_values(&mut self.variables[id as usize], &v.values);
-                id
-            })
-            .collect();
-        for f in part.functions {
-            add_values(self.functions.entry(f.key).or_default(), &f.values);
-        }
-        // Its frames as ids of the merger's table; its stacks renumbered
-        // into the merger's.
-        self.frame_of.clear();
-        for f in part.frames {
-            let id = self.frames.intern(f);
-            self.frame_of.push(id);
-        }
-        // Each of its call paths renumbered and found once, however many
-        // of its stacks (processes) run through it.
-        self.path_of.clear();
-        let frame_of = std::mem::take(&mut self.frame_of);
-        let mut frames = std::mem::take(&mut self.scratch);
-        for p in 0..part.stacks.paths() as u32 {
-            frames.clear();
-            frames.extend(
-                part.stacks
-                    .path_frames(p)
-                    .iter()
-                    .map(|&f| frame_of[f as usize]),
-            );
-            let id = self.intern_path(path_hash(&frames), &frames);
-            self.path_of.push(id);
-        }
-        self.scratch = frames;
-        self.frame_of = frame_of;
-        self.stack_of.clear();
-        for i in 0..part.stacks.len() {
-            let (process, samples) = (part.stacks.process(i), part.stacks.samples(i));
-            let path = self.path_of[part.stacks.path(i) as usize];
-            let id = match self.summing {
-                Some(_) => {
-                    let process = summed_process(&self.launcher, process);
-                    self.sum_stack(process, path, samples)
+                self.key_of.push(id);
+            }
+            FlatItem::Function(f) => {
+                add_values(self.functions.entry(f.key).or_default(), &f.values);
+            }
+            FlatItem::Frame(f) => {
+                let id = self.frames.intern(f);
+                self.frame_of.push(id);
+            }
+            FlatItem::Path(frames) => {
+                let mut ids = std::mem::take(&mut self.scratch);
+                ids.clear();
+                let frame_of = &self.frame_of[..];
+                ids.extend(frames.iter().map(|&f| frame_of[f as usize]));
+                let id = self.intern_path(path_hash(&ids), &ids);
+                self.scratch = ids;
+                self.path_of.push(id);
+            }
+            FlatItem::Stack {
+                process,
+                path,
+                samples,
+            } => {
+                let path = self.path_of[path as usize];
+                let id = match self.summing {
+                    Some(_) => {
+                        let process = summed_process(&self.launcher, process);
+                        self.sum_stack(process, path, samples)
+                    }
+                    None => self.stacks.push_on_path(process, path, samples),
+                };
+                self.stack_of.push(id);
+            }
+            FlatItem::Context(c) => {
+                // Contexts of stacks the part does not have are dropped, as
+                // `canonical` drops them.
+                let Some(&stack) = self.stack_of.get(c.stack as usize) else {
+                    return;
+                };
+                let c = RawContext {
+                    variable: self.key_of[c.variable as usize],
+                    process: c.process,
+                    stack,
+                    samples: c.samples,
+                };
+                match self.summing {
+                    Some(_) => self.sum_context(c),
+                    None => self.contexts.push(c),
                 }
-                None => self.stacks.push_on_path(process, path, samples),
-            };
-            self.stack_of.push(id);
-        }
-        // Contexts of stacks the part does not have are dropped, as
-        // `canonical` drops them.
-        for c in part.contexts.drain(..) {
-            let Some(&stack) = self.stack_of.get(c.stack as usize) else {
-                continue;
-            };
-            let c = RawContext {
-                variable: key_of[c.variable as usize],
-                process: c.process,
-                stack,
-                samples: c.samples,
-            };
-            match self.summing {
-                Some(_) => self.sum_context(c),
-                None => self.contexts.push(c),
             }
         }
-        part.stacks.clear();
-        Ok(FlatTables {
-            stacks: part.stacks,
-            contexts: part.contexts,
-        })
     }
 
     /// Adds what the summing merger `other` has merged, as if its parts
@@ -882,6 +925,15 @@ impl Part {
 }
 
 impl Part {
+    /// Adds the part to `merger`: a file record by record as it is read
+    /// ([`Merger::add_file`], through `scratch`, returned for the next).
+    fn add_to(self, merger: &mut Merger, scratch: FlatStacks) -> Result<FlatStacks> {
+        match self {
+            Part::File(path) => merger.add_file(&path, scratch),
+            Part::Loaded(results) => merger.add_flat((*results).into(), None).map(|_| scratch),
+        }
+    }
+
     /// About how many bytes of results the part holds: a file's size, an
     /// estimate for one in memory (0 when the file cannot be read: its
     /// read fails later, with the reason).
@@ -913,10 +965,9 @@ fn reduce_summing(
     let total: u64 = parts.iter().map(|p| p.1).sum();
     if parts.len() <= 1 || total <= group_bytes {
         let mut merger = Merger::summing();
-        let mut tables = FlatTables::default();
+        let mut scratch = FlatStacks::default();
         for (part, _) in parts {
-            let (part, name) = part.read(tables)?;
-            tables = merger.add_flat(part, name.as_deref())?;
+            scratch = part.add_to(&mut merger, scratch)?;
             progress();
         }
         return Ok(merger);

@@ -155,6 +155,15 @@ impl FlatStacks {
         self.named = 0;
     }
 
+    /// Empties the tables of the records read, keeping their memory and
+    /// the path the last stack on a path named (a streaming read's, whose
+    /// stacks step from it).
+    fn clear_records(&mut self) {
+        let named = self.named;
+        self.clear();
+        self.named = named;
+    }
+
     /// The same call paths, with no stacks.
     pub fn paths_only(&self) -> FlatStacks {
         FlatStacks {
@@ -366,23 +375,71 @@ impl Appended {
     }
 }
 
-impl FlatResults {
-    /// Reads a results file of any readable version (versions before 4,
-    /// whose records are converted as read, through [`Results::read`]),
-    /// with the checks [`Results::read`] makes.
-    pub fn read(path: impl AsRef<Path>) -> Result<FlatResults> {
-        Self::read_reusing(path, FlatTables::default())
-    }
+/// A record of a results file as a streaming read hands it on
+/// ([`FlatReader::read_each`], [`FlatResults::for_each_item`]), in the
+/// file's order: what a record refers to (a variable, frame, path or
+/// stack, by its index among those of its kind before it) comes before it.
+#[derive(Debug)]
+pub enum FlatItem<'a> {
+    Variable(VariableBlame),
+    Function(FunctionBlame),
+    Frame(SymFrame),
+    /// The next call path: its frame ids, innermost first.
+    Path(&'a [u32]),
+    /// The next stack: its process, its call path and its sample counts.
+    Stack {
+        process: u32,
+        path: u32,
+        samples: &'a [f64],
+    },
+    Context(ContextBlame),
+}
 
-    /// [`Self::read`] into the memory of `tables` (those of a result read
-    /// before: a merge of 10^3 parts allocates them once per thread, not
-    /// once per part).
-    pub fn read_reusing(path: impl AsRef<Path>, tables: FlatTables) -> Result<FlatResults> {
+/// The header of a results file read flat: the header without processes,
+/// the process table, and the counts of the processes that counted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlatHead {
+    pub header: ResultsHeader,
+    pub processes: ProcessTableBytes,
+    pub counts: Vec<ProcessCounts>,
+}
+
+/// A results file whose header is read, its records next
+/// ([`FlatReader::read_each`]).
+pub struct FlatReader {
+    source: Source,
+}
+
+enum Source {
+    Records {
+        path: std::path::PathBuf,
+        reader: crate::container::ContainerReader<BufReader<std::fs::File>>,
+        check: RecordCheck,
+    },
+    /// A file of a version before 4, read whole and converted.
+    Converted(Box<FlatResults>),
+}
+
+impl FlatReader {
+    /// Opens a results file of any readable version and reads its header,
+    /// with the checks [`Results::read`] makes.
+    pub fn open(path: impl AsRef<Path>) -> Result<(FlatHead, FlatReader)> {
         let path = path.as_ref();
         let file = open_regular(path).map_err(|e| FormatError::io(path, e))?;
-        let (mut r, header, processes) = open_results_parts(BufReader::new(file), path)?;
-        if r.version < 4 {
-            return Ok(Results::read(path)?.into());
+        // Partial results are small: one read takes most whole.
+        let len = file.metadata().map_or(0, |m| m.len());
+        let buffer = usize::try_from(len.clamp(8 << 10, 1 << 20)).unwrap_or(8 << 10);
+        let (reader, header, processes) =
+            open_results_parts(BufReader::with_capacity(buffer, file), path)?;
+        if reader.version < 4 {
+            let mut old: FlatResults = Results::read(path)?.into();
+            let head = FlatHead {
+                header: std::mem::take(&mut old.header),
+                processes: std::mem::take(&mut old.processes),
+                counts: std::mem::take(&mut old.counts),
+            };
+            let source = Source::Converted(Box::new(old));
+            return Ok((head, FlatReader { source }));
         }
         let (processes, counts) = processes.into_table(header.events.len());
         if let Some(c) = counts
@@ -394,21 +451,49 @@ impl FlatResults {
                 reason: format!("counts of process {} of {}", c.process, processes.len()),
             });
         }
-        let check = RecordCheck::new(processes.len(), &header, r.version);
-        let FlatTables {
-            mut stacks,
-            mut contexts,
-        } = tables;
-        stacks.clear();
-        contexts.clear();
-        let mut out = FlatResults {
+        let check = RecordCheck::new(processes.len(), &header, reader.version);
+        let head = FlatHead {
             header,
             processes,
             counts,
-            contexts,
-            ..Default::default()
         };
+        let source = Source::Records {
+            path: path.to_path_buf(),
+            reader,
+            check,
+        };
+        Ok((head, FlatReader { source }))
+    }
+
+    /// Reads the records, each checked against those before it, and hands
+    /// each to `each` as it is decoded. Call paths and stacks are decoded
+    /// into `stacks` (emptied first); with `keep` they stay there (the
+    /// file's stack table, returned), else each is dropped once `each` has
+    /// seen it (a merge that reduces every record as it is read: `stacks`
+    /// holds one record, in the caches). On an error, `each` has seen the
+    /// records before the damage.
+    pub fn read_each(
+        self,
+        mut stacks: FlatStacks,
+        keep: bool,
+        mut each: impl FnMut(FlatItem<'_>),
+    ) -> Result<FlatStacks> {
+        stacks.clear();
+        let (path, mut r, check) = match self.source {
+            Source::Converted(old) => {
+                let tables = old.for_each_item(&mut each);
+                return Ok(if keep { tables.stacks } else { stacks });
+            }
+            Source::Records {
+                path,
+                reader,
+                check,
+            } => (path, reader, check),
+        };
+        let path = path.as_path();
         let mut sink = StackSink(Some(Box::new(stacks)));
+        // Records read so far, by kind: what later records may refer to.
+        let (mut variables, mut frames, mut paths, mut stacks_read) = (0, 0, 0u32, 0);
         // The file's `Path` records: the first paths of the table (they
         // come before every stack).
         let mut file_paths = 0;
@@ -421,46 +506,145 @@ impl FlatResults {
                 stacks.samples.reserve(chunk.payload.len() / 8);
             }
             sink = chunk.decode_each_into(path, sink, |rec: FlatRecord, sink| {
-                let stacks = sink.0.as_deref().expect("the stack table is back");
+                let stacks = sink.0.as_deref_mut().expect("the stack table is back");
+                // The stack a stack record has just appended.
+                let last = |stacks: &FlatStacks| stacks.len() - 1;
                 match rec {
                     FlatRecord::Variable(v) => {
                         check.values(&v.values).map_err(corrupt)?;
-                        out.variables.push(*v)
+                        variables += 1;
+                        each(FlatItem::Variable(*v))
                     }
                     FlatRecord::Function(f) => {
                         check.values(&f.values).map_err(corrupt)?;
-                        out.functions.push(*f)
+                        each(FlatItem::Function(*f))
                     }
-                    FlatRecord::Frame(f) => out.frames.push(*f),
-                    FlatRecord::Stack(Appended(largest)) => check
-                        .stack_of_largest(
-                            stacks.process(stacks.len() - 1),
-                            largest,
-                            out.frames.len(),
-                        )
-                        .map_err(corrupt)?,
+                    FlatRecord::Frame(f) => {
+                        frames += 1;
+                        each(FlatItem::Frame(*f))
+                    }
+                    FlatRecord::Stack(Appended(largest)) => {
+                        let (i, own) = (last(stacks), stacks.paths() as u32 - 1);
+                        let process = stacks.process(i);
+                        check
+                            .stack_of_largest(process, largest, frames)
+                            .map_err(corrupt)?;
+                        each(FlatItem::Path(stacks.path_frames(own)));
+                        each(FlatItem::Stack {
+                            process,
+                            path: paths,
+                            samples: stacks.samples(i),
+                        });
+                        paths += 1;
+                        stacks_read += 1;
+                    }
                     FlatRecord::Path(Appended(largest)) => {
                         check
-                            .path_of_largest(largest, out.frames.len(), stacks.len())
+                            .path_of_largest(largest, frames, stacks_read)
                             .map_err(corrupt)?;
-                        file_paths += 1
+                        file_paths += 1;
+                        let own = stacks.paths() as u32 - 1;
+                        each(FlatItem::Path(stacks.path_frames(own)));
+                        paths += 1;
                     }
-                    FlatRecord::PathStack(Appended(path)) => check
-                        .path_stack(stacks.process(stacks.len() - 1), path, file_paths)
-                        .map_err(corrupt)?,
+                    FlatRecord::PathStack(Appended(on)) => {
+                        let i = last(stacks);
+                        let process = stacks.process(i);
+                        check.path_stack(process, on, file_paths).map_err(corrupt)?;
+                        each(FlatItem::Stack {
+                            process,
+                            path: on.expect("checked: a path"),
+                            samples: stacks.samples(i),
+                        });
+                        stacks_read += 1;
+                    }
                     FlatRecord::Context(c) => {
-                        check
-                            .context(&c, stacks.len(), out.variables.len())
-                            .map_err(corrupt)?;
-                        out.contexts.push(c)
+                        check.context(&c, stacks_read, variables).map_err(corrupt)?;
+                        each(FlatItem::Context(c))
                     }
+                }
+                if !keep {
+                    stacks.clear_records();
                 }
                 Ok(())
             })?;
         }
-        out.stacks = *sink.0.expect("the stack table is back");
         r.require_end()?;
+        Ok(*sink.0.expect("the stack table is back"))
+    }
+}
+
+impl FlatResults {
+    /// Reads a results file of any readable version (versions before 4,
+    /// whose records are converted as read, through [`Results::read`]),
+    /// with the checks [`Results::read`] makes.
+    pub fn read(path: impl AsRef<Path>) -> Result<FlatResults> {
+        Self::read_reusing(path, FlatTables::default())
+    }
+
+    /// [`Self::read`] into the memory of `tables` (those of a result read
+    /// before: a merge of 10^3 parts allocates them once per thread, not
+    /// once per part).
+    pub fn read_reusing(path: impl AsRef<Path>, tables: FlatTables) -> Result<FlatResults> {
+        let (head, reader) = FlatReader::open(path)?;
+        let FlatTables {
+            stacks,
+            mut contexts,
+        } = tables;
+        contexts.clear();
+        let mut out = FlatResults {
+            header: head.header,
+            processes: head.processes,
+            counts: head.counts,
+            contexts,
+            ..Default::default()
+        };
+        let (variables, functions, frames, contexts) = (
+            &mut out.variables,
+            &mut out.functions,
+            &mut out.frames,
+            &mut out.contexts,
+        );
+        out.stacks = reader.read_each(stacks, true, |item| match item {
+            FlatItem::Variable(v) => variables.push(v),
+            FlatItem::Function(f) => functions.push(f),
+            FlatItem::Frame(f) => frames.push(f),
+            // They stay in the stack table.
+            FlatItem::Path(_) | FlatItem::Stack { .. } => {}
+            FlatItem::Context(c) => contexts.push(c),
+        })?;
         Ok(out)
+    }
+
+    /// Hands every record to `each` as a streaming read of its file would
+    /// ([`FlatReader::read_each`]): variables, functions, frames, call
+    /// paths, stacks, contexts. The stack and context tables, emptied, for
+    /// a read to reuse.
+    pub fn for_each_item(self, mut each: impl FnMut(FlatItem<'_>)) -> FlatTables {
+        self.variables
+            .into_iter()
+            .for_each(|v| each(FlatItem::Variable(v)));
+        self.functions
+            .into_iter()
+            .for_each(|f| each(FlatItem::Function(f)));
+        self.frames
+            .into_iter()
+            .for_each(|f| each(FlatItem::Frame(f)));
+        let mut stacks = self.stacks;
+        for p in 0..stacks.paths() as u32 {
+            each(FlatItem::Path(stacks.path_frames(p)));
+        }
+        for i in 0..stacks.len() {
+            each(FlatItem::Stack {
+                process: stacks.process(i),
+                path: stacks.path(i),
+                samples: stacks.samples(i),
+            });
+        }
+        let mut contexts = self.contexts;
+        contexts.drain(..).for_each(|c| each(FlatItem::Context(c)));
+        stacks.clear();
+        FlatTables { stacks, contexts }
     }
 }
 

@@ -789,7 +789,7 @@ fn results_call_paths_out_of_place_or_out_of_range_are_errors() {
     ];
     for (what, bytes, says) in cases {
         let (whole, flat) = read_both(&bytes);
-        for e in [whole.map(|_| ()), flat.map(|_| ())] {
+        for e in [whole.map(|_| ()), flat.map(|_| ()), streamed(&path)] {
             match e {
                 Err(FormatError::CorruptChunk { reason, .. }) => {
                     assert!(reason.contains(says), "{what}: {reason}")
@@ -846,6 +846,12 @@ fn results_records_damaged_under_a_valid_checksum_are_read_alike_or_refused() {
             bad[at] ^= 1 << rng.below(8);
         }
         let (whole, flat) = read_both(&file(&bad, records.len() as u32));
+        // A merge's read, record by record, refuses what the others refuse.
+        assert_eq!(
+            streamed(&path).is_ok(),
+            flat.is_ok(),
+            "round {round}: the streaming read disagrees"
+        );
         match (whole, flat) {
             (Ok(whole), Ok(flat)) => {
                 assert_eq!(flat, FlatResults::from(whole), "round {round}")
@@ -949,4 +955,14 @@ fn results_process_table_chunks_are_checked_and_told_apart() {
             other => panic!("{what}, read flat: {:?}", other.map(|_| ())),
         }
     }
+}
+
+/// A read of `path` as a merge reads it: every record handed on and
+/// dropped as it is decoded.
+fn streamed(path: &std::path::Path) -> Result<(), FormatError> {
+    use blame_formats::results_flat::{FlatReader, FlatStacks};
+    let (_, reader) = FlatReader::open(path)?;
+    reader
+        .read_each(FlatStacks::default(), false, |item| drop(item))
+        .map(drop)
 }

@@ -667,6 +667,39 @@ fn assert_flat_reads_the_same(bytes: &[u8]) {
     let processes = flat.processes.processes(whole.header.events.len()).unwrap();
     assert_eq!(processes.len(), whole.header.processes.len());
     assert_eq!(flat, FlatResults::from(whole));
+    assert_eq!(streamed(&path), flat);
+}
+
+/// A file read as a merge reads it, each record dropped once seen
+/// (`FlatReader::read_each` without keeping), rebuilt from the records.
+fn streamed(path: &std::path::Path) -> blame_formats::results_flat::FlatResults {
+    use blame_formats::results_flat::{FlatItem, FlatReader, FlatResults, FlatStacks};
+    let (head, reader) = FlatReader::open(path).unwrap();
+    let mut out = FlatResults {
+        header: head.header,
+        processes: head.processes,
+        counts: head.counts,
+        ..Default::default()
+    };
+    let mut stacks = FlatStacks::default();
+    let scratch = reader
+        .read_each(FlatStacks::default(), false, |item| match item {
+            FlatItem::Variable(v) => out.variables.push(v),
+            FlatItem::Function(f) => out.functions.push(f),
+            FlatItem::Frame(f) => out.frames.push(f),
+            FlatItem::Path(frames) => drop(stacks.push_path(frames)),
+            FlatItem::Stack {
+                process,
+                path,
+                samples,
+            } => drop(stacks.push_on_path(process, path, samples)),
+            FlatItem::Context(c) => out.contexts.push(c),
+        })
+        .unwrap();
+    // It held one record at a time.
+    assert!(scratch.len() <= 1 && scratch.paths() <= 1);
+    out.stacks = stacks;
+    out
 }
 
 /// Version 6 (the processes' counts in the table) is still read.
