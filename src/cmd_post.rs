@@ -455,13 +455,15 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
             "no shard results next to {}; run `blame post --shard I/N` first",
             whole.display()
         ),
+        // The merged result is written, and the process ends next: its
+        // memory goes back to the system at once, not record by record.
         1 => merge_into(
             &whole,
             *counts.first().expect("one count"),
             None,
             args.sum_contexts,
         )
-        .map(|_| ()),
+        .map(std::mem::forget),
         _ => bail!(
             "shard results of several shard counts ({}) are next to {}; remove the stale ones",
             counts

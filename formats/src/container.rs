@@ -437,6 +437,34 @@ pub fn decode_unclaimed<D: bincode::de::Decoder, T: Decode<()>>(
     ))
 }
 
+/// A string as bincode writes it (its length, then its UTF-8 bytes), its
+/// memory claimed against the container's limit as bincode claims it, and
+/// copied once, straight from the reader's bytes where it lends them
+/// (bincode's own decoding zeroes a buffer, reads into it, then checks
+/// it: the names of a partial result's frames and variables, read 10^5
+/// times by a merge).
+pub fn decode_string<D: bincode::de::Decoder>(
+    decoder: &mut D,
+) -> std::result::Result<String, bincode::error::DecodeError> {
+    use bincode::de::read::Reader;
+    use bincode::error::DecodeError;
+    let len: u64 = decode_unclaimed_unsigned(decoder)?;
+    let len = usize::try_from(len).map_err(|_| DecodeError::OutsideUsizeRange(len))?;
+    decoder.claim_container_read::<u8>(len)?;
+    if let Some(bytes) = decoder.reader().peek_read(len) {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|inner| DecodeError::Utf8 { inner })?
+            .to_owned();
+        decoder.reader().consume(len);
+        return Ok(text);
+    }
+    let mut bytes = vec![0; len];
+    decoder.reader().read(&mut bytes)?;
+    String::from_utf8(bytes).map_err(|e| DecodeError::Utf8 {
+        inner: e.utf8_error(),
+    })
+}
+
 /// The bincode varint of at most 32 bits at the start of `bytes` (a byte
 /// below 251, or 251 and a u16, or 252 and a u32, little endian) and its
 /// length; `None` when `bytes` end before it or hold another form.
@@ -1148,6 +1176,71 @@ impl<R: Read> ContainerReader<R> {
 mod tests {
     use super::*;
     use bincode::de::{Decoder, DecoderImpl};
+
+    /// Strings decoded from lent bytes read as bincode's own decoding reads
+    /// them, from a slice or from a reader that lends nothing, and bad
+    /// bytes are the same errors.
+    #[test]
+    fn strings_decode_as_bincode_decodes_them() {
+        use crate::results::{SymFrame, VariableKey};
+        let frame = SymFrame {
+            function: "solve_é".into(),
+            file: "/src/a.c".into(),
+            line: 70_000,
+            column: 3,
+            inlined: true,
+        };
+        let bytes = bincode::encode_to_vec(&frame, codec()).unwrap();
+        let (from_slice, _): (SymFrame, _) = bincode::decode_from_slice(&bytes, codec()).unwrap();
+        let from_reader: SymFrame =
+            bincode::decode_from_std_read(&mut &bytes[..], codec()).unwrap();
+        assert_eq!((&from_slice, &from_reader), (&frame, &frame));
+        let key = VariableKey {
+            name: "u".into(),
+            function: String::new(),
+            file: "f.c".into(),
+            line: 1,
+            type_name: "double *".into(),
+            kind: "local".into(),
+            scalar: false,
+            event: 300,
+        };
+        let bytes = bincode::encode_to_vec(&key, codec()).unwrap();
+        let (back, _): (VariableKey, _) = bincode::decode_from_slice(&bytes, codec()).unwrap();
+        assert_eq!(back, key);
+        // Not UTF-8: a string of one byte 0xff.
+        let bad = [1u8, 0xff];
+        let slice = bincode::decode_from_slice::<String, _>(&bad, codec()).map(drop);
+        let ours = bincode::decode_from_slice_with_context::<_, Named, _>(&bad, codec(), ())
+            .map(|(n, _)| n.0);
+        let reader = bincode::decode_from_std_read::<Named, _, _>(&mut &bad[..], codec());
+        for e in [slice.map(|_| ()), ours.map(drop), reader.map(drop)] {
+            assert!(
+                matches!(e, Err(bincode::error::DecodeError::Utf8 { .. })),
+                "{e:?}"
+            );
+        }
+        // A length past the container's limit is refused, not allocated.
+        let mut huge = vec![253u8];
+        huge.extend_from_slice(&(1u64 << 60).to_le_bytes());
+        let e = bincode::decode_from_slice::<Named, _>(&huge, codec()).map(drop);
+        assert!(
+            matches!(e, Err(bincode::error::DecodeError::LimitExceeded)),
+            "{e:?}"
+        );
+    }
+
+    /// A string decoded by [`decode_string`].
+    #[derive(Debug)]
+    struct Named(String);
+
+    impl<C> Decode<C> for Named {
+        fn decode<D: bincode::de::Decoder<Context = C>>(
+            d: &mut D,
+        ) -> std::result::Result<Self, bincode::error::DecodeError> {
+            decode_string(d).map(Named)
+        }
+    }
 
     /// Decodes `count` u32s from `bytes` with [`decode_claimed_u32s`]; the
     /// values, their largest and the bytes left over.
