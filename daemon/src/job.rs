@@ -31,6 +31,8 @@ pub struct ProcessIdentity {
     pub cgroup: String,
     pub slurm: Option<(String, Option<String>)>,
     pub session: u32,
+    /// The parent process.
+    pub ppid: u32,
     pub comm: String,
     /// The executable's file name.
     pub exe_name: String,
@@ -155,7 +157,9 @@ pub fn identify(pid: u32) -> Option<ProcessIdentity> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];
     // Fields after the name: state ppid pgrp session ...
-    let session = after.split_whitespace().nth(3)?.parse().ok()?;
+    let mut fields = after.split_whitespace();
+    let ppid = fields.nth(1)?.parse().ok()?;
+    let session = fields.nth(1)?.parse().ok()?;
     let comm = status
         .lines()
         .find_map(|l| l.strip_prefix("Name:"))
@@ -171,6 +175,7 @@ pub fn identify(pid: u32) -> Option<ProcessIdentity> {
         cgroup,
         slurm,
         session,
+        ppid,
         comm,
         exe_name,
     })
@@ -274,6 +279,7 @@ mod tests {
             cgroup: cgroup.into(),
             slurm: slurm.map(|(j, s)| (j.into(), s.map(Into::into))),
             session: 77,
+            ppid: 1,
             comm: "solver".into(),
             exe_name: "solver".into(),
         }

@@ -347,6 +347,12 @@ impl Router {
         let Some(id) = identify(pid) else {
             return Slot::Excluded;
         };
+        // A child of the daemon (a post it runs as a job's user) seen
+        // before its fork record: the per-CPU buffers' records of two
+        // CPUs are not in time order, so its first samples may come first.
+        if id.ppid == self.own_pid || self.slots.get(&id.ppid) == Some(&Slot::Daemon) {
+            return Slot::Daemon;
+        }
         if !id.included(&self.cfg) {
             return Slot::Excluded;
         }
@@ -917,5 +923,43 @@ impl RecordSink for Router {
             }
             None => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A post the daemon runs as a job's user is never sampled, even when
+    /// its first samples come before its fork record (they are read from
+    /// another CPU's buffer): it is found to be the daemon's child by its
+    /// parent, not counted as a job of that user.
+    #[test]
+    fn the_daemons_children_are_never_a_job_even_before_their_fork_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = Config {
+            dir: dir.path().to_path_buf(),
+            // This user's processes are sampled, whatever its uid.
+            include_users: vec![user_name(nix::unistd::getuid().as_raw())],
+            ..Config::default()
+        };
+        let mut router = Router::new(cfg, vec![], "fp", 0, None, "/bin/false".into());
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let info = SampleInfo {
+            tid: pid,
+            time_ns: 1,
+            event: 0,
+            weight: 1,
+            data_address: None,
+        };
+        router.sample(pid, &info, SampledStack::Frames(&[0x1000]));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!((router.samples, router.excluded_samples), (0, 1));
+        assert!(router.jobs.is_empty(), "{:?}", router.jobs.keys());
     }
 }
