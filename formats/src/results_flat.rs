@@ -618,8 +618,8 @@ impl FlatResults {
 
     /// Hands every record to `each` as a streaming read of its file would
     /// ([`FlatReader::read_each`]): variables, functions, frames, call
-    /// paths, stacks, contexts. The stack and context tables, emptied, for
-    /// a read to reuse.
+    /// paths, stacks, contexts. The stack table as it was and the context
+    /// table emptied, for a read to reuse (a read empties them first).
     pub fn for_each_item(self, mut each: impl FnMut(FlatItem<'_>)) -> FlatTables {
         self.variables
             .into_iter()
@@ -630,7 +630,7 @@ impl FlatResults {
         self.frames
             .into_iter()
             .for_each(|f| each(FlatItem::Frame(f)));
-        let mut stacks = self.stacks;
+        let stacks = self.stacks;
         for p in 0..stacks.paths() as u32 {
             each(FlatItem::Path(stacks.path_frames(p)));
         }
@@ -643,7 +643,6 @@ impl FlatResults {
         }
         let mut contexts = self.contexts;
         contexts.drain(..).for_each(|c| each(FlatItem::Context(c)));
-        stacks.clear();
         FlatTables { stacks, contexts }
     }
 }

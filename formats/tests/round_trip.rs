@@ -515,7 +515,10 @@ fn results_of_version_3_are_read_with_frames_and_keys_interned() {
     }
     w.write_chunk(&payload, records.len() as u32).unwrap();
     w.write_end().unwrap();
-    let old = Results::read_bytes(&w.into_inner()).unwrap();
+    let bytes = w.into_inner();
+    let old = Results::read_bytes(&bytes).unwrap();
+    // Converted as read, by the flat and the streaming reads alike.
+    assert_flat_reads_the_same(&bytes);
     assert_eq!(old.header, now.header);
     assert_eq!(old.variables[..now.variables.len()], now.variables[..]);
     assert_eq!(old.variables.len(), now.variables.len() + 1);
