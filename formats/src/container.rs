@@ -503,6 +503,17 @@ pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u
     }
 }
 
+/// [`decode_unclaimed`] of an i64 as bincode writes it (zigzag: `2n` for
+/// `n >= 0`, `-2n - 1` for `n < 0`, then the unsigned varint), decoded in
+/// line ([`decode_unclaimed_unsigned`]): a stack's step to its call path.
+#[inline]
+pub fn decode_unclaimed_signed<D: bincode::de::Decoder>(
+    decoder: &mut D,
+) -> std::result::Result<i64, bincode::error::DecodeError> {
+    let zigzag: u64 = decode_unclaimed_unsigned(decoder)?;
+    Ok(((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64))
+}
+
 /// [`decode_claimed`] of `count` u32s (bincode varints: a byte below 251,
 /// or 251 and a u16, or 252 and a u32, little endian) appended to `into`;
 /// the largest of them. Where the reader lends its bytes
@@ -1228,6 +1239,31 @@ mod tests {
             matches!(e, Err(bincode::error::DecodeError::LimitExceeded)),
             "{e:?}"
         );
+    }
+
+    /// Signed steps decode in line as bincode decodes them, in every
+    /// varint form.
+    #[test]
+    fn signed_varints_decode_as_bincode_decodes_them() {
+        for n in [
+            0i64,
+            1,
+            -1,
+            125,
+            -126,
+            126,
+            32767,
+            -32768,
+            1 << 31,
+            -(1 << 31) - 1,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            let bytes = bincode::encode_to_vec(n, codec()).unwrap();
+            let mut d = DecoderImpl::new(Remaining(&bytes), codec(), ());
+            assert_eq!(decode_unclaimed_signed(&mut d).unwrap(), n, "{n}");
+            assert!(d.reader().0.is_empty(), "{n}: bytes left");
+        }
     }
 
     /// A string decoded by [`decode_string`].

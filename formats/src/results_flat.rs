@@ -7,7 +7,8 @@
 //! The file layout is [`crate::results`]'; nothing here writes.
 
 use crate::container::{
-    decode_claimed_f64s, decode_claimed_u32s, decode_unclaimed, decode_unclaimed_unsigned,
+    decode_claimed_f64s, decode_claimed_u32s, decode_unclaimed, decode_unclaimed_signed,
+    decode_unclaimed_unsigned,
 };
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
@@ -248,6 +249,7 @@ enum FlatRecord {
 }
 
 impl Decode<StackSink> for FlatRecord {
+    #[inline(always)]
     fn decode<D: Decoder<Context = StackSink>>(
         d: &mut D,
     ) -> std::result::Result<Self, DecodeError> {
@@ -366,7 +368,7 @@ impl Appended {
         stacks: &mut FlatStacks,
     ) -> std::result::Result<Option<u32>, DecodeError> {
         let process = decode_unclaimed_unsigned::<_, u32>(d)?;
-        let step: i64 = decode_unclaimed(d)?;
+        let step = decode_unclaimed_signed(d)?;
         let path = path_after(stacks.named, step);
         let samples = Self::samples(d, stacks)?;
         stacks.close_stack(process, path.unwrap_or(u32::MAX), samples);
