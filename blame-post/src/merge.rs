@@ -514,8 +514,8 @@ impl Merger {
     }
 
     /// [`Self::add_named`] of a part read flat ([`FlatResults::read`]);
-    /// the part's stack and context tables, emptied, for the next read to
-    /// reuse ([`FlatResults::read_reusing`]).
+    /// the part's stack and context tables, for the next read to reuse
+    /// ([`FlatResults::read_reusing`], which empties them).
     pub fn add_flat(&mut self, part: FlatResults, name: Option<&str>) -> Result<FlatTables> {
         let FlatResults {
             header,
