@@ -2,8 +2,8 @@
 //! written by `blame post` (one file per shard) and reduced by `blame merge`.
 
 use crate::container::{
-    decode_string, decode_unclaimed, decode_unclaimed_unsigned, write_atomic_led, ContainerReader,
-    Kind,
+    decode_string, decode_unclaimed, decode_unclaimed_unsigned, encode_f64s, encode_u32s,
+    write_atomic_led, ContainerReader, Kind,
 };
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
@@ -879,7 +879,7 @@ impl Coverage {
 }
 
 /// The blame of one variable (or function) in one process.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Decode)]
 pub struct ProcessValue {
     /// Index into `ResultsHeader::processes`.
     pub process: u32,
@@ -990,7 +990,7 @@ bincode::impl_borrow_decode!(FunctionKey);
 
 /// A symbolized calling context of one process, stored once and referred
 /// to by index from [`ContextBlame`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Decode)]
 pub struct StackRecord {
     pub process: u32,
     /// Innermost first, as indices into `Results::frames`; the innermost
@@ -1020,11 +1020,72 @@ pub struct PathStack {
 }
 
 /// [`PathStack`] borrowed for writing (bincode's layout is the same).
-#[derive(Serialize, Encode)]
+#[derive(Serialize)]
 struct PathStackRef<'a> {
     process: u32,
     path_step: i64,
     samples: &'a [f64],
+}
+
+/// A call path's frame ids borrowed for writing, encoded as bincode
+/// encodes a slice ([`encode_u32s`]).
+#[derive(Serialize)]
+struct Ids<'a>(&'a [u32]);
+
+// The records a results file holds most of, encoded as bincode's derive
+// would (fields in order), their vectors in runs ([`encode_u32s`],
+// [`encode_f64s`]) and a value's four sums in one write.
+
+impl Encode for ProcessValue {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> std::result::Result<(), bincode::error::EncodeError> {
+        use bincode::enc::write::Writer;
+        self.process.encode(e)?;
+        let mut sums = [0u8; 32];
+        for (bytes, v) in sums.chunks_exact_mut(8).zip([
+            self.inclusive,
+            self.exclusive,
+            self.explicit,
+            self.inherited,
+        ]) {
+            bytes.copy_from_slice(&v.to_le_bytes());
+        }
+        e.writer().write(&sums)?;
+        self.methods.encode(e)
+    }
+}
+
+impl Encode for StackRecord {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> std::result::Result<(), bincode::error::EncodeError> {
+        self.process.encode(e)?;
+        encode_u32s(e, &self.frames)?;
+        encode_f64s(e, &self.samples)
+    }
+}
+
+impl Encode for PathStackRef<'_> {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> std::result::Result<(), bincode::error::EncodeError> {
+        self.process.encode(e)?;
+        self.path_step.encode(e)?;
+        encode_f64s(e, self.samples)
+    }
+}
+
+impl Encode for Ids<'_> {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> std::result::Result<(), bincode::error::EncodeError> {
+        encode_u32s(e, self.0)
+    }
 }
 
 /// The path of a [`PathStack`] whose step is `step` after a stack on
@@ -1054,7 +1115,7 @@ enum RecordRef<'a> {
     Frame(&'a SymFrame),
     Stack(&'a StackRecord),
     Context(&'a ContextBlame),
-    Path(&'a [u32]),
+    Path(Ids<'a>),
     PathStack(PathStackRef<'a>),
 }
 
@@ -1216,7 +1277,7 @@ impl Results {
             .map(RecordRef::Variable)
             .chain(self.functions.iter().map(RecordRef::Function))
             .chain(self.frames.iter().map(RecordRef::Frame))
-            .chain(paths.into_iter().map(RecordRef::Path))
+            .chain(paths.into_iter().map(|p| RecordRef::Path(Ids(p))))
             .chain(
                 self.stacks
                     .iter()
