@@ -129,10 +129,11 @@ pub fn write_atomic_led<H: Encode, R: Encode>(
     };
     let mut buf = Vec::new();
     let (count, more) = fill(&mut buf)?;
-    if count > 0 {
-        w.write_chunk(&buf, count)?;
-    }
-    if more {
+    if !more {
+        if count > 0 {
+            w.write_chunk(&buf, count)?;
+        }
+    } else {
         w = std::thread::scope(|scope| -> Result<_> {
             let (to_writer, chunks) = std::sync::mpsc::sync_channel::<(Vec<u8>, u32)>(2);
             let writer = scope.spawn(move || -> Result<_> {
@@ -141,7 +142,13 @@ pub fn write_atomic_led<H: Encode, R: Encode>(
                 }
                 Ok(w)
             });
+            // The first chunk too: it is compressed while the second is
+            // encoded (a file of two chunks was written one step at a time).
+            let first = to_writer.send((buf, count));
             let encoded = (|| -> Result<()> {
+                if first.is_err() {
+                    return Ok(());
+                }
                 loop {
                     let mut buf = Vec::with_capacity(CHUNK + (CHUNK >> 2));
                     let (count, more) = fill(&mut buf)?;
