@@ -30,6 +30,30 @@ fn add_values(into: &mut BTreeMap<u32, Sums>, values: &[ProcessValue]) {
     }
 }
 
+/// Adds the sums per process `from` (another merger's) to `into`, as
+/// [`add_values`] of their values would. Mergers of consecutive groups of
+/// parts hold consecutive ranks: the maps are then joined, not searched.
+fn add_sums(into: &mut BTreeMap<u32, Sums>, mut from: BTreeMap<u32, Sums>) {
+    let after = match (into.last_key_value(), from.first_key_value()) {
+        (Some((last, _)), Some((first, _))) => first > last,
+        _ => true,
+    };
+    if after {
+        into.append(&mut from);
+        return;
+    }
+    for (process, (inclusive, exclusive, explicit, inherited, methods)) in from {
+        let e = into.entry(process).or_default();
+        e.0 += inclusive;
+        e.1 += exclusive;
+        e.2 += explicit;
+        e.3 += inherited;
+        for (m, x) in methods {
+            *e.4.entry(m).or_default() += x;
+        }
+    }
+}
+
 fn to_values(m: BTreeMap<u32, Sums>) -> Vec<ProcessValue> {
     m.into_iter()
         .map(
@@ -592,42 +616,8 @@ impl Merger {
                 self.header.insert(h)
             }
         };
-        if part.header.events != header.events || part.processes.len() != header.processes.len() {
-            return Err(PostError::PartsOfOtherRuns);
-        }
-        if let (Some(a), Some(b)) = (&header.provenance, &part.header.provenance) {
-            if !a.matches(b) {
-                return Err(PostError::PartsOfOtherInputs {
-                    differences: a.differences(b),
-                });
-            }
-        }
+        add_header(header, &part.header, part.processes.len(), &part.counts)?;
         self.parts += 1;
-        for d in &part.header.damage {
-            if !header.damage.contains(d) {
-                header.damage.push(d.clone());
-            }
-        }
-        for from in &part.counts {
-            let Some(into) = header.processes.get_mut(from.process as usize) else {
-                return Err(PostError::PartsOfOtherRuns);
-            };
-            if into.samples.len() < from.samples.len() {
-                into.samples.resize(from.samples.len(), 0.0);
-            }
-            for (a, b) in into.samples.iter_mut().zip(&from.samples) {
-                *a += b;
-            }
-            into.lost += from.lost;
-        }
-        for bp in &part.header.blame_points {
-            if let Err(at) = header.blame_points.binary_search(bp) {
-                header.blame_points.insert(at, bp.clone());
-            }
-        }
-        for c in &part.header.coverage {
-            blame_formats::results::Coverage::add_to(&mut header.coverage, c);
-        }
         self.key_of.clear();
         self.frame_of.clear();
         self.path_of.clear();
@@ -645,13 +635,7 @@ impl Merger {
             FlatItem::Variable(v) => {
                 let id = match self.key_ids.get(&v.key) {
                     Some(&id) => id,
-                    None => {
-                        let id = self.keys.len() as u32;
-                        self.keys.push(v.key.clone());
-                        self.key_ids.insert(v.key, id);
-                        self.variables.push(BTreeMap::new());
-                        id
-                    }
+                    None => self.key_id(v.key),
                 };
                 add_values(&mut self.variables[id as usize], &v.values);
                 self.key_of.push(id);
@@ -708,49 +692,92 @@ impl Merger {
     }
 
     /// Adds what the summing merger `other` has merged, as if its parts
-    /// had been added here after this merger's own.
+    /// had been added here after this merger's own: its header, its sums
+    /// of variables and functions per process, and its summed stacks and
+    /// contexts renumbered into this merger's tables (as [`Self::add_flat`]
+    /// of the same records would, without making them records first).
     fn absorb(&mut self, other: Merger) -> Result<()> {
-        let Some((part, parts)) = other.into_summed_part() else {
+        debug_assert!(
+            self.summing.is_some() && other.summing.is_some(),
+            "only summing mergers are absorbed"
+        );
+        if other.parts == 0 {
             return Ok(());
-        };
-        // One part added, which stands for `parts`.
-        self.add_flat(part, None)?;
-        self.parts += parts - 1;
+        }
+        if self.parts == 0 {
+            *self = other;
+            return Ok(());
+        }
+        let Merger {
+            header: theirs,
+            keys,
+            variables,
+            functions,
+            frames,
+            stacks,
+            contexts,
+            parts,
+            leaves,
+            ..
+        } = other;
+        let theirs = theirs.expect("a merger with parts has a header");
+        let ours = self
+            .header
+            .as_mut()
+            .expect("a merger with parts has a header");
+        let counts =
+            blame_formats::results::ProcessCounts::of(&theirs.processes, theirs.events.len());
+        add_header(ours, &theirs, theirs.processes.len(), &counts)?;
+        self.parts += parts;
+        self.leaves.extend(leaves);
+        self.key_of.clear();
+        for (key, sums) in keys.into_iter().zip(variables) {
+            let id = self.key_id(key);
+            add_sums(&mut self.variables[id as usize], sums);
+            self.key_of.push(id);
+        }
+        for (key, sums) in functions {
+            add_sums(self.functions.entry(key).or_default(), sums);
+        }
+        self.frame_of.clear();
+        for f in frames.into_frames() {
+            let id = self.frames.intern(f);
+            self.frame_of.push(id);
+        }
+        self.path_of.clear();
+        for p in 0..stacks.paths() as u32 {
+            self.add_item(FlatItem::Path(stacks.path_frames(p)));
+        }
+        self.stack_of.clear();
+        for i in 0..stacks.len() {
+            // Already summed: the process is all ranks' or a launcher's.
+            let path = self.path_of[stacks.path(i) as usize];
+            let id = self.sum_stack(stacks.process(i), path, stacks.samples(i));
+            self.stack_of.push(id);
+        }
+        for c in contexts {
+            let c = RawContext {
+                variable: self.key_of[c.variable as usize],
+                stack: self.stack_of[c.stack as usize],
+                ..c
+            };
+            self.sum_context(c);
+        }
         Ok(())
     }
 
-    /// What this summing merger holds as one summed part, naming the
-    /// results it was merged from (`Merger::add_flat` takes them from its
-    /// header), and its number of parts; `None` when nothing was added.
-    /// Its records are as they are (not canonical; every index as the
-    /// merger numbers it).
-    fn into_summed_part(self) -> Option<(FlatResults, usize)> {
-        debug_assert!(self.summing.is_some(), "a per-rank merger is not absorbed");
-        let mut header = self.header?;
-        let processes = std::mem::take(&mut header.processes);
-        header.summed = Some(SummedContexts {
-            from: self.leaves.into_iter().collect(),
-        });
-        let part = FlatResults {
-            processes: blame_formats::results::ProcessTableBytes::of(&processes),
-            counts: blame_formats::results::ProcessCounts::of(&processes, header.events.len()),
-            header,
-            variables: variable_blames(self.keys, self.variables),
-            functions: function_blames(self.functions),
-            frames: self.frames.into_frames(),
-            stacks: self.stacks,
-            contexts: self
-                .contexts
-                .into_iter()
-                .map(|c| ContextBlame {
-                    variable: c.variable,
-                    process: c.process,
-                    stack: c.stack,
-                    samples: c.samples,
-                })
-                .collect(),
-        };
-        Some((part, self.parts))
+    /// The id of variable key `key`, added when new.
+    fn key_id(&mut self, key: VariableKey) -> u32 {
+        match self.key_ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.keys.len() as u32;
+                self.keys.push(key.clone());
+                self.key_ids.insert(key, id);
+                self.variables.push(BTreeMap::new());
+                id
+            }
+        }
     }
 
     /// From here on, sum the application's stacks and contexts over ranks:
@@ -876,6 +903,54 @@ impl Merger {
             contexts,
         })
     }
+}
+
+/// Adds a part's header to the merger's (`into`): its counts (`counts`, of
+/// a table of `processes`), damage, blame points and coverage; fails when
+/// it comes from another run or from other inputs than the parts before.
+fn add_header(
+    into: &mut ResultsHeader,
+    part: &ResultsHeader,
+    processes: usize,
+    counts: &[blame_formats::results::ProcessCounts],
+) -> Result<()> {
+    let header = into;
+    if part.events != header.events || processes != header.processes.len() {
+        return Err(PostError::PartsOfOtherRuns);
+    }
+    if let (Some(a), Some(b)) = (&header.provenance, &part.provenance) {
+        if !a.matches(b) {
+            return Err(PostError::PartsOfOtherInputs {
+                differences: a.differences(b),
+            });
+        }
+    }
+    for d in &part.damage {
+        if !header.damage.contains(d) {
+            header.damage.push(d.clone());
+        }
+    }
+    for from in counts {
+        let Some(into) = header.processes.get_mut(from.process as usize) else {
+            return Err(PostError::PartsOfOtherRuns);
+        };
+        if into.samples.len() < from.samples.len() {
+            into.samples.resize(from.samples.len(), 0.0);
+        }
+        for (a, b) in into.samples.iter_mut().zip(&from.samples) {
+            *a += b;
+        }
+        into.lost += from.lost;
+    }
+    for bp in &part.blame_points {
+        if let Err(at) = header.blame_points.binary_search(bp) {
+            header.blame_points.insert(at, bp.clone());
+        }
+    }
+    for c in &part.coverage {
+        blame_formats::results::Coverage::add_to(&mut header.coverage, c);
+    }
+    Ok(())
 }
 
 /// Merges results of the same run (same processes and events).
@@ -1082,6 +1157,31 @@ pub fn read_parts_into(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Another merger's sums per process add as their values would,
+    /// whether its processes come after this one's (joined) or not.
+    #[test]
+    fn sums_of_two_mergers_add_as_their_values() {
+        let sums = |ps: &[u32], x: f64| -> BTreeMap<u32, Sums> {
+            ps.iter()
+                .map(|&p| {
+                    let methods = BTreeMap::from([("raw".to_string(), x)]);
+                    (p, (x, x / 2.0, 1.0, 0.0, methods))
+                })
+                .collect()
+        };
+        for (ours, theirs) in [
+            (&[0, 1][..], &[2, 3][..]),
+            (&[0, 2], &[1, 2, 5]),
+            (&[], &[4]),
+        ] {
+            let mut joined = sums(ours, 1.5);
+            add_sums(&mut joined, sums(theirs, 2.25));
+            let mut added = sums(ours, 1.5);
+            add_values(&mut added, &to_values(sums(theirs, 2.25)));
+            assert_eq!(joined, added, "{ours:?} then {theirs:?}");
+        }
+    }
 
     fn shard(index: u32, db_hash: u64, damage: &[&str]) -> Results {
         use blame_formats::results::{FileId, ProcessInfo, Provenance, ResultsHeader, Shard};
