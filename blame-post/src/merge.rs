@@ -618,11 +618,17 @@ impl Merger {
         };
         add_header(header, &part.header, part.processes.len(), &part.counts)?;
         self.parts += 1;
+        self.start_renumbering();
+        Ok(())
+    }
+
+    /// Forgets the ids of the part added before: the next part's records
+    /// are renumbered from none.
+    fn start_renumbering(&mut self) {
         self.key_of.clear();
         self.frame_of.clear();
         self.path_of.clear();
         self.stack_of.clear();
-        Ok(())
     }
 
     /// Adds one record of the part begun last ([`Self::begin_part`]), in
@@ -633,10 +639,7 @@ impl Merger {
     fn add_item(&mut self, item: FlatItem<'_>) {
         match item {
             FlatItem::Variable(v) => {
-                let id = match self.key_ids.get(&v.key) {
-                    Some(&id) => id,
-                    None => self.key_id(v.key),
-                };
+                let id = self.key_id(v.key);
                 add_values(&mut self.variables[id as usize], &v.values);
                 self.key_of.push(id);
             }
@@ -730,7 +733,10 @@ impl Merger {
         add_header(ours, &theirs, theirs.processes.len(), &counts)?;
         self.parts += parts;
         self.leaves.extend(leaves);
-        self.key_of.clear();
+        self.start_renumbering();
+        // Sums per process as they are (no values made of them); the
+        // other records as a part's ([`Self::add_item`]: their processes
+        // are summed already, which summing again leaves as they are).
         for (key, sums) in keys.into_iter().zip(variables) {
             let id = self.key_id(key);
             add_sums(&mut self.variables[id as usize], sums);
@@ -739,29 +745,26 @@ impl Merger {
         for (key, sums) in functions {
             add_sums(self.functions.entry(key).or_default(), sums);
         }
-        self.frame_of.clear();
         for f in frames.into_frames() {
-            let id = self.frames.intern(f);
-            self.frame_of.push(id);
+            self.add_item(FlatItem::Frame(f));
         }
-        self.path_of.clear();
         for p in 0..stacks.paths() as u32 {
             self.add_item(FlatItem::Path(stacks.path_frames(p)));
         }
-        self.stack_of.clear();
         for i in 0..stacks.len() {
-            // Already summed: the process is all ranks' or a launcher's.
-            let path = self.path_of[stacks.path(i) as usize];
-            let id = self.sum_stack(stacks.process(i), path, stacks.samples(i));
-            self.stack_of.push(id);
+            self.add_item(FlatItem::Stack {
+                process: stacks.process(i),
+                path: stacks.path(i),
+                samples: stacks.samples(i),
+            });
         }
         for c in contexts {
-            let c = RawContext {
-                variable: self.key_of[c.variable as usize],
-                stack: self.stack_of[c.stack as usize],
-                ..c
-            };
-            self.sum_context(c);
+            self.add_item(FlatItem::Context(ContextBlame {
+                variable: c.variable,
+                process: c.process,
+                stack: c.stack,
+                samples: c.samples,
+            }));
         }
         Ok(())
     }
@@ -997,9 +1000,7 @@ impl Part {
             Part::Loaded(results) => Ok(((*results).into(), None)),
         }
     }
-}
 
-impl Part {
     /// Adds the part to `merger`: a file record by record as it is read
     /// ([`Merger::add_file`], through `scratch`, returned for the next).
     fn add_to(self, merger: &mut Merger, scratch: FlatStacks) -> Result<FlatStacks> {
@@ -1101,9 +1102,6 @@ pub fn read_parts_into(
         let reduced = reduce_summing(parts.collect(), GROUP_BYTES, &|| {
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1)
         })?;
-        if merger.parts() == 0 {
-            return Ok(reduced);
-        }
         merger.absorb(reduced)?;
         return Ok(merger);
     }
