@@ -25,6 +25,7 @@
 //! header and checksum are valid.
 
 use crate::error::{FormatError, Result};
+use crate::record_bytes::{RecordBytes, RecordFault};
 use bincode::{Decode, Encode};
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
@@ -64,8 +65,8 @@ pub(crate) fn codec() -> impl bincode::config::Config {
     unlimited_codec().with_limit::<MAX_RECORD_MEMORY>()
 }
 
-/// [`codec`] without the memory limit: for the elements of a vector whose
-/// memory was claimed whole ([`decode_claimed`]).
+/// [`codec`] without the memory limit: for values that hold no containers
+/// ([`decode_unclaimed`]).
 fn unlimited_codec(
 ) -> bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Varint> {
     bincode::config::standard()
@@ -361,7 +362,42 @@ impl Chunk {
         path: &Path,
         mut each: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
-        self.decode_each_into(path, (), |value, ()| each(value))
+        self.read_records(path, |rec| {
+            each(rec.decode()?)?;
+            Ok(())
+        })
+    }
+
+    /// Reads the records of the chunk in place: `each` decodes one record
+    /// from the bytes it is lent ([`RecordBytes`]), once per record, and
+    /// may refuse it; a record that does not decode, or bytes left over
+    /// after the last, are corruption naming this chunk. On an error,
+    /// `each` has seen the records before the damage.
+    pub fn read_records(
+        &self,
+        path: &Path,
+        mut each: impl FnMut(&mut RecordBytes<'_>) -> std::result::Result<(), RecordFault>,
+    ) -> Result<()> {
+        let mut rest = RecordBytes::new(&self.payload);
+        for i in 0..self.record_count {
+            each(&mut rest).map_err(|fault| match fault {
+                RecordFault::Decode(e) => {
+                    self.corrupt(path, format!("record {i} of {}: {e}", self.record_count))
+                }
+                RecordFault::Refused(e) => e,
+            })?;
+        }
+        if !rest.rest().is_empty() {
+            return Err(self.corrupt(
+                path,
+                format!(
+                    "{} bytes left over after its {} records",
+                    rest.rest().len(),
+                    self.record_count
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The error of a record of this chunk that does not decode or does not fit.
@@ -373,60 +409,6 @@ impl Chunk {
             reason,
         }
     }
-
-    /// Decodes the records of the chunk with bincode's decode context
-    /// `context`: records whose types decode parts of themselves into the
-    /// context (bincode's `decode_context`) fill its tables instead of
-    /// allocating a value each. `each` sees every record with the context,
-    /// as it is decoded; an error of `each` stops decoding and is returned.
-    /// Returns the context.
-    pub fn decode_each_into<C: Default, T: Decode<C>>(
-        &self,
-        path: &Path,
-        mut context: C,
-        mut each: impl FnMut(T, &mut C) -> Result<()>,
-    ) -> Result<C> {
-        use bincode::de::{Decoder, DecoderImpl};
-        let mut rest: &[u8] = &self.payload;
-        for i in 0..self.record_count {
-            // Bincode reads straight from the slice; each record is its own
-            // decode, so the memory limit applies per record.
-            let mut decoder = DecoderImpl::new(Remaining(rest), codec(), context);
-            let value = T::decode(&mut decoder).map_err(|e| {
-                self.corrupt(path, format!("record {i} of {}: {e}", self.record_count))
-            })?;
-            rest = decoder.reader().0;
-            context = std::mem::take(decoder.context());
-            each(value, &mut context)?;
-        }
-        if !rest.is_empty() {
-            return Err(self.corrupt(
-                path,
-                format!(
-                    "{} bytes left over after its {} records",
-                    rest.len(),
-                    self.record_count
-                ),
-            ));
-        }
-        Ok(context)
-    }
-}
-
-/// Decodes `count` values of `T` from `decoder`'s input, each handed to
-/// `each`: the elements of a vector whose length was read and whose memory
-/// was claimed against the container's limit ([`MAX_RECORD_MEMORY`]) as
-/// one claim, so that the elements are decoded without a limit check each.
-pub fn decode_claimed<D: bincode::de::Decoder, T: Decode<()>>(
-    decoder: &mut D,
-    count: usize,
-    mut each: impl FnMut(T),
-) -> std::result::Result<(), bincode::error::DecodeError> {
-    let mut elements = bincode::de::DecoderImpl::new(decoder.reader(), unlimited_codec(), ());
-    for _ in 0..count {
-        each(T::decode(&mut elements)?);
-    }
-    Ok(())
 }
 
 /// One value that holds no containers (integers and floats only), decoded
@@ -561,130 +543,6 @@ pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u
             Ok(T::from(value))
         }
         None => decode_unclaimed(decoder),
-    }
-}
-
-/// [`decode_unclaimed`] of an i64 as bincode writes it (zigzag: `2n` for
-/// `n >= 0`, `-2n - 1` for `n < 0`, then the unsigned varint), decoded in
-/// line ([`decode_unclaimed_unsigned`]): a stack's step to its call path.
-#[inline]
-pub fn decode_unclaimed_signed<D: bincode::de::Decoder>(
-    decoder: &mut D,
-) -> std::result::Result<i64, bincode::error::DecodeError> {
-    let zigzag: u64 = decode_unclaimed_unsigned(decoder)?;
-    Ok(((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64))
-}
-
-/// [`decode_claimed`] of `count` u32s (bincode varints: a byte below 251,
-/// or 251 and a u16, or 252 and a u32, little endian) appended to `into`;
-/// the largest of them. Where the reader lends its bytes
-/// ([`bincode::de::read::Reader::peek_read`]), they are decoded straight
-/// from them: bincode decodes each through a call returning a `Result`,
-/// which costs more than the decoding (a merge of 10^3 partial results
-/// decodes 10^7 frame ids). Anything else (a value cut by the end of the
-/// bytes lent, a malformed varint) is decoded by bincode, so errors are
-/// bincode's.
-pub fn decode_claimed_u32s<D: bincode::de::Decoder>(
-    decoder: &mut D,
-    count: usize,
-    into: &mut Vec<u32>,
-) -> std::result::Result<Option<u32>, bincode::error::DecodeError> {
-    use bincode::de::read::Reader;
-    into.reserve(count);
-    let mut largest: Option<u32> = None;
-    let mut left = count;
-    while left > 0 {
-        // Every value takes a byte or more, so `left` bytes hold at most
-        // `left` values.
-        let lent = decoder.reader().peek_read(left);
-        // Ids below 251 (those of results of fewer than 251 frames) are
-        // bytes: loops the compiler vectorizes.
-        let byte_max = lent.map(|bytes| bytes.iter().fold(0u8, |m, &b| m.max(b)));
-        let (used, decoded) = match lent {
-            Some(bytes) if byte_max <= Some(250) => {
-                into.extend(bytes.iter().map(|&b| u32::from(b)));
-                largest = largest.max(byte_max.map(u32::from));
-                (bytes.len(), bytes.len())
-            }
-            Some(bytes) => {
-                let (mut used, mut decoded, mut max) = (0, 0, 0u32);
-                while let Some((value, len)) = short_varint(&bytes[used..]) {
-                    into.push(value);
-                    max = max.max(value);
-                    used += len;
-                    decoded += 1;
-                }
-                if decoded > 0 {
-                    largest = largest.max(Some(max));
-                }
-                (used, decoded)
-            }
-            None => (0, 0),
-        };
-        decoder.reader().consume(used);
-        left -= decoded;
-        if decoded == 0 {
-            let value: u32 = decode_unclaimed(decoder)?;
-            into.push(value);
-            largest = largest.max(Some(value));
-            left -= 1;
-        }
-    }
-    Ok(largest)
-}
-
-/// [`decode_claimed`] of `count` f64s (eight bytes each, little endian)
-/// appended to `into`, straight from the reader's bytes where it lends
-/// them (see [`decode_claimed_u32s`]).
-pub fn decode_claimed_f64s<D: bincode::de::Decoder>(
-    decoder: &mut D,
-    count: usize,
-    into: &mut Vec<f64>,
-) -> std::result::Result<(), bincode::error::DecodeError> {
-    use bincode::de::read::Reader;
-    let lent = count
-        .checked_mul(8)
-        .and_then(|len| decoder.reader().peek_read(len));
-    match lent {
-        Some(bytes) => {
-            into.extend(
-                bytes
-                    .chunks_exact(8)
-                    .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of eight bytes"))),
-            );
-            decoder.reader().consume(count * 8);
-            Ok(())
-        }
-        None => decode_claimed(decoder, count, |x: f64| into.push(x)),
-    }
-}
-
-/// A payload's bytes not yet decoded (bincode's slice reader, whose
-/// position is not public, so that what is left over can be told).
-struct Remaining<'a>(&'a [u8]);
-
-impl bincode::de::read::Reader for Remaining<'_> {
-    #[inline]
-    fn read(&mut self, bytes: &mut [u8]) -> std::result::Result<(), bincode::error::DecodeError> {
-        if bytes.len() > self.0.len() {
-            return Err(bincode::error::DecodeError::UnexpectedEnd {
-                additional: bytes.len() - self.0.len(),
-            });
-        }
-        let (now, rest) = self.0.split_at(bytes.len());
-        bytes.copy_from_slice(now);
-        self.0 = rest;
-        Ok(())
-    }
-
-    #[inline]
-    fn peek_read(&mut self, n: usize) -> Option<&[u8]> {
-        self.0.get(..n)
-    }
-
-    #[inline]
-    fn consume(&mut self, n: usize) {
-        self.0 = &self.0[n.min(self.0.len())..];
     }
 }
 
@@ -1249,6 +1107,38 @@ mod tests {
     use super::*;
     use bincode::de::{Decoder, DecoderImpl};
 
+    /// Bytes not yet decoded (bincode's slice reader, whose position is
+    /// not public, so that what is left over can be told).
+    struct Remaining<'a>(&'a [u8]);
+
+    impl bincode::de::read::Reader for Remaining<'_> {
+        #[inline]
+        fn read(
+            &mut self,
+            bytes: &mut [u8],
+        ) -> std::result::Result<(), bincode::error::DecodeError> {
+            if bytes.len() > self.0.len() {
+                return Err(bincode::error::DecodeError::UnexpectedEnd {
+                    additional: bytes.len() - self.0.len(),
+                });
+            }
+            let (now, rest) = self.0.split_at(bytes.len());
+            bytes.copy_from_slice(now);
+            self.0 = rest;
+            Ok(())
+        }
+
+        #[inline]
+        fn peek_read(&mut self, n: usize) -> Option<&[u8]> {
+            self.0.get(..n)
+        }
+
+        #[inline]
+        fn consume(&mut self, n: usize) {
+            self.0 = &self.0[n.min(self.0.len())..];
+        }
+    }
+
     /// Strings decoded from lent bytes read as bincode's own decoding reads
     /// them, from a slice or from a reader that lends nothing, and bad
     /// bytes are the same errors.
@@ -1302,31 +1192,6 @@ mod tests {
         );
     }
 
-    /// Signed steps decode in line as bincode decodes them, in every
-    /// varint form.
-    #[test]
-    fn signed_varints_decode_as_bincode_decodes_them() {
-        for n in [
-            0i64,
-            1,
-            -1,
-            125,
-            -126,
-            126,
-            32767,
-            -32768,
-            1 << 31,
-            -(1 << 31) - 1,
-            i64::MAX,
-            i64::MIN,
-        ] {
-            let bytes = bincode::encode_to_vec(n, codec()).unwrap();
-            let mut d = DecoderImpl::new(Remaining(&bytes), codec(), ());
-            assert_eq!(decode_unclaimed_signed(&mut d).unwrap(), n, "{n}");
-            assert!(d.reader().0.is_empty(), "{n}: bytes left");
-        }
-    }
-
     /// Slices encoded in runs are bincode's bytes, in every varint form
     /// and across runs.
     #[test]
@@ -1372,63 +1237,6 @@ mod tests {
         }
     }
 
-    /// Decodes `count` u32s from `bytes` with [`decode_claimed_u32s`]; the
-    /// values, their largest and the bytes left over.
-    fn u32s(
-        bytes: &[u8],
-        count: usize,
-    ) -> std::result::Result<(Vec<u32>, Option<u32>, usize), String> {
-        let mut d = DecoderImpl::new(Remaining(bytes), codec(), ());
-        let mut out = vec![7];
-        let largest = decode_claimed_u32s(&mut d, count, &mut out).map_err(|e| e.to_string())?;
-        assert_eq!(out.remove(0), 7, "appended, not overwritten");
-        Ok((out, largest, d.reader().0.len()))
-    }
-
-    fn encoded(values: &[u32]) -> Vec<u8> {
-        let mut buf = Vec::new();
-        for v in values {
-            encode_into(&mut buf, v).unwrap();
-        }
-        buf
-    }
-
-    #[test]
-    fn u32s_decode_as_bincode_decodes_them_whatever_their_widths() {
-        let cases: [&[u32]; 6] = [
-            &[],
-            &[0, 1, 250, 3],
-            &[251, 0, 65535, 65536, u32::MAX, 250],
-            &[70000; 9],
-            &[5, 251, 6],
-            &[1, 2, 3, 4, 5, 6, 7, 300, 8],
-        ];
-        for values in cases {
-            let mut bytes = encoded(values);
-            bytes.extend_from_slice(&[9, 9]); // the record's next fields
-            let (out, largest, left) = u32s(&bytes, values.len()).unwrap();
-            assert_eq!(out, values);
-            assert_eq!(largest, values.iter().copied().max());
-            assert_eq!(left, 2, "{values:?}");
-        }
-    }
-
-    #[test]
-    fn u32s_cut_short_or_malformed_are_bincodes_errors() {
-        let values = [1, 300, 2, 70000, 3];
-        let bytes = encoded(&values);
-        for cut in 0..bytes.len() {
-            let err = u32s(&bytes[..cut], values.len()).unwrap_err();
-            assert!(err.contains("UnexpectedEnd"), "cut at {cut}: {err}");
-        }
-        // 253 introduces a u64, which no u32 is.
-        let mut bad = encoded(&[1, 2]);
-        bad.push(253);
-        bad.extend_from_slice(&[0; 8]);
-        let err = u32s(&bad, 3).unwrap_err();
-        assert!(err.contains("InvalidIntegerType"), "{err}");
-    }
-
     #[test]
     fn unsigned_integers_decode_in_line_as_bincode_decodes_them() {
         let values = [0u64, 250, 251, 65535, 65536, u64::from(u32::MAX) + 1];
@@ -1450,21 +1258,12 @@ mod tests {
     }
 
     #[test]
-    fn f64s_and_unclaimed_values_decode_as_bincode_decodes_them() {
-        let values = [0.5, -1.0, 1e300, 3.0];
+    fn unclaimed_values_decode_as_bincode_decodes_them() {
         let mut bytes = Vec::new();
-        for v in values {
-            encode_into(&mut bytes, &v).unwrap();
-        }
         encode_into(&mut bytes, &(300u32, 7u64)).unwrap();
         let mut d = DecoderImpl::new(Remaining(&bytes), codec(), ());
-        let mut out = Vec::new();
-        decode_claimed_f64s(&mut d, 4, &mut out).unwrap();
-        assert_eq!(out, values);
         let pair: (u32, u64) = decode_unclaimed(&mut d).unwrap();
         assert_eq!(pair, (300, 7));
         assert!(d.reader().0.is_empty());
-        let mut d = DecoderImpl::new(Remaining(&bytes[..20]), codec(), ());
-        assert!(decode_claimed_f64s(&mut d, 4, &mut out).is_err());
     }
 }

@@ -24,6 +24,7 @@ pub mod lock;
 pub mod manifest;
 pub mod names;
 pub mod node_file;
+pub mod record_bytes;
 pub mod results;
 pub mod results_flat;
 pub mod run_dir;

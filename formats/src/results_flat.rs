@@ -1,23 +1,19 @@
 //! A results file read into flat tables, for what reduces many of them
 //! (`blame merge` of 10^3 partial results): every call path's frame ids
 //! and every stack's sample counts are appended to one vector each,
-//! decoded straight into them through bincode's decode context, instead
-//! of vectors allocated per stack (most of a partial result's records are
-//! stacks), and the stacks on a path share it.
+//! decoded straight into them from the chunk's bytes
+//! ([`crate::record_bytes`]), instead of vectors allocated per stack (most
+//! of a partial result's records are stacks), and the stacks on a path
+//! share it.
 //! The file layout is [`crate::results`]'; nothing here writes.
 
-use crate::container::{
-    decode_claimed_f64s, decode_claimed_u32s, decode_unclaimed, decode_unclaimed_signed,
-    decode_unclaimed_unsigned,
-};
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::results::{
     open_results_parts, path_after, ContextBlame, FunctionBlame, ProcessCounts, ProcessTableBytes,
     RecordCheck, Results, ResultsHeader, StackRecord, SymFrame, VariableBlame,
 };
-use bincode::de::{Decode, Decoder};
-use bincode::error::DecodeError;
+use bincode::error::{AllowedEnumVariants, DecodeError};
 use std::io::BufReader;
 use std::path::Path;
 
@@ -232,151 +228,6 @@ impl From<Results> for FlatResults {
     }
 }
 
-/// The data records of results versions 4 to 8, as [`crate::results`]
-/// writes them (bincode's layout of an enum: the variant's index, then its
-/// value), with stacks and call paths decoded into the context's
-/// [`FlatStacks`]. The few records that hold strings are boxed, so that the
-/// many stacks and contexts are not moved about in a value the size of a
-/// variable's.
-enum FlatRecord {
-    Variable(Box<VariableBlame>),
-    Function(Box<FunctionBlame>),
-    Frame(Box<SymFrame>),
-    Stack(Appended),
-    Context(ContextBlame),
-    Path(Appended),
-    PathStack(Appended),
-}
-
-impl Decode<StackSink> for FlatRecord {
-    #[inline(always)]
-    fn decode<D: Decoder<Context = StackSink>>(
-        d: &mut D,
-    ) -> std::result::Result<Self, DecodeError> {
-        Ok(match decode_unclaimed_unsigned::<_, u32>(d)? {
-            0 => FlatRecord::Variable(Box::new(VariableBlame::decode(d)?)),
-            1 => FlatRecord::Function(Box::new(FunctionBlame::decode(d)?)),
-            2 => FlatRecord::Frame(Box::new(SymFrame::decode(d)?)),
-            3 => FlatRecord::Stack(Appended::decode_with(d, Appended::stack)?),
-            // Integers and a float: nothing to claim.
-            4 => FlatRecord::Context(ContextBlame {
-                variable: decode_unclaimed_unsigned(d)?,
-                process: decode_unclaimed_unsigned(d)?,
-                stack: decode_unclaimed_unsigned(d)?,
-                samples: decode_unclaimed(d)?,
-            }),
-            5 => FlatRecord::Path(Appended::decode_with(d, Appended::path)?),
-            6 => FlatRecord::PathStack(Appended::decode_with(d, Appended::path_stack)?),
-            found => {
-                return Err(DecodeError::UnexpectedVariant {
-                    type_name: "FlatRecord",
-                    allowed: &bincode::error::AllowedEnumVariants::Range { min: 0, max: 6 },
-                    found,
-                })
-            }
-        })
-    }
-}
-
-/// A record appended to the decode context's stacks as it is decoded:
-/// a [`StackRecord`] (process, frame ids, sample counts: bincode's layout
-/// of the struct and its vectors), a [`crate::results::CallPath`] (frame
-/// ids) or a [`crate::results::PathStack`] (process, path, sample counts).
-/// It holds the largest frame id it appended (for the record's check) or,
-/// for a stack on a path, the path (`None`: a step to no path).
-struct Appended(Option<u32>);
-
-/// A vector's length as bincode writes it (a u64).
-fn vector_len<D: Decoder>(d: &mut D) -> std::result::Result<usize, DecodeError> {
-    let n: u64 = decode_unclaimed_unsigned(d)?;
-    usize::try_from(n).map_err(|_| DecodeError::OutsideUsizeRange(n))
-}
-
-/// The decode context of [`FlatRecord`]: the stacks being read, boxed so
-/// that handing it from one record's decoder to the next moves a pointer.
-#[derive(Default)]
-struct StackSink(Option<Box<FlatStacks>>);
-
-impl Appended {
-    /// Decodes a record with `append`, which appends it to the context's
-    /// stacks.
-    fn decode_with<D: Decoder<Context = StackSink>>(
-        d: &mut D,
-        append: fn(&mut D, &mut FlatStacks) -> std::result::Result<Option<u32>, DecodeError>,
-    ) -> std::result::Result<Self, DecodeError> {
-        let mut stacks = d
-            .context()
-            .0
-            .take()
-            .ok_or(DecodeError::Other("a stack outside a stack table"))?;
-        let appended = append(d, &mut stacks);
-        d.context().0 = Some(stacks);
-        appended.map(Appended)
-    }
-
-    // Each vector's memory is claimed against the container's limit per
-    // record, as bincode's own vector decoding claims it, and its elements
-    // appended to the tables as they are decoded.
-
-    /// Frame ids onto `stacks`' ids; the largest.
-    fn frame_ids<D: Decoder>(
-        d: &mut D,
-        stacks: &mut FlatStacks,
-    ) -> std::result::Result<Option<u32>, DecodeError> {
-        let frames = vector_len(d)?;
-        d.claim_container_read::<u32>(frames)?;
-        decode_claimed_u32s(d, frames, &mut stacks.frame_ids)
-    }
-
-    /// Sample counts onto `stacks`' counts; how many.
-    fn samples<D: Decoder>(
-        d: &mut D,
-        stacks: &mut FlatStacks,
-    ) -> std::result::Result<usize, DecodeError> {
-        let samples = vector_len(d)?;
-        d.claim_container_read::<f64>(samples)?;
-        decode_claimed_f64s(d, samples, &mut stacks.samples)?;
-        Ok(samples)
-    }
-
-    fn stack<D: Decoder>(
-        d: &mut D,
-        stacks: &mut FlatStacks,
-    ) -> std::result::Result<Option<u32>, DecodeError> {
-        let process = decode_unclaimed_unsigned::<_, u32>(d)?;
-        let largest = Self::frame_ids(d, stacks)?;
-        let path = stacks.close_path();
-        let samples = Self::samples(d, stacks)?;
-        stacks.close_stack(process, path, samples);
-        Ok(largest)
-    }
-
-    fn path<D: Decoder>(
-        d: &mut D,
-        stacks: &mut FlatStacks,
-    ) -> std::result::Result<Option<u32>, DecodeError> {
-        let largest = Self::frame_ids(d, stacks)?;
-        stacks.close_path();
-        Ok(largest)
-    }
-
-    /// The path is checked by the caller (against the paths read before);
-    /// until then the stack names it as it is (a step to no path names
-    /// `u32::MAX`, and the record holds `None`).
-    fn path_stack<D: Decoder>(
-        d: &mut D,
-        stacks: &mut FlatStacks,
-    ) -> std::result::Result<Option<u32>, DecodeError> {
-        let process = decode_unclaimed_unsigned::<_, u32>(d)?;
-        let step = decode_unclaimed_signed(d)?;
-        let path = path_after(stacks.named, step);
-        let samples = Self::samples(d, stacks)?;
-        stacks.close_stack(process, path.unwrap_or(u32::MAX), samples);
-        stacks.named = path.unwrap_or(0);
-        Ok(path)
-    }
-}
-
 /// A record of a results file as a streaming read hands it on
 /// ([`FlatReader::read_each`], [`FlatResults::for_each_item`]), in the
 /// file's order: what a record refers to (a variable, frame, path or
@@ -493,7 +344,6 @@ impl FlatReader {
             } => (path, reader, check),
         };
         let path = path.as_path();
-        let mut sink = StackSink(Some(Box::new(stacks)));
         // Records read so far, by kind: what later records may refer to.
         let (mut variables, mut frames, mut paths, mut stacks_read) = (0, 0, 0u32, 0);
         // The file's `Path` records: the first paths of the table (they
@@ -501,33 +351,37 @@ impl FlatReader {
         let mut file_paths = 0;
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| chunk.corrupt(path, reason);
-            if let Some(stacks) = sink.0.as_deref_mut() {
-                // Every count takes eight bytes: room for all the chunk may
-                // hold, so its stacks are appended without growing the
-                // vector (frame ids are reserved per path or stack).
-                stacks.samples.reserve(chunk.payload.len() / 8);
-            }
-            sink = chunk.decode_each_into(path, sink, |rec: FlatRecord, sink| {
-                let stacks = sink.0.as_deref_mut().expect("the stack table is back");
-                // The stack a stack record has just appended.
-                let last = |stacks: &FlatStacks| stacks.len() - 1;
-                match rec {
-                    FlatRecord::Variable(v) => {
+            // Every count takes eight bytes: room for all the chunk may
+            // hold, so its stacks are appended without growing the vector
+            // (frame ids are reserved per path or stack).
+            stacks.samples.reserve(chunk.payload.len() / 8);
+            // Each record as `crate::results::ResultRecord` lays it out:
+            // its variant's index, then its fields.
+            chunk.read_records(path, |rec| {
+                match rec.u32()? {
+                    0 => {
+                        let v: VariableBlame = rec.decode()?;
                         check.values(&v.values).map_err(corrupt)?;
                         variables += 1;
-                        each(FlatItem::Variable(*v))
+                        each(FlatItem::Variable(v))
                     }
-                    FlatRecord::Function(f) => {
+                    1 => {
+                        let f: FunctionBlame = rec.decode()?;
                         check.values(&f.values).map_err(corrupt)?;
-                        each(FlatItem::Function(*f))
+                        each(FlatItem::Function(f))
                     }
-                    FlatRecord::Frame(f) => {
+                    2 => {
                         frames += 1;
-                        each(FlatItem::Frame(*f))
+                        each(FlatItem::Frame(rec.decode()?))
                     }
-                    FlatRecord::Stack(Appended(largest)) => {
-                        let (i, own) = (last(stacks), stacks.paths() as u32 - 1);
-                        let process = stacks.process(i);
+                    // A stack with its own frames: process, frame ids,
+                    // sample counts.
+                    3 => {
+                        let process = rec.u32()?;
+                        let largest = rec.u32s_into(&mut stacks.frame_ids)?;
+                        let own = stacks.close_path();
+                        let samples = rec.f64s_into(&mut stacks.samples)?;
+                        let i = stacks.close_stack(process, own, samples) as usize;
                         check
                             .stack_of_largest(process, largest, frames)
                             .map_err(corrupt)?;
@@ -540,18 +394,37 @@ impl FlatReader {
                         paths += 1;
                         stacks_read += 1;
                     }
-                    FlatRecord::Path(Appended(largest)) => {
+                    4 => {
+                        let c = ContextBlame {
+                            variable: rec.u32()?,
+                            process: rec.u32()?,
+                            stack: rec.u32()?,
+                            samples: rec.f64()?,
+                        };
+                        check.context(&c, stacks_read, variables).map_err(corrupt)?;
+                        each(FlatItem::Context(c))
+                    }
+                    // A call path: frame ids.
+                    5 => {
+                        let largest = rec.u32s_into(&mut stacks.frame_ids)?;
+                        let own = stacks.close_path();
                         check
                             .path_of_largest(largest, frames, stacks_read)
                             .map_err(corrupt)?;
                         file_paths += 1;
-                        let own = stacks.paths() as u32 - 1;
                         each(FlatItem::Path(stacks.path_frames(own)));
                         paths += 1;
                     }
-                    FlatRecord::PathStack(Appended(on)) => {
-                        let i = last(stacks);
-                        let process = stacks.process(i);
+                    // A stack on a path: process, the step from the path
+                    // of the stack on a path before, sample counts. Until
+                    // it is checked, a step to no path names `u32::MAX`.
+                    6 => {
+                        let process = rec.u32()?;
+                        let on = path_after(stacks.named, rec.i64()?);
+                        let samples = rec.f64s_into(&mut stacks.samples)?;
+                        let i =
+                            stacks.close_stack(process, on.unwrap_or(u32::MAX), samples) as usize;
+                        stacks.named = on.unwrap_or(0);
                         check.path_stack(process, on, file_paths).map_err(corrupt)?;
                         each(FlatItem::Stack {
                             process,
@@ -560,9 +433,13 @@ impl FlatReader {
                         });
                         stacks_read += 1;
                     }
-                    FlatRecord::Context(c) => {
-                        check.context(&c, stacks_read, variables).map_err(corrupt)?;
-                        each(FlatItem::Context(c))
+                    found => {
+                        return Err(DecodeError::UnexpectedVariant {
+                            type_name: "ResultRecord",
+                            allowed: &AllowedEnumVariants::Range { min: 0, max: 6 },
+                            found,
+                        }
+                        .into())
                     }
                 }
                 if !keep {
@@ -572,7 +449,7 @@ impl FlatReader {
             })?;
         }
         r.require_end()?;
-        Ok(*sink.0.expect("the stack table is back"))
+        Ok(stacks)
     }
 }
 

@@ -1,0 +1,283 @@
+//! A chunk's records read in place: bincode's layout (varint integers,
+//! little endian, [`crate::container`]'s payloads) decoded straight from
+//! the decompressed bytes, field by field, for the records a merge reads
+//! 10^6 of (a partial result's stacks and contexts). Bincode decodes each
+//! value through a reader and a configuration, which costs more than the
+//! decoding; the rare records (strings, nested vectors) still go through
+//! bincode ([`RecordBytes::decode`]).
+//!
+//! What decodes here decodes with bincode, to the same values, and what
+//! bincode refuses is refused here (a short varint or vector, a varint
+//! too wide for its type, a vector longer than the bytes left): readers
+//! that decode the same files through bincode's derives agree with these.
+
+use crate::container::codec;
+use crate::error::FormatError;
+use bincode::error::{DecodeError, IntegerType};
+use bincode::Decode;
+
+/// Why a record read in place ([`crate::container::Chunk::read_records`])
+/// was not kept: its bytes do not decode, or its reader refused what they
+/// hold (an index out of range).
+#[derive(Debug)]
+pub enum RecordFault {
+    Decode(DecodeError),
+    Refused(FormatError),
+}
+
+impl From<DecodeError> for RecordFault {
+    fn from(e: DecodeError) -> Self {
+        RecordFault::Decode(e)
+    }
+}
+
+impl From<FormatError> for RecordFault {
+    fn from(e: FormatError) -> Self {
+        RecordFault::Refused(e)
+    }
+}
+
+/// The bytes of a chunk's records not yet decoded.
+pub struct RecordBytes<'a> {
+    rest: &'a [u8],
+}
+
+/// Bincode's first byte of a varint: the value itself below 251, else the
+/// width that follows.
+const U16_BYTE: u8 = 251;
+const U32_BYTE: u8 = 252;
+const U64_BYTE: u8 = 253;
+const U128_BYTE: u8 = 254;
+
+/// Bincode's error for a varint whose first byte names a wider type (or
+/// none) than the one decoded.
+#[cold]
+fn too_wide(expected: IntegerType, first: u8) -> DecodeError {
+    DecodeError::InvalidIntegerType {
+        expected,
+        found: match first {
+            U32_BYTE => IntegerType::U32,
+            U64_BYTE => IntegerType::U64,
+            U128_BYTE => IntegerType::U128,
+            _ => IntegerType::Reserved,
+        },
+    }
+}
+
+impl<'a> RecordBytes<'a> {
+    pub fn new(bytes: &'a [u8]) -> RecordBytes<'a> {
+        RecordBytes { rest: bytes }
+    }
+
+    /// The bytes not decoded yet.
+    pub fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
+
+    /// The next `n` bytes.
+    #[inline(always)]
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.rest.len() {
+            return Err(DecodeError::UnexpectedEnd {
+                additional: n - self.rest.len(),
+            });
+        }
+        let (now, rest) = self.rest.split_at(n);
+        self.rest = rest;
+        Ok(now)
+    }
+
+    #[inline(always)]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        Ok(self.take(N)?.try_into().expect("N bytes taken"))
+    }
+
+    /// A u32 (a variant's index, an id, a process).
+    #[inline(always)]
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        match self.array::<1>()?[0] {
+            b @ 0..=250 => Ok(u32::from(b)),
+            U16_BYTE => Ok(u32::from(u16::from_le_bytes(self.array()?))),
+            U32_BYTE => Ok(u32::from_le_bytes(self.array()?)),
+            first => Err(too_wide(IntegerType::U32, first)),
+        }
+    }
+
+    /// A u64 (a vector's length, a zigzagged i64).
+    #[inline(always)]
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+        match self.array::<1>()?[0] {
+            b @ 0..=250 => Ok(u64::from(b)),
+            U16_BYTE => Ok(u64::from(u16::from_le_bytes(self.array()?))),
+            U32_BYTE => Ok(u64::from(u32::from_le_bytes(self.array()?))),
+            U64_BYTE => Ok(u64::from_le_bytes(self.array()?)),
+            first => Err(too_wide(IntegerType::U64, first)),
+        }
+    }
+
+    /// An i64 as bincode writes it: zigzag (`2n` for `n >= 0`, `-2n - 1`
+    /// for `n < 0`), then the u64.
+    #[inline(always)]
+    pub fn i64(&mut self) -> Result<i64, DecodeError> {
+        let zigzag = self.u64()?;
+        Ok(((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64))
+    }
+
+    /// An f64: eight bytes.
+    #[inline(always)]
+    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+        Ok(f64::from_le_bytes(self.array()?))
+    }
+
+    /// A vector's length, whose elements take `element_bytes` bytes or
+    /// more each: one longer than the bytes left is refused before anything
+    /// is allocated (bincode refuses it too, by its memory limit or at the
+    /// end of the bytes).
+    #[inline(always)]
+    fn vector_len(&mut self, element_bytes: usize) -> Result<usize, DecodeError> {
+        let n = self.u64()?;
+        let n = usize::try_from(n).map_err(|_| DecodeError::OutsideUsizeRange(n))?;
+        match n.checked_mul(element_bytes) {
+            Some(bytes) if bytes <= self.rest.len() => Ok(n),
+            _ => Err(DecodeError::UnexpectedEnd {
+                additional: n.saturating_mul(element_bytes) - self.rest.len(),
+            }),
+        }
+    }
+
+    /// A `Vec<u32>` appended to `into`; the largest of its values (`None`
+    /// for none). Ids below 251 (those of results of fewer than 251
+    /// frames) are a byte each: runs of them are a loop the compiler
+    /// vectorizes.
+    #[inline(always)]
+    pub fn u32s_into(&mut self, into: &mut Vec<u32>) -> Result<Option<u32>, DecodeError> {
+        let count = self.vector_len(1)?;
+        into.reserve(count);
+        let bytes = &self.rest[..count];
+        let byte_max = bytes.iter().fold(0u8, |m, &b| m.max(b));
+        if byte_max <= 250 {
+            into.extend(bytes.iter().map(|&b| u32::from(b)));
+            self.rest = &self.rest[count..];
+            return Ok((count > 0).then_some(u32::from(byte_max)));
+        }
+        let mut largest = None;
+        for _ in 0..count {
+            let value = self.u32()?;
+            into.push(value);
+            largest = largest.max(Some(value));
+        }
+        Ok(largest)
+    }
+
+    /// A `Vec<f64>` appended to `into`; its length.
+    #[inline(always)]
+    pub fn f64s_into(&mut self, into: &mut Vec<f64>) -> Result<usize, DecodeError> {
+        let count = self.vector_len(8)?;
+        let bytes = self.take(count * 8)?;
+        into.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of eight bytes"))),
+        );
+        Ok(count)
+    }
+
+    /// One value decoded by bincode, with the container's memory limit
+    /// (the records that hold strings and nested vectors).
+    pub fn decode<T: Decode<()>>(&mut self) -> Result<T, DecodeError> {
+        let (value, used) = bincode::decode_from_slice(self.rest, codec())?;
+        self.rest = &self.rest[used..];
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::codec;
+
+    fn bincode_u32(bytes: &[u8]) -> Result<(u32, usize), String> {
+        bincode::decode_from_slice::<u32, _>(bytes, codec()).map_err(|e| e.to_string())
+    }
+
+    fn ours<T>(
+        bytes: &[u8],
+        f: impl FnOnce(&mut RecordBytes) -> Result<T, DecodeError>,
+    ) -> Result<(T, usize), String> {
+        let mut r = RecordBytes::new(bytes);
+        let v = f(&mut r).map_err(|e| e.to_string())?;
+        Ok((v, bytes.len() - r.rest().len()))
+    }
+
+    /// Every first byte, with what may follow it cut at every length:
+    /// the same values and lengths as bincode's, and errors where it has
+    /// them (the same errors for u32s; bincode's errors for a u64 or an
+    /// i64 sometimes name another type).
+    #[test]
+    fn integers_decode_as_bincode_decodes_them() {
+        fn theirs<T: Decode<()>>(bytes: &[u8]) -> Option<(T, usize)> {
+            bincode::decode_from_slice::<T, _>(bytes, codec()).ok()
+        }
+        for first in 0..=255u8 {
+            let whole = [first, 0x34, 0x12, 0x78, 0x56, 0xbc, 0x9a, 0xf0, 0xde];
+            for len in 0..=whole.len() {
+                let bytes = &whole[..len];
+                assert_eq!(ours(bytes, |r| r.u32()), bincode_u32(bytes), "{bytes:?}");
+                assert_eq!(ours(bytes, |r| r.u64()).ok(), theirs(bytes), "{bytes:?}");
+                assert_eq!(ours(bytes, |r| r.i64()).ok(), theirs(bytes), "{bytes:?}");
+                assert_eq!(
+                    ours(bytes, |r| r.f64()).ok().map(|(v, n)| (v.to_bits(), n)),
+                    theirs::<f64>(bytes).map(|(v, n)| (v.to_bits(), n)),
+                    "{bytes:?}"
+                );
+            }
+        }
+    }
+
+    /// Vectors of ids (bytes, wide ids, mixed) and of counts, whole and
+    /// cut short: the values bincode decodes, or an error where it fails.
+    #[test]
+    fn vectors_decode_as_bincode_decodes_them() {
+        let id_vectors: [Vec<u32>; 5] = [
+            vec![],
+            vec![0, 7, 250],
+            vec![251, 3, 70_000, u32::MAX],
+            (0..300).collect(),
+            vec![1; 64],
+        ];
+        for ids in id_vectors {
+            let bytes = bincode::encode_to_vec(&ids, codec()).unwrap();
+            for len in 0..=bytes.len() {
+                let cut = &bytes[..len];
+                let mut into = vec![9];
+                let got = ours(cut, |r| r.u32s_into(&mut into));
+                match bincode::decode_from_slice::<Vec<u32>, _>(cut, codec()) {
+                    Ok((want, used)) => {
+                        assert_eq!(got, Ok((want.iter().copied().max(), used)));
+                        assert_eq!(into[1..], want[..]);
+                    }
+                    Err(_) => assert!(got.is_err(), "{ids:?} cut at {len}"),
+                }
+            }
+        }
+        let counts = vec![1.5, -0.0, f64::MAX, 7.0];
+        let bytes = bincode::encode_to_vec(&counts, codec()).unwrap();
+        for len in 0..=bytes.len() {
+            let cut = &bytes[..len];
+            let mut into = Vec::new();
+            let got = ours(cut, |r| r.f64s_into(&mut into));
+            match bincode::decode_from_slice::<Vec<f64>, _>(cut, codec()) {
+                Ok((want, used)) => {
+                    assert_eq!(got, Ok((want.len(), used)));
+                    assert_eq!(into, want);
+                }
+                Err(_) => assert!(got.is_err(), "cut at {len}"),
+            }
+        }
+        // A length beyond the bytes left allocates nothing.
+        let mut huge = vec![253];
+        huge.extend_from_slice(&(u64::MAX / 2).to_le_bytes());
+        assert!(RecordBytes::new(&huge).u32s_into(&mut Vec::new()).is_err());
+        assert!(RecordBytes::new(&huge).f64s_into(&mut Vec::new()).is_err());
+    }
+}
