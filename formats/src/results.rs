@@ -1557,6 +1557,7 @@ impl RecordCheck {
     }
 
     /// Call paths, and stacks naming them, exist from version 8.
+    #[inline]
     fn paths_exist(&self) -> std::result::Result<(), String> {
         match self.paths {
             true => Ok(()),
@@ -1566,6 +1567,7 @@ impl RecordCheck {
         }
     }
 
+    #[inline]
     fn process(&self, p: u32) -> std::result::Result<(), String> {
         if p < self.processes {
             Ok(())
@@ -1574,6 +1576,7 @@ impl RecordCheck {
         }
     }
 
+    #[inline]
     fn context_process(&self, p: u32) -> std::result::Result<(), String> {
         if self.summed && p == ALL_RANKS {
             Ok(())
@@ -1611,6 +1614,7 @@ impl RecordCheck {
     }
 
     /// [`Self::path`] of a path whose largest frame id is `largest`.
+    #[inline]
     pub(crate) fn path_of_largest(
         &self,
         largest: Option<u32>,
@@ -1627,6 +1631,7 @@ impl RecordCheck {
 
     /// Frame ids of a `what` whose largest is `largest`, when `frames`
     /// frames are read before it.
+    #[inline]
     fn frame_ids(
         what: &str,
         largest: Option<u32>,
@@ -1642,6 +1647,7 @@ impl RecordCheck {
 
     /// A stack on a call path (`None`: a step to no path, see
     /// [`path_after`]), when `paths` paths are read before it.
+    #[inline]
     pub(crate) fn path_stack(
         &self,
         process: u32,
@@ -1659,6 +1665,7 @@ impl RecordCheck {
 
     /// [`Self::stack`] of a stack whose largest frame id is `largest`
     /// (`None`: no frames), found as its ids were decoded.
+    #[inline]
     pub(crate) fn stack_of_largest(
         &self,
         process: u32,
@@ -1670,20 +1677,40 @@ impl RecordCheck {
     }
 
     /// A context, when `stacks` stacks and `variables` variables are read before it.
+    #[inline]
     pub(crate) fn context(
         &self,
         c: &ContextBlame,
         stacks: usize,
         variables: usize,
     ) -> std::result::Result<(), String> {
-        self.context_process(c.process)?;
-        if c.stack as usize >= stacks {
-            return Err(format!("context refers to stack {} of {stacks}", c.stack));
+        // What is wrong is told apart out of line, from the fields' values:
+        // the record stays in registers (a merge checks 10^6 contexts).
+        let (variable, process, stack) = (c.variable, c.process, c.stack);
+        let process_ok = process < self.processes || (self.summed && process == ALL_RANKS);
+        if process_ok && (stack as usize) < stacks && (variable as usize) < variables {
+            return Ok(());
         }
-        if c.variable as usize >= variables {
+        self.context_refused(variable, process, stack, stacks, variables)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn context_refused(
+        &self,
+        variable: u32,
+        process: u32,
+        stack: u32,
+        stacks: usize,
+        variables: usize,
+    ) -> std::result::Result<(), String> {
+        self.context_process(process)?;
+        if stack as usize >= stacks {
+            return Err(format!("context refers to stack {stack} of {stacks}"));
+        }
+        if variable as usize >= variables {
             return Err(format!(
-                "context refers to variable {} of {variables}",
-                c.variable
+                "context refers to variable {variable} of {variables}"
             ));
         }
         Ok(())
