@@ -80,6 +80,20 @@ impl FlatStacks {
         &self.frame_ids[start..self.path_ends[p]]
     }
 
+    /// Where the frame ids of call path `p` are (start, length): for
+    /// [`Self::frames_at`], and stable, since paths are only appended.
+    pub fn path_span(&self, p: u32) -> (usize, usize) {
+        let p = p as usize;
+        let start = if p == 0 { 0 } else { self.path_ends[p - 1] };
+        (start, self.path_ends[p] - start)
+    }
+
+    /// The frame ids at `span` ([`Self::path_span`]).
+    #[inline]
+    pub fn frames_at(&self, (start, len): (usize, usize)) -> &[u32] {
+        &self.frame_ids[start..start + len]
+    }
+
     /// The frame ids of stack `i`, innermost first.
     pub fn frames(&self, i: usize) -> &[u32] {
         self.path_frames(self.path[i])
