@@ -17,9 +17,42 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 /// Sums of one key in one process: (inclusive, exclusive, explicit, inherited, methods).
 type Sums = (f64, f64, f64, f64, BTreeMap<String, f64>);
 
-fn add_values(into: &mut BTreeMap<u32, Sums>, values: &[ProcessValue]) {
+/// A key's sums per process, in the order of the processes. Parts come
+/// in the order of their ranks, so a part's process is mostly after every
+/// one before: its sums are appended, and another merger's (of the groups
+/// of parts after) are joined on the end, not searched.
+#[derive(Debug, Default, PartialEq)]
+struct ProcessSums(Vec<(u32, Sums)>);
+
+impl ProcessSums {
+    /// The sums of `process`, added (zero) when new.
+    fn entry(&mut self, process: u32) -> &mut Sums {
+        let v = &mut self.0;
+        let at = match v.last() {
+            Some(&(last, _)) if last < process => v.len(),
+            None => 0,
+            _ => match v.binary_search_by_key(&process, |e| e.0) {
+                Ok(at) => return &mut v[at].1,
+                Err(at) => at,
+            },
+        };
+        v.insert(at, (process, Sums::default()));
+        &mut v[at].1
+    }
+}
+
+impl IntoIterator for ProcessSums {
+    type Item = (u32, Sums);
+    type IntoIter = std::vec::IntoIter<(u32, Sums)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+fn add_values(into: &mut ProcessSums, values: &[ProcessValue]) {
     for v in values {
-        let e = into.entry(v.process).or_default();
+        let e = into.entry(v.process);
         e.0 += v.inclusive;
         e.1 += v.exclusive;
         e.2 += v.explicit;
@@ -32,18 +65,18 @@ fn add_values(into: &mut BTreeMap<u32, Sums>, values: &[ProcessValue]) {
 
 /// Adds the sums per process `from` (another merger's) to `into`, as
 /// [`add_values`] of their values would. Mergers of consecutive groups of
-/// parts hold consecutive ranks: the maps are then joined, not searched.
-fn add_sums(into: &mut BTreeMap<u32, Sums>, mut from: BTreeMap<u32, Sums>) {
-    let after = match (into.last_key_value(), from.first_key_value()) {
+/// parts hold consecutive ranks: the sums are then joined, not searched.
+fn add_sums(into: &mut ProcessSums, from: ProcessSums) {
+    let after = match (into.0.last(), from.0.first()) {
         (Some((last, _)), Some((first, _))) => first > last,
         _ => true,
     };
     if after {
-        into.append(&mut from);
+        into.0.extend(from.0);
         return;
     }
     for (process, (inclusive, exclusive, explicit, inherited, methods)) in from {
-        let e = into.entry(process).or_default();
+        let e = into.entry(process);
         e.0 += inclusive;
         e.1 += exclusive;
         e.2 += explicit;
@@ -54,7 +87,7 @@ fn add_sums(into: &mut BTreeMap<u32, Sums>, mut from: BTreeMap<u32, Sums>) {
     }
 }
 
-fn to_values(m: BTreeMap<u32, Sums>) -> Vec<ProcessValue> {
+fn to_values(m: ProcessSums) -> Vec<ProcessValue> {
     m.into_iter()
         .map(
             |(process, (inclusive, exclusive, explicit, inherited, methods))| ProcessValue {
@@ -73,7 +106,7 @@ fn to_values(m: BTreeMap<u32, Sums>) -> Vec<ProcessValue> {
 /// order).
 fn variable_blames(
     keys: impl IntoIterator<Item = VariableKey>,
-    sums: Vec<BTreeMap<u32, Sums>>,
+    sums: Vec<ProcessSums>,
 ) -> Vec<VariableBlame> {
     keys.into_iter()
         .zip(sums)
@@ -85,7 +118,7 @@ fn variable_blames(
 }
 
 /// Each function key with its sums per process, as records (unordered).
-fn function_blames(sums: FxHashMap<FunctionKey, BTreeMap<u32, Sums>>) -> Vec<FunctionBlame> {
+fn function_blames(sums: FxHashMap<FunctionKey, ProcessSums>) -> Vec<FunctionBlame> {
     sums.into_iter()
         .map(|(key, m)| FunctionBlame {
             key,
@@ -433,8 +466,8 @@ pub struct Merger {
     /// index, and `variables` holds their sums per process.
     keys: Vec<VariableKey>,
     key_ids: FxHashMap<VariableKey, u32>,
-    variables: Vec<BTreeMap<u32, Sums>>,
-    functions: FxHashMap<FunctionKey, BTreeMap<u32, Sums>>,
+    variables: Vec<ProcessSums>,
+    functions: FxHashMap<FunctionKey, ProcessSums>,
     /// Distinct frames of the parts added, each once, and their ids.
     frames: crate::frame_table::FrameTable,
     /// Stacks of all parts added, on call paths of frame ids of `frames`,
@@ -793,7 +826,7 @@ impl Merger {
                 let id = self.keys.len() as u32;
                 self.keys.push(key.clone());
                 self.key_ids.insert(key, id);
-                self.variables.push(BTreeMap::new());
+                self.variables.push(ProcessSums::default());
                 id
             }
         }
@@ -1181,13 +1214,15 @@ mod tests {
     /// whether its processes come after this one's (joined) or not.
     #[test]
     fn sums_of_two_mergers_add_as_their_values() {
-        let sums = |ps: &[u32], x: f64| -> BTreeMap<u32, Sums> {
-            ps.iter()
-                .map(|&p| {
-                    let methods = BTreeMap::from([("raw".to_string(), x)]);
-                    (p, (x, x / 2.0, 1.0, 0.0, methods))
-                })
-                .collect()
+        let sums = |ps: &[u32], x: f64| -> ProcessSums {
+            ProcessSums(
+                ps.iter()
+                    .map(|&p| {
+                        let methods = BTreeMap::from([("raw".to_string(), x)]);
+                        (p, (x, x / 2.0, 1.0, 0.0, methods))
+                    })
+                    .collect(),
+            )
         };
         for (ours, theirs) in [
             (&[0, 1][..], &[2, 3][..]),
@@ -1200,6 +1235,20 @@ mod tests {
             add_values(&mut added, &to_values(sums(theirs, 2.25)));
             assert_eq!(joined, added, "{ours:?} then {theirs:?}");
         }
+    }
+
+    /// Sums per process come out in the order of the processes, however
+    /// they were added, each process once, as a map's would.
+    #[test]
+    fn process_sums_keep_processes_in_order() {
+        let mut sums = ProcessSums::default();
+        let mut map: BTreeMap<u32, f64> = BTreeMap::new();
+        for (i, p) in [5u32, 7, 9, 6, 0, 9, 12, 5, 3].into_iter().enumerate() {
+            sums.entry(p).0 += i as f64;
+            *map.entry(p).or_default() += i as f64;
+        }
+        let got: Vec<(u32, f64)> = sums.into_iter().map(|(p, s)| (p, s.0)).collect();
+        assert_eq!(got, map.into_iter().collect::<Vec<_>>());
     }
 
     fn shard(index: u32, db_hash: u64, damage: &[&str]) -> Results {
