@@ -51,21 +51,38 @@ impl IntoIterator for ProcessSums {
 }
 
 fn add_values(into: &mut ProcessSums, values: &[ProcessValue]) {
-    for v in values {
-        let e = into.entry(v.process);
-        e.0 += v.inclusive;
-        e.1 += v.exclusive;
-        e.2 += v.explicit;
-        e.3 += v.inherited;
-        for (m, x) in &v.methods {
-            *e.4.entry(m.clone()).or_default() += x;
-        }
+    // A part's values come in the order of their processes: after the
+    // sums so far (parts in rank order) they are appended one by one, else
+    // (a part's processes among those before) its sums are merged in one
+    // pass, never inserted one by one into the middle of many.
+    let after = match (into.0.last(), values.first()) {
+        (Some(&(last, _)), Some(first)) => first.process > last,
+        _ => true,
+    };
+    if after || values.len() == 1 {
+        values.iter().for_each(|v| add_value(into, v));
+        return;
+    }
+    let mut part = ProcessSums::default();
+    values.iter().for_each(|v| add_value(&mut part, v));
+    add_sums(into, part);
+}
+
+fn add_value(into: &mut ProcessSums, v: &ProcessValue) {
+    let e = into.entry(v.process);
+    e.0 += v.inclusive;
+    e.1 += v.exclusive;
+    e.2 += v.explicit;
+    e.3 += v.inherited;
+    for (m, x) in &v.methods {
+        *e.4.entry(m.clone()).or_default() += x;
     }
 }
 
 /// Adds the sums per process `from` (another merger's) to `into`, as
 /// [`add_values`] of their values would. Mergers of consecutive groups of
-/// parts hold consecutive ranks: the sums are then joined, not searched.
+/// parts hold consecutive ranks: the sums are then joined, not searched;
+/// else the two are merged in one pass.
 fn add_sums(into: &mut ProcessSums, from: ProcessSums) {
     let after = match (into.0.last(), from.0.first()) {
         (Some((last, _)), Some((first, _))) => first > last,
@@ -75,16 +92,32 @@ fn add_sums(into: &mut ProcessSums, from: ProcessSums) {
         into.0.extend(from.0);
         return;
     }
-    for (process, (inclusive, exclusive, explicit, inherited, methods)) in from {
-        let e = into.entry(process);
-        e.0 += inclusive;
-        e.1 += exclusive;
-        e.2 += explicit;
-        e.3 += inherited;
-        for (m, x) in methods {
-            *e.4.entry(m).or_default() += x;
-        }
+    let ours = std::mem::take(&mut into.0);
+    let mut merged = Vec::with_capacity(ours.len() + from.0.len());
+    let (mut ours, mut theirs) = (ours.into_iter().peekable(), from.into_iter().peekable());
+    while let (Some(a), Some(b)) = (ours.peek(), theirs.peek()) {
+        let next = match a.0.cmp(&b.0) {
+            std::cmp::Ordering::Less => ours.next(),
+            std::cmp::Ordering::Greater => theirs.next(),
+            std::cmp::Ordering::Equal => {
+                let (process, mut e) = ours.next().expect("peeked");
+                let (_, (inclusive, exclusive, explicit, inherited, methods)) =
+                    theirs.next().expect("peeked");
+                e.0 += inclusive;
+                e.1 += exclusive;
+                e.2 += explicit;
+                e.3 += inherited;
+                for (m, x) in methods {
+                    *e.4.entry(m).or_default() += x;
+                }
+                Some((process, e))
+            }
+        };
+        merged.extend(next);
     }
+    merged.extend(ours);
+    merged.extend(theirs);
+    into.0 = merged;
 }
 
 fn to_values(m: ProcessSums) -> Vec<ProcessValue> {
@@ -1210,8 +1243,9 @@ pub fn read_parts_into(
 mod tests {
     use super::*;
 
-    /// Another merger's sums per process add as their values would,
-    /// whether its processes come after this one's (joined) or not.
+    /// Another merger's sums per process, and a part's values, add as
+    /// their values would one by one, whether their processes come after
+    /// these (joined) or among them (merged).
     #[test]
     fn sums_of_two_mergers_add_as_their_values() {
         let sums = |ps: &[u32], x: f64| -> ProcessSums {
@@ -1228,12 +1262,20 @@ mod tests {
             (&[0, 1][..], &[2, 3][..]),
             (&[0, 2], &[1, 2, 5]),
             (&[], &[4]),
+            (&[3, 4, 9], &[0, 1, 4, 10]),
+            (&[7], &[]),
         ] {
             let mut joined = sums(ours, 1.5);
             add_sums(&mut joined, sums(theirs, 2.25));
             let mut added = sums(ours, 1.5);
             add_values(&mut added, &to_values(sums(theirs, 2.25)));
-            assert_eq!(joined, added, "{ours:?} then {theirs:?}");
+            // One value at a time, each process found on its own.
+            let mut one_by_one = sums(ours, 1.5);
+            for v in to_values(sums(theirs, 2.25)) {
+                add_value(&mut one_by_one, &v);
+            }
+            assert_eq!(joined, one_by_one, "{ours:?} then {theirs:?}");
+            assert_eq!(added, one_by_one, "{ours:?} then {theirs:?}");
         }
     }
 
