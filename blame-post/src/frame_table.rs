@@ -2,17 +2,29 @@
 //! in a table, and stacks as lists of `u32` ids into it. A context of 40
 //! frames is then 160 bytes of ids instead of 40 frames of two strings each.
 
-use crate::merge::FxHashMap;
+use crate::merge::{FxHashMap, FxHasher};
 use crate::symbolize::{fold_startup, startup_kind, Symbolizer};
-use blame_formats::results::SymFrame;
+use blame_formats::results::{FrameRef, SymFrame};
 use blame_formats::stream::Mapping;
 use std::cmp::Ordering;
+use std::hash::BuildHasherDefault;
 
 /// Distinct frames, each with its id (its index in `frames`).
 #[derive(Debug, Clone, Default)]
 pub struct FrameTable {
     pub frames: Vec<SymFrame>,
-    ids: FxHashMap<SymFrame, u32>,
+    ids: hashbrown::HashMap<SymFrame, u32, BuildHasherDefault<FxHasher>>,
+}
+
+/// A borrowed frame as a key of [`FrameTable`]'s map: it hashes as the
+/// frame it borrows (field by field) and equals it field by field.
+#[derive(Hash)]
+struct Borrowed<'a>(FrameRef<'a>);
+
+impl hashbrown::Equivalent<SymFrame> for Borrowed<'_> {
+    fn equivalent(&self, frame: &SymFrame) -> bool {
+        self.0 == frame.as_ref()
+    }
 }
 
 impl FrameTable {
@@ -25,6 +37,15 @@ impl FrameTable {
         self.ids.insert(frame.clone(), id);
         self.frames.push(frame);
         id
+    }
+
+    /// The id of the borrowed `frame`, made and added when new (a merge
+    /// finds nearly every frame of a partial result already there).
+    pub fn intern_ref(&mut self, frame: FrameRef<'_>) -> u32 {
+        match self.ids.get(&Borrowed(frame)) {
+            Some(&id) => id,
+            None => self.intern(frame.to_frame()),
+        }
     }
 
     /// The ids of a stack's frames, in order.

@@ -729,7 +729,7 @@ impl Merger {
                 add_values(self.functions.entry(f.key).or_default(), &f.values);
             }
             FlatItem::Frame(f) => {
-                let id = self.frames.intern(f);
+                let id = self.frames.intern_ref(f);
                 self.frame_of.push(id);
             }
             FlatItem::Path(frames) => {
@@ -827,8 +827,8 @@ impl Merger {
         for (key, sums) in functions {
             add_sums(self.functions.entry(key).or_default(), sums);
         }
-        for f in frames.into_frames() {
-            self.add_item(FlatItem::Frame(f));
+        for f in &frames.into_frames() {
+            self.add_item(FlatItem::Frame(f.as_ref()));
         }
         for p in 0..stacks.paths() as u32 {
             self.add_item(FlatItem::Path(stacks.path_frames(p)));

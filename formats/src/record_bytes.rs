@@ -123,6 +123,35 @@ impl<'a> RecordBytes<'a> {
         Ok(((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64))
     }
 
+    /// A bool: a byte, 0 or 1.
+    #[inline(always)]
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+        match self.array::<1>()?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(DecodeError::InvalidBooleanValue(v)),
+        }
+    }
+
+    /// A string, borrowed: its length (a u64), then its UTF-8 bytes.
+    #[inline(always)]
+    pub fn str(&mut self) -> Result<&'a str, DecodeError> {
+        let len = self.vector_len(1)?;
+        let bytes = self.take(len)?;
+        std::str::from_utf8(bytes).map_err(|inner| DecodeError::Utf8 { inner })
+    }
+
+    /// A [`crate::results::SymFrame`], borrowed.
+    pub fn frame(&mut self) -> Result<crate::results::FrameRef<'a>, DecodeError> {
+        Ok(crate::results::FrameRef {
+            function: self.str()?,
+            file: self.str()?,
+            line: self.u32()?,
+            column: self.u32()?,
+            inlined: self.bool()?,
+        })
+    }
+
     /// An f64: eight bytes.
     #[inline(always)]
     pub fn f64(&mut self) -> Result<f64, DecodeError> {
@@ -232,6 +261,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Bools and strings (and frames, made of them) decode as bincode
+    /// decodes them, whole or cut at every length, and bad bytes (a bool
+    /// of 2, a string that is not UTF-8) are errors as they are to bincode.
+    #[test]
+    fn bools_strings_and_frames_decode_as_bincode_decodes_them() {
+        use crate::results::SymFrame;
+        for b in 0..=255u8 {
+            let bytes = [b];
+            assert_eq!(
+                ours(&bytes, |r| r.bool()).ok(),
+                bincode::decode_from_slice::<bool, _>(&bytes, codec()).ok()
+            );
+        }
+        let frame = SymFrame {
+            function: "solve_é".into(),
+            file: "/src/a.c".into(),
+            line: 70_000,
+            column: 3,
+            inlined: true,
+        };
+        let mut bytes = bincode::encode_to_vec(&frame, codec()).unwrap();
+        for len in 0..=bytes.len() {
+            let cut = &bytes[..len];
+            let theirs = bincode::decode_from_slice::<SymFrame, _>(cut, codec()).ok();
+            let got = ours(cut, |r| r.frame().map(|f| f.to_frame())).ok();
+            assert_eq!(got, theirs, "cut at {len}");
+        }
+        // The second byte of "é" made an ASCII byte: not UTF-8.
+        let at = bytes.iter().position(|&b| b == 0xa9).unwrap();
+        bytes[at] = b'x';
+        assert!(bincode::decode_from_slice::<SymFrame, _>(&bytes, codec()).is_err());
+        assert!(RecordBytes::new(&bytes).frame().is_err());
     }
 
     /// Vectors of ids (bytes, wide ids, mixed) and of counts, whole and

@@ -78,6 +78,43 @@ impl Serialize for SymFrame {
     }
 }
 
+/// A [`SymFrame`] borrowed from the bytes it was read from (a merge reads
+/// each partial result's frames, nearly all of which it has already): it
+/// hashes as the frame does, field by field, so that tables of frames are
+/// searched with it and the frame is made only when it is new.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrameRef<'a> {
+    pub function: &'a str,
+    pub file: &'a str,
+    pub line: u32,
+    pub column: u32,
+    pub inlined: bool,
+}
+
+impl FrameRef<'_> {
+    pub fn to_frame(self) -> SymFrame {
+        SymFrame {
+            function: self.function.to_owned(),
+            file: self.file.to_owned(),
+            line: self.line,
+            column: self.column,
+            inlined: self.inlined,
+        }
+    }
+}
+
+impl SymFrame {
+    pub fn as_ref(&self) -> FrameRef<'_> {
+        FrameRef {
+            function: &self.function,
+            file: &self.file,
+            line: self.line,
+            column: self.column,
+            inlined: self.inlined,
+        }
+    }
+}
+
 /// One profiled process in the results.
 ///
 /// Host and command are shared between the processes that have the same

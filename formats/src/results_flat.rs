@@ -10,8 +10,8 @@
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::results::{
-    open_results_parts, path_after, ContextBlame, FunctionBlame, ProcessCounts, ProcessTableBytes,
-    RecordCheck, Results, ResultsHeader, StackRecord, SymFrame, VariableBlame,
+    open_results_parts, path_after, ContextBlame, FrameRef, FunctionBlame, ProcessCounts,
+    ProcessTableBytes, RecordCheck, Results, ResultsHeader, StackRecord, SymFrame, VariableBlame,
 };
 use bincode::error::{AllowedEnumVariants, DecodeError};
 use std::io::BufReader;
@@ -250,7 +250,8 @@ impl From<Results> for FlatResults {
 pub enum FlatItem<'a> {
     Variable(VariableBlame),
     Function(FunctionBlame),
-    Frame(SymFrame),
+    /// A frame, borrowed from the bytes it was read from.
+    Frame(FrameRef<'a>),
     /// The next call path: its frame ids, innermost first.
     Path(&'a [u32]),
     /// The next stack: its process, its call path and its sample counts.
@@ -386,7 +387,7 @@ impl FlatReader {
                     }
                     2 => {
                         frames += 1;
-                        each(FlatItem::Frame(rec.decode()?))
+                        each(FlatItem::Frame(rec.frame()?))
                     }
                     // A stack with its own frames: process, frame ids,
                     // sample counts.
@@ -501,7 +502,7 @@ impl FlatResults {
         out.stacks = reader.read_each(stacks, true, |item| match item {
             FlatItem::Variable(v) => variables.push(v),
             FlatItem::Function(f) => functions.push(f),
-            FlatItem::Frame(f) => frames.push(f),
+            FlatItem::Frame(f) => frames.push(f.to_frame()),
             // They stay in the stack table.
             FlatItem::Path(_) | FlatItem::Stack { .. } => {}
             FlatItem::Context(c) => contexts.push(c),
@@ -521,8 +522,8 @@ impl FlatResults {
             .into_iter()
             .for_each(|f| each(FlatItem::Function(f)));
         self.frames
-            .into_iter()
-            .for_each(|f| each(FlatItem::Frame(f)));
+            .iter()
+            .for_each(|f| each(FlatItem::Frame(f.as_ref())));
         let stacks = self.stacks;
         for p in 0..stacks.paths() as u32 {
             each(FlatItem::Path(stacks.path_frames(p)));

@@ -689,7 +689,7 @@ fn streamed(path: &std::path::Path) -> blame_formats::results_flat::FlatResults 
         .read_each(FlatStacks::default(), false, |item| match item {
             FlatItem::Variable(v) => out.variables.push(v),
             FlatItem::Function(f) => out.functions.push(f),
-            FlatItem::Frame(f) => out.frames.push(f),
+            FlatItem::Frame(f) => out.frames.push(f.to_frame()),
             FlatItem::Path(frames) => drop(stacks.push_path(frames)),
             FlatItem::Stack {
                 process,
