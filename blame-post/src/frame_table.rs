@@ -2,29 +2,17 @@
 //! in a table, and stacks as lists of `u32` ids into it. A context of 40
 //! frames is then 160 bytes of ids instead of 40 frames of two strings each.
 
-use crate::merge::{FxHashMap, FxHasher};
+use crate::merge::{Borrowed, FxHashMap, FxKeyMap};
 use crate::symbolize::{fold_startup, startup_kind, Symbolizer};
 use blame_formats::results::{FrameRef, SymFrame};
 use blame_formats::stream::Mapping;
 use std::cmp::Ordering;
-use std::hash::BuildHasherDefault;
 
 /// Distinct frames, each with its id (its index in `frames`).
 #[derive(Debug, Clone, Default)]
 pub struct FrameTable {
     pub frames: Vec<SymFrame>,
-    ids: hashbrown::HashMap<SymFrame, u32, BuildHasherDefault<FxHasher>>,
-}
-
-/// A borrowed frame as a key of [`FrameTable`]'s map: it hashes as the
-/// frame it borrows (field by field) and equals it field by field.
-#[derive(Hash)]
-struct Borrowed<'a>(FrameRef<'a>);
-
-impl hashbrown::Equivalent<SymFrame> for Borrowed<'_> {
-    fn equivalent(&self, frame: &SymFrame) -> bool {
-        self.0 == frame.as_ref()
-    }
+    ids: FxKeyMap<SymFrame, u32>,
 }
 
 impl FrameTable {

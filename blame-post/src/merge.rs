@@ -4,8 +4,9 @@
 
 use crate::error::{PostError, Result};
 use blame_formats::results::{
-    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, StackRecord,
-    SummedContexts, SymFrame, VariableBlame, VariableKey, ALL_RANKS,
+    ContextBlame, FrameRef, FunctionBlame, FunctionKey, FunctionKeyRef, ProcessValue, Results,
+    ResultsHeader, StackRecord, SummedContexts, SymFrame, VariableBlame, VariableKey,
+    VariableKeyRef, ALL_RANKS,
 };
 use blame_formats::results_flat::{
     FlatHead, FlatItem, FlatReader, FlatResults, FlatStacks, FlatTables,
@@ -151,7 +152,7 @@ fn variable_blames(
 }
 
 /// Each function key with its sums per process, as records (unordered).
-fn function_blames(sums: FxHashMap<FunctionKey, ProcessSums>) -> Vec<FunctionBlame> {
+fn function_blames(sums: FxKeyMap<FunctionKey, ProcessSums>) -> Vec<FunctionBlame> {
     sums.into_iter()
         .map(|(key, m)| FunctionBlame {
             key,
@@ -159,6 +160,34 @@ fn function_blames(sums: FxHashMap<FunctionKey, ProcessSums>) -> Vec<FunctionBla
         })
         .collect()
 }
+
+/// A borrowed key (a frame or key read from a part's bytes) as a key of a
+/// map of owned ones: it hashes as the owned key does (its fields, in
+/// order) and equals it field by field, so a part's keys are found without
+/// being made, and made only when new.
+#[derive(Hash)]
+pub(crate) struct Borrowed<R>(pub R);
+
+impl hashbrown::Equivalent<SymFrame> for Borrowed<FrameRef<'_>> {
+    fn equivalent(&self, owned: &SymFrame) -> bool {
+        self.0 == owned.as_ref()
+    }
+}
+
+impl hashbrown::Equivalent<VariableKey> for Borrowed<VariableKeyRef<'_>> {
+    fn equivalent(&self, owned: &VariableKey) -> bool {
+        self.0 == owned.as_ref()
+    }
+}
+
+impl hashbrown::Equivalent<FunctionKey> for Borrowed<FunctionKeyRef<'_>> {
+    fn equivalent(&self, owned: &FunctionKey) -> bool {
+        self.0 == owned.as_ref()
+    }
+}
+
+/// A map searched with [`Borrowed`] keys.
+pub(crate) type FxKeyMap<K, V> = hashbrown::HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// FxHash: a fast, non-cryptographic hasher for interning keys of our own
 /// results (no untrusted keys are hashed, so flooding is not a concern).
@@ -498,9 +527,9 @@ pub struct Merger {
     /// Variable keys of the parts added, each once: contexts name them by
     /// index, and `variables` holds their sums per process.
     keys: Vec<VariableKey>,
-    key_ids: FxHashMap<VariableKey, u32>,
+    key_ids: FxKeyMap<VariableKey, u32>,
     variables: Vec<ProcessSums>,
-    functions: FxHashMap<FunctionKey, ProcessSums>,
+    functions: FxKeyMap<FunctionKey, ProcessSums>,
     /// Distinct frames of the parts added, each once, and their ids.
     frames: crate::frame_table::FrameTable,
     /// Stacks of all parts added, on call paths of frame ids of `frames`,
@@ -720,13 +749,20 @@ impl Merger {
     /// renumbered into the merger's tables.
     fn add_item(&mut self, item: FlatItem<'_>) {
         match item {
-            FlatItem::Variable(v) => {
-                let id = self.key_id(v.key);
-                add_values(&mut self.variables[id as usize], &v.values);
+            FlatItem::Variable { key, values } => {
+                let id = match self.key_ids.get(&Borrowed(key)) {
+                    Some(&id) => id,
+                    None => self.key_id(key.to_key()),
+                };
+                add_values(&mut self.variables[id as usize], values);
                 self.key_of.push(id);
             }
-            FlatItem::Function(f) => {
-                add_values(self.functions.entry(f.key).or_default(), &f.values);
+            FlatItem::Function { key, values } => {
+                let sums = match self.functions.get_mut(&Borrowed(key)) {
+                    Some(sums) => sums,
+                    None => self.functions.entry(key.to_key()).or_default(),
+                };
+                add_values(sums, values);
             }
             FlatItem::Frame(f) => {
                 let id = self.frames.intern_ref(f);

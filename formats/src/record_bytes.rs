@@ -103,6 +103,16 @@ impl<'a> RecordBytes<'a> {
         }
     }
 
+    /// A u16 (an event's index).
+    #[inline(always)]
+    pub fn u16(&mut self) -> Result<u16, DecodeError> {
+        match self.array::<1>()?[0] {
+            b @ 0..=250 => Ok(u16::from(b)),
+            U16_BYTE => Ok(u16::from_le_bytes(self.array()?)),
+            first => Err(too_wide(IntegerType::U16, first)),
+        }
+    }
+
     /// A u64 (a vector's length, a zigzagged i64).
     #[inline(always)]
     pub fn u64(&mut self) -> Result<u64, DecodeError> {
@@ -150,6 +160,57 @@ impl<'a> RecordBytes<'a> {
             column: self.u32()?,
             inlined: self.bool()?,
         })
+    }
+
+    /// A [`crate::results::VariableKey`], borrowed.
+    pub fn variable_key(&mut self) -> Result<crate::results::VariableKeyRef<'a>, DecodeError> {
+        Ok(crate::results::VariableKeyRef {
+            name: self.str()?,
+            function: self.str()?,
+            file: self.str()?,
+            line: self.u32()?,
+            type_name: self.str()?,
+            kind: self.str()?,
+            scalar: self.bool()?,
+            event: self.u16()?,
+        })
+    }
+
+    /// A [`crate::results::FunctionKey`], borrowed.
+    pub fn function_key(&mut self) -> Result<crate::results::FunctionKeyRef<'a>, DecodeError> {
+        Ok(crate::results::FunctionKeyRef {
+            name: self.str()?,
+            file: self.str()?,
+            event: self.u16()?,
+        })
+    }
+
+    /// A `Vec<ProcessValue>` appended to `into` (its methods' names are
+    /// the only strings made).
+    pub fn values_into(
+        &mut self,
+        into: &mut Vec<crate::results::ProcessValue>,
+    ) -> Result<(), DecodeError> {
+        // A value takes a byte of process, four sums and a byte of methods.
+        let count = self.vector_len(34)?;
+        into.reserve(count);
+        for _ in 0..count {
+            let process = self.u32()?;
+            let [inclusive, exclusive, explicit, inherited] =
+                [self.f64()?, self.f64()?, self.f64()?, self.f64()?];
+            let methods = (0..self.vector_len(9)?)
+                .map(|_| Ok((self.str()?.to_owned(), self.f64()?)))
+                .collect::<Result<_, DecodeError>>()?;
+            into.push(crate::results::ProcessValue {
+                process,
+                inclusive,
+                exclusive,
+                explicit,
+                inherited,
+                methods,
+            });
+        }
+        Ok(())
     }
 
     /// An f64: eight bytes.
@@ -295,6 +356,87 @@ mod tests {
         bytes[at] = b'x';
         assert!(bincode::decode_from_slice::<SymFrame, _>(&bytes, codec()).is_err());
         assert!(RecordBytes::new(&bytes).frame().is_err());
+    }
+
+    /// Variables and functions (keys, then values with and without
+    /// methods) decode as bincode decodes them, whole or cut anywhere.
+    #[test]
+    fn variables_and_functions_decode_as_bincode_decodes_them() {
+        use crate::results::{
+            FunctionBlame, FunctionKey, ProcessValue, VariableBlame, VariableKey,
+        };
+        let values = vec![
+            ProcessValue {
+                process: 300,
+                inclusive: 2.5,
+                exclusive: 1.0,
+                explicit: 2.0,
+                inherited: 0.5,
+                methods: vec![("raw".into(), 1.5), ("loop".into(), 0.25)],
+            },
+            ProcessValue {
+                process: 7,
+                inclusive: 1.0,
+                exclusive: 0.0,
+                explicit: 1.0,
+                inherited: 0.0,
+                methods: vec![],
+            },
+        ];
+        let variable = VariableBlame {
+            key: VariableKey {
+                name: "node_u".into(),
+                function: "solve".into(),
+                file: "/src/é.c".into(),
+                line: 70_000,
+                type_name: "double *".into(),
+                kind: "local".into(),
+                scalar: false,
+                event: 300,
+            },
+            values: values.clone(),
+        };
+        let function = FunctionBlame {
+            key: FunctionKey {
+                name: "solve".into(),
+                file: "/src/a.c".into(),
+                event: 1,
+            },
+            values,
+        };
+        let bytes = bincode::encode_to_vec(&variable, codec()).unwrap();
+        for len in 0..=bytes.len() {
+            let cut = &bytes[..len];
+            let got = ours(cut, |r| {
+                let key = r.variable_key()?.to_key();
+                let mut values = Vec::new();
+                r.values_into(&mut values)?;
+                Ok(VariableBlame { key, values })
+            })
+            .ok();
+            let theirs = bincode::decode_from_slice::<VariableBlame, _>(cut, codec()).ok();
+            assert_eq!(got, theirs, "variable cut at {len}");
+        }
+        let bytes = bincode::encode_to_vec(&function, codec()).unwrap();
+        for len in 0..=bytes.len() {
+            let cut = &bytes[..len];
+            let got = ours(cut, |r| {
+                let key = r.function_key()?.to_key();
+                let mut values = Vec::new();
+                r.values_into(&mut values)?;
+                Ok(FunctionBlame { key, values })
+            })
+            .ok();
+            let theirs = bincode::decode_from_slice::<FunctionBlame, _>(cut, codec()).ok();
+            assert_eq!(got, theirs, "function cut at {len}");
+        }
+        for first in 0..=255u8 {
+            let bytes = [first, 0x34, 0x12, 0x78, 0x56];
+            assert_eq!(
+                ours(&bytes, |r| r.u16()).ok(),
+                bincode::decode_from_slice::<u16, _>(&bytes, codec()).ok()
+            );
+        }
     }
 
     /// Vectors of ids (bytes, wide ids, mixed) and of counts, whole and

@@ -115,6 +115,79 @@ impl SymFrame {
     }
 }
 
+/// A [`VariableKey`] borrowed from the bytes it was read from; it hashes
+/// as the key does (see [`FrameRef`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VariableKeyRef<'a> {
+    pub name: &'a str,
+    pub function: &'a str,
+    pub file: &'a str,
+    pub line: u32,
+    pub type_name: &'a str,
+    pub kind: &'a str,
+    pub scalar: bool,
+    pub event: u16,
+}
+
+impl VariableKeyRef<'_> {
+    pub fn to_key(self) -> VariableKey {
+        VariableKey {
+            name: self.name.to_owned(),
+            function: self.function.to_owned(),
+            file: self.file.to_owned(),
+            line: self.line,
+            type_name: self.type_name.to_owned(),
+            kind: self.kind.to_owned(),
+            scalar: self.scalar,
+            event: self.event,
+        }
+    }
+}
+
+impl VariableKey {
+    pub fn as_ref(&self) -> VariableKeyRef<'_> {
+        VariableKeyRef {
+            name: &self.name,
+            function: &self.function,
+            file: &self.file,
+            line: self.line,
+            type_name: &self.type_name,
+            kind: &self.kind,
+            scalar: self.scalar,
+            event: self.event,
+        }
+    }
+}
+
+/// A [`FunctionKey`] borrowed from the bytes it was read from; it hashes
+/// as the key does (see [`FrameRef`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FunctionKeyRef<'a> {
+    pub name: &'a str,
+    pub file: &'a str,
+    pub event: u16,
+}
+
+impl FunctionKeyRef<'_> {
+    pub fn to_key(self) -> FunctionKey {
+        FunctionKey {
+            name: self.name.to_owned(),
+            file: self.file.to_owned(),
+            event: self.event,
+        }
+    }
+}
+
+impl FunctionKey {
+    pub fn as_ref(&self) -> FunctionKeyRef<'_> {
+        FunctionKeyRef {
+            name: &self.name,
+            file: &self.file,
+            event: self.event,
+        }
+    }
+}
+
 /// One profiled process in the results.
 ///
 /// Host and command are shared between the processes that have the same

@@ -10,8 +10,9 @@
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::results::{
-    open_results_parts, path_after, ContextBlame, FrameRef, FunctionBlame, ProcessCounts,
-    ProcessTableBytes, RecordCheck, Results, ResultsHeader, StackRecord, SymFrame, VariableBlame,
+    open_results_parts, path_after, ContextBlame, FrameRef, FunctionBlame, FunctionKeyRef,
+    ProcessCounts, ProcessTableBytes, ProcessValue, RecordCheck, Results, ResultsHeader,
+    StackRecord, SymFrame, VariableBlame, VariableKeyRef,
 };
 use bincode::error::{AllowedEnumVariants, DecodeError};
 use std::io::BufReader;
@@ -248,8 +249,16 @@ impl From<Results> for FlatResults {
 /// stack, by its index among those of its kind before it) comes before it.
 #[derive(Debug)]
 pub enum FlatItem<'a> {
-    Variable(VariableBlame),
-    Function(FunctionBlame),
+    /// A variable's key and its values, borrowed.
+    Variable {
+        key: VariableKeyRef<'a>,
+        values: &'a [ProcessValue],
+    },
+    /// A function's key and its values, borrowed.
+    Function {
+        key: FunctionKeyRef<'a>,
+        values: &'a [ProcessValue],
+    },
     /// A frame, borrowed from the bytes it was read from.
     Frame(FrameRef<'a>),
     /// The next call path: its frame ids, innermost first.
@@ -364,6 +373,8 @@ impl FlatReader {
         // The file's `Path` records: the first paths of the table (they
         // come before every stack).
         let mut file_paths = 0;
+        // A variable's or function's values, one record's at a time.
+        let mut values = Vec::new();
         while let Some(chunk) = r.next_chunk()? {
             let corrupt = |reason: String| chunk.corrupt(path, reason);
             // Every count takes eight bytes: room for all the chunk may
@@ -375,15 +386,25 @@ impl FlatReader {
             chunk.read_records(path, |rec| {
                 match rec.u32()? {
                     0 => {
-                        let v: VariableBlame = rec.decode()?;
-                        check.values(&v.values).map_err(corrupt)?;
+                        let key = rec.variable_key()?;
+                        values.clear();
+                        rec.values_into(&mut values)?;
+                        check.values(&values).map_err(corrupt)?;
                         variables += 1;
-                        each(FlatItem::Variable(v))
+                        each(FlatItem::Variable {
+                            key,
+                            values: &values,
+                        })
                     }
                     1 => {
-                        let f: FunctionBlame = rec.decode()?;
-                        check.values(&f.values).map_err(corrupt)?;
-                        each(FlatItem::Function(f))
+                        let key = rec.function_key()?;
+                        values.clear();
+                        rec.values_into(&mut values)?;
+                        check.values(&values).map_err(corrupt)?;
+                        each(FlatItem::Function {
+                            key,
+                            values: &values,
+                        })
                     }
                     2 => {
                         frames += 1;
@@ -500,8 +521,14 @@ impl FlatResults {
             &mut out.contexts,
         );
         out.stacks = reader.read_each(stacks, true, |item| match item {
-            FlatItem::Variable(v) => variables.push(v),
-            FlatItem::Function(f) => functions.push(f),
+            FlatItem::Variable { key, values } => variables.push(VariableBlame {
+                key: key.to_key(),
+                values: values.to_vec(),
+            }),
+            FlatItem::Function { key, values } => functions.push(FunctionBlame {
+                key: key.to_key(),
+                values: values.to_vec(),
+            }),
             FlatItem::Frame(f) => frames.push(f.to_frame()),
             // They stay in the stack table.
             FlatItem::Path(_) | FlatItem::Stack { .. } => {}
@@ -515,12 +542,18 @@ impl FlatResults {
     /// paths, stacks, contexts. The stack table as it was and the context
     /// table emptied, for a read to reuse (a read empties them first).
     pub fn for_each_item(self, mut each: impl FnMut(FlatItem<'_>)) -> FlatTables {
-        self.variables
-            .into_iter()
-            .for_each(|v| each(FlatItem::Variable(v)));
-        self.functions
-            .into_iter()
-            .for_each(|f| each(FlatItem::Function(f)));
+        self.variables.iter().for_each(|v| {
+            each(FlatItem::Variable {
+                key: v.key.as_ref(),
+                values: &v.values,
+            })
+        });
+        self.functions.iter().for_each(|f| {
+            each(FlatItem::Function {
+                key: f.key.as_ref(),
+                values: &f.values,
+            })
+        });
         self.frames
             .iter()
             .for_each(|f| each(FlatItem::Frame(f.as_ref())));

@@ -4,7 +4,7 @@ mod common;
 
 use blame_formats::alloc_log::{AllocKind, AllocLog};
 use blame_formats::jsonl::{read_samples, write_sample, JsonSample};
-use blame_formats::results::{Results, SymFrame};
+use blame_formats::results::{FunctionBlame, Results, SymFrame, VariableBlame};
 use blame_formats::static_db::StaticDb;
 use blame_formats::stream::*;
 use common::*;
@@ -687,8 +687,14 @@ fn streamed(path: &std::path::Path) -> blame_formats::results_flat::FlatResults 
     let mut stacks = FlatStacks::default();
     let scratch = reader
         .read_each(FlatStacks::default(), false, |item| match item {
-            FlatItem::Variable(v) => out.variables.push(v),
-            FlatItem::Function(f) => out.functions.push(f),
+            FlatItem::Variable { key, values } => out.variables.push(VariableBlame {
+                key: key.to_key(),
+                values: values.to_vec(),
+            }),
+            FlatItem::Function { key, values } => out.functions.push(FunctionBlame {
+                key: key.to_key(),
+                values: values.to_vec(),
+            }),
             FlatItem::Frame(f) => out.frames.push(f.to_frame()),
             FlatItem::Path(frames) => drop(stacks.push_path(frames)),
             FlatItem::Stack {
