@@ -14,7 +14,8 @@
 # rank, 2000/3000, small so that 8,192 ranks fit on disk), SCALE_MERGE_MAX
 # (1024 partial results, one rank each of the SCALE_MERGE_MAX-rank flat run),
 # SCALE_KEEP=1 keeps the generated runs. Each merge is measured twice: per-rank
-# contexts (`blame merge`) and contexts summed over ranks (`--sum-contexts`).
+# contexts (`blame merge`) and contexts summed over ranks (`--sum-contexts`),
+# each the run of median wall time of SCALE_MERGE_ROUNDS (5).
 # Prints one line per measurement and ratios against the baseline (the first
 # measurement of each kind in this same invocation).
 set -euo pipefail
@@ -31,6 +32,7 @@ FLAT_OWNED=${SCALE_FLAT_OWNED:-64}
 FLAT_MIN=${SCALE_FLAT_MIN:-2000}
 FLAT_MAX=${SCALE_FLAT_MAX:-3000}
 MERGE_MAX=${SCALE_MERGE_MAX:-1024}
+MERGE_ROUNDS=${SCALE_MERGE_ROUNDS:-5}
 if [ -n "${SCALE_QUICK:-}" ]; then
     BIG_RANKS=32 BIG_MIN=20000 BIG_MAX=30000 FLAT_RANKS="64 256" MERGE_MAX=32
 fi
@@ -124,14 +126,14 @@ while [ "$m" -le "$MERGE_MAX" ]; do
         ln -s "$P/results.bres.shard-$i-of-$MERGE_MAX" "$M/results.bres.shard-$i-of-$m"
     done
     in_bytes=$(cat "$M"/results.bres.shard-* | wc -c)
-    r=$(measure "merge partials=$m" "$BLAME" merge "$M/results.bres")
+    r=$(measure_median "$MERGE_ROUNDS" "merge partials=$m" "$BLAME" merge "$M/results.bres")
     w=$(field wall_s "$r")
     per=$(awk -v w="$w" -v m="$m" 'BEGIN{printf "%.4f", w/m}')
     base_per=${base_per:-$per}
     echo "$r in_mb=$(awk -v b="$in_bytes" 'BEGIN{printf "%.1f", b/1e6}') out_mb=$(awk -v b="$(stat -c %s "$M/results.bres")" 'BEGIN{printf "%.1f", b/1e6}') mb_per_s=$(awk -v b="$in_bytes" -v w="$w" 'BEGIN{printf "%.1f", b/1e6/(w>0?w:0.01)}') s_per_partial=$per per_partial_vs_first=$(ratio "$per" "$base_per")"
     # The same partials, contexts summed over ranks (the root of a hierarchical merge).
     rm -f "$M/results.bres"
-    r=$(measure "merge --sum-contexts partials=$m" "$BLAME" merge --sum-contexts "$M/results.bres")
+    r=$(measure_median "$MERGE_ROUNDS" "merge --sum-contexts partials=$m" "$BLAME" merge --sum-contexts "$M/results.bres")
     w=$(field wall_s "$r")
     c=$(field cpu_s "$r")
     echo "$r in_mb=$(awk -v b="$in_bytes" 'BEGIN{printf "%.1f", b/1e6}') out_mb=$(awk -v b="$(stat -c %s "$M/results.bres")" 'BEGIN{printf "%.1f", b/1e6}') mb_per_s=$(awk -v b="$in_bytes" -v w="$w" 'BEGIN{printf "%.1f", b/1e6/(w>0?w:0.01)}') mb_per_cpu_s=$(awk -v b="$in_bytes" -v c="$c" 'BEGIN{printf "%.1f", b/1e6/(c>0?c:0.01)}') s_per_partial=$(awk -v w="$w" -v m="$m" 'BEGIN{printf "%.4f", w/m}')"
