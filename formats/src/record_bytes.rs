@@ -1,10 +1,11 @@
 //! A chunk's records read in place: bincode's layout (varint integers,
 //! little endian, [`crate::container`]'s payloads) decoded straight from
 //! the decompressed bytes, field by field, for the records a merge reads
-//! 10^6 of (a partial result's stacks and contexts). Bincode decodes each
-//! value through a reader and a configuration, which costs more than the
-//! decoding; the rare records (strings, nested vectors) still go through
-//! bincode ([`RecordBytes::decode`]).
+//! 10^6 of (a partial result's stacks, contexts, frames and keys; strings
+//! borrowed). Bincode decodes each value through a reader and a
+//! configuration, which costs more than the decoding; the records of the
+//! other files go through bincode ([`RecordBytes::decode`],
+//! [`crate::container::Chunk::decode_each`]).
 //!
 //! What decodes here decodes with bincode, to the same values, and what
 //! bincode refuses is refused here (a short varint or vector, a varint
