@@ -1105,39 +1105,8 @@ impl<R: Read> ContainerReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record_bytes::Remaining;
     use bincode::de::{Decoder, DecoderImpl};
-
-    /// Bytes not yet decoded (bincode's slice reader, whose position is
-    /// not public, so that what is left over can be told).
-    struct Remaining<'a>(&'a [u8]);
-
-    impl bincode::de::read::Reader for Remaining<'_> {
-        #[inline]
-        fn read(
-            &mut self,
-            bytes: &mut [u8],
-        ) -> std::result::Result<(), bincode::error::DecodeError> {
-            if bytes.len() > self.0.len() {
-                return Err(bincode::error::DecodeError::UnexpectedEnd {
-                    additional: bytes.len() - self.0.len(),
-                });
-            }
-            let (now, rest) = self.0.split_at(bytes.len());
-            bytes.copy_from_slice(now);
-            self.0 = rest;
-            Ok(())
-        }
-
-        #[inline]
-        fn peek_read(&mut self, n: usize) -> Option<&[u8]> {
-            self.0.get(..n)
-        }
-
-        #[inline]
-        fn consume(&mut self, n: usize) {
-            self.0 = &self.0[n.min(self.0.len())..];
-        }
-    }
 
     /// Strings decoded from lent bytes read as bincode's own decoding reads
     /// them, from a slice or from a reader that lends nothing, and bad

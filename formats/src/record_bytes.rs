@@ -274,11 +274,44 @@ impl<'a> RecordBytes<'a> {
     }
 
     /// One value decoded by bincode, with the container's memory limit
-    /// (the records that hold strings and nested vectors).
+    /// per value (the records of the other files: a post decodes 10^7
+    /// of a stream's, so the decoder is made in line).
+    #[inline]
     pub fn decode<T: Decode<()>>(&mut self) -> Result<T, DecodeError> {
-        let (value, used) = bincode::decode_from_slice(self.rest, codec())?;
-        self.rest = &self.rest[used..];
+        use bincode::de::Decoder;
+        let mut decoder = bincode::de::DecoderImpl::new(Remaining(self.rest), codec(), ());
+        let value = T::decode(&mut decoder)?;
+        self.rest = decoder.reader().0;
         Ok(value)
+    }
+}
+
+/// Bytes not yet decoded, as bincode's reader (its slice reader does not
+/// tell its position, so what a value left could not be told).
+pub(crate) struct Remaining<'a>(pub(crate) &'a [u8]);
+
+impl bincode::de::read::Reader for Remaining<'_> {
+    #[inline]
+    fn read(&mut self, bytes: &mut [u8]) -> Result<(), DecodeError> {
+        if bytes.len() > self.0.len() {
+            return Err(DecodeError::UnexpectedEnd {
+                additional: bytes.len() - self.0.len(),
+            });
+        }
+        let (now, rest) = self.0.split_at(bytes.len());
+        bytes.copy_from_slice(now);
+        self.0 = rest;
+        Ok(())
+    }
+
+    #[inline]
+    fn peek_read(&mut self, n: usize) -> Option<&[u8]> {
+        self.0.get(..n)
+    }
+
+    #[inline]
+    fn consume(&mut self, n: usize) {
+        self.0 = &self.0[n.min(self.0.len())..];
     }
 }
 
