@@ -62,16 +62,10 @@ pub const MAX_RECORD_MEMORY: usize = 512 << 20;
 /// wrote every file before the move to bincode 2's derives), and
 /// [`MAX_RECORD_MEMORY`] per record.
 pub(crate) fn codec() -> impl bincode::config::Config {
-    unlimited_codec().with_limit::<MAX_RECORD_MEMORY>()
-}
-
-/// [`codec`] without the memory limit: for values that hold no containers
-/// ([`decode_unclaimed`]).
-fn unlimited_codec(
-) -> bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Varint> {
     bincode::config::standard()
         .with_little_endian()
         .with_variable_int_encoding()
+        .with_limit::<MAX_RECORD_MEMORY>()
 }
 
 /// Appends one value to a payload buffer.
@@ -411,49 +405,6 @@ impl Chunk {
     }
 }
 
-/// One value that holds no containers (integers and floats only), decoded
-/// with nothing claimed. The limit of [`codec`] guards container memory,
-/// of which such a value has none, but bincode also claims every
-/// primitive's bytes against it, building and dropping an error value
-/// each time: more work than decoding the primitive.
-pub fn decode_unclaimed<D: bincode::de::Decoder, T: Decode<()>>(
-    decoder: &mut D,
-) -> std::result::Result<T, bincode::error::DecodeError> {
-    T::decode(&mut bincode::de::DecoderImpl::new(
-        decoder.reader(),
-        unlimited_codec(),
-        (),
-    ))
-}
-
-/// A string as bincode writes it (its length, then its UTF-8 bytes), its
-/// memory claimed against the container's limit as bincode claims it, and
-/// copied once, straight from the reader's bytes where it lends them
-/// (bincode's own decoding zeroes a buffer, reads into it, then checks
-/// it: the names of a partial result's frames and variables, read 10^5
-/// times by a merge).
-pub fn decode_string<D: bincode::de::Decoder>(
-    decoder: &mut D,
-) -> std::result::Result<String, bincode::error::DecodeError> {
-    use bincode::de::read::Reader;
-    use bincode::error::DecodeError;
-    let len: u64 = decode_unclaimed_unsigned(decoder)?;
-    let len = usize::try_from(len).map_err(|_| DecodeError::OutsideUsizeRange(len))?;
-    decoder.claim_container_read::<u8>(len)?;
-    if let Some(bytes) = decoder.reader().peek_read(len) {
-        let text = std::str::from_utf8(bytes)
-            .map_err(|inner| DecodeError::Utf8 { inner })?
-            .to_owned();
-        decoder.reader().consume(len);
-        return Ok(text);
-    }
-    let mut bytes = vec![0; len];
-    decoder.reader().read(&mut bytes)?;
-    String::from_utf8(bytes).map_err(|e| DecodeError::Utf8 {
-        inner: e.utf8_error(),
-    })
-}
-
 /// Encodes `values` as bincode encodes a `[u32]` (its length, then each
 /// value as a varint), in runs of one write each: bincode writes every
 /// value through its own call, which costs more than the encoding (a
@@ -506,44 +457,6 @@ pub fn encode_f64s<E: bincode::enc::Encoder>(
         encoder.writer().write(&run[..8 * block.len()])?;
     }
     Ok(())
-}
-
-/// The bincode varint of at most 32 bits at the start of `bytes` (a byte
-/// below 251, or 251 and a u16, or 252 and a u32, little endian) and its
-/// length; `None` when `bytes` end before it or hold another form.
-#[inline]
-fn short_varint(bytes: &[u8]) -> Option<(u32, usize)> {
-    match *bytes.first()? {
-        b @ 0..=250 => Some((u32::from(b), 1)),
-        251 => Some((
-            u32::from(u16::from_le_bytes([*bytes.get(1)?, *bytes.get(2)?])),
-            3,
-        )),
-        252 => Some((u32::from_le_bytes(bytes.get(1..5)?.try_into().ok()?), 5)),
-        _ => None,
-    }
-}
-
-/// [`decode_unclaimed`] of an unsigned integer (an enum's variant, a
-/// process, a length): a varint of up to 32 bits is decoded in line from
-/// the reader's bytes ([`short_varint`]), anything else by bincode.
-#[inline]
-pub fn decode_unclaimed_unsigned<D: bincode::de::Decoder, T: Decode<()> + From<u32>>(
-    decoder: &mut D,
-) -> std::result::Result<T, bincode::error::DecodeError> {
-    use bincode::de::read::Reader;
-    let len = match decoder.reader().peek_read(1) {
-        Some(&[251]) => 3,
-        Some(&[252]) => 5,
-        _ => 1,
-    };
-    match decoder.reader().peek_read(len).and_then(short_varint) {
-        Some((value, len)) => {
-            decoder.reader().consume(len);
-            Ok(T::from(value))
-        }
-        None => decode_unclaimed(decoder),
-    }
 }
 
 /// A chunk whose checksum matched, not yet decompressed.
@@ -1105,12 +1018,10 @@ impl<R: Read> ContainerReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record_bytes::Remaining;
-    use bincode::de::{Decoder, DecoderImpl};
 
-    /// Strings decoded from lent bytes read as bincode's own decoding reads
-    /// them, from a slice or from a reader that lends nothing, and bad
-    /// bytes are the same errors.
+    /// Frames and keys read from a slice as from a reader that lends
+    /// nothing, and strings borrowed from bytes refused where bincode's
+    /// own decoding refuses them.
     #[test]
     fn strings_decode_as_bincode_decodes_them() {
         use crate::results::{SymFrame, VariableKey};
@@ -1139,26 +1050,27 @@ mod tests {
         let bytes = bincode::encode_to_vec(&key, codec()).unwrap();
         let (back, _): (VariableKey, _) = bincode::decode_from_slice(&bytes, codec()).unwrap();
         assert_eq!(back, key);
-        // Not UTF-8: a string of one byte 0xff.
+        // Not UTF-8: a string of one byte 0xff, refused as bincode refuses it.
         let bad = [1u8, 0xff];
         let slice = bincode::decode_from_slice::<String, _>(&bad, codec()).map(drop);
-        let ours = bincode::decode_from_slice_with_context::<_, Named, _>(&bad, codec(), ())
-            .map(|(n, _)| n.0);
-        let reader = bincode::decode_from_std_read::<Named, _, _>(&mut &bad[..], codec());
-        for e in [slice.map(|_| ()), ours.map(drop), reader.map(drop)] {
+        let ours = RecordBytes::new(&bad).str().map(drop);
+        let reader = bincode::decode_from_std_read::<String, _, _>(&mut &bad[..], codec());
+        for e in [slice, ours, reader.map(drop)] {
             assert!(
                 matches!(e, Err(bincode::error::DecodeError::Utf8 { .. })),
                 "{e:?}"
             );
         }
-        // A length past the container's limit is refused, not allocated.
+        // A length past the container's limit is refused, not allocated
+        // (by bincode at its limit, here at the end of the bytes).
         let mut huge = vec![253u8];
         huge.extend_from_slice(&(1u64 << 60).to_le_bytes());
-        let e = bincode::decode_from_slice::<Named, _>(&huge, codec()).map(drop);
+        let e = bincode::decode_from_slice::<String, _>(&huge, codec()).map(drop);
         assert!(
             matches!(e, Err(bincode::error::DecodeError::LimitExceeded)),
             "{e:?}"
         );
+        assert!(RecordBytes::new(&huge).str().is_err());
     }
 
     /// Slices encoded in runs are bincode's bytes, in every varint form
@@ -1194,18 +1106,6 @@ mod tests {
         }
     }
 
-    /// A string decoded by [`decode_string`].
-    #[derive(Debug)]
-    struct Named(String);
-
-    impl<C> Decode<C> for Named {
-        fn decode<D: bincode::de::Decoder<Context = C>>(
-            d: &mut D,
-        ) -> std::result::Result<Self, bincode::error::DecodeError> {
-            decode_string(d).map(Named)
-        }
-    }
-
     #[test]
     fn unsigned_integers_decode_in_line_as_bincode_decodes_them() {
         let values = [0u64, 250, 251, 65535, 65536, u64::from(u32::MAX) + 1];
@@ -1213,26 +1113,24 @@ mod tests {
         for v in values {
             encode_into(&mut bytes, &v).unwrap();
         }
-        let mut d = DecoderImpl::new(Remaining(&bytes), codec(), ());
+        let mut r = RecordBytes::new(&bytes);
         for v in values {
-            assert_eq!(decode_unclaimed_unsigned::<_, u64>(&mut d).unwrap(), v);
+            assert_eq!(r.u64().unwrap(), v);
         }
-        assert!(d.reader().0.is_empty());
+        assert!(r.rest().is_empty());
         // A u16 cut short, and a u64 where a u32 is due, are bincode's errors.
-        let mut d = DecoderImpl::new(Remaining(&bytes[2..3]), codec(), ());
-        assert!(decode_unclaimed_unsigned::<_, u32>(&mut d).is_err());
+        assert!(RecordBytes::new(&bytes[2..3]).u32().is_err());
         let u64_at = bytes.len() - 9;
-        let mut d = DecoderImpl::new(Remaining(&bytes[u64_at..]), codec(), ());
-        assert!(decode_unclaimed_unsigned::<_, u32>(&mut d).is_err());
+        assert!(RecordBytes::new(&bytes[u64_at..]).u32().is_err());
     }
 
     #[test]
     fn unclaimed_values_decode_as_bincode_decodes_them() {
         let mut bytes = Vec::new();
         encode_into(&mut bytes, &(300u32, 7u64)).unwrap();
-        let mut d = DecoderImpl::new(Remaining(&bytes), codec(), ());
-        let pair: (u32, u64) = decode_unclaimed(&mut d).unwrap();
+        let mut r = RecordBytes::new(&bytes);
+        let pair = (r.u32().unwrap(), r.u64().unwrap());
         assert_eq!(pair, (300, 7));
-        assert!(d.reader().0.is_empty());
+        assert!(r.rest().is_empty());
     }
 }

@@ -288,7 +288,7 @@ impl<'a> RecordBytes<'a> {
 
 /// Bytes not yet decoded, as bincode's reader (its slice reader does not
 /// tell its position, so what a value left could not be told).
-pub(crate) struct Remaining<'a>(pub(crate) &'a [u8]);
+struct Remaining<'a>(&'a [u8]);
 
 impl bincode::de::read::Reader for Remaining<'_> {
     #[inline]

@@ -1,10 +1,7 @@
 //! Results: resolved blame per variable, per process (rank) and context,
 //! written by `blame post` (one file per shard) and reduced by `blame merge`.
 
-use crate::container::{
-    decode_string, decode_unclaimed, decode_unclaimed_unsigned, encode_f64s, encode_u32s,
-    write_atomic_led, ContainerReader, Kind,
-};
+use crate::container::{encode_f64s, encode_u32s, write_atomic_led, ContainerReader, Kind};
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::stream::EventDesc;
@@ -38,7 +35,7 @@ pub const OLDEST_READABLE: u32 = 2;
 /// In JSON a zero `column` and a false `inlined` are left out; in the binary
 /// (bincode) files every field is always written, because bincode is not
 /// self-describing and cannot skip fields (see the manual `Serialize`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Encode)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Encode, Decode)]
 pub struct SymFrame {
     pub function: String,
     #[serde(default)]
@@ -1012,7 +1009,9 @@ pub struct ProcessValue {
 }
 
 /// What a blamed name is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub struct VariableKey {
     pub name: String,
     /// Defining function (demangled); empty for globals.
@@ -1035,7 +1034,9 @@ pub struct VariableBlame {
 }
 
 /// Code-centric totals for one function.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
 pub struct FunctionKey {
     pub name: String,
     pub file: String,
@@ -1047,56 +1048,6 @@ pub struct FunctionBlame {
     pub key: FunctionKey,
     pub values: Vec<ProcessValue>,
 }
-
-// The keys and frames of every result, decoded as bincode's derive would
-// (fields in order), with their strings copied once from the reader's
-// bytes ([`decode_string`]) and their integers decoded in line.
-
-impl<C> Decode<C> for SymFrame {
-    fn decode<D: bincode::de::Decoder<Context = C>>(
-        d: &mut D,
-    ) -> std::result::Result<Self, bincode::error::DecodeError> {
-        Ok(SymFrame {
-            function: decode_string(d)?,
-            file: decode_string(d)?,
-            line: decode_unclaimed_unsigned(d)?,
-            column: decode_unclaimed_unsigned(d)?,
-            inlined: decode_unclaimed(d)?,
-        })
-    }
-}
-bincode::impl_borrow_decode!(SymFrame);
-
-impl<C> Decode<C> for VariableKey {
-    fn decode<D: bincode::de::Decoder<Context = C>>(
-        d: &mut D,
-    ) -> std::result::Result<Self, bincode::error::DecodeError> {
-        Ok(VariableKey {
-            name: decode_string(d)?,
-            function: decode_string(d)?,
-            file: decode_string(d)?,
-            line: decode_unclaimed_unsigned(d)?,
-            type_name: decode_string(d)?,
-            kind: decode_string(d)?,
-            scalar: decode_unclaimed(d)?,
-            event: decode_unclaimed(d)?,
-        })
-    }
-}
-bincode::impl_borrow_decode!(VariableKey);
-
-impl<C> Decode<C> for FunctionKey {
-    fn decode<D: bincode::de::Decoder<Context = C>>(
-        d: &mut D,
-    ) -> std::result::Result<Self, bincode::error::DecodeError> {
-        Ok(FunctionKey {
-            name: decode_string(d)?,
-            file: decode_string(d)?,
-            event: decode_unclaimed(d)?,
-        })
-    }
-}
-bincode::impl_borrow_decode!(FunctionKey);
 
 /// A symbolized calling context of one process, stored once and referred
 /// to by index from [`ContextBlame`].
