@@ -70,13 +70,31 @@ fn add_values(into: &mut ProcessSums, values: &[ProcessValue]) {
 }
 
 fn add_value(into: &mut ProcessSums, v: &ProcessValue) {
-    let e = into.entry(v.process);
-    e.0 += v.inclusive;
-    e.1 += v.exclusive;
-    e.2 += v.explicit;
-    e.3 += v.inherited;
-    for (m, x) in &v.methods {
-        *e.4.entry(m.clone()).or_default() += x;
+    add_to_sums(
+        into.entry(v.process),
+        [v.inclusive, v.exclusive, v.explicit, v.inherited],
+        v.methods.iter().map(|(m, x)| (m.as_str(), *x)),
+    );
+}
+
+/// Adds four sums (inclusive, exclusive, explicit, inherited) and sums by
+/// method to `e`; a method's name is copied only when `e` has none yet.
+fn add_to_sums<'m>(
+    e: &mut Sums,
+    [inclusive, exclusive, explicit, inherited]: [f64; 4],
+    methods: impl IntoIterator<Item = (&'m str, f64)>,
+) {
+    e.0 += inclusive;
+    e.1 += exclusive;
+    e.2 += explicit;
+    e.3 += inherited;
+    for (m, x) in methods {
+        match e.4.get_mut(m) {
+            Some(sum) => *sum += x,
+            None => {
+                e.4.insert(m.to_owned(), x);
+            }
+        }
     }
 }
 
@@ -104,13 +122,11 @@ fn add_sums(into: &mut ProcessSums, from: ProcessSums) {
                 let (process, mut e) = ours.next().expect("peeked");
                 let (_, (inclusive, exclusive, explicit, inherited, methods)) =
                     theirs.next().expect("peeked");
-                e.0 += inclusive;
-                e.1 += exclusive;
-                e.2 += explicit;
-                e.3 += inherited;
-                for (m, x) in methods {
-                    *e.4.entry(m).or_default() += x;
-                }
+                add_to_sums(
+                    &mut e,
+                    [inclusive, exclusive, explicit, inherited],
+                    methods.iter().map(|(m, x)| (m.as_str(), *x)),
+                );
                 Some((process, e))
             }
         };
@@ -1031,16 +1047,15 @@ impl Merger {
     }
 }
 
-/// Adds a part's header to the merger's (`into`): its counts (`counts`, of
+/// Adds a part's header to the merger's (`header`): its counts (`counts`, of
 /// a table of `processes`), damage, blame points and coverage; fails when
 /// it comes from another run or from other inputs than the parts before.
 fn add_header(
-    into: &mut ResultsHeader,
+    header: &mut ResultsHeader,
     part: &ResultsHeader,
     processes: usize,
     counts: &[blame_formats::results::ProcessCounts],
 ) -> Result<()> {
-    let header = into;
     if part.events != header.events || processes != header.processes.len() {
         return Err(PostError::PartsOfOtherRuns);
     }
@@ -1313,6 +1328,46 @@ mod tests {
             assert_eq!(joined, one_by_one, "{ours:?} then {theirs:?}");
             assert_eq!(added, one_by_one, "{ours:?} then {theirs:?}");
         }
+    }
+
+    /// A borrowed frame or key hashes as the owned one does: else the
+    /// merger's maps would not find a part's frames and keys without
+    /// making them (each found again by its owned form, at twice the cost).
+    #[test]
+    fn borrowed_keys_hash_as_the_owned_ones() {
+        fn hash(h: impl Hash) -> u64 {
+            let mut hasher = FxHasher::default();
+            h.hash(&mut hasher);
+            hasher.finish()
+        }
+        let frame = SymFrame {
+            function: "solve".into(),
+            file: "a.c".into(),
+            line: 300,
+            column: 4,
+            inlined: true,
+        };
+        let key = VariableKey {
+            name: "u".into(),
+            function: "solve".into(),
+            file: "a.c".into(),
+            line: 12,
+            type_name: "double *".into(),
+            kind: "local".into(),
+            scalar: false,
+            event: 1,
+        };
+        let function = FunctionKey {
+            name: "solve".into(),
+            file: "a.c".into(),
+            event: 1,
+        };
+        assert_eq!(hash(&frame), hash(Borrowed(frame.as_ref())));
+        assert_eq!(hash(&key), hash(Borrowed(key.as_ref())));
+        assert_eq!(hash(&function), hash(Borrowed(function.as_ref())));
+        let mut frames: FxKeyMap<SymFrame, u32> = FxKeyMap::default();
+        frames.insert(frame.clone(), 7);
+        assert_eq!(frames.get(&Borrowed(frame.as_ref())), Some(&7));
     }
 
     /// Sums per process come out in the order of the processes, however

@@ -1019,60 +1019,6 @@ impl<R: Read> ContainerReader<R> {
 mod tests {
     use super::*;
 
-    /// Frames and keys read from a slice as from a reader that lends
-    /// nothing, and strings borrowed from bytes refused where bincode's
-    /// own decoding refuses them.
-    #[test]
-    fn strings_decode_as_bincode_decodes_them() {
-        use crate::results::{SymFrame, VariableKey};
-        let frame = SymFrame {
-            function: "solve_é".into(),
-            file: "/src/a.c".into(),
-            line: 70_000,
-            column: 3,
-            inlined: true,
-        };
-        let bytes = bincode::encode_to_vec(&frame, codec()).unwrap();
-        let (from_slice, _): (SymFrame, _) = bincode::decode_from_slice(&bytes, codec()).unwrap();
-        let from_reader: SymFrame =
-            bincode::decode_from_std_read(&mut &bytes[..], codec()).unwrap();
-        assert_eq!((&from_slice, &from_reader), (&frame, &frame));
-        let key = VariableKey {
-            name: "u".into(),
-            function: String::new(),
-            file: "f.c".into(),
-            line: 1,
-            type_name: "double *".into(),
-            kind: "local".into(),
-            scalar: false,
-            event: 300,
-        };
-        let bytes = bincode::encode_to_vec(&key, codec()).unwrap();
-        let (back, _): (VariableKey, _) = bincode::decode_from_slice(&bytes, codec()).unwrap();
-        assert_eq!(back, key);
-        // Not UTF-8: a string of one byte 0xff, refused as bincode refuses it.
-        let bad = [1u8, 0xff];
-        let slice = bincode::decode_from_slice::<String, _>(&bad, codec()).map(drop);
-        let ours = RecordBytes::new(&bad).str().map(drop);
-        let reader = bincode::decode_from_std_read::<String, _, _>(&mut &bad[..], codec());
-        for e in [slice, ours, reader.map(drop)] {
-            assert!(
-                matches!(e, Err(bincode::error::DecodeError::Utf8 { .. })),
-                "{e:?}"
-            );
-        }
-        // A length past the container's limit is refused, not allocated
-        // (by bincode at its limit, here at the end of the bytes).
-        let mut huge = vec![253u8];
-        huge.extend_from_slice(&(1u64 << 60).to_le_bytes());
-        let e = bincode::decode_from_slice::<String, _>(&huge, codec()).map(drop);
-        assert!(
-            matches!(e, Err(bincode::error::DecodeError::LimitExceeded)),
-            "{e:?}"
-        );
-        assert!(RecordBytes::new(&huge).str().is_err());
-    }
-
     /// Slices encoded in runs are bincode's bytes, in every varint form
     /// and across runs.
     #[test]
@@ -1104,33 +1050,5 @@ mod tests {
             let theirs = bincode::encode_to_vec((ids, values), codec()).unwrap();
             assert_eq!(ours, theirs, "{n} values");
         }
-    }
-
-    #[test]
-    fn unsigned_integers_decode_in_line_as_bincode_decodes_them() {
-        let values = [0u64, 250, 251, 65535, 65536, u64::from(u32::MAX) + 1];
-        let mut bytes = Vec::new();
-        for v in values {
-            encode_into(&mut bytes, &v).unwrap();
-        }
-        let mut r = RecordBytes::new(&bytes);
-        for v in values {
-            assert_eq!(r.u64().unwrap(), v);
-        }
-        assert!(r.rest().is_empty());
-        // A u16 cut short, and a u64 where a u32 is due, are bincode's errors.
-        assert!(RecordBytes::new(&bytes[2..3]).u32().is_err());
-        let u64_at = bytes.len() - 9;
-        assert!(RecordBytes::new(&bytes[u64_at..]).u32().is_err());
-    }
-
-    #[test]
-    fn unclaimed_values_decode_as_bincode_decodes_them() {
-        let mut bytes = Vec::new();
-        encode_into(&mut bytes, &(300u32, 7u64)).unwrap();
-        let mut r = RecordBytes::new(&bytes);
-        let pair = (r.u32().unwrap(), r.u64().unwrap());
-        assert_eq!(pair, (300, 7));
-        assert!(r.rest().is_empty());
     }
 }

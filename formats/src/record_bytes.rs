@@ -275,50 +275,50 @@ impl<'a> RecordBytes<'a> {
 
     /// One value decoded by bincode, with the container's memory limit
     /// per value (the records of the other files: a post decodes 10^7
-    /// of a stream's, so the decoder is made in line).
+    /// of a stream's, so the decoder is made in line, reading these bytes).
     #[inline]
     pub fn decode<T: Decode<()>>(&mut self) -> Result<T, DecodeError> {
-        use bincode::de::Decoder;
-        let mut decoder = bincode::de::DecoderImpl::new(Remaining(self.rest), codec(), ());
-        let value = T::decode(&mut decoder)?;
-        self.rest = decoder.reader().0;
-        Ok(value)
+        T::decode(&mut bincode::de::DecoderImpl::new(self, codec(), ()))
     }
 }
 
-/// Bytes not yet decoded, as bincode's reader (its slice reader does not
-/// tell its position, so what a value left could not be told).
-struct Remaining<'a>(&'a [u8]);
-
-impl bincode::de::read::Reader for Remaining<'_> {
+/// The bytes as bincode's reader (its own slice reader does not tell its
+/// position, so what a value left could not be told).
+impl bincode::de::read::Reader for RecordBytes<'_> {
     #[inline]
     fn read(&mut self, bytes: &mut [u8]) -> Result<(), DecodeError> {
-        if bytes.len() > self.0.len() {
-            return Err(DecodeError::UnexpectedEnd {
-                additional: bytes.len() - self.0.len(),
-            });
-        }
-        let (now, rest) = self.0.split_at(bytes.len());
-        bytes.copy_from_slice(now);
-        self.0 = rest;
+        bytes.copy_from_slice(self.take(bytes.len())?);
         Ok(())
     }
 
     #[inline]
     fn peek_read(&mut self, n: usize) -> Option<&[u8]> {
-        self.0.get(..n)
+        self.rest.get(..n)
     }
 
     #[inline]
     fn consume(&mut self, n: usize) {
-        self.0 = &self.0[n.min(self.0.len())..];
+        self.rest = &self.rest[n.min(self.rest.len())..];
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::container::codec;
+    use crate::container::{codec, encode_into};
+    use crate::results::SymFrame;
+
+    /// A frame whose function name is not ASCII and whose line takes a
+    /// wide varint.
+    fn frame() -> SymFrame {
+        SymFrame {
+            function: "solve_é".into(),
+            file: "/src/a.c".into(),
+            line: 70_000,
+            column: 3,
+            inlined: true,
+        }
+    }
 
     fn bincode_u32(bytes: &[u8]) -> Result<(u32, usize), String> {
         bincode::decode_from_slice::<u32, _>(bytes, codec()).map_err(|e| e.to_string())
@@ -363,7 +363,6 @@ mod tests {
     /// of 2, a string that is not UTF-8) are errors as they are to bincode.
     #[test]
     fn bools_strings_and_frames_decode_as_bincode_decodes_them() {
-        use crate::results::SymFrame;
         for b in 0..=255u8 {
             let bytes = [b];
             assert_eq!(
@@ -371,13 +370,7 @@ mod tests {
                 bincode::decode_from_slice::<bool, _>(&bytes, codec()).ok()
             );
         }
-        let frame = SymFrame {
-            function: "solve_é".into(),
-            file: "/src/a.c".into(),
-            line: 70_000,
-            column: 3,
-            inlined: true,
-        };
+        let frame = frame();
         let mut bytes = bincode::encode_to_vec(&frame, codec()).unwrap();
         for len in 0..=bytes.len() {
             let cut = &bytes[..len];
@@ -518,5 +511,81 @@ mod tests {
         huge.extend_from_slice(&(u64::MAX / 2).to_le_bytes());
         assert!(RecordBytes::new(&huge).u32s_into(&mut Vec::new()).is_err());
         assert!(RecordBytes::new(&huge).f64s_into(&mut Vec::new()).is_err());
+    }
+
+    /// Frames and keys read from a slice as from a reader that lends
+    /// nothing, and strings borrowed from bytes refused where bincode's
+    /// own decoding refuses them.
+    #[test]
+    fn strings_decode_as_bincode_decodes_them() {
+        use crate::results::VariableKey;
+        let frame = frame();
+        let bytes = bincode::encode_to_vec(&frame, codec()).unwrap();
+        let (from_slice, _): (SymFrame, _) = bincode::decode_from_slice(&bytes, codec()).unwrap();
+        let from_reader: SymFrame =
+            bincode::decode_from_std_read(&mut &bytes[..], codec()).unwrap();
+        assert_eq!((&from_slice, &from_reader), (&frame, &frame));
+        let key = VariableKey {
+            name: "u".into(),
+            function: String::new(),
+            file: "f.c".into(),
+            line: 1,
+            type_name: "double *".into(),
+            kind: "local".into(),
+            scalar: false,
+            event: 300,
+        };
+        let bytes = bincode::encode_to_vec(&key, codec()).unwrap();
+        let (back, _): (VariableKey, _) = bincode::decode_from_slice(&bytes, codec()).unwrap();
+        assert_eq!(back, key);
+        // Not UTF-8: a string of one byte 0xff, refused as bincode refuses it.
+        let bad = [1u8, 0xff];
+        let slice = bincode::decode_from_slice::<String, _>(&bad, codec()).map(drop);
+        let ours = RecordBytes::new(&bad).str().map(drop);
+        let reader = bincode::decode_from_std_read::<String, _, _>(&mut &bad[..], codec());
+        for e in [slice, ours, reader.map(drop)] {
+            assert!(
+                matches!(e, Err(bincode::error::DecodeError::Utf8 { .. })),
+                "{e:?}"
+            );
+        }
+        // A length past the container's limit is refused, not allocated
+        // (by bincode at its limit, here at the end of the bytes).
+        let mut huge = vec![253u8];
+        huge.extend_from_slice(&(1u64 << 60).to_le_bytes());
+        let e = bincode::decode_from_slice::<String, _>(&huge, codec()).map(drop);
+        assert!(
+            matches!(e, Err(bincode::error::DecodeError::LimitExceeded)),
+            "{e:?}"
+        );
+        assert!(RecordBytes::new(&huge).str().is_err());
+    }
+
+    #[test]
+    fn unsigned_integers_decode_one_after_another() {
+        let values = [0u64, 250, 251, 65535, 65536, u64::from(u32::MAX) + 1];
+        let mut bytes = Vec::new();
+        for v in values {
+            encode_into(&mut bytes, &v).unwrap();
+        }
+        let mut r = RecordBytes::new(&bytes);
+        for v in values {
+            assert_eq!(r.u64().unwrap(), v);
+        }
+        assert!(r.rest().is_empty());
+        // A u16 cut short, and a u64 where a u32 is due, are bincode's errors.
+        assert!(RecordBytes::new(&bytes[2..3]).u32().is_err());
+        let u64_at = bytes.len() - 9;
+        assert!(RecordBytes::new(&bytes[u64_at..]).u32().is_err());
+    }
+
+    #[test]
+    fn a_records_fields_decode_one_after_another() {
+        let mut bytes = Vec::new();
+        encode_into(&mut bytes, &(300u32, 7u64)).unwrap();
+        let mut r = RecordBytes::new(&bytes);
+        let pair = (r.u32().unwrap(), r.u64().unwrap());
+        assert_eq!(pair, (300, 7));
+        assert!(r.rest().is_empty());
     }
 }
