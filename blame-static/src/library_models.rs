@@ -10,6 +10,31 @@ pub struct LibModel {
     pub outputs: Vec<CallOutput>,
     /// True when the outputs are written by the call (the caller's lines get them).
     pub writes: bool,
+    /// Outputs the call only reads (a buffer sent, a communicator): a
+    /// sample inside blames them, but the call neither writes nor
+    /// may-defines them.
+    pub read_only: Vec<u32>,
+}
+
+impl LibModel {
+    pub fn new(outputs: Vec<CallOutput>, writes: bool) -> LibModel {
+        LibModel {
+            outputs,
+            writes,
+            read_only: vec![],
+        }
+    }
+
+    /// True when the call may write what argument `k` points to.
+    pub fn may_write(&self, k: u32) -> bool {
+        self.outputs.contains(&CallOutput::Arg(k)) && !self.read_only.contains(&k)
+    }
+
+    /// True when the call writes what argument `k` points to (its caller's
+    /// line stores there).
+    pub fn writes_arg(&self, k: u32) -> bool {
+        self.writes && self.may_write(k)
+    }
 }
 
 const LIBM: &[&str] = &[
@@ -72,61 +97,156 @@ fn args(v: &[u32]) -> Vec<CallOutput> {
     v.iter().map(|&k| CallOutput::Arg(k)).collect()
 }
 
+/// The MPI routine a linkage name calls, as its C binding's name without
+/// the `MPI_` prefix (`Send`, `Waitall`): `MPI_Send`, `PMPI_Send`, and the
+/// Fortran entry points `mpi_send_`, `mpi_send__`, `MPI_SEND`, `pmpi_send_`.
+pub fn mpi_routine(name: &str) -> Option<String> {
+    if let Some(m) = name.strip_prefix("PMPI_").or_else(|| name.strip_prefix("MPI_")) {
+        let fortran = m.len() > 1 && m.chars().all(|c| !c.is_ascii_lowercase());
+        return match m.chars().next() {
+            Some(c) if c.is_ascii_uppercase() && fortran => Some(capitalized(m)),
+            Some(c) if c.is_ascii_uppercase() => Some(m.to_string()),
+            _ => None,
+        };
+    }
+    let f = name
+        .strip_prefix("pmpi_")
+        .or_else(|| name.strip_prefix("mpi_"))?;
+    let f = f.strip_suffix("__").or_else(|| f.strip_suffix('_'))?;
+    let plain = f
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    (!f.is_empty() && plain).then(|| capitalized(f))
+}
+
+/// `SEND` or `send` as the C binding spells it: `Send`, `Comm_rank`.
+fn capitalized(f: &str) -> String {
+    let lower = f.to_ascii_lowercase();
+    let mut c = lower.chars();
+    match c.next() {
+        Some(first) => first.to_ascii_uppercase().to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// The prototype model of an MPI routine (chapter 4: an MPI call's time is
+/// blamed on its parameters). Buffers sent are blamed but only read;
+/// buffers received, requests, statuses' owners and new communicators are
+/// written; a barrier or a communicator call is blamed on the communicator
+/// it takes. Arguments are 0-based positions of the MPI-3 C bindings (the
+/// Fortran bindings take the same arguments in the same order). `MPI_Wait`
+/// and its kin blame the requests they complete, and the analysis adds the
+/// buffers of the nonblocking calls that posted those requests.
+/// Init, Finalize and Abort blame nothing: they have no data.
+fn mpi_model(m: &str) -> Option<LibModel> {
+    // (blamed arguments, of which only read)
+    let (blamed, read): (&[u32], &[u32]) = match m {
+        "Init" | "Init_thread" | "Finalize" | "Abort" | "Initialized" | "Finalized"
+        | "Query_thread" | "Get_processor_name" | "Pcontrol" => (&[], &[]),
+        // Point to point.
+        "Send" | "Ssend" | "Rsend" | "Bsend" => (&[0], &[0]),
+        "Isend" | "Issend" | "Irsend" | "Ibsend" | "Send_init" | "Ssend_init"
+        | "Rsend_init" | "Bsend_init" => (&[0, 6], &[0]),
+        "Recv" => (&[0], &[]),
+        "Irecv" | "Recv_init" => (&[0, 6], &[]),
+        "Mrecv" => (&[0], &[]),
+        "Sendrecv" => (&[0, 5], &[0]),
+        "Sendrecv_replace" => (&[0], &[]),
+        "Probe" => (&[3], &[]),
+        "Iprobe" => (&[3, 4], &[]),
+        "Get_count" | "Get_elements" => (&[2], &[0]),
+        // Completion: the requests (and, added by the analysis, the
+        // buffers of the calls that posted them).
+        "Wait" | "Test" | "Start" | "Request_free" | "Cancel" => (&[0], &[]),
+        "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome" | "Testsome"
+        | "Startall" => (&[1], &[]),
+        // Collectives: their buffers.
+        "Bcast" => (&[0], &[]),
+        "Ibcast" => (&[0, 5], &[]),
+        "Reduce" | "Allreduce" | "Scan" | "Exscan" | "Reduce_scatter"
+        | "Reduce_scatter_block" => (&[0, 1], &[0]),
+        "Iallreduce" | "Iscan" | "Iexscan" => (&[0, 1, 6], &[0]),
+        "Ireduce" => (&[0, 1, 7], &[0]),
+        "Gather" | "Scatter" => (&[0, 3], &[0]),
+        "Allgather" | "Alltoall" => (&[0, 3], &[0]),
+        "Igather" | "Iscatter" => (&[0, 3, 8], &[0]),
+        "Iallgather" | "Ialltoall" => (&[0, 3, 7], &[0]),
+        "Gatherv" => (&[0, 3], &[0]),
+        "Allgatherv" => (&[0, 3], &[0]),
+        "Scatterv" => (&[0, 4], &[0]),
+        "Alltoallv" => (&[0, 4], &[0]),
+        // Barriers and communicators: the communicator.
+        "Barrier" => (&[0], &[0]),
+        "Ibarrier" => (&[0, 1], &[0]),
+        "Comm_rank" | "Comm_size" | "Comm_dup" => (&[0, 1], &[0]),
+        "Comm_split" => (&[0, 3], &[0]),
+        "Comm_create" => (&[0, 2], &[0]),
+        "Comm_free" => (&[0], &[]),
+        "Cart_create" => (&[0, 5], &[0, 2, 3]),
+        "Cart_coords" => (&[0, 3], &[0]),
+        "Cart_rank" => (&[0, 2], &[0, 1]),
+        "Cart_shift" => (&[0, 3, 4], &[0]),
+        "Cart_sub" => (&[0, 2], &[0, 1]),
+        "Dims_create" => (&[2], &[]),
+        "Wtime" | "Wtick" => {
+            return Some(LibModel::new(vec![CallOutput::Return], false));
+        }
+        _ => return None,
+    };
+    Some(LibModel {
+        outputs: args(blamed),
+        writes: true,
+        read_only: read.to_vec(),
+    })
+}
+
+/// For a nonblocking MPI routine (`Isend`, `Irecv`, `Iallreduce`): the
+/// arguments that are its buffers and the argument that is its request.
+pub fn mpi_request_buffers(m: &str) -> Option<(&'static [u32], u32)> {
+    Some(match m {
+        "Isend" | "Issend" | "Irsend" | "Ibsend" | "Send_init" | "Ssend_init" | "Rsend_init"
+        | "Bsend_init" | "Irecv" | "Recv_init" => (&[0], 6),
+        "Ibcast" => (&[0], 5),
+        "Iallreduce" | "Iscan" | "Iexscan" => (&[0, 1], 6),
+        "Ireduce" => (&[0, 1], 7),
+        "Igather" | "Iscatter" => (&[0, 3], 8),
+        "Iallgather" | "Ialltoall" => (&[0, 3], 7),
+        _ => return None,
+    })
+}
+
+/// For an MPI routine that completes requests (`Wait`, `Waitall`,
+/// `Test`...): the argument that holds them.
+pub fn mpi_completion_requests(m: &str) -> Option<u32> {
+    match m {
+        "Wait" | "Test" => Some(0),
+        "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome" | "Testsome" => Some(1),
+        _ => None,
+    }
+}
+
 /// The model of a known library function, by linkage name.
 pub fn known(name: &str) -> Option<LibModel> {
     let n = name.strip_prefix("__builtin_").unwrap_or(name);
     let n = n.strip_suffix("_chk").unwrap_or(n);
     let n = n.strip_prefix("__").unwrap_or(n);
-    let w = |v: &[u32]| {
-        Some(LibModel {
-            outputs: args(v),
-            writes: true,
-        })
-    };
-    let none = || {
-        Some(LibModel {
-            outputs: vec![],
-            writes: false,
-        })
-    };
+    let w = |v: &[u32]| Some(LibModel::new(args(v), true));
+    let none = || Some(LibModel::new(vec![], false));
+    let ret = || Some(LibModel::new(vec![CallOutput::Return], false));
     if is_libm(n) {
-        return Some(LibModel {
-            outputs: vec![CallOutput::Return],
-            writes: false,
-        });
+        return ret();
     }
-    // MPI (and the profiling interface names).
-    if let Some(m) = n.strip_prefix("PMPI_").or_else(|| n.strip_prefix("MPI_")) {
-        return match m {
-            "Send" | "Isend" | "Ssend" | "Rsend" | "Bsend" | "Issend" | "Barrier" | "Init"
-            | "Init_thread" | "Finalize" | "Abort" => none(),
-            "Recv" | "Irecv" | "Bcast" | "Ibcast" => w(&[0]),
-            "Reduce" | "Allreduce" | "Ireduce" | "Iallreduce" | "Scan" | "Exscan" => w(&[1]),
-            "Gather" | "Scatter" | "Allgather" | "Alltoall" | "Igather" | "Iscatter"
-            | "Iallgather" | "Ialltoall" => w(&[3]),
-            "Gatherv" | "Allgatherv" => w(&[3]),
-            "Scatterv" | "Alltoallv" => w(&[4]),
-            "Sendrecv" => w(&[5]),
-            "Sendrecv_replace" => w(&[0]),
-            "Wait" | "Test" => w(&[0]),
-            "Waitall" | "Testall" | "Waitany" | "Waitsome" => w(&[1]),
-            "Comm_rank" | "Comm_size" => w(&[1]),
-            "Wtime" => Some(LibModel {
-                outputs: vec![CallOutput::Return],
-                writes: false,
-            }),
-            _ => None,
-        };
+    // MPI (and the profiling interface names, and the Fortran-style
+    // `mpi_send_` entry points, which take the same arguments by reference).
+    if let Some(m) = mpi_routine(name).or_else(|| mpi_routine(n)) {
+        return mpi_model(&m);
     }
     match n {
         "memcpy" | "memmove" | "memset" | "strcpy" | "strncpy" | "strcat" | "strncat"
         | "sprintf" | "snprintf" | "vsprintf" | "vsnprintf" | "bzero" | "qsort" | "fgets"
         | "gets" | "memcpy_chk" => w(&[0]),
         "fread" | "read" | "pread" | "recv" => w(&[if n == "fread" { 0 } else { 1 }]),
-        "sscanf" | "fscanf" | "scanf" => Some(LibModel {
-            outputs: vec![],
-            writes: false,
-        }),
+        "sscanf" | "fscanf" | "scanf" => none(),
         "printf" | "fprintf" | "vprintf" | "vfprintf" | "puts" | "putchar" | "fputs" | "fputc"
         | "putc" | "fwrite" | "fflush" | "write" | "perror" | "free" | "fclose" | "exit"
         | "abort" | "assert_fail" => none(),
@@ -140,10 +260,7 @@ pub fn known(name: &str) -> Option<LibModel> {
         | "_Znwm"
         | "_Znam"
         | "_ZnwmSt11align_val_t"
-        | "fopen" => Some(LibModel {
-            outputs: vec![CallOutput::Return],
-            writes: false,
-        }),
+        | "fopen" => ret(),
         "posix_memalign" => w(&[0]),
         "strlen"
         | "strcmp"
@@ -159,10 +276,7 @@ pub fn known(name: &str) -> Option<LibModel> {
         | "clock"
         | "omp_get_wtime"
         | "omp_get_thread_num"
-        | "omp_get_num_threads" => Some(LibModel {
-            outputs: vec![CallOutput::Return],
-            writes: false,
-        }),
+        | "omp_get_num_threads" => ret(),
         _ => None,
     }
 }
@@ -172,10 +286,10 @@ pub fn known(name: &str) -> Option<LibModel> {
 pub fn omp_fork(name: &str, arg_count: u32) -> Option<LibModel> {
     if name == "__kmpc_fork_call" || name == "__kmpc_fork_teams" || name == "GOMP_parallel" {
         let first = if name == "GOMP_parallel" { 1 } else { 3 };
-        return Some(LibModel {
-            outputs: args(&(first..arg_count).collect::<Vec<_>>()),
-            writes: false,
-        });
+        return Some(LibModel::new(
+            args(&(first..arg_count).collect::<Vec<_>>()),
+            false,
+        ));
     }
     None
 }
@@ -279,20 +393,11 @@ pub fn omp_fork_written(
 /// without any, the return value takes it.
 pub fn heuristic(pointer_args: &[u32], returns_value: bool) -> LibModel {
     if !pointer_args.is_empty() {
-        LibModel {
-            outputs: args(pointer_args),
-            writes: false,
-        }
+        LibModel::new(args(pointer_args), false)
     } else if returns_value {
-        LibModel {
-            outputs: vec![CallOutput::Return],
-            writes: false,
-        }
+        LibModel::new(vec![CallOutput::Return], false)
     } else {
-        LibModel {
-            outputs: vec![],
-            writes: false,
-        }
+        LibModel::new(vec![], false)
     }
 }
 
@@ -312,6 +417,38 @@ pub fn intrinsic_as_libc(name: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod const_param_tests {
     use super::*;
+
+    #[test]
+    fn mpi_routines_by_every_binding_name() {
+        assert_eq!(mpi_routine("MPI_Send").as_deref(), Some("Send"));
+        assert_eq!(mpi_routine("PMPI_Comm_rank").as_deref(), Some("Comm_rank"));
+        assert_eq!(mpi_routine("mpi_waitall_").as_deref(), Some("Waitall"));
+        assert_eq!(mpi_routine("mpi_comm_rank__").as_deref(), Some("Comm_rank"));
+        assert_eq!(mpi_routine("MPI_ALLREDUCE").as_deref(), Some("Allreduce"));
+        assert_eq!(mpi_routine("mpi_send"), None);
+        assert_eq!(mpi_routine("my_send_"), None);
+    }
+
+    #[test]
+    fn mpi_calls_blame_their_parameters_and_write_only_what_they_receive() {
+        let send = known("MPI_Send").unwrap();
+        assert_eq!(send.outputs, vec![CallOutput::Arg(0)]);
+        assert!(!send.may_write(0), "a send only reads its buffer");
+        let isend = known("PMPI_Isend").unwrap();
+        assert!(!isend.may_write(0) && isend.writes_arg(6), "the request is written");
+        let recv = known("mpi_recv_").unwrap();
+        assert!(recv.writes_arg(0));
+        let allreduce = known("MPI_Allreduce").unwrap();
+        assert!(!allreduce.may_write(0) && allreduce.writes_arg(1));
+        let barrier = known("MPI_Barrier").unwrap();
+        assert_eq!(barrier.outputs, vec![CallOutput::Arg(0)]);
+        assert!(!barrier.may_write(0));
+        let wait = known("MPI_Waitall").unwrap();
+        assert_eq!(wait.outputs, vec![CallOutput::Arg(1)]);
+        for none in ["MPI_Init", "MPI_Finalize"] {
+            assert!(known(none).unwrap().outputs.is_empty());
+        }
+    }
 
     #[test]
     fn mangled_signatures_say_which_pointers_are_to_const() {

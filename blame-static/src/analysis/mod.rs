@@ -364,10 +364,7 @@ fn collect_writes(
                                     }
                                     defined.param_writes(r, k).map(|ws| !ws.is_empty())
                                 })?;
-                                Some(LibModel {
-                                    outputs,
-                                    writes: false,
-                                })
+                                Some(LibModel::new(outputs, false))
                             })
                             .or_else(|| library::omp_fork(n, inst.args.len() as u32))
                             .unwrap_or_else(|| {
@@ -420,9 +417,7 @@ fn collect_writes(
                             .as_deref()
                             .is_some_and(|n| defined.is_const_param(n, k));
                     let may_write = !const_param
-                        && model
-                            .as_ref()
-                            .is_none_or(|md| md.outputs.contains(&CallOutput::Arg(k)));
+                        && model.as_ref().is_none_or(|md| md.may_write(k));
                     // A body of the module writes only where its write set
                     // says (`kernel(dom)` writing `dom->fx[..]` leaves
                     // `dom.cycle` as it was).
@@ -456,9 +451,7 @@ fn collect_writes(
                             targets.push(v);
                         }
                     }
-                    let written = model
-                        .as_ref()
-                        .is_some_and(|md| md.writes && md.outputs.contains(&CallOutput::Arg(k)));
+                    let written = model.as_ref().is_some_and(|md| md.writes_arg(k));
                     if written {
                         writes.push((node, targets));
                     }
@@ -1349,7 +1342,7 @@ fn call_sites(
     let (call_models, ret_bind, arg_bind) = (&w.call_models, &reach.ret_bind, &reach.arg_bind);
     // Call sites with their output bindings (the transfer function's caller side).
     let mut call_sites = Vec::new();
-    let mut irecv_buffers: Vec<(BTreeSet<u32>, BTreeSet<u32>)> = Vec::new();
+    let mut request_buffers: Vec<(BTreeSet<u32>, BTreeSet<u32>)> = Vec::new();
     let targets_of = |res: &mut Resolver, vars: &Vars, v: &Value| -> BTreeSet<u32> {
         res.locs(v)
             .iter()
@@ -1379,13 +1372,26 @@ fn call_sites(
                 // (`axpy(y, alpha, x)` computes *y from alpha) fires when
                 // they are blamed. Nothing is written through it: it
                 // blames nothing itself.
-                let sources = value_sources(f, res, vars, &inst.args[k as usize]);
+                let sources: Vec<u32> = value_sources(f, res, vars, &inst.args[k as usize])
+                    .into_iter()
+                    .collect();
                 if !sources.is_empty() {
+                    // A handle passed by value that the library model
+                    // blames (an `int` communicator of MPICH's
+                    // `MPI_Barrier(comm)`): the variable it is read from.
+                    let blamed = if model
+                        .as_ref()
+                        .is_some_and(|md| md.outputs.contains(&CallOutput::Arg(k)))
+                    {
+                        sources.clone()
+                    } else {
+                        vec![]
+                    };
                     outputs.push(OutputBinding {
                         output: CallOutput::Arg(k),
-                        blamed: vec![],
-                        explicit: vec![],
-                        pointees: sources.into_iter().collect(),
+                        explicit: blamed.clone(),
+                        blamed,
+                        pointees: sources,
                     });
                 }
                 continue;
@@ -1419,14 +1425,22 @@ fn call_sites(
                 });
             }
         }
-        let short = name
+        // A nonblocking MPI call: which buffers its request completes.
+        if let Some((buffers, req)) = name
             .as_deref()
-            .map(|n| n.strip_prefix("P").unwrap_or(n))
-            .unwrap_or("");
-        if short == "MPI_Irecv" && inst.args.len() > 6 {
-            let buf = targets_of(res, vars, &inst.args[0]);
-            let req = targets_of(res, vars, &inst.args[6]);
-            irecv_buffers.push((req, buf));
+            .and_then(library::mpi_routine)
+            .and_then(|m| library::mpi_request_buffers(&m))
+        {
+            if (req as usize) < inst.args.len() {
+                let mut buf = BTreeSet::new();
+                for &b in buffers {
+                    if let Some(a) = inst.args.get(b as usize) {
+                        buf.extend(targets_of(res, vars, a));
+                    }
+                }
+                let req = targets_of(res, vars, &inst.args[req as usize]);
+                request_buffers.push((req, buf));
+            }
         }
         call_sites.push((
             i,
@@ -1440,18 +1454,24 @@ fn call_sites(
             },
         ));
     }
-    // MPI_Wait/Waitall complete an Irecv: the request's buffer is what they blame.
+    // MPI_Wait and its kin complete nonblocking sends and receives: the
+    // buffers of the calls that posted their requests are what they blame.
     for (i, cs) in &mut call_sites {
-        let short = cs.callee.as_deref().unwrap_or("");
-        let short = short.strip_prefix("P").unwrap_or(short);
-        let k = match short {
-            "MPI_Wait" | "MPI_Test" => 0,
-            "MPI_Waitall" | "MPI_Testall" | "MPI_Waitany" | "MPI_Waitsome" => 1,
-            _ => continue,
+        let Some(k) = cs
+            .callee
+            .as_deref()
+            .and_then(library::mpi_routine)
+            .and_then(|m| library::mpi_completion_requests(&m))
+        else {
+            continue;
         };
-        let req = targets_of(res, vars, &f.insts[*i as usize].args[k]);
+        let k = k as usize;
+        let Some(arg) = f.insts[*i as usize].args.get(k) else {
+            continue;
+        };
+        let req = targets_of(res, vars, arg);
         let mut extra: BTreeSet<u32> = BTreeSet::new();
-        for (r, b) in &irecv_buffers {
+        for (r, b) in &request_buffers {
             if !r.is_disjoint(&req) {
                 extra.extend(b.iter().copied());
             }

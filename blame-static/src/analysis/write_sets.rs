@@ -15,7 +15,6 @@
 use super::locations::{variable_bindings, Loc, Resolver, ReturnsInto, Root};
 use crate::ir::*;
 use crate::library_models as library;
-use blame_formats::static_db::CallOutput;
 use std::collections::{BTreeSet, HashMap};
 
 /// A write through a pointer parameter: the memory `path` fields and
@@ -349,10 +348,7 @@ fn function_writes(
                                         .is_some_and(|w| !w.is_empty()),
                                 )
                             })?;
-                            Some(library::LibModel {
-                                outputs,
-                                writes: false,
-                            })
+                            Some(library::LibModel::new(outputs, false))
                         })
                         .or_else(|| library::omp_fork(n, inst.args.len() as u32)),
                     _ => None,
@@ -383,7 +379,7 @@ fn function_writes(
                         // arguments reach.
                         (_, Some(_)) if access == Access::Read => vec![ParamWrite::whole()],
                         (_, Some(md)) => {
-                            if md.outputs.contains(&CallOutput::Arg(j)) {
+                            if md.may_write(j) {
                                 vec![ParamWrite::whole()]
                             } else {
                                 continue;
