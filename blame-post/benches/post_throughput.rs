@@ -172,6 +172,7 @@ fn main() {
                             write_lines: vec![],
                             aliases: vec![],
                             heap_bytes: 0,
+                            element_of: None,
                             is_scalar: false,
                         },
                         Variable {
@@ -188,6 +189,7 @@ fn main() {
                             write_lines: lines.clone(),
                             aliases: vec![],
                             heap_bytes: 0,
+                            element_of: None,
                             is_scalar: false,
                         },
                     ],

@@ -251,9 +251,53 @@ pub fn derived_keys(
 }
 
 /// The report key of a summary variable.
-pub fn variable_key(index: &StaticIndex, (fi, vi): VarRef, event: u16) -> VariableKey {
+pub fn variable_key(index: &StaticIndex, v: VarRef, event: u16) -> VariableKey {
+    owned_key(index, v, event, 0)
+}
+
+/// The owner of variable `vi` of `f` when its root is an element pointer
+/// (`bp = &blocks[n]`: `bp.array` is `blocks.array`): the owner and the
+/// path below the local (`.array`).
+fn element_owner(
+    f: &blame_formats::static_db::FunctionSummary,
+    vi: u32,
+) -> Option<(u32, &str)> {
+    let v = &f.variables[vi as usize];
+    let mut root = v;
+    for _ in 0..f.variables.len() {
+        match root.parent {
+            Some(p) => root = &f.variables[p as usize],
+            None => break,
+        }
+    }
+    let owner = root.element_of?;
+    let suffix = v.name.strip_prefix(root.name.as_str())?;
+    Some((owner, suffix))
+}
+
+fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) -> VariableKey {
     let f = &index.functions[fi as usize];
     let v = &f.variables[vi as usize];
+    if depth < 8 {
+        if let Some((owner, suffix)) = element_owner(f, vi) {
+            // The owner's own field of that name when the summary has
+            // one; else the owner's key with the path appended.
+            let name = format!("{}{suffix}", f.variables[owner as usize].name);
+            if let Some(o) = f.variables.iter().position(|x| x.name == name) {
+                if o as u32 != vi {
+                    return owned_key(index, (fi, o as u32), event, depth + 1);
+                }
+            }
+            let mut key = owned_key(index, (fi, owner), event, depth + 1);
+            if !suffix.is_empty() {
+                key.name.push_str(suffix);
+                key.kind = "field".into();
+                key.type_name = v.type_name.clone();
+                key.scalar = v.is_scalar;
+            }
+            return key;
+        }
+    }
     let mut root = v;
     let mut steps = 0;
     while let Some(p) = root.parent {
@@ -273,18 +317,28 @@ pub fn variable_key(index: &StaticIndex, (fi, vi): VarRef, event: u16) -> Variab
         VarKind::Local if v.is_pointer => "heap-via-pointer",
         VarKind::Local => "local",
     };
+    if global {
+        // One identity per global across the files that use it: the
+        // definition's file, line and type.
+        let def = index.global_def(&v.name, crate::static_index::unit_of(f));
+        return VariableKey {
+            name: v.name.clone(),
+            function: String::new(),
+            file: def.map(|d| d.unit.clone()).unwrap_or_default(),
+            line: def.map_or(v.line, |d| d.line),
+            type_name: match def {
+                Some(d) => d.type_name.clone(),
+                None => v.type_name.clone(),
+            },
+            kind: kind.to_string(),
+            scalar: def.map_or(v.is_scalar, |d| d.scalar),
+            event,
+        };
+    }
     VariableKey {
         name: v.name.clone(),
-        function: if global {
-            String::new()
-        } else {
-            f.name.clone()
-        },
-        file: if global {
-            String::new()
-        } else {
-            f.file.clone()
-        },
+        function: f.name.clone(),
+        file: f.file.clone(),
         line: v.line,
         type_name: v.type_name.clone(),
         kind: kind.to_string(),
@@ -356,16 +410,19 @@ impl Accumulator {
         let mut ctx_records: Vec<(usize, usize, f64)> = Vec::new();
         let events_counted = profile.contexts.iter().map(|c| c.counts.len()).max();
         let mut fn_sums = FunctionSums::new(&profile.frames, events_counted.unwrap_or(0));
+        let mut key_ids: FxHashMap<VariableKey, usize> = FxHashMap::default();
         let mut intern_var =
             |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<Sums>| -> usize {
                 *var_ids.entry((v, e)).or_insert_with(|| {
                     let key = variable_key(index, v, e);
-                    // Globals seen through several summaries share one key.
-                    match keys.iter().position(|k| k == &key) {
-                        Some(i) if key.function.is_empty() => i,
-                        _ => {
-                            keys.push(key);
+                    // Globals seen through several summaries, and element
+                    // pointers of their owner, share one key.
+                    match key_ids.get(&key) {
+                        Some(&i) => i,
+                        None => {
+                            keys.push(key.clone());
                             sums.push(Sums::default());
+                            key_ids.insert(key, keys.len() - 1);
                             keys.len() - 1
                         }
                     }

@@ -12,6 +12,41 @@ pub struct StaticIndex {
     /// `Real_t`, `MPI_Comm`): what a field path carried over from a callee
     /// with only its type name is.
     scalar_types: std::collections::HashSet<String>,
+    /// Per name of a global (or a field path below one, `blocks.array`),
+    /// its definitions: the units whose debug info declares it (a line
+    /// and a type), one per unit (`static` globals of several files).
+    global_defs: HashMap<String, Vec<GlobalDef>>,
+}
+
+/// Where a global is defined and how: what every summary naming it
+/// reports, so a global used through `extern` in other files is one row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlobalDef {
+    pub unit: String,
+    pub line: u32,
+    pub type_name: String,
+    pub scalar: bool,
+}
+
+/// The unit a summary came from (its source file when not recorded).
+pub fn unit_of(f: &FunctionSummary) -> &str {
+    if f.unit.is_empty() {
+        &f.file
+    } else {
+        &f.unit
+    }
+}
+
+/// True when variable `vi` of `f` is a global or a field path below one.
+pub fn is_global_rooted(f: &FunctionSummary, vi: u32) -> bool {
+    let mut v = &f.variables[vi as usize];
+    for _ in 0..f.variables.len() {
+        match v.parent {
+            Some(p) => v = &f.variables[p as usize],
+            None => break,
+        }
+    }
+    v.kind == blame_formats::static_db::VarKind::Global
 }
 
 /// `A::f(int) const` → `A::f`: symbolizers and summaries disagree on
@@ -64,11 +99,42 @@ impl StaticIndex {
             .filter(|&(_, s)| s)
             .map(|(t, _)| t.to_string())
             .collect();
+        let mut global_defs: HashMap<String, Vec<GlobalDef>> = HashMap::new();
+        for f in &functions {
+            for (vi, v) in f.variables.iter().enumerate() {
+                if v.line == 0 || v.type_name.is_empty() || !is_global_rooted(f, vi as u32) {
+                    continue;
+                }
+                let defs = global_defs.entry(v.name.clone()).or_default();
+                let unit = unit_of(f);
+                if !defs.iter().any(|d| d.unit == unit) {
+                    defs.push(GlobalDef {
+                        unit: unit.to_string(),
+                        line: v.line,
+                        type_name: v.type_name.clone(),
+                        scalar: v.is_scalar,
+                    });
+                }
+            }
+        }
         StaticIndex {
             functions,
             by_name,
             scalar_types,
+            global_defs,
         }
+    }
+
+    /// The definition of global `name` (or a field path below one) as
+    /// seen from a function of `unit`: the unit's own (a `static` global,
+    /// or the file that defines it), else the only one there is. `None`
+    /// when no unit declares it with debug info, or several do and the
+    /// unit is none of them.
+    pub fn global_def(&self, name: &str, unit: &str) -> Option<&GlobalDef> {
+        let defs = self.global_defs.get(name)?;
+        defs.iter()
+            .find(|d| d.unit == unit)
+            .or_else(|| (defs.len() == 1).then(|| &defs[0]))
     }
 
     /// True when every variable of type `type_name` is a scalar (basic

@@ -30,6 +30,7 @@ pub(crate) fn var(
         write_lines: vec![],
         aliases: vec![],
         heap_bytes: 0,
+        element_of: None,
         is_scalar: false,
     }
 }

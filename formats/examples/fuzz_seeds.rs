@@ -128,6 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 write_lines: vec![3],
                 aliases: vec![1],
                 heap_bytes: 0,
+                element_of: None,
                 is_scalar: false,
             },
             Variable {
@@ -144,6 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 write_lines: vec![3],
                 aliases: vec![],
                 heap_bytes: 0,
+                element_of: None,
                 is_scalar: false,
             },
         ],

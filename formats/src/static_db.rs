@@ -28,8 +28,9 @@ pub const STATIC_DB: Kind = Kind {
     // paths it writes and reads (`blamed_path`, `blamed_type`, `from_path`).
     // 6: `FunctionSummary` gained its write and read sets (`param_writes`,
     // `param_reads`), which callers in other translation units use, and
-    // the `unit` it came from.
-    version: 6,
+    // the `unit` it came from. 7: `Variable` gained `element_of` (locals
+    // that only point into another variable).
+    version: 7,
 };
 
 /// What a variable is, as the reports show it.
@@ -98,6 +99,13 @@ pub struct Variable {
     /// the run logged no allocations.
     #[serde(default)]
     pub heap_bytes: u64,
+    /// For a local pointer that only ever holds addresses into another
+    /// variable's memory (`bp = &blocks[n]`, a cursor `p = plist; p =
+    /// p->next`, `const Node &a = nodes[i]`): that variable. Reports add
+    /// the local's blame to it instead of listing the local as a data
+    /// structure of its own.
+    #[serde(default)]
+    pub element_of: Option<u32>,
 }
 
 impl Variable {
@@ -660,14 +668,14 @@ mod cache_geometry_tests {
 mod version_tests {
     use super::*;
 
-    /// `FunctionSummary` gained its write and read sets after version 5,
-    /// which a version-5 reader cannot decode (bincode has no optional
-    /// fields): this build writes version 6 and refuses a version-5 db with
+    /// `Variable` gained `element_of` after version 6, which a version-6
+    /// reader cannot decode (bincode has no optional fields): this build
+    /// writes version 7 and refuses a version-6 db with
     /// the version error (not a decode error halfway through), so `blame
     /// analyze` can say to remove it.
     #[test]
-    fn dbs_with_write_sets_are_version_6_and_v5_is_refused() {
-        assert_eq!(STATIC_DB.version, 6);
+    fn dbs_with_element_owners_are_version_7_and_v6_is_refused() {
+        assert_eq!(STATIC_DB.version, 7);
         let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("static.db");
@@ -677,14 +685,14 @@ mod version_tests {
         };
         StaticDb::default().write(&path, &header).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 6);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 7);
         assert!(StaticDb::read_bytes(&bytes).is_ok());
-        bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&6u32.to_le_bytes());
         assert!(matches!(
             StaticDb::read_bytes(&bytes),
             Err(FormatError::UnsupportedVersion {
-                found: 5,
-                supported: 6,
+                found: 6,
+                supported: 7,
                 ..
             })
         ));

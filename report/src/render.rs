@@ -78,8 +78,8 @@ fn pct(x: f64) -> String {
 fn defined_at(r: &VariableRow) -> String {
     let file = r.file.rsplit('/').next().unwrap_or(&r.file);
     match (r.function.is_empty(), r.line) {
-        (true, 0) => "(global)".into(),
-        (true, l) => format!("(global) :{l}"),
+        (true, 0) => format!("(global) {file}").trim_end().to_string(),
+        (true, l) => format!("(global) {file}:{l}"),
         (false, 0) => format!("{} {file}", r.function),
         (false, l) => format!("{} {file}:{l}", r.function),
     }

@@ -104,6 +104,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             write_lines: vec![],
             aliases: vec![],
             heap_bytes: 0,
+            element_of: None,
         });
         let rets: Vec<u32> = f
             .insts
@@ -133,6 +134,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
     name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
+    element_owners(&mut vars.out, &w.pointer_sources);
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
     lines.sort_unstable();
@@ -220,6 +222,56 @@ fn name_private_copies(f: &Function, vars: &mut [Variable]) {
     }
 }
 
+/// Element pointers and cursors (`bp = &blocks[n]`, `row = &A->rows[i]`,
+/// `p = plist; ...; p = p->next`): a local pointer all of whose stored
+/// addresses point into one other variable (or into what it already
+/// points to) belongs to that variable. When the addresses come from
+/// several places of one variable (`&A->rows[i]` and `A->rows`), the
+/// shortest path names it.
+fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option<u32>>>) {
+    let root = |vars: &[Variable], mut v: u32| {
+        for _ in 0..vars.len() {
+            match vars[v as usize].parent {
+                Some(p) => v = p,
+                None => break,
+            }
+        }
+        v
+    };
+    for (&l, srcs) in sources {
+        let lv = &vars[l as usize];
+        if lv.kind != VarKind::Local || lv.parent.is_some() || !lv.is_pointer || lv.is_exit {
+            continue;
+        }
+        let mut owner: Option<u32> = None;
+        let mut one_root = true;
+        for s in srcs {
+            let Some(s) = *s else {
+                one_root = false;
+                break;
+            };
+            let r = root(vars, s);
+            if r == l {
+                continue;
+            }
+            owner = match owner {
+                None => Some(s),
+                Some(o) if root(vars, o) != r => {
+                    one_root = false;
+                    break;
+                }
+                Some(o) if vars[s as usize].name.len() < vars[o as usize].name.len() => Some(s),
+                keep => keep,
+            };
+        }
+        if one_root {
+            if let Some(o) = owner {
+                vars[l as usize].element_of = Some(o);
+            }
+        }
+    }
+}
+
 /// True when `v` is a pointer.
 fn is_ptr_value(f: &Function, v: &Value) -> bool {
     match v {
@@ -254,6 +306,9 @@ struct Writes {
     alias_pairs: Vec<(u32, u32)>,
     own_writes: Vec<(u32, u32)>,
     call_models: HashMap<InstId, (Option<String>, Option<LibModel>)>,
+    /// Per variable stored into as a whole pointer (`bp = ...`): the
+    /// variables the stored addresses point into (`None`: unknown).
+    pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>>,
 }
 
 fn collect_writes(
@@ -284,6 +339,7 @@ fn collect_writes(
     let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
     let mut own_writes: Vec<(u32, u32)> = Vec::new();
     let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
+    let mut pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
 
     let callee_name = |inst: &Inst| -> Option<Option<String>> {
         match &inst.op {
@@ -329,8 +385,27 @@ fn collect_writes(
                     }
                 }
                 if is_ptr_value(f, &inst.args[0]) {
-                    for src in res.locs(&inst.args[0]) {
-                        if let Some(sv) = vars.get(src.root, &src.path, src.ty) {
+                    // A store into a local pointer's own slot: where the
+                    // pointers it holds point (element owners).
+                    let own_slot = (locs.len() == 1
+                        && locs[0].deref == 0
+                        && locs[0].exact
+                        && locs[0].path.is_empty())
+                    .then(|| targets.first().copied())
+                    .flatten();
+                    let srcs = res.locs(&inst.args[0]);
+                    if let Some(t) = own_slot {
+                        let entry = pointer_sources.entry(t).or_default();
+                        if srcs.is_empty() {
+                            entry.insert(None);
+                        }
+                    }
+                    for src in srcs {
+                        let sv = vars.get(src.root, &src.path, src.ty);
+                        if let Some(t) = own_slot {
+                            pointer_sources.entry(t).or_default().insert(sv);
+                        }
+                        if let Some(sv) = sv {
                             for &t in &targets {
                                 if t != sv {
                                     alias_pairs.push((sv, t));
@@ -476,6 +551,7 @@ fn collect_writes(
         alias_pairs,
         own_writes,
         call_models,
+        pointer_sources,
     }
 }
 

@@ -55,12 +55,13 @@ impl Vars<'_> {
                         write_lines: vec![],
                         aliases: vec![],
                         heap_bytes: 0,
+                        element_of: None,
                     }
                 }
                 Root::Global(g) => {
                     let gl = &self.m.globals[g as usize];
                     // String literals and other compiler-made globals: tracked, never reported.
-                    if gl.artificial {
+                    if gl.artificial || is_runtime_global(gl) {
                         return None;
                     }
                     Variable {
@@ -88,6 +89,7 @@ impl Vars<'_> {
                         write_lines: vec![],
                         aliases: vec![],
                         heap_bytes: 0,
+                        element_of: None,
                     }
                 }
                 Root::RawArg(k) => Variable {
@@ -105,6 +107,7 @@ impl Vars<'_> {
                     write_lines: vec![],
                     aliases: vec![],
                     heap_bytes: 0,
+                    element_of: None,
                 },
                 Root::Hidden(_) => return None,
             }
@@ -147,6 +150,7 @@ impl Vars<'_> {
                 write_lines: vec![],
                 aliases: vec![],
                 heap_bytes: 0,
+                element_of: None,
             }
         };
         let idx = self.out.len() as u32;
@@ -160,4 +164,22 @@ impl Vars<'_> {
         self.by_key.insert(key, idx);
         Some(idx)
     }
+}
+
+/// A global of a runtime the program links (MPI's `ompi_mpi_comm_world`
+/// behind `MPI_COMM_WORLD`, libc's `stdout` and `errno`, OpenMP's and the
+/// C++ library's streams): declared here, defined in a library, and never
+/// a program variable.
+fn is_runtime_global(gl: &crate::ir::Global) -> bool {
+    const PREFIXES: &[&str] = &[
+        "ompi_", "opal_", "orte_", "pmix_", "MPIR_", "MPID", "MPIU_", "mpich_", "mpi_fortran_",
+        "PMPI_", "_IO_", "__kmp", "__gomp", "__libc_", "_ZSt", "_ZNSt",
+    ];
+    const NAMES: &[&str] = &[
+        "stdout", "stderr", "stdin", "errno", "environ", "optarg", "optind", "opterr", "optopt",
+        "__environ", "signgam",
+    ];
+    let declared_only = gl.size == 0 && gl.ty.is_none();
+    declared_only
+        && (NAMES.contains(&gl.name.as_str()) || PREFIXES.iter().any(|p| gl.name.starts_with(p)))
 }

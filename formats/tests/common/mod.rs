@@ -231,6 +231,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             write_lines: vec![11 + v as u32],
             aliases: if v > 1 { vec![0] } else { vec![] },
             heap_bytes: 0,
+            element_of: None,
             is_scalar: false,
         })
         .collect();

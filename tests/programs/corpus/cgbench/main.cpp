@@ -1,0 +1,117 @@
+// cgbench: a sparse conjugate-gradient benchmark with a multigrid preconditioner.
+//   usage: mpirun -np 2 cgbench [n] [solves] [iterations]
+// PROFILE_COMMENT
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "SparseMatrix.hpp"
+#include "testnorms.hpp"
+
+static const int numberOfMgLevels = 4;
+
+static double max_error(const Vector &x, const Vector &xexact, local_int_t n) {
+  double e = 0.0;
+  for (local_int_t i = 0; i < n; i++)
+    e = std::fmax(e, std::fabs(x[i] - xexact[i]));
+  double g = 0.0;
+  MPI_Allreduce(&e, &g, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return g;
+}
+
+// Flops of one CG iteration with the V-cycle: the SpMV and dot products at
+// the top, two SymGS sweeps pairs, an SpMV and the transfer per level.
+static double flops_per_iteration(const SparseMatrix &A) {
+  double f = 0.0;
+  const SparseMatrix *L = &A;
+  f += 2.0 * A.totalNumberOfNonzeros + 3.0 * 2.0 * A.totalNumberOfRows +
+       2.0 * 3.0 * A.totalNumberOfRows;
+  while (L) {
+    if (L->mgData)
+      f += 2.0 * 4.0 * L->totalNumberOfNonzeros + 2.0 * L->totalNumberOfNonzeros +
+           2.0 * L->Ac->totalNumberOfRows;
+    else
+      f += 4.0 * L->totalNumberOfNonzeros;
+    L = L->Ac;
+  }
+  return f;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int size, rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const local_int_t n = argc > 1 ? std::atoi(argv[1]) : 32;
+  const int numberOfCgSets = argc > 2 ? std::atoi(argv[2]) : 4;
+  const int refMaxIters = argc > 3 ? std::atoi(argv[3]) : 50;
+  if (n % 8 != 0) {
+    if (rank == 0) std::fprintf(stderr, "cgbench: n must be a multiple of 8\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+
+  // timing slots filled here: [7] validation, [8] benchmark phase, [9] setup;
+  // cg_solve adds [0]..[5]
+  std::vector<double> times(10, 0.0);
+
+  double t_setup = mytimer();
+  SparseMatrix A;
+  generate_geometry(size, rank, n, n, n, A.geom);
+  Vector b, x, xexact;
+  generate_problem(A, &b, &x, &xexact);
+  SparseMatrix *cur = &A;
+  for (int level = 1; level < numberOfMgLevels; level++) {
+    generate_coarse_problem(*cur);
+    cur = cur->Ac;
+  }
+  CGData data;
+  init_cg_data(A, data);
+  times[9] = mytimer() - t_setup;
+
+  // Validation: solve to a tolerance and count the iterations.
+  double t_valid = mytimer();
+  int niters = 0;
+  double normr = 0.0, normr0 = 0.0;
+  zero_vector(x);
+  cg_solve(A, data, b, x, 200, 1e-9, niters, normr, normr0, times, true);
+  double err = max_error(x, xexact, A.localNumberOfRows);
+  int validIters = niters;
+  times[7] = mytimer() - t_valid;
+
+  // Benchmark: a fixed number of iterations per solve, the residual norms
+  // kept for the reproducibility check.
+  TestNormData testnorm_data;
+  testnorm_data.samples = numberOfCgSets;
+  testnorm_data.values = new double[numberOfCgSets];
+  double t_bench = mytimer();
+  int totalIters = 0;
+  for (int i = 0; i < numberOfCgSets; i++) {
+    zero_vector(x);
+    cg_solve(A, data, b, x, refMaxIters, 0.0, niters, normr, normr0, times, true);
+    totalIters += niters;
+    testnorm_data.values[i] = normr / normr0;
+  }
+  times[8] = mytimer() - t_bench;
+  compute_test_norms(testnorm_data);
+
+  double flops = flops_per_iteration(A) * (totalIters + validIters);
+  if (rank == 0) {
+    std::printf("cgbench: %d ranks, local %dx%dx%d, %lld rows, %lld nonzeros, %d levels\n", size,
+                n, n, n, A.totalNumberOfRows, A.totalNumberOfNonzeros, numberOfMgLevels);
+    std::printf("cgbench: validation %d iterations to 1e-9, max error %.3e\n", validIters, err);
+    std::printf("cgbench: %d solves of %d iterations, residual mean %.10e variance %.3e (%s)\n",
+                numberOfCgSets, refMaxIters, testnorm_data.mean, testnorm_data.variance,
+                testnorm_data.pass ? "reproducible" : "NOT reproducible");
+    std::printf("cgbench: setup %.3f s, validation %.3f s, benchmark %.3f s\n", times[9],
+                times[7], times[8]);
+    std::printf("cgbench: cg %.3f s: dot %.3f waxpby %.3f spmv %.3f allreduce %.3f mg %.3f; "
+                "%.2f GFlop/s\n",
+                times[0], times[1], times[2], times[3], times[4], times[5],
+                1e-9 * flops / times[0]);
+  }
+  delete[] testnorm_data.values;
+  delete_matrix(A);
+  MPI_Finalize();
+  return 0;
+}

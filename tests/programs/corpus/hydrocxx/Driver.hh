@@ -1,0 +1,45 @@
+// hydrocxx: the driver owns the mesh and the hydro and runs the cycle loop.
+#ifndef HYDROCXX_DRIVER_HH
+#define HYDROCXX_DRIVER_HH
+
+#include <mpi.h>
+
+#include <string>
+
+class Mesh;
+class Hydro;
+
+struct RunParams {
+  int nzx, nzy;       // zones of the global mesh
+  double lenx, leny;  // its size
+  int chunksize;      // sides per chunk
+  int cstop;          // last cycle
+  double tstop;       // last time
+  double dtinit, dtmax, dtfac;
+  int dtreport;       // cycles between reports
+};
+
+class Driver {
+public:
+  std::string probname;
+  RunParams params;
+  MPI_Comm comm;
+  int rank, nranks;
+  Mesh *mesh;
+  Hydro *hydro;
+  double time, dt, dtlast;
+  int cycle;
+  // wall-clock bookkeeping
+  double tbegin, tcycles, tdt, treport;
+  double e0;  // total energy at the start
+
+  Driver(const std::string &name, const RunParams &p, MPI_Comm c);
+  ~Driver();
+  void run();
+
+private:
+  void calcGlobalDt();
+  double totalEnergy(double &ei, double &ek);
+};
+
+#endif

@@ -1,0 +1,156 @@
+/* mdlink: Lennard-Jones molecular dynamics with link cells.
+ *   usage: mpirun -np 2 mdlink [cells] [steps]
+ * PROFILE_COMMENT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "md.h"
+
+double timers[8];
+
+double wall_time(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void default_params(Params *p, int cells, int steps) {
+  p->nx = p->ny = p->nz = cells;
+  p->nsteps = steps;
+  p->reneigh_every = 20;
+  p->thermo_every = 25;
+  p->rho = 0.8442;
+  p->temp0 = 1.44;
+  p->dt = 0.005;
+  p->cutforce = 2.5;
+  p->skin = 0.3;
+  p->mass = 1.0;
+  p->epsilon = 1.0;
+  p->sigma = 1.0;
+}
+
+/* Rebuild everything that depends on which atoms a rank holds. */
+static void reneighbor(Comm *comm, Atoms *atoms, CellList *cells, NeighList *nl, Stats *st) {
+  double t = wall_time();
+  comm_pbc(atoms);
+  comm_exchange(comm, atoms, st);
+  comm_borders(comm, atoms, nl->cutneigh);
+  if (atoms->nghost > st->nghost_max)
+    st->nghost_max = atoms->nghost;
+  timers[TIME_COMM] += wall_time() - t;
+
+  t = wall_time();
+  cells_bin(cells, atoms);
+  neighbor_build(nl, cells, atoms);
+  st->nbuilds++;
+  timers[TIME_NEIGH] += wall_time() - t;
+}
+
+static double position_checksum(const Atoms *atoms, MPI_Comm comm) {
+  double s = 0.0;
+  for (int i = 0; i < atoms->nlocal; i++)
+    s += atoms->x[3 * i] + 2.0 * atoms->x[3 * i + 1] + 3.0 * atoms->x[3 * i + 2];
+  double g;
+  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return g / (double)atoms->natoms;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int cells = argc > 1 ? atoi(argv[1]) : 16;
+  int steps = argc > 2 ? atoi(argv[2]) : 100;
+
+  Params params;
+  Atoms atoms;
+  Comm comm;
+  CellList cl;
+  NeighList nl;
+  Stats stats;
+  memset(&atoms, 0, sizeof atoms);
+  memset(&stats, 0, sizeof stats);
+  memset(timers, 0, sizeof timers);
+  default_params(&params, cells, steps);
+
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm.comm);
+  MPI_Comm_rank(comm.comm, &comm.me);
+  MPI_Comm_size(comm.comm, &comm.nprocs);
+
+  double t_start = wall_time();
+  const double cutneigh = params.cutforce + params.skin;
+  create_box(&atoms, &params, &comm);
+  create_atoms(&atoms, &params);
+  create_velocities(&atoms, &params, &comm);
+  comm_setup(&comm, &atoms, cutneigh);
+  cells_setup(&cl, &atoms, cutneigh);
+  neighbor_init(&nl, cutneigh);
+  reneighbor(&comm, &atoms, &cl, &nl, &stats);
+  double virial = 0.0;
+  double epot = force_lj(&atoms, &nl, &params, &virial, &stats.npairs);
+  thermo(&atoms, &params, &comm, epot, virial, 0, &stats);
+  timers[TIME_SETUP] = wall_time() - t_start;
+  timers[TIME_COMM] = timers[TIME_NEIGH] = 0.0;
+  if (comm.me == 0)
+    printf("mdlink: %ld atoms, box %.3f^3, %d ranks, %d link cells per rank\n", atoms.natoms,
+           atoms.box[0], comm.nprocs, cl.ncells);
+
+  double t_loop = wall_time();
+  for (int step = 1; step <= params.nsteps; step++) {
+    double t = wall_time();
+    initial_integrate(&atoms, &params);
+    timers[TIME_INTEGRATE] += wall_time() - t;
+
+    if (step % params.reneigh_every == 0) {
+      reneighbor(&comm, &atoms, &cl, &nl, &stats);
+    } else {
+      t = wall_time();
+      comm_forward(&comm, &atoms);
+      timers[TIME_COMM] += wall_time() - t;
+    }
+
+    t = wall_time();
+    epot = force_lj(&atoms, &nl, &params, &virial, &stats.npairs);
+    timers[TIME_FORCE] += wall_time() - t;
+
+    t = wall_time();
+    final_integrate(&atoms, &params);
+    timers[TIME_INTEGRATE] += wall_time() - t;
+
+    if (step % params.thermo_every == 0 || step == params.nsteps) {
+      t = wall_time();
+      thermo(&atoms, &params, &comm, epot, virial, step, &stats);
+      timers[TIME_THERMO] += wall_time() - t;
+    }
+  }
+  timers[TIME_TOTAL] = wall_time() - t_loop;
+  timers[TIME_OTHER] = timers[TIME_TOTAL] - timers[TIME_FORCE] - timers[TIME_NEIGH] -
+                       timers[TIME_COMM] - timers[TIME_INTEGRATE] - timers[TIME_THERMO];
+
+  double checksum = position_checksum(&atoms, comm.comm);
+  double tmax[8];
+  MPI_Reduce(timers, tmax, 8, MPI_DOUBLE, MPI_MAX, 0, comm.comm);
+  long pairs = 0;
+  MPI_Reduce(&stats.npairs, &pairs, 1, MPI_LONG, MPI_SUM, 0, comm.comm);
+  if (comm.me == 0) {
+    double tmean = stats.temp_sum / stats.nthermo;
+    double tvar = stats.temp_sqsum / stats.nthermo - tmean * tmean;
+    printf("mdlink: %d steps, %ld neighbour builds, %ld atoms migrated on rank 0, max ghosts %d\n",
+           params.nsteps, stats.nbuilds, stats.nmigrated, stats.nghost_max);
+    printf("mdlink: <T> %.5f (sd %.5f), energy drift %.3e, checksum %.10f\n", tmean,
+           sqrt(tvar > 0.0 ? tvar : 0.0), stats.drift_max, checksum);
+    printf("mdlink: time %.3f s: force %.3f neigh %.3f comm %.3f integrate %.3f thermo %.3f "
+           "other %.3f (setup %.3f); %.1f Mpairs/s\n",
+           tmax[TIME_TOTAL], tmax[TIME_FORCE], tmax[TIME_NEIGH], tmax[TIME_COMM],
+           tmax[TIME_INTEGRATE], tmax[TIME_THERMO], tmax[TIME_OTHER], tmax[TIME_SETUP],
+           1e-6 * pairs / tmax[TIME_TOTAL]);
+  }
+  MPI_Comm_free(&comm.comm);
+  free(atoms.x);
+  free(atoms.v);
+  free(atoms.f);
+  MPI_Finalize();
+  return 0;
+}
