@@ -41,9 +41,16 @@ fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Fu
     // Where a function of the module writes and reads through its
     // parameters (`None` for names without a body here).
     type Access<'a> = Option<&'a [analysis::ParamWrite]>;
-    let access = |name: &str, args: usize| -> Vec<(Access<'_>, Access<'_>)> {
+    type Flows<'a> = Option<&'a [u32]>;
+    let access = |name: &str, args: usize| -> Vec<(Access<'_>, Access<'_>, Flows<'_>)> {
         (0..args as u32)
-            .map(|k| (defined.param_writes(name, k), defined.param_reads(name, k)))
+            .map(|k| {
+                (
+                    defined.param_writes(name, k),
+                    defined.param_reads(name, k),
+                    defined.param_flows(name, k),
+                )
+            })
             .collect()
     };
     for inst in &f.insts {
@@ -53,7 +60,9 @@ fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Fu
             let sets = access(c, inst.args.len());
             if !into.is_empty()
                 || !fields.is_empty()
-                || sets.iter().any(|(w, r)| w.is_some() || r.is_some())
+                || sets
+                    .iter()
+                    .any(|(w, r, f)| w.is_some() || r.is_some() || f.is_some())
             {
                 c.hash(&mut h);
                 into.hash(&mut h);
@@ -97,7 +106,7 @@ const MAX_UNIT_ROUNDS: usize = 16;
 fn stored_sets(
     db: &StaticDb,
     names: &BTreeSet<String>,
-) -> HashMap<String, Option<analysis::StoredSets>> {
+) -> HashMap<String, Option<(analysis::StoredSets, Vec<Vec<u32>>)>> {
     names
         .iter()
         .map(|n| {
@@ -106,7 +115,10 @@ fn stored_sets(
                 .range((n.clone(), String::new())..)
                 .take_while(|((k, _), _)| k == n);
             let sets = match (found.next(), found.next()) {
-                (Some((_, s)), None) => Some((s.param_writes.clone(), s.param_reads.clone())),
+                (Some((_, s)), None) => Some((
+                    (s.param_writes.clone(), s.param_reads.clone()),
+                    analysis::summary_flows(s),
+                )),
                 _ => None,
             };
             (n.clone(), sets)
@@ -404,38 +416,86 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
     let external = cache
         .map(|db| analysis::AccessSets::external(m, db))
         .unwrap_or_default();
-    let defined = analysis::DefinedFunctions::with_external(m, &external);
+    let mut defined = analysis::DefinedFunctions::with_external(m, &external);
     let unit = unit_name(m);
-    let results: Vec<(FunctionSummary, Option<Duration>)> = m
-        .functions
-        .par_iter()
-        .filter(|f| !f.is_declaration && !f.blocks.is_empty())
-        .map(|f| {
-            let file = if f.file.is_empty() {
-                m.source_file.clone()
-            } else {
-                f.file.clone()
-            };
-            let hash = summary_hash(m, &defined, f);
-            let (param_writes, param_reads) = defined.stored_sets(&f.name);
-            if let Some(c) = cache.and_then(|c| c.cached(&f.name, &file, hash)) {
-                let mut c = c.clone();
-                c.param_writes = param_writes;
-                c.param_reads = param_reads;
-                c.unit = unit.clone();
-                return (c, None);
-            }
-            let t = Instant::now();
-            let mut s = analysis::analyze_with(m, &defined, f);
-            s.name = demangle(&f.name);
-            s.file = file;
-            s.ir_hash = hash;
-            s.param_writes = param_writes;
-            s.param_reads = param_reads;
-            s.unit = unit.clone();
-            (s, Some(t.elapsed()))
+    let analyze = |defined: &analysis::DefinedFunctions,
+                   f: &ir::Function|
+     -> (FunctionSummary, Option<Duration>) {
+        let file = if f.file.is_empty() {
+            m.source_file.clone()
+        } else {
+            f.file.clone()
+        };
+        let hash = summary_hash(m, defined, f);
+        let (param_writes, param_reads) = defined.stored_sets(&f.name);
+        if let Some(c) = cache.and_then(|c| c.cached(&f.name, &file, hash)) {
+            let mut c = c.clone();
+            c.param_writes = param_writes;
+            c.param_reads = param_reads;
+            c.unit = unit.clone();
+            return (c, None);
+        }
+        let t = Instant::now();
+        let mut s = analysis::analyze_with(m, defined, f);
+        s.name = demangle(&f.name);
+        s.file = file;
+        s.ir_hash = hash;
+        s.param_writes = param_writes;
+        s.param_reads = param_reads;
+        s.unit = unit.clone();
+        (s, Some(t.elapsed()))
+    };
+    let bodies = || {
+        m.functions
+            .par_iter()
+            .filter(|f| !f.is_declaration && !f.blocks.is_empty())
+    };
+    let mut results: Vec<(FunctionSummary, Option<Duration>)> =
+        bodies().map(|f| analyze(&defined, f)).collect();
+    // Per-output transfer functions of the module's own functions: a
+    // function writing through two or more of its parameters (`dot(n, x,
+    // y, &result, &time)`) says, once analyzed, which arguments flow into
+    // each; its callers are analyzed again with that, so a call's outputs
+    // do not all take every input's blame.
+    let several_outputs: BTreeSet<&str> = results
+        .iter()
+        .map(|(s, _)| s.linkage_name.as_str())
+        .filter(|n| {
+            (0..64u32)
+                .filter(|&k| defined.param_writes(n, k).is_some_and(|w| !w.is_empty()))
+                .count()
+                >= 2
         })
         .collect();
+    if !several_outputs.is_empty() {
+        let flows: HashMap<String, Vec<Vec<u32>>> = results
+            .iter()
+            .filter(|(s, _)| several_outputs.contains(s.linkage_name.as_str()))
+            .map(|(s, _)| (s.linkage_name.clone(), analysis::summary_flows(s)))
+            .collect();
+        let callers: BTreeSet<String> = m
+            .functions
+            .iter()
+            .filter(|f| {
+                f.insts.iter().any(|i| match &i.op {
+                    ir::Op::Call { callee: Some(c) } => several_outputs.contains(c.as_str()),
+                    _ => false,
+                })
+            })
+            .map(|f| f.name.clone())
+            .collect();
+        defined.set_flows(flows);
+        let again: HashMap<String, (FunctionSummary, Option<Duration>)> = bodies()
+            .filter(|f| callers.contains(&f.name))
+            .map(|f| (f.name.clone(), analyze(&defined, f)))
+            .collect();
+        for r in &mut results {
+            if let Some((s, t)) = again.get(&r.0.linkage_name) {
+                let spent = r.1.unwrap_or_default() + t.unwrap_or_default();
+                *r = (s.clone(), (r.1.is_some() || t.is_some()).then_some(spent));
+            }
+        }
+    }
     let mut out = ModuleResult::default();
     for (s, t) in results {
         match t {

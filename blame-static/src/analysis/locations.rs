@@ -412,6 +412,23 @@ impl<'a> DefinedFunctions<'a> {
             .map(Vec::as_slice)
     }
 
+    /// The parameters whose values or pointees `name` computes what it
+    /// writes through parameter `k` from (besides `k` itself), when its
+    /// summary is known (a function of another unit, or of this module
+    /// after a first analysis); `None`: every argument.
+    pub fn param_flows(&self, name: &str, k: u32) -> Option<&[u32]> {
+        self.access
+            .flows
+            .get(name)
+            .map(|fs| fs.get(k as usize).map(Vec::as_slice).unwrap_or(&[]))
+    }
+
+    /// Sets the flows of this module's functions from their summaries
+    /// (`summary_flows`), for a second analysis of their callers.
+    pub fn set_flows(&mut self, flows: HashMap<String, Vec<Vec<u32>>>) {
+        self.access.flows.extend(flows);
+    }
+
     /// What `name`'s body may read through its parameter `k` (below what
     /// the argument points to); `None` when not known: anything.
     pub fn param_reads(&self, name: &str, k: u32) -> Option<&[ParamWrite]> {

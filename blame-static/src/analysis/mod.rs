@@ -30,7 +30,7 @@ mod write_sets;
 pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
-pub use write_sets::{AccessSets, ParamWrite, StoredSets};
+pub use write_sets::{summary_flows, AccessSets, ParamWrite, StoredSets};
 
 use crate::cfg::Cfg;
 use crate::ir::*;
@@ -654,12 +654,20 @@ fn data_edges(
     // Reads of a location: reaching exact defs, then every other write to it or an enclosing object.
     let mut load_locs: HashMap<InstId, Vec<Loc>> = HashMap::new();
     let mut current: HashMap<Key, u32> = HashMap::new();
+    // Call outputs with their own inputs (per-output transfer functions).
+    let mut per_output: Vec<(u32, Vec<u32>)> = Vec::new();
     for (b, blk) in f.blocks.iter().enumerate() {
         current.clear();
         for &i in &blk.insts {
             let inst = &f.insts[i as usize];
             let mut edges = Vec::new();
             let mut read_locs: Vec<Loc> = Vec::new();
+            // For a call: the argument each read location comes from, and
+            // per argument the nodes it brings in (its value, what is read
+            // through it), for outputs whose callee says which arguments
+            // flow into them.
+            let mut loc_arg: Vec<u32> = Vec::new();
+            let mut per_arg: Vec<Vec<u32>> = Vec::new();
             match &inst.op {
                 Op::Load => read_locs = res.locs(&inst.args[0]),
                 Op::Store => {
@@ -674,8 +682,10 @@ fn data_edges(
                         Some(n) => defined.param_reads(n, k),
                         _ => None,
                     };
+                    per_arg = vec![Vec::new(); inst.args.len()];
                     for (k, a) in inst.args.iter().enumerate() {
                         push_val(&mut edges, a);
+                        push_val(&mut per_arg[k], a);
                         if !is_ptr_value(f, a) {
                             continue;
                         }
@@ -692,6 +702,7 @@ fn data_edges(
                             }
                             None => read_locs.extend(res.locs(a)),
                         }
+                        loc_arg.resize(read_locs.len(), k as u32);
                     }
                 }
                 Op::DbgDeclare { .. } | Op::DbgValue { .. } | Op::Alloca { .. } => {}
@@ -701,10 +712,11 @@ fn data_edges(
                     }
                 }
             }
-            for l in &read_locs {
+            for (li, l) in read_locs.iter().enumerate() {
                 if matches!(inst.op, Op::Load) {
                     load_locs.entry(i).or_default().push(l.clone());
                 }
+                let before = edges.len();
                 let key = (l.root, l.path.clone());
                 if l.deref == 0 {
                     if let Some(&d) = current.get(&key) {
@@ -750,6 +762,9 @@ fn data_edges(
                         }
                     }
                 }
+                if let Some(&k) = loc_arg.get(li) {
+                    per_arg[k as usize].extend_from_slice(&edges[before..]);
+                }
             }
             if let Some(key) = kill_key.get(&i) {
                 let d = def_number[&i];
@@ -758,10 +773,13 @@ fn data_edges(
             edges.sort_unstable();
             edges.dedup();
             edges.retain(|&e| e != i);
-            if matches!(inst.op, Op::Call { .. }) {
+            if let Op::Call { callee } = &inst.op {
                 // A call reads its pointer arguments before it writes them.
-                edges.retain(|&e| {
-                    let e = e as usize;
+                let before_call = |e: &u32| {
+                    let e = *e as usize;
+                    if e == i as usize {
+                        return false;
+                    }
                     if (ni + np..first_obj).contains(&e) {
                         return out_node_info[e - ni - np].0 != i;
                     }
@@ -773,13 +791,44 @@ fn data_edges(
                         });
                     }
                     true
-                });
+                };
+                edges.retain(before_call);
+                // Per-output transfer functions: when the callee says which
+                // of its arguments flow into what it writes through
+                // argument k (`dot(n, x, y, &result, &time)` computes
+                // `result` from x and y, `time` from a timer), the output
+                // depends on those arguments only, not on the whole call.
+                if let Some(name) = callee.as_deref() {
+                    for k in 0..inst.args.len() as u32 {
+                        let (Some(&node), Some(from)) =
+                            (out_nodes.get(&(i, k)), defined.param_flows(name, k))
+                        else {
+                            continue;
+                        };
+                        let mut out: Vec<u32> = Vec::new();
+                        for j in from.iter().copied().chain([k]) {
+                            if let Some(e) = per_arg.get(j as usize) {
+                                out.extend(e.iter().copied().filter(before_call));
+                            }
+                        }
+                        out.sort_unstable();
+                        out.dedup();
+                        per_output.push((node, out));
+                    }
+                }
             }
             data[i as usize] = edges;
         }
     }
+    let mut own_flows: BTreeSet<u32> = BTreeSet::new();
+    for (node, out) in per_output {
+        data[node as usize] = out;
+        own_flows.insert(node);
+    }
     for (&(c, _), &node) in out_nodes.iter() {
-        data[node as usize].push(c);
+        if !own_flows.contains(&node) {
+            data[node as usize].push(c);
+        }
     }
     // Objects of visible subsets were added while reading.
     let nn = data.len();

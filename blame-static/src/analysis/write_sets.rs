@@ -68,6 +68,31 @@ pub type StoredSets = (
 pub struct AccessSets {
     pub writes: WriteSets,
     pub reads: WriteSets,
+    /// Per function whose summary is known, per parameter `k`: the other
+    /// parameters whose values or pointees its writes through `k` are
+    /// computed from (explicit side effects): a per-output transfer
+    /// function, so a call's outputs do not all depend on all its inputs.
+    pub flows: HashMap<String, Vec<Vec<u32>>>,
+}
+
+/// The per-parameter flows of a summary (`AccessSets::flows`): from its
+/// explicit side effects.
+pub fn summary_flows(s: &blame_formats::static_db::FunctionSummary) -> Vec<Vec<u32>> {
+    let params = s
+        .variables
+        .iter()
+        .filter_map(|v| v.param_index)
+        .chain(s.side_effects.iter().map(|e| e.blamed_param.max(e.from_param)))
+        .map(|k| k as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut flows: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); params];
+    for e in s.side_effects.iter().filter(|e| !e.implicit) {
+        if e.from_param != e.blamed_param {
+            flows[e.blamed_param as usize].insert(e.from_param);
+        }
+    }
+    flows.into_iter().map(|f| f.into_iter().collect()).collect()
 }
 
 /// Removes writes covered by others and bounds the set.
@@ -143,6 +168,7 @@ impl AccessSets {
             if let Some(rs) = &s.param_reads {
                 out.reads.insert(name.to_string(), convert(rs));
             }
+            out.flows.insert(name.to_string(), summary_flows(s));
         }
         out
     }
@@ -196,6 +222,7 @@ pub(super) fn access_sets(
             &external.reads,
             Access::Read,
         ),
+        flows: external.flows.clone(),
     };
     let own = |n: &str| names.get(n).copied().unwrap_or(false);
     for (n, ws) in &external.writes {

@@ -18,7 +18,7 @@ Driver::Driver(const std::string &name, const RunParams &p, MPI_Comm c)
   MPI_Comm_size(comm, &nranks);
   mesh = new Mesh(p.nzx, p.nzy, p.lenx, p.leny, p.chunksize, comm);
   // a quarter of a unit-energy blast, at the corner of the mesh
-  hydro = new Hydro(mesh, 1.0, 1.e-6, 0.25, 0.6, 0.1);
+  hydro = new Hydro(mesh, 1.0, 1.e-6, 0.25, 0.05, 0.6, 0.1);
   if (rank == 0)
     std::printf("hydrocxx: %s, %d x %d zones on %d ranks, %d sides per chunk\n", probname.c_str(),
                 p.nzx, p.nzy, nranks, p.chunksize);

@@ -3,17 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "PolyGas.hh"
 #include "QCS.hh"
 
-Hydro::Hydro(Mesh *m, double rho0, double e0, double esedov, double cfl_, double cflv_)
+Hydro::Hydro(Mesh *m, double rho0, double e0, double esedov, double rsedov, double cfl_,
+             double cflv_)
     : mesh(m), cfl(cfl_), cflv(cflv_), dtrec(0.), dtreczone(-1) {
   const int nump = mesh->nump, numz = mesh->numz, nums = mesh->nums;
   const int maxchunk = mesh->chunksize + 16;
   pgas = new PolyGas(this, 5. / 3., 1.e-6, maxchunk);
-  qcs = new QCS(this, 0.1, 1.0, maxchunk);
+  qcs = new QCS(this, 0.5, 1.0, maxchunk);
 
   pu.assign(nump, double2(0., 0.));
   pu0.resize(nump);
@@ -37,13 +37,13 @@ Hydro::Hydro(Mesh *m, double rho0, double e0, double esedov, double cfl_, double
   sft.resize(nums);
   cmaswt.resize(nums);
 
-  // the blast: the zone at the origin (on rank 0) gets the energy
-  const char *prob = getenv("HPROB");
+  // the blast: a quarter disc of radius rsedov at the origin corner holds
+  // the energy esedov
+  const double eblast = esedov / (rho0 * 0.25 * 3.141592653589793 * rsedov * rsedov);
   for (int z = 0; z < numz; z++) {
-    if (prob && prob[0] == 's') { if (mesh->zx[z].x < 0.5) { zr[z] = 1.0; ze[z] = 2.5; } else { zr[z] = 0.125; ze[z] = 2.0; } }
     zm[z] = zr[z] * mesh->zarea[z];
-    if (!prob && mesh->rank == 0 && z == 0)
-      ze[z] = esedov / zm[z];
+    if (length(mesh->zx[z]) < rsedov)
+      ze[z] = eblast;
     zetot[z] = ze[z] * zm[z];
   }
   for (size_t ch = 0; ch < mesh->zchzfirst.size(); ch++) {

@@ -47,7 +47,8 @@ public:
   std::vector<double2> sft;   // total force
   std::vector<double> cmaswt; // corner mass
 
-  Hydro(Mesh *m, double rho0, double e0, double esedov, double cfl_, double cflv_);
+  Hydro(Mesh *m, double rho0, double e0, double esedov, double rsedov, double cfl_,
+        double cflv_);
   ~Hydro();
 
   void doCycle(double dt);

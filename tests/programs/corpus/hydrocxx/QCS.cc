@@ -83,14 +83,14 @@ void QCS::setQCnForce(int sfirst, int slast) {
       c0rmu[c] = zrp[z] * (q1 * zss[z] + q2 * gfac * c0evol[c]);
     else
       c0rmu[c] = 0.;
-    c0w[c] = std::min(1., std::max(0., 0.5 * (1. - c0cos[c])));
+    c0w[c] = std::min(1., std::max(0., 1. - 0.5 * c0cos[c]));
   }
   for (int s = sfirst; s < slast; s++) {
     const int c = s - sfirst;
     const int p = mesh->mapsp1[s], p2 = mesh->mapsp2[s];
     const int p0 = mesh->mapsp1[mesh->mapss3[s]];
-    c0qe1[c] = c0rmu[c] * (0.5 * (pu[p2] - pu[p]));
-    c0qe2[c] = c0rmu[c] * (0.5 * (pu[p0] - pu[p]));
+    c0qe1[c] = c0rmu[c] * (pu[p2] - pu[p]);
+    c0qe2[c] = c0rmu[c] * (pu[p0] - pu[p]);
   }
 }
 
@@ -102,7 +102,7 @@ void QCS::setForce(std::vector<double2> &sf, int sfirst, int slast) {
   for (int s = sfirst; s < slast; s++) {
     const int c1 = s - sfirst;
     const int c2 = mesh->mapss4[s] - sfirst;
-    sf[s] = 0.5 * elen[s] * (c0w[c1] * c0qe1[c1] - c0w[c2] * c0qe2[c2]);
+    sf[s] = elen[s] * (c0w[c1] * c0qe1[c1] - c0w[c2] * c0qe2[c2]);
   }
 }
 

@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   p.dtinit = 1.e-4;
   p.dtmax = 1.e-2;
   p.dtfac = 1.2;
-  p.dtreport = 50; if (getenv("DTREP")) p.dtreport = atoi(getenv("DTREP"));
+  p.dtreport = 50;
   {
     Driver drv("sedov", p, MPI_COMM_WORLD);
     drv.run();
