@@ -173,6 +173,7 @@ fn main() {
                             aliases: vec![],
                             heap_bytes: 0,
                             element_of: None,
+                            is_record: false,
                             is_scalar: false,
                         },
                         Variable {
@@ -190,6 +191,7 @@ fn main() {
                             aliases: vec![],
                             heap_bytes: 0,
                             element_of: None,
+                            is_record: false,
                             is_scalar: false,
                         },
                     ],

@@ -308,6 +308,9 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
         }
     }
     let global = root.kind == VarKind::Global;
+    // A result record (and its fields) ranks as derived scalars do: the
+    // report's `scalar` says "a scalar or a record of results".
+    let scalar = v.is_scalar || root.is_record;
     let kind = match v.kind {
         VarKind::Global => "global",
         VarKind::Field => "field",
@@ -331,7 +334,7 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
                 None => v.type_name.clone(),
             },
             kind: kind.to_string(),
-            scalar: def.map_or(v.is_scalar, |d| d.scalar),
+            scalar: def.map_or(scalar, |d| d.scalar || scalar),
             event,
         };
     }
@@ -342,7 +345,7 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
         line: v.line,
         type_name: v.type_name.clone(),
         kind: kind.to_string(),
-        scalar: v.is_scalar,
+        scalar,
         event,
     }
 }

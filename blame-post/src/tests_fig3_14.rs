@@ -31,6 +31,7 @@ pub(crate) fn var(
         aliases: vec![],
         heap_bytes: 0,
         element_of: None,
+        is_record: false,
         is_scalar: false,
     }
 }

@@ -129,6 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 aliases: vec![1],
                 heap_bytes: 0,
                 element_of: None,
+                is_record: false,
                 is_scalar: false,
             },
             Variable {
@@ -146,6 +147,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 aliases: vec![],
                 heap_bytes: 0,
                 element_of: None,
+                is_record: false,
                 is_scalar: false,
             },
         ],

@@ -29,7 +29,7 @@ pub const STATIC_DB: Kind = Kind {
     // 6: `FunctionSummary` gained its write and read sets (`param_writes`,
     // `param_reads`), which callers in other translation units use, and
     // the `unit` it came from. 7: `Variable` gained `element_of` (locals
-    // that only point into another variable).
+    // that only point into another variable) and `is_record`.
     version: 7,
 };
 
@@ -106,6 +106,19 @@ pub struct Variable {
     /// structure of its own.
     #[serde(default)]
     pub element_of: Option<u32>,
+    /// A result record: a variable of any type that only records numbers
+    /// computed from other variables (timing arrays, norm histories,
+    /// statistics) and feeds nothing back into the computation. Reports
+    /// list it with the derived scalars when its blame is inherited.
+    #[serde(default)]
+    pub is_record: bool,
+}
+
+impl Variable {
+    /// True for a parameter through which blame flows to the caller.
+    pub fn is_exit_param(&self) -> bool {
+        self.kind == VarKind::Param && self.is_exit
+    }
 }
 
 impl Variable {

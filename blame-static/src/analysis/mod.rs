@@ -105,6 +105,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             aliases: vec![],
             heap_bytes: 0,
             element_of: None,
+            is_record: false,
         });
         let rets: Vec<u32> = f
             .insts
@@ -135,6 +136,15 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
     element_owners(&mut vars.out, &w.pointer_sources);
+    result_records(
+        f,
+        defined,
+        &mut vars.out,
+        &var_writes,
+        &w,
+        graph.first_obj,
+        &reach.feeds_other,
+    );
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
     lines.sort_unstable();
@@ -268,6 +278,62 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
             if let Some(o) = owner {
                 vars[l as usize].element_of = Some(o);
             }
+        }
+    }
+}
+
+/// Result records (3.1's derived variables, beyond scalars): a local or
+/// global, whatever its type (an array of norms, a timing vector, a struct
+/// of statistics), that only records numbers computed elsewhere and feeds
+/// nothing back. Every write into it stores a number (never a pointer: a
+/// record holds no links), or is a call that computes what it writes
+/// through that argument from nothing else the call is given (`solve(..,
+/// times)` adding its own timer differences, `memset`); and nothing
+/// stored in it flows into another variable (it is only printed, or
+/// accumulates into itself). A vector written by a kernel from the matrix
+/// and the vectors it is given is no record, nor is anything read later to
+/// compute something else.
+fn result_records(
+    f: &Function,
+    defined: &DefinedFunctions,
+    vars: &mut [Variable],
+    var_writes: &[Vec<u32>],
+    w: &Writes,
+    first_obj: usize,
+    feeds_other: &[bool],
+) {
+    let (ni, np) = (f.insts.len(), f.params.len());
+    for v in 0..vars.len() {
+        let var = &vars[v];
+        let candidate = matches!(var.kind, VarKind::Local | VarKind::Global)
+            && var.parent.is_none()
+            && !var.is_scalar
+            && !var.is_exit_param()
+            && var.element_of.is_none()
+            && !feeds_other[v]
+            && !var_writes[v].is_empty();
+        if !candidate {
+            continue;
+        }
+        let records = var_writes[v].iter().all(|&n| {
+            let n = n as usize;
+            if n < ni {
+                let inst = &f.insts[n];
+                return matches!(inst.op, Op::Store) && !is_ptr_value(f, &inst.args[0]);
+            }
+            if (ni + np..first_obj).contains(&n) {
+                let (c, k) = w.out_node_info[n - ni - np];
+                let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
+                    return false;
+                };
+                return matches!(name.as_str(), "memset" | "bzero")
+                    || name.starts_with("llvm.memset")
+                    || defined.param_flows(name, k).is_some_and(|from| from.is_empty());
+            }
+            false
+        });
+        if records {
+            vars[v].is_record = true;
         }
     }
 }
@@ -991,6 +1057,9 @@ struct Reach {
     arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)>,
     reads_param: Vec<BTreeSet<ParamRead>>,
     reads_param_explicit: Vec<BTreeSet<ParamRead>>,
+    /// Per root variable: true when what is stored in it (or in its
+    /// fields) flows, over data edges, into another variable's writes.
+    feeds_other: Vec<bool>,
 }
 
 /// The non-void call whose returned pointer `addr` is (through casts and
@@ -1173,6 +1242,25 @@ fn reach(
             bits &= bits - 1;
         }
     }
+    // Which roots' writes each write node is (for `feeds_other`).
+    let root_of: Vec<u32> = (0..nv as u32)
+        .map(|mut v| {
+            for _ in 0..nv {
+                match vars.out[v as usize].parent {
+                    Some(p) => v = p,
+                    None => break,
+                }
+            }
+            v
+        })
+        .collect();
+    let mut writers: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (v, ws) in var_writes.iter().enumerate() {
+        for &n in ws {
+            writers.entry(n).or_default().push(v as u32);
+        }
+    }
+    let mut feeds_other = vec![false; nv];
     for base in (0..nv).step_by(64) {
         let batch = (nv - base).min(64);
         m1.fill(0);
@@ -1183,6 +1271,27 @@ fn reach(
             }
         }
         data_comp.propagate(&mut m1, |n| data[n as usize].iter().copied());
+        // A write of root r reached (backward) from another root's writes:
+        // what r holds flows into that other variable.
+        for (&n, ws) in &writers {
+            let bits = m1[data_comp.of(n)];
+            if bits == 0 {
+                continue;
+            }
+            let mut other = false;
+            for r in ws.iter().map(|&v| root_of[v as usize]) {
+                if feeds_other[r as usize] {
+                    continue;
+                }
+                each_var(base, bits, |v| {
+                    other |= root_of[v] != r && !ws.contains(&(v as u32));
+                });
+                if other {
+                    feeds_other[r as usize] = true;
+                }
+                other = false;
+            }
+        }
         for n in 0..nn as u32 {
             let bits = m1[data_comp.of(n)];
             if bits != 0 {
@@ -1268,6 +1377,7 @@ fn reach(
         arg_bind,
         reads_param,
         reads_param_explicit,
+        feeds_other,
     }
 }
 

@@ -56,6 +56,7 @@ impl Vars<'_> {
                         aliases: vec![],
                         heap_bytes: 0,
                         element_of: None,
+                        is_record: false,
                     }
                 }
                 Root::Global(g) => {
@@ -90,6 +91,7 @@ impl Vars<'_> {
                         aliases: vec![],
                         heap_bytes: 0,
                         element_of: None,
+                        is_record: false,
                     }
                 }
                 Root::RawArg(k) => Variable {
@@ -108,6 +110,7 @@ impl Vars<'_> {
                     aliases: vec![],
                     heap_bytes: 0,
                     element_of: None,
+                    is_record: false,
                 },
                 Root::Hidden(_) => return None,
             }
@@ -151,6 +154,7 @@ impl Vars<'_> {
                 aliases: vec![],
                 heap_bytes: 0,
                 element_of: None,
+                is_record: false,
             }
         };
         let idx = self.out.len() as u32;

@@ -232,6 +232,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             aliases: if v > 1 { vec![0] } else { vec![] },
             heap_bytes: 0,
             element_of: None,
+            is_record: false,
             is_scalar: false,
         })
         .collect();

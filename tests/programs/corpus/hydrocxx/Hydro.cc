@@ -6,6 +6,7 @@
 
 #include "PolyGas.hh"
 #include "QCS.hh"
+#include "TTS.hh"
 
 Hydro::Hydro(Mesh *m, double rho0, double e0, double esedov, double rsedov, double cfl_,
              double cflv_)
@@ -13,7 +14,8 @@ Hydro::Hydro(Mesh *m, double rho0, double e0, double esedov, double rsedov, doub
   const int nump = mesh->nump, numz = mesh->numz, nums = mesh->nums;
   const int maxchunk = mesh->chunksize + 16;
   pgas = new PolyGas(this, 5. / 3., 1.e-6, maxchunk);
-  qcs = new QCS(this, 0.5, 1.0, maxchunk);
+  qcs = new QCS(this, 0.1, 1.0, maxchunk);
+  tts = new TTS(this, 0.5, 1.e-6);
 
   pu.assign(nump, double2(0., 0.));
   pu0.resize(nump);
@@ -34,6 +36,7 @@ Hydro::Hydro(Mesh *m, double rho0, double e0, double esedov, double rsedov, doub
   zarea0.resize(numz);
   sfp.resize(nums);
   sfq.resize(nums);
+  sfh.resize(nums);
   sft.resize(nums);
   cmaswt.resize(nums);
 
@@ -55,6 +58,7 @@ Hydro::Hydro(Mesh *m, double rho0, double e0, double esedov, double rsedov, doub
 }
 
 Hydro::~Hydro() {
+  delete tts;
   delete qcs;
   delete pgas;
 }
@@ -90,7 +94,7 @@ void Hydro::calcCrnrMass(int sfirst, int slast) {
 
 void Hydro::sumCrnrForce(int sfirst, int slast) {
   for (int s = sfirst; s < slast; s++)
-    sft[s] = sfp[s] + sfq[s];
+    sft[s] = sfp[s] + sfq[s] + sfh[s];
 }
 
 // A side pushes its first point with its force and its second point with
@@ -183,6 +187,8 @@ void Hydro::doCycle(double dt) {
     calcCrnrMass(sfirst, slast);
     pgas->calcStateAtHalf(zr, mesh->zareap, zarea0, ze, zwrate, zm, dt, zp, zss, zfirst, zlast);
     pgas->calcForce(zp, mesh->ssurf, sfp, sfirst, slast);
+    tts->calcForce(mesh->zareap, zrp, zss, mesh->sareap, mesh->smf, mesh->ssurf, sfh, sfirst,
+                   slast);
     qcs->calcForce(sfq, sfirst, slast);
     sumCrnrForce(sfirst, slast);
   }
@@ -207,7 +213,6 @@ void Hydro::doCycle(double dt) {
     const int zfirst = mesh->schzfirst[ch], zlast = mesh->schzlast[ch];
     mesh->calcCtrs(mesh->px, mesh->ex, mesh->zx, sfirst, slast);
     mesh->calcVols(mesh->px, mesh->zx, mesh->sarea, mesh->zarea, sfirst, slast);
-    mesh->calcSideFracs(mesh->sarea, mesh->zarea, mesh->smf, sfirst, slast);
     mesh->calcEdgeLen(mesh->px, mesh->elen, sfirst, slast);
     mesh->calcCharLen(mesh->sarea, mesh->zdl, sfirst, slast);
     calcWork(dt, sfirst, slast);
@@ -224,7 +229,9 @@ void Hydro::getDtHydro(double dtlast, double &dtnew) {
   double dtc = 1.e99;
   int zc = -1;
   for (int z = 0; z < mesh->numz; z++) {
-    const double cdu = std::max(zdu[z], std::max(zss[z], fuzz));
+    // the viscosity is explicit too: its damping rate limits the step
+    const double cvisc = 2. * (qcs->q1 * zss[z] + qcs->q2 * zdu[z]);
+    const double cdu = std::max(zss[z] + cvisc, fuzz);
     const double dtz = mesh->zdl[z] * cfl / cdu;
     if (dtz < dtc) {
       dtc = dtz;

@@ -11,12 +11,14 @@
 
 class PolyGas;
 class QCS;
+class TTS;
 
 class Hydro {
 public:
   Mesh *mesh;
   PolyGas *pgas;
   QCS *qcs;
+  TTS *tts;
   double cfl;     // Courant number
   double cflv;    // largest relative volume change per step
   double dtrec;   // time step this rank would take
@@ -44,6 +46,7 @@ public:
   // sides and corners
   std::vector<double2> sfp;   // pressure force
   std::vector<double2> sfq;   // viscous force
+  std::vector<double2> sfh;   // hourglass force
   std::vector<double2> sft;   // total force
   std::vector<double> cmaswt; // corner mass
 

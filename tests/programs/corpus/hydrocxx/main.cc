@@ -12,7 +12,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   RunParams p;
   p.nzx = p.nzy = argc > 1 ? std::atoi(argv[1]) : 96;
-  p.cstop = argc > 2 ? std::atoi(argv[2]) : 300;
+  p.cstop = argc > 2 ? std::atoi(argv[2]) : 500;
   p.lenx = p.leny = 1.0;
   p.chunksize = 1024;
   p.tstop = 1.0;
