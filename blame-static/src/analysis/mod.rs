@@ -592,7 +592,17 @@ fn collect_writes(
                             targets.push(v);
                         }
                     }
-                    let written = model.as_ref().is_some_and(|md| md.writes_arg(k));
+                    // A library call writes what its model says; a call to
+                    // a body (or to a function of another unit with a
+                    // summary) writes where its write set says: a user-written
+                    // `operator=` or copy constructor writes its `this`, an
+                    // operator returning through a hidden result pointer
+                    // (`sret`) writes that temporary, a kernel writes its
+                    // output array, so what flows into the call reaches them.
+                    let written = model.as_ref().is_some_and(|md| md.writes_arg(k))
+                        || (model.is_none()
+                            && may_write
+                            && through.is_some_and(|ws| !ws.is_empty()));
                     if written {
                         writes.push((node, targets));
                     }
