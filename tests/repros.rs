@@ -22,11 +22,39 @@ struct Built {
 /// Compiles `units` of repro `name` through `blame cc` with `compiler`
 /// (`-g -O2`), then links them (plus `extra_link`) into `t`.
 fn build(name: &str, compiler: &str, units: &[&str], extra_link: &[&str]) -> Built {
+    build_with(name, compiler, units, &[], extra_link)
+}
+
+/// [`build`] with preprocessor `defines` (`-DNO_ASSIGN`) on every compile;
+/// `mpicc` and `mpicxx` wrap clang 19.
+fn build_with(
+    name: &str,
+    compiler: &str,
+    units: &[&str],
+    defines: &[&str],
+    extra_link: &[&str],
+) -> Built {
+    compile_and_link(copy_repro(name), compiler, units, defines, extra_link)
+}
+
+/// A temporary directory holding a copy of repro `name`'s folder.
+fn copy_repro(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for entry in std::fs::read_dir(program(&format!("repros/{name}"))).unwrap() {
         let p = entry.unwrap().path();
         std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
     }
+    dir
+}
+
+/// Compiles `units` of `dir` through `blame cc` and links them into `t`.
+fn compile_and_link(
+    dir: tempfile::TempDir,
+    compiler: &str,
+    units: &[&str],
+    defines: &[&str],
+    extra_link: &[&str],
+) -> Built {
     let db = dir.path().join("s.db");
     let mut objects = Vec::new();
     for unit in units {
@@ -34,7 +62,11 @@ fn build(name: &str, compiler: &str, units: &[&str], extra_link: &[&str]) -> Bui
         run_ok(
             blame()
                 .env("BLAME_DB", &db)
-                .args(["cc", "--", compiler, "-g", "-O2", "-c"])
+                .env("OMPI_CC", "clang-19")
+                .env("OMPI_CXX", "clang++-19")
+                .args(["cc", "--", compiler, "-g", "-O2"])
+                .args(defines)
+                .arg("-c")
                 .arg(dir.path().join(unit))
                 .arg("-o")
                 .arg(dir.path().join(&obj)),
@@ -44,6 +76,8 @@ fn build(name: &str, compiler: &str, units: &[&str], extra_link: &[&str]) -> Bui
     let exe = dir.path().join("t");
     run_ok(
         Command::new(compiler)
+            .env("OMPI_CC", "clang-19")
+            .env("OMPI_CXX", "clang++-19")
             .current_dir(dir.path())
             .arg("-g")
             .args(&objects)
@@ -57,14 +91,22 @@ fn build(name: &str, compiler: &str, units: &[&str], extra_link: &[&str]) -> Bui
 impl Built {
     /// Records the binary with `args`, posts, and returns the by-variable report.
     fn report(&self, tag: &str, args: &[&str], extra: &[&str]) -> Value {
+        let exe = self.exe.display().to_string();
+        let mut argv = vec![exe.as_str()];
+        argv.extend(args);
+        self.report_of(tag, &argv, extra)
+    }
+
+    /// [`Built::report`] of a recording of the command `argv` (`mpirun
+    /// -np 2 ./t`).
+    fn report_of(&self, tag: &str, argv: &[&str], extra: &[&str]) -> Value {
         let run = self.dir.path().join(format!("run_{tag}"));
         run_ok(
             blame()
                 .args(["record", "-F", "2000", "-o"])
                 .arg(&run)
                 .arg("--")
-                .arg(&self.exe)
-                .args(args),
+                .args(argv),
         );
         run_ok(blame().arg("post").arg(&run).arg("--static").arg(&self.db));
         let mut a: Vec<String> = vec![
@@ -483,4 +525,234 @@ fn xtumethods_counters_do_not_inherit_methods_of_another_unit() {
         assert!(c < 10.0, "{counter} {c}% in {r}");
     }
     assert!(coverage(&r) >= 95.0, "coverage {}", coverage(&r));
+}
+
+// The second round: mechanisms most real codes use (MPI waits, result
+// records, globals through `extern`, element pointers, opaque handles, C++
+// value types with user-written special members).
+
+/// True when `report` lists `name` of `function` with the derived
+/// variables (or not at all).
+fn derived_or_absent(report: &Value, function: &str, name: &str) -> bool {
+    row(report, Some(function), name).is_none_or(|v| v["derived"] == true)
+}
+
+#[test]
+fn mpisend_time_in_mpi_send_is_blamed_on_the_buffer_sent() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("mpisend", "mpicc", &["t.c"], &[]);
+    let exe = built.exe.display().to_string();
+    let argv = [
+        "mpirun",
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        "2",
+        exe.as_str(),
+    ];
+    let r = built.report_of("run", &argv, &[]);
+    assert!(coverage(&r) >= 95.0, "coverage {} in {r}", coverage(&r));
+    let reasons = r["coverage"]["reasons"].to_string();
+    assert!(
+        !reasons.contains("MPI_Send"),
+        "time in MPI_Send reaches no variable: {reasons}"
+    );
+    // Rank 1 computes a third of what rank 0 does and waits in MPI_Send
+    // for the rest: the buffer sent takes that wait.
+    let sendbuf = explicit_of(&r, Some("main"), "h.sendbuf");
+    let u = explicit_of(&r, Some("main"), "h.u");
+    assert!(sendbuf >= 10.0, "h.sendbuf {sendbuf}% in {r}");
+    assert!(u >= 20.0, "h.u {u}% (the compute) in {r}");
+    assert!(
+        !names(&r).iter().any(|n| n.contains("ompi_")),
+        "MPI's own globals listed as program variables: {:?}",
+        names(&r)
+    );
+}
+
+#[test]
+fn resultsink_records_of_results_rank_below_the_data() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("resultsink", "clang-19", &["t.c"], &[]);
+    let r = built.report("run", &[], &[]);
+    let y = explicit_of(&r, Some("main"), "y");
+    assert!(y >= 80.0, "y {y}% (the sparse products write it) in {r}");
+    for record in ["norms", "times"] {
+        assert!(
+            derived_or_absent(&r, "main", record),
+            "{record} only records results: listed with the derived variables, in {r}"
+        );
+    }
+    let first = r["variables"][0]["name"].as_str().unwrap_or("");
+    assert_eq!(first, "y", "y heads the report: {:?}", names(&r));
+}
+
+#[test]
+fn externglobal_a_global_used_through_extern_is_one_typed_row() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build(
+        "externglobal",
+        "clang-19",
+        &["main.c", "stencil.c", "exchange.c"],
+        &[],
+    );
+    let r = built.report("run", &[], &[]);
+    let rows = r["variables"].as_array().unwrap();
+    let blocks: Vec<&Value> = rows.iter().filter(|v| v["name"] == "blocks").collect();
+    assert_eq!(blocks.len(), 1, "one row for blocks: {:?}", names(&r));
+    let b = blocks[0];
+    assert_eq!(b["type"], "block *", "{b}");
+    assert!(
+        b["file"].as_str().unwrap_or("").ends_with("main.c") && b["line"] == 5,
+        "blocks is defined at main.c:5: {b}"
+    );
+    assert!(b["explicit_percent"].as_f64().unwrap() >= 95.0, "{b}");
+    assert!(
+        explicit_of(&r, None, "blocks.array") >= 90.0,
+        "blocks.array under blocks: {:?}",
+        names(&r)
+    );
+    let recv = rows.iter().find(|v| v["name"] == "recv_buff").unwrap();
+    assert_eq!(recv["type"], "double *", "{recv}");
+    for n in names(&r) {
+        assert!(
+            !n.ends_with("::bp") && !n.ends_with("::bp1") && !n.contains("::bp."),
+            "element pointers are not rows of their own: {n}"
+        );
+    }
+}
+
+#[test]
+fn cxxassign_user_written_assignment_carries_the_expression() {
+    if !sampling_allowed() {
+        return;
+    }
+    for (variant, defines) in [
+        ("full", &[][..]),
+        ("assignonly", &["-DNO_DTOR", "-DNO_CCTOR"][..]),
+        ("noassign", &["-DNO_ASSIGN"][..]),
+        ("plain", &["-DNO_DTOR", "-DNO_CCTOR", "-DNO_ASSIGN"][..]),
+    ] {
+        let built = build_with("cxxassign", "clang++-19", &["t.cc"], defines, &[]);
+        let r = built.report(variant, &[], &[]);
+        let sfq = explicit_of(&r, Some("main"), "hydro.sfq");
+        assert!(
+            sfq >= 75.0,
+            "{variant}: hydro.sfq {sfq}% (every sample of Visc::force computes it) in {r}"
+        );
+        for scratch in ["c0div", "c0evol", "c0q"] {
+            let s = explicit_of(&r, None, scratch);
+            assert!(
+                s <= sfq,
+                "{variant}: scratch {scratch} {s}% above hydro.sfq {sfq}%"
+            );
+        }
+        assert!(coverage(&r) >= 95.0, "{variant}: coverage in {r}");
+    }
+}
+
+#[test]
+fn cxxsret_operators_returning_through_a_hidden_pointer_reach_their_result() {
+    if !sampling_allowed() {
+        return;
+    }
+    for (variant, defines) in [
+        ("full", &[][..]),
+        ("noassign", &["-DNO_ASSIGN"][..]),
+        ("assignonly", &["-DNO_DTOR", "-DNO_CCTOR"][..]),
+        ("plain", &["-DNO_DTOR", "-DNO_CCTOR", "-DNO_ASSIGN"][..]),
+    ] {
+        let built = build_with("cxxsret", "clang++-19", &["t.cc"], defines, &[]);
+        let r = built.report(variant, &[], &[]);
+        assert!(coverage(&r) >= 95.0, "{variant}: coverage in {r}");
+        for field in ["m.zx", "m.sarea"] {
+            let p = explicit_of(&r, Some("main"), field);
+            assert!(
+                (30.0..=70.0).contains(&p),
+                "{variant}: {field} {p}% (about half each) in {r}"
+            );
+        }
+        assert!(
+            !names(&r).iter().any(|n| n.ends_with("::return")),
+            "{variant}: an operator's return value is no variable: {:?}",
+            names(&r)
+        );
+    }
+}
+
+#[test]
+fn twooutputs_a_timer_output_does_not_take_the_solve() {
+    if !sampling_allowed() {
+        return;
+    }
+    for (variant, defines) in [("timed", &[][..]), ("untimed", &["-DUNTIMED_DOT"][..])] {
+        let built = build_with(
+            "twooutputs",
+            "clang++-19",
+            &["t.cc", "solve.cc", "kernels.cc"],
+            defines,
+            &[],
+        );
+        let r = built.report(variant, &[], &[]);
+        let times = explicit_of(&r, Some("main"), "times");
+        assert!(
+            times < 5.0,
+            "{variant}: times {times}% explicit (timer differences only) in {r}"
+        );
+        let x = explicit_of(&r, Some("main"), "x");
+        assert!(x >= 80.0, "{variant}: x {x}% in {r}");
+        assert!(
+            derived_or_absent(&r, "main", "norms"),
+            "{variant}: norms only records each solve's residual: {r}"
+        );
+    }
+}
+
+#[test]
+fn opaquehandle_a_factory_handle_gets_the_fields_its_callees_cast_it_to() {
+    if !sampling_allowed() {
+        return;
+    }
+    let units = ["t.c", "api.c", "mg_setup.c", "mg_solve.c", "relax.c"];
+    for (variant, defines, one_unit) in [
+        ("opaque", &[][..], false),
+        ("return", &["-DRETURN_CREATE"][..], false),
+        ("onetu", &[][..], true),
+        ("typed", &["-DTYPED_HANDLE"][..], false),
+    ] {
+        let built = if one_unit {
+            // The same sources as one translation unit.
+            let dir = copy_repro("opaquehandle");
+            let all: String = units[1..]
+                .iter()
+                .chain(&units[..1])
+                .map(|u| format!("#include \"{u}\"\n"))
+                .collect();
+            std::fs::write(dir.path().join("all.c"), all).unwrap();
+            compile_and_link(dir, "clang-19", &["all.c"], defines, &["-lm"])
+        } else {
+            build_with("opaquehandle", "clang-19", &units, defines, &["-lm"])
+        };
+        let r = built.report(variant, &[], &[]);
+        let solver = row(&r, Some("main"), "solver")
+            .unwrap_or_else(|| panic!("{variant}: no solver in {:?}", names(&r)));
+        assert!(
+            solver["derived"] == false,
+            "{variant}: the solver handle is a data structure: {solver}"
+        );
+        assert!(
+            solver["explicit_percent"].as_f64().unwrap() >= 90.0,
+            "{variant}: {solver}"
+        );
+        for field in ["solver.x_l", "solver.b_l", "solver.r_l", "solver.relax_data_l"] {
+            let p = explicit_of(&r, Some("main"), field);
+            assert!(p >= 20.0, "{variant}: {field} {p}% in {:?}", names(&r));
+        }
+    }
 }

@@ -334,7 +334,8 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
                 None => v.type_name.clone(),
             },
             kind: kind.to_string(),
-            scalar: def.map_or(scalar, |d| d.scalar || scalar),
+            // The definition decides, whichever unit names the global.
+            scalar: def.map_or(scalar, |d| d.scalar),
             event,
         };
     }

@@ -532,6 +532,8 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                         "parent": v.parent.map(|p| f.variables[p as usize].name.clone()),
                         "aliases": v.aliases.iter().map(|&a| f.variables[a as usize].name.clone()).collect::<Vec<_>>(),
                         "heap_bytes": v.heap_bytes,
+                        "record": v.is_record,
+                        "element_of": v.element_of.map(|o| f.variables[o as usize].name.clone()),
                     })
                 })
                 .collect();

@@ -118,6 +118,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let t_graph = t0.elapsed();
+    element_owners(&mut vars.out, &w.pointer_sources);
     let reads_of_params = param_reads(f, &mut res, &param_of, &graph.load_locs);
     let reach = reach(
         f,
@@ -135,7 +136,6 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
     name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
-    element_owners(&mut vars.out, &w.pointer_sources);
     result_records(
         f,
         defined,
@@ -287,8 +287,9 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
 /// of statistics), that only records numbers computed elsewhere and feeds
 /// nothing back. Every write into it stores a number (never a pointer: a
 /// record holds no links), or is a call that computes what it writes
-/// through that argument from nothing else the call is given (`solve(..,
-/// times)` adding its own timer differences, `memset`); and nothing
+/// through that argument from nothing else the call is given but numbers
+/// (`solve(.., times)` adding its own timer differences, a constructor
+/// sizing it from a count and an allocator temporary, `memset`); and nothing
 /// stored in it flows into another variable (it is only printed, or
 /// accumulates into itself). A vector written by a kernel from the matrix
 /// and the vectors it is given is no record, nor is anything read later to
@@ -310,8 +311,8 @@ fn result_records(
             && !var.is_scalar
             && !var.is_exit_param()
             && var.element_of.is_none()
-            && !feeds_other[v]
-            && !var_writes[v].is_empty();
+            && !feeds_other.get(v).copied().unwrap_or(true)
+            && var_writes.get(v).is_some_and(|ws| !ws.is_empty());
         if !candidate {
             continue;
         }
@@ -326,9 +327,18 @@ fn result_records(
                 let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
                     return false;
                 };
+                // Sized or filled from numbers passed by value (a
+                // constructor's count, a fill value) is still a record.
+                // (Without the callee's flows: from every other argument.)
+                let args = &f.insts[c as usize].args;
+                let every: Vec<u32> = (0..args.len() as u32).filter(|&j| j != k).collect();
+                let from = defined.param_flows(name, k).unwrap_or(&every);
                 return matches!(name.as_str(), "memset" | "bzero")
                     || name.starts_with("llvm.memset")
-                    || defined.param_flows(name, k).is_some_and(|from| from.is_empty());
+                    || from.iter().all(|&j| {
+                        args.get(j as usize).is_some_and(|a| !is_ptr_value(f, a))
+                            || !w.data_args.contains(&(c, j))
+                    });
             }
             false
         });
@@ -375,6 +385,9 @@ struct Writes {
     /// Per variable stored into as a whole pointer (`bp = ...`): the
     /// variables the stored addresses point into (`None`: unknown).
     pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>>,
+    /// The (call, argument) pairs whose argument points into a variable
+    /// that is no scalar (a data structure, not a temporary or a number).
+    data_args: BTreeSet<(InstId, u32)>,
 }
 
 fn collect_writes(
@@ -406,6 +419,7 @@ fn collect_writes(
     let mut own_writes: Vec<(u32, u32)> = Vec::new();
     let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
     let mut pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
+    let mut data_args: BTreeSet<(InstId, u32)> = BTreeSet::new();
 
     let callee_name = |inst: &Inst| -> Option<Option<String>> {
         match &inst.op {
@@ -603,6 +617,9 @@ fn collect_writes(
                         || (model.is_none()
                             && may_write
                             && through.is_some_and(|ws| !ws.is_empty()));
+                    if targets.iter().any(|&t| !vars.out[t as usize].is_scalar) {
+                        data_args.insert((i, k));
+                    }
                     if written {
                         writes.push((node, targets));
                     }
@@ -628,6 +645,7 @@ fn collect_writes(
         own_writes,
         call_models,
         pointer_sources,
+        data_args,
     }
 }
 
@@ -1252,13 +1270,15 @@ fn reach(
             bits &= bits - 1;
         }
     }
-    // Which roots' writes each write node is (for `feeds_other`).
+    // Which roots' writes each write node is (for `feeds_other`); an
+    // element pointer's root is its owner's.
     let root_of: Vec<u32> = (0..nv as u32)
         .map(|mut v| {
             for _ in 0..nv {
-                match vars.out[v as usize].parent {
-                    Some(p) => v = p,
-                    None => break,
+                let var = &vars.out[v as usize];
+                match var.parent.or(var.element_of) {
+                    Some(p) if p != v => v = p,
+                    _ => break,
                 }
             }
             v

@@ -25,9 +25,9 @@ long num_refined, num_coarsened, num_block_stages, num_comm_msgs;
 double *grid_sum;
 
 static void parse_args(int argc, char **argv) {
-  x_block_size = argc > 1 ? atoi(argv[1]) : 16;
+  x_block_size = argc > 1 ? atoi(argv[1]) : 48;
   y_block_size = x_block_size;
-  num_tsteps = argc > 2 ? atoi(argv[2]) : 100;
+  num_tsteps = argc > 2 ? atoi(argv[2]) : 40;
   num_vars = argc > 3 ? atoi(argv[3]) : 8;
   if (x_block_size < 4 || x_block_size % 2 != 0) {
     if (my_pe == 0)
@@ -38,7 +38,7 @@ static void parse_args(int argc, char **argv) {
   npy = 8;
   num_pos = npx * npy;
   max_num_blocks = 4 * num_pos;
-  stages_per_ts = 20;
+  stages_per_ts = 10;
   refine_freq = 5;
   checksum_freq = 10;
 }

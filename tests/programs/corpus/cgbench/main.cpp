@@ -43,9 +43,9 @@ int main(int argc, char **argv) {
   int size, rank;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const local_int_t n = argc > 1 ? std::atoi(argv[1]) : 32;
-  const int numberOfCgSets = argc > 2 ? std::atoi(argv[2]) : 4;
-  const int refMaxIters = argc > 3 ? std::atoi(argv[3]) : 50;
+  const local_int_t n = argc > 1 ? std::atoi(argv[1]) : 40;
+  const int numberOfCgSets = argc > 2 ? std::atoi(argv[2]) : 3;
+  const int refMaxIters = argc > 3 ? std::atoi(argv[3]) : 40;
   if (n % 8 != 0) {
     if (rank == 0) std::fprintf(stderr, "cgbench: n must be a multiple of 8\n");
     MPI_Abort(MPI_COMM_WORLD, 1);

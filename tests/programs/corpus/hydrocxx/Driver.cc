@@ -16,9 +16,9 @@ Driver::Driver(const std::string &name, const RunParams &p, MPI_Comm c)
       tcycles(0.), tdt(0.), treport(0.), e0(0.) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
-  mesh = new Mesh(p.nzx, p.nzy, p.lenx, p.leny, p.chunksize, comm);
   // a quarter of a unit-energy blast, at the corner of the mesh
-  hydro = new Hydro(mesh, 1.0, 1.e-6, 0.25, 0.05, 0.6, 0.1);
+  hydro = new Hydro(new Mesh(p.nzx, p.nzy, p.lenx, p.leny, p.chunksize, comm), 1.0, 1.e-6, 0.25,
+                    0.05, 0.6, 0.1);
   if (rank == 0)
     std::printf("hydrocxx: %s, %d x %d zones on %d ranks, %d sides per chunk\n", probname.c_str(),
                 p.nzx, p.nzy, nranks, p.chunksize);
@@ -26,7 +26,6 @@ Driver::Driver(const std::string &name, const RunParams &p, MPI_Comm c)
 
 Driver::~Driver() {
   delete hydro;
-  delete mesh;
 }
 
 double Driver::totalEnergy(double &ei, double &ek) {
@@ -81,7 +80,7 @@ void Driver::run() {
   }
   double tend = wtime();
   double et = totalEnergy(ei, ek);
-  int bad = mesh->numbad, gbad;
+  int bad = hydro->mesh->numbad, gbad;
   MPI_Reduce(&bad, &gbad, 1, MPI_INT, MPI_SUM, 0, comm);
   if (rank == 0) {
     std::printf("hydrocxx: %d cycles to t = %.6e; energy %.10f (internal %.10f, kinetic %.10f), "

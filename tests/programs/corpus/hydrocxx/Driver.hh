@@ -1,12 +1,16 @@
-// hydrocxx: the driver owns the mesh and the hydro and runs the cycle loop.
+// hydrocxx: the driver owns the hydro (which owns the mesh) and runs the
+// cycle loop.
 #ifndef HYDROCXX_DRIVER_HH
 #define HYDROCXX_DRIVER_HH
 
+// the C bindings of MPI only
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 #include <string>
 
-class Mesh;
 class Hydro;
 
 struct RunParams {
@@ -25,7 +29,6 @@ public:
   RunParams params;
   MPI_Comm comm;
   int rank, nranks;
-  Mesh *mesh;
   Hydro *hydro;
   double time, dt, dtlast;
   int cycle;

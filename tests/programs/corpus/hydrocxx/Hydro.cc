@@ -61,6 +61,7 @@ Hydro::~Hydro() {
   delete tts;
   delete qcs;
   delete pgas;
+  delete mesh;
 }
 
 void Hydro::advPosHalf(double dt, int pfirst, int plast) {

@@ -15,7 +15,7 @@ class TTS;
 
 class Hydro {
 public:
-  Mesh *mesh;
+  Mesh *mesh;     // owned: deleted with the hydro
   PolyGas *pgas;
   QCS *qcs;
   TTS *tts;

@@ -4,6 +4,10 @@
 #ifndef HYDROCXX_MESH_HH
 #define HYDROCXX_MESH_HH
 
+// the C bindings of MPI only
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 #include <vector>

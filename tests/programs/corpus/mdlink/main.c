@@ -22,7 +22,7 @@ static void default_params(Params *p, int cells, int steps) {
   p->nx = p->ny = p->nz = cells;
   p->nsteps = steps;
   p->reneigh_every = 20;
-  p->thermo_every = 25;
+  p->thermo_every = 20;
   p->rho = 0.8442;
   p->temp0 = 1.44;
   p->dt = 0.005;
@@ -61,8 +61,8 @@ static double position_checksum(const Atoms *atoms, MPI_Comm comm) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int cells = argc > 1 ? atoi(argv[1]) : 16;
-  int steps = argc > 2 ? atoi(argv[2]) : 100;
+  int cells = argc > 1 ? atoi(argv[1]) : 20;
+  int steps = argc > 2 ? atoi(argv[2]) : 60;
 
   Params params;
   Atoms atoms;
