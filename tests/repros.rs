@@ -756,3 +756,34 @@ fn opaquehandle_a_factory_handle_gets_the_fields_its_callees_cast_it_to() {
         }
     }
 }
+
+#[test]
+fn listgrid_a_linked_list_is_one_row_not_its_cursors_and_links() {
+    if !sampling_allowed() {
+        return;
+    }
+    let built = build("listgrid", "clang-19", &["t.c"], &["-lm"]);
+    let r = built.report("run", &[], &[]);
+    let rows = names(&r);
+    // `p` walks the list (`p = plist; p = p->next`): it is plist, and the
+    // links (`next`) lead to more of the same list.
+    for n in &rows {
+        assert!(
+            !n.starts_with("main::p") || n.starts_with("main::plist"),
+            "a loop cursor is no row of its own: {rows:?}"
+        );
+        assert!(!n.contains(".next"), "links folded into the list: {rows:?}");
+    }
+    let plist: Vec<&Value> = r["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["name"] == "plist" && v["function"] == "main")
+        .collect();
+    assert_eq!(plist.len(), 1, "{rows:?}");
+    assert!(plist[0]["explicit_percent"].as_f64().unwrap() >= 60.0, "{r}");
+    assert!(plist[0]["explicit_percent"].as_f64().unwrap() <= 100.5, "{r}");
+    for field in ["plist.x", "plist.vx"] {
+        assert!(row(&r, Some("main"), field).is_some(), "{field}: {rows:?}");
+    }
+}

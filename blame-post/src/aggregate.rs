@@ -228,12 +228,25 @@ pub fn derived_keys(
     event: u16,
 ) -> Vec<VariableKey> {
     let base = variable_key(index, d.base, event);
+    let f = &index.functions[d.base.0 as usize];
+    let base_type = &f.variables[d.base.1 as usize].type_name;
     let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
+    let mut seen: Vec<String> = vec![base.name.clone()];
     (1..=parts.len())
-        .map(|n| {
+        .filter_map(|n| {
             let leaf = n == parts.len();
-            VariableKey {
-                name: format!("{}.{}", base.name, parts[..n].join(".")),
+            // Links of a linked structure folded: `plist.next.x` is `plist.x`.
+            let name = index.fold_links(
+                &format!("{}.{}", base.name, parts[..n].join(".")),
+                &base.name,
+                base_type,
+            );
+            if seen.contains(&name) {
+                return None;
+            }
+            seen.push(name.clone());
+            Some(VariableKey {
+                name,
                 type_name: if leaf {
                     d.type_name.clone()
                 } else {
@@ -245,7 +258,7 @@ pub fn derived_keys(
                 // `PetscReal`, is a derived scalar like any other norm).
                 scalar: leaf && index.is_scalar_type(&d.type_name),
                 ..base.clone()
-            }
+            })
         })
         .collect()
 }
@@ -253,6 +266,21 @@ pub fn derived_keys(
 /// The report key of a summary variable.
 pub fn variable_key(index: &StaticIndex, v: VarRef, event: u16) -> VariableKey {
     owned_key(index, v, event, 0)
+}
+
+/// The root of variable `vi` of `f` (itself when it is no field).
+fn root_variable(
+    f: &blame_formats::static_db::FunctionSummary,
+    vi: u32,
+) -> &blame_formats::static_db::Variable {
+    let mut root = &f.variables[vi as usize];
+    for _ in 0..f.variables.len() {
+        match root.parent {
+            Some(p) => root = &f.variables[p as usize],
+            None => break,
+        }
+    }
+    root
 }
 
 /// The owner of variable `vi` of `f` when its root is an element pointer
@@ -278,6 +306,17 @@ fn element_owner(
 fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) -> VariableKey {
     let f = &index.functions[fi as usize];
     let v = &f.variables[vi as usize];
+    if depth < 8 && v.parent.is_some() {
+        // The links of a linked structure folded (`plist.next.x` is
+        // `plist.x`): the variable of the folded path, if any.
+        let root = root_variable(f, vi);
+        let folded = index.fold_links(&v.name, &root.name, &root.type_name);
+        if folded != v.name {
+            if let Some(o) = f.variables.iter().position(|x| x.name == folded) {
+                return owned_key(index, (fi, o as u32), event, depth + 1);
+            }
+        }
+    }
     if depth < 8 {
         if let Some((owner, suffix)) = element_owner(f, vi) {
             // The owner's own field of that name when the summary has
@@ -290,7 +329,13 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
             }
             let mut key = owned_key(index, (fi, owner), event, depth + 1);
             if !suffix.is_empty() {
-                key.name.push_str(suffix);
+                let owner_var = &f.variables[owner as usize];
+                let name = format!("{}{suffix}", key.name);
+                let folded = index.fold_links(&name, &key.name, &owner_var.type_name);
+                if folded == key.name {
+                    return key;
+                }
+                key.name = folded;
                 key.kind = "field".into();
                 key.type_name = v.type_name.clone();
                 key.scalar = v.is_scalar;
@@ -415,26 +460,45 @@ impl Accumulator {
         let events_counted = profile.contexts.iter().map(|c| c.counts.len()).max();
         let mut fn_sums = FunctionSums::new(&profile.frames, events_counted.unwrap_or(0));
         let mut key_ids: FxHashMap<VariableKey, usize> = FxHashMap::default();
-        let mut intern_var =
-            |v: VarRef, e: u16, keys: &mut Vec<VariableKey>, sums: &mut Vec<Sums>| -> usize {
-                *var_ids.entry((v, e)).or_insert_with(|| {
-                    let key = variable_key(index, v, e);
-                    // Globals seen through several summaries, and element
-                    // pointers of their owner, share one key.
-                    match key_ids.get(&key) {
-                        Some(&i) => i,
-                        None => {
-                            keys.push(key.clone());
-                            sums.push(Sums::default());
-                            key_ids.insert(key, keys.len() - 1);
-                            keys.len() - 1
+        // One row per field path: a summary's field (`bp.array` keyed as
+        // `blocks.array`) and a derived path of the same name are one row.
+        let mut derived_ids: FxHashMap<(String, String, u16), usize> = FxHashMap::default();
+        let mut intern_var = |v: VarRef,
+                              e: u16,
+                              keys: &mut Vec<VariableKey>,
+                              sums: &mut Vec<Sums>,
+                              paths: &mut FxHashMap<(String, String, u16), usize>|
+         -> usize {
+            *var_ids.entry((v, e)).or_insert_with(|| {
+                let key = variable_key(index, v, e);
+                if key.kind == "field" {
+                    let path = (key.function.clone(), key.name.clone(), key.event);
+                    if let Some(&i) = paths.get(&path) {
+                        if keys[i].type_name.is_empty() {
+                            keys[i].type_name = key.type_name;
                         }
+                        return i;
                     }
-                })
-            };
+                    keys.push(key);
+                    sums.push(Sums::default());
+                    paths.insert(path, keys.len() - 1);
+                    return keys.len() - 1;
+                }
+                // Globals seen through several summaries, and element
+                // pointers of their owner, share one key.
+                match key_ids.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        keys.push(key.clone());
+                        sums.push(Sums::default());
+                        key_ids.insert(key, keys.len() - 1);
+                        keys.len() - 1
+                    }
+                }
+            })
+        };
         let mut ids: Vec<usize> = Vec::new();
         let mut explicit_ids: Vec<usize> = Vec::new();
-        let mut derived_ids: FxHashMap<(String, String, u16), usize> = FxHashMap::default();
         let reported = self.memory.reported_method();
         for (ci, (ctx, (res, mres))) in profile.contexts.iter().zip(&resolved).enumerate() {
             for (e, &n) in ctx.counts.iter().enumerate() {
@@ -460,7 +524,13 @@ impl Accumulator {
                     }
                     for &(method, v, share) in &mres.shares {
                         for (depth, lifted) in with_containers(index, v).into_iter().enumerate() {
-                            let id = intern_var(lifted, e16, &mut var_keys, &mut var_sums);
+                            let id = intern_var(
+                                lifted,
+                                e16,
+                                &mut var_keys,
+                                &mut var_sums,
+                                &mut derived_ids,
+                            );
                             *var_sums[id].methods.entry(method).or_default() += share * n;
                             if method == reported {
                                 var_sums[id].inclusive += share * n;
@@ -485,7 +555,9 @@ impl Accumulator {
                     into.extend(
                         blamed
                             .iter()
-                            .map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)),
+                            .map(|&v| {
+                                intern_var(v, e16, &mut var_keys, &mut var_sums, &mut derived_ids)
+                            }),
                     );
                     for d in derived {
                         for key in derived_keys(index, d, e16) {
@@ -543,7 +615,9 @@ impl Accumulator {
                 ids.extend(
                     res.exclusive
                         .iter()
-                        .map(|&v| intern_var(v, e16, &mut var_keys, &mut var_sums)),
+                        .map(|&v| {
+                                intern_var(v, e16, &mut var_keys, &mut var_sums, &mut derived_ids)
+                            }),
                 );
                 for d in &res.exclusive_derived {
                     for key in derived_keys(index, d, e16) {

@@ -16,6 +16,25 @@ pub struct StaticIndex {
     /// its definitions: the units whose debug info declares it (a line
     /// and a type), one per unit (`static` globals of several files).
     global_defs: HashMap<String, Vec<GlobalDef>>,
+    /// Per (struct, field): the field's type, both as `plain_struct`
+    /// spells them, from every summary's field variables.
+    field_types: HashMap<(String, String), String>,
+}
+
+/// The struct a type names or points to, without qualifiers, tag
+/// keywords, pointers and references: `const struct particle *` and
+/// `particle *` are `particle`.
+pub fn plain_struct(t: &str) -> String {
+    t.replace(['*', '&'], " ")
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile" | "struct" | "class" | "union"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// True for a pointer type (`struct particle *`).
+fn is_pointer_type(t: &str) -> bool {
+    t.trim_end().ends_with('*')
 }
 
 /// Where a global is defined and how: what every summary naming it
@@ -100,6 +119,26 @@ impl StaticIndex {
             .filter(|&(_, s)| s)
             .map(|(t, _)| t.to_string())
             .collect();
+        let mut field_types: HashMap<(String, String), String> = HashMap::new();
+        for f in &functions {
+            for v in &f.variables {
+                let Some(p) = v.parent else { continue };
+                let u = &f.variables[p as usize];
+                let Some(field) = v.name.strip_prefix(&format!("{}.", u.name)) else {
+                    continue;
+                };
+                if u.type_name.is_empty() || v.type_name.is_empty() || field.contains('.') {
+                    continue;
+                }
+                let key = (plain_struct(&u.type_name), field.to_string());
+                let t = if is_pointer_type(&v.type_name) {
+                    format!("{} *", plain_struct(&v.type_name))
+                } else {
+                    plain_struct(&v.type_name)
+                };
+                field_types.entry(key).or_insert(t);
+            }
+        }
         let mut global_defs: HashMap<String, Vec<GlobalDef>> = HashMap::new();
         for f in &functions {
             for (vi, v) in f.variables.iter().enumerate() {
@@ -131,7 +170,34 @@ impl StaticIndex {
             by_name,
             scalar_types,
             global_defs,
+            field_types,
         }
+    }
+
+    /// A field path below a variable of type `root_type` with the links of
+    /// a linked structure folded away: a field pointing to the same struct
+    /// as its container (`next`, `left`, `child`) leads to more of the same
+    /// data structure, so `plist.next.next.x` is `plist.x`. Folding stops at
+    /// the first field whose type no summary knows.
+    pub fn fold_links(&self, name: &str, root: &str, root_type: &str) -> String {
+        let Some(rest) = name.strip_prefix(root) else {
+            return name.to_string();
+        };
+        let mut out = root.to_string();
+        let mut ty = plain_struct(root_type);
+        let mut known = !ty.is_empty();
+        for field in rest.split('.').filter(|p| !p.is_empty()) {
+            if known {
+                match self.field_types.get(&(ty.clone(), field.to_string())) {
+                    Some(t) if t.strip_suffix(" *") == Some(ty.as_str()) => continue,
+                    Some(t) => ty = plain_struct(t),
+                    None => known = false,
+                }
+            }
+            out.push('.');
+            out.push_str(field);
+        }
+        out
     }
 
     /// The definition of global `name` (or a field path below one) as

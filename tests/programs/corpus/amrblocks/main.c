@@ -1,6 +1,49 @@
-/* amrblocks: an adaptive-mesh-refinement proxy.
+/* amrblocks: an adaptive-mesh-refinement proxy. The blocks live in one
+ * global array `block *blocks` defined here and used through `extern` (block.h)
+ * by init.c, stencil.c, exchange.c, refine.c and checksum.c; each routine
+ * walks the slots with an element pointer `block *bp = &blocks[n]` and works
+ * on bp->array[var][i][j]. Every stage: ghost exchange (exchange.c: on-rank
+ * faces copied, faces between ranks packed into the global send_buff and
+ * received into recv_buff with MPI_Isend/MPI_Irecv/MPI_Waitall), then the
+ * five-point averaging stencil on every variable of every block
+ * (stencil.c); every 10 stages per-variable checksums (MPI_Allreduce); every
+ * 5 time steps a refinement check and the refinement or coarsening of
+ * positions (refine.c).
  *   usage: mpirun -np 2 amrblocks [block_size] [time_steps] [num_vars]
- * PROFILE_COMMENT
+ *          (defaults 48, 40 and 8; 10 stages per time step)
+ *
+ * Expected ranking, derived from a by-function profile (perf record -F 999
+ * -g --call-graph dwarf of a clang-19 -O2 -g build, on a 2-core machine
+ * loaded by another build, load average ~4.9):
+ *                      1 rank (961 samples)   2 ranks (3,572 samples)
+ *   stencil_calc              70.8%                 34.6%   blocks[].array (via bp)
+ *                                                          and stencil.c's work
+ *   exchange_ghosts           18.7%                 36.6%   ghost cells of
+ *     of which MPI_Waitall       -                  25.7%   blocks[].array; the
+ *     (+ MPI progress with cut stacks: 20.0%)               receive into recv_buff
+ *   check_sums + Allreduce     4.8%                  5.5%   grid_sum
+ *   init/allocate_blocks       2.3%                  <1%    blocks
+ *   refine_check/apply         0.5%                  <1%    blocks, positions
+ *   MPI_Init                   1.8%                  0.5%
+ * (the ranks exchange ghosts 400 times, so on a loaded machine they wait for
+ * each other a lot: 45-50% of the 2-rank samples are waits.)
+ *  1. blocks       >= 90% (1 rank) / >= 70% (2 ranks): one row, type `block *`,
+ *                  defined at main.c, whatever file the samples are in;
+ *                  blocks.array nearly the same. No rows for the element
+ *                  pointers bp, bp1: their blame is blocks'.
+ *  2. recv_buff    the inter-rank ghost data: the waits of the receive (up to
+ *                  ~45% on a loaded machine), never above blocks, whose ghost
+ *                  cells are copied from it;
+ *  3. send_buff    packing (~1%) and the send half of the waits;
+ *  4. work         stencil.c's scratch rows: at most blocks' share;
+ *  5. grid_sum     the per-variable checksums (~5%): a record of results,
+ *                  listed with the derived variables;
+ *  6. positions    refinement bookkeeping (<1%).
+ * Must not rank high: timer_all, timer_calc, timer_comm, timer_refine,
+ * timer_cs (timers), num_refined, num_coarsened, num_block_stages,
+ * num_comm_msgs, num_active (counters), stage, ts, bad, amr_comm (the
+ * communicator), my_pe, num_pes, num_vars, x_block_size, y_block_size.
+ * No MPI-internal globals (ompi_mpi_comm_world, ...) as rows.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,49 @@
-// cgbench: a sparse conjugate-gradient benchmark with a multigrid preconditioner.
-//   usage: mpirun -np 2 cgbench [n] [solves] [iterations]
-// PROFILE_COMMENT
+// cgbench: a sparse conjugate-gradient benchmark with a multigrid
+// preconditioner. Each rank owns an n^3 box of a 27-point operator (the
+// ranks stacked in z, halo planes exchanged with MPI_Irecv/MPI_Send/
+// MPI_Waitall); the matrix is a CSR SparseMatrix whose coarser levels hang
+// off it (A.Ac, A.mgData: injection map and the V-cycle's vectors rc, xc,
+// Axf); the CG vectors are std::vector<double> (CGData: r, z, p, Ap). The
+// benchmark main keeps its timings in `std::vector<double> times`, which it
+// fills with timer differences and also passes to cg_solve, which adds its
+// own; dot(n, x, y, result, time_allreduce) has two reference outputs (the
+// product and the reduction's timer). After each benchmark solve the relative
+// residual goes into `TestNormData testnorm_data`, whose mean and variance
+// are computed at the end.
+//   usage: mpirun -np 2 cgbench [n] [solves] [iterations]   (40, 3, 40)
+//
+// Expected ranking, derived from a by-function profile (perf record -F 999
+// -g --call-graph dwarf of a clang-19 -O2 -g build, on a 2-core machine
+// loaded by another build, load average ~4.8):
+//                                  1 rank (1,295)   2 ranks (11,028 samples)
+//   symgs, fine level (-> z)              58.3%        26.7%  writes data.z
+//   symgs, coarser levels (-> xc)          7.9%        15.1%  A.mgData->xc, A.Ac->...
+//   spmv in cg_solve (-> Ap)              11.6%        10.0%  data.Ap
+//   spmv in the V-cycle (-> Axf)          13.1%        16.9%  A.mgData->Axf, ...
+//   dot (+ MPI_Allreduce)                  2.2%         7.9%  rtz, pAp, normr; and
+//                                                             times[4] via t4
+//   waxpby                                 2.0%         0.8%  x, data.r, data.p
+//   restriction, prolongation              0.6%        <0.5%  A.mgData->rc, z, xc
+//   generate_problem (setup)               2.0%         0.3%  A, b, xexact
+// On 2 ranks 30.6% of the samples are MPI_Send of the halo (from symgs and
+// spmv: A.halo.sendBuffer, the levels' halo buffers) and 21% more are MPI
+// progress with cut stacks: the ranks wait for each other (the load).
+//  main:
+//  1. data        >= 80% (1 rank): data.z first (the fine-level smoothing,
+//                 58%+), data.Ap (~12%), data.r and data.p (~1% of their own;
+//                 the CG recurrence may lift any of them inclusively);
+//  2. A           ~ 20-45%: A.mgData (Axf ~12%, xc and rc), A.Ac (the coarser
+//                 levels' matrices and mgData), A.halo (sendBuffer: packing,
+//                 and the MPI_Send waits on 2 ranks); A's values only read;
+//  3. x           the solution (waxpby ~1% of its own; inclusively lifted by
+//                 the recurrence: alpha comes from z and Ap), b, xexact (setup);
+//  data, A and x must all rank above times and testnorm_data.
+// Must not rank high: times (only timer differences reach it: the solver's
+// t1..t5, dot's time_allreduce, main's setup/validation/benchmark timers; ~0%
+// explicit, listed with the derived variables), testnorm_data (values, mean,
+// variance: a record of the residual norms, listed with the derived
+// variables), normr, normr0, niters, totalIters, validIters, flops, err,
+// t_setup, t_valid, t_bench, numberOfCgSets, refMaxIters, size, rank.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,46 @@
-/* mdlink: Lennard-Jones molecular dynamics with link cells.
- *   usage: mpirun -np 2 mdlink [cells] [steps]
- * PROFILE_COMMENT
+/* mdlink: Lennard-Jones molecular dynamics with link cells, an FCC lattice
+ * of cells^3 unit cells sliced along x over the ranks. Every step: velocity
+ * Verlet (integrate.c); the ghost positions refreshed through the send lists
+ * of six swaps (comm.c: MPI_Irecv/MPI_Isend/MPI_Waitall with the x partner,
+ * periodic copies in y and z); forces over a half neighbour list (force.c).
+ * Every 20 steps the atoms that left are migrated and the ghosts, link cells
+ * and neighbour list rebuilt (comm.c, neighbor.c; counts by MPI_Sendrecv);
+ * every 20 steps the energies are reduced with MPI_Allreduce (thermo).
+ * Timers in the global `double timers[8]`, counters and thermodynamic
+ * statistics in `Stats stats`.
+ *   usage: mpirun -np 2 mdlink [cells] [steps]      (defaults 20 and 60)
+ *
+ * Expected ranking, derived from a by-function profile (perf record -F 999
+ * -g --call-graph dwarf of a clang-19 -O2 -g build, on a 2-core machine
+ * loaded by another build, load average ~4.8):
+ *                      1 rank (1,084 samples)   2 ranks (1,985 samples)
+ *   force_lj                   68.3%                 46.3%   writes atoms.f
+ *   neighbor_build             27.7%                 17.3%   nl.neighbors, nl.numneigh
+ *   comm_forward + its MPI_Waitall  0.5%             11.7% + ~19% of MPI
+ *                        progress whose stack is cut (waiting for the other
+ *                        rank: the receive into the ghost part of atoms.x)
+ *   integrate, exchange, borders, cells_bin  ~2%     ~3%    atoms.x, atoms.v
+ *   thermo + MPI_Allreduce      <0.5%                 ~1.5%  stats.* from epot
+ *   MPI_Init                     1.5%                  0.9%  (nothing)
+ * How much of the run the ranks wait depends on the load (14-34% per rank
+ * here, a few percent on a quiet machine); the wait is the ghost receive.
+ *  main:
+ *  1. atoms      >= 90%: every kernel writes one of its arrays;
+ *  2. atoms.f    ~ force_lj (46-68%); atoms.x ~ the ghost updates with their
+ *                waits, the migration and the drift (2-35%); each is computed
+ *                from the other through the time loop, so inclusive blame may
+ *                lift either, never above atoms;
+ *  3. nl         ~ neighbor_build (17-28%), nl.neighbors and nl.numneigh;
+ *  4. comm       comm.buf_send, comm.sendlist: packing (~1%) and the send
+ *                half of the waits; below atoms;
+ *  5. cl         cl.head, cl.next (cells_bin) < 1%.
+ * Must not rank high: timers (the global timer array: differences of
+ * wall_time only), stats (npairs, nbuilds, nmigrated, nghost_max; its
+ * pe/ke/temp/press/drift are computed from epot and atoms.v: a record of
+ * results, listed with the derived variables, below atoms), epot and virial
+ * (sums of the force loop: derived scalars), params (read only), comm.comm
+ * and comm.req (the communicator and the requests: their waits belong to
+ * atoms.x and comm.buf_send), step, t, t_loop, t_start, cells, steps.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,57 @@
 /* mgopaque: load cases of a variable-conductivity diffusion problem solved
- * with a multigrid library behind an opaque handle.
- *   usage: mgopaque [k] [cases]   (grid of 2^k - 1 interior points per side)
- * PROFILE_COMMENT
+ * with a multigrid library behind an opaque handle. This file sees only the
+ * public headers: `typedef struct mg_solver_s *MGSolver;` (mg.h) and the
+ * Matrix and Vector types (linalg.h). MG_Create makes the solver,
+ * MG_Setup(solver, A, b, x) builds the hierarchy (geometric coarsening,
+ * bilinear interpolation P_l, restriction R_l = P_l^T, Galerkin operators
+ * A_l = R A P, per-level vectors x_l, b_l, r_l and relaxation data
+ * relax_data_l; level 0 keeps the caller's A, b and x), MG_Solve runs
+ * V-cycles with symmetric Gauss-Seidel called through a RelaxMethod function
+ * pointer; the library's files cast the handle back to the private struct
+ * (mg_impl.h).
+ *   usage: mgopaque [k] [cases]   (grid of 2^k - 1 interior points per side;
+ *                                  defaults 9 and 6)
+ *
+ * HELD OUT OF TUNING (issue 30): not to be used while tuning blame.
+ *
+ * Expected ranking, derived from a by-function profile (perf record -F 999
+ * -g --call-graph dwarf of a clang-19 -O2 -g build, 1,070 samples, one
+ * process on a 2-core machine loaded by another build):
+ *   MG_Solve                       87.0%
+ *     relaxation (sgs_relax)        59.7%  gs_forward 32.0%, gs_backward 27.7%;
+ *       per level (the library's own timers): level 0 70%, level 1 23%,
+ *       level 2 6%, coarser 2%   -> x_l[l]: level 0 is main's x
+ *     residuals (mg_residual)       12.6%  5.7% in MG_Solve, 6.9% in the cycle
+ *                                          -> r_l[l]
+ *     MatrixMatvec                  12.2%  restriction R_l r_l -> b_l[l+1] and
+ *                                          interpolation P_l x_l[l+1] into x_l[l],
+ *                                          about half each
+ *     VectorInnerProd                2.1%  the norms (bnorm, rel -> resid_norms)
+ *   MG_Setup                         7.6%  MatrixMultiply 5.5% (A_l), transpose
+ *                                          0.8% (R_l), interpolation 0.7% (P_l),
+ *                                          relaxation data 0.4% (relax_data_l)
+ *   MatrixCreateDiffusion            3.6%  A (conductivity() inside)
+ *   form_rhs                         1.5%  b
+ *  main:
+ *  1. solver       >= 90%: a data structure, not a derived scalar: everything
+ *                  the solve and the setup compute hangs off the handle; its
+ *                  fields by name, across the library's files: solver.x_l
+ *                  (>= 25%: coarse relaxation and interpolation; up to ~70%
+ *                  if its level-0 element, main's x, counts under it),
+ *                  solver.r_l (~13%), solver.b_l (~6%), solver.A_l (~6%),
+ *                  solver.relax_data_l (~0.5%: only read by the relaxation),
+ *                  solver.P_l, solver.R_l (~1%);
+ *  2. x            >= 50%: level-0 relaxation (~42%) and the interpolated
+ *                  corrections; inclusive blame may lift it up to solver's
+ *                  share, never above it;
+ *  3. A ~4%, b ~2% (their construction; the solve only reads them).
+ * Must not rank high: stats (RunStats: t_assemble, t_setup, t_solve timers,
+ * total_iters, max_iters, worst_rel counters), response (the mean of x per
+ * case: a record of results, listed with the derived variables), checksum,
+ * its, rel, levels, failed, t0, c, k, n, ncases, cases (only read); inside
+ * the solver: resid_norms (a history of norms), level_relax_time,
+ * setup_time, solve_time (timers), num_cycles, num_iterations,
+ * rel_resid_norm.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,50 @@
-/* mpiwait: an atmosphere and an ocean coupled through MPI, one rank each.
- *   usage: mpirun -np 2 mpiwait [n] [steps]
- * PROFILE_COMMENT
+/* mpiwait: an atmosphere and an ocean coupled through MPI, one rank each,
+ * on n x n grids. Every coupling step rank 0 (atmosphere.c) computes the
+ * surface heat flux (bulk formulae), sends it with a blocking MPI_Send of
+ * n*n doubles, posts an MPI_Irecv for the ocean's temperature, advects its
+ * air temperature, waits for the temperature in MPI_Wait and relaxes the air
+ * towards it. Rank 1 (ocean.c) receives the flux, solves the implicit
+ * diffusion of the sea-surface temperature (Jacobi), sends the result, then
+ * mixes and diagnoses its own state. The ocean computes more: the atmosphere
+ * waits in MPI_Send (the ocean is still mixing and has not posted its
+ * receive; the message is far above the eager limit) and in MPI_Wait (the
+ * ocean is still solving). Every 5 steps both call MPI_Barrier on the
+ * communicator kept in `Context ctx`; timers and counters in `PipeStats`.
+ *   usage: mpirun -np 2 mpiwait [n] [steps]   (defaults 512 and 20)
+ *
+ * HELD OUT OF TUNING (issue 30): not to be used while tuning blame.
+ *
+ * Expected ranking, derived from a by-function profile (perf record -F 999
+ * -g --call-graph dwarf of a clang-19 -O2 -g build, 889 samples, on a 2-core
+ * machine loaded by another build, load average ~4.6), per rank:
+ *   rank 0 (atmosphere, 399 samples)         rank 1 (ocean, 490 samples)
+ *   advance_air/advect_upwind 26.8% atm.temp  solve_sst (in ocean_run) ~37%
+ *   compute_fluxes (with exp) ~27%  atm.flux    oc.sst, sst_iter, rhs, sst_out
+ *   couple_to_sst, smooth5     6.5% atm.temp  mix_and_diagnose  30.6%
+ *   in MPI                    27.3%             oc.grad, oc.sst, sst_iter, heat
+ *     (its own timers: MPI_Send 0.43 s, MPI_Wait in MPI                   23.7%
+ *      0.24 s, MPI_Barrier 0.09 s of 1.82 s:     (waits for rank 0, which
+ *      42% of rank 0's time is spent waiting)     the load deschedules; on
+ *   kernel                     5.5%               a quiet machine ~0)
+ *  main:
+ *  1. atm (rank 0) ~ all of rank 0 and oc (rank 1) ~ all of rank 1;
+ *  2. rank 0: atm.flux (computed, ~27%, and the MPI_Send that blocks on it,
+ *     ~25% of rank 0's time) and atm.temp/atm.temp_new (advection and
+ *     coupling, ~33%; the two pointers are swapped after every pass, so the
+ *     time may be split between them) first; atm.sst_in: what the MPI_Irecv
+ *     writes and MPI_Wait completes (~13% of rank 0's time waiting on it);
+ *     atm.wind_u, atm.wind_v only read (~0%);
+ *  3. rank 1: oc.sst and oc.sst_iter (the solve and the mixing, swapped
+ *     too), oc.rhs, oc.sst_out (the copy that is sent), oc.grad (~5%),
+ *     oc.heat (~2%), oc.flux_in (what MPI_Recv writes);
+ *  4. ctx: only the barriers (ctx.comm, ~5% of rank 0), below atm.flux and
+ *     atm.sst_in.
+ * The waits must not go unblamed ("reaches no variable") or to bookkeeping.
+ * Must not rank high: stats (PipeStats: t_compute, t_send, t_recv, t_wait,
+ * t_barrier timers, bytes_sent, bytes_recv, steps counters; stats.checksum
+ * a result computed from atm.temp or oc.heat, listed with the derived
+ * variables), t0, elapsed, n; in the run functions step, time, t, req (the
+ * request: its wait belongs to atm.sst_in).
  */
 #include <stdio.h>
 #include <stdlib.h>
