@@ -44,7 +44,6 @@ pub struct GlobalDef {
     pub unit: String,
     pub line: u32,
     pub type_name: String,
-    /// A scalar, or a record of results in its defining unit.
     pub scalar: bool,
 }
 
@@ -148,19 +147,11 @@ impl StaticIndex {
                 let defs = global_defs.entry(v.name.clone()).or_default();
                 let unit = unit_of(f);
                 if !defs.iter().any(|d| d.unit == unit) {
-                    // A record of results as its defining unit sees it.
-                    let mut root = v;
-                    while let Some(p) = root.parent {
-                        root = &f.variables[p as usize];
-                        if root.parent == Some(p) {
-                            break;
-                        }
-                    }
                     defs.push(GlobalDef {
                         unit: unit.to_string(),
                         line: v.line,
                         type_name: v.type_name.clone(),
-                        scalar: v.is_scalar || root.is_record,
+                        scalar: v.is_scalar,
                     });
                 }
             }

@@ -945,6 +945,93 @@ mod across_units_tests {
         }
     }
 
+    /// A call writing two outputs through a function of another unit
+    /// (`dot(n, x, y, &r, &t)`): each output depends on what the callee
+    /// computes it from, so the timer `t` (and the `times` it is added to)
+    /// is not computed from `x`.
+    #[test]
+    fn each_output_of_a_call_takes_only_what_flows_into_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let kern = source_unit(
+            dir.path(),
+            "kern",
+            "void dot(int n, const double *x, const double *y, double *r, double *t) {\n\
+             \x20 double s = 0;\n\
+             \x20 for (int i = 0; i < n; i++) s += x[i] * y[i];\n\
+             \x20 *r = s;\n\
+             \x20 *t += 1.0;\n\
+             }\n",
+        );
+        let main = source_unit(
+            dir.path(),
+            "main",
+            "void dot(int n, const double *x, const double *y, double *r, double *t);\n\
+             void drive(double *x, double *y, int n, double *times) {\n\
+             \x20 double r = 0, t = 0;\n\
+             \x20 x[1] = y[2] * 2;\n\
+             \x20 dot(n, x, y, &r, &t);\n\
+             \x20 times[0] += t;\n\
+             \x20 x[0] = r;\n\
+             }\n",
+        );
+        let lines = |s: &FunctionSummary, name: &str| {
+            s.variables
+                .iter()
+                .find(|v| v.name == name)
+                .map(|v| v.explicit_lines.clone())
+                .unwrap_or_default()
+        };
+        let db = dir.path().join("static.db");
+        analyze_into_db(&[main.clone(), kern.clone()], &db).unwrap();
+        let drive = function(&db, "drive");
+        // Line 4 computes x[1], which dot reads into r, not into t.
+        assert!(lines(&drive, "r").contains(&4), "{:?}", lines(&drive, "r"));
+        assert!(!lines(&drive, "t").contains(&4), "{:?}", lines(&drive, "t"));
+        assert!(
+            !lines(&drive, "times").contains(&4),
+            "{:?}",
+            lines(&drive, "times")
+        );
+    }
+
+    /// An element pointer belongs to the array it points into, a history
+    /// of results is a record, and the array it is computed from is not.
+    #[test]
+    fn element_pointers_have_owners_and_result_histories_are_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "run",
+            "typedef struct { double *v; } blk;\n\
+             blk *blocks; int nb;\n\
+             void show(double x);\n\
+             double work(const double *a, int n) {\n\
+             \x20 double s = 0; for (int i = 0; i < n; i++) s += a[i]; return s;\n\
+             }\n\
+             void run(void) {\n\
+             \x20 double norms[10];\n\
+             \x20 for (int it = 0; it < 10; it++) {\n\
+             \x20   for (int n = 0; n < nb; n++) { blk *bp = &blocks[n]; bp->v[0] += 1.0; }\n\
+             \x20   norms[it] = work(blocks[0].v, 5);\n\
+             \x20 }\n\
+             \x20 show(norms[9]);\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let run = function(&db, "run");
+        let var = |name: &str| {
+            run.variables
+                .iter()
+                .find(|v| v.name == name)
+                .unwrap_or_else(|| panic!("{name} in {:?}", run.variables))
+        };
+        let owner = var("bp").element_of.map(|o| run.variables[o as usize].name.clone());
+        assert_eq!(owner.as_deref(), Some("blocks"));
+        assert!(var("norms").is_record);
+        assert!(!var("blocks").is_record);
+    }
+
     /// A kept unit that cannot be loaded any more is named, and the db
     /// update goes on without analyzing it again.
     #[test]

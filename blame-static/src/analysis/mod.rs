@@ -282,8 +282,8 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
     }
 }
 
-/// Result records (3.1's derived variables, beyond scalars): a local or
-/// global, whatever its type (an array of norms, a timing vector, a struct
+/// Result records (3.1's derived variables, beyond scalars): a local,
+/// whatever its type (an array of norms, a timing vector, a struct
 /// of statistics), that only records numbers computed elsewhere and feeds
 /// nothing back. Every write into it stores a number (never a pointer: a
 /// record holds no links), or is a call that computes what it writes
@@ -306,7 +306,9 @@ fn result_records(
     let (ni, np) = (f.insts.len(), f.params.len());
     for v in 0..vars.len() {
         let var = &vars[v];
-        let candidate = matches!(var.kind, VarKind::Local | VarKind::Global)
+        // (A global is written by many functions, each of which sees only
+        // its own writes: only locals are judged.)
+        let candidate = var.kind == VarKind::Local
             && var.parent.is_none()
             && !var.is_scalar
             && !var.is_exit_param()
@@ -614,9 +616,7 @@ fn collect_writes(
                     // (`sret`) writes that temporary, a kernel writes its
                     // output array, so what flows into the call reaches them.
                     let written = model.as_ref().is_some_and(|md| md.writes_arg(k))
-                        || (model.is_none()
-                            && may_write
-                            && through.is_some_and(|ws| !ws.is_empty()));
+                        || (may_write && through.is_some_and(|ws| !ws.is_empty()));
                     if targets.iter().any(|&t| !vars.out[t as usize].is_scalar) {
                         data_args.insert((i, k));
                     }

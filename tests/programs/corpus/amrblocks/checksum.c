@@ -1,6 +1,7 @@
 /* amrblocks: per-variable checksums. The averaging stencil conserves the sum
  * of every variable on a uniform grid with reflecting walls; with refinement
  * the sums drift a little, and a large drift means a broken exchange. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

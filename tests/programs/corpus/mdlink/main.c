@@ -42,6 +42,7 @@
  * and comm.req (the communicator and the requests: their waits belong to
  * atoms.x and comm.buf_send), step, t, t_loop, t_start, cells, steps.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

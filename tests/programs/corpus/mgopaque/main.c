@@ -53,6 +53,7 @@
  * setup_time, solve_time (timers), num_cycles, num_iterations,
  * rel_resid_norm.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

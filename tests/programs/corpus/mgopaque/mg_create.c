@@ -1,4 +1,5 @@
 /* mgopaque: creation, parameters, queries and destruction of the solver. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -1,4 +1,5 @@
 /* mpiwait: grid kernels shared by both components. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
