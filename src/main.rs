@@ -64,6 +64,10 @@ mod progress;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = become_run_owner(&cli.command) {
+        eprintln!("blame: error: {e}");
+        return ExitCode::from(1);
+    }
     let result = match cli.command {
         Command::Record(args) => match cmd_record::run(args) {
             Ok(status) => return status,
@@ -108,6 +112,21 @@ fn main() -> ExitCode {
 }
 
 pub(crate) use error_text::error_text;
+
+/// Root on another user's run directory works with that user's rights
+/// (`files::become_owner_of`): before anything is read, and before any
+/// thread starts.
+fn become_run_owner(command: &Command) -> std::io::Result<()> {
+    let dirs: Vec<&std::path::Path> = match command {
+        Command::Post(a) => a.run_dirs(),
+        Command::Report(a) => a.run_dirs(),
+        Command::Dump(a) => a.run_dirs(),
+        Command::Merge(a) => a.run_dirs(),
+        Command::Export(a) => a.run_dirs(),
+        _ => Vec::new(),
+    };
+    blame_formats::files::become_owner_of(&dirs).map(drop)
+}
 
 #[cfg(test)]
 mod tests {
