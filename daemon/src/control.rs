@@ -354,4 +354,47 @@ mod tests {
             .to_string();
         assert!(e.contains("no blame daemon runs"), "{e}");
     }
+
+    #[test]
+    fn a_socket_in_a_directory_another_user_may_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = Server::bind(&open.join("d.sock"), None).err().unwrap().to_string();
+        assert!(e.contains("writable by every user"), "{e}");
+        assert!(!open.join("d.sock").exists());
+        if !nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let theirs = dir.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::os::unix::fs::chown(&theirs, Some(54321), Some(54321)).unwrap();
+        let e = Server::bind(&theirs.join("d.sock"), None).err().unwrap().to_string();
+        assert!(e.contains("belongs to uid 54321"), "{e}");
+        assert!(!theirs.join("d.sock").exists());
+    }
+
+    #[test]
+    fn a_group_socket_gets_its_mode_at_bind_and_only_our_socket_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.sock");
+        let group = nix::unistd::Group::from_gid(nix::unistd::getegid())
+            .unwrap()
+            .unwrap()
+            .name;
+        let server = Server::bind(&path, Some(&group)).unwrap();
+        let mode = path.symlink_metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o660);
+        // Someone replaced the socket: what is there now is not removed.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, b"not ours").unwrap();
+        drop(server);
+        assert_eq!(std::fs::read(&path).unwrap(), b"not ours");
+        std::fs::remove_file(&path).unwrap();
+        // Ours is.
+        let server = Server::bind(&path, None).unwrap();
+        drop(server);
+        assert!(path.symlink_metadata().is_err());
+    }
 }
