@@ -324,6 +324,9 @@ fn compute(
     Ok(out)
 }
 
+/// A temporary file of results unchanged this long is a killed post's.
+const STALE_TEMPORARY_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
 pub fn run_post(args: PostArgs) -> Result<()> {
     let from_env = |anywhere: bool| match ShardSpec::from_env(|k| std::env::var(k).ok(), anywhere) {
         Some(s) => s,
@@ -340,6 +343,8 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| config.default_output());
     refuse_destroying_inputs(&whole, &config, false)?;
+    // Those of a post killed before it could remove them (kill -9).
+    blame_formats::files::remove_stale_temporaries(&whole, STALE_TEMPORARY_AGE);
     let out = compute(&config, config.static_db(), shard)?;
     let results = out.results;
     let t = out.times;

@@ -68,6 +68,12 @@ fn main() -> ExitCode {
         eprintln!("blame: error: {e}");
         return ExitCode::from(1);
     }
+    if matches!(
+        cli.command,
+        Command::Post(_) | Command::Merge(_) | Command::Report(_) | Command::Export(_)
+    ) {
+        remove_temporaries_on_signals();
+    }
     let result = match cli.command {
         Command::Record(args) => match cmd_record::run(args) {
             Ok(status) => return status,
@@ -112,6 +118,23 @@ fn main() -> ExitCode {
 }
 
 pub(crate) use error_text::error_text;
+
+/// On SIGINT or SIGTERM, the temporary files of the outputs being written
+/// are removed, then the process dies of the signal (exit 130 or 143 in a
+/// shell), as `blame cc` does; the outputs stay as they were.
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            blame_formats::files::remove_live_temporaries();
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            std::process::exit(128 + sig);
+        }
+    });
+}
 
 /// Root on another user's run directory works with that user's rights
 /// (`files::become_owner_of`): before anything is read, and before any

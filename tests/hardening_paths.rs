@@ -455,3 +455,69 @@ fn the_daemon_client_believes_no_impostor_on_another_users_socket() {
     assert!(err.contains("not a blame daemon"), "{err}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("stopping"));
 }
+
+/// JSON-lines samples of `n` distinct stacks (a post of a few seconds).
+fn many_samples(path: &Path, n: usize) {
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!(
+            "{{\"stack\":[{{\"function\":\"leaf_{i}\",\"file\":\"f{}.c\",\"line\":{}}},{{\"function\":\"mid_{}\",\"file\":\"m.c\",\"line\":3}},{{\"function\":\"main\",\"file\":\"main.c\",\"line\":3}}],\"event\":\"cpu-clock\",\"rank\":{}}}\n",
+            i % 97,
+            i % 1000 + 1,
+            i % 13,
+            i % 4
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
+    let d = scratch();
+    let samples = d.path().join("s.jsonl");
+    many_samples(&samples, 200_000);
+    let out = d.path().join("results.bres");
+    // SIGINT and SIGTERM at every moment of a post, writing included.
+    let t = Instant::now();
+    let _ = run_ok(blame().args(["post", "--samples"]).arg(&samples).arg("-o").arg(&out));
+    let whole = t.elapsed();
+    for i in 0..12u32 {
+        let mut child = blame()
+            .args(["post", "--samples"])
+            .arg(&samples)
+            .arg("-o")
+            .arg(&out)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(whole.mul_f64(0.5 + f64::from(i) * 0.05));
+        let sig = if i % 2 == 0 { "-INT" } else { "-TERM" };
+        let _ = Command::new("kill").arg(sig).arg(child.id().to_string()).status();
+        let status = child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            status.success() || matches!(status.signal(), Some(2) | Some(15)),
+            "{status:?}"
+        );
+        assert_eq!(temporaries(d.path()), Vec::<String>::new(), "after {sig}");
+    }
+    run_ok(blame().arg("check").arg(&out));
+    // A temporary of a post killed with SIGKILL an hour ago is removed by
+    // the next post; a fresh one (a post still writing) is not.
+    let stale = d.path().join(".results.bres.AbC123.tmp");
+    let fresh = d.path().join(".results.bres.XyZ789.tmp");
+    std::fs::write(&stale, b"half").unwrap();
+    std::fs::write(&fresh, b"half").unwrap();
+    run_ok(Command::new("touch").args(["-d", "1 hour ago"]).arg(&stale));
+    run_ok(blame().args(["post", "--samples"]).arg(&samples).arg("-o").arg(&out));
+    assert!(!stale.exists(), "the stale temporary is removed");
+    assert!(fresh.exists(), "a fresh one may be a running post's");
+}

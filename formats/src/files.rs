@@ -31,6 +31,8 @@ pub fn parent_dir(path: &Path) -> &Path {
 
 /// A file being written beside its final path; see the module doc.
 pub struct AtomicFile {
+    /// Listed among the temporaries a signal removes while it lives.
+    _live: LiveTemp,
     out: BufWriter<File>,
     /// Removes the temporary file when dropped uncommitted (dropped before
     /// `dir`, whose descriptor its path goes through).
@@ -77,6 +79,7 @@ impl AtomicFile {
         // temporary path: messages name the target.
         let (file, tmp) = tmp.into_parts();
         Ok(AtomicFile {
+            _live: LiveTemp::new(tmp.to_path_buf()),
             out: BufWriter::with_capacity(1 << 16, file),
             tmp,
             target: through.join(name),
@@ -507,6 +510,89 @@ pub fn refuse_overwriting_inputs(output: &Path, inputs: &[PathBuf]) -> io::Resul
         }
     }
     Ok(())
+}
+
+/// The temporary files of [`AtomicFile`]s being written, by id.
+static LIVE_TEMPS: std::sync::Mutex<Vec<(u64, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+static NEXT_TEMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A temporary file listed for [`remove_live_temporaries`] while it lives.
+struct LiveTemp(u64);
+
+impl LiveTemp {
+    fn new(path: PathBuf) -> LiveTemp {
+        let id = NEXT_TEMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut live) = LIVE_TEMPS.lock() {
+            live.push((id, path));
+        }
+        LiveTemp(id)
+    }
+}
+
+impl Drop for LiveTemp {
+    fn drop(&mut self) {
+        if let Ok(mut live) = LIVE_TEMPS.lock() {
+            live.retain(|(id, _)| *id != self.0);
+        }
+    }
+}
+
+/// Removes the temporary files of every [`AtomicFile`] being written: what
+/// a command does on SIGINT or SIGTERM before it dies of the signal (the
+/// targets stay as they were). Returns how many were removed.
+pub fn remove_live_temporaries() -> usize {
+    let Ok(live) = LIVE_TEMPS.lock() else {
+        return 0;
+    };
+    live.iter()
+        .filter(|(_, p)| std::fs::remove_file(p).is_ok())
+        .count()
+}
+
+/// Removes the temporary files [`AtomicFile`] left beside `target` when a
+/// process writing it was killed (`.NAME.XXXXXX.tmp`): the caller's own
+/// regular files, unchanged for `min_age` (a writer still running keeps
+/// its file fresh). Returns how many were removed.
+pub fn remove_stale_temporaries(target: &Path, min_age: Duration) -> usize {
+    let Some(name) = target.file_name() else {
+        return 0;
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(dir) = open_dir_checked(parent_dir(target), false) else {
+        return 0;
+    };
+    let Ok(entries) = std::fs::read_dir(fd_path(&dir)) else {
+        return 0;
+    };
+    let me = fs_uid();
+    let mut removed = 0;
+    for e in entries.filter_map(Result::ok) {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if !(n.starts_with(&prefix) && n.ends_with(".tmp") && n.len() == prefix.len() + 10) {
+            continue;
+        }
+        let Ok(m) = e.path().symlink_metadata() else {
+            continue;
+        };
+        let old = m
+            .modified()
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= min_age);
+        if m.is_file()
+            && m.uid() == me
+            && old
+            && nix::unistd::unlinkat(
+                Some(std::os::fd::AsRawFd::as_raw_fd(&dir)),
+                e.file_name().as_os_str(),
+                nix::unistd::UnlinkatFlags::NoRemoveDir,
+            )
+            .is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// Refuses a directory that another user could put files into: one owned
