@@ -83,7 +83,10 @@ fn record_under_another_users_directory_is_refused_and_a_swapped_link_never_writ
         .unwrap();
     let t = Instant::now();
     while !started.exists() && recorder.try_wait().unwrap().is_none() {
-        assert!(t.elapsed() < Duration::from_secs(60), "neither started nor refused");
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "neither started nor refused"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     if started.exists() {
@@ -94,14 +97,22 @@ fn record_under_another_users_directory_is_refused_and_a_swapped_link_never_writ
     }
     std::fs::write(&go, b"").unwrap();
     let out = recorder.wait_with_output().unwrap();
-    assert_eq!(std::fs::read(&victim).unwrap(), b"secret\n", "root's file replaced");
+    assert_eq!(
+        std::fs::read(&victim).unwrap(),
+        b"secret\n",
+        "root's file replaced"
+    );
     assert_eq!(
         std::fs::read_dir(&victim_dir).unwrap().count(),
         1,
         "nothing written into root's directory"
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("belongs to blametest"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("belongs to blametest"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!started.exists(), "the command never ran");
     assert!(!run.exists(), "no run dir made in the user's directory");
 
@@ -196,7 +207,12 @@ fn root_posts_a_users_run_with_the_users_rights_only() {
         blame()
             .args(["record", "-F", "2000", "-o"])
             .arg(&root_run)
-            .args(["--", "sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done"]),
+            .args([
+                "--",
+                "sh",
+                "-c",
+                "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done",
+            ]),
     );
     let stream = run_ok_sample_file(&root_run);
     // The user plants a link to it in their run dir.
@@ -206,7 +222,10 @@ fn root_posts_a_users_run_with_the_users_rights_only() {
     lchown(&link, uid, gid);
     let out = output_within(blame().arg("post").arg(&theirs), 120).expect("post returns");
     let err = stderr(&out);
-    assert!(err.contains("working on it with that user's rights"), "{err}");
+    assert!(
+        err.contains("working on it with that user's rights"),
+        "{err}"
+    );
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("Permission denied"), "{err}");
     assert!(err.contains(&*link.display().to_string()), "{err}");
@@ -221,7 +240,10 @@ fn run_ok_sample_file(run: &Path) -> PathBuf {
     std::fs::read_dir(run)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "bnode" || x == "bstream"))
+        .find(|p| {
+            p.extension()
+                .is_some_and(|x| x == "bnode" || x == "bstream")
+        })
         .expect("a sample file")
 }
 
@@ -263,7 +285,10 @@ fn html_export_embeds_no_file_the_debug_info_names_outside_the_sources() {
         let page = std::fs::read_to_string(&html).unwrap();
         assert!(page.contains("\"x\""), "the page shows main's variable");
         assert!(!page.contains("root:*"), "the page holds the secret file");
-        assert!(page.contains("sources_left_out"), "the page says what was left out");
+        assert!(
+            page.contains("sources_left_out"),
+            "the page says what was left out"
+        );
         assert!(
             stderr(&out).contains("is left out of the report"),
             "{}",
@@ -348,7 +373,11 @@ fn hostile_manifests_are_errors_naming_them_and_never_hang() {
         }
         // --force carries on without it (to the next problem: no samples).
         let out = output_within(blame().args(["post", "--force"]).arg(&run), 30).unwrap();
-        assert!(stderr(&out).contains("carrying on without it"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("carrying on without it"),
+            "{}",
+            stderr(&out)
+        );
     }
 }
 
@@ -376,7 +405,11 @@ fn an_output_naming_an_input_is_refused() {
                 .output()
                 .unwrap();
             assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-            assert!(stderr(&out).contains("would destroy that input"), "{}", stderr(&out));
+            assert!(
+                stderr(&out).contains("would destroy that input"),
+                "{}",
+                stderr(&out)
+            );
         }
     }
     assert_eq!(std::fs::read(&samples).unwrap(), before);
@@ -393,7 +426,11 @@ fn an_output_naming_an_input_is_refused() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("would destroy that input"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("would destroy that input"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read(&db).unwrap(), b"the db");
     // A file of a run directory.
     let run = d.path().join("run");
@@ -408,7 +445,11 @@ fn an_output_naming_an_input_is_refused() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("would destroy that input"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("would destroy that input"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read(&node).unwrap(), b"the recording");
 }
 
@@ -437,16 +478,14 @@ fn the_daemon_client_believes_no_impostor_on_another_users_socket() {
         .unwrap();
     let t = Instant::now();
     while !theirs.join("ready").exists() {
-        assert!(t.elapsed() < Duration::from_secs(30), "the impostor never listened");
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the impostor never listened"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = output_within(
-        blame()
-            .args(["daemon", "stop", "--socket"])
-            .arg(&sock),
-        30,
-    )
-    .expect("the client returns");
+    let out = output_within(blame().args(["daemon", "stop", "--socket"]).arg(&sock), 30)
+        .expect("the client returns");
     let _ = impostor.kill();
     let _ = impostor.wait();
     let err = stderr(&out);
@@ -487,7 +526,13 @@ fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
     let out = d.path().join("results.bres");
     // SIGINT and SIGTERM at every moment of a post, writing included.
     let t = Instant::now();
-    let _ = run_ok(blame().args(["post", "--samples"]).arg(&samples).arg("-o").arg(&out));
+    let _ = run_ok(
+        blame()
+            .args(["post", "--samples"])
+            .arg(&samples)
+            .arg("-o")
+            .arg(&out),
+    );
     let whole = t.elapsed();
     for i in 0..12u32 {
         let mut child = blame()
@@ -500,7 +545,10 @@ fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
             .unwrap();
         std::thread::sleep(whole.mul_f64(0.5 + f64::from(i) * 0.05));
         let sig = if i % 2 == 0 { "-INT" } else { "-TERM" };
-        let _ = Command::new("kill").arg(sig).arg(child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg(sig)
+            .arg(child.id().to_string())
+            .status();
         let status = child.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;
         assert!(
@@ -517,7 +565,13 @@ fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
     std::fs::write(&stale, b"half").unwrap();
     std::fs::write(&fresh, b"half").unwrap();
     run_ok(Command::new("touch").args(["-d", "1 hour ago"]).arg(&stale));
-    run_ok(blame().args(["post", "--samples"]).arg(&samples).arg("-o").arg(&out));
+    run_ok(
+        blame()
+            .args(["post", "--samples"])
+            .arg(&samples)
+            .arg("-o")
+            .arg(&out),
+    );
     assert!(!stale.exists(), "the stale temporary is removed");
     assert!(fresh.exists(), "a fresh one may be a running post's");
 }

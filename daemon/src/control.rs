@@ -120,16 +120,14 @@ impl Server {
         // by no one else, every parent too: a user who may write it could
         // remove the socket and bind an impostor, or rename a link into
         // place where the daemon sets the socket's owner.
-        let dir = blame_formats::files::open_dir_checked(
-            path.parent().unwrap_or(Path::new("/")),
-            false,
-        )
-        .map_err(|e| {
-            err(format!(
-                "the socket's directory is not safe: {e}; the default is {}",
-                crate::config::DEFAULT_SOCKET
-            ))
-        })?;
+        let dir =
+            blame_formats::files::open_dir_checked(path.parent().unwrap_or(Path::new("/")), false)
+                .map_err(|e| {
+                    err(format!(
+                        "the socket's directory is not safe: {e}; the default is {}",
+                        crate::config::DEFAULT_SOCKET
+                    ))
+                })?;
         let name = path
             .file_name()
             .ok_or_else(|| err("names no socket file".into()))?;
@@ -361,7 +359,10 @@ mod tests {
         let open = dir.path().join("open");
         std::fs::create_dir(&open).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let e = Server::bind(&open.join("d.sock"), None).err().unwrap().to_string();
+        let e = Server::bind(&open.join("d.sock"), None)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("writable by every user"), "{e}");
         assert!(!open.join("d.sock").exists());
         if !nix::unistd::geteuid().is_root() {
@@ -370,7 +371,10 @@ mod tests {
         let theirs = dir.path().join("theirs");
         std::fs::create_dir(&theirs).unwrap();
         std::os::unix::fs::chown(&theirs, Some(54321), Some(54321)).unwrap();
-        let e = Server::bind(&theirs.join("d.sock"), None).err().unwrap().to_string();
+        let e = Server::bind(&theirs.join("d.sock"), None)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("belongs to uid 54321"), "{e}");
         assert!(!theirs.join("d.sock").exists());
     }

@@ -139,7 +139,12 @@ pub fn create_new(path: impl AsRef<Path>) -> io::Result<File> {
         )
     })?;
     let dir = open_dir_checked(parent_dir(path), false)?;
-    open_in(&dir, name, OpenOptions::new().write(true).create_new(true), 0)
+    open_in(
+        &dir,
+        name,
+        OpenOptions::new().write(true).create_new(true),
+        0,
+    )
 }
 
 /// The path of an open directory through its descriptor (`/proc/self/fd/N`).
@@ -353,9 +358,18 @@ pub fn open_dir_checked(path: &Path, create: bool) -> io::Result<File> {
         ) {
             Ok(st) => st,
             Err(nix::errno::Errno::ENOENT) if create => {
-                match mkdirat(Some(cur.as_raw_fd()), name.as_os_str(), Mode::from_bits_truncate(0o777)) {
+                match mkdirat(
+                    Some(cur.as_raw_fd()),
+                    name.as_os_str(),
+                    Mode::from_bits_truncate(0o777),
+                ) {
                     Ok(()) | Err(nix::errno::Errno::EEXIST) => {}
-                    Err(e) => return Err(io::Error::new(io::Error::from(e).kind(), format!("cannot create {}: {e}", here.display()))),
+                    Err(e) => {
+                        return Err(io::Error::new(
+                            io::Error::from(e).kind(),
+                            format!("cannot create {}: {e}", here.display()),
+                        ))
+                    }
                 }
                 todo.push_front(name);
                 continue;
@@ -381,7 +395,10 @@ pub fn open_dir_checked(path: &Path, create: bool) -> io::Result<File> {
                     format!("{}: too many levels of symbolic links", here.display()),
                 ));
             }
-            let target = PathBuf::from(nix::fcntl::readlinkat(Some(cur.as_raw_fd()), name.as_os_str())?);
+            let target = PathBuf::from(nix::fcntl::readlinkat(
+                Some(cur.as_raw_fd()),
+                name.as_os_str(),
+            )?);
             if target.is_absolute() {
                 cur = open_root()?;
                 shown = PathBuf::from("/");
@@ -468,7 +485,8 @@ pub fn become_owner_of(dirs: &[&Path]) -> io::Result<Option<u32>> {
         Ok(Some(u)) => u.gid,
         _ => Gid::from_raw(dir_gid),
     };
-    let fail = |e: nix::errno::Errno| io::Error::other(format!("cannot become {}: {e}", user_name(uid)));
+    let fail =
+        |e: nix::errno::Errno| io::Error::other(format!("cannot become {}: {e}", user_name(uid)));
     nix::unistd::setgroups(&[gid]).map_err(fail)?;
     nix::unistd::setresgid(gid, gid, gid).map_err(fail)?;
     nix::unistd::setresuid(Uid::from_raw(uid), Uid::from_raw(uid), Uid::from_raw(uid))
@@ -883,7 +901,10 @@ mod tests {
         )
         .unwrap();
         let e = open_dir_checked(&theirs, false).unwrap_err();
-        assert!(e.to_string().contains("symbolic link made by uid 54321"), "{e}");
+        assert!(
+            e.to_string().contains("symbolic link made by uid 54321"),
+            "{e}"
+        );
         let e = write_atomic(theirs.join("out2"), b"x").unwrap_err();
         assert!(is_unsafe_path(&e), "{e}");
         assert!(!real.join("out2").exists());

@@ -125,10 +125,7 @@ impl SourceCache {
             );
         }
         if m.len() > MAX_SOURCE_BYTES {
-            return Err(format!(
-                "larger than {} MiB",
-                MAX_SOURCE_BYTES >> 20
-            ));
+            return Err(format!("larger than {} MiB", MAX_SOURCE_BYTES >> 20));
         }
         let mut text = String::new();
         file.take(MAX_SOURCE_BYTES)
@@ -162,7 +159,10 @@ mod tests {
         assert_eq!(c.line("../secret", 1), None);
         assert_eq!(c.line("/etc/shadow", 1), None);
         let out = c.left_out();
-        assert!(out[outside.to_str().unwrap()].contains("outside the source roots"), "{out:?}");
+        assert!(
+            out[outside.to_str().unwrap()].contains("outside the source roots"),
+            "{out:?}"
+        );
         assert!(out.contains_key("../secret"), "{out:?}");
         // A link under a root to a file outside is outside.
         std::os::unix::fs::symlink(&outside, root.join("link.c")).unwrap();
@@ -194,7 +194,10 @@ mod tests {
         assert_eq!(c.line("private.c", 1).as_deref(), Some("secret"));
         // A FIFO is not a source.
         let fifo = d.path().join("fifo.c");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         assert_eq!(c.line("fifo.c", 1), None);
         assert!(c.left_out()["fifo.c"].contains("FIFO"));
