@@ -311,10 +311,13 @@ fn html_export_embeds_no_file_the_debug_info_names_outside_the_sources() {
     assert!(std::fs::read_to_string(&html).unwrap().contains("root:*"));
 }
 
+/// Puts a hostile manifest at a path.
+type MakeManifest = dyn Fn(&Path);
+
 #[test]
 fn hostile_manifests_are_errors_naming_them_and_never_hang() {
     let d = scratch();
-    let kinds: [(&str, &dyn Fn(&Path), &str); 4] = [
+    let kinds: [(&str, &MakeManifest, &str); 4] = [
         (
             "zero",
             &|p| std::os::unix::fs::symlink("/dev/zero", p).unwrap(),
@@ -522,7 +525,7 @@ fn temporaries(dir: &Path) -> Vec<String> {
 fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
     let d = scratch();
     let samples = d.path().join("s.jsonl");
-    many_samples(&samples, 200_000);
+    many_samples(&samples, 8_000);
     let out = d.path().join("results.bres");
     // SIGINT and SIGTERM at every moment of a post, writing included.
     let t = Instant::now();
@@ -534,7 +537,7 @@ fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
             .arg(&out),
     );
     let whole = t.elapsed();
-    for i in 0..12u32 {
+    for i in 0..8u32 {
         let mut child = blame()
             .args(["post", "--samples"])
             .arg(&samples)
@@ -543,7 +546,7 @@ fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(whole.mul_f64(0.5 + f64::from(i) * 0.05));
+        std::thread::sleep(whole.mul_f64(0.4 + f64::from(i) * 0.08));
         let sig = if i % 2 == 0 { "-INT" } else { "-TERM" };
         let _ = Command::new("kill")
             .arg(sig)
