@@ -48,6 +48,18 @@ pub struct ExportArgs {
     all_variables: bool,
 }
 
+impl ExportArgs {
+    /// The run directories read (for root on another user's run).
+    pub(crate) fn run_dirs(&self) -> Vec<&Path> {
+        self.input
+            .run_dir
+            .as_deref()
+            .into_iter()
+            .chain(self.more_runs.iter().map(PathBuf::as_path))
+            .collect()
+    }
+}
+
 pub fn run(args: ExportArgs) -> Result<()> {
     if !args.more_runs.is_empty() || !args.params.is_empty() {
         if !matches!(args.format, ExportFormat::Thicket | ExportFormat::Cubex) {
@@ -55,6 +67,11 @@ pub fn run(args: ExportArgs) -> Result<()> {
         }
         return run_ensemble(&args);
     }
+    crate::cmd_post::refuse_destroying_inputs(
+        &args.output,
+        &crate::post_config::PostConfig::resolve(&args.input)?,
+        true,
+    )?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
     let bytes = if args.format == ExportFormat::Html {
         let mut roots = args.source_roots.clone();
@@ -62,13 +79,23 @@ pub fn run(args: ExportArgs) -> Result<()> {
         if let Some(dir) = &args.input.run_dir {
             roots.push(dir.clone());
         }
-        blame_report::html::html_with_options(
+        let owner = args
+            .input
+            .run_dir
+            .as_deref()
+            .and_then(|d| std::fs::metadata(d).ok())
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+        let mut sources = SourceCache::new(roots).with_owner(owner);
+        let page = blame_report::html::html_with_options(
             &results,
             args.event.as_deref(),
-            &mut SourceCache::new(roots),
+            &mut sources,
             args.all_variables,
-        )?
-        .into_bytes()
+        )?;
+        for (file, why) in sources.left_out() {
+            eprintln!("blame: note: the source {file} is left out of the report: {why}");
+        }
+        page.into_bytes()
     } else if args.format == ExportFormat::Thicket {
         let label = args
             .input

@@ -65,6 +65,10 @@ pub struct InputArgs {
     /// cut short) instead of using what is intact and saying what was skipped.
     #[arg(long)]
     pub(crate) strict: bool,
+    /// Carry on without a manifest of the run that cannot be read (malformed JSON, not a
+    /// regular file, too large) instead of refusing the run.
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 impl InputArgs {
@@ -86,6 +90,7 @@ impl InputArgs {
             loop_threshold: DEFAULT_LOOP_THRESHOLD,
             cache_geometry: None,
             strict: false,
+            force: false,
         }
     }
 }
@@ -319,6 +324,9 @@ fn compute(
     Ok(out)
 }
 
+/// A temporary file of results unchanged this long is a killed post's.
+const STALE_TEMPORARY_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
 pub fn run_post(args: PostArgs) -> Result<()> {
     let from_env = |anywhere: bool| match ShardSpec::from_env(|k| std::env::var(k).ok(), anywhere) {
         Some(s) => s,
@@ -330,6 +338,13 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         None => from_env(false)?,
     };
     let config = PostConfig::resolve(&args.input)?;
+    let whole = args
+        .output
+        .clone()
+        .unwrap_or_else(|| config.default_output());
+    refuse_destroying_inputs(&whole, &config, false)?;
+    // Those of a post killed before it could remove them (kill -9).
+    blame_formats::files::remove_stale_temporaries(&whole, STALE_TEMPORARY_AGE);
     let out = compute(&config, config.static_db(), shard)?;
     let results = out.results;
     let t = out.times;
@@ -342,10 +357,6 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         t.resolve.as_secs_f64(),
         t.reduce.as_secs_f64()
     );
-    let whole = args
-        .output
-        .clone()
-        .unwrap_or_else(|| config.default_output());
     if shard.is_whole() {
         results.write(&whole)?;
         eprintln!(
@@ -841,4 +852,65 @@ pub(crate) fn compile_re(re: &Option<String>, what: &str) -> Result<Option<regex
                 .with_context(|| format!("--{what} {r:?} is not a valid regular expression"))
         })
         .transpose()
+}
+
+/// The run directories a command reads (for root on another user's run).
+impl PostArgs {
+    pub(crate) fn run_dirs(&self) -> Vec<&Path> {
+        self.input.run_dir.as_deref().into_iter().collect()
+    }
+}
+
+impl ReportArgs {
+    pub(crate) fn run_dirs(&self) -> Vec<&Path> {
+        self.input.run_dir.as_deref().into_iter().collect()
+    }
+}
+
+impl DumpArgs {
+    pub(crate) fn run_dirs(&self) -> Vec<&Path> {
+        if self.input.is_dir() {
+            vec![self.input.as_path()]
+        } else {
+            vec![blame_formats::files::parent_dir(&self.input)]
+        }
+    }
+}
+
+impl MergeArgs {
+    pub(crate) fn run_dirs(&self) -> Vec<&Path> {
+        if self.target.is_dir() {
+            vec![self.target.as_path()]
+        } else {
+            vec![blame_formats::files::parent_dir(&self.target)]
+        }
+    }
+}
+
+/// Refuses an output that is one of the command's inputs: a file of the
+/// run (its results too, when `results_are_inputs`: export reads them), the
+/// static db, the samples or perf.data files.
+pub(crate) fn refuse_destroying_inputs(
+    output: &Path,
+    config: &PostConfig,
+    results_are_inputs: bool,
+) -> Result<()> {
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    match &config.input {
+        crate::post_config::Input::RunDir(dir) => {
+            let results = run_dir::results_files(dir).unwrap_or_default();
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                inputs.extend(
+                    entries
+                        .filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| results_are_inputs || !results.contains(p)),
+                );
+            }
+        }
+        crate::post_config::Input::Samples(s) => inputs.push(s.clone()),
+        crate::post_config::Input::PerfData(files) => inputs.extend(files.iter().cloned()),
+    }
+    inputs.extend(config.static_db());
+    blame_formats::files::refuse_overwriting_inputs(output, &inputs)?;
+    Ok(())
 }

@@ -64,6 +64,16 @@ mod progress;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = become_run_owner(&cli.command) {
+        eprintln!("blame: error: {e}");
+        return ExitCode::from(1);
+    }
+    if matches!(
+        cli.command,
+        Command::Post(_) | Command::Merge(_) | Command::Report(_) | Command::Export(_)
+    ) {
+        remove_temporaries_on_signals();
+    }
     let result = match cli.command {
         Command::Record(args) => match cmd_record::run(args) {
             Ok(status) => return status,
@@ -108,6 +118,38 @@ fn main() -> ExitCode {
 }
 
 pub(crate) use error_text::error_text;
+
+/// On SIGINT or SIGTERM, the temporary files of the outputs being written
+/// are removed, then the process dies of the signal (exit 130 or 143 in a
+/// shell), as `blame cc` does; the outputs stay as they were.
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            blame_formats::files::remove_live_temporaries();
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            std::process::exit(128 + sig);
+        }
+    });
+}
+
+/// Root on another user's run directory works with that user's rights
+/// (`files::become_owner_of`): before anything is read, and before any
+/// thread starts.
+fn become_run_owner(command: &Command) -> std::io::Result<()> {
+    let dirs: Vec<&std::path::Path> = match command {
+        Command::Post(a) => a.run_dirs(),
+        Command::Report(a) => a.run_dirs(),
+        Command::Dump(a) => a.run_dirs(),
+        Command::Merge(a) => a.run_dirs(),
+        Command::Export(a) => a.run_dirs(),
+        _ => Vec::new(),
+    };
+    blame_formats::files::become_owner_of(&dirs).map(drop)
+}
 
 #[cfg(test)]
 mod tests {

@@ -57,6 +57,18 @@ impl PostConfig {
                 args.loop_threshold
             );
         }
+        if let Some(dir) = &args.run_dir {
+            // A manifest that cannot be read (malformed, a FIFO, a link to
+            // /dev/zero, too large) is an error naming it, not ignored.
+            for path in run_dir::manifest_files(dir) {
+                if let Err(e) = blame_formats::manifest::Manifest::read(&path) {
+                    if !args.force {
+                        bail!("{e}; --force carries on without it");
+                    }
+                    eprintln!("blame: warning: {e}; carrying on without it (--force)");
+                }
+            }
+        }
         let cache = match &args.cache_geometry {
             Some(text) => {
                 CacheGeometry::parse(text).map_err(|e| anyhow::anyhow!("--cache-geometry {e}"))?

@@ -5,7 +5,8 @@
 use crate::DaemonError;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -83,6 +84,9 @@ pub struct Server {
     listener: UnixListener,
     path: PathBuf,
     group: Option<u32>,
+    /// The socket bound (device, inode): removed at the end only if it is
+    /// still at the path.
+    inode: (u64, u64),
 }
 
 impl Server {
@@ -112,6 +116,21 @@ impl Server {
                     .map_err(|e| err(e.to_string()))?;
             }
         }
+        // The socket's directory must be root's (the daemon's) and writable
+        // by no one else, every parent too: a user who may write it could
+        // remove the socket and bind an impostor, or rename a link into
+        // place where the daemon sets the socket's owner.
+        let dir =
+            blame_formats::files::open_dir_checked(path.parent().unwrap_or(Path::new("/")), false)
+                .map_err(|e| {
+                    err(format!(
+                        "the socket's directory is not safe: {e}; the default is {}",
+                        crate::config::DEFAULT_SOCKET
+                    ))
+                })?;
+        let name = path
+            .file_name()
+            .ok_or_else(|| err("names no socket file".into()))?;
         if let Ok(meta) = path.symlink_metadata() {
             if !meta.file_type().is_socket() {
                 return Err(err("exists and is not a socket; not removed".into()));
@@ -121,15 +140,29 @@ impl Server {
             }
             std::fs::remove_file(path).map_err(|e| err(e.to_string()))?;
         }
-        // Nobody may connect between bind and chmod.
-        let old = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o177));
+        // The mode is set by the umask at bind (0600, or 0660 for a group),
+        // never by path afterwards; the group by `fchownat` on the name in
+        // the checked directory, not following a link.
+        let mask = if gid.is_some() { 0o117 } else { 0o177 };
+        let old = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(mask));
         let bound = UnixListener::bind(path);
         nix::sys::stat::umask(old);
         let listener = bound.map_err(|e| err(e.to_string()))?;
+        let bound_at = nix::sys::stat::fstatat(
+            Some(dir.as_raw_fd()),
+            name,
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .map_err(|e| err(e.to_string()))?;
         if let Some(gid) = gid {
-            std::os::unix::fs::lchown(path, None, Some(gid)).map_err(|e| err(e.to_string()))?;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))
-                .map_err(|e| err(e.to_string()))?;
+            nix::unistd::fchownat(
+                Some(dir.as_raw_fd()),
+                name,
+                None,
+                Some(nix::unistd::Gid::from_raw(gid)),
+                nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+            )
+            .map_err(|e| err(e.to_string()))?;
         }
         listener
             .set_nonblocking(true)
@@ -138,6 +171,7 @@ impl Server {
             listener,
             path: path.to_path_buf(),
             group: gid,
+            inode: (bound_at.st_dev, bound_at.st_ino),
         })
     }
 
@@ -199,7 +233,13 @@ fn user_in_group(uid: u32, gid: u32) -> bool {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        use std::os::unix::fs::MetadataExt;
+        // Whatever someone put at the path since is not ours to remove.
+        if let Ok(m) = self.path.symlink_metadata() {
+            if (m.dev(), m.ino()) == self.inode {
+                let _ = std::fs::remove_file(&self.path);
+            }
+        }
     }
 }
 
@@ -227,6 +267,20 @@ pub fn request(socket: &Path, req: &Request, timeout: Duration) -> Result<Reply,
             _ => e.to_string(),
         })
     })?;
+    // Only a daemon of root (or of this user) is believed: another user
+    // could have bound a socket of their own at the path.
+    {
+        use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
+        let me = nix::unistd::geteuid().as_raw();
+        let peer = getsockopt(&stream, PeerCredentials).map_err(|e| err(e.to_string()))?;
+        if peer.uid() != 0 && peer.uid() != me {
+            return Err(err(format!(
+                "the process answering on it (pid {}) is {}'s, not root's: not a blame daemon; nothing was sent",
+                peer.pid(),
+                blame_formats::files::user_name(peer.uid())
+            )));
+        }
+    }
     stream
         .set_read_timeout(Some(timeout))
         .map_err(|e| err(e.to_string()))?;
@@ -243,6 +297,7 @@ pub fn request(socket: &Path, req: &Request, timeout: Duration) -> Result<Reply,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn requests_and_replies_travel_as_one_json_line() {
@@ -296,5 +351,54 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no blame daemon runs"), "{e}");
+    }
+
+    #[test]
+    fn a_socket_in_a_directory_another_user_may_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = Server::bind(&open.join("d.sock"), None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("writable by every user"), "{e}");
+        assert!(!open.join("d.sock").exists());
+        if !nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let theirs = dir.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::os::unix::fs::chown(&theirs, Some(54321), Some(54321)).unwrap();
+        let e = Server::bind(&theirs.join("d.sock"), None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("belongs to uid 54321"), "{e}");
+        assert!(!theirs.join("d.sock").exists());
+    }
+
+    #[test]
+    fn a_group_socket_gets_its_mode_at_bind_and_only_our_socket_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.sock");
+        let group = nix::unistd::Group::from_gid(nix::unistd::getegid())
+            .unwrap()
+            .unwrap()
+            .name;
+        let server = Server::bind(&path, Some(&group)).unwrap();
+        let mode = path.symlink_metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o660);
+        // Someone replaced the socket: what is there now is not removed.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, b"not ours").unwrap();
+        drop(server);
+        assert_eq!(std::fs::read(&path).unwrap(), b"not ours");
+        std::fs::remove_file(&path).unwrap();
+        // Ours is.
+        let server = Server::bind(&path, None).unwrap();
+        drop(server);
+        assert!(path.symlink_metadata().is_err());
     }
 }

@@ -93,6 +93,9 @@ pub struct Manifest {
     pub static_db: Option<PathBuf>,
 }
 
+/// The largest manifest read (one of a million processes is about 200 MB).
+pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
 impl Manifest {
     /// Writes `manifest.json` in `dir` (or `manifest-rank-N.json` when
     /// this recorder runs as MPI rank N, so per-rank recorders share a
@@ -113,8 +116,35 @@ impl Manifest {
             .find_map(|p| Manifest::read(p).ok().and_then(|m| m.cache))
     }
 
+    /// Reads a manifest: a regular file (opened without blocking, so a FIFO
+    /// is refused instead of hanging; a link to `/dev/zero` is not a regular
+    /// file) of at most [`MAX_MANIFEST_BYTES`], JSON of a manifest. Errors
+    /// name the file.
     pub fn read(path: &Path) -> std::io::Result<Manifest> {
-        let bytes = std::fs::read(path)?;
+        use std::io::Read;
+        let named =
+            |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        let file = crate::files::open_regular(path).map_err(named)?;
+        let too_large = || {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{}: larger than {} MiB: not a blame manifest",
+                    path.display(),
+                    MAX_MANIFEST_BYTES >> 20
+                ),
+            )
+        };
+        if file.metadata().map_err(named)?.len() > MAX_MANIFEST_BYTES {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_MANIFEST_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(named)?;
+        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(too_large());
+        }
         serde_json::from_slice(&bytes).map_err(|e| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,

@@ -148,6 +148,7 @@ pub fn html_with_options(
         "stacks": page.stacks,
         "frames": page.frames,
         "sources": page.sources,
+        "sources_left_out": sources.left_out(),
         "fnames": page.fnames,
         "tree": page.tree,
         "code": page.code,

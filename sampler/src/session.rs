@@ -87,7 +87,16 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
         path: dir.to_path_buf(),
         error,
     };
-    std::fs::create_dir_all(dir).map_err(io)?;
+    // Walked from `/` and made component by component, every parent
+    // checked: a parent another user owns (or may write) could be swapped
+    // for a link to root's files while the recording runs.
+    files::open_dir_checked(dir, true).map_err(|e| {
+        if files::is_unsafe_path(&e) {
+            RecordError::Usage(e.to_string())
+        } else {
+            io(e)
+        }
+    })?;
     // Another user's directory: its owner could swap the preloaded
     // allocation tracer or plant files before they are used.
     files::check_own_dir(dir).map_err(|e| RecordError::Usage(e.to_string()))?;
