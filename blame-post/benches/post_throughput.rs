@@ -220,6 +220,7 @@ fn main() {
                     param_writes: None,
                     param_reads: None,
                     unit: String::new(),
+                    unit_globals: vec![],
                 });
             }
         }

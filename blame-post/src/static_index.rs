@@ -140,6 +140,20 @@ impl StaticIndex {
         }
         let mut global_defs: HashMap<String, Vec<GlobalDef>> = HashMap::new();
         for f in &functions {
+            let unit = unit_of(f);
+            for g in &f.unit_globals {
+                let defs = global_defs.entry(g.name.clone()).or_default();
+                if !defs.iter().any(|d| d.unit == unit) {
+                    defs.push(GlobalDef {
+                        unit: unit.to_string(),
+                        line: g.line,
+                        type_name: g.type_name.clone(),
+                        scalar: g.is_scalar,
+                    });
+                }
+            }
+        }
+        for f in &functions {
             for (vi, v) in f.variables.iter().enumerate() {
                 if v.line == 0 || v.type_name.is_empty() || !is_global_rooted(f, vi as u32) {
                     continue;

@@ -59,6 +59,7 @@ pub(crate) fn func(
         param_writes: None,
         param_reads: None,
         unit: String::new(),
+        unit_globals: vec![],
     }
 }
 

@@ -349,6 +349,19 @@ impl Module {
         }
     }
 
+    /// True for MPI's handles and statuses, and arrays of them
+    /// (`MPI_Comm`, `MPI_Request [4]`, `MPI_Status`): bookkeeping of the
+    /// communication, never a data structure of the program, whichever
+    /// way the MPI library defines them (a pointer to an incomplete struct,
+    /// an `int`, a struct).
+    pub fn is_mpi_handle(&self, t: Option<TypeId>) -> bool {
+        let name = self.type_name_opt(t);
+        let base = name
+            .trim_start_matches("const ")
+            .trim_end_matches(|c: char| c == '[' || c == ']' || c == ' ' || c.is_ascii_digit());
+        base.starts_with("MPI_") && !base.contains('*')
+    }
+
     /// True when `t` is const-qualified (through typedefs).
     /// True for a pointer or reference (under any qualifiers and typedefs)
     /// whose pointee is const: `const double *const`, `const Vec &`.

@@ -496,6 +496,17 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
             }
         }
     }
+    // The unit's defined globals, on its first function by linkage name
+    // (set on cached summaries too: another function's edit may have
+    // added a global).
+    if let Some(first) = (0..results.len()).min_by(|&a, &b| {
+        results[a]
+            .0
+            .linkage_name
+            .cmp(&results[b].0.linkage_name)
+    }) {
+        results[first].0.unit_globals = unit_globals(m);
+    }
     let mut out = ModuleResult::default();
     for (s, t) in results {
         match t {
@@ -505,6 +516,21 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
         out.summaries.push(s);
     }
     out
+}
+
+/// The globals module `m` defines with debug info (not function-static
+/// locals, not what the compiler made).
+fn unit_globals(m: &ir::Module) -> Vec<blame_formats::static_db::GlobalDecl> {
+    m.globals
+        .iter()
+        .filter(|g| !g.artificial && g.function.is_none() && g.ty.is_some() && g.line > 0)
+        .map(|g| blame_formats::static_db::GlobalDecl {
+            name: g.source_name.clone().unwrap_or_else(|| g.name.clone()),
+            line: g.line,
+            type_name: m.type_name_opt(g.ty),
+            is_scalar: m.is_scalar(g.ty) || m.is_mpi_handle(g.ty),
+        })
+        .collect()
 }
 
 /// The `--dump json` view: per function, each variable with its kind, type,

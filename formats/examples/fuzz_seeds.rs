@@ -193,6 +193,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         param_writes: None,
         param_reads: None,
         unit: String::new(),
+        unit_globals: vec![],
     });
     let tmp = tempfile::tempdir()?;
     let p = tmp.path().join("db");

@@ -29,7 +29,8 @@ pub const STATIC_DB: Kind = Kind {
     // 6: `FunctionSummary` gained its write and read sets (`param_writes`,
     // `param_reads`), which callers in other translation units use, and
     // the `unit` it came from. 7: `Variable` gained `element_of` (locals
-    // that only point into another variable) and `is_record`.
+    // that only point into another variable) and `is_record`, and
+    // `FunctionSummary` the `unit_globals` its unit defines.
     version: 7,
 };
 
@@ -439,6 +440,20 @@ pub struct FunctionSummary {
     /// function it calls in another unit changes its sets.
     #[serde(default)]
     pub unit: String,
+    /// The globals the unit defines with debug info (name, line, type),
+    /// held by one function summary of each unit (the first by linkage
+    /// name): what names a global used elsewhere only through `extern`.
+    #[serde(default)]
+    pub unit_globals: Vec<GlobalDecl>,
+}
+
+/// A global a unit defines, as its debug info declares it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+pub struct GlobalDecl {
+    pub name: String,
+    pub line: u32,
+    pub type_name: String,
+    pub is_scalar: bool,
 }
 
 impl FunctionSummary {

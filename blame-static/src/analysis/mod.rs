@@ -199,6 +199,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         param_writes: None,
         param_reads: None,
         unit: String::new(),
+        unit_globals: vec![],
     }
 }
 
@@ -1607,7 +1608,8 @@ fn call_sites(
     let (call_models, ret_bind, arg_bind) = (&w.call_models, &reach.ret_bind, &reach.arg_bind);
     // Call sites with their output bindings (the transfer function's caller side).
     let mut call_sites = Vec::new();
-    let mut request_buffers: Vec<(BTreeSet<u32>, BTreeSet<u32>)> = Vec::new();
+    type Posted = (BTreeSet<u32>, BTreeSet<u32>, BTreeSet<u32>);
+    let mut request_buffers: Vec<Posted> = Vec::new();
     let targets_of = |res: &mut Resolver, vars: &Vars, v: &Value| -> BTreeSet<u32> {
         res.locs(v)
             .iter()
@@ -1697,14 +1699,23 @@ fn call_sites(
             .and_then(|m| library::mpi_request_buffers(&m))
         {
             if (req as usize) < inst.args.len() {
-                let mut buf = BTreeSet::new();
+                // The buffers and what the call's outputs through them flow
+                // into (a receive buffer unpacked into the grid blames the
+                // grid too): what waiting for the request is for.
+                let (mut blamed, mut explicit) = (BTreeSet::new(), BTreeSet::new());
                 for &b in buffers {
                     if let Some(a) = inst.args.get(b as usize) {
-                        buf.extend(targets_of(res, vars, a));
+                        let t = targets_of(res, vars, a);
+                        blamed.extend(t.iter().copied());
+                        explicit.extend(t);
+                    }
+                    if let Some(o) = outputs.iter().find(|o| o.output == CallOutput::Arg(b)) {
+                        blamed.extend(o.blamed.iter().copied());
+                        explicit.extend(o.explicit.iter().copied());
                     }
                 }
                 let req = targets_of(res, vars, &inst.args[req as usize]);
-                request_buffers.push((req, buf));
+                request_buffers.push((req, blamed, explicit));
             }
         }
         call_sites.push((
@@ -1735,10 +1746,11 @@ fn call_sites(
             continue;
         };
         let req = targets_of(res, vars, arg);
-        let mut extra: BTreeSet<u32> = BTreeSet::new();
-        for (r, b) in &request_buffers {
+        let (mut extra, mut extra_explicit) = (BTreeSet::new(), BTreeSet::new());
+        for (r, b, x) in &request_buffers {
             if !r.is_disjoint(&req) {
                 extra.extend(b.iter().copied());
+                extra_explicit.extend(x.iter().copied());
             }
         }
         if extra.is_empty() {
@@ -1750,15 +1762,14 @@ fn call_sites(
             .find(|o| o.output == CallOutput::Arg(k as u32))
         {
             Some(o) => {
-                let mut explicit = extra.clone();
-                explicit.extend(o.explicit.iter().copied());
-                o.explicit = explicit.into_iter().collect();
+                extra_explicit.extend(o.explicit.iter().copied());
+                o.explicit = extra_explicit.into_iter().collect();
                 extra.extend(o.blamed.iter().copied());
                 o.blamed = extra.into_iter().collect();
             }
             None => cs.outputs.push(OutputBinding {
                 output: CallOutput::Arg(k as u32),
-                explicit: extra.iter().copied().collect(),
+                explicit: extra_explicit.into_iter().collect(),
                 blamed: extra.into_iter().collect(),
                 pointees: vec![],
             }),

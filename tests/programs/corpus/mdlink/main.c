@@ -25,7 +25,8 @@
  * How much of the run the ranks wait depends on the load (14-34% per rank
  * here, a few percent on a quiet machine); the wait is the ghost receive.
  *  main:
- *  1. atoms      >= 90%: every kernel writes one of its arrays;
+ *  1. atoms      >= 90% (1 rank), >= 75% (2 ranks, loaded): every kernel
+ *                writes one of its arrays;
  *  2. atoms.f    ~ force_lj (46-68%); atoms.x ~ the ghost updates with their
  *                waits, the migration and the drift (2-35%); each is computed
  *                from the other through the time loop, so inclusive blame may

@@ -12,7 +12,8 @@
  *   usage: mgopaque [k] [cases]   (grid of 2^k - 1 interior points per side;
  *                                  defaults 9 and 6)
  *
- * HELD OUT OF TUNING (issue 30): not to be used while tuning blame.
+ * This program is held out of tuning (issue 30): not to be used while
+ * tuning blame; its figures are reported apart.
  *
  * Expected ranking, derived from a by-function profile (perf record -F 999
  * -g --call-graph dwarf of a clang-19 -O2 -g build, 1,070 samples, one

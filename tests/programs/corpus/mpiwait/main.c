@@ -12,7 +12,8 @@
  * communicator kept in `Context ctx`; timers and counters in `PipeStats`.
  *   usage: mpirun -np 2 mpiwait [n] [steps]   (defaults 512 and 20)
  *
- * HELD OUT OF TUNING (issue 30): not to be used while tuning blame.
+ * This program is held out of tuning (issue 30): not to be used while
+ * tuning blame; its figures are reported apart.
  *
  * Expected ranking, derived from a by-function profile (perf record -F 999
  * -g --call-graph dwarf of a clang-19 -O2 -g build, 889 samples, on a 2-core
