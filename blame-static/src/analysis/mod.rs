@@ -287,7 +287,7 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
 /// whatever its type (an array of norms, a timing vector, a struct
 /// of statistics), that only records numbers computed elsewhere and feeds
 /// nothing back. Every write into it stores a number (never a pointer: a
-/// record holds no links), or is a call that computes what it writes
+/// record holds no links; only its own freshly allocated buffer), or is a call that computes what it writes
 /// through that argument from nothing else the call is given but numbers
 /// (`solve(.., times)` adding its own timer differences, a constructor
 /// sizing it from a count and an allocator temporary, `memset`); and nothing
@@ -323,7 +323,8 @@ fn result_records(
             let n = n as usize;
             if n < ni {
                 let inst = &f.insts[n];
-                return matches!(inst.op, Op::Store) && !is_ptr_value(f, &inst.args[0]);
+                return matches!(inst.op, Op::Store)
+                    && (!is_ptr_value(f, &inst.args[0]) || is_fresh_allocation(f, &inst.args[0]));
             }
             if (ni + np..first_obj).contains(&n) {
                 let (c, k) = w.out_node_info[n - ni - np];
@@ -349,6 +350,29 @@ fn result_records(
             vars[v].is_record = true;
         }
     }
+}
+
+/// True when `v` is the address a call to an allocator returned (through
+/// casts): a record's own buffer (`stats.values = new double[n]`), not a
+/// link to other data.
+fn is_fresh_allocation(f: &Function, v: &Value) -> bool {
+    let mut v = v.clone();
+    for _ in 0..8 {
+        let Value::Inst(i) = v else { return false };
+        let inst = &f.insts[i as usize];
+        match &inst.op {
+            Op::Call { callee: Some(c) } => {
+                return matches!(
+                    c.as_str(),
+                    "malloc" | "calloc" | "realloc" | "aligned_alloc" | "_Znwm" | "_Znam"
+                        | "_ZnwmSt11align_val_t" | "_ZnamSt11align_val_t"
+                );
+            }
+            Op::Cast => v = inst.args[0].clone(),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// True when `v` is a pointer.
