@@ -499,12 +499,9 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
     // The unit's defined globals, on its first function by linkage name
     // (set on cached summaries too: another function's edit may have
     // added a global).
-    if let Some(first) = (0..results.len()).min_by(|&a, &b| {
-        results[a]
-            .0
-            .linkage_name
-            .cmp(&results[b].0.linkage_name)
-    }) {
+    if let Some(first) = (0..results.len())
+        .min_by(|&a, &b| results[a].0.linkage_name.cmp(&results[b].0.linkage_name))
+    {
         results[first].0.unit_globals = unit_globals(m);
     }
     let mut out = ModuleResult::default();
@@ -1052,7 +1049,9 @@ mod across_units_tests {
                 .find(|v| v.name == name)
                 .unwrap_or_else(|| panic!("{name} in {:?}", run.variables))
         };
-        let owner = var("bp").element_of.map(|o| run.variables[o as usize].name.clone());
+        let owner = var("bp")
+            .element_of
+            .map(|o| run.variables[o as usize].name.clone());
         assert_eq!(owner.as_deref(), Some("blocks"));
         assert!(var("norms").is_record);
         assert!(!var("blocks").is_record);

@@ -101,7 +101,10 @@ fn args(v: &[u32]) -> Vec<CallOutput> {
 /// the `MPI_` prefix (`Send`, `Waitall`): `MPI_Send`, `PMPI_Send`, and the
 /// Fortran entry points `mpi_send_`, `mpi_send__`, `MPI_SEND`, `pmpi_send_`.
 pub fn mpi_routine(name: &str) -> Option<String> {
-    if let Some(m) = name.strip_prefix("PMPI_").or_else(|| name.strip_prefix("MPI_")) {
+    if let Some(m) = name
+        .strip_prefix("PMPI_")
+        .or_else(|| name.strip_prefix("MPI_"))
+    {
         let fortran = m.len() > 1 && m.chars().all(|c| !c.is_ascii_lowercase());
         return match m.chars().next() {
             Some(c) if c.is_ascii_uppercase() && fortran => Some(capitalized(m)),
@@ -145,8 +148,8 @@ fn mpi_model(m: &str) -> Option<LibModel> {
         | "Query_thread" | "Get_processor_name" | "Pcontrol" => (&[], &[]),
         // Point to point.
         "Send" | "Ssend" | "Rsend" | "Bsend" => (&[0], &[0]),
-        "Isend" | "Issend" | "Irsend" | "Ibsend" | "Send_init" | "Ssend_init"
-        | "Rsend_init" | "Bsend_init" => (&[0, 6], &[0]),
+        "Isend" | "Issend" | "Irsend" | "Ibsend" | "Send_init" | "Ssend_init" | "Rsend_init"
+        | "Bsend_init" => (&[0, 6], &[0]),
         "Recv" => (&[0], &[]),
         "Irecv" | "Recv_init" => (&[0, 6], &[]),
         "Mrecv" => (&[0], &[]),
@@ -158,13 +161,15 @@ fn mpi_model(m: &str) -> Option<LibModel> {
         // Completion: the requests (and, added by the analysis, the
         // buffers of the calls that posted them).
         "Wait" | "Test" | "Start" | "Request_free" | "Cancel" => (&[0], &[]),
-        "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome" | "Testsome"
-        | "Startall" => (&[1], &[]),
+        "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome" | "Testsome" | "Startall" => {
+            (&[1], &[])
+        }
         // Collectives: their buffers.
         "Bcast" => (&[0], &[]),
         "Ibcast" => (&[0, 5], &[]),
-        "Reduce" | "Allreduce" | "Scan" | "Exscan" | "Reduce_scatter"
-        | "Reduce_scatter_block" => (&[0, 1], &[0]),
+        "Reduce" | "Allreduce" | "Scan" | "Exscan" | "Reduce_scatter" | "Reduce_scatter_block" => {
+            (&[0, 1], &[0])
+        }
         "Iallreduce" | "Iscan" | "Iexscan" => (&[0, 1, 6], &[0]),
         "Ireduce" => (&[0, 1, 7], &[0]),
         "Gather" | "Scatter" => (&[0, 3], &[0]),
@@ -294,14 +299,9 @@ pub fn omp_fork(name: &str, arg_count: u32) -> Option<LibModel> {
     None
 }
 
-/// For a C++ function known only by its mangled name (defined in another
-/// unit, or a library's), which of the call's `nargs` arguments point or
-/// refer to const (`ddot(int, double const*, double const*, double*,
-/// double&)`): the callee cannot write through them. The implicit `this`
-/// of a method counts as const when the method is (`numElem() const`).
-/// `None` when the name is not a mangled C++ function or its parameters do
-/// not line up with the call's arguments (a hidden return slot).
-pub fn const_pointer_params(linkage: &str, nargs: usize) -> Option<Vec<bool>> {
+/// A mangled C++ function's demangled name, its parameter types, and
+/// where its parameter list closes in the demangled name.
+fn mangled_params(linkage: &str) -> Option<(String, Vec<String>, usize)> {
     if !linkage.starts_with("_Z") {
         return None;
     }
@@ -346,6 +346,18 @@ pub fn const_pointer_params(linkage: &str, nargs: usize) -> Option<Vec<bool>> {
     if params.len() == 1 && params[0].trim() == "void" {
         params.clear();
     }
+    Some((d, params, close))
+}
+
+/// For a C++ function known only by its mangled name (defined in another
+/// unit, or a library's), which of the call's `nargs` arguments point or
+/// refer to const (`ddot(int, double const*, double const*, double*,
+/// double&)`): the callee cannot write through them. The implicit `this`
+/// of a method counts as const when the method is (`numElem() const`).
+/// `None` when the name is not a mangled C++ function or its parameters do
+/// not line up with the call's arguments (a hidden return slot).
+pub fn const_pointer_params(linkage: &str, nargs: usize) -> Option<Vec<bool>> {
+    let (d, params, close) = mangled_params(linkage)?;
     let to_const = |p: &str| {
         let p = p.trim();
         match p.strip_suffix('*').or_else(|| p.strip_suffix('&')) {
@@ -360,6 +372,33 @@ pub fn const_pointer_params(linkage: &str, nargs: usize) -> Option<Vec<bool>> {
         out.insert(0, method_const);
     }
     (out.len() == nargs).then_some(out)
+}
+
+/// For a C++ method of the program's own classes known by its mangled
+/// name and called with `nargs` arguments, true when argument 0 is its
+/// object (`this`): `Driver::run()`, not a constructor or destructor and
+/// not a method of the standard library (`std::vector::push_back` stores
+/// what it is given). Such a call computes its object's state itself.
+pub fn is_own_method_call(linkage: &str, nargs: usize) -> bool {
+    if !linkage.starts_with("_Z") || nargs == 0 {
+        return false;
+    }
+    let d = blame_formats::names::demangle(linkage);
+    let Some(open) = d.find('(') else {
+        return false;
+    };
+    let name = &d[..open];
+    if name.starts_with("std::") || name.starts_with("__gnu_cxx::") || !name.contains("::") {
+        return false;
+    }
+    let (class, method) = name.rsplit_once("::").unwrap_or(("", name));
+    let class = class.rsplit("::").next().unwrap_or(class);
+    let class = class.split('<').next().unwrap_or(class);
+    if method == class || method.starts_with('~') {
+        return false;
+    }
+    // `this` is there when the signature has one argument fewer.
+    mangled_params(linkage).is_some_and(|(_, params, _)| params.len() + 1 == nargs)
 }
 
 /// The shared arguments of an OpenMP fork (`__kmpc_fork_call(loc, argc,
@@ -419,6 +458,18 @@ mod const_param_tests {
     use super::*;
 
     #[test]
+    fn own_methods_are_told_from_constructors_and_the_standard_library() {
+        // Driver::run()
+        assert!(is_own_method_call("_ZN6Driver3runEv", 1));
+        // Driver::Driver(int)
+        assert!(!is_own_method_call("_ZN6DriverC2Ei", 2));
+        // std::vector<double>::push_back(double const&)
+        assert!(!is_own_method_call("_ZNSt6vectorIdSaIdEE9push_backERKd", 2));
+        // a free function
+        assert!(!is_own_method_call("_Z5solvePd", 1));
+    }
+
+    #[test]
     fn mpi_routines_by_every_binding_name() {
         assert_eq!(mpi_routine("MPI_Send").as_deref(), Some("Send"));
         assert_eq!(mpi_routine("PMPI_Comm_rank").as_deref(), Some("Comm_rank"));
@@ -435,7 +486,10 @@ mod const_param_tests {
         assert_eq!(send.outputs, vec![CallOutput::Arg(0)]);
         assert!(!send.may_write(0), "a send only reads its buffer");
         let isend = known("PMPI_Isend").unwrap();
-        assert!(!isend.may_write(0) && isend.writes_arg(6), "the request is written");
+        assert!(
+            !isend.may_write(0) && isend.writes_arg(6),
+            "the request is written"
+        );
         let recv = known("mpi_recv_").unwrap();
         assert!(recv.writes_arg(0));
         let allreduce = known("MPI_Allreduce").unwrap();

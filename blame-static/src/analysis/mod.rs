@@ -335,6 +335,11 @@ fn result_records(
                 // constructor's count, a fill value) is still a record.
                 // (Without the callee's flows: from every other argument.)
                 let args = &f.insts[c as usize].args;
+                // An object's own method computes its state itself
+                // (`drv.run()`): no record.
+                if k == 0 && library::is_own_method_call(name, args.len()) {
+                    return false;
+                }
                 let every: Vec<u32> = (0..args.len() as u32).filter(|&j| j != k).collect();
                 let from = defined.param_flows(name, k).unwrap_or(&every);
                 return matches!(name.as_str(), "memset" | "bzero")
@@ -364,8 +369,14 @@ fn is_fresh_allocation(f: &Function, v: &Value) -> bool {
             Op::Call { callee: Some(c) } => {
                 return matches!(
                     c.as_str(),
-                    "malloc" | "calloc" | "realloc" | "aligned_alloc" | "_Znwm" | "_Znam"
-                        | "_ZnwmSt11align_val_t" | "_ZnamSt11align_val_t"
+                    "malloc"
+                        | "calloc"
+                        | "realloc"
+                        | "aligned_alloc"
+                        | "_Znwm"
+                        | "_Znam"
+                        | "_ZnwmSt11align_val_t"
+                        | "_ZnamSt11align_val_t"
                 );
             }
             Op::Cast => v = inst.args[0].clone(),
@@ -598,8 +609,7 @@ fn collect_writes(
                         && name
                             .as_deref()
                             .is_some_and(|n| defined.is_const_param(n, k));
-                    let may_write = !const_param
-                        && model.as_ref().is_none_or(|md| md.may_write(k));
+                    let may_write = !const_param && model.as_ref().is_none_or(|md| md.may_write(k));
                     // A body of the module writes only where its write set
                     // says (`kernel(dom)` writing `dom->fx[..]` leaves
                     // `dom.cycle` as it was).
