@@ -38,8 +38,8 @@ struct RunArgs {
     /// Where the per-job run directories go [default: /var/lib/blame/runs].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Samples per second per CPU [default: 49].
-    #[arg(long)]
+    /// Samples per second per CPU, as `blame record -F` [default: 49].
+    #[arg(short = 'F', long = "freq", alias = "rate", value_name = "HZ")]
     rate: Option<u64>,
     /// Control socket [default: /run/blame/daemon.sock].
     #[arg(long)]

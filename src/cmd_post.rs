@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// Where samples come from, shared by `post` and `report`.
 #[derive(clap::Args, Clone)]
 pub struct InputArgs {
-    /// Run directory written by `blame record`.
+    /// Run directory written by `blame record` [default: blame.run].
     pub(crate) run_dir: Option<PathBuf>,
     /// JSON-lines symbolic samples instead of a recording.
     #[arg(long, conflicts_with = "run_dir")]
@@ -68,6 +68,22 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// The run directory `blame.run` when no input is named, as perf reads
+    /// `perf.data`; refused, saying so, when there is none.
+    pub(crate) fn or_default_run(mut self) -> Result<Self> {
+        if self.run_dir.is_none() && self.samples.is_none() && self.perf_data.is_empty() {
+            let dir = PathBuf::from(run_dir::DEFAULT_RUN_DIR);
+            if !dir.is_dir() {
+                bail!(
+                    "no run named and no {} here: name a run directory (or --samples FILE, --perf-data FILE), or record one with `blame record -- CMD`",
+                    dir.display()
+                );
+            }
+            self.run_dir = Some(dir);
+        }
+        Ok(self)
+    }
+
     /// A run directory with every option at its default but the db and the
     /// binaries' directories.
     pub(crate) fn of_run_dir(
@@ -113,6 +129,9 @@ pub struct MergeArgs {
     /// Firefox, Cube4) are then read from the shard results it was merged from.
     #[arg(long)]
     sum_contexts: bool,
+    /// Write the merged results here [default: the results the shards are of].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
 }
 
 /// Functions hidden from every view (`report`, `export`): Score-P filters
@@ -237,11 +256,15 @@ pub struct ReportArgs {
     /// Directories to find source files in for drill-downs (repeatable) [default: current directory].
     #[arg(long = "source-root")]
     source_roots: Vec<PathBuf>,
+    /// Output file [default: standard output].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
 pub struct DumpArgs {
     /// A run directory, one node file (.bnode) or one sample stream (.bstream).
+    #[arg(default_value = run_dir::DEFAULT_RUN_DIR)]
     input: PathBuf,
     #[arg(long = "binary-path")]
     binary_paths: Vec<PathBuf>,
@@ -319,7 +342,8 @@ fn compute(
     Ok(out)
 }
 
-pub fn run_post(args: PostArgs) -> Result<()> {
+pub fn run_post(mut args: PostArgs) -> Result<()> {
+    args.input = args.input.or_default_run()?;
     let from_env = |anywhere: bool| match ShardSpec::from_env(|k| std::env::var(k).ok(), anywhere) {
         Some(s) => s,
         None => Ok(ShardSpec::WHOLE),
@@ -366,7 +390,13 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     );
     // The last shard to finish reduces them all.
     if run_dir::missing_shards(&shard_files(&whole)?, shard.count).is_empty() {
-        merge_into(&whole, shard.count, Some((shard.index, results)), false)?;
+        merge_into(
+            &whole,
+            &whole,
+            shard.count,
+            Some((shard.index, results)),
+            false,
+        )?;
     }
     Ok(())
 }
@@ -399,6 +429,7 @@ fn brief_list(items: &[String], most: usize) -> String {
 /// calling shard's (index, results), used from memory instead of read back.
 fn merge_into(
     whole: &Path,
+    dest: &Path,
     count: u32,
     own: Option<(u32, Results)>,
     sum_contexts: bool,
@@ -435,10 +466,10 @@ fn merge_into(
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
         .and_then(|m| m.finish())
-        .and_then(|m| m.write(whole).map(|_| m).map_err(Into::into));
+        .and_then(|m| m.write(dest).map(|_| m).map_err(Into::into));
     progress.finish();
     let merged = merged?;
-    eprintln!("blame: merged {count} shards into {}", whole.display());
+    eprintln!("blame: merged {count} shards into {}", dest.display());
     Ok(merged)
 }
 
@@ -459,6 +490,7 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
         // memory goes back to the system at once, not record by record.
         1 => merge_into(
             &whole,
+            args.output.as_deref().unwrap_or(&whole),
             *counts.first().expect("one count"),
             None,
             args.sum_contexts,
@@ -584,7 +616,8 @@ fn report_lost(results: &Results) {
     }
 }
 
-pub fn run_report(args: ReportArgs) -> Result<()> {
+pub fn run_report(mut args: ReportArgs) -> Result<()> {
+    args.input = args.input.or_default_run()?;
     let filters = args.rows.filters(args.min_percent, args.method.clone())?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
     let text = if let Some(baseline) = &args.compare {
@@ -609,11 +642,13 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
     } else {
         render::render_variables(&views::by_variable(&results, &filters)?, args.format)
     };
-    std::io::stdout().write_all(text.as_bytes())?;
-    Ok(())
+    crate::cmd_across::emit(&text, &args.output)
 }
 
 pub fn run_dump(args: DumpArgs) -> Result<()> {
+    if !args.input.exists() {
+        bail!("{}: no such file or directory", args.input.display());
+    }
     // Refused while a recorder writes the directory.
     let _lock = if args.input.is_dir() {
         Some(

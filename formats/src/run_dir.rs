@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 /// The results `blame post` writes into a run directory.
 pub const RESULTS_FILE: &str = "results.bres";
+/// The run directory `blame record` writes and `post`, `report`, `export`,
+/// `check` and `dump` read when none is named (as perf's `perf.data`).
+pub const DEFAULT_RUN_DIR: &str = "blame.run";
 /// The manifest of a recorder that is not itself an MPI rank.
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// Extension of a per-process sample stream (`--per-process-files`).

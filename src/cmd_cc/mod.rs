@@ -73,6 +73,11 @@ pub fn db_path() -> PathBuf {
 /// prints, prefixed by `who`, what is waited for and the warnings of units
 /// that got no summary.
 pub fn wait_for_analysis(db: &Path, who: &str) {
+    waited_for_analysis(db, who);
+}
+
+/// [`wait_for_analysis`]; false when the queue could not be drained (or read).
+fn waited_for_analysis(db: &Path, who: &str) -> bool {
     let waited = queue::wait(
         db,
         |n| {
@@ -92,11 +97,15 @@ pub fn wait_for_analysis(db: &Path, who: &str) {
             for w in warnings {
                 eprintln!("{w}");
             }
+            true
         }
-        Err(e) => eprintln!(
-            "{who}: warning: cannot read the analysis queue of {}: {e}",
-            db.display()
-        ),
+        Err(e) => {
+            eprintln!(
+                "{who}: warning: cannot read the analysis queue of {}: {e}",
+                db.display()
+            );
+            false
+        }
     }
 }
 
@@ -159,8 +168,16 @@ fn register_in_store(cmd: &CompileCommand, db: &Path) {
 
 pub fn run(args: CcArgs) -> ExitCode {
     if args.wait {
-        wait_for_analysis(&db_path(), "blame cc");
-        return ExitCode::SUCCESS;
+        // Without the analyzer nothing compiled is ever analyzed: a failure.
+        if let Err(e) = analyzer::path() {
+            eprintln!("blame cc: error: {e}");
+            return ExitCode::FAILURE;
+        }
+        return if waited_for_analysis(&db_path(), "blame cc") {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
     let user = CompileCommand::new(args.command);
     let sources: Vec<String> = user.sources().into_iter().map(str::to_string).collect();
