@@ -116,6 +116,10 @@ pub struct PostArgs {
     /// Output file [default: RUN_DIR/results.bres, SAMPLES.bres, or PERF.bres for PERF.data].
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Replace the results file even with results that reach fewer variables
+    /// (a missing static db), which post refuses otherwise.
+    #[arg(short, long)]
+    force: bool,
 }
 
 #[derive(clap::Args)]
@@ -284,10 +288,7 @@ fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
                 .with_context(|| format!("cannot read the static db {}", path.display()))?;
             Ok((StaticIndex::new(db), Some(path)))
         }
-        None => {
-            eprintln!("blame: note: no static db (--static, $BLAME_DB or .blame/static.db); variables need one, so only code views will have data. Build with `blame cc` or run `blame analyze`.");
-            Ok((StaticIndex::empty(), None))
-        }
+        None => Ok((StaticIndex::empty(), None)),
     }
 }
 
@@ -334,12 +335,81 @@ fn compute(
 ) -> Result<blame_post::PostOutput> {
     let provenance = config.provenance(db.as_deref())?;
     let run = config.open_run()?;
+    let missing = db.is_none().then(|| no_db_reason(config));
+    if let Some(why) = &missing {
+        eprintln!("blame: warning: {why}; variables need it, so only code views will have data");
+    }
     let (index, _) = load_static(db)?;
     let mut out = post_run(&run, &index, shard, config.memory)?;
+    if let Some(why) = &missing {
+        explain_coverage(&mut out.results, why);
+    }
     out.results.header.provenance = Some(provenance);
     print_warnings(&out.warnings);
     print_damage(&out.damage, true);
     Ok(out)
+}
+
+/// Why no static db resolves this post: the run's db is missing (the one
+/// its manifest records), or none was found anywhere.
+fn no_db_reason(config: &PostConfig) -> String {
+    match config.run_dir().and_then(run_dir::recorded_db_missing) {
+        Some(db) => format!(
+            "no static db: {}, the db this run's program was built with, is missing (moved or removed since the recording; name it with --static DB)",
+            db.display()
+        ),
+        None => "no static db: none named (--static, $BLAME_DB), none recorded in the run's manifest, no .blame/static.db here (build with `blame cc`, or run `blame analyze`)".to_string(),
+    }
+}
+
+/// Coverage reasons of a post without a static db: every "no static summary
+/// for F (not built with blame cc)" is the missing db, said once.
+fn explain_coverage(results: &mut Results, why: &str) {
+    for c in &mut results.header.coverage {
+        let mut reasons: Vec<(String, f64)> = Vec::new();
+        for (reason, n) in c.reasons.drain(..) {
+            let reason = if reason.starts_with("no static summary for ") {
+                why.to_string()
+            } else {
+                reason
+            };
+            match reasons.iter_mut().find(|(r, _)| *r == reason) {
+                Some(slot) => slot.1 += n,
+                None => reasons.push((reason, n)),
+            }
+        }
+        reasons.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        c.reasons = reasons;
+    }
+}
+
+/// Samples that reached a named variable.
+fn covered(results: &Results) -> f64 {
+    results.header.coverage.iter().map(|c| c.resolved).sum()
+}
+
+/// Why `new` must not replace the results at `path` (unless `--force`):
+/// the stored ones, of the same samples, reach more.
+fn refuse_emptier(path: &Path, new: &Results, why: Option<&str>) -> Option<String> {
+    let old = Results::read(path).ok()?;
+    let same_inputs = match (&old.header.provenance, &new.header.provenance) {
+        (Some(a), Some(b)) => a.inputs == b.inputs,
+        _ => true,
+    };
+    let (was, now) = (covered(&old), covered(new));
+    let emptier =
+        (new.variables.is_empty() && !old.variables.is_empty()) || (now < 0.99 * was && was > 0.0);
+    (same_inputs && emptier).then(|| {
+        format!(
+            "not replacing {} ({} variables; {} samples reached one) with emptier results ({} variables; {} samples){}; `blame post --force` replaces it",
+            path.display(),
+            old.variables.len(),
+            was,
+            new.variables.len(),
+            now,
+            why.map(|w| format!(": {w}")).unwrap_or_default()
+        )
+    })
 }
 
 pub fn run_post(mut args: PostArgs) -> Result<()> {
@@ -371,6 +441,12 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| config.default_output());
     if shard.is_whole() {
+        if !args.force {
+            let why = config.static_db().is_none().then(|| no_db_reason(&config));
+            if let Some(refusal) = refuse_emptier(&whole, &results, why.as_deref()) {
+                bail!(refusal);
+            }
+        }
         results.write(&whole)?;
         eprintln!(
             "blame: wrote {} ({} variables, {} processes)",
@@ -590,7 +666,11 @@ fn stored_or_computed(config: &PostConfig) -> Result<Results> {
         );
     }
     let results = compute(config, db, ShardSpec::WHOLE)?.results;
-    if same_request {
+    let emptier = refuse_emptier(&stored_path, &results, None);
+    if let Some(refusal) = &emptier {
+        eprintln!("blame: note: {refusal}; these results are for this report only");
+    }
+    if same_request && emptier.is_none() {
         if let Err(e) = results.write(&stored_path) {
             eprintln!(
                 "blame: note: could not store results in {}: {e}",

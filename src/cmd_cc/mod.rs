@@ -147,22 +147,31 @@ fn leading_flags(cmd: &CompileCommand) -> Vec<String> {
 /// After a successful link, with `$BLAME_DB_STORE` set: registers `db` under
 /// the linked binary's build-id, so `blame daemon` runs of it find their db.
 fn register_in_store(cmd: &CompileCommand, db: &Path) {
-    let Some(store) = std::env::var_os(blame_formats::db_store::STORE_VAR) else {
-        return;
-    };
-    if !cmd.links() {
+    use blame_formats::db_store;
+    if !cmd.links() || !(db.exists() || blame_formats::analysis_queue::dir_of(db).is_dir()) {
         return;
     }
     let binary = Path::new(cmd.output());
-    let registered = blame_capture::locate::build_id_of(binary)
-        .ok_or_else(|| std::io::Error::other("no build-id (link with --build-id)"))
-        .and_then(|id| blame_formats::db_store::register(Path::new(&store), &id, db, binary));
-    if let Err(e) = registered {
-        eprintln!(
-            "blame cc: warning: {} not registered in {}: {e}",
-            binary.display(),
-            Path::new(&store).display()
-        );
+    let id = blame_capture::locate::build_id_of(binary);
+    // The store named by $BLAME_DB_STORE (for `blame daemon`): a failure is
+    // said. The user's own store (for `blame record`, in any directory):
+    // registered quietly when it can be.
+    if let Some(store) = std::env::var_os(db_store::STORE_VAR).filter(|v| !v.is_empty()) {
+        let registered = id
+            .clone()
+            .ok_or_else(|| std::io::Error::other("no build-id (link with --build-id)"))
+            .and_then(|id| db_store::register(Path::new(&store), &id, db, binary));
+        if let Err(e) = registered {
+            eprintln!(
+                "blame cc: warning: {} not registered in {}: {e}",
+                binary.display(),
+                Path::new(&store).display()
+            );
+        }
+    }
+    if let (Some(id), Some(own)) = (id, db_store::user_store()) {
+        let _ =
+            db_store::make_user_store(&own).and_then(|_| db_store::register(&own, &id, db, binary));
     }
 }
 
