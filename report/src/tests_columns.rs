@@ -368,3 +368,25 @@ fn data_tree_exports_weigh_each_variable_as_the_report_does() {
         assert_eq!(at(&["main::b"]), 54.0, "{what}");
     }
 }
+
+#[test]
+fn an_ambiguous_variable_name_lists_the_candidates() {
+    let mut r = list_and_grid();
+    let mut other = r.variables[0].clone();
+    other.key.name = "p".into();
+    other.key.function = "sum".into();
+    r.variables.push(other);
+    r.variables.sort_by(|a, b| a.key.cmp(&b.key));
+    let mut sources = crate::source::SourceCache::new(vec![]);
+    let e = views::drilldown(&r, &Filters::default(), "p", &mut sources)
+        .err()
+        .expect("ambiguous")
+        .to_string();
+    assert!(e.contains("names 2 variables"), "{e}");
+    assert!(e.contains("main::p (struct node *"), "{e}");
+    assert!(e.contains("sum::p ("), "{e}");
+    // Either, named with its function.
+    let d = views::drilldown(&r, &Filters::default(), "sum::p", &mut sources).unwrap();
+    assert_eq!(d.variables.len(), 1);
+    assert_eq!(d.variables[0].variable.function, "sum");
+}
