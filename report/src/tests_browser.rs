@@ -315,15 +315,13 @@ fn columns_fit_and_the_code_tab_opens_at_main() {
         "JSON.stringify([...document.querySelectorAll('.row')].map(r => [...r.children].slice(0, 8).map(c => c.textContent)))",
     );
     let shown: Vec<Vec<String>> = serde_json::from_str(shown.as_str().unwrap()).unwrap();
+    let columns = regex::Regex::new(r"\s{2,}").unwrap();
     for row in &shown {
         let line = text
             .lines()
             .find(|l| l.split("  ").next() == Some(row[0].as_str()))
             .unwrap_or_else(|| panic!("{} not in\n{text}", row[0]));
-        let cells: Vec<&str> = regex::Regex::new(r"\s{2,}")
-            .unwrap()
-            .split(line.trim())
-            .collect();
+        let cells: Vec<&str> = columns.split(line.trim()).collect();
         // (The page marks derived scalars in their kind; text lists them apart.)
         assert_eq!(cells[4..8], row[4..8], "{line}");
         assert_eq!(cells[3], row[3], "{line}");

@@ -379,8 +379,7 @@ fn an_ambiguous_variable_name_lists_the_candidates() {
     r.variables.sort_by(|a, b| a.key.cmp(&b.key));
     let mut sources = crate::source::SourceCache::new(vec![]);
     let e = views::drilldown(&r, &Filters::default(), "p", &mut sources)
-        .err()
-        .expect("ambiguous")
+        .expect_err("ambiguous")
         .to_string();
     assert!(e.contains("names 2 variables"), "{e}");
     assert!(e.contains("main::p (struct node *"), "{e}");
