@@ -23,7 +23,7 @@ fn expand_run_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
         // A file that is not there is missing, not damaged: said up front.
-        if std::fs::symlink_metadata(path).is_err() {
+        if is_missing(path) {
             continue;
         }
         if !path.is_dir() {
@@ -45,12 +45,15 @@ fn expand_run_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Not there, and not a static db whose units `blame cc` still analyzes
+/// (which the check waits for).
+fn is_missing(path: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(path).is_err()
+        && !blame_formats::analysis_queue::dir_of(path).is_dir()
+}
+
 pub fn run(args: CheckArgs) -> Result<()> {
-    let missing: Vec<&PathBuf> = args
-        .files
-        .iter()
-        .filter(|p| std::fs::symlink_metadata(p).is_err())
-        .collect();
+    let missing: Vec<&PathBuf> = args.files.iter().filter(|p| is_missing(p)).collect();
     for path in &missing {
         eprintln!("{}: no such file or directory", path.display());
     }

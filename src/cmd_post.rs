@@ -389,17 +389,32 @@ fn covered(results: &Results) -> f64 {
 }
 
 /// Why `new` must not replace the results at `path` (unless `--force`):
-/// the stored ones, of the same samples, reach more.
+/// the stored ones, of the same samples, reach more, and the db they were
+/// computed with is gone (none found now, or another one found instead).
+/// A db the user names (`--static`, `$BLAME_DB`), or the same db rebuilt,
+/// gives results that replace the stored ones whatever they reach.
 fn refuse_emptier(path: &Path, new: &Results, why: Option<&str>) -> Option<String> {
     let old = Results::read(path).ok()?;
-    let same_inputs = match (&old.header.provenance, &new.header.provenance) {
+    let (old_prov, new_prov) = (&old.header.provenance, &new.header.provenance);
+    let same_inputs = match (old_prov, new_prov) {
         (Some(a), Some(b)) => a.inputs == b.inputs,
         _ => true,
+    };
+    let db_of = |p: &Option<blame_formats::results::Provenance>| {
+        p.as_ref()
+            .and_then(|p| p.static_db.as_ref())
+            .map(|d| d.path.clone())
+    };
+    let (old_db, new_db) = (db_of(old_prov), db_of(new_prov));
+    let db_lost = match (&old_db, &new_db) {
+        (_, None) => true,
+        (Some(o), Some(n)) => o != n && !Path::new(o).exists(),
+        (None, Some(_)) => false,
     };
     let (was, now) = (covered(&old), covered(new));
     let emptier =
         (new.variables.is_empty() && !old.variables.is_empty()) || (now < 0.99 * was && was > 0.0);
-    (same_inputs && emptier).then(|| {
+    (same_inputs && emptier && db_lost).then(|| {
         format!(
             "not replacing {} ({} variables; {} samples reached one) with emptier results ({} variables; {} samples){}; `blame post --force` replaces it",
             path.display(),
@@ -441,7 +456,7 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| config.default_output());
     if shard.is_whole() {
-        if !args.force {
+        if !args.force && config.requested_db.is_none() {
             let why = config.static_db().is_none().then(|| no_db_reason(&config));
             if let Some(refusal) = refuse_emptier(&whole, &results, why.as_deref()) {
                 bail!(refusal);
@@ -666,7 +681,11 @@ fn stored_or_computed(config: &PostConfig) -> Result<Results> {
         );
     }
     let results = compute(config, db, ShardSpec::WHOLE)?.results;
-    let emptier = refuse_emptier(&stored_path, &results, None);
+    let emptier = config
+        .requested_db
+        .is_none()
+        .then(|| refuse_emptier(&stored_path, &results, None))
+        .flatten();
     if let Some(refusal) = &emptier {
         eprintln!("blame: note: {refusal}; these results are for this report only");
     }

@@ -326,7 +326,7 @@ fn columns_fit_and_the_code_tab_opens_at_main() {
         assert_eq!(cells[4..8], row[4..8], "{line}");
         assert_eq!(cells[3], row[3], "{line}");
     }
-    assert_eq!(shown.len(), 11);
+    assert_eq!(shown.len(), 12);
 
     // Code: main first, open, its callees open, theirs shown closed.
     click_text(&tab, "#tabs button", "Code");

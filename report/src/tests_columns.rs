@@ -43,7 +43,8 @@ fn values(per_rank: &[(f64, f64, f64)]) -> Vec<ProcessValue> {
 }
 
 /// Two ranks of 100 samples each. `s` holds a grid whose arrays `u` and
-/// `rhs` are their own samples (nested structs); `b` holds two buffers
+/// `rhs` are their own samples (nested structs) and a residual computed
+/// from them in the same samples (a derived scalar); `b` holds two buffers
 /// `cur` and `next` swapped every step, so the same samples blame both
 /// (swapped buffers); `p` and `plist` are two names of one list (aliases);
 /// `r` is a derived scalar. Explicit, total and exclusive blame all differ.
@@ -81,6 +82,20 @@ pub(crate) fn list_and_grid() -> Results {
             false,
             &[(19.0, 17.0, 1.0), (19.0, 18.0, 0.0)],
         ),
+        // Computed from the grid in the same samples: a derived scalar.
+        VariableBlame {
+            key: key("s.residual", "main", "double", true),
+            values: [0, 1]
+                .map(|process| ProcessValue {
+                    process,
+                    inclusive: 85.0,
+                    exclusive: 0.0,
+                    explicit: 80.0,
+                    inherited: 60.0,
+                    methods: vec![],
+                })
+                .to_vec(),
+        },
         v(
             "b",
             "Buffers",
@@ -243,7 +258,7 @@ fn every_format_shows_the_same_columns_and_numbers() {
     );
     assert!(html.contains(&cols), "the page's columns: {cols}");
 
-    assert_eq!(from_text.len(), 11, "{text}");
+    assert_eq!(from_text.len(), 12, "{text}");
     assert_eq!(from_csv, from_text, "CSV against text");
     assert_eq!(from_json, from_text, "JSON against text");
     assert_eq!(from_html, from_text, "HTML against text");
@@ -347,7 +362,7 @@ fn data_tree_exports_weigh_each_variable_as_the_report_does() {
             );
             // Top-level variables (aliases among them) and fields whose
             // samples are their own weigh exactly their report count.
-            let shared = path.len() == 2 && path[0] == "main::b";
+            let shared = path.len() == 2 && (path[0] == "main::b" || path[1] == "residual");
             if !shared {
                 assert!(
                     (got - want).abs() <= 0.01 * want,
@@ -355,7 +370,11 @@ fn data_tree_exports_weigh_each_variable_as_the_report_does() {
                 );
             }
         }
-        // Nested structs: the grid's arrays are its own samples.
+        // Nested structs: the grid's arrays are its own samples, and the
+        // grid keeps its width beside the residual computed from it, which
+        // has what the grid leaves of s (169 - 115).
+        assert_eq!(at(&["main::s", "grid"]), 115.0, "{what}");
+        assert_eq!(at(&["main::s", "residual"]), 54.0, "{what}");
         assert_eq!(at(&["main::s", "grid", "u"]), 80.0, "{what}");
         assert_eq!(at(&["main::s", "grid", "rhs"]), 35.0, "{what}");
         // Aliases: each name of the list is a root of its own, at its count.

@@ -103,12 +103,15 @@ pub fn data_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
 /// Each variable node weighs what `blame report` shows for it (`samples`:
 /// its explicit blame), per process. Blame is inclusive and overlaps: one
 /// sample can blame several fields of a struct (swapped buffers, fields
-/// computed together), so the fields' blame can add up to more than the
-/// struct's. Such samples are split among the fields, each field scaled by
-/// the parent's weight over the fields' sum (recursively, from the roots),
-/// so children never add up to more than their parent; a top-level
-/// variable, and a field whose samples are its own, weighs exactly its
-/// report count. A node's own weight is its weight minus its children's.
+/// computed together, a residual computed from an array), so the fields'
+/// blame can add up to more than the struct's. Then, from the roots down,
+/// the fields that are data structures take the parent's width first
+/// (scaled down in proportion when even they add up to more), and derived
+/// scalars (the report's rule: blame mostly inherited from the structures'
+/// samples) share what is left, so children never add up to more than
+/// their parent; a top-level variable, and a field whose samples are its
+/// own, weighs exactly its report count. A node's own weight is its weight
+/// minus its children's.
 pub fn data_stacks_with(
     results: &Results,
     event: usize,
@@ -116,6 +119,8 @@ pub fn data_stacks_with(
 ) -> Vec<WeightedStack> {
     // (process, path) → (blame, file, line)
     let mut nodes: BTreeMap<(u32, Vec<String>), (f64, String, u32)> = BTreeMap::new();
+    // Paths of derived scalars (the report's rule, over the whole run).
+    let mut derived: BTreeMap<Vec<String>, bool> = BTreeMap::new();
     for v in results.variables.iter().filter(|v| {
         v.key.event as usize == event
             && !v.key.name.is_empty()
@@ -127,6 +132,16 @@ pub fn data_stacks_with(
         } else {
             format!("{}::{}", v.key.function, parts[0])
         };
+        let sum = |f: fn(&blame_formats::results::ProcessValue) -> f64| -> f64 {
+            v.values.iter().map(f).sum()
+        };
+        let is_derived = crate::views::is_derived(
+            &v.key,
+            sum(|p| p.inclusive),
+            sum(|p| p.explicit),
+            sum(|p| p.inherited),
+        );
+        *derived.entry(parts.clone()).or_insert(true) &= is_derived;
         for pv in &v.values {
             let e = nodes.entry((pv.process, parts.clone())).or_insert((
                 0.0,
@@ -177,9 +192,21 @@ pub fn data_stacks_with(
     for key in &by_depth {
         let w = *weight.entry(key.clone()).or_insert(nodes[key].0);
         if let Some(kids) = children.get(key) {
-            let raw: Vec<f64> = kids.iter().map(|c| nodes[&(key.0, c.clone())].0).collect();
-            for (c, x) in kids.iter().zip(share(&raw, w, whole)) {
-                weight.insert((key.0, c.clone()), x);
+            // Data structures first; derived scalars (whose blame is mostly
+            // the same samples as the structures') share what they leave.
+            let (scalars, structures): (Vec<&Vec<String>>, Vec<&Vec<String>>) = kids
+                .iter()
+                .partition(|c| derived.get(*c).copied().unwrap_or(false));
+            let mut left = w;
+            for group in [structures, scalars] {
+                let raw: Vec<f64> = group
+                    .iter()
+                    .map(|c| nodes[&(key.0, (*c).clone())].0)
+                    .collect();
+                for (c, x) in group.iter().zip(share(&raw, left.max(0.0), whole)) {
+                    weight.insert((key.0, (*c).clone()), x);
+                    left -= x;
+                }
             }
         }
     }

@@ -216,7 +216,7 @@ impl CoverageView {
 
 /// A scalar whose own blame (explicit, in samples that blame no data
 /// structure) is under half of its total blame is a derived scalar.
-fn is_derived(key: &VariableKey, total: f64, explicit: f64, inherited: f64) -> bool {
+pub(crate) fn is_derived(key: &VariableKey, total: f64, explicit: f64, inherited: f64) -> bool {
     key.scalar && total > 0.0 && (explicit - inherited) < 0.5 * total
 }
 
