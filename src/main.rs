@@ -143,8 +143,16 @@ mod tests {
         use clap::CommandFactory;
         let mut cli = super::Cli::command();
         cli.build();
-        for sub in cli.get_subcommands_mut().filter(|s| s.get_name() != "help") {
-            let name = sub.get_name().to_string();
+        // Every command, nested ones (`daemon run`) too.
+        let mut commands: Vec<(String, clap::Command)> = Vec::new();
+        for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
+            commands.push((sub.get_name().to_string(), sub.clone()));
+            for nested in sub.get_subcommands().filter(|s| s.get_name() != "help") {
+                let name = format!("{} {}", sub.get_name(), nested.get_name());
+                commands.push((name, nested.clone()));
+            }
+        }
+        for (name, mut sub) in commands {
             let help = sub.render_help().to_string();
             let (_, examples) = help
                 .rsplit_once("Examples:\n")

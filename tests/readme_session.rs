@@ -113,6 +113,56 @@ fn the_readme_session_runs_as_written_and_never_loses_a_result() {
     assert!(report.contains("s.grid.u"), "{report}");
     assert!(work.join("run.html").is_file());
 
+    // The data-tree flame graph of the run weighs each variable as the
+    // report does: a top-level variable at its count, a node never above
+    // its count, children never above their parent.
+    let out = shell(
+        &work,
+        &home,
+        "blame export run --format folded --tree data -o data.folded",
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let folded = std::fs::read_to_string(work.join("data.folded")).unwrap();
+    let mut nodes: std::collections::BTreeMap<Vec<String>, f64> = Default::default();
+    for line in folded.lines() {
+        let (stack, w) = line.rsplit_once(' ').unwrap();
+        let frames: Vec<String> = stack
+            .split(';')
+            .filter(|f| !f.starts_with("rank ") && !f.starts_with("pid "))
+            .map(str::to_string)
+            .collect();
+        for n in 1..=frames.len() {
+            *nodes.entry(frames[..n].to_vec()).or_default() += w.parse::<f64>().unwrap();
+        }
+    }
+    let report = report_json(&[work.join("run").to_str().unwrap()]);
+    for v in report["variables"].as_array().unwrap() {
+        let mut path: Vec<String> = v["name"]
+            .as_str()
+            .unwrap()
+            .split('.')
+            .map(str::to_string)
+            .collect();
+        path[0] = format!("{}::{}", v["function"].as_str().unwrap(), path[0]);
+        let want = v["samples"].as_f64().unwrap();
+        let got = nodes.get(&path).copied().unwrap_or(0.0);
+        assert!(got <= want, "{path:?}: {got} > report {want}\n{folded}");
+        if path.len() == 1 {
+            assert_eq!(got, want, "{path:?}\n{folded}");
+        }
+    }
+    for (path, w) in &nodes {
+        let kids: f64 = nodes
+            .iter()
+            .filter(|(k, _)| k.len() == path.len() + 1 && k.starts_with(path))
+            .map(|(_, x)| x)
+            .sum();
+        assert!(kids <= *w, "{path:?}: children {kids} > {w}\n{folded}");
+    }
+    assert!(nodes.contains_key(&["main::s".to_string(), "grid".to_string()][..].to_vec()));
+
     // The manifest names the db, found by the binary's build-id (the link
     // through `blame cc` registered it in the user's store).
     let m = manifest(&work.join("run"));
