@@ -53,7 +53,7 @@ fn label(path: &Path) -> String {
     path.display().to_string()
 }
 
-fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
+pub(crate) fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
     match output {
         Some(p) => {
             blame_formats::files::write_atomic(p, text.as_bytes())

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct CheckArgs {
     /// Files to check; a run directory stands for its sample files and
-    /// results.
-    #[arg(required = true)]
+    /// results [default: blame.run].
+    #[arg(default_value = blame_formats::run_dir::DEFAULT_RUN_DIR, hide_default_value = true)]
     files: Vec<PathBuf>,
 }
 
@@ -22,6 +22,10 @@ pub struct CheckArgs {
 fn expand_run_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
+        // A file that is not there is missing, not damaged: said up front.
+        if is_missing(path) {
+            continue;
+        }
         if !path.is_dir() {
             files.push(path.clone());
             continue;
@@ -41,7 +45,18 @@ fn expand_run_dirs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Not there, and not a static db whose units `blame cc` still analyzes
+/// (which the check waits for).
+fn is_missing(path: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(path).is_err()
+        && !blame_formats::analysis_queue::dir_of(path).is_dir()
+}
+
 pub fn run(args: CheckArgs) -> Result<()> {
+    let missing: Vec<&PathBuf> = args.files.iter().filter(|p| is_missing(p)).collect();
+    for path in &missing {
+        eprintln!("{}: no such file or directory", path.display());
+    }
     let files = expand_run_dirs(&args.files)?;
     let mut failed = 0;
     for path in &files {
@@ -53,8 +68,15 @@ pub fn run(args: CheckArgs) -> Result<()> {
             }
         }
     }
-    if failed > 0 {
-        bail!("{failed} of {} files are damaged or cut short", files.len());
+    let total = files.len() + missing.len();
+    match (missing.len(), failed) {
+        (0, 0) => {}
+        (m, 0) => bail!(
+            "{m} of {total} {} missing",
+            if total == 1 { "file is" } else { "files are" }
+        ),
+        (0, f) => bail!("{f} of {total} files are damaged or cut short"),
+        (m, f) => bail!("{m} of {total} files are missing, {f} damaged or cut short"),
     }
     Ok(())
 }

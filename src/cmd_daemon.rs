@@ -17,16 +17,34 @@ pub struct DaemonArgs {
 #[derive(Subcommand)]
 enum DaemonCommand {
     /// Run the daemon in the foreground (as root): sample every process on this node into per-job run directories.
+    #[command(
+        after_help = "Examples:\n  blame daemon run --config /etc/blame/daemon.toml  # the settings of README's table\n  blame daemon run --dir /scratch/blame -F 99        # another directory, 99 Hz per CPU"
+    )]
     Run(RunArgs),
     /// Show the daemon's jobs, sample counts, lost samples, disk use and its own CPU use.
+    #[command(
+        after_help = "Examples:\n  blame daemon status                               # the default socket\n  blame daemon status --json --socket /tmp/d.sock   # as JSON, another daemon"
+    )]
     Status(ClientArgs),
     /// Write every buffered sample and each job's manifest now.
+    #[command(
+        after_help = "Examples:\n  blame daemon flush                            # before reading a running job's run\n  blame daemon flush --socket /tmp/d.sock       # another daemon"
+    )]
     Flush(ClientArgs),
     /// Stop the daemon: every job's run is closed and says so.
+    #[command(
+        after_help = "Examples:\n  blame daemon stop                             # the default socket\n  blame daemon stop --socket /tmp/d.sock        # another daemon"
+    )]
     Stop(ClientArgs),
     /// Mark a Slurm job's start (for a Prolog where jobs have no cgroups).
+    #[command(
+        after_help = "Examples:\n  blame daemon job-begin $SLURM_JOB_ID          # in a Slurm Prolog\n  blame daemon job-begin 4242 --socket /tmp/d.sock"
+    )]
     JobBegin(MarkArgs),
     /// Mark a Slurm job's end (for an Epilog): its steps' runs end now.
+    #[command(
+        after_help = "Examples:\n  blame daemon job-end $SLURM_JOB_ID            # in a Slurm Epilog\n  blame daemon job-end 4242 --socket /tmp/d.sock"
+    )]
     JobEnd(MarkArgs),
 }
 
@@ -38,8 +56,8 @@ struct RunArgs {
     /// Where the per-job run directories go [default: /var/lib/blame/runs].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Samples per second per CPU [default: 49].
-    #[arg(long)]
+    /// Samples per second per CPU, as `blame record -F` [default: 49].
+    #[arg(short = 'F', long = "freq", alias = "rate", value_name = "HZ")]
     rate: Option<u64>,
     /// Control socket [default: /run/blame/daemon.sock].
     #[arg(long)]

@@ -60,7 +60,8 @@ impl ExportArgs {
     }
 }
 
-pub fn run(args: ExportArgs) -> Result<()> {
+pub fn run(mut args: ExportArgs) -> Result<()> {
+    args.input = args.input.or_default_run()?;
     if !args.more_runs.is_empty() || !args.params.is_empty() {
         if !matches!(args.format, ExportFormat::Thicket | ExportFormat::Cubex) {
             bail!("several runs and --param export as one Thicket (--format thicket) or as a directory of Cube files (--format cubex)");

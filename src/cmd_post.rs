@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// Where samples come from, shared by `post` and `report`.
 #[derive(clap::Args, Clone)]
 pub struct InputArgs {
-    /// Run directory written by `blame record`.
+    /// Run directory written by `blame record` [default: blame.run].
     pub(crate) run_dir: Option<PathBuf>,
     /// JSON-lines symbolic samples instead of a recording.
     #[arg(long, conflicts_with = "run_dir")]
@@ -72,6 +72,22 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// The run directory `blame.run` when no input is named, as perf reads
+    /// `perf.data`; refused, saying so, when there is none.
+    pub(crate) fn or_default_run(mut self) -> Result<Self> {
+        if self.run_dir.is_none() && self.samples.is_none() && self.perf_data.is_empty() {
+            let dir = PathBuf::from(run_dir::DEFAULT_RUN_DIR);
+            if !dir.is_dir() {
+                bail!(
+                    "no run named and no {} here: name a run directory (or --samples FILE, --perf-data FILE), or record one with `blame record -- CMD`",
+                    dir.display()
+                );
+            }
+            self.run_dir = Some(dir);
+        }
+        Ok(self)
+    }
+
     /// A run directory with every option at its default but the db and the
     /// binaries' directories.
     pub(crate) fn of_run_dir(
@@ -105,6 +121,10 @@ pub struct PostArgs {
     /// Output file [default: RUN_DIR/results.bres, SAMPLES.bres, or PERF.bres for PERF.data].
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Replace the results file even with results that reach fewer variables
+    /// (a missing static db), which post refuses otherwise.
+    #[arg(short, long)]
+    force: bool,
 }
 
 #[derive(clap::Args)]
@@ -118,6 +138,9 @@ pub struct MergeArgs {
     /// Firefox, Cube4) are then read from the shard results it was merged from.
     #[arg(long)]
     sum_contexts: bool,
+    /// Write the merged results here [default: the results the shards are of].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
 }
 
 /// Functions hidden from every view (`report`, `export`): Score-P filters
@@ -242,11 +265,15 @@ pub struct ReportArgs {
     /// Directories to find source files in for drill-downs (repeatable) [default: current directory].
     #[arg(long = "source-root")]
     source_roots: Vec<PathBuf>,
+    /// Output file [default: standard output].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
 pub struct DumpArgs {
     /// A run directory, one node file (.bnode) or one sample stream (.bstream).
+    #[arg(default_value = run_dir::DEFAULT_RUN_DIR)]
     input: PathBuf,
     #[arg(long = "binary-path")]
     binary_paths: Vec<PathBuf>,
@@ -266,10 +293,7 @@ fn load_static(db: Option<PathBuf>) -> Result<(StaticIndex, Option<PathBuf>)> {
                 .with_context(|| format!("cannot read the static db {}", path.display()))?;
             Ok((StaticIndex::new(db), Some(path)))
         }
-        None => {
-            eprintln!("blame: note: no static db (--static, $BLAME_DB or .blame/static.db); variables need one, so only code views will have data. Build with `blame cc` or run `blame analyze`.");
-            Ok((StaticIndex::empty(), None))
-        }
+        None => Ok((StaticIndex::empty(), None)),
     }
 }
 
@@ -316,8 +340,15 @@ fn compute(
 ) -> Result<blame_post::PostOutput> {
     let provenance = config.provenance(db.as_deref())?;
     let run = config.open_run()?;
+    let missing = db.is_none().then(|| no_db_reason(config));
+    if let Some(why) = &missing {
+        eprintln!("blame: warning: {why}; variables need it, so only code views will have data");
+    }
     let (index, _) = load_static(db)?;
     let mut out = post_run(&run, &index, shard, config.memory)?;
+    if let Some(why) = &missing {
+        explain_coverage(&mut out.results, why);
+    }
     out.results.header.provenance = Some(provenance);
     print_warnings(&out.warnings);
     print_damage(&out.damage, true);
@@ -327,7 +358,85 @@ fn compute(
 /// A temporary file of results unchanged this long is a killed post's.
 const STALE_TEMPORARY_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
-pub fn run_post(args: PostArgs) -> Result<()> {
+/// Why no static db resolves this post: the run's db is missing (the one
+/// its manifest records), or none was found anywhere.
+fn no_db_reason(config: &PostConfig) -> String {
+    match config.run_dir().and_then(run_dir::recorded_db_missing) {
+        Some(db) => format!(
+            "no static db: {}, the db this run's program was built with, is missing (moved or removed since the recording; name it with --static DB)",
+            db.display()
+        ),
+        None => "no static db: none named (--static, $BLAME_DB), none recorded in the run's manifest, no .blame/static.db here (build with `blame cc`, or run `blame analyze`)".to_string(),
+    }
+}
+
+/// Coverage reasons of a post without a static db: every "no static summary
+/// for F (not built with blame cc)" is the missing db, said once.
+fn explain_coverage(results: &mut Results, why: &str) {
+    for c in &mut results.header.coverage {
+        let mut reasons: Vec<(String, f64)> = Vec::new();
+        for (reason, n) in c.reasons.drain(..) {
+            let reason = if reason.starts_with("no static summary for ") {
+                why.to_string()
+            } else {
+                reason
+            };
+            match reasons.iter_mut().find(|(r, _)| *r == reason) {
+                Some(slot) => slot.1 += n,
+                None => reasons.push((reason, n)),
+            }
+        }
+        reasons.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        c.reasons = reasons;
+    }
+}
+
+/// Samples that reached a named variable.
+fn covered(results: &Results) -> f64 {
+    results.header.coverage.iter().map(|c| c.resolved).sum()
+}
+
+/// Why `new` must not replace the results at `path` (unless `--force`):
+/// the stored ones, of the same samples, reach more, and the db they were
+/// computed with is gone (none found now, or another one found instead).
+/// A db the user names (`--static`, `$BLAME_DB`), or the same db rebuilt,
+/// gives results that replace the stored ones whatever they reach.
+fn refuse_emptier(path: &Path, new: &Results, why: Option<&str>) -> Option<String> {
+    let old = Results::read(path).ok()?;
+    let (old_prov, new_prov) = (&old.header.provenance, &new.header.provenance);
+    let same_inputs = match (old_prov, new_prov) {
+        (Some(a), Some(b)) => a.inputs == b.inputs,
+        _ => true,
+    };
+    let db_of = |p: &Option<blame_formats::results::Provenance>| {
+        p.as_ref()
+            .and_then(|p| p.static_db.as_ref())
+            .map(|d| d.path.clone())
+    };
+    let (old_db, new_db) = (db_of(old_prov), db_of(new_prov));
+    let db_lost = match (&old_db, &new_db) {
+        (_, None) => true,
+        (Some(o), Some(n)) => o != n && !Path::new(o).exists(),
+        (None, Some(_)) => false,
+    };
+    let (was, now) = (covered(&old), covered(new));
+    let emptier =
+        (new.variables.is_empty() && !old.variables.is_empty()) || (now < 0.99 * was && was > 0.0);
+    (same_inputs && emptier && db_lost).then(|| {
+        format!(
+            "not replacing {} ({} variables; {} samples reached one) with emptier results ({} variables; {} samples){}; `blame post --force` replaces it",
+            path.display(),
+            old.variables.len(),
+            was,
+            new.variables.len(),
+            now,
+            why.map(|w| format!(": {w}")).unwrap_or_default()
+        )
+    })
+}
+
+pub fn run_post(mut args: PostArgs) -> Result<()> {
+    args.input = args.input.or_default_run()?;
     let from_env = |anywhere: bool| match ShardSpec::from_env(|k| std::env::var(k).ok(), anywhere) {
         Some(s) => s,
         None => Ok(ShardSpec::WHOLE),
@@ -358,6 +467,12 @@ pub fn run_post(args: PostArgs) -> Result<()> {
         t.reduce.as_secs_f64()
     );
     if shard.is_whole() {
+        if !args.force && config.requested_db.is_none() {
+            let why = config.static_db().is_none().then(|| no_db_reason(&config));
+            if let Some(refusal) = refuse_emptier(&whole, &results, why.as_deref()) {
+                bail!(refusal);
+            }
+        }
         results.write(&whole)?;
         eprintln!(
             "blame: wrote {} ({} variables, {} processes)",
@@ -377,7 +492,13 @@ pub fn run_post(args: PostArgs) -> Result<()> {
     );
     // The last shard to finish reduces them all.
     if run_dir::missing_shards(&shard_files(&whole)?, shard.count).is_empty() {
-        merge_into(&whole, shard.count, Some((shard.index, results)), false)?;
+        merge_into(
+            &whole,
+            &whole,
+            shard.count,
+            Some((shard.index, results)),
+            false,
+        )?;
     }
     Ok(())
 }
@@ -410,6 +531,7 @@ fn brief_list(items: &[String], most: usize) -> String {
 /// calling shard's (index, results), used from memory instead of read back.
 fn merge_into(
     whole: &Path,
+    dest: &Path,
     count: u32,
     own: Option<(u32, Results)>,
     sum_contexts: bool,
@@ -446,10 +568,10 @@ fn merge_into(
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
         .and_then(|m| m.finish())
-        .and_then(|m| m.write(whole).map(|_| m).map_err(Into::into));
+        .and_then(|m| m.write(dest).map(|_| m).map_err(Into::into));
     progress.finish();
     let merged = merged?;
-    eprintln!("blame: merged {count} shards into {}", whole.display());
+    eprintln!("blame: merged {count} shards into {}", dest.display());
     Ok(merged)
 }
 
@@ -470,6 +592,7 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
         // memory goes back to the system at once, not record by record.
         1 => merge_into(
             &whole,
+            args.output.as_deref().unwrap_or(&whole),
             *counts.first().expect("one count"),
             None,
             args.sum_contexts,
@@ -569,7 +692,15 @@ fn stored_or_computed(config: &PostConfig) -> Result<Results> {
         );
     }
     let results = compute(config, db, ShardSpec::WHOLE)?.results;
-    if same_request {
+    let emptier = config
+        .requested_db
+        .is_none()
+        .then(|| refuse_emptier(&stored_path, &results, None))
+        .flatten();
+    if let Some(refusal) = &emptier {
+        eprintln!("blame: note: {refusal}; these results are for this report only");
+    }
+    if same_request && emptier.is_none() {
         if let Err(e) = results.write(&stored_path) {
             eprintln!(
                 "blame: note: could not store results in {}: {e}",
@@ -595,7 +726,8 @@ fn report_lost(results: &Results) {
     }
 }
 
-pub fn run_report(args: ReportArgs) -> Result<()> {
+pub fn run_report(mut args: ReportArgs) -> Result<()> {
+    args.input = args.input.or_default_run()?;
     let filters = args.rows.filters(args.min_percent, args.method.clone())?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
     let text = if let Some(baseline) = &args.compare {
@@ -620,11 +752,13 @@ pub fn run_report(args: ReportArgs) -> Result<()> {
     } else {
         render::render_variables(&views::by_variable(&results, &filters)?, args.format)
     };
-    std::io::stdout().write_all(text.as_bytes())?;
-    Ok(())
+    crate::cmd_across::emit(&text, &args.output)
 }
 
 pub fn run_dump(args: DumpArgs) -> Result<()> {
+    if !args.input.exists() {
+        bail!("{}: no such file or directory", args.input.display());
+    }
     // Refused while a recorder writes the directory.
     let _lock = if args.input.is_dir() {
         Some(

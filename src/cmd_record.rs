@@ -27,7 +27,7 @@ pub struct RecordArgs {
     #[arg(long = "call-graph", default_value = "hybrid")]
     pub call_graph: CallGraph,
     /// Run directory to write (one sample stream per process, and a manifest).
-    #[arg(short = 'o', long = "output", default_value = "blame.run")]
+    #[arg(short = 'o', long = "output", default_value = blame_formats::run_dir::DEFAULT_RUN_DIR)]
     pub output: PathBuf,
     /// Keep kernel frames on top of user stacks.
     #[arg(long)]
@@ -129,7 +129,13 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
         data_addresses: args.data_addresses,
         per_process_files: args.per_process_files,
     };
-    let summary = match record(&opts) {
+    // A recording that fails leaves no directory it made.
+    let made = std::fs::symlink_metadata(&opts.output).is_err();
+    let recorded = record(&opts);
+    if recorded.is_err() && made {
+        let _ = std::fs::remove_dir_all(&opts.output);
+    }
+    let summary = match recorded {
         Ok(s) => s,
         Err(e) => match e.shell_status() {
             Some(status) => {

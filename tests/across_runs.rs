@@ -84,7 +84,7 @@ fn diff_of_two_builds_matches_the_two_reports() {
         let a = report_row(&report_a, f, n, la);
         let b = report_row(&report_b, f, n, lb);
         for (side, rep) in [("a", a), ("b", b)] {
-            for k in ["samples", "percent", "explicit", "explicit_percent"] {
+            for k in ["samples", "total_percent", "total", "explicit_percent"] {
                 assert!(
                     close(row[side][k].as_f64().unwrap(), rep[k].as_f64().unwrap()),
                     "{f}::{n} {side}.{k}: diff {} report {}",
@@ -93,7 +93,7 @@ fn diff_of_two_builds_matches_the_two_reports() {
                 );
             }
         }
-        for k in ["samples", "percent", "explicit", "explicit_percent"] {
+        for k in ["samples", "total_percent", "total", "explicit_percent"] {
             let d = b[k].as_f64().unwrap() - a[k].as_f64().unwrap();
             assert!(
                 close(row["delta"][k].as_f64().unwrap(), d),
@@ -325,8 +325,8 @@ fn thicket_loads_an_exported_recording_with_the_reports_blame() {
             .unwrap();
         let want = format!(
             "row main::{name} variable {:?} {:?}",
-            row["samples"].as_f64().unwrap(),
-            row["explicit"].as_f64().unwrap()
+            row["total"].as_f64().unwrap(),
+            row["samples"].as_f64().unwrap()
         );
         assert!(out.contains(&want), "{want:?} in {out}");
     }

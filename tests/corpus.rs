@@ -23,7 +23,7 @@
 //! `void` fields, and bookkeeping (timers, flop counters, iteration counts)
 //! ranked above the data the program computes.
 //!
-//! The report fields these read: `percent` (total blame, explicit and
+//! The report fields these read: `total_percent` (total blame, explicit and
 //! implicit), `explicit_percent`, `rank_by` (which of the two the default
 //! ranking uses) and `coverage`. All failures of one program are collected
 //! and reported together, with the report's table.
@@ -273,8 +273,8 @@ impl Run {
                 v["name"] == name && is_function(v["function"].as_str().unwrap_or(""), function)
             })
             .max_by(|a, b| {
-                let pa = a["percent"].as_f64().unwrap_or(0.0);
-                let pb = b["percent"].as_f64().unwrap_or(0.0);
+                let pa = a["total_percent"].as_f64().unwrap_or(0.0);
+                let pb = b["total_percent"].as_f64().unwrap_or(0.0);
                 pa.total_cmp(&pb)
             })
     }
@@ -282,20 +282,20 @@ impl Run {
     /// Total blame (explicit + implicit) of `function::name`; 0 when not reported.
     fn total(&self, function: &str, name: &str) -> f64 {
         self.row(function, name)
-            .and_then(|v| v["percent"].as_f64())
+            .and_then(|v| v["total_percent"].as_f64())
             .unwrap_or(0.0)
     }
 
-    /// The key of the default ranking: `explicit_percent` or `percent`.
+    /// The key of the default ranking: `explicit_percent` or `total_percent`.
     fn rank_key(&self) -> &'static str {
         match self.report["rank_by"].as_str() {
             Some("explicit") => "explicit_percent",
-            Some("total") => "percent",
+            Some("total") => "total_percent",
             other => {
                 self.fail(format!(
                     "the report's `rank_by` is {other:?}, expected \"explicit\" or \"total\""
                 ));
-                "percent"
+                "total_percent"
             }
         }
     }
@@ -309,7 +309,7 @@ impl Run {
                 Some(p) => p,
                 None => {
                     self.fail(format!("{function}::{name} has no `{key}`"));
-                    v["percent"].as_f64().unwrap_or(0.0)
+                    v["total_percent"].as_f64().unwrap_or(0.0)
                 }
             },
         }
@@ -508,7 +508,7 @@ impl Run {
             // whose blame is lifted to a caller takes its writes along
             let (excl, incl) = (
                 v["exclusive_percent"].as_f64().unwrap_or(0.0),
-                v["percent"].as_f64().unwrap_or(0.0),
+                v["total_percent"].as_f64().unwrap_or(0.0),
             );
             if excl > incl + 0.05 {
                 self.fail(format!(
@@ -527,7 +527,7 @@ impl Run {
             .map(|v| {
                 format!(
                     "  {:>6.1}% {:>6}  {}::{} ({})",
-                    v["percent"].as_f64().unwrap_or(0.0),
+                    v["total_percent"].as_f64().unwrap_or(0.0),
                     v["explicit_percent"]
                         .as_f64()
                         .map(|p| format!("{p:.1}%"))
@@ -565,7 +565,7 @@ impl Run {
                         v["function"].as_str().unwrap_or(""),
                         v["name"].as_str().unwrap_or(""),
                         v["explicit_percent"].as_f64().unwrap_or(0.0),
-                        v["percent"].as_f64().unwrap_or(0.0)
+                        v["total_percent"].as_f64().unwrap_or(0.0)
                     )
                 })
                 .collect();

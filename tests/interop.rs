@@ -201,11 +201,8 @@ fn thicket_loads_an_ensemble_of_ranks_and_sizes_with_each_runs_values() {
         };
         let field = variable(&report, "main", "field");
         let loaded = row("main::field");
-        assert!(close(num(&loaded[0]), num(&field["samples"])), "{loaded:?}");
-        assert!(
-            close(num(&loaded[1]), num(&field["explicit"])),
-            "{loaded:?}"
-        );
+        assert!(close(num(&loaded[0]), num(&field["total"])), "{loaded:?}");
+        assert!(close(num(&loaded[1]), num(&field["samples"])), "{loaded:?}");
         assert_eq!(loaded[3], "variable");
         let functions = report_json(&[r, "--static", fx.db(), "--by-function"]);
         let compute = function(&functions, "compute").unwrap();
@@ -316,11 +313,11 @@ fn cube_reader_reads_the_cubex_export_with_per_rank_values() {
             let v = variable(&vars, func, name);
             let path = format!("{func}::{name}");
             assert!(
-                close(metric("blame_total", &path)[l], num(&v["samples"])),
+                close(metric("blame_total", &path)[l], num(&v["total"])),
                 "{path} rank {rank}"
             );
             assert!(
-                close(metric("blame_explicit", &path)[l], num(&v["explicit"])),
+                close(metric("blame_explicit", &path)[l], num(&v["samples"])),
                 "{path} rank {rank}"
             );
             // Blame is on the data tree only.
@@ -511,7 +508,7 @@ fn extrap_reads_a_directory_of_cube_exports_and_models_variable_blame() {
     assert_eq!(means.len(), 3, "{metric}");
     for (n, mean) in sizes.iter().zip(&means) {
         let report = report_json(&[fx.run(2, *n), "--static", fx.db()]);
-        let want = num(&variable(&report, "main", "field")["samples"]);
+        let want = num(&variable(&report, "main", "field")["total"]);
         assert!(
             (mean - want).abs() <= 0.01 * want,
             "n={n}: Extra-P {mean}, report {want}"

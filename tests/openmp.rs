@@ -64,7 +64,7 @@ fn parallel_regions_blame_the_shared_arrays_of_main_on_every_thread() {
         // master's frames (none of the master's samples in that region to
         // complete it from) stays in the region: one sample in a few
         // thousand, in some runs. A data structure the regions keep is more.
-        let percent = v["percent"].as_f64().unwrap();
+        let percent = v["total_percent"].as_f64().unwrap();
         assert!(
             v["function"] == "main" || percent < 1.0,
             "a data structure left in a region: {v}"

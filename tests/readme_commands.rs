@@ -135,3 +135,34 @@ fn every_command_line_in_readme_is_one_the_cli_accepts() {
         );
     }
 }
+
+/// README's table of daemon settings names every key of the daemon's
+/// settings, with its default.
+#[test]
+fn readme_documents_every_daemon_setting_with_its_default() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let documented: std::collections::BTreeMap<String, serde_json::Value> = readme
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let key = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            let default = cells.get(2)?;
+            let value = if *default == "none" {
+                serde_json::Value::Null
+            } else {
+                serde_json::from_str(default.strip_prefix('`')?.strip_suffix('`')?).ok()?
+            };
+            Some((key.to_string(), value))
+        })
+        .collect();
+    let defaults = serde_json::to_value(blame_daemon::config::Config::default()).unwrap();
+    for (key, value) in defaults.as_object().unwrap() {
+        assert_eq!(
+            documented.get(key),
+            Some(value),
+            "README's daemon settings: `{key}` (default {value})"
+        );
+    }
+}

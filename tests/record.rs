@@ -406,6 +406,8 @@ fn clear_errors_for_bad_requests() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(out.status.code(), Some(127));
+    // A failed recording leaves no directory it made.
+    assert!(!dir.path().join("run2").exists());
 }
 
 /// Starts `exe ARG` in the background, its output discarded.

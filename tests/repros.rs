@@ -378,7 +378,7 @@ fn convloop_the_convergence_test_does_not_hand_the_loop_to_everything() {
         assert_eq!(v["derived"], true, "{scalar}: {v}");
     }
     // Total blame keeps the calculus: the loop test reaches the whole loop.
-    let total_x = row(&r, Some("main"), "x").unwrap()["percent"]
+    let total_x = row(&r, Some("main"), "x").unwrap()["total_percent"]
         .as_f64()
         .unwrap();
     assert!(total_x >= x, "total {total_x} includes explicit {x}");

@@ -389,6 +389,7 @@ fn main() {
         cache: None,
         ring_buffer_kib: None,
         static_db: None,
+        static_dbs: Vec::new(),
     };
     manifest.write(&out, None).expect("manifest");
     println!(

@@ -1883,6 +1883,7 @@ mod node_file_tests {
             cache: None,
             ring_buffer_kib: None,
             static_db: None,
+            static_dbs: Vec::new(),
         };
         m.write(dir, None).unwrap();
     }

@@ -270,6 +270,12 @@ impl Symbolizer {
                         if !vdso
                             && !o.has_debug_info
                             && !is_system_library(&path)
+                            // A launcher (mpirun, orterun, srun) is expected
+                            // without debug info: none of its samples is the
+                            // application's.
+                            && !blame_formats::stream::is_launcher(&[path
+                                .display()
+                                .to_string()])
                             && debug_file(&path, &m.build_id).is_none()
                         {
                             self.warnings

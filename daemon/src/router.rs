@@ -687,6 +687,7 @@ impl Router {
             cache: procfs::l1_data_cache(),
             ring_buffer_kib: self.ring_buffer_kib,
             static_db: run.db.clone(),
+            static_dbs: Vec::new(),
         };
         let info = JobInfo {
             job: run.key.kind.to_string(),

@@ -11,6 +11,52 @@ use std::path::{Path, PathBuf};
 /// The environment variable naming the store.
 pub const STORE_VAR: &str = "BLAME_DB_STORE";
 
+/// The stores a link registers in and a recorder looks in: `$BLAME_DB_STORE`
+/// when set, and the user's own (`$XDG_DATA_HOME/blame/dbs`, else
+/// `~/.local/share/blame/dbs`), so that `blame record` finds the db of a
+/// program linked through `blame cc` whatever directory it runs in.
+pub fn stores() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::env::var_os(STORE_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    if let Some(own) = user_store() {
+        if !out.contains(&own) {
+            out.push(own);
+        }
+    }
+    out
+}
+
+/// The user's own store (`$XDG_DATA_HOME/blame/dbs`, else
+/// `$HOME/.local/share/blame/dbs`).
+pub fn user_store() -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| Path::new(&h).join(".local/share"))
+        })?;
+    Some(data.join("blame/dbs"))
+}
+
+/// Makes the user's own store (mode 0700) if it is not there.
+pub fn make_user_store(store: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(store)
+}
+
+/// The db registered for `build_id` in any of `stores`, first found.
+pub fn lookup_any(stores: &[PathBuf], build_id: &[u8]) -> Option<PathBuf> {
+    stores.iter().find_map(|s| lookup(s, build_id))
+}
+
 /// One registration.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Entry {
@@ -51,7 +97,8 @@ pub fn lookup(store: &Path, build_id: &[u8]) -> Option<PathBuf> {
         .read_to_end(&mut bytes)
         .ok()?;
     let entry: Entry = serde_json::from_slice(&bytes).ok()?;
-    entry.db.is_file().then_some(entry.db)
+    // A db whose units `blame cc` still analyzes counts: readers wait for them.
+    (entry.db.is_file() || crate::analysis_queue::dir_of(&entry.db).is_dir()).then_some(entry.db)
 }
 
 #[cfg(test)]

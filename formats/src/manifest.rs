@@ -87,10 +87,29 @@ pub struct Manifest {
     #[serde(default)]
     pub ring_buffer_kib: Option<u64>,
     /// The static db of the run's executables, found by their build-id in
-    /// the store `blame cc` registers them in (`$BLAME_DB_STORE`); `blame
-    /// post` uses it when no db is named. Set by `blame daemon`.
+    /// the store `blame cc` registers them in (`$BLAME_DB_STORE`, or the
+    /// user's own); `blame post` uses it when no db is named, from any
+    /// directory. Set by `blame daemon` and `blame record` (the first of
+    /// `static_dbs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_db: Option<PathBuf>,
+    /// Every static db `blame record` found for the run's executables, and how.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub static_dbs: Vec<RecordedDb>,
+}
+
+/// A static db the recorder found for an executable of the run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RecordedDb {
+    /// The db (absolute).
+    pub db: PathBuf,
+    /// The executable it describes, and its build-id in hex (empty when the
+    /// db was found in the recording's directory instead).
+    pub binary: PathBuf,
+    pub build_id: String,
+    /// `build-id` (registered by `blame cc` at the link) or `directory`
+    /// (`$BLAME_DB` or `.blame/static.db` where `blame record` ran).
+    pub found_by: String,
 }
 
 /// The largest manifest read (one of a million processes is about 200 MB).

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 /// The results `blame post` writes into a run directory.
 pub const RESULTS_FILE: &str = "results.bres";
+/// The run directory `blame record` writes and `post`, `report`, `export`,
+/// `check` and `dump` read when none is named (as perf's `perf.data`).
+pub const DEFAULT_RUN_DIR: &str = "blame.run";
 /// The manifest of a recorder that is not itself an MPI rank.
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// Extension of a per-process sample stream (`--per-process-files`).
@@ -190,6 +193,20 @@ pub fn requested_db(explicit: Option<&Path>) -> Option<PathBuf> {
     })
 }
 
+/// A db that is there, or whose units `blame cc` still analyzes.
+fn db_present(db: &Path) -> bool {
+    db.is_file() || crate::analysis_queue::dir_of(db).is_dir()
+}
+
+/// The static db the run's manifest records (the one its program was built
+/// with) when it is no longer there: moved or removed since the recording.
+pub fn recorded_db_missing(run_dir: &Path) -> Option<PathBuf> {
+    manifest(run_dir)
+        .ok()
+        .and_then(|m| m.static_db)
+        .filter(|p| !db_present(p))
+}
+
 /// The static db a run is resolved against: the one named
 /// ([`requested_db`]), else the one the recorder found for the run's
 /// executables by build-id (`blame daemon` writes it into the manifest)
@@ -201,7 +218,7 @@ pub fn static_db_for(explicit: Option<&Path>, run_dir: Option<&Path>) -> Option<
             run_dir
                 .and_then(|d| manifest(d).ok())
                 .and_then(|m| m.static_db)
-                .filter(|p| p.is_file())
+                .filter(|p| db_present(p))
         })
         .or_else(|| {
             Some(PathBuf::from(crate::static_db::DEFAULT_PATH))

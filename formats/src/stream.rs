@@ -64,6 +64,11 @@ pub struct StreamHeader {
 const LAUNCHERS: &[&str] = &[
     "mpirun",
     "mpiexec",
+    "mpirun.openmpi",
+    "mpiexec.openmpi",
+    "mpiexec.hydra",
+    "mpirun.mpich",
+    "mpiexec.mpich",
     "orterun",
     "prterun",
     "orted",

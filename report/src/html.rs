@@ -102,7 +102,11 @@ pub fn html_with_options(
             ),
             variables.len(),
         );
+        // Per process: explicit blame (the `samples` column), total and
+        // exclusive blame, for the page's rank filter.
         let mut per_rank = vec![0.0; nproc];
+        let mut per_rank_total = vec![0.0; nproc];
+        let mut per_rank_excl = vec![0.0; nproc];
         if let Some(v) = by_key
             .get(&(
                 row.name.as_str(),
@@ -113,14 +117,21 @@ pub fn html_with_options(
             .map(|&i| &results.variables[i])
         {
             for pv in &v.values {
-                per_rank[pv.process as usize] += pv.inclusive;
+                let p = pv.process as usize;
+                per_rank[p] += pv.explicit;
+                per_rank_total[p] += pv.inclusive;
+                per_rank_excl[p] += pv.exclusive;
             }
         }
         variables.push(json!({
             "name": row.name, "function": row.function, "file": row.file, "line": row.line,
-            "type": row.type_name, "kind": row.kind, "samples": row.samples, "percent": row.percent,
-            "explicit": row.explicit, "explicit_percent": row.explicit_percent, "derived": row.derived,
-            "excl": row.exclusive, "ranks": row.ranks, "methods": row.methods, "per_rank": per_rank,
+            "type": row.type_name, "kind": row.kind,
+            // The columns of every view (render::VARIABLE_COLUMNS).
+            "samples": row.explicit, "explicit_percent": row.explicit_percent,
+            "total_percent": row.percent, "exclusive_percent": row.exclusive_percent,
+            "total": row.samples, "exclusive": row.exclusive, "derived": row.derived,
+            "ranks": row.ranks, "methods": row.methods, "per_rank": per_rank,
+            "per_rank_total": per_rank_total, "per_rank_excl": per_rank_excl,
             "min": row.ranks.min, "median": row.ranks.median, "max": row.ranks.max,
             "internal": views::is_internal_name(&row.name),
         }));

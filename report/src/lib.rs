@@ -29,6 +29,8 @@ mod tests_across;
 #[cfg(test)]
 mod tests_browser;
 #[cfg(test)]
+mod tests_columns;
+#[cfg(test)]
 mod tests_consumers;
 #[cfg(test)]
 mod tests_interop;

@@ -85,6 +85,11 @@ fn defined_at(r: &VariableRow) -> String {
     }
 }
 
+/// The blame columns of every by-variable view, in order: text and CSV
+/// headers, the HTML page's, and JSON's keys `samples`, `explicit_percent`,
+/// `total_percent`, `exclusive_percent` ([`VariableRow`]).
+pub const VARIABLE_COLUMNS: [&str; 4] = ["samples", "explicit %", "total %", "excl %"];
+
 pub fn variable_table(v: &VariableView) -> Table {
     variable_rows_table(v, &v.variables.iter().collect::<Vec<_>>())
 }
@@ -92,7 +97,6 @@ pub fn variable_table(v: &VariableView) -> Table {
 /// The table of some rows of a by-variable view (all of them, or one section).
 fn variable_rows_table(v: &VariableView, rows: &[&crate::views::VariableRow]) -> Table {
     let multi = v.variables.iter().any(|r| r.ranks.ranks > 1);
-    let time = v.method.is_none();
     let methods: Vec<&str> = crate::views::MEMORY_METHODS
         .into_iter()
         .chain(["direct"])
@@ -100,18 +104,11 @@ fn variable_rows_table(v: &VariableView, rows: &[&crate::views::VariableRow]) ->
         .collect();
     let mut headers = strings(&["variable", "type", "kind", "defined at"]);
     let mut numeric = vec![false, false, false, false];
-    if time {
-        // Explicit and total blame (Table 3.4), the chosen one first.
-        let (first, second) = match v.rank_by {
-            crate::views::RankBy::Explicit => ("explicit %", "total %"),
-            crate::views::RankBy::Total => ("total %", "explicit %"),
-        };
-        headers.extend(strings(&["samples", first, second, "excl %"]));
-        numeric.extend([true; 4]);
-    } else {
-        headers.extend(strings(&["samples", "% run", "excl %"]));
-        numeric.extend([true; 3]);
-    }
+    // The same columns, names and units in every format (README, "The
+    // columns"): explicit blame in samples, then explicit, total and
+    // exclusive blame in percent of the run, whatever the ranking.
+    headers.extend(VARIABLE_COLUMNS.iter().map(|c| c.to_string()));
+    numeric.extend([true; 4]);
     headers.extend(methods.iter().map(|m| m.to_string()));
     numeric.extend(methods.iter().map(|_| true));
     if multi {
@@ -127,15 +124,7 @@ fn variable_rows_table(v: &VariableView, rows: &[&crate::views::VariableRow]) ->
                 r.kind.clone(),
                 defined_at(r),
             ];
-            if time {
-                let (samples, first, second) = match v.rank_by {
-                    crate::views::RankBy::Explicit => (r.explicit, r.explicit_percent, r.percent),
-                    crate::views::RankBy::Total => (r.samples, r.percent, r.explicit_percent),
-                };
-                row.extend([num(samples), pct(first), pct(second)]);
-            } else {
-                row.extend([num(r.samples), pct(r.percent)]);
-            }
+            row.extend([num(r.explicit), pct(r.explicit_percent), pct(r.percent)]);
             row.push(pct(r.exclusive_percent));
             row.extend(
                 methods
@@ -198,10 +187,12 @@ pub fn blame_point_table(v: &BlamePointView) -> Table {
             "reason",
             "variable",
             "type",
-            "samples",
-            "% run",
+            VARIABLE_COLUMNS[0],
+            VARIABLE_COLUMNS[1],
+            VARIABLE_COLUMNS[2],
+            VARIABLE_COLUMNS[3],
         ]),
-        numeric: vec![false, false, false, false, true, true],
+        numeric: vec![false, false, false, false, true, true, true, true],
         rows: v
             .blame_points
             .iter()
@@ -212,8 +203,10 @@ pub fn blame_point_table(v: &BlamePointView) -> Table {
                         p.reason.clone(),
                         r.name.clone(),
                         r.type_name.clone(),
-                        num(r.samples),
+                        num(r.explicit),
+                        pct(r.explicit_percent),
                         pct(r.percent),
+                        pct(r.exclusive_percent),
                     ]
                 })
             })
@@ -413,12 +406,15 @@ pub fn render_drilldown(v: &DrillView, format: OutputFormat) -> String {
             for d in &v.variables {
                 let r = &d.variable;
                 out.push_str(&format!(
-                    "\n{} [{}] {} — {} samples, {} of the run\n",
+                    "\n{} [{}] {} — {} samples ({} explicit, {} total, {} excl); its calling contexts and lines below count total blame ({} samples)\n",
                     r.name,
                     r.type_name,
                     defined_at(r),
+                    num(r.explicit),
+                    pct(r.explicit_percent),
+                    pct(r.percent),
+                    pct(r.exclusive_percent),
                     num(r.samples),
-                    pct(r.percent)
                 ));
                 out.push_str("  blamed lines:\n");
                 for l in &d.lines {

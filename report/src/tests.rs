@@ -32,13 +32,14 @@ fn key(name: &str, function: &str, kind: &str) -> VariableKey {
     }
 }
 
+/// A value whose blame is all explicit (data flow), as a loop-free kernel's.
 fn value(process: u32, inclusive: f64) -> ProcessValue {
     ProcessValue {
         process,
         inclusive,
         exclusive: 0.0,
         methods: vec![],
-        explicit: 0.0,
+        explicit: inclusive,
         inherited: 0.0,
     }
 }
@@ -150,7 +151,8 @@ fn data_tree_nests_fields_under_their_container() {
         .iter()
         .filter(|s| s.process == 0 && s.frames[0].name == "foo::se")
         .collect();
-    // se's own weight is floored at zero: its fields (2 + 2) exceed its blame (3).
+    // se's fields (2 + 2) exceed its blame (3): they share its width (2 + 1),
+    // so se has no weight of its own.
     assert_eq!(
         se_rank0.iter().map(|s| s.frames.len()).collect::<Vec<_>>(),
         vec![2, 2]
@@ -158,7 +160,18 @@ fn data_tree_nests_fields_under_their_container() {
     let folded =
         String::from_utf8(export(&r, ExportFormat::Folded, TreeKind::Data, None).unwrap()).unwrap();
     assert!(folded.contains("rank 0;foo::se;sX 2\n"), "{folded}");
+    assert!(folded.contains("rank 0;foo::se;sY 1\n"), "{folded}");
     assert!(folded.contains("rank 1;foo::se;sX 1\n"), "{folded}");
+    assert!(folded.contains("rank 1;foo::se;sY 2\n"), "{folded}");
+}
+
+#[test]
+fn shared_samples_are_split_among_the_children() {
+    use crate::trees::share;
+    assert_eq!(share(&[2.0, 2.0], 3.0, true), [2.0, 1.0]);
+    assert_eq!(share(&[1.0, 2.0], 3.0, true), [1.0, 2.0], "they fit");
+    assert_eq!(share(&[5.0, 5.0, 5.0], 10.0, true), [4.0, 3.0, 3.0]);
+    assert_eq!(share(&[1.0, 3.0], 2.0, false), [0.5, 1.5]);
 }
 
 #[test]

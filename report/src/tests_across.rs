@@ -115,7 +115,10 @@ fn diff_renders_as_text_csv_json_and_a_page() {
     );
     let json: serde_json::Value =
         serde_json::from_str(&crate::render::render_diff(&v, OutputFormat::Json)).unwrap();
-    assert_eq!(json["variables"][0]["delta"]["explicit"], 2.0);
+    assert_eq!(
+        json["variables"][0]["delta"]["samples"], 2.0,
+        "explicit blame"
+    );
     let page = crate::html::diff_html(&v);
     assert!(page.contains("\"se.sX\"") && !page.contains("__BLAME_DATA__"));
 }

@@ -6,7 +6,7 @@
 //! printed reason; under `CI=true` it fails.
 
 use crate::tests::fixture;
-use blame_formats::results::{Results, VariableBlame};
+use blame_formats::results::{Results, SymFrame, VariableBlame};
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use std::ffi::OsStr;
@@ -247,4 +247,103 @@ fn a_hundred_thousand_rows_stay_virtualized() {
         filter_ms.as_f64().unwrap_or(f64::NAN),
         scroll_ms.as_f64().unwrap_or(f64::NAN)
     );
+}
+
+/// The variables table fits its content (no cell cut: "heap-via-pointer",
+/// long "defined at" texts) and shows the numbers of the text report; the
+/// Code tab opens at `main`, expanded two levels.
+#[test]
+fn columns_fit_and_the_code_tab_opens_at_main() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = crate::tests_columns::list_and_grid();
+    for v in &mut r.variables {
+        if v.key.name == "p" || v.key.name == "plist" {
+            v.key.kind = "heap-via-pointer".into();
+        }
+        if v.key.name == "r" {
+            v.key.function = "accumulate_particle_contributions_over_the_list".into();
+        }
+    }
+    let frame = |f: &str, line: u32| SymFrame {
+        function: f.into(),
+        file: "/src/list_grid.c".into(),
+        line,
+        column: 0,
+        inlined: false,
+    };
+    for p in 0..2 {
+        for (leaf, n) in [("update", 6.0), ("compute_rhs", 3.0)] {
+            let frames = vec![
+                frame(leaf, 10),
+                frame("solve", 20),
+                frame("main", 30),
+                frame("__libc_start_call_main", 0),
+                frame("_start", 0),
+            ];
+            r.push_stack(p, frames, vec![n]);
+        }
+    }
+    let html = crate::html::html(&r, None).unwrap();
+    let browser = launch(chrome, &dir.path().join("profile"));
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(20));
+    open(&tab, &html, dir.path());
+    tab.wait_for_element(".row").unwrap();
+
+    // No cell of the header or of a row is cut.
+    let cut = js(
+        &tab,
+        "JSON.stringify([...document.querySelectorAll('.thead div, .row div')].filter(d => d.scrollWidth > d.clientWidth + 1).map(d => d.textContent))",
+    );
+    assert_eq!(cut, "[]", "cells cut short");
+    // The header's columns are the rows' columns.
+    let aligned = js(
+        &tab,
+        "(() => { const h = [...document.querySelector('.thead').children].map(c => c.getBoundingClientRect().left), r = [...document.querySelector('.row').children].map(c => c.getBoundingClientRect().left); return h.every((x, i) => Math.abs(x - r[i]) < 1); })()",
+    );
+    assert_eq!(aligned, true, "header and rows aligned");
+    screenshot(&tab, "html-columns.png");
+
+    // The page's cells are the text report's, row by row.
+    let text = crate::render::render_variables(
+        &crate::views::by_variable(&r, &crate::views::Filters::default()).unwrap(),
+        crate::views::OutputFormat::Text,
+    );
+    let shown = js(
+        &tab,
+        "JSON.stringify([...document.querySelectorAll('.row')].map(r => [...r.children].slice(0, 8).map(c => c.textContent)))",
+    );
+    let shown: Vec<Vec<String>> = serde_json::from_str(shown.as_str().unwrap()).unwrap();
+    let columns = regex::Regex::new(r"\s{2,}").unwrap();
+    for row in &shown {
+        let line = text
+            .lines()
+            .find(|l| l.split("  ").next() == Some(row[0].as_str()))
+            .unwrap_or_else(|| panic!("{} not in\n{text}", row[0]));
+        let cells: Vec<&str> = columns.split(line.trim()).collect();
+        // (The page marks derived scalars in their kind; text lists them apart.)
+        assert_eq!(cells[4..8], row[4..8], "{line}");
+        assert_eq!(cells[3], row[3], "{line}");
+    }
+    assert_eq!(shown.len(), 12);
+
+    // Code: main first, open, its callees open, theirs shown closed.
+    click_text(&tab, "#tabs button", "Code");
+    let top = js(
+        &tab,
+        "document.querySelector('.tree > .node > .lbl').textContent",
+    );
+    assert!(top.as_str().unwrap().starts_with("▾ main"), "{top}");
+    let visible = js(
+        &tab,
+        "JSON.stringify([...document.querySelectorAll('.tree > .node:first-child .lbl')].filter(l => l.offsetParent !== null).map(l => l.textContent.split('  (self')[0]))",
+    );
+    let visible: Vec<String> = serde_json::from_str(visible.as_str().unwrap()).unwrap();
+    assert_eq!(
+        visible,
+        ["▾ main", "▾ solve", "  update", "  compute_rhs"],
+        "main expanded two levels"
+    );
+    screenshot(&tab, "html-code-tab.png");
 }

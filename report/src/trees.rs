@@ -4,10 +4,10 @@
 //! - data-centric: variable paths (`foo::se` → `sX`), whose frames are the
 //!   function-qualified root variable then each field.
 //!
-//! Blame is inclusive and overlapping (one sample can blame both `se.sX` and
-//! `se.sY`), so a data-centric node's own weight is its blame minus its
-//! children's, floored at zero: a node is drawn as wide as the larger of its
-//! blame and its children's sum.
+//! A data-centric node weighs its variable's report count (explicit blame);
+//! blame is inclusive and overlapping (one sample can blame both `se.sX` and
+//! `se.sY`), so where fields add up to more than their struct they share its
+//! width ([`data_stacks_with`]): children never outweigh their parent.
 
 use blame_formats::results::{Results, ALL_RANKS};
 use std::collections::BTreeMap;
@@ -99,6 +99,19 @@ pub fn data_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
 }
 
 /// [`data_stacks`], with every variable when `all_variables`.
+///
+/// Each variable node weighs what `blame report` shows for it (`samples`:
+/// its explicit blame), per process. Blame is inclusive and overlaps: one
+/// sample can blame several fields of a struct (swapped buffers, fields
+/// computed together, a residual computed from an array), so the fields'
+/// blame can add up to more than the struct's. Then, from the roots down,
+/// the fields that are data structures take the parent's width first
+/// (scaled down in proportion when even they add up to more), and derived
+/// scalars (the report's rule: blame mostly inherited from the structures'
+/// samples) share what is left, so children never add up to more than
+/// their parent; a top-level variable, and a field whose samples are its
+/// own, weighs exactly its report count. A node's own weight is its weight
+/// minus its children's.
 pub fn data_stacks_with(
     results: &Results,
     event: usize,
@@ -106,6 +119,8 @@ pub fn data_stacks_with(
 ) -> Vec<WeightedStack> {
     // (process, path) → (blame, file, line)
     let mut nodes: BTreeMap<(u32, Vec<String>), (f64, String, u32)> = BTreeMap::new();
+    // Paths of derived scalars (the report's rule, over the whole run).
+    let mut derived: BTreeMap<Vec<String>, bool> = BTreeMap::new();
     for v in results.variables.iter().filter(|v| {
         v.key.event as usize == event
             && !v.key.name.is_empty()
@@ -117,32 +132,94 @@ pub fn data_stacks_with(
         } else {
             format!("{}::{}", v.key.function, parts[0])
         };
+        let sum = |f: fn(&blame_formats::results::ProcessValue) -> f64| -> f64 {
+            v.values.iter().map(f).sum()
+        };
+        let is_derived = crate::views::is_derived(
+            &v.key,
+            sum(|p| p.inclusive),
+            sum(|p| p.explicit),
+            sum(|p| p.inherited),
+        );
+        *derived.entry(parts.clone()).or_insert(true) &= is_derived;
         for pv in &v.values {
             let e = nodes.entry((pv.process, parts.clone())).or_insert((
                 0.0,
                 v.key.file.clone(),
                 v.key.line,
             ));
-            e.0 += pv.inclusive;
+            e.0 += pv.explicit;
         }
     }
-    let mut children_sum: BTreeMap<(u32, Vec<String>), f64> = BTreeMap::new();
-    for ((p, path), (w, _, _)) in &nodes {
+    // Paths a field implies but no variable names (a struct never blamed
+    // itself) weigh what their children do.
+    let implied: Vec<(u32, Vec<String>)> = nodes
+        .keys()
+        .flat_map(|(p, path)| (1..path.len()).map(move |n| (*p, path[..n].to_vec())))
+        .filter(|k| !nodes.contains_key(k))
+        .collect();
+    for k in implied {
+        nodes.insert(k, (f64::NAN, String::new(), 0));
+    }
+    let mut children: BTreeMap<(u32, Vec<String>), Vec<Vec<String>>> = BTreeMap::new();
+    for (p, path) in nodes.keys() {
         if path.len() > 1 {
-            *children_sum
+            children
                 .entry((*p, path[..path.len() - 1].to_vec()))
-                .or_default() += w;
+                .or_default()
+                .push(path.clone());
+        }
+    }
+    // Bottom-up: an implied node weighs its children's sum.
+    let mut by_depth: Vec<(u32, Vec<String>)> = nodes.keys().cloned().collect();
+    by_depth.sort_by_key(|(_, path)| std::cmp::Reverse(path.len()));
+    for key in &by_depth {
+        if nodes[key].0.is_nan() {
+            let sum = children.get(key).map_or(0.0, |kids| {
+                kids.iter()
+                    .map(|c| nodes[&(key.0, c.clone())].0)
+                    .sum::<f64>()
+            });
+            nodes.get_mut(key).expect("a node").0 = sum;
+        }
+    }
+    // Top-down: children that add up to more than their parent share it.
+    // Whole samples stay whole (largest remainders), so a time event's tree
+    // keeps integer weights.
+    let whole = nodes.values().all(|(w, _, _)| w.fract() == 0.0);
+    let mut weight: BTreeMap<(u32, Vec<String>), f64> = BTreeMap::new();
+    by_depth.reverse();
+    for key in &by_depth {
+        let w = *weight.entry(key.clone()).or_insert(nodes[key].0);
+        if let Some(kids) = children.get(key) {
+            // Data structures first; derived scalars (whose blame is mostly
+            // the same samples as the structures') share what they leave.
+            let (scalars, structures): (Vec<&Vec<String>>, Vec<&Vec<String>>) = kids
+                .iter()
+                .partition(|c| derived.get(*c).copied().unwrap_or(false));
+            let mut left = w;
+            for group in [structures, scalars] {
+                let raw: Vec<f64> = group
+                    .iter()
+                    .map(|c| nodes[&(key.0, (*c).clone())].0)
+                    .collect();
+                for (c, x) in group.iter().zip(share(&raw, left.max(0.0), whole)) {
+                    weight.insert((key.0, (*c).clone()), x);
+                    left -= x;
+                }
+            }
         }
     }
     nodes
         .iter()
-        .filter_map(|((p, path), (w, file, line))| {
-            let own = (w - children_sum
-                .get(&(*p, path.clone()))
-                .copied()
-                .unwrap_or(0.0))
-            .max(0.0);
-            (own > 0.0).then(|| WeightedStack {
+        .filter_map(|((p, path), (_, file, line))| {
+            let key = (*p, path.clone());
+            let kids: f64 = children.get(&key).map_or(0.0, |kids| {
+                kids.iter().map(|c| weight[&(*p, c.clone())]).sum()
+            });
+            // Floating-point dust of a split is no weight.
+            let own = weight[&key] - kids;
+            (own > 1e-9 * weight[&key].max(1.0)).then(|| WeightedStack {
                 frames: path
                     .iter()
                     .enumerate()
@@ -162,6 +239,37 @@ pub fn data_stacks_with(
             })
         })
         .collect()
+}
+
+/// `raw` children's weights under a parent of weight `parent`: as they are
+/// when they fit, else scaled to add up to the parent; with `whole`
+/// weights, rounded by largest remainders (ties to the first) so they stay
+/// whole and still add up to the parent.
+pub(crate) fn share(raw: &[f64], parent: f64, whole: bool) -> Vec<f64> {
+    let sum: f64 = raw.iter().sum();
+    if sum <= parent || sum <= 0.0 {
+        return raw.to_vec();
+    }
+    let scaled: Vec<f64> = raw.iter().map(|x| x * parent / sum).collect();
+    if !whole {
+        return scaled;
+    }
+    let mut out: Vec<f64> = scaled.iter().map(|x| x.floor()).collect();
+    let mut left = (parent - out.iter().sum::<f64>()).round() as usize;
+    let mut order: Vec<usize> = (0..raw.len()).collect();
+    order.sort_by(|&a, &b| {
+        (scaled[b] - out[b])
+            .total_cmp(&(scaled[a] - out[a]))
+            .then(a.cmp(&b))
+    });
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        out[i] += 1.0;
+        left -= 1;
+    }
+    out
 }
 
 pub fn stacks(results: &Results, event: usize, tree: TreeKind) -> Vec<WeightedStack> {

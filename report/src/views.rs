@@ -7,7 +7,7 @@ use crate::source::SourceCache;
 use blame_formats::results::{ProcessValue, Results, VariableKey};
 use regex::Regex;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The approximate attribution methods of memory events (ch. 5), in the
 /// order reports show them: raw, loop compensation, skid negation, both,
@@ -120,14 +120,24 @@ pub struct VariableRow {
     #[serde(rename = "type")]
     pub type_name: String,
     pub kind: String,
-    /// Total blame (explicit and implicit), in samples and percent of the run.
-    pub samples: f64,
-    pub percent: f64,
-    /// Explicit blame (data flow only).
+    /// Explicit blame (data flow only), in samples: the `samples` column of
+    /// every view (text, CSV, HTML and JSON's `samples`), and what data-tree
+    /// exports weigh. For memory events, the attributed value.
+    #[serde(rename = "samples")]
     pub explicit: f64,
+    /// Explicit blame in percent of the run's samples (`explicit %`).
     pub explicit_percent: f64,
-    pub exclusive: f64,
+    /// Total blame (explicit and implicit) in percent of the run's samples
+    /// (`total %`; JSON `total_percent`).
+    #[serde(rename = "total_percent")]
+    pub percent: f64,
+    /// Samples that wrote the variable's own memory, in percent (`excl %`).
     pub exclusive_percent: f64,
+    /// Total blame in samples (JSON `total`).
+    #[serde(rename = "total")]
+    pub samples: f64,
+    /// Exclusive blame in samples (JSON `exclusive`).
+    pub exclusive: f64,
     /// A derived scalar: a scalar (iteration count, timer, norm, flop
     /// counter) whose blame is mostly inherited: from data structures
     /// computed in the same samples, or through control flow.
@@ -206,7 +216,7 @@ impl CoverageView {
 
 /// A scalar whose own blame (explicit, in samples that blame no data
 /// structure) is under half of its total blame is a derived scalar.
-fn is_derived(key: &VariableKey, total: f64, explicit: f64, inherited: f64) -> bool {
+pub(crate) fn is_derived(key: &VariableKey, total: f64, explicit: f64, inherited: f64) -> bool {
     key.scalar && total > 0.0 && (explicit - inherited) < 0.5 * total
 }
 
@@ -747,6 +757,11 @@ pub fn drilldown(
         Some((f, n)) => (Some(f), n),
         None => (None, path),
     };
+    // `NAME:LINE` picks one of several variables of one name in a function.
+    let (want_name, want_line) = match want_name.rsplit_once(':') {
+        Some((n, l)) if l.parse::<u32>().is_ok() => (n, l.parse::<u32>().ok()),
+        _ => (want_name, None),
+    };
     // A variable asked for by name is shown even when its name is internal.
     let all = Filters {
         all_variables: true,
@@ -754,10 +769,45 @@ pub fn drilldown(
     };
     let rows: Vec<VariableRow> = variable_rows(results, &all, &scope)
         .into_iter()
-        .filter(|r| r.name == want_name && want_fn.is_none_or(|f| r.function == f))
+        .filter(|r| {
+            r.name == want_name
+                && want_fn.is_none_or(|f| r.function == f)
+                && want_line.is_none_or(|l| r.line == l)
+        })
         .collect();
     if rows.is_empty() {
         return Err(ViewError::Filter(format!("no blamed variable named {path:?} for event {}; see `blame report --by-variable` for names", scope.event_name)));
+    }
+    if rows.len() > 1 {
+        // Several variables of that name: list them, never pick one.
+        let functions: BTreeSet<&str> = rows.iter().map(|r| r.function.as_str()).collect();
+        let candidates: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                let qualified = if r.function.is_empty() {
+                    format!("::{}", r.name)
+                } else {
+                    format!("{}::{}", r.function, r.name)
+                };
+                let name = if functions.len() == rows.len() {
+                    qualified
+                } else {
+                    format!("{qualified}:{}", r.line)
+                };
+                format!(
+                    "{name} ({} {}:{}, {} samples)",
+                    r.type_name,
+                    r.file.rsplit('/').next().unwrap_or(&r.file),
+                    r.line,
+                    r.explicit
+                )
+            })
+            .collect();
+        return Err(ViewError::Filter(format!(
+            "--variable {path:?} names {} variables; name one of them:\n  {}",
+            rows.len(),
+            candidates.join("\n  ")
+        )));
     }
     let mut variables = Vec::new();
     for row in rows {

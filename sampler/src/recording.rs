@@ -25,11 +25,20 @@ pub type Recording = ProcessTable<StreamFiles, Procfs>;
 
 /// Starts the recording of `files` (its process table, object files memory-mapped).
 pub fn recording(files: StreamFiles) -> Recording {
-    ProcessTable::new(files, Procfs, ObjectCache::new(sys::map_object_file))
+    ProcessTable::new(
+        files,
+        Procfs::default(),
+        ObjectCache::new(sys::map_object_file),
+    )
 }
 
 /// `/proc`: what the recorder learns about a live process beyond its records.
-pub struct Procfs;
+#[derive(Default)]
+pub struct Procfs {
+    /// The executable of every process image seen (`/proc/PID/exe`), for
+    /// the static dbs the manifest records.
+    pub executables: std::collections::BTreeSet<PathBuf>,
+}
 
 impl ProcessSource for Procfs {
     fn ppid(&mut self, pid: u32) -> Option<u32> {
@@ -37,6 +46,9 @@ impl ProcessSource for Procfs {
     }
 
     fn image(&mut self, pid: u32) -> ImageFacts {
+        if let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) {
+            self.executables.insert(exe);
+        }
         let (rank, world_size) = procfs::mpi_rank(pid);
         ImageFacts {
             command: procfs::cmdline(pid).unwrap_or_default(),

@@ -11,7 +11,7 @@ use crate::stop::Control;
 use crate::{procfs, sys, CallGraph, RecordError};
 use blame_formats::files;
 use blame_formats::lock::RunDirLock;
-use blame_formats::manifest::{EventEntry, Manifest};
+use blame_formats::manifest::{EventEntry, Manifest, RecordedDb};
 use blame_formats::run_dir;
 use blame_formats::stream::Sampling;
 use std::path::{Path, PathBuf};
@@ -506,6 +506,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
             format!("stopped by signal {sig}; every stream was closed"),
         );
     }
+    let static_dbs = static_dbs_of(&rec.source.executables);
     let manifest = Manifest {
         command: match &opts.target {
             Target::Command(argv) => argv.clone(),
@@ -545,7 +546,8 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         notices,
         cache: procfs::l1_data_cache(),
         ring_buffer_kib: ring_kib,
-        static_db: None,
+        static_db: static_dbs.first().map(|d| d.db.clone()),
+        static_dbs,
     };
     let manifest_path = manifest
         .write(&opts.output, rank)
@@ -558,6 +560,51 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
         manifest_path,
         write_errors: rec.sink.errors.len(),
     })
+}
+
+/// The static dbs of the run's executables (launchers left out): each
+/// found by its build-id in the stores `blame cc` registers links in
+/// ([`blame_formats::db_store::stores`]); when none is, the db of the
+/// directory the recording ran in (`$BLAME_DB`, else `.blame/static.db`), if
+/// there is one. `blame post` then finds it from any directory.
+fn static_dbs_of(executables: &std::collections::BTreeSet<PathBuf>) -> Vec<RecordedDb> {
+    use blame_formats::db_store;
+    let stores = db_store::stores();
+    let apps: Vec<&PathBuf> = executables
+        .iter()
+        .filter(|e| !blame_formats::stream::is_launcher(&[e.display().to_string()]))
+        .collect();
+    let mut out: Vec<RecordedDb> = Vec::new();
+    for exe in &apps {
+        let Some(id) = blame_capture::locate::build_id_of(exe) else {
+            continue;
+        };
+        if let Some(db) = db_store::lookup_any(&stores, &id) {
+            if !out.iter().any(|d| d.db == db) {
+                out.push(RecordedDb {
+                    db,
+                    binary: exe.to_path_buf(),
+                    build_id: id.iter().map(|b| format!("{b:02x}")).collect(),
+                    found_by: "build-id".into(),
+                });
+            }
+        }
+    }
+    if out.is_empty() {
+        let here = run_dir::requested_db(None)
+            .unwrap_or_else(|| PathBuf::from(blame_formats::static_db::DEFAULT_PATH));
+        if here.is_file() || blame_formats::analysis_queue::dir_of(&here).is_dir() {
+            if let Ok(db) = std::path::absolute(&here) {
+                out.push(RecordedDb {
+                    db,
+                    binary: apps.first().map(|e| e.to_path_buf()).unwrap_or_default(),
+                    build_id: String::new(),
+                    found_by: "directory".into(),
+                });
+            }
+        }
+    }
+    out
 }
 
 fn procfs_tasks(pid: u32) -> Vec<u32> {

@@ -73,6 +73,11 @@ pub fn db_path() -> PathBuf {
 /// prints, prefixed by `who`, what is waited for and the warnings of units
 /// that got no summary.
 pub fn wait_for_analysis(db: &Path, who: &str) {
+    waited_for_analysis(db, who);
+}
+
+/// [`wait_for_analysis`]; false when the queue could not be drained (or read).
+fn waited_for_analysis(db: &Path, who: &str) -> bool {
     let waited = queue::wait(
         db,
         |n| {
@@ -92,11 +97,15 @@ pub fn wait_for_analysis(db: &Path, who: &str) {
             for w in warnings {
                 eprintln!("{w}");
             }
+            true
         }
-        Err(e) => eprintln!(
-            "{who}: warning: cannot read the analysis queue of {}: {e}",
-            db.display()
-        ),
+        Err(e) => {
+            eprintln!(
+                "{who}: warning: cannot read the analysis queue of {}: {e}",
+                db.display()
+            );
+            false
+        }
     }
 }
 
@@ -138,29 +147,46 @@ fn leading_flags(cmd: &CompileCommand) -> Vec<String> {
 /// After a successful link, with `$BLAME_DB_STORE` set: registers `db` under
 /// the linked binary's build-id, so `blame daemon` runs of it find their db.
 fn register_in_store(cmd: &CompileCommand, db: &Path) {
-    let Some(store) = std::env::var_os(blame_formats::db_store::STORE_VAR) else {
-        return;
-    };
-    if !cmd.links() {
+    use blame_formats::db_store;
+    if !cmd.links() || !(db.exists() || blame_formats::analysis_queue::dir_of(db).is_dir()) {
         return;
     }
     let binary = Path::new(cmd.output());
-    let registered = blame_capture::locate::build_id_of(binary)
-        .ok_or_else(|| std::io::Error::other("no build-id (link with --build-id)"))
-        .and_then(|id| blame_formats::db_store::register(Path::new(&store), &id, db, binary));
-    if let Err(e) = registered {
-        eprintln!(
-            "blame cc: warning: {} not registered in {}: {e}",
-            binary.display(),
-            Path::new(&store).display()
-        );
+    let id = blame_capture::locate::build_id_of(binary);
+    // The store named by $BLAME_DB_STORE (for `blame daemon`): a failure is
+    // said. The user's own store (for `blame record`, in any directory):
+    // registered quietly when it can be.
+    if let Some(store) = std::env::var_os(db_store::STORE_VAR).filter(|v| !v.is_empty()) {
+        let registered = id
+            .clone()
+            .ok_or_else(|| std::io::Error::other("no build-id (link with --build-id)"))
+            .and_then(|id| db_store::register(Path::new(&store), &id, db, binary));
+        if let Err(e) = registered {
+            eprintln!(
+                "blame cc: warning: {} not registered in {}: {e}",
+                binary.display(),
+                Path::new(&store).display()
+            );
+        }
+    }
+    if let (Some(id), Some(own)) = (id, db_store::user_store()) {
+        let _ =
+            db_store::make_user_store(&own).and_then(|_| db_store::register(&own, &id, db, binary));
     }
 }
 
 pub fn run(args: CcArgs) -> ExitCode {
     if args.wait {
-        wait_for_analysis(&db_path(), "blame cc");
-        return ExitCode::SUCCESS;
+        // Without the analyzer nothing compiled is ever analyzed: a failure.
+        if let Err(e) = analyzer::path() {
+            eprintln!("blame cc: error: {e}");
+            return ExitCode::FAILURE;
+        }
+        return if waited_for_analysis(&db_path(), "blame cc") {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
     let user = CompileCommand::new(args.command);
     let sources: Vec<String> = user.sources().into_iter().map(str::to_string).collect();

@@ -122,7 +122,7 @@ pub fn percents(report: &serde_json::Value) -> Vec<(String, String, f64)> {
             (
                 v["name"].as_str().unwrap().to_string(),
                 v["function"].as_str().unwrap().to_string(),
-                v["percent"].as_f64().unwrap(),
+                v["total_percent"].as_f64().unwrap(),
             )
         })
         .collect()

@@ -12,13 +12,18 @@ use blame_formats::results::Results;
 use serde::Serialize;
 
 /// One run's blame of a variable: total and explicit, in samples and in
-/// percent of the run's samples (zero when the run does not blame it).
+/// percent of the run's samples (zero when the run does not blame it). JSON
+/// names them as `blame report` does: `samples` (explicit blame),
+/// `explicit_percent`, `total_percent`, `total` (samples).
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
 pub struct DiffSide {
-    pub samples: f64,
-    pub percent: f64,
+    #[serde(rename = "samples")]
     pub explicit: f64,
     pub explicit_percent: f64,
+    #[serde(rename = "total_percent")]
+    pub percent: f64,
+    #[serde(rename = "total")]
+    pub samples: f64,
 }
 
 impl DiffSide {
