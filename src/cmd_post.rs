@@ -66,8 +66,10 @@ pub struct InputArgs {
     #[arg(long)]
     pub(crate) strict: bool,
     /// Carry on without a manifest of the run that cannot be read (malformed JSON, not a
-    /// regular file, too large) instead of refusing the run.
-    #[arg(long)]
+    /// regular file, too large) instead of refusing the run; for `post`, also replace the
+    /// results file with results that reach fewer variables (a missing static db), which
+    /// post refuses otherwise.
+    #[arg(short, long)]
     pub(crate) force: bool,
 }
 
@@ -121,10 +123,6 @@ pub struct PostArgs {
     /// Output file [default: RUN_DIR/results.bres, SAMPLES.bres, or PERF.bres for PERF.data].
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Replace the results file even with results that reach fewer variables
-    /// (a missing static db), which post refuses otherwise.
-    #[arg(short, long)]
-    force: bool,
 }
 
 #[derive(clap::Args)]
@@ -467,7 +465,7 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
         t.reduce.as_secs_f64()
     );
     if shard.is_whole() {
-        if !args.force && config.requested_db.is_none() {
+        if !args.input.force && config.requested_db.is_none() {
             let why = config.static_db().is_none().then(|| no_db_reason(&config));
             if let Some(refusal) = refuse_emptier(&whole, &results, why.as_deref()) {
                 bail!(refusal);

@@ -290,7 +290,9 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
 /// record holds no links; only its own freshly allocated buffer), or is a call that computes what it writes
 /// through that argument from nothing else the call is given but numbers
 /// (`solve(.., times)` adding its own timer differences, a constructor
-/// sizing it from a count and an allocator temporary, `memset`); and nothing
+/// sizing it from a count and an allocator temporary, `memset`), or that
+/// writes a number through a pointer to one of its scalars, or only scalar
+/// fields of it (statistics kept by a `thermo(atoms, .., &stats)`); and nothing
 /// stored in it flows into another variable (it is only printed, or
 /// accumulates into itself). A vector written by a kernel from the matrix
 /// and the vectors it is given is no record, nor is anything read later to
@@ -339,6 +341,16 @@ fn result_records(
                 // (`drv.run()`): no record.
                 if k == 0 && library::is_own_method_call(name, args.len()) {
                     return false;
+                }
+                // A number written through a pointer to a scalar
+                // (`force(.., &stats.npairs)`), or a struct's scalar fields
+                // written by a function that keeps statistics in them
+                // (`thermo(atoms, .., &stats)` setting `st->ke`, `st->temp`).
+                let scalar_fields = defined.param_writes(name, k).is_some_and(|ws| {
+                    !ws.is_empty() && ws.iter().all(|w| !w.path.is_empty() && w.deref == 0)
+                });
+                if !w.data_args.contains(&(c, k)) || scalar_fields {
+                    return true;
                 }
                 let every: Vec<u32> = (0..args.len() as u32).filter(|&j| j != k).collect();
                 let from = defined.param_flows(name, k).unwrap_or(&every);
@@ -1349,7 +1361,12 @@ fn reach(
                     continue;
                 }
                 each_var(base, bits, |v| {
-                    other |= root_of[v] != r && !ws.contains(&(v as u32));
+                    // Arithmetic into a local scalar (a mean to print, a
+                    // reduction's operand) feeds nothing back; a data
+                    // structure, a parameter, a global or the return does.
+                    let w = &vars.out[root_of[v] as usize];
+                    let feeds = !w.is_scalar || w.is_exit || w.kind != VarKind::Local;
+                    other |= root_of[v] != r && !ws.contains(&(v as u32)) && feeds;
                 });
                 if other {
                     feeds_other[r as usize] = true;
