@@ -432,7 +432,15 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
         // (`const Node &b = nodes[..]`) is blamed for the address, not
         // for the memory its aliases share.
         let bound_line = (depth == 0).then_some(frame.line);
-        close(index, f, mode, &mut here, &mut derived, bound_line);
+        close(
+            index,
+            f,
+            mode,
+            &mut here,
+            &mut derived,
+            bound_line,
+            frame.line,
+        );
 
         // A local pointer bound on the sampled line (`const Node &b =
         // nodes[..]`) is blamed for computing the address: it stays here,
@@ -904,6 +912,17 @@ fn path_blamed(
     !below && here.contains(&p)
 }
 
+/// True when code of `to` (a call's line) may run after code of `from` in
+/// function `f`: a later line, or both in one loop; unknown lines (0) may.
+fn may_follow(f: &FunctionSummary, from: u32, to: u32) -> bool {
+    from == 0
+        || to == 0
+        || to >= from
+        || f.loops
+            .iter()
+            .any(|l| l.lines.binary_search(&from).is_ok() && l.lines.binary_search(&to).is_ok())
+}
+
 /// True when `t` is a field (at any depth) of `p`.
 fn is_below(f: &FunctionSummary, t: u32, p: u32) -> bool {
     let mut cur = f.variables[t as usize].parent;
@@ -1049,6 +1068,7 @@ fn arg_bindings<'a>(c: &'a CallSite, k: u32) -> impl Iterator<Item = &'a OutputB
 /// blamed: the variables the arguments point into, not everything the
 /// arguments flow into later (a header read `header(name, &m, &n)` followed
 /// by a guard on `m` must not pass the guard's implicit blame around).
+#[allow(clippy::too_many_arguments)]
 fn close(
     index: &StaticIndex,
     f: &FunctionSummary,
@@ -1056,6 +1076,7 @@ fn close(
     here: &mut BTreeSet<u32>,
     derived: &mut Paths,
     bound_line: Option<u32>,
+    at_line: u32,
 ) {
     loop {
         let before = (here.len(), derived.len());
@@ -1064,7 +1085,12 @@ fn close(
                 continue;
             };
             let callee = &index.functions[callee];
-            for se in &callee.side_effects {
+            // What is computed at `at_line` reaches a call's side effects
+            // only if the call can run after it: a later line, or a line of
+            // a loop around both (`generate_problem(A, &b, &xexact)` before
+            // the solve loop does not make `xexact` of the solve).
+            let after = may_follow(f, at_line, c.line);
+            for se in callee.side_effects.iter().filter(|_| after) {
                 if mode == Mode::Explicit && se.implicit {
                     continue;
                 }

@@ -32,6 +32,31 @@ pub fn plain_struct(t: &str) -> String {
         .join(" ")
 }
 
+/// True for C's and C++'s number and character types (`unsigned long`).
+fn is_basic_type(t: &str) -> bool {
+    t.split_whitespace().all(|w| {
+        matches!(
+            w,
+            "void"
+                | "bool"
+                | "_Bool"
+                | "char"
+                | "short"
+                | "int"
+                | "long"
+                | "float"
+                | "double"
+                | "signed"
+                | "unsigned"
+                | "size_t"
+                | "int64_t"
+                | "int32_t"
+                | "uint64_t"
+                | "uint32_t"
+        )
+    })
+}
+
 /// True for a pointer type (`struct particle *`).
 fn is_pointer_type(t: &str) -> bool {
     t.trim_end().ends_with('*')
@@ -190,7 +215,9 @@ impl StaticIndex {
         };
         let mut out = root.to_string();
         let mut ty = plain_struct(root_type);
-        let mut known = !ty.is_empty();
+        // Only a struct links to more of itself; pointers to numbers
+        // (`int *`, `double *`) are no links.
+        let mut known = !ty.is_empty() && !is_basic_type(&ty);
         for field in rest.split('.').filter(|p| !p.is_empty()) {
             if known {
                 match self.field_types.get(&(ty.clone(), field.to_string())) {

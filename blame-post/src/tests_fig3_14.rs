@@ -753,8 +753,9 @@ fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
             var("a", VarKind::Local, None, None, false, &[22]),
         ],
         vec![
+            // The calls run after the lines computing their inputs.
             CallSite {
-                line: 10,
+                line: 30,
                 column: 1,
                 callee: Some("gather".into()),
                 arg_count: 2,
@@ -762,7 +763,7 @@ fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
                 model: None,
             },
             CallSite {
-                line: 11,
+                line: 31,
                 column: 1,
                 callee: Some("update".into()),
                 arg_count: 2,
@@ -798,6 +799,41 @@ fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
     );
     let r = resolve(&index, &[frame("kernel", 22)]);
     assert!(r.blamed.contains(&(fi, 4)), "app: {r:?}");
+    // A line after the calls (and in no loop with them) computes nothing
+    // they read: `dom.x` computed at line 40 does not fill `xl`.
+    let mut late = index.functions[fi as usize].clone();
+    late.variables[2].explicit_lines = vec![40];
+    let mut db = StaticDb::default();
+    for f in &index.functions {
+        if f.name != "kernel" {
+            db.insert(f.clone());
+        }
+    }
+    db.insert(late.clone());
+    let index2 = StaticIndex::new(db);
+    let fi2 = index2.lookup("kernel", "fig3_14.c").unwrap() as u32;
+    let r2 = resolve(&index2, &[frame("kernel", 40)]);
+    assert!(
+        !r2.blamed.contains(&(fi2, 3)),
+        "xl was filled before line 40 ran: {r2:?}"
+    );
+    // Unless a loop holds both: the next iteration's gather reads it.
+    late.loops = vec![LoopInfo {
+        header_line: 29,
+        lines: vec![29, 30, 31, 40],
+        parent: None,
+    }];
+    let mut db = StaticDb::default();
+    for f in &index.functions {
+        if f.name != "kernel" {
+            db.insert(f.clone());
+        }
+    }
+    db.insert(late);
+    let index3 = StaticIndex::new(db);
+    let fi3 = index3.lookup("kernel", "fig3_14.c").unwrap() as u32;
+    let r3 = resolve(&index3, &[frame("kernel", 40)]);
+    assert!(r3.blamed.contains(&(fi3, 3)), "in a loop, xl is: {r3:?}");
     assert!(
         r.derived
             .iter()

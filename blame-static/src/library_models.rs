@@ -401,6 +401,51 @@ pub fn is_own_method_call(linkage: &str, nargs: usize) -> bool {
     mangled_params(linkage).is_some_and(|(_, params, _)| params.len() + 1 == nargs)
 }
 
+/// True for the C++ operations through which a value type's data moves:
+/// constructors (copy constructors included), assignment operators and
+/// every other operator function (`operator+` returning through a hidden
+/// result pointer). A call to one writes its object or result like the
+/// compiler's own copies do, so the expression's blame reaches where the
+/// value ends up; other calls pass blame through their transfer functions
+/// only (3.3.3).
+pub fn moves_values(linkage: &str) -> bool {
+    if !linkage.starts_with("_Z") {
+        return false;
+    }
+    let d = blame_formats::names::demangle(linkage);
+    let Some(open) = d.find('(') else {
+        return false;
+    };
+    let name = &d[..open];
+    if name.contains("operator") {
+        return true;
+    }
+    // A constructor: `ns::Class<T>::Class`.
+    let base = name.split('<').next().unwrap_or(name);
+    match base.rsplit_once("::") {
+        Some((class, method)) => {
+            let class = class.rsplit("::").next().unwrap_or(class);
+            !method.is_empty() && class == method
+        }
+        None => false,
+    }
+}
+
+/// True for a C++ member function of the program's own classes (not the
+/// standard library's): `QCS::setCornerDiv(..)` computing the members of
+/// its object. A call to one writes the object's members where its write
+/// set says, as the body's own stores would, so a sequence of methods
+/// filling scratch members in turn (`c0div`, then `c0q` from it, then the
+/// forces from `c0q`) is one chain of data flow in the caller.
+pub fn is_cxx_method_of_program(linkage: &str) -> bool {
+    if !linkage.starts_with("_ZN") {
+        return false;
+    }
+    let d = blame_formats::names::demangle(linkage);
+    let name = d.split('(').next().unwrap_or("");
+    name.contains("::") && !name.starts_with("std::") && !name.starts_with("__gnu_cxx::")
+}
+
 /// The shared arguments of an OpenMP fork (`__kmpc_fork_call(loc, argc,
 /// microtask, shared...)`) that its outlined region may write, when the
 /// region's body is known: outlined parameter `k` (after the two thread
@@ -456,6 +501,15 @@ pub fn intrinsic_as_libc(name: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod const_param_tests {
     use super::*;
+
+    #[test]
+    fn value_moving_calls_are_constructors_and_operators() {
+        assert!(moves_values("_ZN7double2aSERKS_")); // double2::operator=
+        assert!(moves_values("_ZmiRK7double2S1_")); // operator-
+        assert!(moves_values("_ZN7double2C2Edd")); // double2::double2(double, double)
+        assert!(!moves_values("_ZN6Driver3runEv"));
+        assert!(!moves_values("dot"));
+    }
 
     #[test]
     fn own_methods_are_told_from_constructors_and_the_standard_library() {

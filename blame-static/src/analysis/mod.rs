@@ -321,12 +321,65 @@ fn result_records(
         if !candidate {
             continue;
         }
-        let records = var_writes[v].iter().all(|&n| {
+        // Every call that may write it counts, whether or not the caller
+        // takes it for a write (an OpenMP region computing it).
+        let root_of = |mut t: u32| {
+            for _ in 0..vars.len() {
+                match vars[t as usize].parent {
+                    Some(p) => t = p,
+                    None => break,
+                }
+            }
+            t
+        };
+        let call_writes = w
+            .may_write_nodes
+            .iter()
+            .filter(|(_, ts)| ts.iter().any(|&t| root_of(t) == v as u32))
+            .map(|&(n, _)| n);
+        let mut writes: Vec<u32> = var_writes[v].clone();
+        writes.extend(call_writes);
+        // Handed to a call that may write something else from it (an
+        // OpenMP region reading it into another array; a callee whose
+        // flows are unknown), it feeds that: no record. Writes into local
+        // scalars (a reduction's result to print) do not count.
+        let feeds_through_call = w
+            .arg_targets
+            .iter()
+            .filter(|(_, _, ts, _)| ts.iter().any(|&t| root_of(t) == v as u32))
+            .any(|&(c, j, _, _)| {
+                let callee = match &f.insts[c as usize].op {
+                    Op::Call { callee } => callee.as_deref(),
+                    _ => None,
+                };
+                w.arg_targets
+                    .iter()
+                    .filter(|(c2, k, ts, may)| {
+                        *c2 == c
+                            && *k != j
+                            && *may
+                            && ts.iter().any(|&t| {
+                                let tv = &vars[root_of(t) as usize];
+                                root_of(t) != v as u32
+                                    && !(tv.is_scalar && tv.kind == VarKind::Local)
+                            })
+                    })
+                    .any(|&(_, k, _, _)| {
+                        callee
+                            .and_then(|n| defined.param_flows(n, k))
+                            .is_none_or(|from| from.contains(&j))
+                    })
+            });
+        if feeds_through_call {
+            continue;
+        }
+        let records = writes.iter().all(|&n| {
             let n = n as usize;
             if n < ni {
                 let inst = &f.insts[n];
                 return matches!(inst.op, Op::Store)
-                    && (!is_ptr_value(f, &inst.args[0]) || is_fresh_allocation(f, &inst.args[0]));
+                    && (w.numeric_stores.contains(&(n as InstId))
+                        || is_fresh_allocation(f, &inst.args[0]));
             }
             if (ni + np..first_obj).contains(&n) {
                 let (c, k) = w.out_node_info[n - ni - np];
@@ -367,6 +420,47 @@ fn result_records(
             vars[v].is_record = true;
         }
     }
+}
+
+/// True when store `store` records a number: its value is computed (through
+/// arithmetic, casts and merges) from constants, call results, scalar
+/// variables and the stored location itself (an accumulation `times[0] +=
+/// t`), and loads no other memory of a data structure (`a[i] = a[i - 1] *
+/// 2` or `y[i] = b[i]` compute data, they do not record it).
+fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst) -> bool {
+    let addr = &store.args[1];
+    let mut stack = vec![store.args[0].clone()];
+    let mut seen: BTreeSet<InstId> = BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        let Value::Inst(i) = v else { continue };
+        if !seen.insert(i) || seen.len() > 64 {
+            continue;
+        }
+        let inst = &f.insts[i as usize];
+        match &inst.op {
+            Op::Load => {
+                if &inst.args[0] == addr {
+                    continue;
+                }
+                for l in res.locs(&inst.args[0]) {
+                    let scalar = l.deref == 0
+                        && vars
+                            .by_key
+                            .get(&(l.root, l.path.clone()))
+                            .is_some_and(|&v| vars.out[v as usize].is_scalar);
+                    if !scalar {
+                        return false;
+                    }
+                }
+            }
+            Op::Call { .. } => {}
+            Op::Binary { .. } | Op::Cast | Op::Select | Op::Phi | Op::Other(_) => {
+                stack.extend(inst.args.iter().cloned());
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// True when `v` is the address a call to an allocator returned (through
@@ -438,6 +532,16 @@ struct Writes {
     /// The (call, argument) pairs whose argument points into a variable
     /// that is no scalar (a data structure, not a temporary or a number).
     data_args: BTreeSet<(InstId, u32)>,
+    /// Stores of a number that records a result: computed from scalars,
+    /// call results and the stored location itself (`times[0] += t`,
+    /// `norms[it] = solve(..)`), not from other memory of data structures.
+    numeric_stores: BTreeSet<InstId>,
+    /// Call outputs that may write what their argument points to, with
+    /// the argument's target variables (writes or not).
+    may_write_nodes: Vec<(u32, Vec<u32>)>,
+    /// Every pointer argument of a call: (call, argument, its target
+    /// variables, whether the call may write through it).
+    arg_targets: Vec<(InstId, u32, Vec<u32>, bool)>,
 }
 
 fn collect_writes(
@@ -470,6 +574,9 @@ fn collect_writes(
     let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
     let mut pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
     let mut data_args: BTreeSet<(InstId, u32)> = BTreeSet::new();
+    let mut numeric_stores: BTreeSet<InstId> = BTreeSet::new();
+    let mut may_write_nodes: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut arg_targets: Vec<(InstId, u32, Vec<u32>, bool)> = Vec::new();
 
     let callee_name = |inst: &Inst| -> Option<Option<String>> {
         match &inst.op {
@@ -546,6 +653,8 @@ fn collect_writes(
                 }
                 if is_ptr_value(f, &inst.args[0]) {
                     pointer_stores.insert(writes.len());
+                } else if records_a_number(f, res, vars, inst) {
+                    numeric_stores.insert(i);
                 }
                 writes.push((i, targets));
             }
@@ -655,18 +764,27 @@ fn collect_writes(
                             targets.push(v);
                         }
                     }
-                    // A library call writes what its model says; a call to
-                    // a body (or to a function of another unit with a
-                    // summary) writes where its write set says: a user-written
-                    // `operator=` or copy constructor writes its `this`, an
-                    // operator returning through a hidden result pointer
-                    // (`sret`) writes that temporary, a kernel writes its
-                    // output array, so what flows into the call reaches them.
+                    // A library call writes what its model says. A value
+                    // type's own operations (a user-written `operator=` or
+                    // copy constructor writing its `this`, an operator
+                    // returning through a hidden result pointer) write where
+                    // their write sets say, as the compiler's copies would,
+                    // so what flows into them reaches the assigned element.
+                    // Other calls pass blame through their transfer
+                    // functions (3.3.3): their writes are not the caller's.
                     let written = model.as_ref().is_some_and(|md| md.writes_arg(k))
-                        || (may_write && through.is_some_and(|ws| !ws.is_empty()));
+                        || (may_write
+                            && through.is_some_and(|ws| !ws.is_empty())
+                            && name.as_deref().is_some_and(|n| {
+                                library::moves_values(n) || library::is_cxx_method_of_program(n)
+                            }));
                     if targets.iter().any(|&t| !vars.out[t as usize].is_scalar) {
                         data_args.insert((i, k));
                     }
+                    if may_write {
+                        may_write_nodes.push((node, targets.clone()));
+                    }
+                    arg_targets.push((i, k, targets.clone(), may_write));
                     if written {
                         writes.push((node, targets));
                     }
@@ -693,6 +811,9 @@ fn collect_writes(
         call_models,
         pointer_sources,
         data_args,
+        numeric_stores,
+        may_write_nodes,
+        arg_targets,
     }
 }
 
@@ -1335,6 +1456,16 @@ fn reach(
     for (v, ws) in var_writes.iter().enumerate() {
         for &n in ws {
             writers.entry(n).or_default().push(v as u32);
+        }
+    }
+    // Calls that may write a variable without being its writes (an OpenMP
+    // region filling it) hand on what it holds too.
+    for (n, ts) in &w.may_write_nodes {
+        let e = writers.entry(*n).or_default();
+        for &t in ts {
+            if !e.contains(&t) {
+                e.push(t);
+            }
         }
     }
     let mut feeds_other = vec![false; nv];
