@@ -244,9 +244,12 @@ fn html_shows_hostile_names_and_source_as_text() {
         f.line = 2;
     }
     r.variables[3].key.name = "</script><script>alert(2)</script>".into();
-    let html =
-        crate::html::html_with_sources(&r, None, &mut crate::source::SourceCache::new(vec![]))
-            .unwrap();
+    let html = crate::html::html_with_sources(
+        &r,
+        None,
+        &mut crate::source::SourceCache::new(vec![dir.path().to_path_buf()]),
+    )
+    .unwrap();
     // The only script end tags are the page's own two.
     assert_eq!(
         html.matches("</script>").count(),

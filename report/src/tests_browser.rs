@@ -110,9 +110,12 @@ fn a_person_clicks_through_the_report() {
         f.line = 2;
     }
     r.variables[3].key.name = "<img src=x onerror=alert(2)>".into();
-    let html =
-        crate::html::html_with_sources(&r, None, &mut crate::source::SourceCache::new(vec![]))
-            .unwrap();
+    let html = crate::html::html_with_sources(
+        &r,
+        None,
+        &mut crate::source::SourceCache::new(vec![dir.path().to_path_buf()]),
+    )
+    .unwrap();
 
     let browser = launch(chrome, &dir.path().join("profile"));
     let tab = browser.new_tab().unwrap();
