@@ -161,7 +161,7 @@ fn the_readme_session_runs_as_written_and_never_loses_a_result() {
             .sum();
         assert!(kids <= *w, "{path:?}: children {kids} > {w}\n{folded}");
     }
-    assert!(nodes.contains_key(&["main::s".to_string(), "grid".to_string()][..].to_vec()));
+    assert!(nodes.contains_key(&["main::s".to_string(), "grid".to_string()][..]));
 
     // The manifest names the db, found by the binary's build-id (the link
     // through `blame cc` registered it in the user's store).
