@@ -139,6 +139,11 @@ pub struct MergeArgs {
     /// Write the merged results here [default: the results the shards are of].
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Replace the results even with merged results that reach fewer
+    /// variables (shards posted without their static db), which merge
+    /// refuses otherwise.
+    #[arg(short, long)]
+    force: bool,
 }
 
 /// Functions hidden from every view (`report`, `export`): Score-P filters
@@ -422,7 +427,7 @@ fn refuse_emptier(path: &Path, new: &Results, why: Option<&str>) -> Option<Strin
         (new.variables.is_empty() && !old.variables.is_empty()) || (now < 0.99 * was && was > 0.0);
     (same_inputs && emptier && db_lost).then(|| {
         format!(
-            "not replacing {} ({} variables; {} samples reached one) with emptier results ({} variables; {} samples){}; `blame post --force` replaces it",
+            "not replacing {} ({} variables; {} samples reached one) with emptier results ({} variables; {} samples){}; --force replaces it",
             path.display(),
             old.variables.len(),
             was,
@@ -490,12 +495,20 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
     );
     // The last shard to finish reduces them all.
     if run_dir::missing_shards(&shard_files(&whole)?, shard.count).is_empty() {
+        let why = config.static_db().is_none().then(|| no_db_reason(&config));
+        let guard = !args.force && config.requested_db.is_none();
+        let refuse = |merged: &Results| {
+            guard
+                .then(|| refuse_emptier(&whole, merged, why.as_deref()))
+                .flatten()
+        };
         merge_into(
             &whole,
             &whole,
             shard.count,
             Some((shard.index, results)),
             false,
+            &refuse,
         )?;
     }
     Ok(())
@@ -527,12 +540,14 @@ fn brief_list(items: &[String], most: usize) -> String {
 
 /// Merges the `count` shard results beside `whole` into it; `own` is the
 /// calling shard's (index, results), used from memory instead of read back.
+/// `refuse` says why the merged results must not replace `dest`, if so.
 fn merge_into(
     whole: &Path,
     dest: &Path,
     count: u32,
     own: Option<(u32, Results)>,
     sum_contexts: bool,
+    refuse: &dyn Fn(&Results) -> Option<String>,
 ) -> Result<Results> {
     let parts: Vec<ShardFile> = shard_files(whole)?
         .into_iter()
@@ -566,7 +581,11 @@ fn merge_into(
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
         .and_then(|m| m.finish())
-        .and_then(|m| m.write(dest).map(|_| m).map_err(Into::into));
+        .map_err(anyhow::Error::from)
+        .and_then(|m| match refuse(&m) {
+            Some(refusal) => Err(anyhow::anyhow!(refusal)),
+            None => m.write(dest).map(|_| m).map_err(Into::into),
+        });
     progress.finish();
     let merged = merged?;
     eprintln!("blame: merged {count} shards into {}", dest.display());
@@ -594,6 +613,11 @@ pub fn run_merge(args: MergeArgs) -> Result<()> {
             *counts.first().expect("one count"),
             None,
             args.sum_contexts,
+            &|merged| {
+                (!args.force)
+                    .then(|| refuse_emptier(args.output.as_deref().unwrap_or(&whole), merged, None))
+                    .flatten()
+            },
         )
         .map(std::mem::forget),
         _ => bail!(

@@ -161,7 +161,7 @@ fn the_readme_session_runs_as_written_and_never_loses_a_result() {
             .sum();
         assert!(kids <= *w, "{path:?}: children {kids} > {w}\n{folded}");
     }
-    assert!(nodes.contains_key(&["main::s".to_string(), "grid".to_string()][..].to_vec()));
+    assert!(nodes.contains_key(&["main::s".to_string(), "grid".to_string()][..]));
 
     // The manifest names the db, found by the binary's build-id (the link
     // through `blame cc` registered it in the user's store).
@@ -208,6 +208,22 @@ fn the_readme_session_runs_as_written_and_never_loses_a_result() {
     assert!(out.status.success(), "{said}");
     assert!(said.contains("is missing"), "{said}");
     assert!(!said.contains("not built with blame cc"), "{said}");
+    // Sharded, the same: the last shard's merge and `blame merge` refuse.
+    let out = shell(&work, &home, "blame post --shard 0/2 run")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = shell(&work, &home, "blame post --shard 1/2 run")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("not replacing"), "{}", text(&out));
+    let out = shell(&work, &home, "blame merge run").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(std::fs::read(&results).unwrap(), kept, "results untouched");
+    run_ok(&mut shell(&work, &home, "blame merge --force run"));
+    assert_ne!(std::fs::read(&results).unwrap(), kept);
+    std::fs::write(&results, &kept).unwrap();
     // --force replaces them.
     let out = shell(&work, &home, "blame post --force run")
         .output()

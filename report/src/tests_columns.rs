@@ -408,3 +408,48 @@ fn an_ambiguous_variable_name_lists_the_candidates() {
     assert_eq!(d.variables.len(), 1);
     assert_eq!(d.variables[0].variable.function, "sum");
 }
+
+/// Swapped buffers caught mid-swap: `cur` is blamed in both calling contexts
+/// of `b`, `next` only in the first. The samples of the first context blame
+/// both, and are split between them there; the second context's are
+/// `cur`'s alone: cur 30 + 40, next 30 (a proportional share of the
+/// overlap would give 62.5 and 37.5).
+#[test]
+fn shared_samples_are_split_context_by_context() {
+    let mut r = list_and_grid();
+    r.header.processes.truncate(1);
+    let only = |name: &str, blame: f64| VariableBlame {
+        key: key(name, "main", "double *", false),
+        values: values(&[(blame, blame, 0.0)]),
+    };
+    r.variables = vec![only("b", 100.0), only("b.cur", 100.0), only("b.next", 60.0)];
+    r.variables.sort_by(|a, b| a.key.cmp(&b.key));
+    let frame = |line: u32| SymFrame {
+        function: "main".into(),
+        file: "/src/list_grid.c".into(),
+        line,
+        column: 0,
+        inlined: false,
+    };
+    r.push_stack(0, vec![frame(10)], vec![60.0]);
+    r.push_stack(0, vec![frame(20)], vec![40.0]);
+    let index = |name: &str| r.variables.iter().position(|v| v.key.name == name).unwrap() as u32;
+    r.contexts = [
+        ("b", 0, 60.0),
+        ("b", 1, 40.0),
+        ("b.cur", 0, 60.0),
+        ("b.cur", 1, 40.0),
+        ("b.next", 0, 60.0),
+    ]
+    .iter()
+    .map(|&(name, stack, samples)| ContextBlame {
+        variable: index(name),
+        process: 0,
+        stack,
+        samples,
+    })
+    .collect();
+    let folded =
+        String::from_utf8(export(&r, ExportFormat::Folded, TreeKind::Data, None).unwrap()).unwrap();
+    assert_eq!(folded, "main::b;cur 70\nmain::b;next 30\n");
+}

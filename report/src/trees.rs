@@ -105,8 +105,10 @@ pub fn data_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
 /// sample can blame several fields of a struct (swapped buffers, fields
 /// computed together, a residual computed from an array), so the fields'
 /// blame can add up to more than the struct's. Then, from the roots down,
-/// the fields that are data structures take the parent's width first
-/// (scaled down in proportion when even they add up to more), and derived
+/// the fields that are data structures take the parent's width first (when
+/// even they add up to more, the samples of each calling context that blame
+/// several are split among them there, `split_factors`, and what still
+/// does not fit is scaled down in proportion), and derived
 /// scalars (the report's rule: blame mostly inherited from the structures'
 /// samples) share what is left, so children never add up to more than
 /// their parent; a top-level variable, and a field whose samples are its
@@ -121,17 +123,13 @@ pub fn data_stacks_with(
     let mut nodes: BTreeMap<(u32, Vec<String>), (f64, String, u32)> = BTreeMap::new();
     // Paths of derived scalars (the report's rule, over the whole run).
     let mut derived: BTreeMap<Vec<String>, bool> = BTreeMap::new();
-    for v in results.variables.iter().filter(|v| {
-        v.key.event as usize == event
-            && !v.key.name.is_empty()
-            && (all_variables || !crate::views::is_internal_name(&v.key.name))
-    }) {
-        let mut parts: Vec<String> = v.key.name.split('.').map(str::to_string).collect();
-        parts[0] = if v.key.function.is_empty() {
-            parts[0].clone()
-        } else {
-            format!("{}::{}", v.key.function, parts[0])
-        };
+    let shown = |key: &blame_formats::results::VariableKey| {
+        key.event as usize == event
+            && !key.name.is_empty()
+            && (all_variables || !crate::views::is_internal_name(&key.name))
+    };
+    for v in results.variables.iter().filter(|v| shown(&v.key)) {
+        let parts = data_path(&v.key);
         let sum = |f: fn(&blame_formats::results::ProcessValue) -> f64| -> f64 {
             v.values.iter().map(f).sum()
         };
@@ -187,6 +185,7 @@ pub fn data_stacks_with(
     // Whole samples stay whole (largest remainders), so a time event's tree
     // keeps integer weights.
     let whole = nodes.values().all(|(w, _, _)| w.fract() == 0.0);
+    let mut contexts: Option<ContextsByProcess> = None;
     let mut weight: BTreeMap<(u32, Vec<String>), f64> = BTreeMap::new();
     by_depth.reverse();
     for key in &by_depth {
@@ -199,10 +198,25 @@ pub fn data_stacks_with(
                 .partition(|c| derived.get(*c).copied().unwrap_or(false));
             let mut left = w;
             for group in [structures, scalars] {
-                let raw: Vec<f64> = group
+                let mut raw: Vec<f64> = group
                     .iter()
                     .map(|c| nodes[&(key.0, (*c).clone())].0)
                     .collect();
+                // Samples that blame several of them are split among them,
+                // context by context, where the run's contexts say which.
+                if raw.iter().sum::<f64>() > left {
+                    let contexts =
+                        contexts.get_or_insert_with(|| contexts_by_process(results, &shown));
+                    for (x, f) in raw
+                        .iter_mut()
+                        .zip(split_factors(contexts, key.0, &key.1, &group))
+                    {
+                        *x *= f;
+                    }
+                    if whole {
+                        raw.iter_mut().for_each(|x| *x = x.round());
+                    }
+                }
                 for (c, x) in group.iter().zip(share(&raw, left.max(0.0), whole)) {
                     weight.insert((key.0, (*c).clone()), x);
                     left -= x;
@@ -238,6 +252,79 @@ pub fn data_stacks_with(
                 variable: Some(path.join(".")),
             })
         })
+        .collect()
+}
+
+/// `function::root` then each field: a variable's frames in the data tree.
+fn data_path(key: &blame_formats::results::VariableKey) -> Vec<String> {
+    let mut parts: Vec<String> = key.name.split('.').map(str::to_string).collect();
+    if !key.function.is_empty() {
+        parts[0] = format!("{}::{}", key.function, parts[0]);
+    }
+    parts
+}
+
+/// Per process, per calling context (stack): each data-tree path's samples.
+type ContextsByProcess = BTreeMap<u32, BTreeMap<u32, BTreeMap<Vec<String>, f64>>>;
+
+fn contexts_by_process(
+    results: &Results,
+    shown: &dyn Fn(&blame_formats::results::VariableKey) -> bool,
+) -> ContextsByProcess {
+    let mut paths: BTreeMap<u32, Option<Vec<String>>> = BTreeMap::new();
+    let mut out = ContextsByProcess::new();
+    for c in &results.contexts {
+        let path = paths.entry(c.variable).or_insert_with(|| {
+            let key = results.context_key(c);
+            shown(key).then(|| data_path(key))
+        });
+        if let Some(path) = path {
+            *out.entry(c.process)
+                .or_default()
+                .entry(c.stack)
+                .or_default()
+                .entry(path.clone())
+                .or_default() += c.samples;
+        }
+    }
+    out
+}
+
+/// For each of `kids` of `parent` (in `process`), the share of its blame
+/// it keeps when every calling context's samples that blame several of
+/// them are split among them: in a context where the children add up to
+/// more than the parent, each keeps its part of the parent's samples there.
+/// 1 for a child without contexts (the proportional share then applies).
+fn split_factors(
+    contexts: &ContextsByProcess,
+    process: u32,
+    parent: &[String],
+    kids: &[&Vec<String>],
+) -> Vec<f64> {
+    let mut kept = vec![0.0; kids.len()];
+    let mut all = vec![0.0; kids.len()];
+    for paths in contexts.get(&process).into_iter().flat_map(|s| s.values()) {
+        let of = |p: &[String]| paths.get(p).copied().unwrap_or(0.0);
+        let here: Vec<f64> = kids.iter().map(|k| of(k)).collect();
+        let sum: f64 = here.iter().sum();
+        if sum <= 0.0 {
+            continue;
+        }
+        // A parent that is no variable of its own (or not blamed here)
+        // holds what its heaviest child does.
+        let cap = of(parent).max(here.iter().copied().fold(0.0, f64::max));
+        for i in 0..kids.len() {
+            all[i] += here[i];
+            kept[i] += if sum > cap {
+                here[i] * cap / sum
+            } else {
+                here[i]
+            };
+        }
+    }
+    kept.iter()
+        .zip(&all)
+        .map(|(k, a)| if *a > 0.0 { k / a } else { 1.0 })
         .collect()
 }
 
