@@ -496,7 +496,7 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
     // The last shard to finish reduces them all.
     if run_dir::missing_shards(&shard_files(&whole)?, shard.count).is_empty() {
         let why = config.static_db().is_none().then(|| no_db_reason(&config));
-        let guard = !args.force && config.requested_db.is_none();
+        let guard = !args.input.force && config.requested_db.is_none();
         let refuse = |merged: &Results| {
             guard
                 .then(|| refuse_emptier(&whole, merged, why.as_deref()))
