@@ -103,10 +103,10 @@ const MAX_UNIT_ROUNDS: usize = 16;
 
 /// The sets the db stores per linkage name (a name with several summaries,
 /// a `static` function of many files, is not looked up across units).
-fn stored_sets(
-    db: &StaticDb,
-    names: &BTreeSet<String>,
-) -> HashMap<String, Option<(analysis::StoredSets, Vec<Vec<u32>>)>> {
+/// A function's stored write and read sets and its per-parameter flows.
+type StoredAccess = (analysis::StoredSets, Vec<Vec<u32>>);
+
+fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Option<StoredAccess>> {
     names
         .iter()
         .map(|n| {
