@@ -567,6 +567,14 @@ pub fn remove_live_temporaries() -> usize {
         .count()
 }
 
+/// True when file metadata `m` was last modified at least `min_age` ago.
+fn unchanged_for(m: &std::fs::Metadata, min_age: std::time::Duration) -> bool {
+    m.modified()
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age >= min_age)
+}
+
 /// Removes the temporary files [`AtomicFile`] left beside `target` when a
 /// process writing it was killed (`.NAME.XXXXXX.tmp`): the caller's own
 /// regular files, unchanged for `min_age` (a writer still running keeps
@@ -592,11 +600,7 @@ pub fn remove_stale_temporaries(target: &Path, min_age: Duration) -> usize {
         let Ok(m) = e.path().symlink_metadata() else {
             continue;
         };
-        let old = m
-            .modified()
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= min_age);
+        let old = unchanged_for(&m, min_age);
         if m.is_file()
             && m.uid() == me
             && old
@@ -715,11 +719,7 @@ pub fn remove_stale_temp_dirs(prefix: &str, min_age: Duration) -> usize {
         let Ok(m) = e.path().symlink_metadata() else {
             continue;
         };
-        let old = m
-            .modified()
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= min_age);
+        let old = unchanged_for(&m, min_age);
         if m.is_dir()
             && m.uid() == me
             && old
