@@ -538,6 +538,52 @@ fn blame_record_says_why_a_command_cannot_start() {
         "{}",
         stderr(&out)
     );
+    // A FIFO or a directory where the program should be is named as such.
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .args(["-m", "755"])
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for (path, what) in [(&fifo, "a FIFO"), (&dir.path().to_path_buf(), "a directory")] {
+        let out = record_exit(&[path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(126), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("is {what}, not a program")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn a_rate_above_the_kernels_limit_names_the_limit_and_the_sysctl() {
+    if !sampling_allowed() {
+        return;
+    }
+    let Some(limit) = std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok())
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = blame()
+        .args(["record", "-F"])
+        .arg((limit + 1).to_string())
+        .arg("-o")
+        .arg(dir.path().join("run"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains(&limit.to_string()) && err.contains("perf_event_max_sample_rate"),
+        "{err}"
+    );
+    assert!(!dir.path().join("run").exists(), "a failed record leaves no run");
 }
 
 #[test]

@@ -104,6 +104,19 @@ impl Config {
         if self.rate_hz == 0 {
             return Err(ConfigProblem::NotPositive("rate_hz"));
         }
+        // Above the kernel's limit perf_event_open fails with EINVAL: say
+        // which setting and which limit, before anything starts.
+        if let Some(limit) = std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+        {
+            if self.rate_hz > limit {
+                return Err(ConfigProblem::AboveKernelLimit {
+                    rate: self.rate_hz,
+                    limit,
+                });
+            }
+        }
         if self.flush_interval_s == 0 {
             return Err(ConfigProblem::NotPositive("flush_interval_s"));
         }
@@ -134,6 +147,8 @@ pub enum ConfigProblem {
     Relative(&'static str, PathBuf),
     #[error("pattern {0:?}: {1}")]
     Pattern(String, glob::PatternError),
+    #[error("rate_hz = {rate} is above the kernel's limit of {limit} samples per second (kernel.perf_event_max_sample_rate): lower rate_hz, or raise the limit with `sysctl -w kernel.perf_event_max_sample_rate={rate}`")]
+    AboveKernelLimit { rate: u64, limit: u64 },
 }
 
 /// A list of globs; matches when any does.

@@ -136,11 +136,30 @@ fn cannot_run_reason(command: &str, error: &std::io::Error) -> String {
     // The errno's text without " (os error N)".
     let full = error.to_string();
     let text = full.split(" (os error").next().unwrap_or(&full);
-    match error.kind() {
-        std::io::ErrorKind::NotFound if !command.contains('/') => {
+    // What is at the path when it is no program (a directory, a FIFO).
+    let what = std::fs::metadata(command).ok().and_then(|m| {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_dir() {
+            Some("a directory")
+        } else if t.is_fifo() {
+            Some("a FIFO")
+        } else if t.is_socket() {
+            Some("a socket")
+        } else if t.is_char_device() || t.is_block_device() {
+            Some("a device")
+        } else {
+            None
+        }
+    });
+    match (error.kind(), what) {
+        (_, Some(what)) if command.contains('/') => {
+            format!("{command} is {what}, not a program")
+        }
+        (std::io::ErrorKind::NotFound, _) if !command.contains('/') => {
             format!("command not found in PATH ({text})")
         }
-        std::io::ErrorKind::PermissionDenied => {
+        (std::io::ErrorKind::PermissionDenied, _) => {
             format!("{text}: not executable, or a directory on its path cannot be searched")
         }
         _ => text.to_string(),

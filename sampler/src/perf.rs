@@ -288,6 +288,16 @@ fn classify(err: std::io::Error, event: &EventSpec) -> OpenFailure {
     }
 }
 
+/// The kernel's highest sampling frequency for perf events
+/// (`kernel.perf_event_max_sample_rate`), when it says.
+fn max_sample_rate() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
 impl PerfSession {
     /// Opens every event on every CPU for the threads `tids` (one pid for a
     /// launched command, which inherits to its descendants; each thread of
@@ -297,6 +307,18 @@ impl PerfSession {
         scope: Scope,
         enable_on_exec: bool,
     ) -> Result<PerfSession, OpenFailure> {
+        if let Sampling::Frequency(hz) = cfg.sampling {
+            if let Some(limit) = max_sample_rate() {
+                if hz > limit {
+                    return Err(OpenFailure::Other(format!(
+                        "-F {hz} is above the kernel's limit of {limit} samples per second \
+                         (kernel.perf_event_max_sample_rate, in \
+                         /proc/sys/kernel/perf_event_max_sample_rate): lower -F, or as root \
+                         raise the limit with `sysctl -w kernel.perf_event_max_sample_rate={hz}`"
+                    )));
+                }
+            }
+        }
         let pids = scope.pids();
         let tids = &pids[..];
         let plan = plan_rings(

@@ -396,8 +396,23 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
             stack_size = stack_size.max(crate::DWARF_STACK_SIZE);
         }
         ptrace = Some(
-            PtraceSampler::seize(&tids, hz, stack_size as usize)
-                .map_err(|e| RecordError::Sampler(format!("ptrace: {e}")))?,
+            PtraceSampler::seize(&tids, hz, stack_size as usize).map_err(|e| {
+                // Name the process and, when it is another user's, why.
+                let pid = tids.first().copied().unwrap_or(0);
+                let owner = std::fs::metadata(format!("/proc/{pid}"))
+                    .ok()
+                    .map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+                let me = std::fs::metadata("/proc/self")
+                    .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+                    .unwrap_or(0);
+                let why = match owner {
+                    Some(uid) if uid != me && me != 0 => format!(
+                        "; process {pid} belongs to uid {uid}, not to you (uid {me}): record it as its owner or as root"
+                    ),
+                    _ => String::new(),
+                };
+                RecordError::Sampler(format!("ptrace of process {pid}: {e}{why}"))
+            })?,
         );
     }
 
@@ -467,12 +482,32 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     for e in summarize_errors(&rec.sink.errors) {
         notice(&mut notices, e);
     }
+    // A full disk loses samples too: what to do is free space, not sample less.
+    let disk_full = rec
+        .sink
+        .errors
+        .iter()
+        .any(|e| e.contains("No space left on device") || e.contains("Disk quota exceeded"));
+    if disk_full {
+        notice(
+            &mut notices,
+            format!(
+                "the disk holding {} is full (or over quota): free space, or record to another directory with -o",
+                opts.output.display()
+            ),
+        );
+    }
     let lost: u64 =
         rec.sink.entries.iter().map(|e| e.lost).sum::<u64>() + rec.stats.unattributed_lost;
-    if lost > 0 {
+    if lost > 0 && !disk_full {
         notice(
             &mut notices,
             format!("{lost} samples lost to ring-buffer overruns; lower -F or use --call-graph fp"),
+        );
+    } else if lost > 0 {
+        notice(
+            &mut notices,
+            format!("{lost} samples lost while the disk was full"),
         );
     }
     // At least 5% of the samples (an unwinder stopping in ld.so's lazy binding
