@@ -296,6 +296,14 @@ impl Cfg {
             && self.post[b as usize] <= self.post[a as usize]
     }
 
+    /// The dominator-tree interval of a reachable block: `a` dominates `b`
+    /// when `a`'s entry number is at most `b`'s and its exit number at least
+    /// `b`'s (the intervals of a tree nest or are disjoint).
+    pub fn dom_interval(&self, b: u32) -> Option<(u32, u32)> {
+        self.reachable(b)
+            .then(|| (self.pre[b as usize], self.post[b as usize]))
+    }
+
     fn natural_loops(&self, f: &Function) -> Vec<Loop> {
         let n = f.blocks.len();
         let mut by_header: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
