@@ -101,7 +101,10 @@ fn args(v: &[u32]) -> Vec<CallOutput> {
 /// the `MPI_` prefix (`Send`, `Waitall`): `MPI_Send`, `PMPI_Send`, and the
 /// Fortran entry points `mpi_send_`, `mpi_send__`, `MPI_SEND`, `pmpi_send_`.
 pub fn mpi_routine(name: &str) -> Option<String> {
-    if let Some(m) = name.strip_prefix("PMPI_").or_else(|| name.strip_prefix("MPI_")) {
+    if let Some(m) = name
+        .strip_prefix("PMPI_")
+        .or_else(|| name.strip_prefix("MPI_"))
+    {
         let fortran = m.len() > 1 && m.chars().all(|c| !c.is_ascii_lowercase());
         return match m.chars().next() {
             Some(c) if c.is_ascii_uppercase() && fortran => Some(capitalized(m)),
@@ -145,8 +148,8 @@ fn mpi_model(m: &str) -> Option<LibModel> {
         | "Query_thread" | "Get_processor_name" | "Pcontrol" => (&[], &[]),
         // Point to point.
         "Send" | "Ssend" | "Rsend" | "Bsend" => (&[0], &[0]),
-        "Isend" | "Issend" | "Irsend" | "Ibsend" | "Send_init" | "Ssend_init"
-        | "Rsend_init" | "Bsend_init" => (&[0, 6], &[0]),
+        "Isend" | "Issend" | "Irsend" | "Ibsend" | "Send_init" | "Ssend_init" | "Rsend_init"
+        | "Bsend_init" => (&[0, 6], &[0]),
         "Recv" => (&[0], &[]),
         "Irecv" | "Recv_init" => (&[0, 6], &[]),
         "Mrecv" => (&[0], &[]),
@@ -158,13 +161,15 @@ fn mpi_model(m: &str) -> Option<LibModel> {
         // Completion: the requests (and, added by the analysis, the
         // buffers of the calls that posted them).
         "Wait" | "Test" | "Start" | "Request_free" | "Cancel" => (&[0], &[]),
-        "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome" | "Testsome"
-        | "Startall" => (&[1], &[]),
+        "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome" | "Testsome" | "Startall" => {
+            (&[1], &[])
+        }
         // Collectives: their buffers.
         "Bcast" => (&[0], &[]),
         "Ibcast" => (&[0, 5], &[]),
-        "Reduce" | "Allreduce" | "Scan" | "Exscan" | "Reduce_scatter"
-        | "Reduce_scatter_block" => (&[0, 1], &[0]),
+        "Reduce" | "Allreduce" | "Scan" | "Exscan" | "Reduce_scatter" | "Reduce_scatter_block" => {
+            (&[0, 1], &[0])
+        }
         "Iallreduce" | "Iscan" | "Iexscan" => (&[0, 1, 6], &[0]),
         "Ireduce" => (&[0, 1, 7], &[0]),
         "Gather" | "Scatter" => (&[0, 3], &[0]),
@@ -435,7 +440,10 @@ mod const_param_tests {
         assert_eq!(send.outputs, vec![CallOutput::Arg(0)]);
         assert!(!send.may_write(0), "a send only reads its buffer");
         let isend = known("PMPI_Isend").unwrap();
-        assert!(!isend.may_write(0) && isend.writes_arg(6), "the request is written");
+        assert!(
+            !isend.may_write(0) && isend.writes_arg(6),
+            "the request is written"
+        );
         let recv = known("mpi_recv_").unwrap();
         assert!(recv.writes_arg(0));
         let allreduce = known("MPI_Allreduce").unwrap();

@@ -105,6 +105,7 @@ impl Components {
 
     /// Closes per-component bit masks under reachability: afterwards each
     /// component's mask includes the masks of every component reaching it.
+    #[cfg(test)]
     pub(super) fn propagate<I: Iterator<Item = u32>>(
         &self,
         masks: &mut [u64],
@@ -118,6 +119,46 @@ impl Components {
             for &n in &self.nodes[self.start[c] as usize..self.start[c + 1] as usize] {
                 for d in succs(n) {
                     masks[self.comp[d as usize] as usize] |= bits;
+                }
+            }
+        }
+    }
+}
+
+impl Components {
+    /// The nodes of component `c`.
+    pub(super) fn nodes(&self, c: usize) -> &[u32] {
+        &self.nodes[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+
+    /// [`Self::propagate`] over the components reached from those in
+    /// `touched` (marked in `queued`) only, in the same order: a batch of
+    /// variables whose writes reach a small part of a large graph costs
+    /// that part. Adds each component reached to `touched` and `queued`.
+    pub(super) fn propagate_from<I: Iterator<Item = u32>>(
+        &self,
+        masks: &mut [u64],
+        touched: &mut Vec<usize>,
+        queued: &mut [bool],
+        succs: impl Fn(u32) -> I,
+    ) {
+        // Edges go from higher to lower components: the highest one
+        // waiting has every mask that reaches it.
+        let mut heap: std::collections::BinaryHeap<usize> = touched.iter().copied().collect();
+        while let Some(c) = heap.pop() {
+            let bits = masks[c];
+            if bits == 0 {
+                continue;
+            }
+            for &n in self.nodes(c) {
+                for d in succs(n) {
+                    let cd = self.comp[d as usize] as usize;
+                    masks[cd] |= bits;
+                    if !queued[cd] {
+                        queued[cd] = true;
+                        touched.push(cd);
+                        heap.push(cd);
+                    }
                 }
             }
         }
@@ -477,7 +518,20 @@ mod tests {
             for (bit, &s) in starts.iter().enumerate() {
                 masks[comps.of(s)] |= 1 << bit;
             }
+            // From the start components only: the same masks.
+            let mut sparse = masks.clone();
+            let mut touched: Vec<usize> = starts.iter().map(|&s| comps.of(s)).collect();
+            touched.sort_unstable();
+            touched.dedup();
+            let mut queued = vec![false; comps.count()];
+            for &c in &touched {
+                queued[c] = true;
+            }
+            comps.propagate_from(&mut sparse, &mut touched, &mut queued, |v| {
+                succ[v as usize].iter().copied()
+            });
             comps.propagate(&mut masks, |v| succ[v as usize].iter().copied());
+            assert_eq!(sparse, masks, "round {round}");
             for (bit, &s) in starts.iter().enumerate() {
                 let mut seen = vec![false; n];
                 let mut stack = vec![s];

@@ -176,12 +176,35 @@ impl Vars<'_> {
 /// a program variable.
 fn is_runtime_global(gl: &crate::ir::Global) -> bool {
     const PREFIXES: &[&str] = &[
-        "ompi_", "opal_", "orte_", "pmix_", "MPIR_", "MPID", "MPIU_", "mpich_", "mpi_fortran_",
-        "PMPI_", "_IO_", "__kmp", "__gomp", "__libc_", "_ZSt", "_ZNSt",
+        "ompi_",
+        "opal_",
+        "orte_",
+        "pmix_",
+        "MPIR_",
+        "MPID",
+        "MPIU_",
+        "mpich_",
+        "mpi_fortran_",
+        "PMPI_",
+        "_IO_",
+        "__kmp",
+        "__gomp",
+        "__libc_",
+        "_ZSt",
+        "_ZNSt",
     ];
     const NAMES: &[&str] = &[
-        "stdout", "stderr", "stdin", "errno", "environ", "optarg", "optind", "opterr", "optopt",
-        "__environ", "signgam",
+        "stdout",
+        "stderr",
+        "stdin",
+        "errno",
+        "environ",
+        "optarg",
+        "optind",
+        "opterr",
+        "optopt",
+        "__environ",
+        "signgam",
     ];
     let declared_only = gl.size == 0 && gl.ty.is_none();
     declared_only

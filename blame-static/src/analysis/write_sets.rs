@@ -82,7 +82,11 @@ pub fn summary_flows(s: &blame_formats::static_db::FunctionSummary) -> Vec<Vec<u
         .variables
         .iter()
         .filter_map(|v| v.param_index)
-        .chain(s.side_effects.iter().map(|e| e.blamed_param.max(e.from_param)))
+        .chain(
+            s.side_effects
+                .iter()
+                .map(|e| e.blamed_param.max(e.from_param)),
+        )
         .map(|k| k as usize + 1)
         .max()
         .unwrap_or(0);
