@@ -14,6 +14,7 @@ timed).
   switch    a switch of N cases over arrays (an interpreter's dispatch)
   straight  N statements `w[i%211] += k[i%307] * c[i%53] * c[(i*5)%53];`
   nest      8-deep loop nests over arrays, 8 statements in each innermost body
+            (16 statements a nest: its 8 `for`s and its 8 body statements)
   body      one 8-deep loop nest whose innermost body holds N statements
   table     a constant table of N entries (global) and a local table filled
             by N stores, then read in a loop
@@ -92,7 +93,7 @@ def stmt(k, idx):
 def nest(n):
     out = ["void f(int n, double *u, const double *v, const double *w) {"]
     per = 8
-    for m in range(max(1, n // per)):
+    for m in range(max(1, n // (2 * per))):
         out += nest_loops(8, lambda idx, m=m: [stmt(m * per + s, idx) for s in range(per)])
     out.append("}")
     return out
