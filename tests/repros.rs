@@ -750,7 +750,12 @@ fn opaquehandle_a_factory_handle_gets_the_fields_its_callees_cast_it_to() {
             solver["explicit_percent"].as_f64().unwrap() >= 90.0,
             "{variant}: {solver}"
         );
-        for field in ["solver.x_l", "solver.b_l", "solver.r_l", "solver.relax_data_l"] {
+        for field in [
+            "solver.x_l",
+            "solver.b_l",
+            "solver.r_l",
+            "solver.relax_data_l",
+        ] {
             let p = explicit_of(&r, Some("main"), field);
             assert!(p >= 20.0, "{variant}: {field} {p}% in {:?}", names(&r));
         }
@@ -781,8 +786,14 @@ fn listgrid_a_linked_list_is_one_row_not_its_cursors_and_links() {
         .filter(|v| v["name"] == "plist" && v["function"] == "main")
         .collect();
     assert_eq!(plist.len(), 1, "{rows:?}");
-    assert!(plist[0]["explicit_percent"].as_f64().unwrap() >= 60.0, "{r}");
-    assert!(plist[0]["explicit_percent"].as_f64().unwrap() <= 100.5, "{r}");
+    assert!(
+        plist[0]["explicit_percent"].as_f64().unwrap() >= 60.0,
+        "{r}"
+    );
+    assert!(
+        plist[0]["explicit_percent"].as_f64().unwrap() <= 100.5,
+        "{r}"
+    );
     for field in ["plist.x", "plist.vx"] {
         assert!(row(&r, Some("main"), field).is_some(), "{field}: {rows:?}");
     }

@@ -286,10 +286,7 @@ fn root_variable(
 /// The owner of variable `vi` of `f` when its root is an element pointer
 /// (`bp = &blocks[n]`: `bp.array` is `blocks.array`): the owner and the
 /// path below the local (`.array`).
-fn element_owner(
-    f: &blame_formats::static_db::FunctionSummary,
-    vi: u32,
-) -> Option<(u32, &str)> {
+fn element_owner(f: &blame_formats::static_db::FunctionSummary, vi: u32) -> Option<(u32, &str)> {
     let v = &f.variables[vi as usize];
     let mut root = v;
     for _ in 0..f.variables.len() {
@@ -552,13 +549,9 @@ impl Accumulator {
                     (&res.explicit, &res.explicit_derived, &mut explicit_ids),
                 ] {
                     into.clear();
-                    into.extend(
-                        blamed
-                            .iter()
-                            .map(|&v| {
-                                intern_var(v, e16, &mut var_keys, &mut var_sums, &mut derived_ids)
-                            }),
-                    );
+                    into.extend(blamed.iter().map(|&v| {
+                        intern_var(v, e16, &mut var_keys, &mut var_sums, &mut derived_ids)
+                    }));
                     for d in derived {
                         for key in derived_keys(index, d, e16) {
                             // One row per path: an intermediate path reached without
@@ -613,11 +606,9 @@ impl Accumulator {
                 }
                 ids.clear();
                 ids.extend(
-                    res.exclusive
-                        .iter()
-                        .map(|&v| {
-                                intern_var(v, e16, &mut var_keys, &mut var_sums, &mut derived_ids)
-                            }),
+                    res.exclusive.iter().map(|&v| {
+                        intern_var(v, e16, &mut var_keys, &mut var_sums, &mut derived_ids)
+                    }),
                 );
                 for d in &res.exclusive_derived {
                     for key in derived_keys(index, d, e16) {
