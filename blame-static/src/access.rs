@@ -34,6 +34,9 @@ type Stride = Option<i64>;
 /// (instruction, loop, inner loop taken as restarting).
 type StrideKey = (InstId, usize, Option<usize>);
 
+/// The step of each counter of a loop (see [`AccessPatterns::counter_steps`]).
+type Steps = Rc<BTreeMap<Slot, i64>>;
+
 /// A value an address polynomial does not decompose: a scalar slot as
 /// loaded (a counter, a size, a pointer), an argument, a global's address,
 /// any other instruction.
@@ -89,7 +92,7 @@ pub struct AccessPatterns<'a> {
     /// address, for [`Self::recently_touched`] (made on first use).
     touched: RefCell<HashMap<usize, Rc<Accesses>>>,
     /// [`Self::counter_steps`] per (loop, restarting loop).
-    steps: RefCell<HashMap<(usize, Option<usize>), Rc<BTreeMap<Slot, i64>>>>,
+    steps: RefCell<HashMap<(usize, Option<usize>), Steps>>,
     /// [`Self::counter_step`] per (slot, loop).
     counters: RefCell<HashMap<(Slot, usize), Stride>>,
     /// [`Self::trip`] per loop.
@@ -339,7 +342,7 @@ impl<'a> AccessPatterns<'a> {
 
     /// The counters of loop `l` and of the loop around it (whose inner
     /// counters restart), with their steps.
-    fn shift_steps(&self, l: usize) -> (Rc<BTreeMap<Slot, i64>>, Option<Rc<BTreeMap<Slot, i64>>>) {
+    fn shift_steps(&self, l: usize) -> (Steps, Option<Steps>) {
         let inner = self.counter_steps(l, None);
         let outer = self.cfg.loops[l]
             .parent
@@ -495,7 +498,7 @@ impl<'a> AccessPatterns<'a> {
     /// whose counters restart each iteration, taken as unchanged): a
     /// counter's step, `i64::MIN` for a slot that is not a counter (its
     /// value per iteration is not known).
-    fn counter_steps(&self, l: usize, restart: Option<usize>) -> Rc<BTreeMap<Slot, i64>> {
+    fn counter_steps(&self, l: usize, restart: Option<usize>) -> Steps {
         if let Some(known) = self.steps.borrow().get(&(l, restart)) {
             return known.clone();
         }

@@ -202,6 +202,10 @@ pub(super) struct MayDefVisibility<'a> {
 const FLOW_WRITES: usize = 256;
 const FLOW_BLOCKS: usize = 2048;
 
+/// A block's writes of an object as (position, node), in block order, and
+/// the chain nodes made so far (see [`Flow`]).
+type BlockWrites = (Vec<(u32, u32)>, Vec<u32>);
+
 /// The writes of one object visible in a function, as nodes of the graph
 /// that reach exactly those writes: a block's entry sees what its
 /// predecessors' exits see (a merge node where there are several, nothing
@@ -215,7 +219,7 @@ struct Flow {
     entry: Vec<Option<u32>>,
     /// Per block with writes: the writes in block order, and the chain
     /// nodes made so far (the k-th: the entry and the first k + 1 writes).
-    in_block: HashMap<u32, (Vec<(u32, u32)>, Vec<u32>)>,
+    in_block: HashMap<u32, BlockWrites>,
     /// Writes that no instruction of a block makes: visible everywhere.
     always: Option<u32>,
     /// The node of `always` and a point's node, per point node.
@@ -256,7 +260,7 @@ impl<'a> MayDefVisibility<'a> {
             data.push(edges);
             (data.len() - 1) as u32
         };
-        let mut in_block: HashMap<u32, (Vec<(u32, u32)>, Vec<u32>)> = HashMap::new();
+        let mut in_block: HashMap<u32, BlockWrites> = HashMap::new();
         let mut always = Vec::new();
         for &w in &data[obj as usize] {
             match self.inst_of(w) {
