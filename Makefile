@@ -32,6 +32,7 @@ lint: deps
 
 bench: deps
 	$(LLVM_ENV) $(CARGO) bench --workspace
+	$(LLVM_ENV) bash bench/analyze_shapes.sh
 
 fuzz:
 	bash scripts/fuzz.sh

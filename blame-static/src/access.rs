@@ -16,8 +16,9 @@ use crate::cfg::Cfg;
 use crate::ir::strip_casts;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
 use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// A scalar slot: an alloca or a global, plus a constant byte offset.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -32,6 +33,9 @@ type Stride = Option<i64>;
 
 /// (instruction, loop, inner loop taken as restarting).
 type StrideKey = (InstId, usize, Option<usize>);
+
+/// The step of each counter of a loop (see [`AccessPatterns::counter_steps`]).
+type Steps = Rc<BTreeMap<Slot, i64>>;
 
 /// A value an address polynomial does not decompose: a scalar slot as
 /// loaded (a counter, a size, a pointer), an argument, a global's address,
@@ -77,6 +81,56 @@ pub struct AccessPatterns<'a> {
     /// While computing a stride across iterations of an enclosing loop: the
     /// inner loop whose counters restart each iteration (taken as unchanged).
     restart: std::cell::Cell<Option<usize>>,
+    /// The innermost loop of each block.
+    innermost: Vec<Option<usize>>,
+    /// Each instruction's position in its block.
+    position: Vec<u32>,
+    /// Stores outside loops by address, for [`Self::written_before`]
+    /// (made on first use).
+    outside: OnceCell<Accesses>,
+    /// Per loop, the accesses of its own blocks by address and shifted
+    /// address, for [`Self::recently_touched`] (made on first use).
+    touched: RefCell<HashMap<usize, Rc<Accesses>>>,
+    /// [`Self::counter_steps`] per (loop, restarting loop).
+    steps: RefCell<HashMap<(usize, Option<usize>), Steps>>,
+    /// [`Self::counter_step`] per (slot, loop).
+    counters: RefCell<HashMap<(Slot, usize), Stride>>,
+    /// [`Self::trip`] per loop.
+    trips: RefCell<HashMap<usize, Option<(Atom, i64)>>>,
+}
+
+/// The loads and stores of one region (a loop's own blocks, or the code
+/// outside loops) grouped by address polynomial, with the addresses each
+/// group touched one or two iterations earlier, so that a read finds the
+/// accesses it reuses by lookup instead of comparing with every access of
+/// the region (which was quadratic in the region's size).
+#[derive(Default)]
+struct Accesses {
+    groups: Vec<Group>,
+    by_poly: HashMap<Poly, u32>,
+    /// Fingerprint of a shifted address (see [`shifts`]) to the groups and
+    /// shifts that give it; checked exactly on lookup.
+    shifted: HashMap<u64, Vec<(u32, u8)>>,
+}
+
+/// The accesses of one address polynomial in a region.
+struct Group {
+    poly: Poly,
+    /// The first access, and whether there are others.
+    first: InstId,
+    several: bool,
+    /// Stores: per block the first store's position, and the dominator
+    /// intervals of the blocks holding one (sorted by entry number, with the
+    /// running maximum of exit numbers).
+    first_store: HashMap<u32, u32>,
+    store_blocks: Vec<(u32, u32)>,
+}
+
+fn fingerprint(p: &Poly) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    p.hash(&mut h);
+    h.finish()
 }
 
 impl<'a> AccessPatterns<'a> {
@@ -89,7 +143,21 @@ impl<'a> AccessPatterns<'a> {
             defined_once: HashMap::new(),
             memo: RefCell::new(HashMap::new()),
             restart: std::cell::Cell::new(None),
+            innermost: cfg.innermost_loop_of_blocks(f.blocks.len()),
+            position: vec![0; f.insts.len()],
+            outside: OnceCell::new(),
+            touched: RefCell::new(HashMap::new()),
+            steps: RefCell::new(HashMap::new()),
+            counters: RefCell::new(HashMap::new()),
+            trips: RefCell::new(HashMap::new()),
         };
+        for b in &f.blocks {
+            for (k, &i) in b.insts.iter().enumerate() {
+                if let Some(p) = ap.position.get_mut(i as usize) {
+                    *p = k as u32;
+                }
+            }
+        }
         let mut stores = vec![HashMap::new(); cfg.loops.len()];
         for (li, l) in cfg.loops.iter().enumerate() {
             for &b in &l.blocks {
@@ -164,27 +232,122 @@ impl<'a> AccessPatterns<'a> {
         let Some(a) = self.poly(addr, 0) else {
             return false;
         };
-        let innermost = self.cfg.innermost_loop_of_blocks(self.f.blocks.len());
-        let at_block = self.f.insts[at as usize].block;
-        self.f.insts.iter().enumerate().any(|(i, inst)| {
-            let i = i as InstId;
-            let b = inst.block;
-            if !matches!(inst.op, Op::Store)
-                || i == at
-                || innermost.get(b as usize).copied().flatten().is_some()
-                || self.slot(&inst.args[1]).is_some()
-            {
-                return false;
+        let outside = self.outside.get_or_init(|| self.region(None));
+        outside
+            .by_poly
+            .get(&a)
+            .is_some_and(|&g| self.stored_before(&outside.groups[g as usize], at))
+    }
+
+    /// Whether a store of group `g` comes before the load `at` on every
+    /// path to it: earlier in its block, or in a block that dominates it.
+    fn stored_before(&self, g: &Group, at: InstId) -> bool {
+        let b = self.f.insts[at as usize].block;
+        if g.first_store
+            .get(&b)
+            .is_some_and(|&p| p < self.position[at as usize])
+        {
+            return true;
+        }
+        let Some((pre, post)) = self.cfg.dom_interval(b) else {
+            return false;
+        };
+        // Blocks entered before `b` in the dominator tree: one of them
+        // dominates `b` when the latest exit among them is after `b`'s.
+        let k = g.store_blocks.partition_point(|&(p, _)| p < pre);
+        k > 0 && g.store_blocks[k - 1].1 >= post
+    }
+
+    /// The accesses (loads and stores through pointers, not scalar slots) of
+    /// the own blocks of loop `l` (not of loops nested in it), or the stores
+    /// outside loops, grouped by address; for a loop, with the addresses
+    /// each group touched one or two iterations earlier.
+    fn region(&self, l: Option<usize>) -> Accesses {
+        let mut acc = Accesses::default();
+        let mut add = |i: InstId, store: bool| {
+            let inst = &self.f.insts[i as usize];
+            let other = if store { &inst.args[1] } else { &inst.args[0] };
+            if self.slot(other).is_some() {
+                return;
             }
-            let before = if b == at_block {
-                let order = &self.f.blocks[b as usize].insts;
-                let pos = |x: InstId| order.iter().position(|&y| y == x);
-                pos(i) < pos(at)
+            let Some(o) = self.poly(other, 0) else { return };
+            let next = acc.groups.len() as u32;
+            let g = *acc.by_poly.entry(o.clone()).or_insert(next);
+            if g == next {
+                acc.groups.push(Group {
+                    poly: o,
+                    first: i,
+                    several: false,
+                    first_store: HashMap::new(),
+                    store_blocks: Vec::new(),
+                });
             } else {
-                (b as usize) < self.f.blocks.len() && self.cfg.dominates(b, at_block)
-            };
-            before && self.poly(&inst.args[1], 0).as_ref() == Some(&a)
-        })
+                acc.groups[g as usize].several = true;
+            }
+            if store {
+                let group = &mut acc.groups[g as usize];
+                group
+                    .first_store
+                    .entry(inst.block)
+                    .or_insert(self.position[i as usize]);
+                if let Some(interval) = self.cfg.dom_interval(inst.block) {
+                    group.store_blocks.push(interval);
+                }
+            }
+        };
+        let in_region = |b: u32| self.innermost.get(b as usize).copied().flatten() == l;
+        match l {
+            None => {
+                for (i, inst) in self.f.insts.iter().enumerate() {
+                    if matches!(inst.op, Op::Store) && in_region(inst.block) {
+                        add(i as InstId, true);
+                    }
+                }
+            }
+            Some(l) => {
+                for &b in &self.cfg.loops[l].blocks {
+                    if !in_region(b) {
+                        continue;
+                    }
+                    for &i in &self.f.blocks[b as usize].insts {
+                        match self.f.insts[i as usize].op {
+                            Op::Load => add(i, false),
+                            Op::Store => add(i, true),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        for g in &mut acc.groups {
+            g.store_blocks.sort_unstable();
+            g.store_blocks.dedup();
+            let mut latest = 0;
+            for (_, post) in &mut g.store_blocks {
+                latest = latest.max(*post);
+                *post = latest;
+            }
+        }
+        if let Some(l) = l {
+            let (inner, outer) = self.shift_steps(l);
+            for (k, g) in acc.groups.iter().enumerate() {
+                for (code, q) in shifts(&g.poly, &inner, outer.as_deref()) {
+                    let list = acc.shifted.entry(fingerprint(&q)).or_default();
+                    list.push((k as u32, code));
+                }
+            }
+        }
+        acc
+    }
+
+    /// The counters of loop `l` and of the loop around it (whose inner
+    /// counters restart), with their steps.
+    fn shift_steps(&self, l: usize) -> (Steps, Option<Steps>) {
+        let inner = self.counter_steps(l, None);
+        let outer = self.cfg.loops[l]
+            .parent
+            .map(|p| self.counter_steps(p, Some(l)));
+        (inner, outer)
     }
 
     /// Whether a store of loop `l` (in its own blocks, not in loops nested
@@ -194,76 +357,41 @@ impl<'a> AccessPatterns<'a> {
     /// write-read reuse of a locality model (`q[j - 1]` after `q[j] = ..`,
     /// `u[i - 1][j]` after `u[i + 1][j]` two rows ago). Compared as
     /// polynomials of the addresses, counters shifted by their steps.
+    ///
+    /// (A load of the same address on an earlier line is not taken: which
+    /// of a group's reads takes its lines needs the group's spatial reuse,
+    /// not modeled; equake's `v[col][0]` on three lines. Only accesses that
+    /// move with the loop count: a sweep repeated in every iteration of the
+    /// outer loop is reused across a whole inner sweep, which the footprints
+    /// weigh.)
     fn recently_touched(&self, addr: &Value, at: InstId, l: usize) -> bool {
         let Some(a) = self.poly(addr, 0) else {
             return false;
         };
-        let innermost = self.cfg.innermost_loop_of_blocks(self.f.blocks.len());
-        let mine = |i: InstId| {
-            let b = self.f.insts[i as usize].block;
-            innermost.get(b as usize).copied().flatten() == Some(l)
-        };
-        let at_block = self.f.insts[at as usize].block;
-        let before = |i: InstId| {
-            let b = self.f.insts[i as usize].block;
-            if b == at_block {
-                let order = &self.f.blocks[b as usize].insts;
-                let pos = |x: InstId| order.iter().position(|&y| y == x);
-                pos(i) < pos(at)
-            } else {
-                self.cfg.dominates(b, at_block)
-            }
-        };
-        let steps_inner = self.counter_steps(l, None);
-        let steps_outer = self.cfg.loops[l]
-            .parent
-            .map(|p| self.counter_steps(p, Some(l)));
-        for &b in &self.cfg.loops[l].blocks {
-            for &i in &self.f.blocks[b as usize].insts {
-                if i == at || !mine(i) {
-                    continue;
-                }
-                let inst = &self.f.insts[i as usize];
-                let other = match inst.op {
-                    Op::Load => &inst.args[0],
-                    Op::Store => &inst.args[1],
-                    _ => continue,
-                };
-                if self.slot(other).is_some() {
-                    continue;
-                }
-                let Some(o) = self.poly(other, 0) else {
-                    continue;
-                };
-                // Written earlier in the same iteration. (A load of the same
-                // address on an earlier line is not taken: which of a group's
-                // reads takes its lines needs the group's spatial reuse, not
-                // modeled; equake's `v[col][0]` on three lines.)
-                if o == a && matches!(inst.op, Op::Store) && before(i) {
-                    return true;
-                }
-                // Only accesses that move with the loop: a sweep repeated in
-                // every iteration of the outer loop is reused across a whole
-                // inner sweep, which the footprints weigh.
-                let moved = |steps, k: i64| Some(shifted(&o, steps, -k)).filter(|m| *m != o);
-                if (1..=RECENT_ITERATIONS).any(|k| moved(&steps_inner, k).as_ref() == Some(&a)) {
-                    return true;
-                }
-                // One or two iterations of the outer loop earlier, within two
-                // of the inner one (`u[i][j + 1]` was read as `u[i + 1][j + 1]`
-                // a row before).
-                let Some(outer) = &steps_outer else { continue };
-                for k in 1..=RECENT_ITERATIONS {
-                    let Some(row) = moved(outer, k) else { continue };
-                    if (-RECENT_ITERATIONS..=RECENT_ITERATIONS)
-                        .any(|d| shifted(&row, &steps_inner, d) == a)
-                    {
-                        return true;
-                    }
-                }
+        let known = self.touched.borrow().get(&l).cloned();
+        let acc = known.unwrap_or_else(|| {
+            let acc = Rc::new(self.region(Some(l)));
+            self.touched.borrow_mut().insert(l, acc.clone());
+            acc
+        });
+        // Written earlier in the same iteration.
+        if let Some(&g) = acc.by_poly.get(&a) {
+            if self.stored_before(&acc.groups[g as usize], at) {
+                return true;
             }
         }
-        false
+        // Touched one or two iterations earlier (of the outer loop, within
+        // two of the inner one: `u[i][j + 1]` was read as `u[i + 1][j + 1]`
+        // a row before).
+        let Some(candidates) = acc.shifted.get(&fingerprint(&a)) else {
+            return false;
+        };
+        let (inner, outer) = self.shift_steps(l);
+        candidates.iter().any(|&(g, code)| {
+            let g = &acc.groups[g as usize];
+            (g.several || g.first != at)
+                && shifts(&g.poly, &inner, outer.as_deref()).any(|(c, q)| c == code && q == a)
+        })
     }
 
     /// [`Reuse::Rows`]: the address advances by `b·n` bytes per iteration
@@ -324,6 +452,15 @@ impl<'a> AccessPatterns<'a> {
     /// step ±1 with `a·n` plus a constant, `n` a value the loop does not
     /// change.
     fn trip(&self, l: usize) -> Option<(Atom, i64)> {
+        if let Some(known) = self.trips.borrow().get(&l) {
+            return *known;
+        }
+        let t = self.trip_of(l);
+        self.trips.borrow_mut().insert(l, t);
+        t
+    }
+
+    fn trip_of(&self, l: usize) -> Option<(Atom, i64)> {
         let steps = self.counter_steps(l, None);
         let header = self.cfg.loops[l].header;
         let counter = |x: &Poly| match x.iter().collect::<Vec<_>>()[..] {
@@ -361,7 +498,16 @@ impl<'a> AccessPatterns<'a> {
     /// whose counters restart each iteration, taken as unchanged): a
     /// counter's step, `i64::MIN` for a slot that is not a counter (its
     /// value per iteration is not known).
-    fn counter_steps(&self, l: usize, restart: Option<usize>) -> BTreeMap<Slot, i64> {
+    fn counter_steps(&self, l: usize, restart: Option<usize>) -> Steps {
+        if let Some(known) = self.steps.borrow().get(&(l, restart)) {
+            return known.clone();
+        }
+        let steps = Rc::new(self.counter_steps_of(l, restart));
+        self.steps.borrow_mut().insert((l, restart), steps.clone());
+        steps
+    }
+
+    fn counter_steps_of(&self, l: usize, restart: Option<usize>) -> BTreeMap<Slot, i64> {
         let mut out = BTreeMap::new();
         for &slot in self.stores[l].keys() {
             if restart.is_some_and(|inner| self.stores[inner].contains_key(&slot)) {
@@ -649,6 +795,15 @@ impl<'a> AccessPatterns<'a> {
 
     /// C when every store of `slot` in loop `l` is `slot = slot ± C`.
     fn counter_step(&self, slot: Slot, l: usize) -> Stride {
+        if let Some(known) = self.counters.borrow().get(&(slot, l)) {
+            return *known;
+        }
+        let step = self.counter_step_of(slot, l);
+        self.counters.borrow_mut().insert((slot, l), step);
+        step
+    }
+
+    fn counter_step_of(&self, slot: Slot, l: usize) -> Stride {
         let values = self.stores[l].get(&slot)?;
         let loads_slot = |x: &Value| match x {
             Value::Inst(j) => {
@@ -806,6 +961,31 @@ fn shifted(p: &Poly, steps: &BTreeMap<Slot, i64>, k: i64) -> Poly {
         }
     }
     out
+}
+
+/// The addresses an access at `o` touched earlier, with a code for each
+/// shift: 1 and 2 iterations of the loop earlier (counters `inner`; codes 0
+/// and 1), and 1 and 2 iterations of the loop around it (counters `outer`)
+/// within two iterations of the inner one (codes 2..12); only shifts that
+/// move the address (by the outer counters, for the second kind).
+fn shifts<'p>(
+    o: &'p Poly,
+    inner: &'p BTreeMap<Slot, i64>,
+    outer: Option<&'p BTreeMap<Slot, i64>>,
+) -> impl Iterator<Item = (u8, Poly)> + 'p {
+    let moved = move |steps, k: i64| Some(shifted(o, steps, -k)).filter(|m| m != o);
+    let recent =
+        (1..=RECENT_ITERATIONS).filter_map(move |k| Some(((k - 1) as u8, moved(inner, k)?)));
+    let rows = outer.into_iter().flat_map(move |outer| {
+        (1..=RECENT_ITERATIONS).flat_map(move |k| {
+            let row = moved(outer, k);
+            (-RECENT_ITERATIONS..=RECENT_ITERATIONS).filter_map(move |d| {
+                let code = 2 + (k - 1) * 5 + (d + RECENT_ITERATIONS);
+                Some((code as u8, shifted(row.as_ref()?, inner, d)))
+            })
+        })
+    });
+    recent.chain(rows)
 }
 
 /// The byte offset of a GEP whose indices are all constants.

@@ -296,6 +296,14 @@ impl Cfg {
             && self.post[b as usize] <= self.post[a as usize]
     }
 
+    /// The dominator-tree interval of a reachable block: `a` dominates `b`
+    /// when `a`'s entry number is at most `b`'s and its exit number at least
+    /// `b`'s (the intervals of a tree nest or are disjoint).
+    pub fn dom_interval(&self, b: u32) -> Option<(u32, u32)> {
+        self.reachable(b)
+            .then(|| (self.pre[b as usize], self.post[b as usize]))
+    }
+
     fn natural_loops(&self, f: &Function) -> Vec<Loop> {
         let n = f.blocks.len();
         let mut by_header: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
@@ -335,11 +343,20 @@ impl Cfg {
                 parent: None,
             });
         }
-        // The parent is the smallest other loop containing the header.
+        // The parent is the smallest other loop containing the header (the
+        // loops containing each block listed once: not loops x loops).
+        let mut containing: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (j, l) in loops.iter().enumerate() {
+            for &b in &l.blocks {
+                containing[b as usize].push(j);
+            }
+        }
         for i in 0..loops.len() {
             let h = loops[i].header;
-            let parent = (0..loops.len())
-                .filter(|&j| j != i && loops[j].blocks.binary_search(&h).is_ok())
+            let parent = containing[h as usize]
+                .iter()
+                .copied()
+                .filter(|&j| j != i)
                 .filter(|&j| loops[j].blocks.len() > loops[i].blocks.len())
                 .min_by_key(|&j| loops[j].blocks.len());
             loops[i].parent = parent;

@@ -105,6 +105,7 @@ impl Components {
 
     /// Closes per-component bit masks under reachability: afterwards each
     /// component's mask includes the masks of every component reaching it.
+    #[cfg(test)]
     pub(super) fn propagate<I: Iterator<Item = u32>>(
         &self,
         masks: &mut [u64],
@@ -118,6 +119,46 @@ impl Components {
             for &n in &self.nodes[self.start[c] as usize..self.start[c + 1] as usize] {
                 for d in succs(n) {
                     masks[self.comp[d as usize] as usize] |= bits;
+                }
+            }
+        }
+    }
+}
+
+impl Components {
+    /// The nodes of component `c`.
+    pub(super) fn nodes(&self, c: usize) -> &[u32] {
+        &self.nodes[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+
+    /// [`Self::propagate`] over the components reached from those in
+    /// `touched` (marked in `queued`) only, in the same order: a batch of
+    /// variables whose writes reach a small part of a large graph costs
+    /// that part. Adds each component reached to `touched` and `queued`.
+    pub(super) fn propagate_from<I: Iterator<Item = u32>>(
+        &self,
+        masks: &mut [u64],
+        touched: &mut Vec<usize>,
+        queued: &mut [bool],
+        succs: impl Fn(u32) -> I,
+    ) {
+        // Edges go from higher to lower components: the highest one
+        // waiting has every mask that reaches it.
+        let mut heap: std::collections::BinaryHeap<usize> = touched.iter().copied().collect();
+        while let Some(c) = heap.pop() {
+            let bits = masks[c];
+            if bits == 0 {
+                continue;
+            }
+            for &n in self.nodes(c) {
+                for d in succs(n) {
+                    let cd = self.comp[d as usize] as usize;
+                    masks[cd] |= bits;
+                    if !queued[cd] {
+                        queued[cd] = true;
+                        touched.push(cd);
+                        heap.push(cd);
+                    }
                 }
             }
         }
@@ -149,6 +190,40 @@ pub(super) struct MayDefVisibility<'a> {
     subsets: HashMap<Vec<u32>, u32>,
     /// Per (object, reading block) with no write of the object in that block: the answer.
     cache: HashMap<(u32, u32), Option<u32>>,
+    /// Objects with many writes, or any object of a function with many
+    /// blocks: the writes visible at each point as merge nodes (see
+    /// [`Flow`]) instead of a subset per read, which costs writes × reads
+    /// edges (a read in straight-line code sees every write before it).
+    flows: HashMap<u32, Flow>,
+}
+
+/// Above this many writes of one object, or this many blocks in the
+/// function, reads see the object's writes through [`Flow`] nodes.
+const FLOW_WRITES: usize = 256;
+const FLOW_BLOCKS: usize = 2048;
+
+/// A block's writes of an object as (position, node), in block order, and
+/// the chain nodes made so far (see [`Flow`]).
+type BlockWrites = (Vec<(u32, u32)>, Vec<u32>);
+
+/// The writes of one object visible in a function, as nodes of the graph
+/// that reach exactly those writes: a block's entry sees what its
+/// predecessors' exits see (a merge node where there are several, nothing
+/// where there are none), a block's exit its entry and its own writes, and a
+/// read its block's entry and the writes before it in its block (a chain of
+/// nodes, one per write, shared by the reads after it). Reachability over
+/// these nodes is the visibility of [`MayDefVisibility::sees`]; the nodes
+/// are linear in blocks and writes.
+struct Flow {
+    /// Per block, the node of the writes visible at its entry.
+    entry: Vec<Option<u32>>,
+    /// Per block with writes: the writes in block order, and the chain
+    /// nodes made so far (the k-th: the entry and the first k + 1 writes).
+    in_block: HashMap<u32, BlockWrites>,
+    /// Writes that no instruction of a block makes: visible everywhere.
+    always: Option<u32>,
+    /// The node of `always` and a point's node, per point node.
+    with_always: HashMap<Option<u32>, u32>,
 }
 
 impl<'a> MayDefVisibility<'a> {
@@ -173,7 +248,150 @@ impl<'a> MayDefVisibility<'a> {
             reach: HashMap::new(),
             subsets: HashMap::new(),
             cache: HashMap::new(),
+            flows: HashMap::new(),
         }
+    }
+
+    /// The [`Flow`] of object `obj`, its nodes added to `data`.
+    fn flow(&self, obj: u32, data: &mut Vec<Vec<u32>>) -> Flow {
+        let f = self.f;
+        let nb = f.blocks.len();
+        let node = |edges: Vec<u32>, data: &mut Vec<Vec<u32>>| {
+            data.push(edges);
+            (data.len() - 1) as u32
+        };
+        let mut in_block: HashMap<u32, BlockWrites> = HashMap::new();
+        let mut always = Vec::new();
+        for &w in &data[obj as usize] {
+            match self.inst_of(w) {
+                Some(i) if (f.insts[i as usize].block as usize) < nb => {
+                    let b = f.insts[i as usize].block;
+                    in_block
+                        .entry(b)
+                        .or_default()
+                        .0
+                        .push((self.pos[i as usize], w));
+                }
+                _ => always.push(w),
+            }
+        }
+        for (writes, _) in in_block.values_mut() {
+            writes.sort_unstable();
+        }
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nb];
+        for (b, blk) in f.blocks.iter().enumerate() {
+            for &s in &blk.succs {
+                if (s as usize) < nb {
+                    preds[s as usize].push(b as u32);
+                }
+            }
+        }
+        // Nodes of merges (entries of blocks with several predecessors) and
+        // of blocks' exits with writes, made empty first (loops refer to
+        // exits not yet filled).
+        let mut merge: Vec<Option<u32>> = vec![None; nb];
+        let mut exit_node: Vec<Option<u32>> = vec![None; nb];
+        for b in 0..nb {
+            if preds[b].len() > 1 {
+                merge[b] = Some(node(Vec::new(), data));
+            }
+            if in_block.contains_key(&(b as u32)) {
+                exit_node[b] = Some(node(Vec::new(), data));
+            }
+        }
+        // A block's entry: its merge, else its one predecessor's exit
+        // (followed back through blocks without writes), else nothing.
+        let mut entry: Vec<Option<u32>> = vec![None; nb];
+        let mut done = vec![false; nb];
+        for start in 0..nb {
+            let mut path = Vec::new();
+            let mut b = start;
+            let found = loop {
+                if done[b] {
+                    break entry[b];
+                }
+                if merge[b].is_some() || preds[b].is_empty() {
+                    entry[b] = merge[b];
+                    done[b] = true;
+                    break merge[b];
+                }
+                if path.len() > nb {
+                    break None; // a cycle of blocks with one predecessor each
+                }
+                path.push(b);
+                let p = preds[b][0] as usize;
+                if exit_node[p].is_some() {
+                    break exit_node[p];
+                }
+                b = p; // no writes: its exit is its entry
+            };
+            for b in path {
+                entry[b] = found;
+                done[b] = true;
+            }
+        }
+        let exit = |b: usize| exit_node[b].or(entry[b]);
+        for b in 0..nb {
+            if let Some(m) = merge[b] {
+                let mut edges: Vec<u32> =
+                    preds[b].iter().filter_map(|&p| exit(p as usize)).collect();
+                edges.sort_unstable();
+                edges.dedup();
+                data[m as usize] = edges;
+            }
+            if let Some(x) = exit_node[b] {
+                let mut edges: Vec<u32> = entry[b].into_iter().collect();
+                edges.extend(in_block[&(b as u32)].0.iter().map(|&(_, w)| w));
+                data[x as usize] = edges;
+            }
+        }
+        let always = (!always.is_empty()).then(|| node(always, data));
+        Flow {
+            entry,
+            in_block,
+            always,
+            with_always: HashMap::new(),
+        }
+    }
+
+    /// [`Self::object`] through the object's [`Flow`].
+    fn object_flow(&mut self, obj: u32, read: InstId, data: &mut Vec<Vec<u32>>) -> Option<u32> {
+        if !self.flows.contains_key(&obj) {
+            let flow = self.flow(obj, data);
+            self.flows.insert(obj, flow);
+        }
+        let rb = self.f.insts[read as usize].block;
+        let pos = self.pos[read as usize];
+        let flow = self.flows.get_mut(&obj).expect("made above");
+        let entry = flow.entry.get(rb as usize).copied().flatten();
+        let point = match flow.in_block.get_mut(&rb) {
+            None => entry,
+            Some((writes, chain)) => {
+                let k = writes.partition_point(|&(p, _)| p < pos);
+                while chain.len() < k {
+                    let prev = chain.last().copied().or(entry);
+                    let w = writes[chain.len()].1;
+                    data.push(prev.into_iter().chain([w]).collect());
+                    chain.push((data.len() - 1) as u32);
+                }
+                k.checked_sub(1).map(|k| chain[k]).or(entry)
+            }
+        };
+        let Some(always) = flow.always else {
+            return point;
+        };
+        Some(
+            *flow
+                .with_always
+                .entry(point)
+                .or_insert_with(|| match point {
+                    None => always,
+                    Some(p) => {
+                        data.push(vec![always, p]);
+                        (data.len() - 1) as u32
+                    }
+                }),
+        )
     }
 
     /// The instruction a write node stands for (a store, or the call of an output).
@@ -230,6 +448,9 @@ impl<'a> MayDefVisibility<'a> {
         data: &mut Vec<Vec<u32>>,
         first_obj: usize,
     ) -> Option<u32> {
+        if data[obj as usize].len() > FLOW_WRITES || self.f.blocks.len() > FLOW_BLOCKS {
+            return self.object_flow(obj, read, data);
+        }
         let rb = self.f.insts[read as usize].block;
         let writes = data[obj as usize].clone();
         let in_block = writes.iter().any(|&w| {
@@ -301,7 +522,20 @@ mod tests {
             for (bit, &s) in starts.iter().enumerate() {
                 masks[comps.of(s)] |= 1 << bit;
             }
+            // From the start components only: the same masks.
+            let mut sparse = masks.clone();
+            let mut touched: Vec<usize> = starts.iter().map(|&s| comps.of(s)).collect();
+            touched.sort_unstable();
+            touched.dedup();
+            let mut queued = vec![false; comps.count()];
+            for &c in &touched {
+                queued[c] = true;
+            }
+            comps.propagate_from(&mut sparse, &mut touched, &mut queued, |v| {
+                succ[v as usize].iter().copied()
+            });
             comps.propagate(&mut masks, |v| succ[v as usize].iter().copied());
+            assert_eq!(sparse, masks, "round {round}");
             for (bit, &s) in starts.iter().enumerate() {
                 let mut seen = vec![false; n];
                 let mut stack = vec![s];

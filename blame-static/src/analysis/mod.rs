@@ -1469,74 +1469,138 @@ fn reach(
         }
     }
     let mut feeds_other = vec![false; nv];
+    // Each batch visits only the components its writes reach (a function
+    // with thousands of variables, each local to a loop nest, is not
+    // variables x graph): the writers, control edges, lines and hits of
+    // each component, found by component.
+    let (mut touched1, mut touched2) = (Vec::new(), Vec::new());
+    let mut queued1 = vec![false; data_comp.count()];
+    let mut queued2 = vec![false; all_comp.count()];
+    let mut writers_of: HashMap<usize, Vec<u32>> = HashMap::new();
+    for &n in writers.keys() {
+        writers_of.entry(data_comp.of(n)).or_default().push(n);
+    }
+    let mut hits_of1: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut hits_of2: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (h, (n, _)) in hits.iter().enumerate() {
+        hits_of1.entry(data_comp.of(*n)).or_default().push(h);
+        hits_of2.entry(all_comp.of(*n)).or_default().push(h);
+    }
+    let mut hit_seen = vec![false; hits.len()];
+    let mut lines_touched: Vec<usize> = Vec::new();
     for base in (0..nv).step_by(64) {
         let batch = (nv - base).min(64);
-        m1.fill(0);
-        m2.fill(0);
         for (b, v) in (base..base + batch).enumerate() {
             for &w in &var_writes[v] {
-                m1[data_comp.of(w)] |= 1 << b;
+                let c = data_comp.of(w);
+                m1[c] |= 1 << b;
+                if !queued1[c] {
+                    queued1[c] = true;
+                    touched1.push(c);
+                }
             }
         }
-        data_comp.propagate(&mut m1, |n| data[n as usize].iter().copied());
+        data_comp.propagate_from(&mut m1, &mut touched1, &mut queued1, |n| {
+            data[n as usize].iter().copied()
+        });
         // A write of root r reached (backward) from another root's writes:
         // what r holds flows into that other variable.
-        for (&n, ws) in &writers {
-            let bits = m1[data_comp.of(n)];
+        for &c in &touched1 {
+            let bits = m1[c];
             if bits == 0 {
                 continue;
             }
-            let mut other = false;
-            for r in ws.iter().map(|&v| root_of[v as usize]) {
-                if feeds_other[r as usize] {
-                    continue;
+            for n in writers_of.get(&c).into_iter().flatten() {
+                let ws = &writers[n];
+                let mut other = false;
+                for r in ws.iter().map(|&v| root_of[v as usize]) {
+                    if feeds_other[r as usize] {
+                        continue;
+                    }
+                    each_var(base, bits, |v| {
+                        // Arithmetic into a local scalar (a mean to print, a
+                        // reduction's operand) feeds nothing back; a data
+                        // structure, a parameter, a global or the return does.
+                        let w = &vars.out[root_of[v] as usize];
+                        let feeds = !w.is_scalar || w.is_exit || w.kind != VarKind::Local;
+                        other |= root_of[v] != r && !ws.contains(&(v as u32)) && feeds;
+                    });
+                    if other {
+                        feeds_other[r as usize] = true;
+                    }
+                    other = false;
                 }
-                each_var(base, bits, |v| {
-                    // Arithmetic into a local scalar (a mean to print, a
-                    // reduction's operand) feeds nothing back; a data
-                    // structure, a parameter, a global or the return does.
-                    let w = &vars.out[root_of[v] as usize];
-                    let feeds = !w.is_scalar || w.is_exit || w.kind != VarKind::Local;
-                    other |= root_of[v] != r && !ws.contains(&(v as u32)) && feeds;
-                });
-                if other {
-                    feeds_other[r as usize] = true;
-                }
-                other = false;
             }
         }
-        for n in 0..nn as u32 {
-            let bits = m1[data_comp.of(n)];
-            if bits != 0 {
+        for &c in &touched1 {
+            let bits = m1[c];
+            if bits == 0 {
+                continue;
+            }
+            for &n in data_comp.nodes(c) {
                 for &t in ctrl(n) {
-                    m2[all_comp.of(t)] |= bits;
+                    let c2 = all_comp.of(t);
+                    m2[c2] |= bits;
+                    if !queued2[c2] {
+                        queued2[c2] = true;
+                        touched2.push(c2);
+                    }
                 }
             }
         }
-        all_comp.propagate(&mut m2, |n| data[n as usize].iter().chain(ctrl(n)).copied());
+        all_comp.propagate_from(&mut m2, &mut touched2, &mut queued2, |n| {
+            data[n as usize].iter().chain(ctrl(n)).copied()
+        });
         // Lines, in ascending order per variable.
-        for (comps, masks, out) in [
-            (&data_comp, &m1, &mut explicit),
-            (&all_comp, &m2, &mut implicit),
+        for (comps, masks, touched, out) in [
+            (&data_comp, &m1, &touched1, &mut explicit),
+            (&all_comp, &m2, &touched2, &mut implicit),
         ] {
-            acc.fill(0);
-            for n in 0..nn {
-                if line_index[n] != u32::MAX {
-                    acc[line_index[n] as usize] |= masks[comps.of(n as u32)];
+            for &c in touched {
+                let bits = masks[c];
+                for &n in comps.nodes(c) {
+                    let k = line_index[n as usize];
+                    if k != u32::MAX && bits != 0 {
+                        if acc[k as usize] == 0 {
+                            lines_touched.push(k as usize);
+                        }
+                        acc[k as usize] |= bits;
+                    }
                 }
             }
-            for (k, &bits) in acc.iter().enumerate() {
-                each_var(base, bits, |v| out[v].push(line_list[k]));
+            lines_touched.sort_unstable();
+            for &k in &lines_touched {
+                each_var(base, acc[k], |v| out[v].push(line_list[k]));
+                acc[k] = 0;
+            }
+            lines_touched.clear();
+        }
+        let mut batch_hits: Vec<usize> = Vec::new();
+        for (touched, of) in [(&touched1, &hits_of1), (&touched2, &hits_of2)] {
+            for c in touched.iter() {
+                for &h in of.get(c).into_iter().flatten() {
+                    if !hit_seen[h] {
+                        hit_seen[h] = true;
+                        batch_hits.push(h);
+                    }
+                }
             }
         }
-        for ((n, _), (vs, xs)) in hits
-            .iter()
-            .zip(hit_vars.iter_mut().zip(hit_explicit.iter_mut()))
-        {
-            let explicit = m1[data_comp.of(*n)];
-            let bits = explicit | m2[all_comp.of(*n)];
-            each_var(base, bits, |v| vs.push(v as u32));
-            each_var(base, explicit, |v| xs.push(v as u32));
+        for h in batch_hits {
+            hit_seen[h] = false;
+            let n = hits[h].0;
+            let explicit = m1[data_comp.of(n)];
+            let bits = explicit | m2[all_comp.of(n)];
+            each_var(base, bits, |v| hit_vars[h].push(v as u32));
+            each_var(base, explicit, |v| hit_explicit[h].push(v as u32));
+        }
+        for c in touched1.drain(..) {
+            m1[c] = 0;
+            queued1[c] = false;
+        }
+        for c in touched2.drain(..) {
+            m2[c] = 0;
+            queued2[c] = false;
         }
     }
     // (total, explicit) per binding.
