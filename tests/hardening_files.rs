@@ -546,7 +546,10 @@ fn blame_record_says_why_a_command_cannot_start() {
         .status()
         .unwrap()
         .success());
-    for (path, what) in [(&fifo, "a FIFO"), (&dir.path().to_path_buf(), "a directory")] {
+    for (path, what) in [
+        (&fifo, "a FIFO"),
+        (&dir.path().to_path_buf(), "a directory"),
+    ] {
         let out = record_exit(&[path.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(126), "{}", stderr(&out));
         assert!(
@@ -583,7 +586,10 @@ fn a_rate_above_the_kernels_limit_names_the_limit_and_the_sysctl() {
         err.contains(&limit.to_string()) && err.contains("perf_event_max_sample_rate"),
         "{err}"
     );
-    assert!(!dir.path().join("run").exists(), "a failed record leaves no run");
+    assert!(
+        !dir.path().join("run").exists(),
+        "a failed record leaves no run"
+    );
 }
 
 #[test]
