@@ -101,9 +101,23 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
     // allocation tracer or plant files before they are used.
     files::check_own_dir(dir).map_err(|e| RecordError::Usage(e.to_string()))?;
     files::check_writable_dir(dir).map_err(|e| {
+        // A path longer than the system allows (a relative -o under a deep
+        // working directory): say how long and what to do.
+        let why = if e.raw_os_error() == Some(libc::ENAMETOOLONG) {
+            let full = std::env::current_dir()
+                .map(|cwd| cwd.join(dir))
+                .unwrap_or_else(|_| dir.to_path_buf());
+            format!(
+                "its path is {} bytes, longer than the system allows (PATH_MAX {}): record to a shorter -o path (an absolute one such as /tmp/run)",
+                full.as_os_str().len(),
+                libc::PATH_MAX
+            )
+        } else {
+            e.to_string()
+        };
         io(std::io::Error::new(
             e.kind(),
-            format!("cannot create files here: {e}"),
+            format!("cannot create files here: {why}"),
         ))
     })?;
     let lock = RunDirLock::record(dir, rank).map_err(|e| match e.kind() {
