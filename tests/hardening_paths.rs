@@ -578,3 +578,34 @@ fn a_killed_post_leaves_no_temporary_and_stale_ones_are_removed() {
     assert!(!stale.exists(), "the stale temporary is removed");
     assert!(fresh.exists(), "a fresh one may be a running post's");
 }
+
+/// Attaching to another user's process without the rights to: the error
+/// names the process and its owner (issue 31, item 8), not a bare EPERM.
+#[test]
+fn attaching_to_another_users_process_names_it_and_its_owner() {
+    if !is_root() {
+        assert!(std::env::var_os("CI").is_none(), "CI runs as root");
+        return;
+    }
+    let (uid, gid) = system_user("blametest");
+    let d = scratch();
+    let theirs = users_dir(&d.path().join("theirs"), uid, gid, 0o755);
+    let mut victim = Command::new("sleep").arg("30").spawn().unwrap();
+    let pid = victim.id().to_string();
+    let out = output_within(
+        Command::new("runuser")
+            .args(["-u", "blametest", "--"])
+            .arg(env!("CARGO_BIN_EXE_blame"))
+            .args(["record", "--pid", &pid, "--duration", "1", "-o"])
+            .arg(theirs.join("run"))
+            .current_dir(&theirs),
+        60,
+    )
+    .expect("record returns");
+    let _ = victim.kill();
+    let _ = victim.wait();
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains(&format!("process {pid}")), "{err}");
+    assert!(err.contains("belongs to uid 0"), "{err}");
+}
