@@ -1052,6 +1052,36 @@ mod across_units_tests {
         assert!(!var("blocks").is_record);
     }
 
+    /// A solver object computed by a call from itself (`solve(&s, comm)`
+    /// writing `s->u[..]` through its member) is a data structure, not a
+    /// record of numbers, though nothing else is passed in.
+    #[test]
+    fn an_object_a_call_computes_through_its_members_is_no_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "demo",
+            "typedef struct { double *u; int n; double residual; } Solver;\n\
+             void show(double x);\n\
+             void *malloc(unsigned long n);\n\
+             void solve(Solver *s, int comm) {\n\
+             \x20 for (int i = 1; i < s->n; i++) s->u[i] = 0.5 * (s->u[i] + s->u[i - 1]) + comm;\n\
+             \x20 s->residual = s->u[0];\n\
+             }\n\
+             void run(int n) {\n\
+             \x20 Solver s;\n\
+             \x20 s.u = malloc(n * sizeof(double)); s.n = n; s.residual = 0;\n\
+             \x20 solve(&s, 3);\n\
+             \x20 show(s.residual);\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let run = function(&db, "run");
+        let s = run.variables.iter().find(|v| v.name == "s").unwrap();
+        assert!(!s.is_record, "{s:?}");
+    }
+
     /// A kept unit that cannot be loaded any more is named, and the db
     /// update goes on without analyzing it again.
     #[test]

@@ -407,12 +407,19 @@ fn result_records(
                 }
                 let every: Vec<u32> = (0..args.len() as u32).filter(|&j| j != k).collect();
                 let from = defined.param_flows(name, k).unwrap_or(&every);
+                // A callee writing through a pointer member of it (`solve(&s,
+                // comm)` computing `s->grid.u[..]` from `s` itself) computes
+                // a data structure, whatever else it is given.
+                let through_members = defined
+                    .param_writes(name, k)
+                    .is_some_and(|ws| ws.iter().any(|w| !w.path.is_empty() && w.deref >= 1));
                 return matches!(name.as_str(), "memset" | "bzero")
                     || name.starts_with("llvm.memset")
-                    || from.iter().all(|&j| {
-                        args.get(j as usize).is_some_and(|a| !is_ptr_value(f, a))
-                            || !w.data_args.contains(&(c, j))
-                    });
+                    || (!through_members
+                        && from.iter().all(|&j| {
+                            args.get(j as usize).is_some_and(|a| !is_ptr_value(f, a))
+                                || !w.data_args.contains(&(c, j))
+                        }));
             }
             false
         });
