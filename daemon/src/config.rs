@@ -106,10 +106,7 @@ impl Config {
         }
         // Above the kernel's limit perf_event_open fails with EINVAL: say
         // which setting and which limit, before anything starts.
-        if let Some(limit) = std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
-            .ok()
-            .and_then(|t| t.trim().parse::<u64>().ok())
-        {
+        if let Some(limit) = blame_sampler::perf::max_sample_rate() {
             if self.rate_hz > limit {
                 return Err(ConfigProblem::AboveKernelLimit {
                     rate: self.rate_hz,

@@ -290,7 +290,7 @@ fn classify(err: std::io::Error, event: &EventSpec) -> OpenFailure {
 
 /// The kernel's highest sampling frequency for perf events
 /// (`kernel.perf_event_max_sample_rate`), when it says.
-fn max_sample_rate() -> Option<u64> {
+pub fn max_sample_rate() -> Option<u64> {
     std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
         .ok()?
         .trim()
