@@ -6,7 +6,7 @@ use crate::by_address::{global_variable, name_allocation, DirectTarget, Named};
 use crate::input::ProcessProfile;
 use crate::merge::{FxHashMap, RawContext};
 use crate::resolve::{resolve_contexts, with_containers, VarRef};
-use crate::static_index::StaticIndex;
+use crate::static_index::{root_of, StaticIndex};
 use blame_formats::results::{
     ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, SymFrame, VariableBlame,
     VariableKey,
@@ -268,33 +268,12 @@ pub fn variable_key(index: &StaticIndex, v: VarRef, event: u16) -> VariableKey {
     owned_key(index, v, event, 0)
 }
 
-/// The root of variable `vi` of `f` (itself when it is no field).
-fn root_variable(
-    f: &blame_formats::static_db::FunctionSummary,
-    vi: u32,
-) -> &blame_formats::static_db::Variable {
-    let mut root = &f.variables[vi as usize];
-    for _ in 0..f.variables.len() {
-        match root.parent {
-            Some(p) => root = &f.variables[p as usize],
-            None => break,
-        }
-    }
-    root
-}
-
 /// The owner of variable `vi` of `f` when its root is an element pointer
 /// (`bp = &blocks[n]`: `bp.array` is `blocks.array`): the owner and the
 /// path below the local (`.array`).
 fn element_owner(f: &blame_formats::static_db::FunctionSummary, vi: u32) -> Option<(u32, &str)> {
     let v = &f.variables[vi as usize];
-    let mut root = v;
-    for _ in 0..f.variables.len() {
-        match root.parent {
-            Some(p) => root = &f.variables[p as usize],
-            None => break,
-        }
-    }
+    let root = &f.variables[root_of(f, vi) as usize];
     let owner = root.element_of?;
     let suffix = v.name.strip_prefix(root.name.as_str())?;
     Some((owner, suffix))
@@ -306,7 +285,7 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
     if depth < 8 && v.parent.is_some() {
         // The links of a linked structure folded (`plist.next.x` is
         // `plist.x`): the variable of the folded path, if any.
-        let root = root_variable(f, vi);
+        let root = &f.variables[root_of(f, vi) as usize];
         let folded = index.fold_links(&v.name, &root.name, &root.type_name);
         if folded != v.name {
             if let Some(o) = f.variables.iter().position(|x| x.name == folded) {
@@ -340,15 +319,7 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
             return key;
         }
     }
-    let mut root = v;
-    let mut steps = 0;
-    while let Some(p) = root.parent {
-        root = &f.variables[p as usize];
-        steps += 1;
-        if steps > f.variables.len() {
-            break;
-        }
-    }
+    let root = &f.variables[root_of(f, vi) as usize];
     let global = root.kind == VarKind::Global;
     // A result record (and its fields) ranks as derived scalars do: the
     // report's `scalar` says "a scalar or a record of results".

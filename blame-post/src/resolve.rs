@@ -10,7 +10,7 @@
 //! aliases of the calls it makes are applied, then aliases and containers
 //! (container resolution: a field's blame lifts to every enclosing variable).
 
-use crate::static_index::StaticIndex;
+use crate::static_index::{plain_type, root_of, StaticIndex};
 use blame_formats::results::SymFrame;
 use blame_formats::static_db::{CallOutput, CallSite, FunctionSummary, OutputBinding, VarKind};
 use std::collections::BTreeSet;
@@ -678,18 +678,6 @@ fn caller_can_bind(index: &StaticIndex, callers: &[&SymFrame]) -> bool {
         .any(|c| index.lookup(&c.function, &c.file).is_some())
 }
 
-fn root_of(f: &FunctionSummary, mut vi: u32) -> u32 {
-    let mut steps = 0;
-    while let Some(p) = f.variables[vi as usize].parent {
-        vi = p;
-        steps += 1;
-        if steps > f.variables.len() {
-            break;
-        }
-    }
-    vi
-}
-
 /// The call sites of `f` a frame returning to `line`:`column` may have come
 /// from. Two calls of one callee on a line (`touch(a, n) + touch(b, m)`)
 /// are told apart by the return address's column when the binary's line
@@ -938,32 +926,6 @@ fn is_below(f: &FunctionSummary, t: u32, p: u32) -> bool {
         }
     }
     false
-}
-
-/// A type name without qualifiers and tag keywords, for comparing the
-/// caller's and the callee's view of one object.
-fn plain_type(t: &str) -> String {
-    // Qualifiers of a pointer follow its `*` (`Dom *const`): split them off.
-    t.replace('*', " * ")
-        .replace('&', " & ")
-        .split_whitespace()
-        .filter(|w| {
-            !matches!(
-                *w,
-                "const"
-                    | "volatile"
-                    | "restrict"
-                    | "__restrict"
-                    | "_Atomic"
-                    | "struct"
-                    | "class"
-                    | "union"
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace(" *", "*")
-        .replace(" &", "&")
 }
 
 /// The caller variables passed in an output's position, below which the

@@ -21,15 +21,48 @@ pub struct StaticIndex {
     field_types: HashMap<(String, String), String>,
 }
 
+/// The variable `vi` of `f` is a field of (itself when it is none).
+pub fn root_of(f: &FunctionSummary, mut vi: u32) -> u32 {
+    for _ in 0..f.variables.len() {
+        match f.variables[vi as usize].parent {
+            Some(p) => vi = p,
+            None => break,
+        }
+    }
+    vi
+}
+
+/// A type name without qualifiers and tag keywords, for comparing the
+/// caller's and the callee's view of one object.
+pub fn plain_type(t: &str) -> String {
+    // Qualifiers of a pointer follow its `*` (`Dom *const`): split them off.
+    t.replace('*', " * ")
+        .replace('&', " & ")
+        .split_whitespace()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const"
+                    | "volatile"
+                    | "restrict"
+                    | "__restrict"
+                    | "_Atomic"
+                    | "struct"
+                    | "class"
+                    | "union"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" *", "*")
+        .replace(" &", "&")
+}
+
 /// The struct a type names or points to, without qualifiers, tag
 /// keywords, pointers and references: `const struct particle *` and
 /// `particle *` are `particle`.
 pub fn plain_struct(t: &str) -> String {
-    t.replace(['*', '&'], " ")
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile" | "struct" | "class" | "union"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    plain_type(t).replace(['*', '&'], "").trim().to_string()
 }
 
 /// True for C's and C++'s number and character types (`unsigned long`).
@@ -83,14 +116,7 @@ pub fn unit_of(f: &FunctionSummary) -> &str {
 
 /// True when variable `vi` of `f` is a global or a field path below one.
 pub fn is_global_rooted(f: &FunctionSummary, vi: u32) -> bool {
-    let mut v = &f.variables[vi as usize];
-    for _ in 0..f.variables.len() {
-        match v.parent {
-            Some(p) => v = &f.variables[p as usize],
-            None => break,
-        }
-    }
-    v.kind == blame_formats::static_db::VarKind::Global
+    f.variables[root_of(f, vi) as usize].kind == blame_formats::static_db::VarKind::Global
 }
 
 /// `A::f(int) const` → `A::f`: symbolizers and summaries disagree on
@@ -163,19 +189,27 @@ impl StaticIndex {
                 field_types.entry(key).or_insert(t);
             }
         }
+        // A unit's own list of the globals it defines first, then the
+        // typed globals (and field paths below them) its summaries name;
+        // one definition per unit.
         let mut global_defs: HashMap<String, Vec<GlobalDef>> = HashMap::new();
+        let mut add = |name: &str, def: GlobalDef| {
+            let defs = global_defs.entry(name.to_string()).or_default();
+            if !defs.iter().any(|d| d.unit == def.unit) {
+                defs.push(def);
+            }
+        };
         for f in &functions {
-            let unit = unit_of(f);
             for g in &f.unit_globals {
-                let defs = global_defs.entry(g.name.clone()).or_default();
-                if !defs.iter().any(|d| d.unit == unit) {
-                    defs.push(GlobalDef {
-                        unit: unit.to_string(),
+                add(
+                    &g.name,
+                    GlobalDef {
+                        unit: unit_of(f).to_string(),
                         line: g.line,
                         type_name: g.type_name.clone(),
                         scalar: g.is_scalar,
-                    });
-                }
+                    },
+                );
             }
         }
         for f in &functions {
@@ -183,16 +217,15 @@ impl StaticIndex {
                 if v.line == 0 || v.type_name.is_empty() || !is_global_rooted(f, vi as u32) {
                     continue;
                 }
-                let defs = global_defs.entry(v.name.clone()).or_default();
-                let unit = unit_of(f);
-                if !defs.iter().any(|d| d.unit == unit) {
-                    defs.push(GlobalDef {
-                        unit: unit.to_string(),
+                add(
+                    &v.name,
+                    GlobalDef {
+                        unit: unit_of(f).to_string(),
                         line: v.line,
                         type_name: v.type_name.clone(),
                         scalar: v.is_scalar,
-                    });
-                }
+                    },
+                );
             }
         }
         StaticIndex {

@@ -459,13 +459,17 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
         .functions
         .iter()
         .filter(|f| !f.is_declaration && !f.blocks.is_empty())
-        .map(|f| f.name.as_str())
-        .filter(|n| {
-            (0..64u32)
-                .filter(|&k| defined.param_writes(n, k).is_some_and(|w| !w.is_empty()))
+        .filter(|f| {
+            (0..f.params.len() as u32)
+                .filter(|&k| {
+                    defined
+                        .param_writes(&f.name, k)
+                        .is_some_and(|w| !w.is_empty())
+                })
                 .count()
                 >= 2
         })
+        .map(|f| f.name.as_str())
         .collect();
     let mut results: Vec<(FunctionSummary, Option<Duration>)> = bodies()
         .filter(|f| several_outputs.contains(f.name.as_str()))

@@ -207,27 +207,52 @@ fn mpi_model(m: &str) -> Option<LibModel> {
 
 /// For a nonblocking MPI routine (`Isend`, `Irecv`, `Iallreduce`): the
 /// arguments that are its buffers and the argument that is its request.
-pub fn mpi_request_buffers(m: &str) -> Option<(&'static [u32], u32)> {
-    Some(match m {
-        "Isend" | "Issend" | "Irsend" | "Ibsend" | "Send_init" | "Ssend_init" | "Rsend_init"
-        | "Bsend_init" | "Irecv" | "Recv_init" => (&[0], 6),
-        "Ibcast" => (&[0], 5),
-        "Iallreduce" | "Iscan" | "Iexscan" => (&[0, 1], 6),
-        "Ireduce" => (&[0, 1], 7),
-        "Igather" | "Iscatter" => (&[0, 3], 8),
-        "Iallgather" | "Ialltoall" => (&[0, 3], 7),
-        _ => return None,
-    })
+pub fn mpi_request_buffers(m: &str) -> Option<(Vec<u32>, u32)> {
+    // The prototype table says it: a nonblocking routine's request is its
+    // last argument blamed, its buffers the ones before.
+    let nonblocking = (m.starts_with('I') && !m.ends_with("probe")) || m.ends_with("_init");
+    if !nonblocking {
+        return None;
+    }
+    let mut blamed: Vec<u32> = mpi_model(m)?
+        .outputs
+        .iter()
+        .filter_map(|o| match o {
+            CallOutput::Arg(k) => Some(*k),
+            CallOutput::Return => None,
+        })
+        .collect();
+    let req = blamed.pop()?;
+    (!blamed.is_empty()).then_some((blamed, req))
 }
 
 /// For an MPI routine that completes requests (`Wait`, `Waitall`,
 /// `Test`...): the argument that holds them.
 pub fn mpi_completion_requests(m: &str) -> Option<u32> {
-    match m {
-        "Wait" | "Test" => Some(0),
-        "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome" | "Testsome" => Some(1),
-        _ => None,
+    // The table blames exactly the requests of these.
+    if !(m.starts_with("Wait") || m.starts_with("Test")) {
+        return None;
     }
+    mpi_model(m)?.outputs.iter().find_map(|o| match o {
+        CallOutput::Arg(k) => Some(*k),
+        CallOutput::Return => None,
+    })
+}
+
+/// True for the allocators that return fresh memory (`malloc`, `new[]`).
+pub fn is_allocator(name: &str) -> bool {
+    matches!(
+        name,
+        "malloc"
+            | "calloc"
+            | "realloc"
+            | "aligned_alloc"
+            | "valloc"
+            | "_Znwm"
+            | "_Znam"
+            | "_ZnwmSt11align_val_t"
+            | "_ZnamSt11align_val_t"
+    )
 }
 
 /// The model of a known library function, by linkage name.
@@ -255,17 +280,8 @@ pub fn known(name: &str) -> Option<LibModel> {
         "printf" | "fprintf" | "vprintf" | "vfprintf" | "puts" | "putchar" | "fputs" | "fputc"
         | "putc" | "fwrite" | "fflush" | "write" | "perror" | "free" | "fclose" | "exit"
         | "abort" | "assert_fail" => none(),
-        "malloc"
-        | "calloc"
-        | "realloc"
-        | "aligned_alloc"
-        | "strdup"
-        | "strndup"
-        | "valloc"
-        | "_Znwm"
-        | "_Znam"
-        | "_ZnwmSt11align_val_t"
-        | "fopen" => ret(),
+        n if is_allocator(n) => ret(),
+        "strdup" | "strndup" | "fopen" => ret(),
         "posix_memalign" => w(&[0]),
         "strlen"
         | "strcmp"
@@ -380,25 +396,12 @@ pub fn const_pointer_params(linkage: &str, nargs: usize) -> Option<Vec<bool>> {
 /// not a method of the standard library (`std::vector::push_back` stores
 /// what it is given). Such a call computes its object's state itself.
 pub fn is_own_method_call(linkage: &str, nargs: usize) -> bool {
-    if !linkage.starts_with("_Z") || nargs == 0 {
-        return false;
-    }
-    let d = blame_formats::names::demangle(linkage);
-    let Some(open) = d.find('(') else {
+    let Some(m) = program_member(linkage) else {
         return false;
     };
-    let name = &d[..open];
-    if name.starts_with("std::") || name.starts_with("__gnu_cxx::") || !name.contains("::") {
-        return false;
-    }
-    let (class, method) = name.rsplit_once("::").unwrap_or(("", name));
-    let class = class.rsplit("::").next().unwrap_or(class);
-    let class = class.split('<').next().unwrap_or(class);
-    if method == class || method.starts_with('~') {
-        return false;
-    }
+    let structor = m.method == m.class || m.method.starts_with('~');
     // `this` is there when the signature has one argument fewer.
-    mangled_params(linkage).is_some_and(|(_, params, _)| params.len() + 1 == nargs)
+    !structor && mangled_params(linkage).is_some_and(|(_, params, _)| params.len() + 1 == nargs)
 }
 
 /// True for the C++ operations through which a value type's data moves:
@@ -409,26 +412,10 @@ pub fn is_own_method_call(linkage: &str, nargs: usize) -> bool {
 /// value ends up; other calls pass blame through their transfer functions
 /// only (3.3.3).
 pub fn moves_values(linkage: &str) -> bool {
-    if !linkage.starts_with("_Z") {
-        return false;
-    }
-    let d = blame_formats::names::demangle(linkage);
-    let Some(open) = d.find('(') else {
+    let Some(name) = cxx_name(linkage) else {
         return false;
     };
-    let name = &d[..open];
-    if name.contains("operator") {
-        return true;
-    }
-    // A constructor: `ns::Class<T>::Class`.
-    let base = name.split('<').next().unwrap_or(name);
-    match base.rsplit_once("::") {
-        Some((class, method)) => {
-            let class = class.rsplit("::").next().unwrap_or(class);
-            !method.is_empty() && class == method
-        }
-        None => false,
-    }
+    name.contains("operator") || member(&name).is_some_and(|m| m.method == m.class)
 }
 
 /// True for a C++ member function of the program's own classes (not the
@@ -438,12 +425,56 @@ pub fn moves_values(linkage: &str) -> bool {
 /// filling scratch members in turn (`c0div`, then `c0q` from it, then the
 /// forces from `c0q`) is one chain of data flow in the caller.
 pub fn is_cxx_method_of_program(linkage: &str) -> bool {
-    if !linkage.starts_with("_ZN") {
-        return false;
+    linkage.starts_with("_ZN") && program_member(linkage).is_some()
+}
+
+/// A C++ member function's class (the last component of its scope,
+/// without template arguments) and name.
+struct Member {
+    class: String,
+    method: String,
+}
+
+/// The demangled qualified name of a mangled C++ function, without its
+/// parameter list (`ns::Grid<double>::apply`).
+fn cxx_name(linkage: &str) -> Option<String> {
+    if !linkage.starts_with("_Z") {
+        return None;
     }
     let d = blame_formats::names::demangle(linkage);
-    let name = d.split('(').next().unwrap_or("");
-    name.contains("::") && !name.starts_with("std::") && !name.starts_with("__gnu_cxx::")
+    let open = d.find('(')?;
+    Some(d[..open].to_string())
+}
+
+/// `name` (a qualified name) as class and member, template arguments
+/// left out (`ns::Grid<std::pair<int, int> >::apply` is `Grid`, `apply`).
+fn member(name: &str) -> Option<Member> {
+    let mut plain = String::new();
+    let mut depth = 0i32;
+    for c in name.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let (scope, method) = plain.rsplit_once("::")?;
+    let class = scope.rsplit("::").next().unwrap_or(scope);
+    (!method.is_empty()).then(|| Member {
+        class: class.to_string(),
+        method: method.to_string(),
+    })
+}
+
+/// A member function of the program's own code (not the standard
+/// library's).
+fn program_member(linkage: &str) -> Option<Member> {
+    let name = cxx_name(linkage)?;
+    if name.starts_with("std::") || name.starts_with("__gnu_cxx::") {
+        return None;
+    }
+    member(&name)
 }
 
 /// The shared arguments of an OpenMP fork (`__kmpc_fork_call(loc, argc,
@@ -507,6 +538,7 @@ mod const_param_tests {
         assert!(moves_values("_ZN7double2aSERKS_")); // double2::operator=
         assert!(moves_values("_ZmiRK7double2S1_")); // operator-
         assert!(moves_values("_ZN7double2C2Edd")); // double2::double2(double, double)
+        assert!(moves_values("_ZN4GridIdEC2Ev")); // Grid<double>::Grid()
         assert!(!moves_values("_ZN6Driver3runEv"));
         assert!(!moves_values("dot"));
     }
@@ -521,6 +553,21 @@ mod const_param_tests {
         assert!(!is_own_method_call("_ZNSt6vectorIdSaIdEE9push_backERKd", 2));
         // a free function
         assert!(!is_own_method_call("_Z5solvePd", 1));
+    }
+
+    #[test]
+    fn nonblocking_calls_have_their_buffers_and_request_from_the_table() {
+        assert_eq!(mpi_request_buffers("Isend"), Some((vec![0], 6)));
+        assert_eq!(mpi_request_buffers("Irecv"), Some((vec![0], 6)));
+        assert_eq!(mpi_request_buffers("Iallreduce"), Some((vec![0, 1], 6)));
+        assert_eq!(mpi_request_buffers("Igather"), Some((vec![0, 3], 8)));
+        assert_eq!(mpi_request_buffers("Recv_init"), Some((vec![0], 6)));
+        assert_eq!(mpi_request_buffers("Iprobe"), None);
+        assert_eq!(mpi_request_buffers("Send"), None);
+        assert_eq!(mpi_completion_requests("Wait"), Some(0));
+        assert_eq!(mpi_completion_requests("Waitall"), Some(1));
+        assert_eq!(mpi_completion_requests("Testsome"), Some(1));
+        assert_eq!(mpi_completion_requests("Barrier"), None);
     }
 
     #[test]

@@ -240,15 +240,7 @@ fn name_private_copies(f: &Function, vars: &mut [Variable]) {
 /// several places of one variable (`&A->rows[i]` and `A->rows`), the
 /// shortest path names it.
 fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option<u32>>>) {
-    let root = |vars: &[Variable], mut v: u32| {
-        for _ in 0..vars.len() {
-            match vars[v as usize].parent {
-                Some(p) => v = p,
-                None => break,
-            }
-        }
-        v
-    };
+    let root = root_of;
     for (&l, srcs) in sources {
         let lv = &vars[l as usize];
         if lv.kind != VarKind::Local || lv.parent.is_some() || !lv.is_pointer || lv.is_exit {
@@ -283,6 +275,17 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
     }
 }
 
+/// The variable `v` is a field of (itself when it is none).
+fn root_of(vars: &[Variable], mut v: u32) -> u32 {
+    for _ in 0..vars.len() {
+        match vars[v as usize].parent {
+            Some(p) => v = p,
+            None => break,
+        }
+    }
+    v
+}
+
 /// Result records (3.1's derived variables, beyond scalars): a local,
 /// whatever its type (an array of norms, a timing vector, a struct
 /// of statistics), that only records numbers computed elsewhere and feeds
@@ -307,6 +310,22 @@ fn result_records(
     feeds_other: &[bool],
 ) {
     let (ni, np) = (f.insts.len(), f.params.len());
+    // Computed once for every candidate: each variable's root, the calls
+    // that may write each root, and each call's pointer arguments.
+    let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
+    let mut call_writes_of: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (n, ts) in &w.may_write_nodes {
+        let mut rs: Vec<u32> = ts.iter().map(|&t| roots[t as usize]).collect();
+        rs.sort_unstable();
+        rs.dedup();
+        for r in rs {
+            call_writes_of.entry(r).or_default().push(*n);
+        }
+    }
+    let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
+    for a in &w.arg_targets {
+        args_of_call.entry(a.0).or_default().push(a);
+    }
     for v in 0..vars.len() {
         let var = &vars[v];
         // (A global is written by many functions, each of which sees only
@@ -323,22 +342,9 @@ fn result_records(
         }
         // Every call that may write it counts, whether or not the caller
         // takes it for a write (an OpenMP region computing it).
-        let root_of = |mut t: u32| {
-            for _ in 0..vars.len() {
-                match vars[t as usize].parent {
-                    Some(p) => t = p,
-                    None => break,
-                }
-            }
-            t
-        };
-        let call_writes = w
-            .may_write_nodes
-            .iter()
-            .filter(|(_, ts)| ts.iter().any(|&t| root_of(t) == v as u32))
-            .map(|&(n, _)| n);
+        let root_of = |t: u32| roots[t as usize];
         let mut writes: Vec<u32> = var_writes[v].clone();
-        writes.extend(call_writes);
+        writes.extend(call_writes_of.get(&(v as u32)).into_iter().flatten());
         // Handed to a call that may write something else from it (an
         // OpenMP region reading it into another array; a callee whose
         // flows are unknown), it feeds that: no record. Writes into local
@@ -352,19 +358,18 @@ fn result_records(
                     Op::Call { callee } => callee.as_deref(),
                     _ => None,
                 };
-                w.arg_targets
+                args_of_call[&c]
                     .iter()
-                    .filter(|(c2, k, ts, may)| {
-                        *c2 == c
-                            && *k != j
-                            && *may
+                    .filter(|&&&(_, k, ref ts, may)| {
+                        k != j
+                            && may
                             && ts.iter().any(|&t| {
                                 let tv = &vars[root_of(t) as usize];
                                 root_of(t) != v as u32
                                     && !(tv.is_scalar && tv.kind == VarKind::Local)
                             })
                     })
-                    .any(|&(_, k, _, _)| {
+                    .any(|&&(_, k, _, _)| {
                         callee
                             .and_then(|n| defined.param_flows(n, k))
                             .is_none_or(|from| from.contains(&j))
@@ -479,19 +484,7 @@ fn is_fresh_allocation(f: &Function, v: &Value) -> bool {
         let Value::Inst(i) = v else { return false };
         let inst = &f.insts[i as usize];
         match &inst.op {
-            Op::Call { callee: Some(c) } => {
-                return matches!(
-                    c.as_str(),
-                    "malloc"
-                        | "calloc"
-                        | "realloc"
-                        | "aligned_alloc"
-                        | "_Znwm"
-                        | "_Znam"
-                        | "_ZnwmSt11align_val_t"
-                        | "_ZnamSt11align_val_t"
-                );
-            }
+            Op::Call { callee: Some(c) } => return library::is_allocator(c),
             Op::Cast => v = inst.args[0].clone(),
             _ => return false,
         }
@@ -546,10 +539,13 @@ struct Writes {
     /// Call outputs that may write what their argument points to, with
     /// the argument's target variables (writes or not).
     may_write_nodes: Vec<(u32, Vec<u32>)>,
-    /// Every pointer argument of a call: (call, argument, its target
-    /// variables, whether the call may write through it).
-    arg_targets: Vec<(InstId, u32, Vec<u32>, bool)>,
+    /// Every pointer argument of a call.
+    arg_targets: Vec<ArgTarget>,
 }
+
+/// A pointer argument of a call: (call, argument, its target variables,
+/// whether the call may write through it).
+type ArgTarget = (InstId, u32, Vec<u32>, bool);
 
 fn collect_writes(
     m: &Module,
@@ -583,7 +579,7 @@ fn collect_writes(
     let mut data_args: BTreeSet<(InstId, u32)> = BTreeSet::new();
     let mut numeric_stores: BTreeSet<InstId> = BTreeSet::new();
     let mut may_write_nodes: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut arg_targets: Vec<(InstId, u32, Vec<u32>, bool)> = Vec::new();
+    let mut arg_targets: Vec<ArgTarget> = Vec::new();
 
     let callee_name = |inst: &Inst| -> Option<Option<String>> {
         match &inst.op {
@@ -951,10 +947,18 @@ fn data_edges(
                         Some(n) => defined.param_reads(n, k),
                         _ => None,
                     };
-                    per_arg = vec![Vec::new(); inst.args.len()];
+                    // Per-argument inputs only for a callee whose flows are known.
+                    let flows_known = callee
+                        .as_deref()
+                        .is_some_and(|n| defined.param_flows(n, 0).is_some());
+                    if flows_known {
+                        per_arg = vec![Vec::new(); inst.args.len()];
+                    }
                     for (k, a) in inst.args.iter().enumerate() {
                         push_val(&mut edges, a);
-                        push_val(&mut per_arg[k], a);
+                        if let Some(p) = per_arg.get_mut(k) {
+                            push_val(p, a);
+                        }
                         if !is_ptr_value(f, a) {
                             continue;
                         }
@@ -971,7 +975,9 @@ fn data_edges(
                             }
                             None => read_locs.extend(res.locs(a)),
                         }
-                        loc_arg.resize(read_locs.len(), k as u32);
+                        if flows_known {
+                            loc_arg.resize(read_locs.len(), k as u32);
+                        }
                     }
                 }
                 Op::DbgDeclare { .. } | Op::DbgValue { .. } | Op::Alloca { .. } => {}
@@ -1956,7 +1962,7 @@ fn call_sites(
                 // into (a receive buffer unpacked into the grid blames the
                 // grid too): what waiting for the request is for.
                 let (mut blamed, mut explicit) = (BTreeSet::new(), BTreeSet::new());
-                for &b in buffers {
+                for &b in &buffers {
                     if let Some(a) = inst.args.get(b as usize) {
                         let t = targets_of(res, vars, a);
                         blamed.extend(t.iter().copied());
