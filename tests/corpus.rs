@@ -1280,6 +1280,14 @@ fn ftnstyle_blames_common_block_arrays_with_their_types() {
         }
     }
     r.bookkeeping_below("", &["nsweeps"], &["field_u", "cells"]);
+    // A global history of one probe of the solution, written by the sweep
+    // and never read back, is a record of results.
+    r.derived_or_below(
+        "",
+        "resid_hist",
+        5.0,
+        "the residual history only records a probe of work[]",
+    );
     r.below(
         "main",
         "it",

@@ -347,8 +347,11 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
                 None => v.type_name.clone(),
             },
             kind: kind.to_string(),
-            // The definition decides, whichever unit names the global.
-            scalar: def.map_or(scalar, |d| d.scalar),
+            // The definition decides, whichever unit names the global; a
+            // global result record (and its fields) ranks with the
+            // derived scalars.
+            // (A global's `is_record` is one function's verdict only.)
+            scalar: def.map_or(v.is_scalar, |d| d.scalar) || index.is_global_record(&root.name, f),
             event,
         };
     }

@@ -19,6 +19,10 @@ pub struct StaticIndex {
     /// Per (struct, field): the field's type, both as `plain_struct`
     /// spells them, from every summary's field variables.
     field_types: HashMap<(String, String), String>,
+    /// Globals (name, defining unit) that are result records: every
+    /// function naming one judged it a record there (its writes record
+    /// numbers, nothing read from it flows into data) and one writes it.
+    global_records: std::collections::HashSet<(String, String)>,
 }
 
 /// The variable `vi` of `f` is a field of (itself when it is none).
@@ -228,13 +232,16 @@ impl StaticIndex {
                 );
             }
         }
-        StaticIndex {
+        let mut index = StaticIndex {
             functions,
             by_name,
             scalar_types,
             global_defs,
             field_types,
-        }
+            global_records: Default::default(),
+        };
+        index.global_records = index.judge_global_records();
+        index
     }
 
     /// A field path below a variable of type `root_type` with the links of
@@ -263,6 +270,48 @@ impl StaticIndex {
             out.push_str(field);
         }
         out
+    }
+
+    /// Result records among the globals: the verdicts of every function
+    /// naming one (`Variable::is_record` of its root there), all of them
+    /// records, and at least one function writing it.
+    fn judge_global_records(&self) -> std::collections::HashSet<(String, String)> {
+        // (name, defining unit) -> (every verdict a record, written).
+        let mut verdicts: HashMap<(String, String), (bool, bool)> = HashMap::new();
+        for f in &self.functions {
+            for v in &f.variables {
+                if v.kind != blame_formats::static_db::VarKind::Global || v.parent.is_some() {
+                    continue;
+                }
+                let e = verdicts
+                    .entry(self.global_identity(&v.name, f))
+                    .or_insert((true, false));
+                e.0 &= v.is_record;
+                e.1 |= !v.write_lines.is_empty() || !v.explicit_lines.is_empty();
+            }
+        }
+        verdicts
+            .into_iter()
+            .filter(|(_, (record, written))| *record && *written)
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// Global `name` as named from a function of `f`'s unit: its name and
+    /// the unit that defines it (empty when unknown).
+    fn global_identity(&self, name: &str, f: &FunctionSummary) -> (String, String) {
+        let unit = self
+            .global_def(name, unit_of(f))
+            .map(|d| d.unit.clone())
+            .unwrap_or_default();
+        (name.to_string(), unit)
+    }
+
+    /// True when global `name`, named from a function of `f`'s unit, is a
+    /// result record of the whole program (`judge_global_records`).
+    pub fn is_global_record(&self, name: &str, f: &FunctionSummary) -> bool {
+        !self.global_records.is_empty()
+            && self.global_records.contains(&self.global_identity(name, f))
     }
 
     /// The definition of global `name` (or a field path below one) as

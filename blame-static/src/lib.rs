@@ -1056,6 +1056,44 @@ mod across_units_tests {
         assert!(!var("blocks").is_record);
     }
 
+    /// A global is judged by every function that names it: a history of
+    /// one fixed element of the solution is a record wherever it appears;
+    /// a global array read into other data is not, where it is read.
+    #[test]
+    fn globals_get_a_record_verdict_from_each_function() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "sweep",
+            "static double hist[64];
+             double grid[100], out[100]; int nsweeps;
+             void show(double x);
+             void sweep(double *work) {
+               for (int i = 1; i < 99; i++) work[i] = 0.5 * (grid[i - 1] + grid[i + 1]);
+               for (int i = 1; i < 99; i++) grid[i] = work[i];
+               hist[nsweeps % 64] = work[50];
+               nsweeps++;
+             }
+             void copy_out(void) { for (int i = 0; i < 100; i++) out[i] = grid[i]; }
+             void report(void) { show(hist[0]); }
+",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let verdict = |f: &str, name: &str| {
+            let s = function(&db, f);
+            let v = s.variables.iter().find(|v| v.name == name);
+            v.unwrap_or_else(|| panic!("{name} in {:?}", s.variables))
+                .is_record
+        };
+        assert!(verdict("sweep", "hist"));
+        assert!(verdict("report", "hist"));
+        assert!(!verdict("sweep", "grid"));
+        assert!(!verdict("copy_out", "grid"));
+        // `out[i] = grid[i]` copies data element by element: no record.
+        assert!(!verdict("copy_out", "out"));
+    }
+
     /// A solver object computed by a call from itself (`solve(&s, comm)`
     /// writing `s->u[..]` through its member) is a data structure, not a
     /// record of numbers, though nothing else is passed in.

@@ -110,7 +110,10 @@ pub struct Variable {
     /// A result record: a variable of any type that only records numbers
     /// computed from other variables (timing arrays, norm histories,
     /// statistics) and feeds nothing back into the computation. Reports
-    /// list it with the derived scalars when its blame is inherited.
+    /// list it with the derived scalars when its blame is inherited. For a
+    /// global, this function's verdict only (its writes here record
+    /// numbers, nothing read of it here flows into data); post takes a
+    /// global for a record when every function naming it agrees.
     #[serde(default)]
     pub is_record: bool,
 }

@@ -136,6 +136,11 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
     name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
+    let mut feeds_other = reach.feeds_other.clone();
+    feeds_other.resize(vars.out.len(), false);
+    for g in globals_read_into_data(&graph, &vars, &var_writes) {
+        feeds_other[g as usize] = true;
+    }
     result_records(
         f,
         defined,
@@ -143,7 +148,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         &var_writes,
         &w,
         graph.first_obj,
-        &reach.feeds_other,
+        &feeds_other,
     );
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
@@ -328,22 +333,29 @@ fn result_records(
     }
     for v in 0..vars.len() {
         let var = &vars[v];
-        // (A global is written by many functions, each of which sees only
-        // its own writes: only locals are judged.)
-        let candidate = var.kind == VarKind::Local
+        // A global is written and read by many functions, each of which
+        // sees only its own part: each function gives its verdict (its
+        // writes, if any, record numbers; nothing it reads of the global
+        // flows into other data), and post takes a global for a record
+        // when every function that names it agrees and one writes it
+        // (`StaticIndex::is_global_record`).
+        let global = var.kind == VarKind::Global;
+        let candidate = (var.kind == VarKind::Local || global)
             && var.parent.is_none()
             && !var.is_scalar
             && !var.is_exit_param()
             && var.element_of.is_none()
             && !feeds_other.get(v).copied().unwrap_or(true)
-            && var_writes.get(v).is_some_and(|ws| !ws.is_empty());
+            // (A global only read here may be named after the writes were
+            // numbered.)
+            && var_writes.get(v).map_or(global, |ws| global || !ws.is_empty());
         if !candidate {
             continue;
         }
         // Every call that may write it counts, whether or not the caller
         // takes it for a write (an OpenMP region computing it).
         let root_of = |t: u32| roots[t as usize];
-        let mut writes: Vec<u32> = var_writes[v].clone();
+        let mut writes: Vec<u32> = var_writes.get(v).cloned().unwrap_or_default();
         writes.extend(call_writes_of.get(&(v as u32)).into_iter().flatten());
         // Handed to a call that may write something else from it (an
         // OpenMP region reading it into another array; a callee whose
@@ -434,6 +446,87 @@ fn result_records(
     }
 }
 
+/// The globals whose values, loaded in this function, flow into another
+/// variable's writes (a data structure, a parameter, a global, the return;
+/// not a local scalar): what this function computes from them. A global's
+/// own writes elsewhere are not seen here, so its reads decide (`reach`'s
+/// `feeds_other` follows only writes made in this function). One backward
+/// walk from every such write over the data edges, each node keeping at
+/// most two of the roots it reaches.
+fn globals_read_into_data(graph: &Graph, vars: &Vars, var_writes: &[Vec<u32>]) -> Vec<u32> {
+    let out = &vars.out;
+    let root = |v: u32| -> u32 {
+        let mut v = v;
+        for _ in 0..out.len() {
+            match out[v as usize].parent {
+                Some(p) => v = p,
+                None => break,
+            }
+        }
+        v
+    };
+    let has_global = out
+        .iter()
+        .any(|v| v.kind == VarKind::Global && v.parent.is_none());
+    if !has_global {
+        return Vec::new();
+    }
+    let nn = graph.data.len();
+    // Per node, up to two roots whose writes it flows into.
+    let mut reaches: Vec<[u32; 2]> = vec![[u32::MAX; 2]; nn];
+    let mut stack: Vec<u32> = Vec::new();
+    let add = |reaches: &mut Vec<[u32; 2]>, stack: &mut Vec<u32>, n: u32, r: u32| {
+        let slot = &mut reaches[n as usize];
+        if slot.contains(&r) || slot[1] != u32::MAX {
+            return;
+        }
+        if slot[0] == u32::MAX {
+            slot[0] = r;
+        } else {
+            slot[1] = r;
+        }
+        stack.push(n);
+    };
+    for (v, ws) in var_writes.iter().enumerate() {
+        let r = root(v as u32);
+        let rv = &out[r as usize];
+        if rv.is_scalar && !rv.is_exit && rv.kind == VarKind::Local {
+            continue;
+        }
+        for &n in ws {
+            if (n as usize) < nn {
+                add(&mut reaches, &mut stack, n, r);
+            }
+        }
+    }
+    while let Some(n) = stack.pop() {
+        let here = reaches[n as usize];
+        for &p in &graph.data[n as usize] {
+            for r in here.into_iter().filter(|&r| r != u32::MAX) {
+                add(&mut reaches, &mut stack, p, r);
+            }
+        }
+    }
+    let mut feeding: BTreeSet<u32> = BTreeSet::new();
+    for (&i, locs) in &graph.load_locs {
+        let Some(here) = reaches.get(i as usize) else {
+            continue;
+        };
+        for l in locs {
+            if !matches!(l.root, Root::Global(_)) {
+                continue;
+            }
+            let Some(&g) = vars.by_key.get(&(l.root, Vec::new())) else {
+                continue;
+            };
+            if here.iter().any(|&r| r != u32::MAX && r != g) {
+                feeding.insert(g);
+            }
+        }
+    }
+    feeding.into_iter().collect()
+}
+
 /// True when store `store` records a number: its value is computed (through
 /// arithmetic, casts and merges) from constants, call results, scalar
 /// variables and the stored location itself (an accumulation `times[0] +=
@@ -452,6 +545,12 @@ fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst)
         match &inst.op {
             Op::Load => {
                 if &inst.args[0] == addr {
+                    continue;
+                }
+                // One fixed element of a data structure (`hist[k] =
+                // work[NX + 1]`, a probe of the solution) is a number taken
+                // from it; an element chosen by a loop's index is data.
+                if fixed_element(f, &inst.args[0]) {
                     continue;
                 }
                 for l in res.locs(&inst.args[0]) {
@@ -473,6 +572,44 @@ fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst)
         }
     }
     true
+}
+
+/// True when address `a` is one element of a variable at constant indices
+/// (`work[NX + 1]`, `grid[0][5]`, `s->hist[3]`): element pointers stepped
+/// by constants from a variable's own storage, a pointer variable's value
+/// or a parameter.
+fn fixed_element(f: &Function, a: &Value) -> bool {
+    let mut a = a.clone();
+    let mut stepped = false;
+    for _ in 0..16 {
+        let Value::Inst(i) = a else {
+            return stepped && matches!(a, Value::Global(_) | Value::Arg(_));
+        };
+        let inst = &f.insts[i as usize];
+        match &inst.op {
+            Op::Gep { .. } => {
+                if !inst.args[1..]
+                    .iter()
+                    .all(|x| matches!(x, Value::ConstInt(_)))
+                {
+                    return false;
+                }
+                stepped = true;
+                a = inst.args[0].clone();
+            }
+            Op::Cast => a = inst.args[0].clone(),
+            // The value of a pointer variable: its own storage.
+            Op::Load => {
+                return stepped
+                    && (matches!(&inst.args[0], Value::Global(_))
+                        || matches!(&inst.args[0], Value::Inst(j)
+                            if matches!(f.insts[*j as usize].op, Op::Alloca { .. })));
+            }
+            Op::Alloca { .. } => return stepped,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// True when `v` is the address a call to an allocator returned (through
