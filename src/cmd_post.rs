@@ -752,6 +752,13 @@ pub fn run_report(mut args: ReportArgs) -> Result<()> {
     args.input = args.input.or_default_run()?;
     let filters = args.rows.filters(args.min_percent, args.method.clone())?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
+    // The names each data structure is also reached as, from the static db
+    // the results were posted with (when it is still the same file).
+    let names = if args.variable.is_some() || matches!(args.format, OutputFormat::Json) {
+        other_names_of(&results)
+    } else {
+        views::OtherNames::new()
+    };
     let text = if let Some(baseline) = &args.compare {
         render::render_compare(&views::compare(&results, &filters, baseline)?, args.format)
     } else if args.by_function {
@@ -767,14 +774,36 @@ pub fn run_report(mut args: ReportArgs) -> Result<()> {
         if let Some(d) = &args.input.run_dir {
             roots.push(d.clone());
         }
-        render::render_drilldown(
-            &views::drilldown(&results, &filters, path, &mut SourceCache::new(roots))?,
-            args.format,
-        )
+        let mut view = views::drilldown(&results, &filters, path, &mut SourceCache::new(roots))?;
+        views::name_other_names(view.variables.iter_mut().map(|d| &mut d.variable), &names);
+        render::render_drilldown(&view, args.format)
     } else {
-        render::render_variables(&views::by_variable(&results, &filters)?, args.format)
+        let mut view = views::by_variable(&results, &filters)?;
+        views::name_other_names(&mut view.variables, &names);
+        render::render_variables(&view, args.format)
     };
     crate::cmd_across::emit(&text, &args.output)
+}
+
+/// [`blame_post::other_names`] of the static db `results` were posted
+/// with; none when that db is gone or changed since (a report never needs
+/// it: the names are a reader's help, the numbers are in the results).
+fn other_names_of(results: &Results) -> views::OtherNames {
+    let Some(id) = results
+        .header
+        .provenance
+        .as_ref()
+        .and_then(|p| p.static_db.as_ref())
+    else {
+        return views::OtherNames::new();
+    };
+    let path = Path::new(&id.path);
+    let same = blame_formats::results::FileId::of(path)
+        .is_ok_and(|now| now.bytes == id.bytes && now.hash == id.hash);
+    match same.then(|| StaticDb::read(path)) {
+        Some(Ok((db, _))) => blame_post::other_names::other_names(&StaticIndex::new(db)),
+        _ => views::OtherNames::new(),
+    }
 }
 
 pub fn run_dump(args: DumpArgs) -> Result<()> {

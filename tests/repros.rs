@@ -626,6 +626,13 @@ fn externglobal_a_global_used_through_extern_is_one_typed_row() {
             "element pointers are not rows of their own: {n}"
         );
     }
+    // ... they are named under it (issue 32, item 1).
+    let also = b["also_reached_as"].as_array().cloned().unwrap_or_default();
+    assert!(
+        also.iter()
+            .any(|n| n.as_str().is_some_and(|n| n.ends_with("::bp"))),
+        "the element pointers are listed as other names of blocks: {also:?}"
+    );
 }
 
 #[test]
@@ -797,4 +804,13 @@ fn listgrid_a_linked_list_is_one_row_not_its_cursors_and_links() {
     for field in ["plist.x", "plist.vx"] {
         assert!(row(&r, Some("main"), field).is_some(), "{field}: {rows:?}");
     }
+    // The cursor is named under the list it walks (issue 32, item 1).
+    let also = plist[0]["also_reached_as"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        also.iter().any(|n| n == "main::p"),
+        "the cursor p is listed as another name of plist: {also:?}"
+    );
 }

@@ -27,6 +27,7 @@ pub mod frame_table;
 pub mod input;
 pub mod merge;
 pub mod openmp;
+pub mod other_names;
 pub mod plt;
 pub mod resolve;
 pub mod shard;

@@ -416,6 +416,12 @@ pub fn render_drilldown(v: &DrillView, format: OutputFormat) -> String {
                     pct(r.exclusive_percent),
                     num(r.samples),
                 ));
+                if !r.also_reached_as.is_empty() {
+                    out.push_str(&format!(
+                        "  also reached as: {}\n",
+                        r.also_reached_as.join(", ")
+                    ));
+                }
                 out.push_str("  blamed lines:\n");
                 for l in &d.lines {
                     out.push_str(&format!(

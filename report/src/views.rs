@@ -147,6 +147,28 @@ pub struct VariableRow {
     /// Memory events: the attributed count under each method.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub methods: BTreeMap<String, f64>,
+    /// The other names this data structure's blame comes through, each
+    /// `function::path`: element pointers, list cursors, links of a linked
+    /// structure (JSON `also_reached_as`; see [`name_other_names`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_reached_as: Vec<String>,
+}
+
+/// Per row as results key it (function, variable path), the other names
+/// of its data structure (`blame_post::other_names`, computed from the
+/// static db the results were posted with).
+pub type OtherNames = std::collections::HashMap<(String, String), Vec<String>>;
+
+/// Fills each row's `also_reached_as` from `names`.
+pub fn name_other_names<'a>(
+    rows: impl IntoIterator<Item = &'a mut VariableRow>,
+    names: &OtherNames,
+) {
+    for r in rows {
+        if let Some(n) = names.get(&(r.function.clone(), r.name.clone())) {
+            r.also_reached_as = n.clone();
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -448,6 +470,7 @@ fn variable_rows(results: &Results, filters: &Filters, scope: &Scope) -> Vec<Var
                 derived: is_derived(&v.key, inc, explicit, inherited),
                 ranks: scope.rank_stats(results, &v.values),
                 methods: scope.methods(&v.values),
+                also_reached_as: Vec::new(),
             })
         })
         .filter(|r| r.percent >= filters.min_percent)

@@ -106,6 +106,7 @@ mod tests {
             derived: false,
             ranks: RankStats::default(),
             methods: Default::default(),
+            also_reached_as: Vec::new(),
         }
     }
 
