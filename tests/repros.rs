@@ -814,3 +814,43 @@ fn listgrid_a_linked_list_is_one_row_not_its_cursors_and_links() {
         "the cursor p is listed as another name of plist: {also:?}"
     );
 }
+
+/// Issue 32, item 1: one row per data structure for a tree walked by a
+/// cursor in a callee, two buffers swapped through a temporary and a
+/// `std::vector` updated through iterators and range-for references, at
+/// -O2 (inlined) and -O0. The vector's update is ~75% of the run (the
+/// `sin`), the tree's walks ~10%, the sweeps a few percent.
+#[test]
+fn onerow_cursors_iterators_and_swapped_buffers_add_to_their_owners() {
+    if !sampling_allowed() {
+        return;
+    }
+    for opt in ["-O2", "-O0"] {
+        let built = build_with("onerow", "clang++-19", &["t.cpp"], &[opt], &[]);
+        let r = built.report(opt, &["300"], &[]);
+        let rows = names(&r);
+        for n in &rows {
+            let name = n.rsplit_once("::").map_or(n.as_str(), |(_, v)| v);
+            assert!(
+                !["it", "tmp", "n", "p", "__begin1", "__range1"].contains(&name),
+                "{opt}: {n} is a cursor, iterator or temporary, not a data structure: {rows:?}"
+            );
+            // A callee's pointer parameter is its caller's data structure.
+            assert!(
+                !n.starts_with("push(") && !n.starts_with("deposit("),
+                "{opt}: {n} is the caller's variable: {rows:?}"
+            );
+        }
+        assert!(
+            explicit_of(&r, Some("main"), "parts") >= 50.0,
+            "{opt}: the particle update is parts': {rows:?}"
+        );
+        assert!(
+            explicit_of(&r, Some("main"), "tree") >= 3.0,
+            "{opt}: the walks are tree's: {rows:?}"
+        );
+        for buffer in ["u", "unew"] {
+            assert!(row(&r, Some("main"), buffer).is_some(), "{opt}: {rows:?}");
+        }
+    }
+}

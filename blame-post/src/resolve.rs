@@ -445,10 +445,15 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
         // A local pointer bound on the sampled line (`const Node &b =
         // nodes[..]`) is blamed for computing the address: it stays here,
         // not lifted to the memory it points into.
+        // An element pointer or cursor into a parameter's memory (`for (n =
+        // tree; n; n = n->left)`) is that parameter's, where it is bound too.
         let binds = |vi: u32| {
             let v = &f.variables[vi as usize];
             bound_line.is_some_and(|l| {
-                v.kind == VarKind::Local && v.is_pointer && v.write_lines.binary_search(&l).is_ok()
+                v.kind == VarKind::Local
+                    && v.is_pointer
+                    && v.write_lines.binary_search(&l).is_ok()
+                    && v.element_of.is_none_or(|o| exit_roots(f, o).is_empty())
             })
         };
         // Exit variables flow on to the caller; find which outputs (and
@@ -592,6 +597,11 @@ fn computed_exits(f: &FunctionSummary, mode: Mode) -> impl Iterator<Item = u32> 
 /// itself, or for a local that holds what an exit variable's field points
 /// to (`Particle &a = parts_[i]` is `.parts_` below `this`), that field.
 fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String, u32)> {
+    exit_roots_at(f, vi, 0)
+}
+
+/// [`exit_roots`], `depth` element pointers deep.
+fn exit_roots_at(f: &FunctionSummary, vi: u32, depth: usize) -> Vec<(u32, String, u32)> {
     let v = &f.variables[vi as usize];
     let root = root_of(f, vi);
     let rv = &f.variables[root as usize];
@@ -615,6 +625,24 @@ fn exit_roots(f: &FunctionSummary, vi: u32) -> Vec<(u32, String, u32)> {
     }
     if rv.kind == VarKind::Global {
         return vec![];
+    }
+    // An element pointer or cursor into a parameter's memory (`bp =
+    // &blocks[n]`, `for (n = tree; n; n = n->left)`, `Particle &p : parts`)
+    // is that parameter's: its paths continue below the owner's.
+    if let Some(owner) = rv.element_of.filter(|&o| o != root && depth < 4) {
+        let below_owner: Vec<(u32, String, u32)> = exit_roots_at(f, owner, depth + 1)
+            .into_iter()
+            .map(|(r, p, leaf)| {
+                (
+                    r,
+                    format!("{p}{path}"),
+                    if path.is_empty() { leaf } else { vi },
+                )
+            })
+            .collect();
+        if !below_owner.is_empty() {
+            return below_owner;
+        }
     }
     // A local holding a parameter, the return value, or a field of a
     // parameter (`Level *lev = mg->levels[l]`): its paths continue there.

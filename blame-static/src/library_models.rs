@@ -418,6 +418,35 @@ pub fn moves_values(linkage: &str) -> bool {
     name.contains("operator") || member(&name).is_some_and(|m| m.method == m.class)
 }
 
+/// True for a C++ container's member function that returns a position in
+/// its object (an iterator, a pointer or a reference to an element):
+/// `begin`, `end`, `find`, `data`, `front`, `operator[]`, ... A local
+/// iterator made by one walks that container's memory.
+pub fn returns_position_in(linkage: &str) -> bool {
+    let Some(m) = cxx_name(linkage).and_then(|n| member(&n)) else {
+        return false;
+    };
+    matches!(
+        m.method.as_str(),
+        "begin"
+            | "end"
+            | "cbegin"
+            | "cend"
+            | "rbegin"
+            | "rend"
+            | "crbegin"
+            | "crend"
+            | "find"
+            | "lower_bound"
+            | "upper_bound"
+            | "data"
+            | "front"
+            | "back"
+            | "at"
+            | "operator[]"
+    )
+}
+
 /// True for a C++ member function of the program's own classes (not the
 /// standard library's): `QCS::setCornerDiv(..)` computing the members of
 /// its object. A call to one writes the object's members where its write
@@ -553,6 +582,17 @@ mod const_param_tests {
         assert!(!is_own_method_call("_ZNSt6vectorIdSaIdEE9push_backERKd", 2));
         // a free function
         assert!(!is_own_method_call("_Z5solvePd", 1));
+    }
+
+    #[test]
+    fn container_positions_are_told_from_other_members() {
+        // std::vector<Particle>::begin()
+        assert!(returns_position_in(
+            "_ZNSt6vectorI8ParticleSaIS0_EE5beginEv"
+        ));
+        // std::vector<double>::push_back(double const&)
+        assert!(!returns_position_in("_ZNSt6vectorIdSaIdEE9push_backERKd"));
+        assert!(!returns_position_in("solve"));
     }
 
     #[test]

@@ -119,6 +119,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
 
     let t_graph = t0.elapsed();
     element_owners(&mut vars.out, &w.pointer_sources);
+    iterator_owners(f, &mut res, &mut vars);
     let reads_of_params = param_reads(f, &mut res, &param_of, &graph.load_locs);
     let reach = reach(
         f,
@@ -276,6 +277,74 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
             if let Some(o) = owner {
                 vars[l as usize].element_of = Some(o);
             }
+        }
+    }
+}
+
+/// Local iterators (`auto it = parts.begin()`, the `__begin1` of a
+/// range-for): a local of an iterator class that is only ever set from a
+/// container's position calls (`returns_position_in`) on one variable
+/// walks that variable's memory, as an element pointer does: it is
+/// `element_of` it. (Element pointers proper are `element_owners`'.)
+fn iterator_owners(f: &Function, res: &mut Resolver, vars: &mut Vars) {
+    // Per iterator local: the owners its stores name (`None`: another
+    // value stored).
+    let mut owners: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
+    for inst in &f.insts {
+        if !matches!(inst.op, Op::Store) {
+            continue;
+        }
+        let locs = res.locs(&inst.args[1]);
+        let [l] = locs.as_slice() else { continue };
+        let Root::Var(_) = l.root else { continue };
+        if l.deref != 0 {
+            continue;
+        }
+        let Some(t) = vars.get(l.root, &[], None) else {
+            continue;
+        };
+        let tv = &vars.out[t as usize];
+        // `iterator`, `const_iterator`, `__normal_iterator<T *, ..>`,
+        // `_Rb_tree_iterator<..>`.
+        let class = tv.type_name.split('<').next().unwrap_or("").trim_end();
+        let iterator = tv.kind == VarKind::Local
+            && tv.parent.is_none()
+            && !tv.is_pointer
+            && !tv.is_exit
+            && class.ends_with("iterator");
+        if !iterator {
+            continue;
+        }
+        // The stored value: a position call's result (through casts).
+        let mut v = inst.args[0].clone();
+        let mut owner = None;
+        for _ in 0..4 {
+            let Value::Inst(i) = v else { break };
+            let src = &f.insts[i as usize];
+            match &src.op {
+                Op::Cast => v = src.args[0].clone(),
+                Op::Call { callee: Some(c) } if library::returns_position_in(c) => {
+                    owner = src.args.first().and_then(|this| {
+                        let ls = res.locs(this);
+                        let [o] = ls.as_slice() else { return None };
+                        vars.get(o.root, &o.path, o.ty)
+                    });
+                    break;
+                }
+                _ => break,
+            }
+        }
+        owners.entry(t).or_default().insert(owner);
+    }
+    for (t, os) in owners {
+        let ([Some(o)] | [Some(o), ..]) = os.iter().copied().collect::<Vec<_>>()[..] else {
+            continue;
+        };
+        let one_root = os
+            .iter()
+            .all(|x| x.is_some_and(|x| root_of(&vars.out, x) == root_of(&vars.out, o)));
+        if one_root && root_of(&vars.out, o) != t && vars.out[t as usize].element_of.is_none() {
+            vars.out[t as usize].element_of = Some(o);
         }
     }
 }
@@ -773,7 +842,10 @@ fn collect_writes(
                     let srcs = res.locs(&inst.args[0]);
                     if let Some(t) = own_slot {
                         let entry = pointer_sources.entry(t).or_default();
-                        if srcs.is_empty() {
+                        // A fresh allocation makes it an owner of memory,
+                        // never an element pointer (`u = calloc(..)`, then
+                        // swapped with `unew` through `tmp`).
+                        if srcs.is_empty() || is_fresh_allocation(f, &inst.args[0]) {
                             entry.insert(None);
                         }
                     }
