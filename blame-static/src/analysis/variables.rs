@@ -173,7 +173,8 @@ impl Vars<'_> {
 /// A global of a runtime the program links (MPI's `ompi_mpi_comm_world`
 /// behind `MPI_COMM_WORLD`, libc's `stdout` and `errno`, OpenMP's and the
 /// C++ library's streams): declared here, defined in a library, and never
-/// a program variable.
+/// a program variable; nor are the tables the compiler makes for C++
+/// classes (`{vtable(CG)}`).
 fn is_runtime_global(gl: &crate::ir::Global) -> bool {
     const PREFIXES: &[&str] = &[
         "ompi_",
@@ -206,6 +207,12 @@ fn is_runtime_global(gl: &crate::ir::Global) -> bool {
         "__environ",
         "signgam",
     ];
+    // The compiler's own tables of C++ classes: vtables, typeinfo and its
+    // names, VTTs, guard variables of function statics, TLS wrappers.
+    const COMPILER_TABLES: &[&str] = &["_ZTV", "_ZTI", "_ZTS", "_ZTT", "_ZGV", "_ZTH", "_ZTW"];
+    if COMPILER_TABLES.iter().any(|p| gl.name.starts_with(p)) {
+        return true;
+    }
     let declared_only = gl.size == 0 && gl.ty.is_none();
     declared_only
         && (NAMES.contains(&gl.name.as_str()) || PREFIXES.iter().any(|p| gl.name.starts_with(p)))
