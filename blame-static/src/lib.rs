@@ -58,6 +58,8 @@ fn summary_hash(m: &ir::Module, defined: &analysis::DefinedFunctions, f: &ir::Fu
             let into = defined.returns_into(c);
             let fields = defined.field_aliases(c);
             let sets = access(c, inst.args.len());
+            // The globals it writes are written by the call here.
+            defined.global_writes(c).hash(&mut h);
             if !into.is_empty()
                 || !fields.is_empty()
                 || sets
@@ -1092,6 +1094,48 @@ mod across_units_tests {
         assert!(!verdict("copy_out", "grid"));
         // `out[i] = grid[i]` copies data element by element: no record.
         assert!(!verdict("copy_out", "out"));
+    }
+
+    /// A call to a function that writes a global (`unpack` copying the
+    /// received face into `grid`) writes it in the caller from what it is
+    /// given: the wait for the receive is for `grid` too.
+    #[test]
+    fn a_callee_writing_a_global_writes_it_in_the_caller() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "halo",
+            "typedef int MPI_Request;\n\
+             int MPI_Irecv(void *b, int n, int t, int src, int tag, int comm, MPI_Request *r);\n\
+             int MPI_Waitall(int n, MPI_Request *r, void *st);\n\
+             double *grid; double *recv_buff;\n\
+             static void unpack(const double *buf, int n) {\n\
+             \x20 double *row = &grid[0];\n\
+             \x20 for (int i = 0; i < n; i++) row[i] = buf[i];\n\
+             }\n\
+             void exchange(int n) {\n\
+             \x20 MPI_Request req[1];\n\
+             \x20 MPI_Irecv(recv_buff, n, 0, 1, 0, 0, &req[0]);\n\
+             \x20 MPI_Waitall(1, req, 0);\n\
+             \x20 unpack(recv_buff, n);\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let ex = function(&db, "exchange");
+        let name = |v: u32| ex.variables[v as usize].name.clone();
+        let wait = ex
+            .call_sites
+            .iter()
+            .find(|c| c.callee.as_deref() == Some("MPI_Waitall"))
+            .expect("the wait");
+        let blamed: Vec<String> = wait
+            .outputs
+            .iter()
+            .flat_map(|o| o.blamed.iter().map(|&v| name(v)))
+            .collect();
+        assert!(blamed.contains(&"recv_buff".to_string()), "{blamed:?}");
+        assert!(blamed.contains(&"grid".to_string()), "{blamed:?}");
     }
 
     /// A solver object computed by a call from itself (`solve(&s, comm)`

@@ -226,6 +226,23 @@ pub fn mpi_request_buffers(m: &str) -> Option<(Vec<u32>, u32)> {
     (!blamed.is_empty()).then_some((blamed, req))
 }
 
+/// True for a nonblocking MPI routine that only sends (`Isend` and its
+/// modes, persistent sends): its buffer is read, and the data usually
+/// leaves at once, so a wait that also completes receives waits for them.
+pub fn mpi_only_sends(m: &str) -> bool {
+    matches!(
+        m,
+        "Isend"
+            | "Ibsend"
+            | "Issend"
+            | "Irsend"
+            | "Send_init"
+            | "Bsend_init"
+            | "Ssend_init"
+            | "Rsend_init"
+    )
+}
+
 /// For an MPI routine that completes requests (`Wait`, `Waitall`,
 /// `Test`...): the argument that holds them.
 pub fn mpi_completion_requests(m: &str) -> Option<u32> {

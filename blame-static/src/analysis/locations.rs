@@ -336,6 +336,8 @@ pub struct DefinedFunctions<'a> {
     /// Per function, per parameter, where the body may write through it
     /// and what it may read through it.
     access: super::write_sets::AccessSets,
+    /// Per function, the globals it writes, itself or through its callees.
+    globals: super::global_writes::GlobalWrites,
 }
 
 /// A field of the object a function returns that points into memory of an
@@ -379,12 +381,14 @@ impl<'a> DefinedFunctions<'a> {
             }
         }
         let access = super::write_sets::access_sets(m, &rets, &names, &const_params, external);
+        let globals = super::global_writes::module_global_writes(m);
         DefinedFunctions {
             names,
             rets,
             fields,
             const_params,
             access,
+            globals,
         }
     }
 
@@ -446,6 +450,11 @@ impl<'a> DefinedFunctions<'a> {
 
     pub fn contains(&self, name: &str) -> bool {
         self.names.get(name).copied().unwrap_or(false)
+    }
+
+    /// The globals (as summaries name them) that a call of `name` writes.
+    pub fn global_writes(&self, name: &str) -> &[String] {
+        self.globals.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Where the pointer `name` returns points (empty when unknown or fresh memory).

@@ -20,6 +20,7 @@
 //! edge has been taken. Reachability replaces the compact graph of 3.2.1:
 //! the lines stored at each migrated node are exactly what it reaches.
 
+mod global_writes;
 mod graph;
 mod locations;
 mod reads;
@@ -681,6 +682,18 @@ fn fixed_element(f: &Function, a: &Value) -> bool {
     false
 }
 
+/// The variable of the module's global named `name` (as summaries name
+/// it: its source name), if the module declares it.
+fn global_variable(m: &Module, vars: &mut Vars, name: &str) -> Option<u32> {
+    let g = m.globals.iter().position(|gl| {
+        !gl.artificial
+            && gl.function.is_none()
+            && gl.source_name.as_deref().unwrap_or(gl.name.as_str()) == name
+    })?;
+    let ty = m.globals[g].ty;
+    vars.get(Root::Global(g as u32), &[], ty)
+}
+
 /// True when `v` is the address a call to an allocator returned (through
 /// casts): a record's own buffer (`stats.values = new double[n]`), not a
 /// link to other data.
@@ -874,6 +887,21 @@ fn collect_writes(
                 let Some(name) = callee_name(inst) else {
                     continue;
                 };
+                // The data-structure globals the callee writes: written by
+                // the call, from what it is given.
+                if let Some(n) = name.as_deref() {
+                    let mut written: Vec<u32> = Vec::new();
+                    for g in defined.global_writes(n) {
+                        if let Some(v) = global_variable(m, vars, g) {
+                            if !vars.out[v as usize].is_scalar {
+                                written.push(v);
+                            }
+                        }
+                    }
+                    if !written.is_empty() {
+                        writes.push((i, written));
+                    }
+                }
                 let has_body = name.as_deref().is_some_and(|n| defined.contains(n));
                 let ptr_args: Vec<u32> = (0..inst.args.len() as u32)
                     .filter(|&k| is_ptr_value(f, &inst.args[k as usize]))
@@ -2076,7 +2104,8 @@ fn call_sites(
     let (call_models, ret_bind, arg_bind) = (&w.call_models, &reach.ret_bind, &reach.arg_bind);
     // Call sites with their output bindings (the transfer function's caller side).
     let mut call_sites = Vec::new();
-    type Posted = (BTreeSet<u32>, BTreeSet<u32>, BTreeSet<u32>);
+    // (requests, blamed, explicit, only sends)
+    type Posted = (BTreeSet<u32>, BTreeSet<u32>, BTreeSet<u32>, bool);
     let mut request_buffers: Vec<Posted> = Vec::new();
     let targets_of = |res: &mut Resolver, vars: &Vars, v: &Value| -> BTreeSet<u32> {
         res.locs(v)
@@ -2161,11 +2190,8 @@ fn call_sites(
             }
         }
         // A nonblocking MPI call: which buffers its request completes.
-        if let Some((buffers, req)) = name
-            .as_deref()
-            .and_then(library::mpi_routine)
-            .and_then(|m| library::mpi_request_buffers(&m))
-        {
+        let routine = name.as_deref().and_then(library::mpi_routine);
+        if let Some((buffers, req)) = routine.as_deref().and_then(library::mpi_request_buffers) {
             if (req as usize) < inst.args.len() {
                 // The buffers and what the call's outputs through them flow
                 // into (a receive buffer unpacked into the grid blames the
@@ -2183,7 +2209,8 @@ fn call_sites(
                     }
                 }
                 let req = targets_of(res, vars, &inst.args[req as usize]);
-                request_buffers.push((req, blamed, explicit));
+                let sends = routine.as_deref().is_some_and(library::mpi_only_sends);
+                request_buffers.push((req, blamed, explicit, sends));
             }
         }
         call_sites.push((
@@ -2215,8 +2242,13 @@ fn call_sites(
         };
         let req = targets_of(res, vars, arg);
         let (mut extra, mut extra_explicit) = (BTreeSet::new(), BTreeSet::new());
-        for (r, b, x) in &request_buffers {
-            if !r.is_disjoint(&req) {
+        // A wait that completes receives too waits for those: the sends'
+        // buffers leave at once (a halo's packed faces are no wait's).
+        let completes_receives = request_buffers
+            .iter()
+            .any(|(r, _, _, sends)| !sends && !r.is_disjoint(&req));
+        for (r, b, x, sends) in &request_buffers {
+            if !r.is_disjoint(&req) && !(*sends && completes_receives) {
                 extra.extend(b.iter().copied());
                 extra_explicit.extend(x.iter().copied());
             }
