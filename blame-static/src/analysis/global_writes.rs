@@ -1,9 +1,9 @@
 //! Which globals a function writes, itself or through its callees: what a
 //! call of it computes besides its outputs through arguments. A caller's
 //! summary takes such a call for a write of each data-structure global it
-//! writes, computed from what the call is given (`fill_ghost(.., recv_buff
-//! + off)` copying a received face into the global `blocks`), so data that
-//! flows into the call flows into the global (a wait for a receive is for
+//! writes, computed from what the call is given (`fill_ghost(..,
+//! recv_buff + off)` copying a received face into the global `blocks`), so
+//! data that flows into the call flows into the global (a wait for a receive is for
 //! the blocks its buffer is unpacked into).
 //!
 //! Within a module, from the stores of each body (an address based on a
@@ -49,7 +49,7 @@ pub fn module_global_writes(m: &Module) -> GlobalWrites {
                     (inst.args.first(), inst.args.get(1).map(|v| (v, pointer)))
                 }
                 Op::Call { callee: Some(c) } => {
-                    if inst.args.iter().any(|a| body.from_param(a)) {
+                    if inst.args.iter().any(|a| body.computed_from_param(a)) {
                         calls.entry(f.name.as_str()).or_default().insert(c.as_str());
                     }
                     continue;
@@ -62,7 +62,7 @@ pub fn module_global_writes(m: &Module) -> GlobalWrites {
             let given = if pointer {
                 body.base_is_param(value)
             } else {
-                body.from_param(value)
+                body.computed_from_param(value)
             };
             if !given {
                 continue;
@@ -155,7 +155,7 @@ impl<'a> Body<'a> {
 
     /// True when value `v` is computed from a parameter: the parameter
     /// itself, memory read through it, or arithmetic and calls over those.
-    fn from_param(&mut self, v: &Value) -> bool {
+    fn computed_from_param(&mut self, v: &Value) -> bool {
         let Value::Inst(i) = v else {
             return matches!(v, Value::Arg(_));
         };
@@ -172,7 +172,7 @@ impl<'a> Body<'a> {
             | Op::Select
             | Op::Phi
             | Op::Gep { .. }
-            | Op::Call { .. } => inst.args.iter().any(|a| self.from_param(a)),
+            | Op::Call { .. } => inst.args.iter().any(|a| self.computed_from_param(a)),
             _ => false,
         };
         self.from_param.insert(*i, r);
@@ -197,7 +197,7 @@ impl<'a> Body<'a> {
             // A local slot: a parameter's, or a pointer set from one.
             Op::Alloca { .. } => {
                 let stored = self.slots.get(i).cloned().unwrap_or_default();
-                stored.iter().any(|v| self.from_param(v))
+                stored.iter().any(|v| self.computed_from_param(v))
             }
             Op::Phi | Op::Select => inst.args.iter().any(|b| self.base_is_param(b)),
             _ => false,
