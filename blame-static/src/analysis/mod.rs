@@ -2248,7 +2248,7 @@ fn call_sites(
             .iter()
             .any(|(r, _, _, sends)| !sends && !r.is_disjoint(&req));
         for (r, b, x, sends) in &request_buffers {
-            if !r.is_disjoint(&req) && !(*sends && completes_receives) {
+            if !(r.is_disjoint(&req) || *sends && completes_receives) {
                 extra.extend(b.iter().copied());
                 extra_explicit.extend(x.iter().copied());
             }
