@@ -27,7 +27,7 @@ void CsrMatrix::Builder::end_row() {
   const int stop = static_cast<int>(col_idx_.size());
   for (int k = start + 1; k < stop; ++k) {
     const int c = col_idx_[k];
-    const double v = values_[k];
+    const double val = values_[k];
     int m = k - 1;
     while (m >= start && col_idx_[m] > c) {
       col_idx_[m + 1] = col_idx_[m];
@@ -35,7 +35,7 @@ void CsrMatrix::Builder::end_row() {
       --m;
     }
     col_idx_[m + 1] = c;
-    values_[m + 1] = v;
+    values_[m + 1] = val;
   }
   row_ptr_.push_back(stop);
 }

@@ -115,8 +115,8 @@ int main(int argc, char **argv) {
   std::unique_ptr<Solver> solver;
   try {
     solver = make_solver(A, opt);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s\n", e.what());
+  } catch (const std::exception &err) {
+    std::fprintf(stderr, "%s\n", err.what());
     return 1;
   }
 
