@@ -1924,6 +1924,30 @@ impl Run {
         100.0 * hits as f64 / self.samples.len().max(1) as f64
     }
 
+    /// No row of `function` is named one of `names` (or a field path of one).
+    fn no_rows_in(&self, function: &str, names: &[&str], why: &str) {
+        for v in self.variables() {
+            let n = v["name"].as_str().unwrap_or("");
+            let f = v["function"].as_str().unwrap_or("");
+            if is_function(f, function)
+                && names
+                    .iter()
+                    .any(|x| n == *x || n.starts_with(&format!("{x}.")))
+            {
+                self.fail(format!("{f}::{n} is listed: {why}"));
+            }
+        }
+    }
+
+    /// [`Run::finish`] for a held-out program: every expectation that
+    /// failed is printed first as a `HELD-OUT SHORTFALL:` line.
+    fn finish_held_out(self) {
+        for f in self.failures.borrow().iter() {
+            println!("HELD-OUT SHORTFALL: {}: {f}", self.name);
+        }
+        self.finish();
+    }
+
     /// Every row named one of `names`, in any function (loop indices,
     /// request handles, scoped timers), is derived or ranks below `limit`%.
     fn low_anywhere(&self, names: &[&str], limit: f64, why: &str) {
@@ -1945,6 +1969,9 @@ impl Run {
 }
 
 #[test]
+#[ignore = "held-out shortfall: ScopedTimers and main's residual check rank with the solver, \
+            solver.z_ below solver.q_, x above solver, range-for cursors and row iterators \
+            listed (EXPECTED_ROUND5.md)"]
 fn pcgvec_held_out_blames_the_solver_behind_its_unique_ptr_not_its_stats() {
     if !sampling_allowed() {
         return;
@@ -1978,6 +2005,15 @@ fn pcgvec_held_out_blames_the_solver_behind_its_unique_ptr_not_its_stats() {
         r.fail("the solution x is not listed".into());
     }
     r.at_least_as("main", "solver", "x");
+    // The ranking of the program's top comment: solver, x, A, b; the check
+    // b - A x after each solve (0.3%) is none of them.
+    r.above(
+        "main",
+        "solver",
+        "residual",
+        0.0,
+        "the residual check after each solve takes 0.3% of the run",
+    );
     for read_only in ["A", "b"] {
         r.above(
             "main",
@@ -2023,18 +2059,36 @@ fn pcgvec_held_out_blames_the_solver_behind_its_unique_ptr_not_its_stats() {
         &["solver"],
     );
     r.low_anywhere(
-        &["timer", "total", "t0", "dt", "residual_history", "stats_"],
+        &[
+            "timer",
+            "total",
+            "t0",
+            "dt",
+            "residual_history",
+            "stats_",
+            "it",
+        ],
         0.5 * solver,
         "timers and the residual history only record",
     );
     r.no_rows(
-        &["it", "e", "row", "__begin1", "__end1", "__range1", "src", "nb", "v"],
-        "iterators, row views and element references add to their containers",
+        &[
+            "e", "row", "__begin1", "__end1", "__range1", "src", "nb", "v",
+        ],
+        "range-for cursors, row views and element references add to their containers",
     );
-    r.finish();
+    // (`it` in PcgSolver::solve is the iteration count, ranked low above)
+    r.no_rows_in(
+        "pcg::Ilu0Preconditioner::apply",
+        &["it"],
+        "the row iterator adds to the factor it walks",
+    );
+    r.finish_held_out();
 }
 
 #[test]
+#[ignore = "held-out shortfall: the halo send buffers take the receives' waits and rank \
+            above the particles; the list cursor k is listed (EXPECTED_ROUND5.md)"]
 fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests() {
     if !sampling_allowed() {
         return;
@@ -2047,9 +2101,10 @@ fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests()
     let deposit = r.share_of("deposit_charge");
     let lists = r.share_of("build_cell_lists");
     let field = r.share_of("solve_field");
-    let halo = r.share_within(|f| is_frame_of(f, "solve_field"), |f| {
-        is_frame_of(f, "halo_exchange")
-    });
+    let halo = r.share_within(
+        |f| is_frame_of(f, "solve_field"),
+        |f| is_frame_of(f, "halo_exchange"),
+    );
     let sweeps = field - halo;
     assert!(push > 5.0, "the push is the hot loop: {push:.1}%");
     let reasons = r.report["coverage"]["reasons"].to_string();
@@ -2060,7 +2115,13 @@ fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests()
             r.fail(format!("time in {call} reaches no variable: {reasons}"));
         }
     }
-    r.gets("main", "elec", COVERED, push, "push_particles writes the particles");
+    r.gets(
+        "main",
+        "elec",
+        COVERED,
+        push,
+        "push_particles writes the particles",
+    );
     r.gets("", "rho", COVERED, deposit, "deposit_charge writes rho");
     let phi = r.total("", "phi") + r.total("", "phi_new");
     if phi < COVERED * sweeps {
@@ -2094,6 +2155,17 @@ fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests()
             ));
         }
     }
+    // Item 5 of the top comment: the send buffers are only packed (~0%);
+    // the halo waits are for the rows received.
+    for packed in ["sendbuf_lo", "sendbuf_hi"] {
+        let p = r.ranked("", packed);
+        if p >= elec {
+            r.fail(format!(
+                "{packed} ({p:.1}%) ranks above main::elec ({elec:.1}%): it is only packed \
+                 (its eager MPI_Isend completes at once; the waits are for the receives)"
+            ));
+        }
+    }
     r.bookkeeping_below(
         "main",
         &[
@@ -2115,13 +2187,24 @@ fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests()
         "the energy history only records results",
     );
     r.low_anywhere(
-        &["req", "i", "j", "ic", "jc", "sweep"],
+        &["req", "i", "j", "ic", "jc", "sweep", "k"],
         0.5 * elec,
         "requests and loop indices are no data",
     );
     r.no_rows(
-        &["pp", "k", "row0", "row1", "up", "mid", "down", "rhs", "out", "tmp"],
-        "element pointers, list cursors and the swap pointer add to their arrays",
+        &[
+            "pp", "row0", "row1", "up", "mid", "down", "rhs", "out", "tmp",
+        ],
+        "element pointers and the swap pointer add to their arrays",
     );
-    r.finish();
+    // k walks the cell lists in the push and the deposition (elsewhere it
+    // is a loop index, ranked low above)
+    for walk in ["push_particles", "deposit_charge"] {
+        r.no_rows_in(
+            walk,
+            &["k"],
+            "the list cursor adds to the particles it visits",
+        );
+    }
+    r.finish_held_out();
 }
