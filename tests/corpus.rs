@@ -1901,3 +1901,310 @@ fn mpiwait_held_out_blames_time_in_sends_and_waits_on_the_buffers() {
     r.no_rows(&[], "MPI's own globals are no program variables");
     r.finish();
 }
+
+// ---- Round 5 (issue 30): two more programs held out of tuning, pcgvec and
+// picgrid. Their expectations were written in their top comments, from
+// their profiles, before blame was run on them
+// (tests/programs/corpus/EXPECTED_ROUND5.md). ----
+
+impl Run {
+    /// Percent of the samples whose stack passes through a function `any`
+    /// accepts and through one `inner` accepts.
+    fn share_within(&self, outer: impl Fn(&str) -> bool, inner: impl Fn(&str) -> bool) -> f64 {
+        let hits = self
+            .samples
+            .iter()
+            .filter(|s| {
+                s["stack"].as_array().is_some_and(|st| {
+                    let names = || st.iter().map(|f| f["function"].as_str().unwrap_or(""));
+                    names().any(&outer) && names().any(&inner)
+                })
+            })
+            .count();
+        100.0 * hits as f64 / self.samples.len().max(1) as f64
+    }
+
+    /// No row of `function` is named one of `names` (or a field path of one).
+    fn no_rows_in(&self, function: &str, names: &[&str], why: &str) {
+        for v in self.variables() {
+            let n = v["name"].as_str().unwrap_or("");
+            let f = v["function"].as_str().unwrap_or("");
+            if is_function(f, function)
+                && names
+                    .iter()
+                    .any(|x| n == *x || n.starts_with(&format!("{x}.")))
+            {
+                self.fail(format!("{f}::{n} is listed: {why}"));
+            }
+        }
+    }
+
+    /// [`Run::finish`] for a held-out program: every expectation that
+    /// failed is printed first as a `HELD-OUT SHORTFALL:` line.
+    fn finish_held_out(self) {
+        for f in self.failures.borrow().iter() {
+            println!("HELD-OUT SHORTFALL: {}: {f}", self.name);
+        }
+        self.finish();
+    }
+
+    /// Every row named one of `names`, in any function (loop indices,
+    /// request handles, scoped timers), is derived or ranks below `limit`%.
+    fn low_anywhere(&self, names: &[&str], limit: f64, why: &str) {
+        let key = self.rank_key();
+        for v in self.variables() {
+            let n = v["name"].as_str().unwrap_or("");
+            if !names.contains(&n) || v["derived"] == true {
+                continue;
+            }
+            let p = v[key].as_f64().unwrap_or(0.0);
+            if p >= limit {
+                self.fail(format!(
+                    "{}::{n} is ranked at {p:.1}%, expected < {limit:.1}%: {why}",
+                    v["function"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "held-out shortfall: ScopedTimers and main's residual check rank with the solver, \
+            solver.z_ below solver.q_, x above solver, range-for cursors and row iterators \
+            listed (EXPECTED_ROUND5.md)"]
+fn pcgvec_held_out_blames_the_solver_behind_its_unique_ptr_not_its_stats() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "pcgvec", "clang++-19", "cpp");
+    let r = record_and_report("pcgvec", b, &[exe.display().to_string()], false);
+    let in_solve = |f: &str| f.contains("9PcgSolver5solve") || f.contains("PcgSolver::solve");
+    let solve = r.share(in_solve);
+    let apply = r.share_within(in_solve, |f| {
+        f.contains("18Ilu0Preconditioner5apply") || f.contains("Ilu0Preconditioner::apply")
+    });
+    let matvec = r.share_within(in_solve, |f| {
+        f.contains("9CsrMatrix8multiply") || f.contains("CsrMatrix::multiply")
+    });
+    assert!(solve > 30.0, "the solve is the run: {solve:.1}%");
+    r.gets(
+        "main",
+        "solver",
+        COVERED,
+        apply + matvec,
+        "the solver's z_ (ILU apply) and q_ (matvec) are what the solve computes",
+    );
+    if r.row("main", "solver")
+        .is_some_and(|v| v["derived"] == true)
+    {
+        r.fail("the solver object behind the unique_ptr is a data structure, not derived".into());
+    }
+    if r.row("main", "x").is_none() {
+        r.fail("the solution x is not listed".into());
+    }
+    r.at_least_as("main", "solver", "x");
+    // The ranking of the program's top comment: solver, x, A, b; the check
+    // b - A x after each solve (0.3%) is none of them.
+    r.above(
+        "main",
+        "solver",
+        "residual",
+        0.0,
+        "the residual check after each solve takes 0.3% of the run",
+    );
+    for read_only in ["A", "b"] {
+        r.above(
+            "main",
+            "solver",
+            read_only,
+            0.5 * apply,
+            "the solve only reads the matrix and the right-hand side",
+        );
+    }
+    if r.row("main", "solver.z_").is_some() && r.row("main", "solver.q_").is_some() {
+        r.above(
+            "main",
+            "solver.z_",
+            "solver.q_",
+            0.0,
+            "the ILU apply (z_) takes twice the matvec (q_)",
+        );
+    }
+    let solver = r.ranked("main", "solver");
+    r.bookkeeping_below(
+        "main",
+        &[
+            "solver.stats_",
+            "solver.stats_.residual_history",
+            "solver.stats_.t_solve",
+            "solver.stats_.t_matvec",
+            "solver.stats_.t_precond",
+            "solver.stats_.t_dot",
+            "solver.stats_.matvecs",
+            "mean_temperature",
+            "peak",
+            "checksum",
+            "failures",
+            "true_rel",
+            "res",
+            "t_start",
+            "t_assemble",
+            "grid",
+            "opt",
+            "n",
+            "ncases",
+        ],
+        &["solver"],
+    );
+    r.low_anywhere(
+        &[
+            "timer",
+            "total",
+            "t0",
+            "dt",
+            "residual_history",
+            "stats_",
+            "it",
+        ],
+        0.5 * solver,
+        "timers and the residual history only record",
+    );
+    r.no_rows(
+        &[
+            "e", "row", "__begin1", "__end1", "__range1", "src", "nb", "v",
+        ],
+        "range-for cursors, row views and element references add to their containers",
+    );
+    // (`it` in PcgSolver::solve is the iteration count, ranked low above)
+    r.no_rows_in(
+        "pcg::Ilu0Preconditioner::apply",
+        &["it"],
+        "the row iterator adds to the factor it walks",
+    );
+    r.finish_held_out();
+}
+
+#[test]
+#[ignore = "held-out shortfall: the halo send buffers take the receives' waits and rank \
+            above the particles; the list cursor k is listed (EXPECTED_ROUND5.md)"]
+fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "picgrid", "mpicc", "c");
+    let r = record_and_report("picgrid", b, &mpirun_np2(&exe), true);
+    let push = r.share_of("push_particles");
+    let deposit = r.share_of("deposit_charge");
+    let lists = r.share_of("build_cell_lists");
+    let field = r.share_of("solve_field");
+    let halo = r.share_within(
+        |f| is_frame_of(f, "solve_field"),
+        |f| is_frame_of(f, "halo_exchange"),
+    );
+    let sweeps = field - halo;
+    assert!(push > 5.0, "the push is the hot loop: {push:.1}%");
+    let reasons = r.report["coverage"]["reasons"].to_string();
+    for call in ["MPI_Waitall", "MPI_Send", "MPI_Recv"] {
+        if reasons.contains(&format!("call to {call} "))
+            || reasons.contains(&format!("call to P{call} "))
+        {
+            r.fail(format!("time in {call} reaches no variable: {reasons}"));
+        }
+    }
+    r.gets(
+        "main",
+        "elec",
+        COVERED,
+        push,
+        "push_particles writes the particles",
+    );
+    r.gets("", "rho", COVERED, deposit, "deposit_charge writes rho");
+    let phi = r.total("", "phi") + r.total("", "phi_new");
+    if phi < COVERED * sweeps {
+        r.fail(format!(
+            "phi and phi_new are blamed {phi:.1}% together, expected >= {:.1}% (the Jacobi sweeps)",
+            COVERED * sweeps
+        ));
+    }
+    let halo_data = phi + r.total("", "recvbuf_lo") + r.total("", "recvbuf_hi");
+    if halo_data < COVERED * field {
+        r.fail(format!(
+            "phi, phi_new, recvbuf_lo and recvbuf_hi are blamed {halo_data:.1}% together, \
+             expected >= {:.1}% (the field solve: sweeps and halo waits)",
+            COVERED * field
+        ));
+    }
+    let lists_blame = r.total("", "cell_head") + r.total("", "cell_next");
+    if lists_blame < COVERED * lists {
+        r.fail(format!(
+            "cell_head and cell_next are blamed {lists_blame:.1}% together, expected >= {:.1}% \
+             (build_cell_lists)",
+            COVERED * lists
+        ));
+    }
+    let elec = r.ranked("main", "elec");
+    for read in ["cell_head", "cell_next", "ex", "ey"] {
+        let p = r.ranked("", read);
+        if p >= elec {
+            r.fail(format!(
+                "{read} ({p:.1}%) ranks above main::elec ({elec:.1}%): the push only reads it"
+            ));
+        }
+    }
+    // Item 5 of the top comment: the send buffers are only packed (~0%);
+    // the halo waits are for the rows received.
+    for packed in ["sendbuf_lo", "sendbuf_hi"] {
+        let p = r.ranked("", packed);
+        if p >= elec {
+            r.fail(format!(
+                "{packed} ({p:.1}%) ranks above main::elec ({elec:.1}%): it is only packed \
+                 (its eager MPI_Isend completes at once; the waits are for the receives)"
+            ));
+        }
+    }
+    r.bookkeeping_below(
+        "main",
+        &[
+            "timers",
+            "counters",
+            "t0",
+            "t_start",
+            "step",
+            "background",
+            "prm",
+            "e",
+        ],
+        &["elec"],
+    );
+    r.derived_or_below(
+        "main",
+        "energy_hist",
+        0.5 * elec,
+        "the energy history only records results",
+    );
+    r.low_anywhere(
+        &["req", "i", "j", "ic", "jc", "sweep", "k"],
+        0.5 * elec,
+        "requests and loop indices are no data",
+    );
+    r.no_rows(
+        &[
+            "pp", "row0", "row1", "up", "mid", "down", "rhs", "out", "tmp",
+        ],
+        "element pointers and the swap pointer add to their arrays",
+    );
+    // k walks the cell lists in the push and the deposition (elsewhere it
+    // is a loop index, ranked low above)
+    for walk in ["push_particles", "deposit_charge"] {
+        r.no_rows_in(
+            walk,
+            &["k"],
+            "the list cursor adds to the particles it visits",
+        );
+    }
+    r.finish_held_out();
+}
