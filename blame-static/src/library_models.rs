@@ -464,6 +464,21 @@ pub fn returns_position_in(linkage: &str) -> bool {
     )
 }
 
+/// How a call of C++ member function `linkage` with `nargs` arguments
+/// passes its object: `Some(0)` when `this` is the first argument,
+/// `Some(1)` when a hidden result pointer comes first (a class returned by
+/// value); `None` for what is no member function (a free function of a
+/// namespace, a C function).
+pub fn this_argument(linkage: &str, nargs: usize) -> Option<usize> {
+    cxx_name(linkage).and_then(|n| member(&n))?;
+    let (_, params, _) = mangled_params(linkage)?;
+    match nargs.checked_sub(params.len())? {
+        1 => Some(0),
+        2 => Some(1),
+        _ => None,
+    }
+}
+
 /// True for a C++ member function of the program's own classes (not the
 /// standard library's): `QCS::setCornerDiv(..)` computing the members of
 /// its object. A call to one writes the object's members where its write

@@ -120,7 +120,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
 
     let t_graph = t0.elapsed();
     element_owners(&mut vars.out, &w.pointer_sources);
-    iterator_owners(f, &mut res, &mut vars);
+    iterator_owners(m, f, &mut res, &mut vars);
     let reads_of_params = param_reads(f, &mut res, &param_of, &graph.load_locs);
     let reach = reach(
         f,
@@ -282,72 +282,191 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
     }
 }
 
-/// Local iterators (`auto it = parts.begin()`, the `__begin1` of a
-/// range-for): a local of an iterator class that is only ever set from a
-/// container's position calls (`returns_position_in`) on one variable
-/// walks that variable's memory, as an element pointer does: it is
-/// `element_of` it. (Element pointers proper are `element_owners`'.)
-fn iterator_owners(f: &Function, res: &mut Resolver, vars: &mut Vars) {
-    // Per iterator local: the owners its stores name (`None`: another
-    // value stored).
-    let mut owners: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
-    for inst in &f.insts {
-        if !matches!(inst.op, Op::Store) {
-            continue;
-        }
-        let locs = res.locs(&inst.args[1]);
-        let [l] = locs.as_slice() else { continue };
-        let Root::Var(_) = l.root else { continue };
-        if l.deref != 0 {
-            continue;
-        }
-        let Some(t) = vars.get(l.root, &[], None) else {
-            continue;
-        };
-        let tv = &vars.out[t as usize];
-        // `iterator`, `const_iterator`, `__normal_iterator<T *, ..>`,
-        // `_Rb_tree_iterator<..>`.
-        let class = tv.type_name.split('<').next().unwrap_or("").trim_end();
-        let iterator = tv.kind == VarKind::Local
-            && tv.parent.is_none()
-            && !tv.is_pointer
-            && !tv.is_exit
-            && class.ends_with("iterator");
-        if !iterator {
-            continue;
-        }
-        // The stored value: a position call's result (through casts).
-        let mut v = inst.args[0].clone();
-        let mut owner = None;
-        for _ in 0..4 {
-            let Value::Inst(i) = v else { break };
-            let src = &f.insts[i as usize];
-            match &src.op {
-                Op::Cast => v = src.args[0].clone(),
-                Op::Call { callee: Some(c) } if library::returns_position_in(c) => {
-                    owner = src.args.first().and_then(|this| {
-                        let ls = res.locs(this);
-                        let [o] = ls.as_slice() else { return None };
-                        vars.get(o.root, &o.path, o.ty)
-                    });
-                    break;
-                }
-                _ => break,
+/// Local iterators, views and element copies of a container: a local of
+/// an iterator class (`auto it = parts.begin()`, a range-for's
+/// `__begin1`), or of a small class of numbers and pointers only (a row
+/// view `Row r = A.row(i)`, an `Entry e = *it`), whose every write is a
+/// call given one variable's memory (a container's `begin`, `row`,
+/// `operator*`, a constructor from its pointers), walks that variable's
+/// memory as an element pointer does: it is `element_of` it. Its own
+/// `++it` adds nothing; a const method (`it != end`) writes nothing.
+/// (Element pointers proper are `element_owners`'.)
+fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars) {
+    let n = vars.out.len();
+    let candidate: Vec<bool> = (0..n)
+        .map(|t| {
+            let tv = &vars.out[t];
+            if tv.kind != VarKind::Local || tv.parent.is_some() || tv.is_pointer || tv.is_exit {
+                return false;
+            }
+            // `iterator`, `const_iterator`, `__normal_iterator<T *, ..>`,
+            // `RowIterator`.
+            let class = tv.type_name.split('<').next().unwrap_or("").trim_end();
+            let lower = class.to_ascii_lowercase();
+            lower.ends_with("iterator") || is_view_type(m, vars.decl_ty.get(t).copied().flatten())
+        })
+        .collect();
+    if !candidate.iter().any(|&c| c) {
+        return;
+    }
+    // Per candidate, the variables its writes are made from (`None`: a
+    // write from something else).
+    let mut sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
+    let roots_of = |res: &mut Resolver, vars: &mut Vars, v: &Value| -> BTreeSet<u32> {
+        let mut out = BTreeSet::new();
+        for l in res.locs(v) {
+            if let Some(x) = vars.get(l.root, &[], None) {
+                out.insert(x);
             }
         }
-        owners.entry(t).or_default().insert(owner);
-    }
-    for (t, os) in owners {
-        let ([Some(o)] | [Some(o), ..]) = os.iter().copied().collect::<Vec<_>>()[..] else {
-            continue;
-        };
-        let one_root = os
-            .iter()
-            .all(|x| x.is_some_and(|x| root_of(&vars.out, x) == root_of(&vars.out, o)));
-        if one_root && root_of(&vars.out, o) != t && vars.out[t as usize].element_of.is_none() {
-            vars.out[t as usize].element_of = Some(o);
+        out
+    };
+    for inst in &f.insts {
+        match &inst.op {
+            Op::Store => {
+                // Into its own storage (not through it: `it->f = ..`
+                // writes the element).
+                let locs = res.locs(&inst.args[1]);
+                let [l] = locs.as_slice() else { continue };
+                if l.deref != 0 {
+                    continue;
+                }
+                let Some(t) = vars.get(l.root, &[], None) else {
+                    continue;
+                };
+                if !candidate.get(t as usize).copied().unwrap_or(false) {
+                    continue;
+                }
+                // The stored value: a call's result (through casts).
+                // The stored value: what a method returned of its object
+                // (`*it`, `parts.begin()`), through casts.
+                let mut v = inst.args[0].clone();
+                let mut object = None;
+                for _ in 0..4 {
+                    let Value::Inst(i) = v else { break };
+                    let src = &f.insts[i as usize];
+                    match &src.op {
+                        // A class returned in registers is stored a field at
+                        // a time (`extractvalue`).
+                        Op::Cast => v = src.args[0].clone(),
+                        Op::Other(op) if op.contains("ExtractValue") && !src.args.is_empty() => {
+                            v = src.args[0].clone()
+                        }
+                        Op::Call { callee: Some(c) } => {
+                            if library::this_argument(c, src.args.len()) == Some(0) {
+                                object = Some(src.args[0].clone());
+                            }
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+                let mut given = match &object {
+                    Some(o) => roots_of(res, vars, o),
+                    None => BTreeSet::new(),
+                };
+                given.remove(&t);
+                let e = sources.entry(t).or_default();
+                if given.is_empty() {
+                    e.insert(None);
+                }
+                e.extend(given.into_iter().map(Some));
+            }
+            Op::Call { callee: Some(c) } if c.starts_with("_Z") => {
+                let Some(first) = inst.args.first() else {
+                    continue;
+                };
+                let locs = res.locs(first);
+                let [l] = locs.as_slice() else { continue };
+                if l.deref != 0 {
+                    continue;
+                }
+                let Some(t) = vars.get(l.root, &[], None) else {
+                    continue;
+                };
+                if !candidate.get(t as usize).copied().unwrap_or(false) {
+                    continue;
+                }
+                let mut given: BTreeSet<u32> = BTreeSet::new();
+                match library::this_argument(c, inst.args.len()) {
+                    // Returned into it by a method of another object
+                    // (`Row r = A.row(i)`).
+                    Some(1) => given.extend(roots_of(res, vars, &inst.args[1])),
+                    // Its own method: a const one (`it != end`) writes
+                    // nothing; a constructor or an update is made from the
+                    // memory it is given (`RowIterator(col_, val_)`).
+                    _ if crate::demangle(c).ends_with(" const") => continue,
+                    _ => {
+                        for a in inst.args[1..].iter().filter(|a| is_ptr_value(f, a)) {
+                            given.extend(roots_of(res, vars, a));
+                        }
+                    }
+                }
+                given.remove(&t);
+                // `++it`: nothing new.
+                sources
+                    .entry(t)
+                    .or_default()
+                    .extend(given.into_iter().map(Some));
+            }
+            _ => {}
         }
     }
+    // An owner that is itself a view of another is that one's (`end` of
+    // the row `it` walks): settled over a few rounds.
+    let owner_root = |out: &[Variable], mut v: u32| -> u32 {
+        for _ in 0..8 {
+            let r = root_of(out, v);
+            match out[r as usize].element_of {
+                Some(o) if root_of(out, o) != r => v = o,
+                _ => return r,
+            }
+        }
+        root_of(out, v)
+    };
+    for _ in 0..3 {
+        let mut changed = false;
+        for (&t, os) in &sources {
+            if vars.out[t as usize].element_of.is_some() || os.is_empty() || os.contains(&None) {
+                continue;
+            }
+            let roots: BTreeSet<u32> = os
+                .iter()
+                .flatten()
+                .map(|&o| owner_root(&vars.out, o))
+                .filter(|&r| r != t)
+                .collect();
+            if let [r] = roots.into_iter().collect::<Vec<_>>()[..] {
+                vars.out[t as usize].element_of = Some(r);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// A small class of numbers and pointers only (an iterator, a row view, a
+/// pair of an index and a value): no memory of its own to speak of.
+fn is_view_type(m: &Module, t: Option<crate::ir::TypeId>) -> bool {
+    let Some(t) = m.resolve(t) else { return false };
+    let DiType::Struct {
+        members,
+        declaration: false,
+        ..
+    } = m.ty(t)
+    else {
+        return false;
+    };
+    !members.is_empty()
+        && members.len() <= 4
+        && members.iter().all(|mb| {
+            matches!(
+                m.resolve(mb.ty).map(|x| m.ty(x)),
+                Some(DiType::Basic { .. }) | Some(DiType::Pointer { .. })
+            )
+        })
 }
 
 /// The variable `v` is a field of (itself when it is none).
