@@ -16,7 +16,7 @@ fn main() {
         .arg(&src)
         .arg("-o")
         .arg(&out)
-        .arg("-ldl")
+        .args(["-ldl", "-lm"])
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
     assert!(status.success(), "building {} failed", src.display());

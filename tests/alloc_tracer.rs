@@ -19,7 +19,7 @@ fn build_tracer(dir: &Path) -> std::path::PathBuf {
             .arg(&src)
             .arg("-o")
             .arg(&so)
-            .arg("-ldl"),
+            .args(["-ldl", "-lm"]),
     );
     so
 }

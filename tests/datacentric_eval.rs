@@ -58,7 +58,7 @@ fn trace_kernel(kernel: &str, args: &[&str]) -> Traced {
             .args(["-shared", "-fPIC", "-O2", "-o"])
             .arg(d.join("libblame_alloc.so"))
             .arg(root.join("alloc-tracer/blame_alloc.c"))
-            .arg("-ldl"),
+            .args(["-ldl", "-lm"]),
     );
     run_ok(
         Command::new("clang-19")

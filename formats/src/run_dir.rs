@@ -44,13 +44,25 @@ pub fn recording_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     })
 }
 
-/// The results computed from a recording: the whole results and every
-/// shard's.
+/// The results computed from a recording: the whole results, every
+/// shard's, and the processes' memory profiles.
 pub fn results_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let shard_prefix = format!("{RESULTS_FILE}.shard-");
     files_where(dir, |_, name| {
-        name == RESULTS_FILE || name.starts_with(&shard_prefix)
+        name == RESULTS_FILE || name.starts_with(&shard_prefix) || is_memory_profile(name)
     })
+}
+
+/// The memory profile of process `pid` (written by `blame post` from its
+/// allocation log): `memory-PID.json` (`memory_profile.rs`).
+pub fn memory_profile_path(dir: &Path, pid: u32) -> PathBuf {
+    crate::memory_profile::path(dir, pid)
+}
+
+fn is_memory_profile(name: &str) -> bool {
+    name.strip_prefix("memory-")
+        .and_then(|n| n.strip_suffix(".json"))
+        .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The files of `dir` for which `keep(path, name)` holds, sorted.
