@@ -13,18 +13,19 @@
  * blocks are sampled by bytes (a Poisson process of mean $BLAME_ALLOC_SAMPLE
  * bytes: a block of s bytes is logged with probability 1 - exp(-s/T) and
  * stands for 1/p blocks). The frees of logged blocks are logged. The exact
- * totals are one record at exit. Records are buffered (1 MiB) and written
+ * totals are written at exit, and again after each later event (other
+ * libraries' destructors run after this one's). Records are buffered (1 MiB) and written
  * under one lock; a block's size is kept in an open-addressing table so a
  * free knows how many bytes it releases.
  *
  * Layout: formats/src/alloc_log.rs. Output: $BLAME_ALLOC_DIR/alloc-PID.balloc.
  *
- * Build: cc -shared -fPIC -O2 -o libblame_alloc.so blame_alloc.c -ldl -lm
+ * Build: cc -shared -fPIC -O2 -static-libgcc -o libblame_alloc.so blame_alloc.c -ldl -lm
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <execinfo.h>
+#include <unwind.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -58,11 +59,21 @@ static void (*real_free)(void *);
 static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
+static void *(*real_dlopen)(const char *, int);
+/* A library was loaded since the maps were logged: log them again before
+ * the next stack, which may be in it (MPI loads its components in
+ * MPI_Init and unloads them in MPI_Finalize, before the dump at exit). */
+static int maps_stale;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int log_fd = -1;
-static int log_tried, finished;
+static int log_tried;
+/* Set once the totals were first written at exit: later events (other
+ * libraries' destructors) are still counted, each followed by the totals
+ * again and a flush, so the last totals record is the process's end. */
+static int after_exit;
 static __thread int in_hook;
+
 static int resolving;
 
 /* Settings. */
@@ -104,6 +115,7 @@ static void resolve_real(void) {
     real_posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
     real_aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
     real_memalign = dlsym(RTLD_NEXT, "memalign");
+    real_dlopen = dlsym(RTLD_NEXT, "dlopen");
     resolving = 0;
 }
 
@@ -280,6 +292,42 @@ static uint32_t site_id(void *const *frames, int depth) {
     return sites[j].id;
 }
 
+/* ---- call stacks ----
+ * The unwinder is libgcc's, linked into this library (-static-libgcc):
+ * glibc's backtrace() would dlopen libgcc_s on first use, and that load's
+ * heap blocks (about 4 KiB, live to the end) are the tracer's, not the
+ * program's: a program that loads libgcc_s itself (MPI does, for thread
+ * cancellation) must find it not loaded yet, as it would untraced. */
+
+struct unwind_state {
+    void **frames;
+    int n, max;
+};
+
+static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *ctx, void *arg) {
+    struct unwind_state *st = arg;
+    if (st->n >= st->max)
+        return _URC_END_OF_STACK;
+    uintptr_t ip = _Unwind_GetIP(ctx);
+    if (!ip)
+        return _URC_END_OF_STACK;
+    st->frames[st->n++] = (void *)ip;
+    return _URC_NO_REASON;
+}
+
+/* Return addresses of the calling stack, innermost first (frame 0 is the
+ * caller of this function), as backtrace() gives them. */
+static __attribute__((noinline)) int stack_of(void **frames, int max) {
+    struct unwind_state st = {frames, 0, max};
+    _Unwind_Backtrace(unwind_one, &st);
+    /* Frame 0 is this function itself. */
+    if (st.n > 0) {
+        memmove(frames, frames + 1, sizeof *frames * (size_t)(st.n - 1));
+        st.n--;
+    }
+    return st.n;
+}
+
 /* ---- the log ---- */
 
 static void dump_maps(void) {
@@ -365,7 +413,7 @@ static void open_log(void) {
 static int tracing(void) {
     if (!log_tried)
         open_log();
-    return log_fd >= 0 && !finished;
+    return log_fd >= 0;
 }
 
 static void write_totals(void) {
@@ -430,11 +478,11 @@ __attribute__((constructor)) static void tracer_init(void) {
 __attribute__((destructor)) static void tracer_fini(void) {
     in_hook++;
     pthread_mutex_lock(&lock);
-    if (log_fd >= 0 && !finished) {
+    if (log_fd >= 0 && !after_exit) {
         dump_maps(); /* libraries loaded since start */
         write_totals();
         flush_out();
-        finished = 1;
+        after_exit = 1;
     }
     pthread_mutex_unlock(&lock);
     in_hook--;
@@ -494,8 +542,12 @@ static inline __attribute__((always_inline)) void note_alloc(uint32_t kind, void
     table_insert((uint64_t)(uintptr_t)ptr, (logged ? LOGGED : 0) | PRESENT | size);
     if (!logged)
         return;
+    if (maps_stale) {
+        maps_stale = 0;
+        dump_maps();
+    }
     void *frames[MAX_FRAMES + 2];
-    int n = backtrace(frames, MAX_FRAMES + 2);
+    int n = stack_of(frames, MAX_FRAMES + 2);
     int skip = n > 2 ? 2 : n;
     uint32_t site = site_id(frames + skip, n - skip);
     char *p = reserve(48);
@@ -519,6 +571,10 @@ static __attribute__((noinline)) void record_alloc(uint32_t kind, void *ptr, siz
             note_free(old);
         if (ptr)
             note_alloc(kind, ptr, size);
+        if (after_exit) {
+            write_totals();
+            flush_out();
+        }
     }
     pthread_mutex_unlock(&lock);
     in_hook--;
@@ -529,8 +585,13 @@ static __attribute__((noinline)) void record_free(void *ptr) {
         return;
     in_hook++;
     pthread_mutex_lock(&lock);
-    if (tracing())
+    if (tracing()) {
         note_free(ptr);
+        if (after_exit) {
+            write_totals();
+            flush_out();
+        }
+    }
     pthread_mutex_unlock(&lock);
     in_hook--;
 }
@@ -604,4 +665,14 @@ void *memalign(size_t align, size_t size) {
     if (p)
         record_alloc(K_ALIGNED, p, size, NULL);
     return p;
+}
+
+void *dlopen(const char *file, int mode) {
+    resolve_real();
+    if (!real_dlopen)
+        return NULL;
+    void *h = real_dlopen(file, mode);
+    if (h)
+        __atomic_store_n(&maps_stale, 1, __ATOMIC_RELAXED);
+    return h;
 }

@@ -125,6 +125,49 @@ pub fn name_owner(index: &StaticIndex, function: &str, frames: &[SymFrame]) -> O
     }
 }
 
+/// The row of blocks no variable received: named by the program's line
+/// that called into the library making them (`[heap via MPI_Init at
+/// main:110]`), else by the library (`[heap in libopen-pal.so.40]`) or
+/// function the stack starts in.
+fn rest_key(index: &StaticIndex, function: &str, frames: &[SymFrame]) -> VariableKey {
+    let mut k = heap_site_key(function, &program_frames(index, frames), 0);
+    let first_program = frames
+        .iter()
+        .position(|f| index.lookup(&f.function, &f.file).is_some());
+    match first_program {
+        Some(i) => {
+            let at = &frames[i];
+            let via = match i.checked_sub(1).map(|c| &frames[c]) {
+                Some(callee) => {
+                    let name = blame_formats::names::demangle(&callee.function);
+                    name.split('(').next().unwrap_or(&name).to_string()
+                }
+                None => function.to_string(),
+            };
+            k.name = format!("[heap via {via} at {}:{}]", at.function, at.line);
+        }
+        None => {
+            // The outermost frame that names a function, else the library.
+            let named = frames.iter().rev().find(|f| !f.function.starts_with('['));
+            let place = match named {
+                Some(f) if !f.function.starts_with('_') || f.function.starts_with("_Z") => {
+                    let name = blame_formats::names::demangle(&f.function);
+                    name.split('(').next().unwrap_or(&name).to_string()
+                }
+                _ => match frames.first().and_then(|f| f.function.split_once("+0x")) {
+                    Some((lib, _)) => lib.trim_start_matches('[').to_string(),
+                    None => "an unknown library".to_string(),
+                },
+            };
+            k.name = format!("[heap in {place}]");
+            k.function = String::new();
+            k.file = String::new();
+            k.line = 0;
+        }
+    }
+    k
+}
+
 /// The memory profile of one process.
 pub fn profile(
     index: &StaticIndex,
@@ -175,13 +218,7 @@ pub fn profile(
                     Owner { keys: ks, leaf }
                 }
                 None => {
-                    let mut k = heap_site_key(function, &program_frames(index, frames), 0);
-                    // An address in a library without symbols: the library's name.
-                    if let Some((lib, _)) = k.function.split_once("+0x") {
-                        let lib = lib.trim_start_matches('[').to_string();
-                        k.name = format!("[{function} in {lib}]");
-                        k.function = lib;
-                    }
+                    let k = rest_key(index, function, frames);
                     let id = intern(k, &mut keys);
                     Owner {
                         keys: vec![id],

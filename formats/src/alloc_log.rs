@@ -24,8 +24,9 @@
 //! realloc is logged as the free of its old block and a new block. `seq`
 //! numbers every allocation and free of the process (logged or not), so the
 //! process's peak (`peak_seq` of the totals) has its place among the events.
-//! The totals (exact counts over every call) are written at exit; a log
-//! without them (the process was killed, or exec'ed) is summed from its
+//! The totals (exact counts over every call) are written at exit, and
+//! again after each event that follows (the last record is the process's
+//! end); a log without them (the process was killed, or exec'ed) is summed from its
 //! events. Frames are return addresses, innermost first: frame 0 is the
 //! call of the allocation function in the program.
 //!
