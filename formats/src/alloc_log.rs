@@ -87,7 +87,7 @@ pub struct AllocEvent {
     /// For realloc (version 1 only): the block it replaced.
     pub old_address: u64,
     /// Index into [`AllocLog::sites`]: the allocation's call stack
-    /// ([`NO_SITE`] for frees).
+    /// ([`NO_SITE`] for frees of version 2).
     pub site: u32,
     /// A block sampled by bytes: it stands for [`AllocLog::weight`] blocks.
     pub sampled: bool,
@@ -390,15 +390,12 @@ impl AllocLog {
             let frames: Vec<u64> = (0..depth as usize)
                 .map(|i| u64_at(bytes, at + HEAD + 8 * i))
                 .collect();
-            let site = if kind == AllocKind::Free {
-                NO_SITE
-            } else {
-                let next = log.sites.len() as u32;
-                *site_index.entry(frames.clone()).or_insert_with(|| {
-                    log.sites.push(frames);
-                    next
-                })
-            };
+            // Version 1 logged the stacks of frees too.
+            let next = log.sites.len() as u32;
+            let site = *site_index.entry(frames.clone()).or_insert_with(|| {
+                log.sites.push(frames);
+                next
+            });
             let time_ns = u64_at(bytes, at + 8);
             if log.events.is_empty() {
                 log.start_ns = time_ns;
@@ -491,5 +488,69 @@ mod tests {
             AllocLog::parse(b"BLAMEALX\x01\0\0\0\0\0\0\0", Path::new("t")),
             Err(FormatError::WrongMagic { .. })
         ));
+    }
+
+    fn v2_log() -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        b.extend_from_slice(&2u32.to_le_bytes());
+        b.extend_from_slice(&42u32.to_le_bytes());
+        for v in [1024u64, 1, 5] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        // A stack of two frames, id 9.
+        for v in [7u32, 2] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [9u64, 0x5555_0010, 0x5555_0200] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        // A logged malloc, a sampled one, the first one's free.
+        for (kind, seq, addr, size) in [(1u32, 1u64, 0x1000u64, 64u64), (0x101, 2, 0x2000, 16)] {
+            b.extend_from_slice(&kind.to_le_bytes());
+            b.extend_from_slice(&9u32.to_le_bytes());
+            for v in [10 * seq, seq, addr, size, 0] {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        b.extend_from_slice(&4u32.to_le_bytes());
+        b.extend_from_slice(&u32::MAX.to_le_bytes());
+        for v in [30u64, 3, 0x1000] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&8u32.to_le_bytes());
+        b.extend_from_slice(&14u32.to_le_bytes());
+        for v in [5u64, 300, 1, 236, 4, 300, 5, 2, 20, 3, 40, 4, 1, 0] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b
+    }
+
+    /// Version 2: stacks logged once, sampled blocks weighed by their
+    /// chance, frees without stacks, the exact totals; a cut inside the
+    /// totals keeps the events before it.
+    #[test]
+    fn version_2_sites_weights_and_totals() {
+        let bytes = v2_log();
+        let l = AllocLog::parse(&bytes, Path::new("t")).unwrap();
+        assert_eq!((l.version, l.sample_bytes, l.exact_allocs), (2, 1024, 1));
+        assert_eq!(l.sites, vec![vec![0x5555_0010, 0x5555_0200]]);
+        assert_eq!(l.events.len(), 3);
+        assert_eq!(l.frames(&l.events[1]), [0x5555_0010, 0x5555_0200]);
+        assert_eq!(l.weight(&l.events[0]), 1.0);
+        let w = l.weight(&l.events[1]);
+        assert!((w - 1.0 / (1.0 - (-16.0f64 / 1024.0).exp())).abs() < 1e-9, "{w}");
+        assert_eq!(l.events[2].kind, AllocKind::Free);
+        assert_eq!(l.events[2].site, NO_SITE);
+        let t = l.totals.unwrap();
+        assert_eq!((t.allocs, t.bytes, t.peak_bytes, t.live_bytes), (5, 300, 300, 236));
+        let cut = AllocLog::parse(&bytes[..bytes.len() - 3], Path::new("t")).unwrap();
+        assert_eq!(cut.events, l.events);
+        assert_eq!(cut.totals, None);
+        assert!(cut.torn_at.is_some());
+        // An allocation naming a stack never logged is corrupt.
+        let mut bad = bytes.clone();
+        let first_event = 40 + 16 + 16;
+        bad[first_event + 4] = 8;
+        assert!(AllocLog::parse(&bad, Path::new("t")).is_err());
     }
 }
