@@ -150,7 +150,7 @@ fn check(
     argv: &[String],
     ranks: usize,
     owners: &[(&str, &[&str])],
-) {
+) -> PathBuf {
     let run = work.join("run");
     run_ok(
         mpi_env(&mut blame())
@@ -278,6 +278,62 @@ fn check(
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    run
+}
+
+/// `go` for `go tool pprof` (Debian golang-go).
+fn go() -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("go"))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/go"))
+}
+
+/// `blame export --format pprof-heap` read by the real `go tool pprof`:
+/// the leaf frames are the variables, each value type selectable.
+fn check_pprof(run: &Path, db: &Path, work: &Path, variable: &str, alloc_space: f64) {
+    let file = work.join("heap.pb.gz");
+    run_ok(
+        blame()
+            .args(["export", "--format", "pprof-heap", "-o"])
+            .arg(&file)
+            .arg(run)
+            .arg("--static")
+            .arg(db),
+    );
+    let top = |index: &str| {
+        let out = run_ok(
+            Command::new(go())
+                .args(["tool", "pprof", "-top", "-nodecount=100", "-unit=B"])
+                .arg(format!("-sample_index={index}"))
+                .arg(&file)
+                .env("HOME", work)
+                .env("PPROF_TMPDIR", work),
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let alloc = top("alloc_space");
+    let line = alloc
+        .lines()
+        .find(|l| l.trim_end().ends_with(variable))
+        .unwrap_or_else(|| panic!("{variable} is a leaf of the heap profile:\n{alloc}"));
+    // `flat flat% sum% cum cum% name`: flat in bytes (-unit=B).
+    let flat: f64 = line
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .trim_end_matches('B')
+        .parse()
+        .unwrap();
+    assert_eq!(
+        flat,
+        alloc_space.round(),
+        "{variable}'s bytes in pprof: {line}"
+    );
+    assert!(
+        top("peak_space").contains(variable),
+        "peak_space is a sample index"
+    );
 }
 
 fn mpirun(exe: &Path, args: &[&str]) -> Vec<String> {
@@ -325,6 +381,8 @@ fn particles_vector_members_against_dhat() {
             ("sys.cells_.head_", &["particles.cpp:53"]),
         ],
     );
+    // 1500 particles of 9 doubles.
+    check_pprof(&run, &db, work.path(), "sys.parts_", 1500.0 * 72.0);
 }
 
 /// amrblocks: every block's `array` is an array of `num_vars` arrays of

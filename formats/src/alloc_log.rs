@@ -538,11 +538,17 @@ mod tests {
         assert_eq!(l.frames(&l.events[1]), [0x5555_0010, 0x5555_0200]);
         assert_eq!(l.weight(&l.events[0]), 1.0);
         let w = l.weight(&l.events[1]);
-        assert!((w - 1.0 / (1.0 - (-16.0f64 / 1024.0).exp())).abs() < 1e-9, "{w}");
+        assert!(
+            (w - 1.0 / (1.0 - (-16.0f64 / 1024.0).exp())).abs() < 1e-9,
+            "{w}"
+        );
         assert_eq!(l.events[2].kind, AllocKind::Free);
         assert_eq!(l.events[2].site, NO_SITE);
         let t = l.totals.unwrap();
-        assert_eq!((t.allocs, t.bytes, t.peak_bytes, t.live_bytes), (5, 300, 300, 236));
+        assert_eq!(
+            (t.allocs, t.bytes, t.peak_bytes, t.live_bytes),
+            (5, 300, 300, 236)
+        );
         let cut = AllocLog::parse(&bytes[..bytes.len() - 3], Path::new("t")).unwrap();
         assert_eq!(cut.events, l.events);
         assert_eq!(cut.totals, None);
