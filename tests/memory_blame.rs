@@ -278,6 +278,34 @@ fn check(
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The HTML report has the Memory tab's data: the rows and timelines.
+    let html = work.join("report.html");
+    run_ok(
+        blame()
+            .args(["export", "--format", "html", "-o"])
+            .arg(&html)
+            .arg(&run)
+            .arg("--static")
+            .arg(db),
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    let data = page
+        .split("<script id=\"blame-data\" type=\"application/json\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .expect("the page's data");
+    let data: Value = serde_json::from_str(data).unwrap();
+    let heap = &data["heap"];
+    assert_eq!(heap["timelines"].as_array().map(Vec::len), Some(ranks), "{name}: a timeline per rank");
+    let (owner, _) = owners[0];
+    assert!(
+        heap["view"]["variables"].as_array().unwrap().iter().any(|v| v["name"] == owner),
+        "{name}: {owner} in the Memory tab"
+    );
+    assert!(
+        heap["timelines"][0]["series"].as_array().unwrap().iter().any(|s| s["name"] == owner),
+        "{name}: {owner} among the timeline's variables"
+    );
     run
 }
 
@@ -369,7 +397,7 @@ fn particles_vector_members_against_dhat() {
         "1500".into(),
         "3".into(),
     ];
-    check(
+    let run = check(
         "particles",
         work.path(),
         &db,

@@ -134,7 +134,7 @@ pub struct Function {
 
 #[derive(Default)]
 pub(crate) struct Strings {
-    table: Vec<String>,
+    pub(crate) table: Vec<String>,
     ids: HashMap<String, i64>,
 }
 
