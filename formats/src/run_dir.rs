@@ -59,6 +59,12 @@ pub fn memory_profile_path(dir: &Path, pid: u32) -> PathBuf {
     crate::memory_profile::path(dir, pid)
 }
 
+/// Whether `path` is named as a memory profile (`memory-PID.json`).
+pub fn is_memory_profile_path(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| is_memory_profile(&n.to_string_lossy()))
+}
+
 fn is_memory_profile(name: &str) -> bool {
     name.strip_prefix("memory-")
         .and_then(|n| n.strip_suffix(".json"))
@@ -308,6 +314,8 @@ mod tests {
             "manifest.json",
             RESULTS_FILE,
             "results.bres.shard-0-of-2",
+            "memory-1.json",
+            "memory-x.json",
             "notes.txt",
         ] {
             std::fs::write(d.path().join(name), b"").unwrap();
@@ -330,7 +338,7 @@ mod tests {
         );
         assert_eq!(
             names(results_files(d.path()).unwrap()),
-            ["results.bres", "results.bres.shard-0-of-2"]
+            ["memory-1.json", "results.bres", "results.bres.shard-0-of-2"]
         );
         assert_eq!(
             alloc_log_path(Path::new("/r"), 7),
