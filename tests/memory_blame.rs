@@ -296,14 +296,26 @@ fn check(
         .expect("the page's data");
     let data: Value = serde_json::from_str(data).unwrap();
     let heap = &data["heap"];
-    assert_eq!(heap["timelines"].as_array().map(Vec::len), Some(ranks), "{name}: a timeline per rank");
+    assert_eq!(
+        heap["timelines"].as_array().map(Vec::len),
+        Some(ranks),
+        "{name}: a timeline per rank"
+    );
     let (owner, _) = owners[0];
     assert!(
-        heap["view"]["variables"].as_array().unwrap().iter().any(|v| v["name"] == owner),
+        heap["view"]["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["name"] == owner),
         "{name}: {owner} in the Memory tab"
     );
     assert!(
-        heap["timelines"][0]["series"].as_array().unwrap().iter().any(|s| s["name"] == owner),
+        heap["timelines"][0]["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == owner),
         "{name}: {owner} among the timeline's variables"
     );
     run

@@ -80,14 +80,12 @@ fn program_frames(index: &StaticIndex, frames: &[SymFrame]) -> Vec<SymFrame> {
 /// its summaries' variables are the library's internals.
 pub fn is_library_template(function: &str) -> bool {
     let demangled = blame_formats::names::demangle(function);
-    let f = demangled.as_str();
+    // The qualified name, without a return type (`T std::f<..>(..)`).
+    let name = demangled.split('(').next().unwrap_or(&demangled);
+    let qualified = name.split_whitespace().last().unwrap_or(name);
     ["std::", "__gnu_cxx::", "__cxxabiv1::", "__gnu_debug::"]
         .iter()
-        .any(|p| f.starts_with(p))
-        || f.contains(" std::") && !f.contains("::") // `T std::f(...)` return types
-        || f.split('(').next().is_some_and(|n| {
-            n.split_whitespace().last().is_some_and(|q| q.starts_with("std::"))
-        })
+        .any(|p| demangled.starts_with(p) || qualified.starts_with(p))
 }
 
 /// The variable that owns a site's blocks: as direct attribution names it,
@@ -481,5 +479,152 @@ pub fn profile(
         unattributed,
         variables,
         timeline,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::by_address::HeapBlocks;
+    use crate::tests_fig3_14::{func, var};
+    use blame_formats::alloc_log::{AllocEvent, AllocTotals, NO_SITE};
+    use blame_formats::static_db::{CallOutput, CallSite, OutputBinding, StaticDb, VarKind};
+
+    fn pointer(name: &str, line: u32) -> blame_formats::static_db::Variable {
+        let mut v = var(name, VarKind::Local, None, None, false, &[]);
+        v.is_pointer = true;
+        v.line = line;
+        v.write_lines = vec![line];
+        v
+    }
+
+    fn malloc_at(line: u32, blamed: u32) -> CallSite {
+        CallSite {
+            line,
+            column: 5,
+            callee: Some("malloc".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Return,
+                blamed: vec![blamed],
+                pointees: vec![],
+                explicit: vec![],
+            }],
+            model: Some(vec![CallOutput::Return]),
+        }
+    }
+
+    fn frame(line: u32) -> SymFrame {
+        SymFrame {
+            function: "main".into(),
+            file: "k.c".into(),
+            line,
+            column: 0,
+            inlined: false,
+        }
+    }
+
+    fn event(kind: AllocKind, seq: u64, address: u64, size: u64, site: u32) -> AllocEvent {
+        AllocEvent {
+            kind,
+            time_ns: 1000 + 10 * seq,
+            seq,
+            address,
+            size,
+            old_address: 0,
+            site,
+            sampled: false,
+        }
+    }
+
+    /// `a = malloc(100)`, `b = malloc(50)`, `free(a)`, `a = malloc(200)`:
+    /// the process peaks at 250 bytes with the second `a` and `b` live,
+    /// both left allocated at exit.
+    #[test]
+    fn per_variable_bytes_peak_share_and_leaks() {
+        let mut main = func(
+            "main",
+            vec![pointer("a", 3), pointer("b", 4)],
+            vec![malloc_at(3, 0), malloc_at(4, 1)],
+        );
+        main.file = "k.c".into();
+        let mut db = StaticDb::default();
+        db.insert(main);
+        let index = StaticIndex::new(db);
+        let log = AllocLog {
+            version: 2,
+            start_ns: 1000,
+            sites: vec![vec![0x10], vec![0x20]],
+            events: vec![
+                event(AllocKind::Malloc, 1, 0x1000, 100, 0),
+                event(AllocKind::Malloc, 2, 0x2000, 50, 1),
+                event(AllocKind::Free, 3, 0x1000, 0, NO_SITE),
+                event(AllocKind::Malloc, 4, 0x3000, 200, 0),
+            ],
+            totals: Some(AllocTotals {
+                allocs: 3,
+                bytes: 350,
+                frees: 1,
+                live_bytes: 250,
+                live_blocks: 2,
+                peak_bytes: 250,
+                peak_blocks: 2,
+                peak_seq: 4,
+                peak_ns: 1040,
+                seq: 4,
+                end_ns: 1100,
+            }),
+            ..Default::default()
+        };
+        let blocks = HeapBlocks::from_log(&log);
+        let sites = blocks
+            .site_keys
+            .iter()
+            .map(|&(_, s)| {
+                (
+                    "malloc".to_string(),
+                    vec![frame(if s == 0 { 3 } else { 4 })],
+                )
+            })
+            .collect();
+        let input = MemoryInput {
+            allocations: Allocations { blocks, sites },
+            log,
+        };
+        let p = profile(&index, &input, 7, Some(0));
+        let row = |name: &str| {
+            p.variables
+                .iter()
+                .find(|v| v.key.name == name)
+                .unwrap_or_else(|| panic!("{name} in {:?}", p.variables))
+        };
+        let a = row("a");
+        assert_eq!(
+            (a.allocs, a.bytes, a.at_peak, a.peak),
+            (2.0, 300.0, 200.0, 200.0)
+        );
+        assert_eq!((a.leaked_bytes, a.leaked_blocks), (200.0, 1.0));
+        // Lifetimes: 20 ns (freed) and 60 ns (to the end): 40 on average.
+        assert_eq!(a.mean_lifetime_ns, 40.0);
+        let b = row("b");
+        assert_eq!(
+            (b.allocs, b.bytes, b.at_peak, b.leaked_bytes),
+            (1.0, 50.0, 50.0, 50.0)
+        );
+        assert!(a.own && a.sites.len() == 1);
+        assert_eq!(p.totals.peak_bytes, 250);
+        assert!(p.totals.exact);
+        assert_eq!(p.timeline.series.len(), 2);
+        assert_eq!(p.timeline.total.last().copied(), Some(250.0));
+    }
+
+    #[test]
+    fn library_templates_are_told_from_program_code() {
+        assert!(is_library_template(
+            "_ZNSt6vectorIiSaIiEE14_M_fill_assignEmRKi"
+        ));
+        assert!(is_library_template("std::make_unique<LennardJones>()"));
+        assert!(!is_library_template("System::rebuild()"));
+        assert!(!is_library_template("main"));
     }
 }
