@@ -480,3 +480,75 @@ fn halo_mpi_against_dhat() {
         ],
     );
 }
+
+/// A million allocations sampled by bytes (`BLAME_ALLOC_EXACT=1000`,
+/// `BLAME_ALLOC_SAMPLE=4096`: after the first thousand, one logged block
+/// per 4 KiB allocated): the totals stay the tracer's exact counts, which
+/// the source's arithmetic gives, the log stays small, and the sampled
+/// owners' bytes estimate what the source allocates into them. amr_churn
+/// (bench/alloc) regrids blocks `levels[l].blocks[i]` whose `var` is an
+/// array of 4 arrays of 6 rows of 6 doubles (29 allocations, 1,376 bytes)
+/// and whose `work` list grows by 4 reallocs to 8 ints (60 bytes).
+#[test]
+fn sampled_small_blocks_keep_exact_totals_and_estimate_owners() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let work = tempfile::tempdir().unwrap();
+    let db = work.path().join("static.db");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/alloc");
+    let exe = build(work.path(), &db, &src, "clang-19", "c");
+    let run = work.path().join("run");
+    run_ok(
+        blame()
+            .env("BLAME_ALLOC_EXACT", "1000")
+            .env("BLAME_ALLOC_SAMPLE", "4096")
+            .args(["record", "--track-allocations", "-o"])
+            .arg(&run)
+            .arg("--")
+            .arg(&exe)
+            .arg("1"),
+    );
+    run_ok(blame().arg("post").arg(&run).arg("--static").arg(&db));
+    let out = run_ok(blame().arg("report").arg(&run).args([
+        "--static",
+        db.to_str().unwrap(),
+        "--memory",
+        "--format",
+        "json",
+    ]));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = &report["processes"][0];
+    let blocks: u64 = 1_000_000 / 33;
+    // The blocks, the three levels' block arrays and printf's buffer.
+    assert_eq!(p["allocs"].as_u64(), Some(33 * blocks + 3 + 1), "{p}");
+    assert!(p["sampled_blocks"].as_u64().unwrap() > 1000, "{p}");
+    let log: u64 = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|f| f.extension().is_some_and(|x| x == "balloc"))
+        .map(|f| f.metadata().unwrap().len())
+        .sum();
+    assert!(log < 4 << 20, "the log stays small: {log} bytes");
+    let bytes_of = |name: &str| -> f64 {
+        report["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name)
+            .unwrap_or_else(|| panic!("a row {name}: {report}"))["bytes"]
+            .as_f64()
+            .unwrap()
+    };
+    for (owner, per_block) in [("levels.blocks.var", 1376.0), ("levels.blocks.work", 60.0)] {
+        let want = per_block * blocks as f64;
+        let got = bytes_of(owner);
+        // About want/4096 sampled blocks: within five standard errors.
+        let tolerance = 5.0 / (want / 4096.0).sqrt();
+        assert!(
+            (got - want).abs() < tolerance * want,
+            "{owner}: {got} bytes estimated, the source allocates {want} (tolerance {tolerance:.3})"
+        );
+    }
+}
