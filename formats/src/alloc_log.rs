@@ -156,7 +156,11 @@ fn kind_of(k: u32) -> Option<AllocKind> {
 impl AllocLog {
     pub fn read(path: impl AsRef<Path>) -> Result<AllocLog> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| FormatError::io(path, e))?;
+        // A regular file only (never a FIFO planted at the name).
+        let mut bytes = Vec::new();
+        crate::files::open_regular(path)
+            .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes))
+            .map_err(|e| FormatError::io(path, e))?;
         Self::parse(&bytes, path)
     }
 
