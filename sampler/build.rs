@@ -12,11 +12,11 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("libblame_alloc.so");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-O2", "-Wall"])
+        .args(["-shared", "-fPIC", "-O2", "-Wall", "-static-libgcc"])
         .arg(&src)
         .arg("-o")
         .arg(&out)
-        .arg("-ldl")
+        .args(["-ldl", "-lm"])
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
     assert!(status.success(), "building {} failed", src.display());

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end demo: compile the MPI heat solver through `blame cc`, record
 # two ranks with `blame record -- mpirun`, post-process, print the
-# by-variable report and write the HTML report. Run by `make demo`.
+# by-variable report and the memory report, and write the HTML report. Run by `make demo`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 blame=${BLAME:-$root/target/release/blame}
@@ -24,10 +24,10 @@ echo "== compile through the blame cc launcher (static analysis into $BLAME_DB)"
 "$blame" cc -- mpicc -g -O2 -fno-omit-frame-pointer -c "$root/examples/solver/solver.c" -o solver.o
 mpicc -g solver.o -o solver -lm
 
-echo "== record two ranks"
+echo "== record two ranks (with their heap allocations)"
 mpirun_flags=(-np 2)
 [[ $(id -u) -eq 0 ]] && mpirun_flags+=(--allow-run-as-root)
-"$blame" record -F 1000 -o run -- mpirun "${mpirun_flags[@]}" ./solver
+"$blame" record -F 1000 --track-allocations -o run -- mpirun "${mpirun_flags[@]}" ./solver
 
 echo "== post-process"
 "$blame" post run --static "$BLAME_DB"
@@ -37,6 +37,9 @@ echo "== where the time went, by variable"
 echo
 echo "== by function, for comparison"
 "$blame" report run --by-function --top 8
+echo
+echo "== where the heap memory is, by variable"
+"$blame" report run --memory
 
 "$blame" export run --format html -o report.html
 "$blame" export run --format speedscope -o profile.speedscope.json

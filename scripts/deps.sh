@@ -9,7 +9,8 @@ packages=(
   libomp-19-dev                                       # OpenMP programs (clang-19 -fopenmp)
   openmpi-bin libopenmpi-dev                          # MPI programs and mpirun
   linux-perf                                          # perf, the overhead baseline and perf.data import
-  valgrind                                            # data-centric evaluation (lackey traces)
+  valgrind                                            # data-centric evaluation (lackey traces), DHAT: memory blame totals
+  heaptrack                                           # bench/alloc_overhead.sh: tracing overhead baseline
   golang-go                                           # go tool pprof: validates our pprof export
   chromium chromium-driver                            # HTML report browser test
   pkg-config make time                               # time: /usr/bin/time -v in bench/static_analysis.sh

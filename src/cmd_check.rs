@@ -183,6 +183,15 @@ fn check_one(path: &PathBuf) -> Result<String> {
                 r.contexts.len()
             ))
         }
+        m if m.starts_with(b"{") && blame_formats::run_dir::is_memory_profile_path(path) => {
+            let p = blame_formats::memory_profile::MemoryProfile::read(path)?;
+            Ok(format!(
+                "memory profile of pid {}: {} allocations, {} variables",
+                p.pid,
+                p.totals.allocs,
+                p.variables.len()
+            ))
+        }
         _ => bail!("not a blame file (magic {magic:?})"),
     }
 }

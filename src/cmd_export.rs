@@ -24,7 +24,8 @@ pub struct ExportArgs {
     params: Vec<String>,
     #[command(flatten)]
     hide: HideArgs,
-    /// html, speedscope, firefox, pprof, folded, svg, hatchet, thicket (Thicket's JSON: code
+    /// html, speedscope, firefox, pprof, pprof-heap (heap memory by variable of a run recorded
+    /// with --track-allocations), folded, svg, hatchet, thicket (Thicket's JSON: code
     /// and data trees, the run's metadata; one profile per run), cubex (Cube4: samples, time
     /// and per-variable blame × call paths × ranks) or csv.
     #[arg(long)]
@@ -74,7 +75,14 @@ pub fn run(mut args: ExportArgs) -> Result<()> {
         true,
     )?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
-    let bytes = if args.format == ExportFormat::Html {
+    let bytes = if args.format == ExportFormat::PprofHeap {
+        let config = crate::post_config::PostConfig::resolve(&args.input)?;
+        let Some(dir) = config.run_dir() else {
+            bail!("--format pprof-heap reads the memory profiles of a run directory recorded with --track-allocations");
+        };
+        let profiles = blame_report::memory::load_profiles(dir, &results)?;
+        blame_report::export::pprof_heap::pprof_heap(&profiles)
+    } else if args.format == ExportFormat::Html {
         let mut roots = args.source_roots.clone();
         roots.push(PathBuf::from("."));
         if let Some(dir) = &args.input.run_dir {
@@ -87,11 +95,16 @@ pub fn run(mut args: ExportArgs) -> Result<()> {
             .and_then(|d| std::fs::metadata(d).ok())
             .map(|m| std::os::unix::fs::MetadataExt::uid(&m));
         let mut sources = SourceCache::new(roots).with_owner(owner);
-        let page = blame_report::html::html_with_options(
+        // The "Memory" tab, for a run recorded with --track-allocations.
+        let heap = crate::post_config::PostConfig::resolve(&args.input)?
+            .run_dir()
+            .and_then(|dir| blame_report::memory::load_profiles(dir, &results).ok());
+        let page = blame_report::html::html_with_memory(
             &results,
             args.event.as_deref(),
             &mut sources,
             args.all_variables,
+            heap.as_deref(),
         )?;
         for (file, why) in sources.left_out() {
             eprintln!("blame: note: the source {file} is left out of the report: {why}");

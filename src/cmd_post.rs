@@ -249,6 +249,12 @@ pub struct ReportArgs {
     /// Drill down into a variable (`name` or `function::name`): its contexts and lines.
     #[arg(long, group = "view", value_name = "PATH")]
     variable: Option<String>,
+    /// Memory blame: heap memory per variable of a run recorded with --track-allocations (allocations, bytes, live at the peak, own peak, leaked, mean lifetime).
+    #[arg(long, group = "view")]
+    memory: bool,
+    /// With --memory: rank the variables by bytes live at the peak, allocation calls, bytes leaked or bytes allocated.
+    #[arg(long, value_enum, requires = "memory", value_name = "COLUMN")]
+    sort: Option<blame_report::memory::MemorySort>,
     /// Memory events: compare every attribution method with BASELINE (direct): values, rank order, Pearson correlation.
     #[arg(long, group = "view", value_name = "BASELINE")]
     compare: Option<String>,
@@ -438,6 +444,25 @@ fn refuse_emptier(path: &Path, new: &Results, why: Option<&str>) -> Option<Strin
     })
 }
 
+/// Writes each traced process's memory profile (`memory-PID.json`) into
+/// `dir`, beside the results.
+fn write_memory_profiles(
+    dir: &Path,
+    profiles: &[blame_formats::memory_profile::MemoryProfile],
+) -> Result<()> {
+    for p in profiles {
+        p.write(&run_dir::memory_profile_path(dir, p.pid))?;
+    }
+    if !profiles.is_empty() {
+        eprintln!(
+            "blame: wrote the memory profiles of {} processes ({})",
+            profiles.len(),
+            run_dir::memory_profile_path(dir, profiles[0].pid).display()
+        );
+    }
+    Ok(())
+}
+
 pub fn run_post(mut args: PostArgs) -> Result<()> {
     args.input = args.input.or_default_run()?;
     let from_env = |anywhere: bool| match ShardSpec::from_env(|k| std::env::var(k).ok(), anywhere) {
@@ -458,6 +483,7 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
     // Those of a post killed before it could remove them (kill -9).
     blame_formats::files::remove_stale_temporaries(&whole, STALE_TEMPORARY_AGE);
     let out = compute(&config, config.static_db(), shard)?;
+    write_memory_profiles(whole.parent().unwrap_or(Path::new(".")), &out.memory)?;
     let results = out.results;
     let t = out.times;
     eprintln!(
@@ -713,7 +739,14 @@ fn stored_or_computed(config: &PostConfig) -> Result<Results> {
             stale.join("; ")
         );
     }
-    let results = compute(config, db, ShardSpec::WHOLE)?.results;
+    let out = compute(config, db, ShardSpec::WHOLE)?;
+    if let Err(e) = write_memory_profiles(dir, &out.memory) {
+        eprintln!(
+            "blame: note: could not store memory profiles in {}: {e}",
+            dir.display()
+        );
+    }
+    let results = out.results;
     let emptier = config
         .requested_db
         .is_none()
@@ -750,6 +783,17 @@ fn report_lost(results: &Results) {
 
 pub fn run_report(mut args: ReportArgs) -> Result<()> {
     args.input = args.input.or_default_run()?;
+    if args.memory {
+        let config = PostConfig::resolve(&args.input)?;
+        let results = stored_or_computed(&config)?;
+        let Some(dir) = config.run_dir() else {
+            bail!("--memory reads the memory profiles of a run directory recorded with --track-allocations");
+        };
+        let profiles = blame_report::memory::load_profiles(dir, &results)?;
+        let view = blame_report::memory::view(&profiles, args.sort.unwrap_or_default());
+        let text = blame_report::memory::render_memory(&view, args.format);
+        return crate::cmd_across::emit(&text, &args.output);
+    }
     let filters = args.rows.filters(args.min_percent, args.method.clone())?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
     // The names each data structure is also reached as, from the static db

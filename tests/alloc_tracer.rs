@@ -15,11 +15,18 @@ fn build_tracer(dir: &Path) -> std::path::PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("alloc-tracer/blame_alloc.c");
     run_ok(
         Command::new("clang-19")
-            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror"])
+            .args([
+                "-shared",
+                "-fPIC",
+                "-O2",
+                "-Wall",
+                "-Werror",
+                "-static-libgcc",
+            ])
             .arg(&src)
             .arg("-o")
             .arg(&so)
-            .arg("-ldl"),
+            .args(["-ldl", "-lm"]),
     );
     so
 }

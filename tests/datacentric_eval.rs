@@ -55,10 +55,10 @@ fn trace_kernel(kernel: &str, args: &[&str]) -> Traced {
     let src = root.join(format!("bench/datacentric/kernels/{kernel}.c"));
     run_ok(
         Command::new("clang-19")
-            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .args(["-shared", "-fPIC", "-O2", "-static-libgcc", "-o"])
             .arg(d.join("libblame_alloc.so"))
             .arg(root.join("alloc-tracer/blame_alloc.c"))
-            .arg("-ldl"),
+            .args(["-ldl", "-lm"]),
     );
     run_ok(
         Command::new("clang-19")

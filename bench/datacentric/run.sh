@@ -30,7 +30,7 @@ blame="$root/target/release/blame"
 eval_bin="$root/target/release/examples/datacentric_eval"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-clang-19 -shared -fPIC -O2 -o "$work/libblame_alloc.so" alloc-tracer/blame_alloc.c -ldl
+clang-19 -shared -fPIC -O2 -static-libgcc -o "$work/libblame_alloc.so" alloc-tracer/blame_alloc.c -ldl -lm
 
 header() {
   echo "Correlation with direct attribution (Pearson), skid injected: insns $1;"

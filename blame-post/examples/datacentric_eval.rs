@@ -193,12 +193,12 @@ fn allocation_plt_entries(
     out
 }
 
-/// The calls the allocation tracer logs.
+/// The calls the allocation tracer logs with their stacks (a free is logged
+/// without one, so it cannot be told the program's or a library's).
 const ALLOCATION_CALLS: &[&str] = &[
     "malloc",
     "calloc",
     "realloc",
-    "free",
     "posix_memalign",
     "aligned_alloc",
     "memalign",
@@ -395,7 +395,8 @@ fn main() {
         .events
         .iter()
         .filter(|e| {
-            e.frames
+            alloc_log
+                .frames(e)
                 .first()
                 .is_some_and(|&r| in_program(r.wrapping_sub(1)))
         })

@@ -200,7 +200,7 @@ impl<'a> FunctionSums<'a> {
 
 /// A heap block whose allocation site has no static summary: named by the
 /// site's innermost frame, e.g. `[heap from read_mesh:42]`.
-fn heap_site_key(
+pub(crate) fn heap_site_key(
     function: &str,
     frames: &[blame_formats::results::SymFrame],
     event: u16,

@@ -46,6 +46,8 @@ pub struct HeapBlocks {
     pub blocks: Vec<HeapBlock>,
     /// (allocation function, return addresses innermost first).
     pub sites: Vec<(String, Vec<u64>)>,
+    /// Parallel to `sites`: the (kind, site of the log) each one is.
+    pub site_keys: Vec<(AllocKind, u32)>,
     /// The process's mappings as the tracer saw them.
     pub maps: Vec<Mapping>,
 }
@@ -71,7 +73,7 @@ impl HeapBlocks {
     /// Pairs allocations with frees (a realloc frees its old block).
     pub fn from_log(log: &AllocLog) -> Self {
         let mut out = HeapBlocks::default();
-        let mut site_ids: HashMap<(String, Vec<u64>), u32> = HashMap::new();
+        let mut site_ids: HashMap<(AllocKind, u32), u32> = HashMap::new();
         let mut live: HashMap<u64, usize> = HashMap::new();
         let close =
             |blocks: &mut Vec<HeapBlock>, live: &mut HashMap<u64, usize>, addr: u64, time: u64| {
@@ -87,16 +89,11 @@ impl HeapBlocks {
                     if kind == AllocKind::Realloc && e.old_address != 0 {
                         close(&mut blocks, &mut live, e.old_address, e.time_ns);
                     }
-                    let function = match kind {
-                        AllocKind::Malloc => "malloc",
-                        AllocKind::Calloc => "calloc",
-                        AllocKind::Realloc => "realloc",
-                        _ => "aligned_alloc",
-                    };
-                    let key = (function.to_string(), e.frames.clone());
                     let next = site_ids.len() as u32;
-                    let site = *site_ids.entry(key.clone()).or_insert_with(|| {
-                        out.sites.push(key);
+                    let site = *site_ids.entry((kind, e.site)).or_insert_with(|| {
+                        out.sites
+                            .push((kind.function().to_string(), log.frames(e).to_vec()));
+                        out.site_keys.push((kind, e.site));
                         next
                     });
                     // An address reused without a logged free (a torn log): close the old block.

@@ -62,6 +62,9 @@ pub struct ProcessProfile {
     /// With memory events and an allocation log: every heap block and its
     /// site, for the footprints of the access-pattern weights.
     pub allocations: Option<crate::footprints::Allocations>,
+    /// The allocation log with its sites symbolized, for memory blame
+    /// (`memory.rs`), whenever the process has one.
+    pub memory: Option<crate::memory::MemoryInput>,
     pub warnings: Vec<Warning>,
     /// What a damaged stream lost (skipped chunks, a cut, dropped samples), said loudly.
     pub damage: Vec<String>,
@@ -87,6 +90,7 @@ impl ProcessProfile {
             contexts: Vec::new(),
             heap_sites: Vec::new(),
             allocations: None,
+            memory: None,
             warnings: Vec::new(),
             damage: Vec::new(),
             lost: 0,
@@ -620,6 +624,7 @@ impl Run {
                     contexts,
                     heap_sites: Vec::new(),
                     allocations: None,
+                    memory: None,
                     warnings: Vec::new(),
                     damage: Vec::new(),
                     lost: 0,
@@ -979,6 +984,25 @@ impl Run {
             None
         };
         let mut allocations = allocations;
+        // Memory blame reads every log there is, whatever the events.
+        let memory = match alloc_path.exists().then(|| AllocLog::read(&alloc_path)) {
+            Some(Ok(log)) => {
+                let blocks = HeapBlocks::from_log(&log);
+                let allocations =
+                    crate::footprints::Allocations::new(blocks, symbolizer, &mappings);
+                Some(crate::memory::MemoryInput { log, allocations })
+            }
+            Some(Err(e)) => {
+                if !memory_events && with_address == 0 {
+                    warnings.push(Warning::AllocLogUnreadable {
+                        path: alloc_path.clone(),
+                        error: e.to_string(),
+                    });
+                }
+                None
+            }
+            None => None,
+        };
         if with_address > 0 {
             let heap = if alloc_path.exists() {
                 let log = AllocLog::read(&alloc_path)?;
@@ -1092,6 +1116,7 @@ impl Run {
             contexts,
             heap_sites,
             allocations,
+            memory,
             warnings,
             damage,
             lost,

@@ -25,6 +25,7 @@ pub mod fde_functions;
 pub mod footprints;
 pub mod frame_table;
 pub mod input;
+pub mod memory;
 pub mod merge;
 pub mod openmp;
 pub mod other_names;
@@ -71,6 +72,9 @@ pub struct PostOutput {
     /// Samples resolved (summed over events).
     pub samples: f64,
     pub contexts: usize,
+    /// The memory profiles of the processes with allocation logs (memory
+    /// blame, `memory.rs`), to be written beside the results.
+    pub memory: Vec<blame_formats::memory_profile::MemoryProfile>,
 }
 
 /// Resolves the part of `run` that belongs to `shard`.
@@ -111,6 +115,7 @@ pub fn post_with_progress(
         ..Default::default()
     };
     let mut contexts = 0;
+    let mut memory = Vec::new();
     let mut lines = db_check::LineCheck::default();
     let nproc = run.processes.len();
     let load = |i: usize| -> Result<input::ProcessProfile> {
@@ -159,6 +164,10 @@ pub fn post_with_progress(
                     lost[i] += profile.lost;
                     if !run.processes[i].launcher {
                         lines.add(index, &profile);
+                    }
+                    if let Some(m) = &profile.memory {
+                        let info = &run.processes[i];
+                        memory.push(memory::profile(index, m, info.pid, info.rank));
                     }
                     acc.add_process(index, &profile, nevents);
                 }
@@ -255,6 +264,7 @@ pub fn post_with_progress(
         times,
         samples,
         contexts,
+        memory,
     })
 }
 

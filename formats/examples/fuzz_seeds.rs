@@ -297,7 +297,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(dir.join("jsonl").join("two"), jl)?;
 
     let mut al = blame_formats::alloc_log::MAGIC.to_vec();
-    al.extend_from_slice(&blame_formats::alloc_log::VERSION.to_le_bytes());
+    al.extend_from_slice(&1u32.to_le_bytes()); // version 1
     al.extend_from_slice(&7u32.to_le_bytes());
     let maps = b"00400000-00401000 r-xp 00000000 08:01 12 /a\n";
     let rec = |kind: u32, depth: u32, words: [u64; 4]| {

@@ -22,6 +22,7 @@ pub mod files;
 pub mod jsonl;
 pub mod lock;
 pub mod manifest;
+pub mod memory_profile;
 pub mod names;
 pub mod node_file;
 pub mod record_bytes;

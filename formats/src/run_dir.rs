@@ -44,13 +44,31 @@ pub fn recording_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     })
 }
 
-/// The results computed from a recording: the whole results and every
-/// shard's.
+/// The results computed from a recording: the whole results, every
+/// shard's, and the processes' memory profiles.
 pub fn results_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let shard_prefix = format!("{RESULTS_FILE}.shard-");
     files_where(dir, |_, name| {
-        name == RESULTS_FILE || name.starts_with(&shard_prefix)
+        name == RESULTS_FILE || name.starts_with(&shard_prefix) || is_memory_profile(name)
     })
+}
+
+/// The memory profile of process `pid` (written by `blame post` from its
+/// allocation log): `memory-PID.json` (`memory_profile.rs`).
+pub fn memory_profile_path(dir: &Path, pid: u32) -> PathBuf {
+    crate::memory_profile::path(dir, pid)
+}
+
+/// Whether `path` is named as a memory profile (`memory-PID.json`).
+pub fn is_memory_profile_path(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| is_memory_profile(&n.to_string_lossy()))
+}
+
+fn is_memory_profile(name: &str) -> bool {
+    name.strip_prefix("memory-")
+        .and_then(|n| n.strip_suffix(".json"))
+        .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The files of `dir` for which `keep(path, name)` holds, sorted.
@@ -296,6 +314,8 @@ mod tests {
             "manifest.json",
             RESULTS_FILE,
             "results.bres.shard-0-of-2",
+            "memory-1.json",
+            "memory-x.json",
             "notes.txt",
         ] {
             std::fs::write(d.path().join(name), b"").unwrap();
@@ -318,7 +338,7 @@ mod tests {
         );
         assert_eq!(
             names(results_files(d.path()).unwrap()),
-            ["results.bres", "results.bres.shard-0-of-2"]
+            ["memory-1.json", "results.bres", "results.bres.shard-0-of-2"]
         );
         assert_eq!(
             alloc_log_path(Path::new("/r"), 7),

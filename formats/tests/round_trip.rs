@@ -342,7 +342,7 @@ fn alloc_log_round_trip_of_every_kind() {
                 0
             }
         );
-        assert_eq!(e.frames.len() as u64, i % 7);
+        assert_eq!(log.frames(e).len() as u64, i % 7);
     }
 }
 

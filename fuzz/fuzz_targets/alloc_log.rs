@@ -7,7 +7,8 @@ fuzz_target!(|data: &[u8]| {
     match blame_formats::alloc_log::AllocLog::parse(data, Path::new("<fuzz>")) {
         Ok(log) => {
             for e in &log.events {
-                assert!(e.frames.len() <= blame_formats::alloc_log::MAX_DEPTH as usize);
+                assert!(log.frames(e).len() <= blame_formats::alloc_log::MAX_DEPTH as usize);
+                assert!(log.weight(e) >= 1.0);
             }
         }
         Err(e) => {

@@ -51,6 +51,41 @@ pub fn html_with_options(
     sources: &mut SourceCache,
     all_variables: bool,
 ) -> Result<String, views::ViewError> {
+    html_with_memory(results, event, sources, all_variables, None)
+}
+
+/// The heap memory of the page's "Memory" tab: the memory view's rows
+/// (ranked by bytes live at the peak) and each process's timeline of live
+/// bytes of the variables that held the most.
+fn heap_json(profiles: &[blame_formats::memory_profile::MemoryProfile]) -> serde_json::Value {
+    let view = crate::memory::view(profiles, crate::memory::MemorySort::Peak);
+    let timelines: Vec<serde_json::Value> = profiles
+        .iter()
+        .map(|p| {
+            json!({
+                "label": match p.rank { Some(r) => format!("rank {r}"), None => format!("pid {}", p.pid) },
+                "times_ns": p.timeline.times_ns,
+                "total": p.timeline.total,
+                "series": p.timeline.series.iter().filter_map(|(row, values)| {
+                    let v = p.variables.get(*row as usize)?;
+                    Some(json!({"name": v.key.name, "function": v.key.function, "values": values}))
+                }).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({"view": view, "timelines": timelines})
+}
+
+/// [`html_with_options`] with a "Memory" tab when the run's memory profiles
+/// are given (`blame export --format html` of a run recorded with
+/// `--track-allocations`).
+pub fn html_with_memory(
+    results: &Results,
+    event: Option<&str>,
+    sources: &mut SourceCache,
+    all_variables: bool,
+    heap: Option<&[blame_formats::memory_profile::MemoryProfile]>,
+) -> Result<String, views::ViewError> {
     // The page filters its code tree and call paths by rank.
     if let Some(refusal) =
         results.per_rank_contexts_missing("the HTML report (code tree and call paths by rank)")
@@ -167,6 +202,7 @@ pub fn html_with_options(
         "all_variables": all_variables,
         "paths_shown": views::DRILL_PATHS,
         "paths_kept": PATHS_KEPT,
+        "heap": heap.filter(|p| !p.is_empty()).map(heap_json),
     });
     let embedded =
         escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));

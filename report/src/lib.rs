@@ -13,6 +13,7 @@
 pub mod across;
 pub mod export;
 pub mod html;
+pub mod memory;
 pub mod regions;
 pub mod render;
 pub mod scorep_filter;

@@ -492,7 +492,7 @@ pub fn alloc_record(
 
 pub fn alloc_log_bytes(events: usize) -> Vec<u8> {
     let mut b = blame_formats::alloc_log::MAGIC.to_vec();
-    b.extend_from_slice(&blame_formats::alloc_log::VERSION.to_le_bytes());
+    b.extend_from_slice(&1u32.to_le_bytes()); // version 1
     b.extend_from_slice(&4242u32.to_le_bytes());
     let maps = b"55550000-55551000 r-xp 00000000 08:01 12 /bin/prog\n";
     b.extend(alloc_record(6, 0, 0, maps.len() as u64, 0, &[]));

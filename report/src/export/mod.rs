@@ -6,6 +6,7 @@ pub mod firefox;
 pub mod folded;
 pub mod hatchet;
 pub mod pprof;
+pub mod pprof_heap;
 pub mod speedscope;
 pub mod thicket;
 
@@ -19,6 +20,8 @@ pub enum ExportFormat {
     Speedscope,
     Firefox,
     Pprof,
+    /// Heap profiles by variable (pprof), from the run's memory profiles.
+    PprofHeap,
     Folded,
     #[value(alias = "flamegraph")]
     Svg,
@@ -74,6 +77,9 @@ pub fn export_with(
         ExportFormat::Svg => folded::svg(results, &stacks, &title)?,
         ExportFormat::Speedscope => speedscope::speedscope(results, &stacks, &title, &event_name),
         ExportFormat::Pprof => pprof::pprof(results, &stacks, &event_name, tree),
+        ExportFormat::PprofHeap => {
+            return Err("a heap profile (--format pprof-heap) is made from a run directory's memory profiles, not from results".into())
+        }
         ExportFormat::Firefox => firefox::firefox(results, &stacks, &title)?,
         ExportFormat::Hatchet => hatchet::hatchet(results, &stacks, &event_name),
         ExportFormat::Thicket => thicket::thicket(results, event, all_variables, "run", &[])?,

@@ -133,19 +133,19 @@ pub struct Function {
 }
 
 #[derive(Default)]
-struct Strings {
-    table: Vec<String>,
+pub(crate) struct Strings {
+    pub(crate) table: Vec<String>,
     ids: HashMap<String, i64>,
 }
 
 impl Strings {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let mut s = Strings::default();
         s.id(""); // string 0 is always empty
         s
     }
 
-    fn id(&mut self, text: &str) -> i64 {
+    pub(crate) fn id(&mut self, text: &str) -> i64 {
         if let Some(&i) = self.ids.get(text) {
             return i;
         }
@@ -267,7 +267,12 @@ pub fn profile(
 }
 
 pub fn pprof(results: &Results, stacks: &[WeightedStack], event: &str, tree: TreeKind) -> Vec<u8> {
-    let bytes = profile(results, stacks, event, tree).encode_to_vec();
+    gzipped(&profile(results, stacks, event, tree))
+}
+
+/// A profile encoded and gzip-compressed, as pprof files are.
+pub(crate) fn gzipped(p: &Profile) -> Vec<u8> {
+    let bytes = p.encode_to_vec();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(&bytes).expect("in-memory gzip");
     gz.finish().expect("in-memory gzip")
