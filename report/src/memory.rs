@@ -127,30 +127,8 @@ pub fn load_profiles(dir: &Path, results: &Results) -> Result<Vec<MemoryProfile>
     Ok(out)
 }
 
-fn stats(mut values: Vec<f64>) -> RankStats {
-    if values.is_empty() {
-        return RankStats::default();
-    }
-    values.sort_by(|a, b| a.total_cmp(b));
-    let n = values.len();
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let median = if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    };
-    RankStats {
-        ranks: n,
-        mean,
-        min: values[0],
-        max: values[n - 1],
-        median,
-        imbalance: if mean > 0.0 {
-            100.0 * (values[n - 1] / mean - 1.0)
-        } else {
-            0.0
-        },
-    }
+fn stats(values: Vec<f64>) -> RankStats {
+    RankStats::of(values)
 }
 
 /// The rows of every variable over `profiles`, sorted by `sort`.

@@ -383,7 +383,7 @@ impl Scope {
     }
 
     fn rank_stats(&self, results: &Results, values: &[ProcessValue]) -> RankStats {
-        let mut pcts: Vec<f64> = self
+        let pcts: Vec<f64> = self
             .processes
             .iter()
             .map(|&p| {
@@ -405,22 +405,30 @@ impl Scope {
                 }
             })
             .collect();
-        if pcts.is_empty() {
+        RankStats::of(pcts)
+    }
+}
+
+impl RankStats {
+    /// Mean, minimum, median, maximum and imbalance (the maximum over the
+    /// mean, in percent above it) of one value per rank.
+    pub(crate) fn of(mut values: Vec<f64>) -> RankStats {
+        if values.is_empty() {
             return RankStats::default();
         }
-        pcts.sort_by(|a, b| a.total_cmp(b));
-        let n = pcts.len();
-        let mean = pcts.iter().sum::<f64>() / n as f64;
+        values.sort_by(|a, b| a.total_cmp(b));
+        let n = values.len();
+        let mean = values.iter().sum::<f64>() / n as f64;
         let median = if n % 2 == 1 {
-            pcts[n / 2]
+            values[n / 2]
         } else {
-            (pcts[n / 2 - 1] + pcts[n / 2]) / 2.0
+            (values[n / 2 - 1] + values[n / 2]) / 2.0
         };
-        let max = pcts[n - 1];
+        let max = values[n - 1];
         RankStats {
             ranks: n,
             mean,
-            min: pcts[0],
+            min: values[0],
             max,
             median,
             imbalance: if mean > 0.0 {

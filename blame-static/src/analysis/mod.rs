@@ -309,6 +309,20 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
     if !candidate.iter().any(|&c| c) {
         return;
     }
+    // The candidate whose own storage address `a` is (one location, no
+    // dereference).
+    let own_storage = |res: &mut Resolver, vars: &mut Vars, a: &Value| -> Option<u32> {
+        let locs = res.locs(a);
+        let [l] = locs.as_slice() else { return None };
+        let t = (l.deref == 0)
+            .then(|| vars.get(l.root, &[], None))
+            .flatten()?;
+        candidate
+            .get(t as usize)
+            .copied()
+            .unwrap_or(false)
+            .then_some(t)
+    };
     // Per candidate, the variables its writes are made from (`None`: a
     // write from something else).
     let mut sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
@@ -326,17 +340,9 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
             Op::Store => {
                 // Into its own storage (not through it: `it->f = ..`
                 // writes the element).
-                let locs = res.locs(&inst.args[1]);
-                let [l] = locs.as_slice() else { continue };
-                if l.deref != 0 {
-                    continue;
-                }
-                let Some(t) = vars.get(l.root, &[], None) else {
+                let Some(t) = own_storage(res, vars, &inst.args[1]) else {
                     continue;
                 };
-                if !candidate.get(t as usize).copied().unwrap_or(false) {
-                    continue;
-                }
                 // The stored value: a call's result (through casts).
                 // The stored value: what a method returned of its object
                 // (`*it`, `parts.begin()`), through casts.
@@ -373,20 +379,9 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
                 e.extend(given.into_iter().map(Some));
             }
             Op::Call { callee: Some(c) } if c.starts_with("_Z") => {
-                let Some(first) = inst.args.first() else {
+                let Some(t) = inst.args.first().and_then(|a| own_storage(res, vars, a)) else {
                     continue;
                 };
-                let locs = res.locs(first);
-                let [l] = locs.as_slice() else { continue };
-                if l.deref != 0 {
-                    continue;
-                }
-                let Some(t) = vars.get(l.root, &[], None) else {
-                    continue;
-                };
-                if !candidate.get(t as usize).copied().unwrap_or(false) {
-                    continue;
-                }
                 let mut given: BTreeSet<u32> = BTreeSet::new();
                 match library::this_argument(c, inst.args.len()) {
                     // Returned into it by a method of another object
