@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef NI /* gemm_large.c includes this file with its own sizes */
 #define NI 48
 #define NJ 96
 #define NK 64
+#endif
 
 static void gemm(int ni, int nj, int nk, double alpha, double beta, double c[][NJ],
                  double a[][NK], double b[][NJ]) {
