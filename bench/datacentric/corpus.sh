@@ -2,7 +2,8 @@
 # Data-centric attribution on the realistic corpus (tests/programs/corpus,
 # the programs of tests/corpus.rs), the way run.sh does it for the kernels:
 # each program is built as a user builds it (`blame cc` in front of every
-# compile, -g -O2, the test's flags), run at a small size under valgrind's
+# compile, -g -O2, the test's flags; each unit analyzed as it is compiled,
+# `BLAME_CC_SYNC=1`), run at a small size under valgrind's
 # lackey (every data access), an L1 simulation picks the misses, every 7th
 # read miss in the program's own code is a sample, skid is injected, and
 # the approximate methods are correlated with direct attribution by data
@@ -12,14 +13,17 @@
 #
 #   bench/datacentric/corpus.sh [MEAN:SPREAD ...]    (default 3:2)
 #
-# PROGRAMS="..." chooses the programs (default: all of them);
+# PROGRAMS="..." chooses the programs (default: all of them); TIMEOUT
+# bounds each run under lackey (seconds, default 900);
 # EXPLAIN=PREFIX / JSON=PREFIX as in run.sh.
 #
 # Built with -gdwarf-4: valgrind 3.19 cannot read clang 19's DWARF 5 of
 # programs of several units.
 #
 # How each program runs (the small sizes keep a lackey trace to a few
-# hundred MB): MPI programs run as one rank (an MPI singleton, no mpirun);
+# hundred MB): MPI programs run as one rank (an MPI singleton, no mpirun),
+# but mpiwait, which needs two (both ranks under lackey, the larger trace
+# evaluated);
 # jacobi's OpenMP regions run on one thread; denselu's kernel library, which
 # the corpus test builds without the launcher as a shared library, is
 # linked into the program here (samples are taken in the program's own
@@ -44,7 +48,7 @@ programs=${PROGRAMS-mgsolver denselu hydro cgsolve femgmres halo particles kspso
 # Per program: compiler, sources, extra compile flags, arguments (small size).
 spec() {
   local p=$1 d="$corpus/$1"
-  flags="-O2" env=()
+  flags="-O2" env=() launch=()
   case $p in
     mgsolver) cc=clang-19 srcs="$d/mg.c $d/main.c" args="6 1" ;;
     denselu) cc=clang-19 srcs="$d/blk.c $d/lu.c" args="160 32 1" ;;
@@ -64,10 +68,10 @@ spec() {
     fvmesh) cc=clang++-19 srcs="$d/mesh.cc $d/fvm.cc" args="40 4" ;;
     mdlink) cc=mpicc srcs="$d/*.c" args="5 3" ;;
     amrblocks) cc=mpicc srcs="$d/*.c" args="8 2 2" ;;
-    cgbench) cc=mpicxx srcs="$d/*.cpp" args="12 1 4" ;;
-    hydrocxx) cc=mpicxx srcs="$d/*.cc" args="" ;;
+    cgbench) cc=mpicxx srcs="$d/*.cpp" args="16 1 4" ;;
+    hydrocxx) cc=mpicxx srcs="$d/*.cc" args="24 4" ;;
     mgopaque) cc=clang-19 srcs="$d/*.c" args="5 1" ;;
-    mpiwait) cc=mpicc srcs="$d/*.c" args="48 3" ;;
+    mpiwait) cc=mpicc srcs="$d/*.c" args="48 3" launch=(mpirun --oversubscribe -np 2) ;;
     *)
       echo "unknown corpus program $p" >&2
       return 1
@@ -89,7 +93,7 @@ for skid in "${skids[@]}"; do
 done
 
 run_program() {
-  local p=$1 cc srcs flags args env
+  local p=$1 cc srcs flags args env launch
   spec "$p"
   local dir="$work/$p"
   mkdir -p "$dir/allocs"
@@ -98,17 +102,28 @@ run_program() {
     local o
     o="$dir/$(basename "${s%.*}").o"
     # shellcheck disable=SC2086
-    BLAME_DB="$dir/static.db" OMPI_CC=clang-19 OMPI_CXX=clang++-19 \
+    BLAME_CC_SYNC=1 BLAME_DB="$dir/static.db" OMPI_CC=clang-19 OMPI_CXX=clang++-19 \
       "$blame" cc -- "$cc" -g -gdwarf-4 $flags -fno-pie -c "$s" -o "$o" >/dev/null
     objs+=("$o")
   done
-  BLAME_DB="$dir/static.db" "$blame" cc --wait >/dev/null
   local link=(-lm)
   [[ $flags == *-fopenmp* ]] && link+=(-fopenmp)
   OMPI_CC=clang-19 OMPI_CXX=clang++-19 "$cc" -g -gdwarf-4 -no-pie "${objs[@]}" "${link[@]}" -o "$dir/$p"
   # shellcheck disable=SC2086
-  env "${env[@]}" BLAME_ALLOC_DIR="$dir/allocs" LD_PRELOAD="$work/libblame_alloc.so" \
-    valgrind --tool=lackey --trace-mem=yes --log-file="$dir/trace.%p" "$dir/$p" $args >/dev/null
+  # A program that fails or outlives TIMEOUT seconds under lackey gets a
+  # row saying so, and the others still run.
+  if ! env "${env[@]}" BLAME_ALLOC_DIR="$dir/allocs" LD_PRELOAD="$work/libblame_alloc.so" \
+    timeout "${TIMEOUT:-900}" "${launch[@]}" valgrind --tool=lackey --trace-mem=yes --log-file="$dir/trace.%p" \
+    "$dir/$p" $args >/dev/null 2>"$dir/stderr"; then
+    for skid in "${skids[@]}"; do
+      local row
+      row=$(printf '%-10s not evaluated: the run under lackey failed or timed out (%s)' "$p" \
+        "$(tail -n 1 "$dir/stderr" | cut -c1-60)")
+      if [ "$skid" = "${skids[0]}" ]; then echo "$row"; else echo "$row" >>"$work/table.$skid"; fi
+    done
+    rm -rf "$dir"
+    return
+  fi
   # The program's own process (an MPI singleton may start helpers): the
   # largest trace, and its allocation log.
   local trace pid allocs
