@@ -799,6 +799,50 @@ mod tests {
         }
     }
 
+    /// The accumulation of `c[i][j] += alpha * a[i][k] * b[k][j]` after a
+    /// pass rescaled the row of C in place: the row (768 bytes, the sweep's
+    /// span from the read table, the 36 KB matrix too large to stay) is in
+    /// the cache, so C weighs nothing beside the stream of B, and without
+    /// the earlier pass it weighs its first touches; a row of 24 KB does
+    /// not stay, whatever pass came before, and weighs as B does. Without
+    /// the span, the object's size decides, as before.
+    #[test]
+    fn rows_swept_by_an_earlier_pass_weigh_nothing_when_they_fit() {
+        use blame_formats::static_db::{OuterReuse, ReadCost, ReadIndex, Reuse};
+        let cache = CacheGeometry::default();
+        let read = |v| MemRead {
+            variable: v,
+            index: ReadIndex::None,
+        };
+        let cost = |outer, sweep, swept_before| ReadCost {
+            reuse: Reuse::Stride(8),
+            outer,
+            footprint: 0,
+            sweep,
+            swept_before,
+        };
+        let c_weight = |sweep, swept_before| {
+            let reads = BTreeMap::from([
+                (read(0), cost(OuterReuse::Moves, sweep, false)),
+                (read(1), cost(OuterReuse::Same, sweep, swept_before)),
+            ]);
+            let w = line_weights(&reads, &cache, &|v| if v == 1 { 36_864 } else { 49_152 });
+            assert_eq!(w[&read(0)], 0.125, "{w:?}");
+            w[&read(1)]
+        };
+        assert_eq!(c_weight(768, true), 0.0);
+        let first_touches = c_weight(768, false);
+        assert!(first_touches > 0.0 && first_touches < 0.01, "{first_touches}");
+        assert_eq!(c_weight(24_576, true), 0.125);
+        assert_eq!(c_weight(0, true), 0.125, "no span: the 36 KB matrix decides");
+        // A span of 50 elements at a stride of two lines: 50 lines.
+        let long = ReadCost {
+            reuse: Reuse::Stride(128),
+            ..cost(OuterReuse::Same, 6_400, false)
+        };
+        assert_eq!(sweep_bytes(&long, &cache), Some(3_200));
+    }
+
     /// Heap blocks' sizes from the run (`footprint_of`): a gather into a 16
     /// KB table and a vector re-swept beside a stream stay in the L1, a
     /// 4 MB vector does not; a column of C re-read for every k (a stride
