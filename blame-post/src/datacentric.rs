@@ -832,9 +832,16 @@ mod tests {
         };
         assert_eq!(c_weight(768, true), 0.0);
         let first_touches = c_weight(768, false);
-        assert!(first_touches > 0.0 && first_touches < 0.01, "{first_touches}");
+        assert!(
+            first_touches > 0.0 && first_touches < 0.01,
+            "{first_touches}"
+        );
         assert_eq!(c_weight(24_576, true), 0.125);
-        assert_eq!(c_weight(0, true), 0.125, "no span: the 36 KB matrix decides");
+        assert_eq!(
+            c_weight(0, true),
+            0.125,
+            "no span: the 36 KB matrix decides"
+        );
         // A span of 50 elements at a stride of two lines: 50 lines.
         let long = ReadCost {
             reuse: Reuse::Stride(128),

@@ -311,9 +311,12 @@ impl<'a> AccessPatterns<'a> {
         loop {
             let parent = self.cfg.loops[child].parent;
             let header = self.cfg.loops[child].header;
-            let earlier = self.children.get(&parent).into_iter().flatten().filter(|&&s| {
-                s != child && self.cfg.dominates(self.cfg.loops[s].header, header)
-            });
+            let earlier = self
+                .children
+                .get(&parent)
+                .into_iter()
+                .flatten()
+                .filter(|&&s| s != child && self.cfg.dominates(self.cfg.loops[s].header, header));
             for &s in earlier {
                 if self.sweeps_of(s).contains(&key) {
                     return true;
@@ -1543,9 +1546,18 @@ double walk(const double *a, int n, const double *p, const struct node *list, in
             "gemm",
         );
         let (c, b) = (cost_of(&f, 8, "c"), cost_of(&f, 8, "b"));
-        assert_eq!((c.reuse, c.sweep, c.swept_before), (Reuse::Stride(8), 768, true));
-        assert_eq!((b.reuse, b.sweep, b.swept_before), (Reuse::Stride(8), 768, false));
-        assert!(!cost_of(&f, 5, "c").swept_before, "nothing before the first pass");
+        assert_eq!(
+            (c.reuse, c.sweep, c.swept_before),
+            (Reuse::Stride(8), 768, true)
+        );
+        assert_eq!(
+            (b.reuse, b.sweep, b.swept_before),
+            (Reuse::Stride(8), 768, false)
+        );
+        assert!(
+            !cost_of(&f, 5, "c").swept_before,
+            "nothing before the first pass"
+        );
         // Loops of the function's body: a constant bound, zeroed first.
         let s = cost_of(&f, 13, "s");
         assert_eq!((s.sweep, s.swept_before), (400, true));
