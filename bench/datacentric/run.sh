@@ -62,7 +62,11 @@ apps=${APPS-md quake art}
 # beside a streamed one, reuse across an outer loop, reads of what was just
 # written, heap arrays in structs; each file's header says which variables
 # a reader expects to take the misses.
-extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut gauss_seidel}
+# Outputs read and written by an earlier pass of the same nest (issue 35):
+# a row rescaled in place then accumulated, at a small data set
+# (gemm_scale) and a large one (gemm_large), and zeroed then accumulated
+# with a transposed operand (atb_zero).
+extra=${EXTRA-mv_row mv_col bicg basis mm_ijk mm_ikj mm_jki mm_kij cholesky lu_update adi xs_lookup byval eos fir lut gauss_seidel gemm_scale gemm_large atb_zero}
 explain=${EXPLAIN:-}
 json=${JSON:-}
 run_kernel() {

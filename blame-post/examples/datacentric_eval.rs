@@ -603,8 +603,18 @@ fn main() {
                     .iter()
                     .enumerate()
                     .map(|(k, r)| {
+                        // The pattern, then what is known of a sweep: its
+                        // span in bytes, `+` when an earlier pass swept it.
+                        let sweep = lr.costs.get(k).map_or(String::new(), |c| {
+                            let span = if c.sweep > 0 {
+                                format!("/{}", c.sweep)
+                            } else {
+                                String::new()
+                            };
+                            format!("{span}{}", if c.swept_before { "+" } else { "" })
+                        });
                         format!(
-                            "{}{:?}{:?}",
+                            "{}{:?}{:?}{sweep}",
                             f.variables[r.variable as usize].name,
                             r.index,
                             lr.costs.get(k).map(|c| c.reuse)

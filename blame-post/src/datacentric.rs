@@ -401,6 +401,14 @@ pub fn access_weight(
 ///   lines it touches fit in half the L1: the object at a short stride, one
 ///   line per element at a long one (a column of an n x n matrix is n
 ///   lines);
+/// - a sweep whose addresses a loop before its nest touched in the same
+///   iteration of an enclosing loop (an output rescaled, zeroed or
+///   normalised in place, then accumulated into) weighs 0 when the lines
+///   of one sweep fit in half the L1: the earlier pass took the misses,
+///   and the data stays for the sweeps that follow;
+/// - the lines of one sweep are bounded by the object's size, or by the
+///   sweep's span when the read table knows it (a constant trip count,
+///   the pitch of the row it runs along) without the object's size;
 /// - otherwise the pattern's misses (an object of unknown size is assumed
 ///   not to stay: large vectors swept again, as in art and quake, do not).
 pub fn line_weights(
@@ -436,14 +444,21 @@ pub fn line_weights(
             if stands_for_store(&c) {
                 return (r.clone(), 1.0);
             }
-            let known = c.footprint > 0 && c.reuse != Reuse::NoLoop;
-            let stays = known
-                && (c.footprint <= half
-                    || (moves && c.outer == OuterReuse::Same && sweep_bytes(&c, cache) <= half));
+            let looped = c.reuse != Reuse::NoLoop;
+            let fits = looped && sweep_bytes(&c, cache).is_some_and(|b| b <= half);
+            if c.swept_before && fits {
+                return (r.clone(), 0.0);
+            }
+            let stays = (looped && c.footprint > 0 && c.footprint <= half)
+                || (moves && c.outer == OuterReuse::Same && fits);
             // What stays misses only on first touches: fewer, the smaller
             // the object (a 512-byte table, 512/32768 of its accesses).
             let w = if stays {
-                let first_touches = REUSED.min(c.footprint as f64 / cache.l1d_bytes.max(1) as f64);
+                let share = match c.footprint {
+                    0 => 1.0,
+                    f => f as f64 / cache.l1d_bytes.max(1) as f64,
+                };
+                let first_touches = REUSED.min(share);
                 ReadCost { footprint: 0, ..c }.expected_misses(cache) * first_touches
             } else {
                 c.expected_misses(cache)
@@ -454,9 +469,28 @@ pub fn line_weights(
 }
 
 /// The bytes of cache lines one sweep of a read touches at most: its whole
-/// object, or one line per element when the stride is longer than a line.
-fn sweep_bytes(c: &ReadCost, cache: &CacheGeometry) -> u64 {
+/// object, or one line per element when the stride is longer than a line,
+/// or what the read table knows of the sweep's span, the smaller; `None`
+/// when neither the object's size nor the span is known.
+fn sweep_bytes(c: &ReadCost, cache: &CacheGeometry) -> Option<u64> {
     let line = cache.line_bytes.max(1);
+    let by_span = match c.reuse {
+        _ if c.sweep == 0 => None,
+        Reuse::Stride(s) if s.unsigned_abs() > line => Some(c.sweep / s.unsigned_abs() * line),
+        Reuse::Row { stride, .. } if u64::from(stride.unsigned_abs()) > line => {
+            Some(c.sweep / u64::from(stride.unsigned_abs()) * line)
+        }
+        _ => Some(c.sweep),
+    };
+    let by_object = (c.footprint > 0).then(|| object_sweep_bytes(c, line));
+    match (by_span, by_object) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// [`sweep_bytes`] from the object's size alone.
+fn object_sweep_bytes(c: &ReadCost, line: u64) -> u64 {
     match c.reuse {
         Reuse::Stride(s) if s.unsigned_abs() > line => c.footprint / s.unsigned_abs() * line,
         // trip·n lines with trip·stride·n² ≤ footprint.
@@ -746,6 +780,8 @@ mod tests {
             reuse: Reuse::Stride(8),
             outer,
             footprint,
+            sweep: 0,
+            swept_before: false,
         };
         let line = |x_footprint| {
             let reads = BTreeMap::from([
@@ -761,6 +797,57 @@ mod tests {
             let w = line(footprint);
             assert_eq!(w[&read(1)], 0.125, "footprint {footprint}: {w:?}");
         }
+    }
+
+    /// The accumulation of `c[i][j] += alpha * a[i][k] * b[k][j]` after a
+    /// pass rescaled the row of C in place: the row (768 bytes, the sweep's
+    /// span from the read table, the 36 KB matrix too large to stay) is in
+    /// the cache, so C weighs nothing beside the stream of B, and without
+    /// the earlier pass it weighs its first touches; a row of 24 KB does
+    /// not stay, whatever pass came before, and weighs as B does. Without
+    /// the span, the object's size decides, as before.
+    #[test]
+    fn rows_swept_by_an_earlier_pass_weigh_nothing_when_they_fit() {
+        use blame_formats::static_db::{OuterReuse, ReadCost, ReadIndex, Reuse};
+        let cache = CacheGeometry::default();
+        let read = |v| MemRead {
+            variable: v,
+            index: ReadIndex::None,
+        };
+        let cost = |outer, sweep, swept_before| ReadCost {
+            reuse: Reuse::Stride(8),
+            outer,
+            footprint: 0,
+            sweep,
+            swept_before,
+        };
+        let c_weight = |sweep, swept_before| {
+            let reads = BTreeMap::from([
+                (read(0), cost(OuterReuse::Moves, sweep, false)),
+                (read(1), cost(OuterReuse::Same, sweep, swept_before)),
+            ]);
+            let w = line_weights(&reads, &cache, &|v| if v == 1 { 36_864 } else { 49_152 });
+            assert_eq!(w[&read(0)], 0.125, "{w:?}");
+            w[&read(1)]
+        };
+        assert_eq!(c_weight(768, true), 0.0);
+        let first_touches = c_weight(768, false);
+        assert!(
+            first_touches > 0.0 && first_touches < 0.01,
+            "{first_touches}"
+        );
+        assert_eq!(c_weight(24_576, true), 0.125);
+        assert_eq!(
+            c_weight(0, true),
+            0.125,
+            "no span: the 36 KB matrix decides"
+        );
+        // A span of 50 elements at a stride of two lines: 50 lines.
+        let long = ReadCost {
+            reuse: Reuse::Stride(128),
+            ..cost(OuterReuse::Same, 6_400, false)
+        };
+        assert_eq!(sweep_bytes(&long, &cache), Some(3_200));
     }
 
     /// Heap blocks' sizes from the run (`footprint_of`): a gather into a 16
@@ -780,6 +867,8 @@ mod tests {
             reuse,
             outer,
             footprint: 0,
+            sweep: 0,
+            swept_before: false,
         };
         let weights = |second: ReadCost, bytes: u64| {
             let reads = BTreeMap::from([
@@ -833,6 +922,8 @@ mod tests {
             reuse,
             footprint: 0,
             outer: Default::default(),
+            sweep: 0,
+            swept_before: false,
         };
         f.reads = vec![
             LineReads {
@@ -1031,6 +1122,8 @@ mod tests {
             reuse,
             footprint: 0,
             outer: Default::default(),
+            sweep: 0,
+            swept_before: false,
         };
         let mut caller = func(
             "sweep",

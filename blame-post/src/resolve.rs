@@ -1507,6 +1507,8 @@ mod static_footprint_tests {
                 reuse,
                 outer: OuterReuse::Unknown,
                 footprint: 0,
+                sweep: 0,
+                swept_before: false,
             };
             f.reads = vec![LineReads {
                 line: 7,

@@ -17,7 +17,7 @@ use crate::ir::strip_casts;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
 use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
 use std::cell::{OnceCell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 /// A scalar slot: an alloca or a global, plus a constant byte offset.
@@ -46,6 +46,11 @@ enum Atom {
     Arg(u32),
     Global(u32),
     Inst(InstId),
+    /// A counter of step ±1 of a loop, standing for whichever slot counts
+    /// it: two loops over the same range in passes one after the other
+    /// (`for (int j ..) c[i][j] *= beta; .. for (int j ..) c[i][j] += ..`)
+    /// touch the same addresses although each counts with its own `j`.
+    Counter(i64),
 }
 
 /// An address (or index) as a polynomial over atoms: monomial (sorted
@@ -97,7 +102,18 @@ pub struct AccessPatterns<'a> {
     counters: RefCell<HashMap<(Slot, usize), Stride>>,
     /// [`Self::trip`] per loop.
     trips: RefCell<HashMap<usize, Option<(Atom, i64)>>>,
+    /// The loops of each loop (`None`: of the function's body), for
+    /// [`Self::swept_before`].
+    children: HashMap<Option<usize>, Vec<usize>>,
+    /// [`Self::sweeps_of`] per loop.
+    sweeps: RefCell<HashMap<usize, Rc<HashSet<Sweep>>>>,
 }
+
+/// What one pass of an innermost loop touches, for comparing passes of
+/// different loops: an access's address with the loop's counters of step
+/// ±1 as [`Atom::Counter`], and the bound the loop's header compares its
+/// counter with.
+type Sweep = (Poly, Poly);
 
 /// The loads and stores of one region (a loop's own blocks, or the code
 /// outside loops) grouped by address polynomial, with the addresses each
@@ -150,7 +166,12 @@ impl<'a> AccessPatterns<'a> {
             steps: RefCell::new(HashMap::new()),
             counters: RefCell::new(HashMap::new()),
             trips: RefCell::new(HashMap::new()),
+            children: HashMap::new(),
+            sweeps: RefCell::new(HashMap::new()),
         };
+        for (li, l) in cfg.loops.iter().enumerate() {
+            ap.children.entry(l.parent).or_default().push(li);
+        }
         for b in &f.blocks {
             for (k, &i) in b.insts.iter().enumerate() {
                 if let Some(p) = ap.position.get_mut(i as usize) {
@@ -217,11 +238,154 @@ impl<'a> AccessPatterns<'a> {
             }
             _ => OuterReuse::Unknown,
         };
+        let (sweep, swept_before) = match (reuse, innermost) {
+            (Reuse::Stride(s), Some(l)) => (self.sweep(addr, l, s), self.swept_before(addr, l)),
+            (Reuse::Row { stride, .. }, Some(l)) => (
+                self.sweep(addr, l, i64::from(stride)),
+                self.swept_before(addr, l),
+            ),
+            _ => (0, false),
+        };
         ReadCost {
             reuse,
             outer,
             footprint,
+            sweep,
+            swept_before,
         }
+    }
+
+    /// The bytes one sweep of loop `l` spans for an address advancing by
+    /// `s` bytes per iteration (0: not known): the stride times the bound
+    /// of a loop whose header compares its counter with a constant (`j <
+    /// 96`, a counter taken to start at 0 or above), else the pitch of the
+    /// row it runs along, the smallest constant coefficient larger than the
+    /// stride of a counter of an enclosing loop (`c[i][j]` of a `double
+    /// (*c)[96]` spans one row of 768 bytes however far `j` runs); the
+    /// smaller of the two when both are known.
+    fn sweep(&self, addr: &Value, l: usize, s: i64) -> u64 {
+        let s = s.unsigned_abs();
+        let by_trip = self
+            .constant_bound(l)
+            .filter(|&b| b > 0)
+            .map(|b| b.unsigned_abs().saturating_mul(s));
+        let by_row = self.poly(addr, 0).and_then(|p| {
+            let mut pitch: Option<u64> = None;
+            let mut outer = self.cfg.loops[l].parent;
+            while let Some(o) = outer {
+                let counters = self.counter_steps(o, None);
+                for (m, c) in &p {
+                    let [Atom::Slot(x)] = m[..] else { continue };
+                    let unit = counters.get(&x).is_some_and(|&st| st == 1 || st == -1);
+                    if unit && c.unsigned_abs() > s {
+                        pitch = Some(pitch.map_or(c.unsigned_abs(), |q| q.min(c.unsigned_abs())));
+                    }
+                }
+                outer = self.cfg.loops[o].parent;
+            }
+            pitch
+        });
+        match (by_trip, by_row) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => 0,
+        }
+    }
+
+    /// Whether loops that run before the nest of loop `l` in the same
+    /// iteration of an enclosing loop (or of the function's body) touched
+    /// the read's addresses over the same range: a pass that rescales,
+    /// zeroes or normalises an output in place before the nest accumulates
+    /// into it (`c[i][j] *= beta` over the row, then `c[i][j] += a[i][k] *
+    /// b[k][j]` for every k). Those are the loops before `l`, or before a
+    /// loop around `l`, among the loops of the same parent whose header
+    /// dominates it. Each loop's counters of step ±1 are compared as one
+    /// ([`Atom::Counter`]) and the bounds their headers compare them with
+    /// must be equal. Whether the data is still in the cache then depends
+    /// on the sweep's size against the cache's (post-processing's call).
+    fn swept_before(&self, addr: &Value, l: usize) -> bool {
+        let Some(key) = self.poly(addr, 0).and_then(|a| self.sweep_key(&a, l)) else {
+            return false;
+        };
+        let mut child = l;
+        loop {
+            let parent = self.cfg.loops[child].parent;
+            let header = self.cfg.loops[child].header;
+            let earlier = self
+                .children
+                .get(&parent)
+                .into_iter()
+                .flatten()
+                .filter(|&&s| s != child && self.cfg.dominates(self.cfg.loops[s].header, header));
+            for &s in earlier {
+                if self.sweeps_of(s).contains(&key) {
+                    return true;
+                }
+            }
+            match parent {
+                Some(p) => child = p,
+                None => return false,
+            }
+        }
+    }
+
+    /// The sweeps of the accesses (loads and stores through pointers, not
+    /// scalar slots) of loop `l` and the loops in it, each in its own
+    /// innermost loop (see [`Sweep`]).
+    fn sweeps_of(&self, l: usize) -> Rc<HashSet<Sweep>> {
+        if let Some(known) = self.sweeps.borrow().get(&l) {
+            return known.clone();
+        }
+        let mut out = HashSet::new();
+        for &b in &self.cfg.loops[l].blocks {
+            let Some(inner) = self.innermost.get(b as usize).copied().flatten() else {
+                continue;
+            };
+            for &i in &self.f.blocks[b as usize].insts {
+                let inst = &self.f.insts[i as usize];
+                let addr = match inst.op {
+                    Op::Load => &inst.args[0],
+                    Op::Store => &inst.args[1],
+                    _ => continue,
+                };
+                if self.slot(addr).is_some() {
+                    continue;
+                }
+                if let Some(key) = self.poly(addr, 0).and_then(|p| self.sweep_key(&p, inner)) {
+                    out.insert(key);
+                }
+            }
+        }
+        let out = Rc::new(out);
+        self.sweeps.borrow_mut().insert(l, out.clone());
+        out
+    }
+
+    /// `p` as a [`Sweep`] of loop `l`: `None` when the loop has no bound
+    /// or `p` does not move with a counter of step ±1 of the loop.
+    fn sweep_key(&self, p: &Poly, l: usize) -> Option<Sweep> {
+        let bound = self.header_bound(l)?;
+        let steps = self.counter_steps(l, None);
+        let mut moved = false;
+        let mut out = Poly::new();
+        for (m, c) in p {
+            let mut m: Vec<Atom> = m
+                .iter()
+                .map(|a| match a {
+                    Atom::Slot(x) => match steps.get(x) {
+                        Some(&st) if st == 1 || st == -1 => {
+                            moved = true;
+                            Atom::Counter(st)
+                        }
+                        _ => *a,
+                    },
+                    _ => *a,
+                })
+                .collect();
+            m.sort_unstable();
+            out = poly_add(&out, &Poly::from([(m, *c)]), 1)?;
+        }
+        moved.then_some((out, bound))
     }
 
     /// Outside loops: whether a store outside loops wrote `addr` before the
@@ -462,15 +626,38 @@ impl<'a> AccessPatterns<'a> {
 
     fn trip_of(&self, l: usize) -> Option<(Atom, i64)> {
         let steps = self.counter_steps(l, None);
+        let bound = self.header_bound(l)?;
+        let terms: Vec<(&Vec<Atom>, &i64)> = bound.iter().filter(|(m, _)| !m.is_empty()).collect();
+        let [(m, &a)] = terms[..] else { return None };
+        let &[n] = &m[..] else { return None };
+        if matches!(n, Atom::Slot(s) if steps.contains_key(&s)) || a <= 0 {
+            return None;
+        }
+        Some((n, a))
+    }
+
+    /// The constant loop `l`'s header compares a counter of step ±1 with
+    /// (`j < 96`), when it is one.
+    fn constant_bound(&self, l: usize) -> Option<i64> {
+        match self.header_bound(l)?.into_iter().collect::<Vec<_>>()[..] {
+            [(ref m, c)] if m.is_empty() => Some(c),
+            _ => None,
+        }
+    }
+
+    /// What loop `l`'s header compares a counter of step ±1 with, as a
+    /// polynomial.
+    fn header_bound(&self, l: usize) -> Option<Poly> {
+        let steps = self.counter_steps(l, None);
         let header = self.cfg.loops[l].header;
         let counter = |x: &Poly| match x.iter().collect::<Vec<_>>()[..] {
             [(m, 1)] => match m[..] {
-                [Atom::Slot(s)] => steps.get(&s).is_some_and(|st| st.abs() == 1),
+                [Atom::Slot(s)] => steps.get(&s).is_some_and(|st| st.unsigned_abs() == 1),
                 _ => false,
             },
             _ => false,
         };
-        let bound = self.f.blocks[header as usize]
+        self.f.blocks[header as usize]
             .insts
             .iter()
             .map(|&i| &self.f.insts[i as usize])
@@ -484,14 +671,7 @@ impl<'a> AccessPatterns<'a> {
                 } else {
                     None
                 }
-            })?;
-        let terms: Vec<(&Vec<Atom>, &i64)> = bound.iter().filter(|(m, _)| !m.is_empty()).collect();
-        let [(m, &a)] = terms[..] else { return None };
-        let &[n] = &m[..] else { return None };
-        if matches!(n, Atom::Slot(s) if steps.contains_key(&s)) || a <= 0 {
-            return None;
-        }
-        Some((n, a))
+            })
     }
 
     /// The step of every slot loop `l` stores (`restart`: an inner loop
@@ -1325,5 +1505,90 @@ double walk(const double *a, int n, const double *p, const struct node *list, in
         let f = summary_at(src, "dot", "-O1");
         assert_eq!(reuse_of(&f, 4, "a"), Reuse::Stride(8), "{:?}", reads(&f, 4));
         assert_eq!(reuse_of(&f, 4, "b"), Reuse::Irregular);
+    }
+
+    /// The access pattern of the read of `name` on line `l`.
+    fn cost_of(f: &FunctionSummary, l: u32, name: &str) -> blame_formats::static_db::ReadCost {
+        *f.reads
+            .iter()
+            .filter(|r| r.line == l)
+            .flat_map(|r| r.reads.iter().zip(&r.costs))
+            .find(|(r, _)| f.variables[r.variable as usize].name == name)
+            .unwrap_or_else(|| panic!("no read of {name} on line {l}"))
+            .1
+    }
+
+    /// An output rescaled in place by a loop before the nest that
+    /// accumulates into it, in the same iteration of the row loop: the
+    /// accumulation's reads of the row were swept before over the same range
+    /// (each pass counting with its own `j`), the streamed operand's were
+    /// not, nor the rescaling pass's own. One sweep spans the row's pitch
+    /// for a column count fixed at compile time, the trip count times the
+    /// stride for a constant bound.
+    #[test]
+    fn a_pass_before_the_accumulation_sweeps_the_output_row() {
+        let f = summary(
+            "void gemm(int ni, int nj, int nk, double alpha, double beta, double c[][96],
+          double a[][64], double b[][96], double *s) {
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++)
+      c[i][j] *= beta;
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++)
+        c[i][j] += alpha * a[i][k] * b[k][j];
+  }
+  for (int j = 0; j < 50; j++)
+    s[j] = 0.0;
+  for (int j = 0; j < 50; j++)
+    s[j] += c[1][j];
+}
+",
+            "gemm",
+        );
+        let (c, b) = (cost_of(&f, 8, "c"), cost_of(&f, 8, "b"));
+        assert_eq!(
+            (c.reuse, c.sweep, c.swept_before),
+            (Reuse::Stride(8), 768, true)
+        );
+        assert_eq!(
+            (b.reuse, b.sweep, b.swept_before),
+            (Reuse::Stride(8), 768, false)
+        );
+        assert!(
+            !cost_of(&f, 5, "c").swept_before,
+            "nothing before the first pass"
+        );
+        // Loops of the function's body: a constant bound, zeroed first.
+        let s = cost_of(&f, 13, "s");
+        assert_eq!((s.sweep, s.swept_before), (400, true));
+        assert!(!cost_of(&f, 13, "c").swept_before);
+    }
+
+    /// Zeroing then accumulating with a transposed operand, the matrices
+    /// indexed by hand with a size known at run time: the accumulation's
+    /// reads of the row were swept before when the zeroing pass runs over
+    /// the same bound, not when it runs over another one.
+    #[test]
+    fn a_zeroing_pass_over_the_same_range_sweeps_the_output_row() {
+        let src = |bound: &str| {
+            format!(
+                "void atb(int n, int m, const double *a, const double *b, double *c) {{
+  for (int i = 0; i < n; i++) {{
+    for (int j = 0; j < {bound}; j++)
+      c[i * n + j] = 0.0;
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        c[i * n + j] += a[k * n + i] * b[k * n + j];
+  }}
+}}
+"
+            )
+        };
+        let same = summary(&src("n"), "atb");
+        assert!(cost_of(&same, 7, "c").swept_before);
+        assert!(!cost_of(&same, 7, "b").swept_before);
+        assert_eq!(reuse_of(&same, 7, "a"), Reuse::Invariant);
+        let other = summary(&src("m"), "atb");
+        assert!(!cost_of(&other, 7, "c").swept_before);
     }
 }

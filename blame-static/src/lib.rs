@@ -24,7 +24,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 7;
+pub const ANALYSIS_VERSION: u64 = 8;
 
 pub use llvm_loader::{load_file, LoadError};
 
@@ -617,7 +617,7 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                                     json!({"row": {"stride": stride, "trip": trip, "pitch": pitch}})
                                 }
                             };
-                            json!({"reuse": reuse, "footprint": c.footprint})
+                            json!({"reuse": reuse, "footprint": c.footprint, "sweep": c.sweep, "swept_before": c.swept_before})
                         });
                         json!({"variable": name(r.variable), "index": index, "access": access})
                     }).collect::<Vec<_>>(),

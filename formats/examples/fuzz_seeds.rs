@@ -187,6 +187,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 reuse: Reuse::Stride(8),
                 footprint: 0,
                 outer: Default::default(),
+                sweep: 0,
+                swept_before: false,
             }],
         }],
         lines: vec![1, 2, 3, 4],

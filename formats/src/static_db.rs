@@ -30,8 +30,10 @@ pub const STATIC_DB: Kind = Kind {
     // `param_reads`), which callers in other translation units use, and
     // the `unit` it came from. 7: `Variable` gained `element_of` (locals
     // that only point into another variable) and `is_record`, and
-    // `FunctionSummary` the `unit_globals` its unit defines.
-    version: 7,
+    // `FunctionSummary` the `unit_globals` its unit defines. 8: `ReadCost`
+    // gained the `sweep` of its loop and `swept_before` (an earlier pass
+    // over the same addresses in the same iteration).
+    version: 8,
 };
 
 /// What a variable is, as the reports show it.
@@ -366,6 +368,19 @@ pub struct ReadCost {
     /// Bytes of the whole object read when it is a global or stack array
     /// named directly (not through a pointer); 0 when not known.
     pub footprint: u64,
+    /// Bytes one sweep of the innermost loop spans, for a read at a
+    /// constant stride, when the analysis knows it: a constant trip count
+    /// times the stride, or the pitch of the matrix row the read runs along
+    /// (`c[i][j]` of a `double (*c)[96]`: 768); 0 when not known.
+    #[serde(default)]
+    pub sweep: u64,
+    /// Loops that ran before the read's loop nest in the same iteration of
+    /// an enclosing loop touched the same addresses over the same range (an
+    /// output rescaled, zeroed or normalised in place before the nest
+    /// accumulates into it): when the sweep fits in the cache, the earlier
+    /// pass took its misses.
+    #[serde(default)]
+    pub swept_before: bool,
 }
 
 impl ReadCost {
@@ -671,6 +686,8 @@ mod cache_geometry_tests {
             reuse,
             footprint,
             outer: OuterReuse::Unknown,
+            sweep: 0,
+            swept_before: false,
         };
         let small = CacheGeometry::default();
         let wide = CacheGeometry {
@@ -699,14 +716,14 @@ mod cache_geometry_tests {
 mod version_tests {
     use super::*;
 
-    /// `Variable` gained `element_of` after version 6, which a version-6
-    /// reader cannot decode (bincode has no optional fields): this build
-    /// writes version 7 and refuses a version-6 db with
-    /// the version error (not a decode error halfway through), so `blame
+    /// `ReadCost` gained `sweep` and `swept_before` after version 7, which
+    /// a version-7 reader cannot decode (bincode has no optional fields):
+    /// this build writes version 8 and refuses a version-7 db with the
+    /// version error (not a decode error halfway through), so `blame
     /// analyze` can say to remove it.
     #[test]
-    fn dbs_with_element_owners_are_version_7_and_v6_is_refused() {
-        assert_eq!(STATIC_DB.version, 7);
+    fn dbs_with_sweeps_are_version_8_and_v7_is_refused() {
+        assert_eq!(STATIC_DB.version, 8);
         let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("static.db");
@@ -716,14 +733,14 @@ mod version_tests {
         };
         StaticDb::default().write(&path, &header).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 7);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 8);
         assert!(StaticDb::read_bytes(&bytes).is_ok());
-        bytes[8..12].copy_from_slice(&6u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
         assert!(matches!(
             StaticDb::read_bytes(&bytes),
             Err(FormatError::UnsupportedVersion {
-                found: 6,
-                supported: 7,
+                found: 7,
+                supported: 8,
                 ..
             })
         ));
