@@ -15,9 +15,10 @@
 use crate::cfg::Cfg;
 use crate::ir::strip_casts;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
+use crate::{HashMap, HashSet};
 use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
 use std::cell::{OnceCell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A scalar slot: an alloca or a global, plus a constant byte offset.
@@ -31,8 +32,10 @@ enum Slot {
 /// value's own units (bytes for pointers), `None` when irregular.
 type Stride = Option<i64>;
 
-/// (instruction, loop, inner loop taken as restarting).
-type StrideKey = (InstId, usize, Option<usize>);
+/// (instruction, loop, inner loop taken as restarting, or `u32::MAX`):
+/// 12 bytes, as the memo holds an entry per instruction and loop of a
+/// function.
+type StrideKey = (InstId, u32, u32);
 
 /// The step of each counter of a loop (see [`AccessPatterns::counter_steps`]).
 type Steps = Rc<BTreeMap<Slot, i64>>;
@@ -56,6 +59,12 @@ type Poly = std::collections::BTreeMap<Vec<Atom>, i64>;
 /// Bounds that keep address polynomials small.
 const MAX_TERMS: usize = 16;
 const MAX_DEGREE: usize = 4;
+
+/// Strides kept in [`AccessPatterns::memo`] before it starts afresh: an
+/// address shares subexpressions with the addresses read just before it,
+/// not with the whole function's (a function of 840k instructions kept
+/// 2M strides, 100 MB).
+const MAX_MEMO: usize = 1 << 16;
 
 /// How many iterations back another access may have touched a read's
 /// data for the read to count as reusing it (`p[j - 1]` after `p[j] = ..`).
@@ -140,16 +149,16 @@ impl<'a> AccessPatterns<'a> {
             f,
             cfg,
             stores: Vec::new(),
-            defined_once: HashMap::new(),
-            memo: RefCell::new(HashMap::new()),
+            defined_once: HashMap::default(),
+            memo: RefCell::new(HashMap::default()),
             restart: std::cell::Cell::new(None),
             innermost: cfg.innermost_loop_of_blocks(f.blocks.len()),
             position: vec![0; f.insts.len()],
             outside: OnceCell::new(),
-            touched: RefCell::new(HashMap::new()),
-            steps: RefCell::new(HashMap::new()),
-            counters: RefCell::new(HashMap::new()),
-            trips: RefCell::new(HashMap::new()),
+            touched: RefCell::new(HashMap::default()),
+            steps: RefCell::new(HashMap::default()),
+            counters: RefCell::new(HashMap::default()),
+            trips: RefCell::new(HashMap::default()),
         };
         for b in &f.blocks {
             for (k, &i) in b.insts.iter().enumerate() {
@@ -158,7 +167,7 @@ impl<'a> AccessPatterns<'a> {
                 }
             }
         }
-        let mut stores = vec![HashMap::new(); cfg.loops.len()];
+        let mut stores = vec![HashMap::default(); cfg.loops.len()];
         for (li, l) in cfg.loops.iter().enumerate() {
             for &b in &l.blocks {
                 for &i in &f.blocks[b as usize].insts {
@@ -278,7 +287,7 @@ impl<'a> AccessPatterns<'a> {
                     poly: o,
                     first: i,
                     several: false,
-                    first_store: HashMap::new(),
+                    first_store: HashMap::default(),
                     store_blocks: Vec::new(),
                 });
             } else {
@@ -530,8 +539,8 @@ impl<'a> AccessPatterns<'a> {
     /// the slot, used only by loads and stores (see `defined_once`).
     fn slots_defined_once(&self) -> HashMap<Slot, Value> {
         let f = self.f;
-        let mut stores: HashMap<InstId, Vec<Value>> = HashMap::new();
-        let mut other_use: std::collections::HashSet<InstId> = Default::default();
+        let mut stores: HashMap<InstId, Vec<Value>> = HashMap::default();
+        let mut other_use: HashSet<InstId> = Default::default();
         for inst in &f.insts {
             for (pos, a) in inst.args.iter().enumerate() {
                 let Value::Inst(j) = a else { continue };
@@ -697,12 +706,20 @@ impl<'a> AccessPatterns<'a> {
         if !self.in_loop(*i, l) {
             return Some(0); // computed before the loop
         }
-        let key = (*i, l, self.restart.get());
+        let key = (
+            *i,
+            l as u32,
+            self.restart.get().map_or(u32::MAX, |r| r as u32),
+        );
         if let Some(&known) = self.memo.borrow().get(&key) {
             return known;
         }
         let s = self.inst_stride(*i, l, depth);
-        self.memo.borrow_mut().insert(key, s);
+        let mut memo = self.memo.borrow_mut();
+        if memo.len() >= MAX_MEMO {
+            memo.clear();
+        }
+        memo.insert(key, s);
         s
     }
 

@@ -15,7 +15,8 @@
 use super::locations::{variable_bindings, Loc, Resolver, ReturnsInto, Root};
 use crate::ir::*;
 use crate::library_models as library;
-use std::collections::{BTreeSet, HashMap};
+use crate::HashMap;
+use std::collections::BTreeSet;
 
 /// A write through a pointer parameter: the memory `path` fields and
 /// `deref` pointer loads below what the argument points to, and everything
@@ -222,7 +223,7 @@ pub(super) fn access_sets(
             m,
             rets,
             names,
-            &HashMap::new(),
+            &HashMap::default(),
             &external.reads,
             Access::Read,
         ),
@@ -270,7 +271,7 @@ fn write_sets(
         .iter()
         .filter(|f| !f.is_declaration && f.params.iter().any(|p| p.is_pointer))
         .collect();
-    let mut sets: WriteSets = HashMap::new();
+    let mut sets: WriteSets = HashMap::default();
     let mut changed: BTreeSet<&str> = BTreeSet::new();
     let t0 = std::time::Instant::now();
     for round in 0..MAX_ROUNDS {
@@ -332,7 +333,7 @@ fn function_writes(
     // A function writes (or reads) the same locations on many lines: each
     // location is followed to the parameters once (the resolver keeps what
     // it resolved, so a second walk would find the same).
-    let mut seen: HashMap<Loc, Vec<(u32, ParamWrite)>> = HashMap::new();
+    let mut seen: HashMap<Loc, Vec<(u32, ParamWrite)>> = HashMap::default();
     let mut written = |res: &mut Resolver, l: Loc, out: &mut Vec<BTreeSet<ParamWrite>>| {
         let found = match seen.get(&l) {
             Some(found) => found,
