@@ -685,7 +685,9 @@ impl Conv {
             let nops = LLVMGetNumOperands(v) as u32;
             let ty = LLVMTypeOf(v);
             let tk = LLVMGetTypeKind(ty);
-            let mut args = Vec::new();
+            // At most one per operand, allocated once (a vector grown by
+            // pushes holds four: a load's one argument took 128 bytes).
+            let mut args = Vec::with_capacity(nops as usize);
             let op = match opcode {
                 LLVMAlloca => Op::Alloca {
                     size: self.size_of(LLVMGetAllocatedType(v)),
@@ -693,7 +695,7 @@ impl Conv {
                 LLVMLoad => Op::Load,
                 LLVMStore => Op::Store,
                 LLVMGetElementPtr => {
-                    let mut steps = Vec::new();
+                    let mut steps = Vec::with_capacity(nops.saturating_sub(2) as usize);
                     let mut cur = LLVMGetGEPSourceElementType(v);
                     let elem_size = self.size_of(cur);
                     for k in 2..nops {
