@@ -25,6 +25,12 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// The analysis allocates many small short-lived vectors and maps (address
+/// polynomials, location lists): mimalloc takes a quarter less CPU than
+/// glibc's malloc on a large function, and returns freed memory.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "blame-analyzer",
