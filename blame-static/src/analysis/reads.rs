@@ -30,6 +30,10 @@ pub(super) fn loops_and_reads(
             .map(|&i| f.insts[i as usize].line)
             .filter(|&x| x > 0)
             .collect();
+        // A statement's instructions share its line: dropping the runs
+        // first leaves a sort of lines, not of instructions (each loop of
+        // an 8-deep nest sorted every instruction of its body).
+        lines.dedup();
         lines.sort_unstable();
         lines.dedup();
         let header_line = f.blocks[l.header as usize]
