@@ -4,7 +4,9 @@
 # nest with a huge body, constant tables, call chains, C++ accessors), each at
 # several sizes: wall time and peak memory of one `blame analyze` of the
 # generated unit (compiled as blame cc does: clang-19 -g -O0 -emit-llvm), and
-# the ratio of each size's time to the previous size's (2.0 = linear).
+# the ratio of each size's time to the previous size's (2.0 = linear); the
+# CPU time (user+sys) beside the wall time, which other builds on a shared
+# machine stretch.
 # Target (issue 33): every shape at 20,000 in under 3 s and 500 MB, doubling
 # the size at most 2.3x the time.
 #
@@ -23,7 +25,7 @@ SIZES=${SIZES:-"2500 5000 10000 20000"}
 SHAPES=${SHAPES:-$(python3 bench/shapes/shapes.py --list | cut -d' ' -f1)}
 LIMIT=${LIMIT:-120}
 w=$(mktemp -d); trap 'rm -rf "$w"' EXIT
-printf "%-9s %6s %9s %8s %7s  %s\n" shape n seconds "peak MB" ratio note
+printf "%-9s %6s %9s %7s %8s %7s  %s\n" shape n seconds "cpu s" "peak MB" ratio note
 fail=0
 missed=""
 for shape in $SHAPES; do
@@ -36,19 +38,19 @@ for shape in $SHAPES; do
     "$cc" -g -O0 -emit-llvm -c "$src" -o "$w/$shape$n.bc"
     rm -rf "$w/db"
     rc=0
-    timeout "$LIMIT" /usr/bin/time -o "$w/time" -f "%e %M" \
+    timeout "$LIMIT" /usr/bin/time -o "$w/time" -f "%e %M %U %S" \
       "$BLAME" analyze "$w/$shape$n.bc" -o "$w/db" >/dev/null 2>"$w/err" || rc=$?
     if [ $rc -ne 0 ]; then
-      printf "%-9s %6d %9s %8s %7s  %s\n" "$shape" "$n" ">$LIMIT" - - "exit $rc"
+      printf "%-9s %6d %9s %7s %8s %7s  %s\n" "$shape" "$n" ">$LIMIT" - - - "exit $rc"
       fail=1
       break
     fi
-    out=$(tail -1 "$w/time")
-    s=${out% *}; kb=${out#* }
+    read -r s kb user sys < <(tail -1 "$w/time")
+    cpu=$(python3 -c "print(round($user + $sys, 2))")
     ratio=-
     [ -n "$prev" ] && ratio=$(python3 -c "print(round($s/max($prev,0.01),2))")
     note=$(grep -m1 -o 'warning: .*' "$w/err" | cut -c1-90 || true)
-    printf "%-9s %6d %9s %8d %7s  %s\n" "$shape" "$n" "$s" $((kb / 1024)) "$ratio" "$note"
+    printf "%-9s %6d %9s %7s %8d %7s  %s\n" "$shape" "$n" "$s" "$cpu" $((kb / 1024)) "$ratio" "$note"
     python3 -c "import sys; s, mb, r = $s, $kb / 1024, '$ratio'; sys.exit(0 if s < 3 and mb < 500 and (r == '-' or float(r) <= 2.3) else 1)" ||
       missed+=" $shape@$n"
     prev=$s

@@ -15,9 +15,10 @@
 use crate::cfg::Cfg;
 use crate::ir::strip_casts;
 use crate::ir::{BinCode, Function, GepStep, InstId, Module, Op, Value};
+use crate::{HashMap, HashSet};
 use blame_formats::static_db::{OuterReuse, ReadCost, Reuse};
 use std::cell::{OnceCell, RefCell};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A scalar slot: an alloca or a global, plus a constant byte offset.
@@ -31,8 +32,10 @@ enum Slot {
 /// value's own units (bytes for pointers), `None` when irregular.
 type Stride = Option<i64>;
 
-/// (instruction, loop, inner loop taken as restarting).
-type StrideKey = (InstId, usize, Option<usize>);
+/// (instruction, loop, inner loop taken as restarting, or `u32::MAX`):
+/// 12 bytes, as the memo holds an entry per instruction and loop of a
+/// function.
+type StrideKey = (InstId, u32, u32);
 
 /// The step of each counter of a loop (see [`AccessPatterns::counter_steps`]).
 type Steps = Rc<BTreeMap<Slot, i64>>;
@@ -61,6 +64,12 @@ type Poly = std::collections::BTreeMap<Vec<Atom>, i64>;
 /// Bounds that keep address polynomials small.
 const MAX_TERMS: usize = 16;
 const MAX_DEGREE: usize = 4;
+
+/// Strides kept in [`AccessPatterns::memo`] before it starts afresh: an
+/// address shares subexpressions with the addresses read just before it,
+/// not with the whole function's (a function of 840k instructions kept
+/// 2M strides, 100 MB).
+const MAX_MEMO: usize = 1 << 16;
 
 /// How many iterations back another access may have touched a read's
 /// data for the read to count as reusing it (`p[j - 1]` after `p[j] = ..`).
@@ -156,18 +165,18 @@ impl<'a> AccessPatterns<'a> {
             f,
             cfg,
             stores: Vec::new(),
-            defined_once: HashMap::new(),
-            memo: RefCell::new(HashMap::new()),
+            defined_once: HashMap::default(),
+            memo: RefCell::new(HashMap::default()),
             restart: std::cell::Cell::new(None),
             innermost: cfg.innermost_loop_of_blocks(f.blocks.len()),
             position: vec![0; f.insts.len()],
             outside: OnceCell::new(),
-            touched: RefCell::new(HashMap::new()),
-            steps: RefCell::new(HashMap::new()),
-            counters: RefCell::new(HashMap::new()),
-            trips: RefCell::new(HashMap::new()),
-            children: HashMap::new(),
-            sweeps: RefCell::new(HashMap::new()),
+            touched: RefCell::new(HashMap::default()),
+            steps: RefCell::new(HashMap::default()),
+            counters: RefCell::new(HashMap::default()),
+            trips: RefCell::new(HashMap::default()),
+            children: HashMap::default(),
+            sweeps: RefCell::new(HashMap::default()),
         };
         for (li, l) in cfg.loops.iter().enumerate() {
             ap.children.entry(l.parent).or_default().push(li);
@@ -179,7 +188,7 @@ impl<'a> AccessPatterns<'a> {
                 }
             }
         }
-        let mut stores = vec![HashMap::new(); cfg.loops.len()];
+        let mut stores = vec![HashMap::default(); cfg.loops.len()];
         for (li, l) in cfg.loops.iter().enumerate() {
             for &b in &l.blocks {
                 for &i in &f.blocks[b as usize].insts {
@@ -336,7 +345,7 @@ impl<'a> AccessPatterns<'a> {
         if let Some(known) = self.sweeps.borrow().get(&l) {
             return known.clone();
         }
-        let mut out = HashSet::new();
+        let mut out = HashSet::default();
         for &b in &self.cfg.loops[l].blocks {
             let Some(inner) = self.innermost.get(b as usize).copied().flatten() else {
                 continue;
@@ -442,7 +451,7 @@ impl<'a> AccessPatterns<'a> {
                     poly: o,
                     first: i,
                     several: false,
-                    first_store: HashMap::new(),
+                    first_store: HashMap::default(),
                     store_blocks: Vec::new(),
                 });
             } else {
@@ -710,8 +719,8 @@ impl<'a> AccessPatterns<'a> {
     /// the slot, used only by loads and stores (see `defined_once`).
     fn slots_defined_once(&self) -> HashMap<Slot, Value> {
         let f = self.f;
-        let mut stores: HashMap<InstId, Vec<Value>> = HashMap::new();
-        let mut other_use: std::collections::HashSet<InstId> = Default::default();
+        let mut stores: HashMap<InstId, Vec<Value>> = HashMap::default();
+        let mut other_use: HashSet<InstId> = Default::default();
         for inst in &f.insts {
             for (pos, a) in inst.args.iter().enumerate() {
                 let Value::Inst(j) = a else { continue };
@@ -877,12 +886,20 @@ impl<'a> AccessPatterns<'a> {
         if !self.in_loop(*i, l) {
             return Some(0); // computed before the loop
         }
-        let key = (*i, l, self.restart.get());
+        let key = (
+            *i,
+            l as u32,
+            self.restart.get().map_or(u32::MAX, |r| r as u32),
+        );
         if let Some(&known) = self.memo.borrow().get(&key) {
             return known;
         }
         let s = self.inst_stride(*i, l, depth);
-        self.memo.borrow_mut().insert(key, s);
+        let mut memo = self.memo.borrow_mut();
+        if memo.len() >= MAX_MEMO {
+            memo.clear();
+        }
+        memo.insert(key, s);
         s
     }
 

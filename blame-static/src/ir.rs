@@ -1,6 +1,7 @@
 //! The crate's own plain IR model: what the loader extracts from LLVM and
 //! everything the analysis reads. Built by `llvm_loader` or by hand in tests.
 
+use crate::HashMap;
 use std::hash::{Hash, Hasher};
 
 pub type InstId = u32;
@@ -530,8 +531,7 @@ impl Module {
     /// places (two C units' own `struct node`) is left alone.
     pub fn complete_declarations(&mut self, others: &[&Module]) {
         // key → definitions: (None: this module | Some(k): others[k], type).
-        let mut defs: std::collections::HashMap<String, Vec<(Option<usize>, TypeId)>> =
-            Default::default();
+        let mut defs: HashMap<String, Vec<(Option<usize>, TypeId)>> = Default::default();
         let mut add_defs = |m: &Module, source: Option<usize>| {
             for t in 0..m.types.len() as TypeId {
                 if let DiType::Struct {
@@ -548,8 +548,7 @@ impl Module {
         for (k, m) in others.iter().enumerate() {
             add_defs(m, Some(k));
         }
-        let mut copied: Vec<std::collections::HashMap<TypeId, TypeId>> =
-            vec![Default::default(); others.len()];
+        let mut copied: Vec<HashMap<TypeId, TypeId>> = vec![Default::default(); others.len()];
         // Copied types may hold declarations of their own: walk to the end.
         let mut t = 0;
         while (t as usize) < self.types.len() {
@@ -607,7 +606,7 @@ impl Module {
         &mut self,
         types: &[DiType],
         t: TypeId,
-        memo: &mut std::collections::HashMap<TypeId, TypeId>,
+        memo: &mut HashMap<TypeId, TypeId>,
     ) -> TypeId {
         if let Some(&c) = memo.get(&t) {
             return c;

@@ -20,8 +20,14 @@ pub mod queue_drain;
 
 use blame_formats::static_db::{FunctionSummary, ReadIndex, Reuse, StaticDb};
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
+
+/// The analysis's hash maps and sets: FxHash, whose keys are the
+/// analysis's own small ids and values (SipHash cost a few percent of the
+/// analysis of large functions); nothing depends on their order.
+pub type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
+pub type HashSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
 pub const ANALYSIS_VERSION: u64 = 8;

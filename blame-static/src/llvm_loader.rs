@@ -5,6 +5,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use crate::ir::*;
+use crate::HashMap;
 use llvm_sys::core::*;
 use llvm_sys::debuginfo::*;
 use llvm_sys::ir_reader::LLVMParseIRInContext;
@@ -13,7 +14,6 @@ use llvm_sys::target::{
     LLVMABISizeOfType, LLVMGetModuleDataLayout, LLVMOffsetOfElement, LLVMTargetDataRef,
 };
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
-use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::path::Path;
 use std::ptr;
@@ -66,6 +66,10 @@ fn looks_like_ir(bytes: &[u8]) -> bool {
         || head.contains("; ModuleID")
 }
 
+/// Bitcode size above which the memory of the disposed module is returned
+/// to the system at once (a module takes about 30 times its bitcode).
+const RETURN_MEMORY_ABOVE: usize = 1 << 20;
+
 /// Loads from memory; `name` is used in errors.
 pub fn load_bytes(bytes: &[u8], name: &str) -> Result<Module, LoadError> {
     if !looks_like_ir(bytes) {
@@ -106,15 +110,22 @@ pub fn load_bytes(bytes: &[u8], name: &str) -> Result<Module, LoadError> {
         let mut conv = Conv {
             ctx,
             td: LLVMGetModuleDataLayout(module),
-            types: HashMap::new(),
+            types: HashMap::default(),
             out: Module::default(),
-            globals: HashMap::new(),
+            globals: HashMap::default(),
             pending_vars: Vec::new(),
-            var_ids: HashMap::new(),
+            var_ids: HashMap::default(),
         };
         let result = conv.module(module);
         LLVMDisposeModule(module);
         LLVMContextDispose(ctx);
+        // The module of a large unit leaves hundreds of MB free in the
+        // loading thread's malloc arena, which the analysis (on rayon's
+        // threads, with arenas of their own) does not reuse: give it back.
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        if bytes.len() > RETURN_MEMORY_ABOVE {
+            libc::malloc_trim(0);
+        }
         match result {
             Some(m) => Ok(m),
             None => Err(LoadError::Empty { path: name.into() }),
@@ -530,7 +541,7 @@ impl Conv {
             out.returns_value =
                 LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMTypeKind::LLVMVoidTypeKind;
             let nparams = LLVMCountParams(f);
-            let mut args = HashMap::new();
+            let mut args = HashMap::default();
             for i in 0..nparams {
                 let p = LLVMGetParam(f, i);
                 args.insert(p as usize, i);
@@ -553,8 +564,8 @@ impl Conv {
                 return out;
             }
             // Number blocks and instructions first: operands may refer forward.
-            let mut blocks = HashMap::new();
-            let mut insts: HashMap<usize, InstId> = HashMap::new();
+            let mut blocks = HashMap::default();
+            let mut insts: HashMap<usize, InstId> = HashMap::default();
             let mut bb = LLVMGetFirstBasicBlock(f);
             let mut n = 0u32;
             while !bb.is_null() {
@@ -574,7 +585,7 @@ impl Conv {
                 args,
                 insts,
                 extra: Vec::new(),
-                consts: HashMap::new(),
+                consts: HashMap::default(),
                 base: n,
             };
             let mut bb = LLVMGetFirstBasicBlock(f);
@@ -674,7 +685,9 @@ impl Conv {
             let nops = LLVMGetNumOperands(v) as u32;
             let ty = LLVMTypeOf(v);
             let tk = LLVMGetTypeKind(ty);
-            let mut args = Vec::new();
+            // At most one per operand, allocated once (a vector grown by
+            // pushes holds four: a load's one argument took 128 bytes).
+            let mut args = Vec::with_capacity(nops as usize);
             let op = match opcode {
                 LLVMAlloca => Op::Alloca {
                     size: self.size_of(LLVMGetAllocatedType(v)),
@@ -682,7 +695,7 @@ impl Conv {
                 LLVMLoad => Op::Load,
                 LLVMStore => Op::Store,
                 LLVMGetElementPtr => {
-                    let mut steps = Vec::new();
+                    let mut steps = Vec::with_capacity(nops.saturating_sub(2) as usize);
                     let mut cur = LLVMGetGEPSourceElementType(v);
                     let elem_size = self.size_of(cur);
                     for k in 2..nops {

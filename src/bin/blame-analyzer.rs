@@ -25,6 +25,14 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// LLVM's bitcode reader and the analysis allocate many small, short-lived
+/// objects (values, address polynomials, location lists): with mimalloc
+/// for both (its `override` feature replaces malloc for libLLVM too), a
+/// large unit's analysis takes a quarter to a third less CPU than with
+/// glibc's malloc, and freed memory goes back to the system.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "blame-analyzer",

@@ -6,7 +6,8 @@
 
 use super::write_sets::ParamWrite;
 use crate::ir::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use crate::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub(super) enum Root {
@@ -56,7 +57,7 @@ pub(super) struct Resolver<'a> {
     pub(super) f: &'a Function,
     /// Where the pointers returned by the module's functions point.
     pub(super) rets: &'a HashMap<String, Vec<ReturnsInto>>,
-    /// Per instruction, the addresses its value (casts aside) is stored to.
+    /// Per call, the addresses its value (casts aside) is stored to.
     pub(super) stored_to: HashMap<InstId, Vec<Value>>,
     pub(super) alloca_var: HashMap<InstId, u32>,
     pub(super) arg_var: HashMap<u32, (u32, bool)>,
@@ -300,10 +301,14 @@ impl Resolver<'_> {
 
 /// Per instruction of `f`, the addresses its value is stored to.
 pub(super) fn stored_to(f: &Function) -> HashMap<InstId, Vec<Value>> {
-    let mut out: HashMap<InstId, Vec<Value>> = HashMap::new();
+    let mut out: HashMap<InstId, Vec<Value>> = HashMap::default();
     for inst in f.insts.iter().filter(|i| matches!(i.op, Op::Store)) {
         if let (Value::Inst(j), Some(addr)) = (strip_casts(f, &inst.args[0]), inst.args.get(1)) {
-            out.entry(j).or_default().push(addr.clone());
+            // Only calls' results are looked up (a function of 240k stores
+            // kept 48 MB of lists for the others).
+            if matches!(f.insts[j as usize].op, Op::Call { .. }) {
+                out.entry(j).or_default().push(addr.clone());
+            }
         }
     }
     out
@@ -359,14 +364,14 @@ impl<'a> DefinedFunctions<'a> {
     /// of other units (`AccessSets::external`): calls to them may-define
     /// and read only what those sets say.
     pub fn with_external(m: &'a Module, external: &super::write_sets::AccessSets) -> Self {
-        let mut names = HashMap::with_capacity(m.functions.len());
+        let mut names = HashMap::with_capacity_and_hasher(m.functions.len(), Default::default());
         for g in &m.functions {
             // The first function of a name decides, as a linear search would.
             names.entry(g.name.as_str()).or_insert(!g.is_declaration);
         }
         let rets = returns_into(m);
         let fields = field_aliases(m, &rets);
-        let mut const_params: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut const_params: HashMap<&str, Vec<u32>> = HashMap::default();
         for g in m.functions.iter().filter(|g| !g.is_declaration) {
             let (_, _, param_of, _) = variable_bindings(g);
             let mut ks: Vec<u32> = param_of
@@ -474,8 +479,8 @@ pub(super) type Bindings = (
 );
 
 pub(super) fn variable_bindings(f: &Function) -> Bindings {
-    let mut alloca_var = HashMap::new();
-    let mut arg_var = HashMap::new();
+    let mut alloca_var = HashMap::default();
+    let mut arg_var = HashMap::default();
     let mut declared_line: BTreeMap<u32, u32> = BTreeMap::new();
     for inst in &f.insts {
         match (&inst.op, inst.args.first()) {
@@ -492,7 +497,7 @@ pub(super) fn variable_bindings(f: &Function) -> Bindings {
             _ => {}
         }
     }
-    let mut param_of: HashMap<u32, u32> = HashMap::new();
+    let mut param_of: HashMap<u32, u32> = HashMap::default();
     for (k, &(var, _)) in &arg_var {
         param_of.insert(var, *k);
     }
@@ -517,7 +522,7 @@ fn field_aliases(
     m: &Module,
     rets: &HashMap<String, Vec<ReturnsInto>>,
 ) -> HashMap<String, Vec<FieldAlias>> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for f in m
         .functions
         .iter()
@@ -600,7 +605,7 @@ pub(super) fn returned_values(f: &Function, alloca_var: &HashMap<InstId, u32>) -
 /// points relative to its pointer arguments, to a fixed point over calls
 /// (an accessor returning `m_x[i]` through `std::vector::operator[]`).
 fn returns_into(m: &Module) -> HashMap<String, Vec<ReturnsInto>> {
-    let mut rets: HashMap<String, Vec<ReturnsInto>> = HashMap::new();
+    let mut rets: HashMap<String, Vec<ReturnsInto>> = HashMap::default();
     let candidates: Vec<&Function> = m
         .functions
         .iter()

@@ -36,10 +36,11 @@ pub use write_sets::{summary_flows, AccessSets, ParamWrite, StoredSets};
 use crate::cfg::Cfg;
 use crate::ir::*;
 use crate::library_models::{self as library, LibModel};
+use crate::HashMap;
 use blame_formats::static_db::*;
-use graph::{find, Components, MayDefVisibility};
+use graph::{find, Components, EdgeList, Edges, MayDefVisibility};
 use locations::{returned_values, variable_bindings, Key, Loc, Resolver, Root};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use variables::Vars;
 
 /// Analyzes one defined function into its summary (names, file, hash filled by the caller).
@@ -66,7 +67,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         f,
         param_of: &param_of,
         out: Vec::new(),
-        by_key: HashMap::new(),
+        by_key: HashMap::default(),
         declared: BTreeSet::new(),
         decl_ty: Vec::new(),
     };
@@ -502,7 +503,7 @@ fn result_records(
     // Computed once for every candidate: each variable's root, the calls
     // that may write each root, and each call's pointer arguments.
     let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
-    let mut call_writes_of: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut call_writes_of: HashMap<u32, Vec<u32>> = HashMap::default();
     for (n, ts) in &w.may_write_nodes {
         let mut rs: Vec<u32> = ts.iter().map(|&t| roots[t as usize]).collect();
         rs.sort_unstable();
@@ -894,20 +895,20 @@ fn collect_writes(
     node_line.extend(std::iter::repeat_n(0, np));
     node_block.extend(std::iter::repeat_n(u32::MAX, np));
     // (call, arg) -> output node
-    let mut out_nodes: HashMap<(InstId, u32), u32> = HashMap::new();
+    let mut out_nodes: HashMap<(InstId, u32), u32> = HashMap::default();
     let mut out_node_info: Vec<(InstId, u32)> = Vec::new();
 
     // Writes: killing definitions (exact stores to a slot) and may-definitions.
-    let mut kill_key: HashMap<InstId, Key> = HashMap::new();
-    let mut kill_defs: HashMap<Key, Vec<u32>> = HashMap::new(); // key -> def numbers
+    let mut kill_key: HashMap<InstId, Key> = HashMap::default();
+    let mut kill_defs: HashMap<Key, Vec<u32>> = HashMap::default(); // key -> def numbers
     let mut def_node: Vec<u32> = Vec::new();
-    let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::new();
+    let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::default();
     // Store/out node -> direct target variables
     let mut writes: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut pointer_stores: BTreeSet<usize> = BTreeSet::new();
     let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
     let mut own_writes: Vec<(u32, u32)> = Vec::new();
-    let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::new();
+    let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::default();
     let mut pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
     let mut data_args: BTreeSet<(InstId, u32)> = BTreeSet::new();
     let mut numeric_stores: BTreeSet<InstId> = BTreeSet::new();
@@ -1174,7 +1175,7 @@ fn collect_writes(
 /// The data edges of the blame graph.
 struct Graph {
     /// Per node, the nodes it depends on.
-    data: Vec<Vec<u32>>,
+    data: Edges,
     /// Per load, the locations it reads.
     load_locs: HashMap<InstId, Vec<Loc>>,
     /// The first memory-object node.
@@ -1213,8 +1214,8 @@ fn data_edges(
         obj_edges.push(edges);
         id
     };
-    let mut may_obj: HashMap<(Key, u32), u32> = HashMap::new();
-    let mut call_obj: HashMap<(Key, u32), u32> = HashMap::new();
+    let mut may_obj: HashMap<(Key, u32), u32> = HashMap::default();
+    let mut call_obj: HashMap<(Key, u32), u32> = HashMap::default();
     for (k, ns) in may_defs.iter() {
         may_obj.insert(k.clone(), new_obj(ns.clone(), node_line, node_block));
         let calls: Vec<u32> = ns
@@ -1226,7 +1227,7 @@ fn data_edges(
             call_obj.insert(k.clone(), new_obj(calls, node_line, node_block));
         }
     }
-    let mut kill_all_obj: HashMap<Key, u32> = HashMap::new();
+    let mut kill_all_obj: HashMap<Key, u32> = HashMap::default();
     for (k, ds) in kill_defs.iter() {
         let nodes = ds.iter().map(|&d| def_node[d as usize]).collect();
         kill_all_obj.insert(k.clone(), new_obj(nodes, node_line, node_block));
@@ -1255,12 +1256,12 @@ fn data_edges(
 
     let nn = node_line.len();
     let first_obj = ni + np + n_out;
-    let mut data: Vec<Vec<u32>> = vec![Vec::new(); nn];
+    let mut data: Vec<EdgeList> = vec![EdgeList::new(); nn];
     for (node, ins) in &slots.merges {
-        data[*node as usize] = ins.clone();
+        data[*node as usize] = EdgeList::from_slice(ins);
     }
     for (j, e) in obj_edges.into_iter().enumerate() {
-        data[first_obj + j] = e;
+        data[first_obj + j] = e.into();
     }
     let push_val = |edges: &mut Vec<u32>, v: &Value| match v {
         Value::Inst(j) => edges.push(*j),
@@ -1268,8 +1269,8 @@ fn data_edges(
         _ => {}
     };
     // Reads of a location: reaching exact defs, then every other write to it or an enclosing object.
-    let mut load_locs: HashMap<InstId, Vec<Loc>> = HashMap::new();
-    let mut current: HashMap<Key, u32> = HashMap::new();
+    let mut load_locs: HashMap<InstId, Vec<Loc>> = HashMap::default();
+    let mut current: HashMap<Key, u32> = HashMap::default();
     // Call outputs with their own inputs (per-output transfer functions).
     let mut per_output: Vec<(u32, Vec<u32>)> = Vec::new();
     for (b, blk) in f.blocks.iter().enumerate() {
@@ -1339,9 +1340,6 @@ fn data_edges(
                 }
             }
             for (li, l) in read_locs.iter().enumerate() {
-                if matches!(inst.op, Op::Load) {
-                    load_locs.entry(i).or_default().push(l.clone());
-                }
                 let before = edges.len();
                 let key = (l.root, l.path.clone());
                 if l.deref == 0 {
@@ -1391,6 +1389,10 @@ fn data_edges(
                 if let Some(&k) = loc_arg.get(li) {
                     per_arg[k as usize].extend_from_slice(&edges[before..]);
                 }
+            }
+            if matches!(inst.op, Op::Load) && !read_locs.is_empty() {
+                read_locs.shrink_to_fit();
+                load_locs.insert(i, read_locs);
             }
             if let Some(key) = kill_key.get(&i) {
                 let d = def_number[&i];
@@ -1443,12 +1445,12 @@ fn data_edges(
                     }
                 }
             }
-            data[i as usize] = edges;
+            data[i as usize] = edges.into();
         }
     }
     let mut own_flows: BTreeSet<u32> = BTreeSet::new();
     for (node, out) in per_output {
-        data[node as usize] = out;
+        data[node as usize] = out.into();
         own_flows.insert(node);
     }
     for (&(c, _), &node) in out_nodes.iter() {
@@ -1462,7 +1464,7 @@ fn data_edges(
     node_block.resize(nn, u32::MAX);
 
     Graph {
-        data,
+        data: Edges::from_lists(data),
         load_locs,
         first_obj,
     }
@@ -1540,7 +1542,7 @@ fn alias_classes(nv: usize, alias_pairs: &[(u32, u32)]) -> Classes {
     // Dense class ids; members ascending.
     let mut class_id: Vec<u32> = vec![u32::MAX; nv];
     let mut members: Vec<Vec<u32>> = Vec::new();
-    let mut root_class: HashMap<u32, u32> = HashMap::new();
+    let mut root_class: HashMap<u32, u32> = HashMap::default();
     for v in 0..nv as u32 {
         let r = find(&mut uf, v);
         let c = *root_class.entry(r).or_insert_with(|| {
@@ -1654,7 +1656,7 @@ fn param_reads(
 ) -> HashMap<InstId, Vec<ParamRead>> {
     let bases = write_sets::param_bases(f, res);
     let slots = write_sets::slot_stores(f, res);
-    let mut out: HashMap<InstId, Vec<ParamRead>> = HashMap::new();
+    let mut out: HashMap<InstId, Vec<ParamRead>> = HashMap::default();
     for (&i, locs) in load_locs {
         let mut reads: Vec<ParamRead> = Vec::new();
         for l in locs {
@@ -1840,12 +1842,12 @@ fn reach(
     let (mut touched1, mut touched2) = (Vec::new(), Vec::new());
     let mut queued1 = vec![false; data_comp.count()];
     let mut queued2 = vec![false; all_comp.count()];
-    let mut writers_of: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut writers_of: HashMap<usize, Vec<u32>> = HashMap::default();
     for &n in writers.keys() {
         writers_of.entry(data_comp.of(n)).or_default().push(n);
     }
-    let mut hits_of1: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut hits_of2: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut hits_of1: HashMap<usize, Vec<usize>> = HashMap::default();
+    let mut hits_of2: HashMap<usize, Vec<usize>> = HashMap::default();
     for (h, (n, _)) in hits.iter().enumerate() {
         hits_of1.entry(data_comp.of(*n)).or_default().push(h);
         hits_of2.entry(all_comp.of(*n)).or_default().push(h);
@@ -1968,8 +1970,8 @@ fn reach(
         }
     }
     // (total, explicit) per binding.
-    let mut ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)> = HashMap::new();
-    let mut arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)> = HashMap::new();
+    let mut ret_bind: HashMap<InstId, (Vec<u32>, Vec<u32>)> = HashMap::default();
+    let mut arg_bind: HashMap<(InstId, u32), (Vec<u32>, Vec<u32>)> = HashMap::default();
     let mut reads_param: Vec<BTreeSet<ParamRead>> = vec![BTreeSet::new(); nv];
     let mut reads_param_explicit: Vec<BTreeSet<ParamRead>> = vec![BTreeSet::new(); nv];
     for ((_, hit), (vs, xs)) in hits.into_iter().zip(hit_vars.into_iter().zip(hit_explicit)) {

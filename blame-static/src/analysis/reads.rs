@@ -6,8 +6,9 @@ use super::variables::Vars;
 use crate::access::AccessPatterns;
 use crate::cfg::Cfg;
 use crate::ir::*;
+use crate::HashMap;
 use blame_formats::static_db::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Chapter 5: the natural loops (source lines, nesting) and the distinct
 /// reads of each line with their access patterns.
@@ -29,6 +30,10 @@ pub(super) fn loops_and_reads(
             .map(|&i| f.insts[i as usize].line)
             .filter(|&x| x > 0)
             .collect();
+        // A statement's instructions share its line: dropping the runs
+        // first leaves a sort of lines, not of instructions (each loop of
+        // an 8-deep nest sorted every instruction of its body).
+        lines.dedup();
         lines.sort_unstable();
         lines.dedup();
         let header_line = f.blocks[l.header as usize]
@@ -62,7 +67,7 @@ pub(super) fn loops_and_reads(
     let access = AccessPatterns::new(m, f, cfg);
     // The innermost loop of each line, as post-processing finds it: the
     // loop with the fewest lines among those containing the line.
-    let mut line_loop: HashMap<u32, usize> = HashMap::new();
+    let mut line_loop: HashMap<u32, usize> = HashMap::default();
     for (li, l) in loops.iter().enumerate() {
         for &line in &l.lines {
             let slot = line_loop.entry(line).or_insert(li);
@@ -147,7 +152,7 @@ pub(super) fn allocation_sizes(f: &Function, res: &mut Resolver, vars: &mut Vars
         Some(Value::ConstInt(c)) if *c > 0 => Some(*c as u64),
         _ => None,
     };
-    let mut sizes: HashMap<u32, Option<u64>> = HashMap::new();
+    let mut sizes: HashMap<u32, Option<u64>> = HashMap::default();
     for inst in &f.insts {
         if !matches!(inst.op, Op::Store) {
             continue;
@@ -221,7 +226,7 @@ pub(super) fn statement_lines(f: &Function) -> HashMap<InstId, Vec<u32>> {
             }
         }
     }
-    let mut lines: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut lines: HashMap<usize, Vec<u32>> = HashMap::default();
     for (i, inst) in f.insts.iter().enumerate() {
         if inst.line > 0 && joins(inst) {
             let r = find(&mut parent, i);
@@ -232,7 +237,7 @@ pub(super) fn statement_lines(f: &Function) -> HashMap<InstId, Vec<u32>> {
         l.sort_unstable();
         l.dedup();
     }
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (i, inst) in f.insts.iter().enumerate() {
         if !joins(inst) {
             continue;
@@ -261,8 +266,8 @@ pub(super) fn statement_lines(f: &Function) -> HashMap<InstId, Vec<u32>> {
 /// loaded and stored (its address never escapes); and every read of it is in
 /// the innermost loop of the store (a load is not sunk into a loop).
 pub(super) fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId> {
-    let mut stores: HashMap<InstId, Vec<InstId>> = HashMap::new();
-    let mut loads: HashMap<InstId, Vec<InstId>> = HashMap::new();
+    let mut stores: HashMap<InstId, Vec<InstId>> = HashMap::default();
+    let mut loads: HashMap<InstId, Vec<InstId>> = HashMap::default();
     let mut escapes: BTreeSet<InstId> = BTreeSet::new();
     for (i, inst) in f.insts.iter().enumerate() {
         for (pos, a) in inst.args.iter().enumerate() {
@@ -288,7 +293,7 @@ pub(super) fn element_copies(f: &Function, cfg: &Cfg) -> HashMap<InstId, InstId>
             .flatten()
             .unwrap_or(usize::MAX)
     };
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (&slot, st) in &stores {
         let [store] = st.as_slice() else { continue };
         if escapes.contains(&slot) {

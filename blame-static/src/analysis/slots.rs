@@ -13,7 +13,7 @@
 use super::locations::{Key, Resolver};
 use crate::cfg::Cfg;
 use crate::ir::*;
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// The SSA values of a function's exact slots.
 pub(super) struct SlotValues {
@@ -45,7 +45,8 @@ pub(super) fn slot_values(
     next_node: u32,
 ) -> SlotValues {
     let nb = f.blocks.len();
-    let mut key_id: HashMap<Key, u32> = HashMap::with_capacity(stores.len());
+    let mut key_id: HashMap<Key, u32> =
+        HashMap::with_capacity_and_hasher(stores.len(), Default::default());
     let mut keys: Vec<&Key> = stores.keys().collect();
     keys.sort();
     for (i, k) in keys.iter().enumerate() {
@@ -54,7 +55,7 @@ pub(super) fn slot_values(
     let nk = keys.len();
     let mut out = SlotValues {
         key_id,
-        entry: HashMap::new(),
+        entry: HashMap::default(),
         merges: Vec::new(),
     };
     if nk == 0 || nb == 0 {

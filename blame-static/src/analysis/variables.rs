@@ -3,8 +3,9 @@
 
 use super::locations::{Key, Root};
 use crate::ir::*;
+use crate::HashMap;
 use blame_formats::static_db::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 pub(super) struct Vars<'a> {
     pub(super) m: &'a Module,

@@ -15,7 +15,8 @@
 use super::locations::{variable_bindings, Loc, Resolver, ReturnsInto, Root};
 use crate::ir::*;
 use crate::library_models as library;
-use std::collections::{BTreeSet, HashMap};
+use crate::HashMap;
+use std::collections::BTreeSet;
 
 /// A write through a pointer parameter: the memory `path` fields and
 /// `deref` pointer loads below what the argument points to, and everything
@@ -222,7 +223,7 @@ pub(super) fn access_sets(
             m,
             rets,
             names,
-            &HashMap::new(),
+            &HashMap::default(),
             &external.reads,
             Access::Read,
         ),
@@ -270,8 +271,18 @@ fn write_sets(
         .iter()
         .filter(|f| !f.is_declaration && f.params.iter().any(|p| p.is_pointer))
         .collect();
-    let mut sets: WriteSets = HashMap::new();
+    let mut sets: WriteSets = HashMap::default();
     let mut changed: BTreeSet<&str> = BTreeSet::new();
+    // A function's sets depend only on the sets of the functions it names
+    // (callees, intrinsics as their libc routine, OpenMP regions passed):
+    // one none of which changed since its last evaluation would compute
+    // the same again, and is skipped (the same rounds, the same results,
+    // without evaluating every function in every round).
+    let uses: Vec<Vec<&str>> = candidates.iter().map(|f| names_used(f)).collect();
+    // The evaluation step (round by position) of each function's last
+    // evaluation, and of each name's last change.
+    let mut evaluated: Vec<Option<usize>> = vec![None; candidates.len()];
+    let mut changed_at: HashMap<&str, usize> = HashMap::default();
     let t0 = std::time::Instant::now();
     for round in 0..MAX_ROUNDS {
         if std::env::var_os("BLAME_PROFILE").is_some() {
@@ -282,12 +293,25 @@ fn write_sets(
             );
         }
         changed.clear();
-        for f in &candidates {
+        for (k, f) in candidates.iter().enumerate() {
+            let step = round * candidates.len() + k;
+            // (A function's own change at its last evaluation counts: it
+            // used its older sets.)
+            let stale = evaluated[k].is_none_or(|last| {
+                uses[k]
+                    .iter()
+                    .any(|u| changed_at.get(u).is_some_and(|&c| c >= last))
+            });
+            evaluated[k] = Some(step);
+            if !stale {
+                continue;
+            }
             let pass = Pass { access, external };
             let ws = function_writes(m, f, rets, names, const_params, &sets, pass);
             if sets.get(&f.name) != Some(&ws) {
                 sets.insert(f.name.clone(), ws);
                 changed.insert(f.name.as_str());
+                changed_at.insert(f.name.as_str(), step);
             }
         }
         if changed.is_empty() {
@@ -311,6 +335,29 @@ fn write_sets(
     sets
 }
 
+/// The names whose sets `f`'s sets may depend on: its callees (an
+/// intrinsic also as the libc routine it stands for) and the functions
+/// its instructions take as values (an OpenMP fork's region).
+fn names_used(f: &Function) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for inst in &f.insts {
+        if let Op::Call { callee: Some(c) } = &inst.op {
+            out.push(c);
+            if c.starts_with("llvm.") {
+                out.extend(library::intrinsic_as_libc(c));
+            }
+        }
+        for a in &inst.args {
+            if let Value::Func(r) = a {
+                out.push(r);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// One round for one function: its stores and its calls (through the
 /// callees' current sets) mapped to its parameters.
 fn function_writes(
@@ -332,7 +379,7 @@ fn function_writes(
     // A function writes (or reads) the same locations on many lines: each
     // location is followed to the parameters once (the resolver keeps what
     // it resolved, so a second walk would find the same).
-    let mut seen: HashMap<Loc, Vec<(u32, ParamWrite)>> = HashMap::new();
+    let mut seen: HashMap<Loc, Vec<(u32, ParamWrite)>> = HashMap::default();
     let mut written = |res: &mut Resolver, l: Loc, out: &mut Vec<BTreeSet<ParamWrite>>| {
         let found = match seen.get(&l) {
             Some(found) => found,
