@@ -310,8 +310,10 @@ impl<'a> AccessPatterns<'a> {
     /// loop around `l`, among the loops of the same parent whose header
     /// dominates it. Each loop's counters of step ±1 are compared as one
     /// ([`Atom::Counter`]) and the bounds their headers compare them with
-    /// must be equal. Whether the data is still in the cache then depends
-    /// on the sweep's size against the cache's (post-processing's call).
+    /// must be equal (where the counters start is not compared: a pass from
+    /// 1 and one from 0 count as the same range). Whether the data is still
+    /// in the cache then depends on the sweep's size against the cache's
+    /// (post-processing's call).
     fn swept_before(&self, addr: &Value, l: usize) -> bool {
         let Some(key) = self.poly(addr, 0).and_then(|a| self.sweep_key(&a, l)) else {
             return false;
