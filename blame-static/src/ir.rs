@@ -424,6 +424,16 @@ impl Module {
                 .iter()
                 .find(|m| m.offset == offset && !m.name.is_empty())
                 .or_else(|| members.iter().find(|m| m.offset == offset))
+                .or_else(|| {
+                    // A member of a base class (`stats_` of `Solver`, reached
+                    // by a GEP on the base's layout from a `PcgSolver *`):
+                    // the base whose subobject holds the offset.
+                    let base = members
+                        .iter()
+                        .filter(|m| m.is_base && m.offset <= offset)
+                        .max_by_key(|m| m.offset)?;
+                    self.member_at(base.ty, offset - base.offset, index)
+                })
                 .or_else(|| members.get(index as usize)),
             _ => None,
         }

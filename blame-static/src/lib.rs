@@ -1102,6 +1102,42 @@ mod across_units_tests {
         assert!(!verdict("copy_out", "out"));
     }
 
+    /// A field of a base class reached from a derived class's method
+    /// (`stats_` of a polymorphic `Solver`, from `Pcg::solve`) is named as
+    /// that field, not as the derived class's member of the same index.
+    #[test]
+    fn a_base_class_field_is_named_from_the_derived_class() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("solver.cpp");
+        let bc = dir.path().join("solver.bc");
+        std::fs::write(
+            &src,
+            "struct Stats { double t_dot, t_solve; };\n\
+             struct Solver { virtual ~Solver() {} virtual void solve(int n) = 0; Stats stats_; };\n\
+             struct Pcg : Solver {\n\
+             \x20 double *a_; double *r_;\n\
+             \x20 void solve(int n) override {\n\
+             \x20   for (int i = 0; i < n; i++) r_[i] = 2.0 * a_[i];\n\
+             \x20   stats_.t_solve += 1.0;\n\
+             \x20 }\n\
+             };\n\
+             Solver *make() { return new Pcg(); }\n",
+        )
+        .unwrap();
+        crate::test_clang::bitcode(&src, &bc, &["-O0"]);
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&bc), &db).unwrap();
+        let f = function(&db, "_ZN3Pcg5solveEi");
+        let written: Vec<&str> = f
+            .variables
+            .iter()
+            .filter(|v| !v.write_lines.is_empty())
+            .map(|v| v.name.as_str())
+            .collect();
+        assert!(written.contains(&"this.stats_.t_solve"), "{written:?}");
+        assert!(!written.contains(&"this.a_"), "{written:?}");
+    }
+
     /// A call to a function that writes a global (`unpack` copying the
     /// received face into `grid`) writes it in the caller from what it is
     /// given: the wait for the receive is for `grid` too.
