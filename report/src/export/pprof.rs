@@ -154,6 +154,16 @@ impl Strings {
         self.ids.insert(text.to_string(), i);
         i
     }
+
+    /// A sample's label naming MPI rank `rank` under the key `rank_key`. A
+    /// string label: pprof drops numeric labels whose value is 0.
+    pub(crate) fn rank_label(&mut self, rank_key: i64, rank: u32) -> Label {
+        Label {
+            key: rank_key,
+            str: self.id(&rank.to_string()),
+            ..Default::default()
+        }
+    }
 }
 
 /// The profile, before gzip (exposed for tests).
@@ -236,12 +246,7 @@ pub fn profile(
             .get(s.process as usize)
             .and_then(|p| p.rank)
         {
-            // A string label: pprof drops numeric labels whose value is 0.
-            label.push(Label {
-                key: rank_key,
-                str: strings.id(&r.to_string()),
-                ..Default::default()
-            });
+            label.push(strings.rank_label(rank_key, r));
         }
         samples.push(Sample {
             location_id: ids,

@@ -81,12 +81,7 @@ pub fn heap_profile(profiles: &[MemoryProfile]) -> Profile {
                     ..Default::default()
                 }];
                 if let Some(r) = p.rank {
-                    // A string label: pprof drops numeric labels whose value is 0.
-                    label.push(Label {
-                        key: rank_key,
-                        str: strings.id(&r.to_string()),
-                        ..Default::default()
-                    });
+                    label.push(strings.rank_label(rank_key, r));
                 }
                 samples.push(Sample {
                     location_id: ids,
