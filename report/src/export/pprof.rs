@@ -2,7 +2,7 @@
 //! github.com/google/pprof/proto/profile.proto field by field. The variable
 //! path (data tree) and the rank are sample labels.
 
-use crate::trees::{TreeFrame, TreeKind, WeightedStack};
+use crate::trees::{TreeKind, WeightedStack};
 use blame_formats::results::Results;
 use prost::Message;
 use std::collections::HashMap;
@@ -166,6 +166,53 @@ impl Strings {
     }
 }
 
+/// The functions and locations of a profile, each (function, file, line)
+/// once: one location per source line, one function per (name, file).
+#[derive(Default)]
+pub(crate) struct Locations {
+    pub(crate) functions: Vec<Function>,
+    pub(crate) locations: Vec<Location>,
+    function_ids: HashMap<(String, String), u64>,
+    location_ids: HashMap<(String, String, u32), u64>,
+}
+
+impl Locations {
+    /// The id of the location of `name` at `file:line`, made when new.
+    pub(crate) fn id(&mut self, strings: &mut Strings, name: &str, file: &str, line: u32) -> u64 {
+        let key = (name.to_string(), file.to_string(), line);
+        if let Some(&id) = self.location_ids.get(&key) {
+            return id;
+        }
+        let fkey = (name.to_string(), file.to_string());
+        let functions = &mut self.functions;
+        let function_id = *self.function_ids.entry(fkey).or_insert_with(|| {
+            let id = functions.len() as u64 + 1;
+            functions.push(Function {
+                id,
+                name: strings.id(name),
+                system_name: strings.id(name),
+                filename: strings.id(file),
+                start_line: 0,
+            });
+            id
+        });
+        let id = self.locations.len() as u64 + 1;
+        self.locations.push(Location {
+            id,
+            mapping_id: 0,
+            address: 0,
+            line: vec![Line {
+                function_id,
+                line: line as i64,
+                column: 0,
+            }],
+            is_folded: false,
+        });
+        self.location_ids.insert(key, id);
+        id
+    }
+}
+
 /// The profile, before gzip (exposed for tests).
 pub fn profile(
     results: &Results,
@@ -184,10 +231,7 @@ pub fn profile(
         r#type: strings.id(&format!("{event} samples")),
         unit: strings.id(unit),
     }];
-    let mut functions: Vec<Function> = Vec::new();
-    let mut function_ids: HashMap<(String, String), u64> = HashMap::new();
-    let mut locations: Vec<Location> = Vec::new();
-    let mut location_ids: HashMap<TreeFrame, u64> = HashMap::new();
+    let mut table = Locations::default();
     let variable_key = strings.id("variable");
     let rank_key = strings.id("rank");
     let mut samples = Vec::new();
@@ -195,41 +239,7 @@ pub fn profile(
         let mut ids = Vec::with_capacity(s.frames.len());
         // pprof lists locations leaf first.
         for f in s.frames.iter().rev() {
-            let id = match location_ids.get(f) {
-                Some(&id) => id,
-                None => {
-                    let fkey = (f.name.clone(), f.file.clone());
-                    let function_id = match function_ids.get(&fkey) {
-                        Some(&id) => id,
-                        None => {
-                            let id = functions.len() as u64 + 1;
-                            functions.push(Function {
-                                id,
-                                name: strings.id(&f.name),
-                                system_name: strings.id(&f.name),
-                                filename: strings.id(&f.file),
-                                start_line: 0,
-                            });
-                            function_ids.insert(fkey, id);
-                            id
-                        }
-                    };
-                    let id = locations.len() as u64 + 1;
-                    locations.push(Location {
-                        id,
-                        mapping_id: 0,
-                        address: 0,
-                        line: vec![Line {
-                            function_id,
-                            line: f.line as i64,
-                            column: 0,
-                        }],
-                        is_folded: false,
-                    });
-                    location_ids.insert(f.clone(), id);
-                    id
-                }
-            };
+            let id = table.id(&mut strings, &f.name, &f.file, f.line);
             ids.push(id);
         }
         let mut label = Vec::new();
@@ -263,8 +273,8 @@ pub fn profile(
         period: 1,
         sample_type,
         sample: samples,
-        location: locations,
-        function: functions,
+        location: table.locations,
+        function: table.functions,
         string_table: strings.table,
         comment,
         ..Default::default()

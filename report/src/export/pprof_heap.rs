@@ -8,9 +8,8 @@
 //! Labels: `variable` and `rank`. `go tool pprof -top` lists variables;
 //! `-sample_index=alloc_space` switches the value.
 
-use super::pprof::{gzipped, Function, Label, Line, Location, Profile, Sample, Strings, ValueType};
+use super::pprof::{gzipped, Label, Locations, Profile, Sample, Strings, ValueType};
 use blame_formats::memory_profile::MemoryProfile;
-use std::collections::HashMap;
 
 /// The heap profile, before gzip.
 pub fn heap_profile(profiles: &[MemoryProfile]) -> Profile {
@@ -27,42 +26,7 @@ pub fn heap_profile(profiles: &[MemoryProfile]) -> Profile {
         unit: strings.id(u),
     })
     .collect();
-    let mut functions: Vec<Function> = Vec::new();
-    let mut function_ids: HashMap<(String, String), u64> = HashMap::new();
-    let mut locations: Vec<Location> = Vec::new();
-    let mut location_ids: HashMap<(String, String, u32), u64> = HashMap::new();
-    let mut location = |name: &str, file: &str, line: u32, strings: &mut Strings| -> u64 {
-        let key = (name.to_string(), file.to_string(), line);
-        if let Some(&id) = location_ids.get(&key) {
-            return id;
-        }
-        let fkey = (name.to_string(), file.to_string());
-        let function_id = *function_ids.entry(fkey).or_insert_with(|| {
-            let id = functions.len() as u64 + 1;
-            functions.push(Function {
-                id,
-                name: strings.id(name),
-                system_name: strings.id(name),
-                filename: strings.id(file),
-                start_line: 0,
-            });
-            id
-        });
-        let id = locations.len() as u64 + 1;
-        locations.push(Location {
-            id,
-            mapping_id: 0,
-            address: 0,
-            line: vec![Line {
-                function_id,
-                line: line as i64,
-                column: 0,
-            }],
-            is_folded: false,
-        });
-        location_ids.insert(key, id);
-        id
-    };
+    let mut table = Locations::default();
     let variable_key = strings.id("variable");
     let rank_key = strings.id("rank");
     let mut samples = Vec::new();
@@ -70,10 +34,10 @@ pub fn heap_profile(profiles: &[MemoryProfile]) -> Profile {
         for v in &p.variables {
             for site in &v.sites {
                 // Leaf first: the variable, then the allocation's stack.
-                let mut ids = vec![location(&v.key.name, &v.key.file, v.key.line, &mut strings)];
+                let mut ids = vec![table.id(&mut strings, &v.key.name, &v.key.file, v.key.line)];
                 for f in &site.frames {
                     let name = blame_formats::names::demangle(&f.function);
-                    ids.push(location(&name, &f.file, f.line, &mut strings));
+                    ids.push(table.id(&mut strings, &name, &f.file, f.line));
                 }
                 let mut label = vec![Label {
                     key: variable_key,
@@ -101,8 +65,8 @@ pub fn heap_profile(profiles: &[MemoryProfile]) -> Profile {
         period: 1,
         sample_type,
         sample: samples,
-        location: locations,
-        function: functions,
+        location: table.locations,
+        function: table.functions,
         string_table: strings.table,
         comment,
         default_sample_type,
