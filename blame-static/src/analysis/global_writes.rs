@@ -129,6 +129,8 @@ struct Body<'a> {
     from_param: HashMap<u32, bool>,
     base_is_param: HashMap<u32, bool>,
     global_base: HashMap<u32, Option<u32>>,
+    /// Per local slot, the one global its stored values are based on.
+    slot_base: HashMap<u32, Option<u32>>,
     /// The addresses whose base is being looked up (a cycle of phis).
     visiting: std::collections::HashSet<u32>,
 }
@@ -149,6 +151,7 @@ impl<'a> Body<'a> {
             from_param: HashMap::new(),
             base_is_param: HashMap::new(),
             global_base: HashMap::new(),
+            slot_base: HashMap::new(),
             visiting: Default::default(),
         }
     }
@@ -262,6 +265,18 @@ impl<'a> Body<'a> {
 
     /// The one global every value stored into local slot `slot` is based on.
     fn stored_base(&mut self, slot: u32) -> Option<u32> {
+        if let Some(&known) = self.slot_base.get(&slot) {
+            return known;
+        }
+        // Met again while its stores are looked at: a pointer stepped and
+        // kept in the same slot (`p = p->next`).
+        self.slot_base.insert(slot, Some(CYCLE));
+        let r = self.stored_base_of(slot);
+        self.slot_base.insert(slot, r);
+        r
+    }
+
+    fn stored_base_of(&mut self, slot: u32) -> Option<u32> {
         let stored = self.slots.get(&slot).cloned()?;
         let mut base = None;
         for v in &stored {

@@ -650,9 +650,10 @@ fn globals_read_into_data(graph: &Graph, vars: &Vars, var_writes: &[Vec<u32>]) -
         }
         v
     };
+    // Only data-structure globals can be records.
     let has_global = out
         .iter()
-        .any(|v| v.kind == VarKind::Global && v.parent.is_none());
+        .any(|v| v.kind == VarKind::Global && v.parent.is_none() && !v.is_scalar);
     if !has_global {
         return Vec::new();
     }
