@@ -435,35 +435,6 @@ pub fn moves_values(linkage: &str) -> bool {
     name.contains("operator") || member(&name).is_some_and(|m| m.method == m.class)
 }
 
-/// True for a C++ container's member function that returns a position in
-/// its object (an iterator, a pointer or a reference to an element):
-/// `begin`, `end`, `find`, `data`, `front`, `operator[]`, ... A local
-/// iterator made by one walks that container's memory.
-pub fn returns_position_in(linkage: &str) -> bool {
-    let Some(m) = cxx_name(linkage).and_then(|n| member(&n)) else {
-        return false;
-    };
-    matches!(
-        m.method.as_str(),
-        "begin"
-            | "end"
-            | "cbegin"
-            | "cend"
-            | "rbegin"
-            | "rend"
-            | "crbegin"
-            | "crend"
-            | "find"
-            | "lower_bound"
-            | "upper_bound"
-            | "data"
-            | "front"
-            | "back"
-            | "at"
-            | "operator[]"
-    )
-}
-
 /// How a call of C++ member function `linkage` with `nargs` arguments
 /// passes its object: `Some(0)` when `this` is the first argument,
 /// `Some(1)` when a hidden result pointer comes first (a class returned by
@@ -617,14 +588,18 @@ mod const_param_tests {
     }
 
     #[test]
-    fn container_positions_are_told_from_other_members() {
-        // std::vector<Particle>::begin()
-        assert!(returns_position_in(
-            "_ZNSt6vectorI8ParticleSaIS0_EE5beginEv"
-        ));
-        // std::vector<double>::push_back(double const&)
-        assert!(!returns_position_in("_ZNSt6vectorIdSaIdEE9push_backERKd"));
-        assert!(!returns_position_in("solve"));
+    fn the_object_of_a_member_call_is_told_from_a_hidden_result() {
+        // std::vector<Particle>::begin(): `this` first.
+        assert_eq!(
+            this_argument("_ZNSt6vectorI8ParticleSaIS0_EE5beginEv", 1),
+            Some(0)
+        );
+        // std::vector<double>::push_back(double const&): `this`, then the value.
+        assert_eq!(this_argument("_ZNSt6vectorIdSaIdEE9push_backERKd", 2), Some(0));
+        // pcg::CsrMatrix::row(int) const returning a class: the result first.
+        assert_eq!(this_argument("_ZNK3pcg9CsrMatrix3rowEi", 3), Some(1));
+        // A C function.
+        assert_eq!(this_argument("solve", 1), None);
     }
 
     #[test]
