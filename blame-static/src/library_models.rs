@@ -595,7 +595,10 @@ mod const_param_tests {
             Some(0)
         );
         // std::vector<double>::push_back(double const&): `this`, then the value.
-        assert_eq!(this_argument("_ZNSt6vectorIdSaIdEE9push_backERKd", 2), Some(0));
+        assert_eq!(
+            this_argument("_ZNSt6vectorIdSaIdEE9push_backERKd", 2),
+            Some(0)
+        );
         // pcg::CsrMatrix::row(int) const returning a class: the result first.
         assert_eq!(this_argument("_ZNK3pcg9CsrMatrix3rowEi", 3), Some(1));
         // A C function.
