@@ -76,6 +76,28 @@ pub enum Unexplained {
     /// library and holds none of the program's code): a worker waiting or
     /// spinning between the program's calls; `function` is the innermost frame.
     RuntimeThread { function: String },
+    /// The MPI runtime starting or shutting down (`MPI_Init`, `MPI_Finalize`
+    /// and their kin): time the program spends on no data of its own.
+    RuntimeLifecycle { function: String, callee: String },
+}
+
+/// Whether `callee` starts or shuts down the MPI runtime: `MPI_Init`,
+/// `MPI_Init_thread`, `MPI_Finalize` as C, profiling (`PMPI_`) or Fortran
+/// entry points, or Open MPI's and MPICH's internal routines they tail-call.
+pub fn is_runtime_lifecycle(callee: &str) -> bool {
+    let name = callee.to_ascii_lowercase();
+    let name = name.trim_end_matches('_');
+    let name = name.strip_prefix('p').unwrap_or(name);
+    matches!(
+        name,
+        "mpi_init"
+            | "mpi_init_thread"
+            | "mpi_finalize"
+            | "ompi_mpi_init"
+            | "ompi_mpi_finalize"
+            | "mpir_init_thread"
+            | "mpid_finalize"
+    )
 }
 
 impl std::fmt::Display for Unexplained {
@@ -119,6 +141,12 @@ impl std::fmt::Display for Unexplained {
             Unexplained::RuntimeThread { function } => write!(
                 f,
                 "a library's or runtime's own thread, outside the program's code (idle or spinning worker, in {})",
+                d(function)
+            ),
+            Unexplained::RuntimeLifecycle { function, callee } => write!(
+                f,
+                "MPI start-up or shut-down (the call to {} in {}): the runtime's own work, on no data of the program",
+                d(callee),
                 d(function)
             ),
         }
@@ -403,6 +431,11 @@ fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
                         Unexplained::CallSiteNotFound {
                             function: frame.function.clone(),
                             line: frame.line,
+                            callee: callee.clone(),
+                        }
+                    } else if is_runtime_lifecycle(&callee) {
+                        Unexplained::RuntimeLifecycle {
+                            function: frame.function.clone(),
                             callee: callee.clone(),
                         }
                     } else {
@@ -1551,5 +1584,30 @@ mod static_footprint_tests {
         // 2% of a gather (first touches) against 1/8 of a line: ~14%.
         assert!(shares(8192) < 0.2, "{}", shares(8192));
         assert!(shares(0) > 0.8, "{}", shares(0));
+    }
+}
+
+#[cfg(test)]
+mod lifecycle_tests {
+    use super::is_runtime_lifecycle;
+
+    #[test]
+    fn mpi_start_up_and_shut_down_in_every_binding() {
+        for name in [
+            "MPI_Init",
+            "PMPI_Init",
+            "MPI_Init_thread",
+            "MPI_Finalize",
+            "ompi_mpi_finalize",
+            "ompi_mpi_init",
+            "mpi_init_",
+            "pmpi_finalize__",
+            "MPI_FINALIZE",
+        ] {
+            assert!(is_runtime_lifecycle(name), "{name}");
+        }
+        for name in ["MPI_Send", "MPI_Initialized", "init", "finalize_grid"] {
+            assert!(!is_runtime_lifecycle(name), "{name}");
+        }
     }
 }
