@@ -304,7 +304,12 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
                 }
             }
             let mut key = owned_key(index, (fi, owner), event, depth + 1);
-            if !suffix.is_empty() {
+            // An element pointer's fields are the element's (`bp->array` is
+            // `blocks.array`); an iterator's or a row view's are its own
+            // (`it.col_` is no field of the matrix): the object adds to
+            // its owner whole.
+            let element_root = &f.variables[root_of(f, vi) as usize];
+            if !suffix.is_empty() && element_root.is_pointer {
                 let owner_var = &f.variables[owner as usize];
                 let name = format!("{}{suffix}", key.name);
                 let folded = index.fold_links(&name, &key.name, &owner_var.type_name);

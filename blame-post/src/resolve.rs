@@ -662,7 +662,10 @@ fn exit_roots_at(f: &FunctionSummary, vi: u32, depth: usize) -> Vec<(u32, String
     // An element pointer or cursor into a parameter's memory (`bp =
     // &blocks[n]`, `for (n = tree; n; n = n->left)`, `Particle &p : parts`)
     // is that parameter's: its paths continue below the owner's.
+    // An iterator's or a row view's own fields (`it.col_`) are no paths of
+    // the owner: the object adds to the owner whole.
     if let Some(owner) = rv.element_of.filter(|&o| o != root && depth < 4) {
+        let path = if rv.is_pointer { path.as_str() } else { "" };
         let below_owner: Vec<(u32, String, u32)> = exit_roots_at(f, owner, depth + 1)
             .into_iter()
             .map(|(r, p, leaf)| {

@@ -439,6 +439,28 @@ impl Module {
         }
     }
 
+    /// The member named `name` of struct `t`, or of one of its base-class
+    /// subobjects (`stats_` of `Solver` named from a `PcgSolver`).
+    pub fn member_named(&self, t: Option<TypeId>, name: &str) -> Option<&Member> {
+        self.member_named_depth(t, name, 0)
+    }
+
+    fn member_named_depth(&self, t: Option<TypeId>, name: &str, depth: u32) -> Option<&Member> {
+        let Some(DiType::Struct { members, .. }) = self.resolve(t).map(|t| self.ty(t)) else {
+            return None;
+        };
+        members.iter().find(|m| m.name == name).or_else(|| {
+            (depth < 16)
+                .then(|| {
+                    members
+                        .iter()
+                        .filter(|m| m.is_base)
+                        .find_map(|b| self.member_named_depth(b.ty, name, depth + 1))
+                })
+                .flatten()
+        })
+    }
+
     /// True when `t` (after typedefs) is a struct, class or union.
     pub fn is_struct(&self, t: Option<TypeId>) -> bool {
         matches!(

@@ -1136,6 +1136,9 @@ mod across_units_tests {
             .collect();
         assert!(written.contains(&"this.stats_.t_solve"), "{written:?}");
         assert!(!written.contains(&"this.a_"), "{written:?}");
+        // ... with the base class member's type.
+        let stats = f.variables.iter().find(|v| v.name == "this.stats_").unwrap();
+        assert_eq!(stats.type_name, "Stats", "{stats:?}");
     }
 
     /// A call to a function that writes a global (`unpack` copying the

@@ -131,12 +131,7 @@ impl Vars<'_> {
                     None => break,
                 }
             }
-            let member = match self.m.resolve(pt).map(|t| self.m.ty(t)) {
-                Some(DiType::Struct { members, .. }) => {
-                    members.iter().find(|mm| &mm.name == last).map(|mm| mm.ty)
-                }
-                _ => None,
-            };
+            let member = self.m.member_named(pt, last).map(|mm| mm.ty);
             let ty = member.unwrap_or(ty);
             decl_field_ty = ty;
             Variable {
