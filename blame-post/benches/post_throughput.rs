@@ -221,6 +221,7 @@ fn main() {
                     param_reads: None,
                     unit: String::new(),
                     unit_globals: vec![],
+                    fields_feeding_data: vec![],
                 });
             }
         }

@@ -245,6 +245,12 @@ pub fn derived_keys(
                 return None;
             }
             seen.push(name.clone());
+            // A result record on the path (`solver.stats_`, and below it
+            // `solver.stats_.residual_history`) ranks with the derived.
+            let record = (1..=n).any(|m| {
+                let ty = (m == parts.len()).then_some(d.type_name.as_str());
+                index.is_record_field(parts[m - 1], ty)
+            });
             Some(VariableKey {
                 name,
                 type_name: if leaf {
@@ -256,11 +262,31 @@ pub fn derived_keys(
                 // A path below a variable leads through aggregates; its
                 // leaf is a scalar when its type is (`app.ksp.rnorm`, a
                 // `PetscReal`, is a derived scalar like any other norm).
-                scalar: leaf && index.is_scalar_type(&d.type_name),
+                scalar: (leaf && index.is_scalar_type(&d.type_name)) || record,
                 ..base.clone()
             })
         })
         .collect()
+}
+
+/// True when `vi` or a field it is below is a result record
+/// (`StaticIndex::is_record_field`): `this.stats_.t_solve`.
+fn record_field_on_path(
+    index: &StaticIndex,
+    f: &blame_formats::static_db::FunctionSummary,
+    vi: u32,
+) -> bool {
+    let mut t = vi;
+    for _ in 0..f.variables.len() {
+        let v = &f.variables[t as usize];
+        let Some(p) = v.parent else { return false };
+        let name = v.name.rsplit('.').next().unwrap_or(&v.name);
+        if index.is_record_field(name, Some(&v.type_name)) {
+            return true;
+        }
+        t = p;
+    }
+    false
 }
 
 /// The report key of a summary variable.
@@ -328,7 +354,7 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
     let global = root.kind == VarKind::Global;
     // A result record (and its fields) ranks as derived scalars do: the
     // report's `scalar` says "a scalar or a record of results".
-    let scalar = v.is_scalar || root.is_record;
+    let scalar = v.is_scalar || root.is_record || record_field_on_path(index, f, vi);
     let kind = match v.kind {
         VarKind::Global => "global",
         VarKind::Field => "field",

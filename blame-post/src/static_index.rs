@@ -23,6 +23,13 @@ pub struct StaticIndex {
     /// function naming one judged it a record there (its writes record
     /// numbers, nothing read from it flows into data) and one writes it.
     global_records: std::collections::HashSet<(String, String)>,
+    /// Fields (name, type) that are result records: a function that is no
+    /// constructor or destructor judged one a record (`Variable::is_record`
+    /// of a field), and no function reads one into other data
+    /// (`FunctionSummary::fields_feeding_data`).
+    record_fields: std::collections::HashSet<(String, String)>,
+    /// Per field name, the types fields of that name have.
+    field_name_types: HashMap<String, Vec<String>>,
 }
 
 /// The variable `vi` of `f` is a field of (itself when it is none).
@@ -60,6 +67,20 @@ pub fn plain_type(t: &str) -> String {
         .join(" ")
         .replace(" *", "*")
         .replace(" &", "&")
+}
+
+/// True for a C++ constructor or destructor, by its demangled name
+/// (`pcg::Stats::Stats()`, `pcg::Stats::~Stats()`).
+fn is_special_member(name: &str) -> bool {
+    let head = name.split('(').next().unwrap_or(name);
+    let mut parts = head.rsplit("::");
+    match (parts.next(), parts.next()) {
+        (Some(last), Some(class)) => {
+            let class = class.split('<').next().unwrap_or(class);
+            last.starts_with('~') || last == class
+        }
+        _ => false,
+    }
 }
 
 /// The struct a type names or points to, without qualifiers, tag
@@ -239,8 +260,11 @@ impl StaticIndex {
             global_defs,
             field_types,
             global_records: Default::default(),
+            record_fields: Default::default(),
+            field_name_types: Default::default(),
         };
         index.global_records = index.judge_global_records();
+        index.judge_record_fields();
         index
     }
 
@@ -309,6 +333,58 @@ impl StaticIndex {
 
     /// True when global `name`, named from a function of `f`'s unit, is a
     /// result record of the whole program (`judge_global_records`).
+    /// Result records among the fields of objects: the verdicts of the
+    /// functions writing each field (by its name and type), against the
+    /// fields any function reads into other data (by name). The special
+    /// members (constructors, destructors) give no verdict: sizing or
+    /// freeing a member says nothing about what it holds.
+    fn judge_record_fields(&mut self) {
+        use std::collections::HashSet;
+        let mut record: HashSet<(String, String)> = HashSet::new();
+        let mut feeding: HashSet<&str> = HashSet::new();
+        let mut types: HashMap<String, Vec<String>> = HashMap::new();
+        for f in &self.functions {
+            feeding.extend(f.fields_feeding_data.iter().map(String::as_str));
+            let special = is_special_member(&f.name);
+            for v in &f.variables {
+                if v.kind != blame_formats::static_db::VarKind::Field {
+                    continue;
+                }
+                let name = v.name.rsplit('.').next().unwrap_or(&v.name).to_string();
+                let ts = types.entry(name.clone()).or_default();
+                if !ts.contains(&v.type_name) {
+                    ts.push(v.type_name.clone());
+                }
+                if v.is_record && !special {
+                    record.insert((name, v.type_name.clone()));
+                }
+            }
+        }
+        self.record_fields = record
+            .into_iter()
+            .filter(|(name, _)| !feeding.contains(name.as_str()))
+            .collect();
+        self.field_name_types = types;
+    }
+
+    /// True when field `name` (of type `type_name`, when known; else of the
+    /// only type fields of that name have) is a result record
+    /// (`judge_record_fields`): a solver's statistics, a residual history.
+    pub fn is_record_field(&self, name: &str, type_name: Option<&str>) -> bool {
+        if self.record_fields.is_empty() {
+            return false;
+        }
+        let t = match type_name {
+            Some(t) if !t.is_empty() => t,
+            _ => match self.field_name_types.get(name).map(Vec::as_slice) {
+                Some([t]) => t.as_str(),
+                _ => return false,
+            },
+        };
+        self.record_fields
+            .contains(&(name.to_string(), t.to_string()))
+    }
+
     pub fn is_global_record(&self, name: &str, f: &FunctionSummary) -> bool {
         !self.global_records.is_empty()
             && self.global_records.contains(&self.global_identity(name, f))

@@ -60,6 +60,7 @@ pub(crate) fn func(
         param_reads: None,
         unit: String::new(),
         unit_globals: vec![],
+        fields_feeding_data: vec![],
     }
 }
 

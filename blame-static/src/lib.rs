@@ -592,6 +592,7 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                 "param_alias_paths": f.param_alias_paths,
                 "param_writes": f.param_writes,
                 "param_reads": f.param_reads,
+                "fields_feeding_data": f.fields_feeding_data,
                 "unit": f.unit,
                 "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
                 "reads": f.reads.iter().map(|lr| json!({
@@ -1064,6 +1065,81 @@ mod across_units_tests {
         assert!(!var("blocks").is_record);
     }
 
+    /// A linked-cell list kept in index arrays: the cursor `k` walks
+    /// `next` (`k = next[k]`) and is its element, not a loop counter of its
+    /// own; a plain loop index is no cursor.
+    #[test]
+    fn an_index_cursor_of_a_linked_list_is_an_element_of_its_array() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "cells",
+            "int *head, *next; double *x;\n\
+             double walk(int ncell) {\n\
+             \x20 double s = 0; int k, c;\n\
+             \x20 for (c = 0; c < ncell; c++)\n\
+             \x20   for (k = head[c]; k >= 0; k = next[k]) s += x[k];\n\
+             \x20 return s;\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let f = function(&db, "walk");
+        let owner = |name: &str| {
+            let v = f.variables.iter().find(|v| v.name == name).unwrap();
+            v.element_of.map(|o| f.variables[o as usize].name.clone())
+        };
+        assert_eq!(owner("k").as_deref(), Some("next"));
+        assert_eq!(owner("c"), None);
+    }
+
+    /// A member that only keeps numbers computed elsewhere (a solver's
+    /// statistics: counters, timer sums, a residual history) is a record
+    /// where it is written; a vector updated from another vector
+    /// (`y[i] += a * x[i]`, an `llvm.fmuladd` at -O0) is not, and a
+    /// member read into other data says so (`fields_feeding_data`).
+    #[test]
+    fn a_member_keeping_statistics_is_a_record_and_a_vector_updated_from_data_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "solver",
+            "typedef struct { long iters; double hist[100]; int nh; } Stats;\n\
+             typedef struct { double *x, *y; Stats stats; int n; } Solver;\n\
+             double norm(const double *v, int n);\n\
+             void step(Solver *s, double a) {\n\
+             \x20 for (int i = 0; i < s->n; i++) s->y[i] += a * s->x[i];\n\
+             \x20 s->stats.iters++;\n\
+             \x20 s->stats.hist[s->stats.nh++ % 100] = norm(s->y, s->n);\n\
+             }\n\
+             void scale(Solver *s, double *out) {\n\
+             \x20 for (int i = 0; i < s->n; i++) out[i] = s->y[i] * s->stats.hist[0];\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let var = |f: &FunctionSummary, name: &str| {
+            f.variables
+                .iter()
+                .find(|v| v.name == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("{name} in {:?}", f.variables))
+        };
+        let step = function(&db, "step");
+        assert!(var(&step, "s.stats").is_record);
+        assert!(!var(&step, "s.y").is_record);
+        assert!(!step.fields_feeding_data.contains(&"stats".to_string()));
+        // `s->stats.hist[0]` and `s->y[i]` read into `out`.
+        let scale = function(&db, "scale");
+        for name in ["stats", "hist", "y"] {
+            assert!(
+                scale.fields_feeding_data.contains(&name.to_string()),
+                "{name} in {:?}",
+                scale.fields_feeding_data
+            );
+        }
+    }
+
     /// A global is judged by every function that names it: a history of
     /// one fixed element of the solution is a record wherever it appears;
     /// a global array read into other data is not, where it is read.
@@ -1137,7 +1213,11 @@ mod across_units_tests {
         assert!(written.contains(&"this.stats_.t_solve"), "{written:?}");
         assert!(!written.contains(&"this.a_"), "{written:?}");
         // ... with the base class member's type.
-        let stats = f.variables.iter().find(|v| v.name == "this.stats_").unwrap();
+        let stats = f
+            .variables
+            .iter()
+            .find(|v| v.name == "this.stats_")
+            .unwrap();
         assert_eq!(stats.type_name, "Stats", "{stats:?}");
     }
 

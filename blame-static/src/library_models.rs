@@ -85,6 +85,18 @@ const LIBM: &[&str] = &[
     "labs",
 ];
 
+/// A call that only computes a number from the numbers it is given: a math
+/// function (`sqrt`, `fabs`) or an arithmetic intrinsic (`llvm.fmuladd`,
+/// `llvm.sqrt`, `llvm.fabs`, `llvm.smax`): arithmetic over its arguments.
+pub fn is_arithmetic(name: &str) -> bool {
+    is_libm(name)
+        || name.starts_with("llvm.")
+            && !name.starts_with("llvm.mem")
+            && !name.starts_with("llvm.lifetime")
+            && !name.starts_with("llvm.dbg")
+            && !name.starts_with("llvm.stack")
+}
+
 fn is_libm(name: &str) -> bool {
     LIBM.contains(&name)
         || name

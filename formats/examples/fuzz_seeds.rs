@@ -196,6 +196,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         param_reads: None,
         unit: String::new(),
         unit_globals: vec![],
+        fields_feeding_data: vec![],
     });
     let tmp = tempfile::tempdir()?;
     let p = tmp.path().join("db");

@@ -32,8 +32,10 @@ pub const STATIC_DB: Kind = Kind {
     // that only point into another variable) and `is_record`, and
     // `FunctionSummary` the `unit_globals` its unit defines. 8: `ReadCost`
     // gained the `sweep` of its loop and `swept_before` (an earlier pass
-    // over the same addresses in the same iteration).
-    version: 8,
+    // over the same addresses in the same iteration). 9: `FunctionSummary`
+    // gained `fields_feeding_data`, and `Variable::is_record` is given for
+    // fields too.
+    version: 9,
 };
 
 /// What a variable is, as the reports show it.
@@ -463,6 +465,13 @@ pub struct FunctionSummary {
     /// name): what names a global used elsewhere only through `extern`.
     #[serde(default)]
     pub unit_globals: Vec<GlobalDecl>,
+    /// The names of the fields (of any object) whose values, read here,
+    /// flow into other data (`hist` and `stats` of `s->stats.hist[0]` read
+    /// into a vector): a veto on their being result records. Post takes a
+    /// field for a record when a function judged it one
+    /// (`Variable::is_record` of a field) and no function names it here.
+    #[serde(default)]
+    pub fields_feeding_data: Vec<String>,
 }
 
 /// A global a unit defines, as its debug info declares it.
@@ -716,14 +725,14 @@ mod cache_geometry_tests {
 mod version_tests {
     use super::*;
 
-    /// `ReadCost` gained `sweep` and `swept_before` after version 7, which
-    /// a version-7 reader cannot decode (bincode has no optional fields):
-    /// this build writes version 8 and refuses a version-7 db with the
-    /// version error (not a decode error halfway through), so `blame
-    /// analyze` can say to remove it.
+    /// `FunctionSummary` gained `fields_feeding_data` after version 8, which a version-8
+    /// reader cannot decode (bincode has no optional fields): this build
+    /// writes version 9 and refuses a version-8 db with the version error
+    /// (not a decode error halfway through), so `blame analyze` can say to
+    /// remove it.
     #[test]
-    fn dbs_with_sweeps_are_version_8_and_v7_is_refused() {
-        assert_eq!(STATIC_DB.version, 8);
+    fn dbs_with_field_verdicts_are_version_9_and_v8_is_refused() {
+        assert_eq!(STATIC_DB.version, 9);
         let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("static.db");
@@ -733,14 +742,14 @@ mod version_tests {
         };
         StaticDb::default().write(&path, &header).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 8);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
         assert!(StaticDb::read_bytes(&bytes).is_ok());
-        bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&8u32.to_le_bytes());
         assert!(matches!(
             StaticDb::read_bytes(&bytes),
             Err(FormatError::UnsupportedVersion {
-                found: 7,
-                supported: 8,
+                found: 8,
+                supported: 9,
                 ..
             })
         ));

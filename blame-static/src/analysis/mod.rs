@@ -22,8 +22,10 @@
 
 mod global_writes;
 mod graph;
+mod index_cursors;
 mod locations;
 mod reads;
+mod records;
 mod slots;
 mod variables;
 mod write_sets;
@@ -139,12 +141,16 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
     name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
+    // (After the writes are numbered: it may name a global only read here.)
+    index_cursors::index_cursors(f, &mut res, &mut vars);
     let mut feeds_other = reach.feeds_other.clone();
     feeds_other.resize(vars.out.len(), false);
-    for g in globals_read_into_data(&graph, &vars, &var_writes) {
+    for g in records::globals_read_into_data(&graph, &vars, &var_writes) {
         feeds_other[g as usize] = true;
     }
-    result_records(
+    let fields_feeding_data =
+        records::record_fields(f, defined, &mut vars, &var_writes, &w, &graph);
+    records::result_records(
         f,
         defined,
         &mut vars.out,
@@ -208,6 +214,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         param_reads: None,
         unit: String::new(),
         unit_globals: vec![],
+        fields_feeding_data,
     }
 }
 
@@ -476,243 +483,6 @@ fn root_of(vars: &[Variable], mut v: u32) -> u32 {
     v
 }
 
-/// Result records (3.1's derived variables, beyond scalars): a local,
-/// whatever its type (an array of norms, a timing vector, a struct
-/// of statistics), that only records numbers computed elsewhere and feeds
-/// nothing back. Every write into it stores a number (never a pointer: a
-/// record holds no links; only its own freshly allocated buffer), or is a call that computes what it writes
-/// through that argument from nothing else the call is given but numbers
-/// (`solve(.., times)` adding its own timer differences, a constructor
-/// sizing it from a count and an allocator temporary, `memset`), or that
-/// writes a number through a pointer to one of its scalars, or only scalar
-/// fields of it (statistics kept by a `thermo(atoms, .., &stats)`); and nothing
-/// stored in it flows into another variable (it is only printed, or
-/// accumulates into itself). A vector written by a kernel from the matrix
-/// and the vectors it is given is no record, nor is anything read later to
-/// compute something else.
-fn result_records(
-    f: &Function,
-    defined: &DefinedFunctions,
-    vars: &mut [Variable],
-    var_writes: &[Vec<u32>],
-    w: &Writes,
-    first_obj: usize,
-    feeds_other: &[bool],
-) {
-    let (ni, np) = (f.insts.len(), f.params.len());
-    // Computed once for every candidate: each variable's root, the calls
-    // that may write each root, and each call's pointer arguments.
-    let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
-    let mut call_writes_of: HashMap<u32, Vec<u32>> = HashMap::default();
-    for (n, ts) in &w.may_write_nodes {
-        let mut rs: Vec<u32> = ts.iter().map(|&t| roots[t as usize]).collect();
-        rs.sort_unstable();
-        rs.dedup();
-        for r in rs {
-            call_writes_of.entry(r).or_default().push(*n);
-        }
-    }
-    let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
-    for a in &w.arg_targets {
-        args_of_call.entry(a.0).or_default().push(a);
-    }
-    for v in 0..vars.len() {
-        let var = &vars[v];
-        // A global is written and read by many functions, each of which
-        // sees only its own part: each function gives its verdict (its
-        // writes, if any, record numbers; nothing it reads of the global
-        // flows into other data), and post takes a global for a record
-        // when every function that names it agrees and one writes it
-        // (`StaticIndex::is_global_record`).
-        let global = var.kind == VarKind::Global;
-        let candidate = (var.kind == VarKind::Local || global)
-            && var.parent.is_none()
-            && !var.is_scalar
-            && !var.is_exit_param()
-            && var.element_of.is_none()
-            && !feeds_other.get(v).copied().unwrap_or(true)
-            // (A global only read here may be named after the writes were
-            // numbered.)
-            && var_writes.get(v).map_or(global, |ws| global || !ws.is_empty());
-        if !candidate {
-            continue;
-        }
-        // Every call that may write it counts, whether or not the caller
-        // takes it for a write (an OpenMP region computing it).
-        let root_of = |t: u32| roots[t as usize];
-        let mut writes: Vec<u32> = var_writes.get(v).cloned().unwrap_or_default();
-        writes.extend(call_writes_of.get(&(v as u32)).into_iter().flatten());
-        // Handed to a call that may write something else from it (an
-        // OpenMP region reading it into another array; a callee whose
-        // flows are unknown), it feeds that: no record. Writes into local
-        // scalars (a reduction's result to print) do not count.
-        let feeds_through_call = w
-            .arg_targets
-            .iter()
-            .filter(|(_, _, ts, _)| ts.iter().any(|&t| root_of(t) == v as u32))
-            .any(|&(c, j, _, _)| {
-                let callee = match &f.insts[c as usize].op {
-                    Op::Call { callee } => callee.as_deref(),
-                    _ => None,
-                };
-                args_of_call[&c]
-                    .iter()
-                    .filter(|&&&(_, k, ref ts, may)| {
-                        k != j
-                            && may
-                            && ts.iter().any(|&t| {
-                                let tv = &vars[root_of(t) as usize];
-                                root_of(t) != v as u32
-                                    && !(tv.is_scalar && tv.kind == VarKind::Local)
-                            })
-                    })
-                    .any(|&&(_, k, _, _)| {
-                        callee
-                            .and_then(|n| defined.param_flows(n, k))
-                            .is_none_or(|from| from.contains(&j))
-                    })
-            });
-        if feeds_through_call {
-            continue;
-        }
-        let records = writes.iter().all(|&n| {
-            let n = n as usize;
-            if n < ni {
-                let inst = &f.insts[n];
-                return matches!(inst.op, Op::Store)
-                    && (w.numeric_stores.contains(&(n as InstId))
-                        || is_fresh_allocation(f, &inst.args[0]));
-            }
-            if (ni + np..first_obj).contains(&n) {
-                let (c, k) = w.out_node_info[n - ni - np];
-                let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
-                    return false;
-                };
-                // Sized or filled from numbers passed by value (a
-                // constructor's count, a fill value) is still a record.
-                // (Without the callee's flows: from every other argument.)
-                let args = &f.insts[c as usize].args;
-                // An object's own method computes its state itself
-                // (`drv.run()`): no record.
-                if k == 0 && library::is_own_method_call(name, args.len()) {
-                    return false;
-                }
-                // A number written through a pointer to a scalar
-                // (`force(.., &stats.npairs)`), or a struct's scalar fields
-                // written by a function that keeps statistics in them
-                // (`thermo(atoms, .., &stats)` setting `st->ke`, `st->temp`).
-                let scalar_fields = defined.param_writes(name, k).is_some_and(|ws| {
-                    !ws.is_empty() && ws.iter().all(|w| !w.path.is_empty() && w.deref == 0)
-                });
-                if !w.data_args.contains(&(c, k)) || scalar_fields {
-                    return true;
-                }
-                let every: Vec<u32> = (0..args.len() as u32).filter(|&j| j != k).collect();
-                let from = defined.param_flows(name, k).unwrap_or(&every);
-                // A callee writing through a pointer member of it (`solve(&s,
-                // comm)` computing `s->grid.u[..]` from `s` itself) computes
-                // a data structure, whatever else it is given.
-                let through_members = defined
-                    .param_writes(name, k)
-                    .is_some_and(|ws| ws.iter().any(|w| !w.path.is_empty() && w.deref >= 1));
-                return matches!(name.as_str(), "memset" | "bzero")
-                    || name.starts_with("llvm.memset")
-                    || (!through_members
-                        && from.iter().all(|&j| {
-                            args.get(j as usize).is_some_and(|a| !is_ptr_value(f, a))
-                                || !w.data_args.contains(&(c, j))
-                        }));
-            }
-            false
-        });
-        if records {
-            vars[v].is_record = true;
-        }
-    }
-}
-
-/// The globals whose values, loaded in this function, flow into another
-/// variable's writes (a data structure, a parameter, a global, the return;
-/// not a local scalar): what this function computes from them. A global's
-/// own writes elsewhere are not seen here, so its reads decide (`reach`'s
-/// `feeds_other` follows only writes made in this function). One backward
-/// walk from every such write over the data edges, each node keeping at
-/// most two of the roots it reaches.
-fn globals_read_into_data(graph: &Graph, vars: &Vars, var_writes: &[Vec<u32>]) -> Vec<u32> {
-    let out = &vars.out;
-    let root = |v: u32| -> u32 {
-        let mut v = v;
-        for _ in 0..out.len() {
-            match out[v as usize].parent {
-                Some(p) => v = p,
-                None => break,
-            }
-        }
-        v
-    };
-    // Only data-structure globals can be records.
-    let has_global = out
-        .iter()
-        .any(|v| v.kind == VarKind::Global && v.parent.is_none() && !v.is_scalar);
-    if !has_global {
-        return Vec::new();
-    }
-    let nn = graph.data.len();
-    // Per node, up to two roots whose writes it flows into.
-    let mut reaches: Vec<[u32; 2]> = vec![[u32::MAX; 2]; nn];
-    let mut stack: Vec<u32> = Vec::new();
-    let add = |reaches: &mut Vec<[u32; 2]>, stack: &mut Vec<u32>, n: u32, r: u32| {
-        let slot = &mut reaches[n as usize];
-        if slot.contains(&r) || slot[1] != u32::MAX {
-            return;
-        }
-        if slot[0] == u32::MAX {
-            slot[0] = r;
-        } else {
-            slot[1] = r;
-        }
-        stack.push(n);
-    };
-    for (v, ws) in var_writes.iter().enumerate() {
-        let r = root(v as u32);
-        let rv = &out[r as usize];
-        if rv.is_scalar && !rv.is_exit && rv.kind == VarKind::Local {
-            continue;
-        }
-        for &n in ws {
-            if (n as usize) < nn {
-                add(&mut reaches, &mut stack, n, r);
-            }
-        }
-    }
-    while let Some(n) = stack.pop() {
-        let here = reaches[n as usize];
-        for &p in &graph.data[n as usize] {
-            for r in here.into_iter().filter(|&r| r != u32::MAX) {
-                add(&mut reaches, &mut stack, p, r);
-            }
-        }
-    }
-    let mut feeding: BTreeSet<u32> = BTreeSet::new();
-    for (&i, locs) in &graph.load_locs {
-        let Some(here) = reaches.get(i as usize) else {
-            continue;
-        };
-        for l in locs {
-            if !matches!(l.root, Root::Global(_)) {
-                continue;
-            }
-            let Some(&g) = vars.by_key.get(&(l.root, Vec::new())) else {
-                continue;
-            };
-            if here.iter().any(|&r| r != u32::MAX && r != g) {
-                feeding.insert(g);
-            }
-        }
-    }
-    feeding.into_iter().collect()
-}
-
 /// True when store `store` records a number: its value is computed (through
 /// arithmetic, casts and merges) from constants, call results, scalar
 /// variables and the stored location itself (an accumulation `times[0] +=
@@ -749,6 +519,12 @@ fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst)
                         return false;
                     }
                 }
+            }
+            // Arithmetic in a call's clothes (`llvm.fmuladd` of `y[i] +=
+            // a * x[i]`, `sqrt(x[i])`) computes from its arguments; any
+            // other call's result is a number it returned.
+            Op::Call { callee: Some(name) } if library::is_arithmetic(name) => {
+                stack.extend(inst.args.iter().cloned());
             }
             Op::Call { .. } => {}
             Op::Binary { .. } | Op::Cast | Op::Select | Op::Phi | Op::Other(_) => {

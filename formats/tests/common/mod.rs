@@ -347,6 +347,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
         param_reads: None,
         unit: "/src/unit.c".into(),
         unit_globals: vec![],
+        fields_feeding_data: vec![],
     }
 }
 

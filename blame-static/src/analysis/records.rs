@@ -1,0 +1,500 @@
+//! Result records (3.1's derived variables, beyond scalars): the locals,
+//! globals and fields of objects that only record numbers computed
+//! elsewhere (norm histories, timing arrays, a solver's statistics) and
+//! feed nothing back. Stage of the per-function analysis, after the
+//! reaching and side-effect passes: it marks `Variable::is_record`, which
+//! post ranks with the derived scalars.
+
+use super::*;
+
+/// Result records (3.1's derived variables, beyond scalars): a local,
+/// whatever its type (an array of norms, a timing vector, a struct
+/// of statistics), that only records numbers computed elsewhere and feeds
+/// nothing back. Every write into it stores a number (never a pointer: a
+/// record holds no links; only its own freshly allocated buffer), or is a call that computes what it writes
+/// through that argument from nothing else the call is given but numbers
+/// (`solve(.., times)` adding its own timer differences, a constructor
+/// sizing it from a count and an allocator temporary, `memset`), or that
+/// writes a number through a pointer to one of its scalars, or only scalar
+/// fields of it (statistics kept by a `thermo(atoms, .., &stats)`); and nothing
+/// stored in it flows into another variable (it is only printed, or
+/// accumulates into itself). A vector written by a kernel from the matrix
+/// and the vectors it is given is no record, nor is anything read later to
+/// compute something else.
+pub(super) fn result_records(
+    f: &Function,
+    defined: &DefinedFunctions,
+    vars: &mut [Variable],
+    var_writes: &[Vec<u32>],
+    w: &Writes,
+    first_obj: usize,
+    feeds_other: &[bool],
+) {
+    // Computed once for every candidate: each variable's root, the calls
+    // that may write each root, and each call's pointer arguments.
+    let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
+    let mut call_writes_of: HashMap<u32, Vec<u32>> = HashMap::default();
+    for (n, ts) in &w.may_write_nodes {
+        let mut rs: Vec<u32> = ts.iter().map(|&t| roots[t as usize]).collect();
+        rs.sort_unstable();
+        rs.dedup();
+        for r in rs {
+            call_writes_of.entry(r).or_default().push(*n);
+        }
+    }
+    let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
+    for a in &w.arg_targets {
+        args_of_call.entry(a.0).or_default().push(a);
+    }
+    for v in 0..vars.len() {
+        let var = &vars[v];
+        // A global is written and read by many functions, each of which
+        // sees only its own part: each function gives its verdict (its
+        // writes, if any, record numbers; nothing it reads of the global
+        // flows into other data), and post takes a global for a record
+        // when every function that names it agrees and one writes it
+        // (`StaticIndex::is_global_record`).
+        let global = var.kind == VarKind::Global;
+        let candidate = (var.kind == VarKind::Local || global)
+            && var.parent.is_none()
+            && !var.is_scalar
+            && !var.is_exit_param()
+            && var.element_of.is_none()
+            && !feeds_other.get(v).copied().unwrap_or(true)
+            // (A global only read here may be named after the writes were
+            // numbered.)
+            && var_writes.get(v).map_or(global, |ws| global || !ws.is_empty());
+        if !candidate {
+            continue;
+        }
+        // Every call that may write it counts, whether or not the caller
+        // takes it for a write (an OpenMP region computing it).
+        let root_of = |t: u32| roots[t as usize];
+        let mut writes: Vec<u32> = var_writes.get(v).cloned().unwrap_or_default();
+        writes.extend(call_writes_of.get(&(v as u32)).into_iter().flatten());
+        // Handed to a call that may write something else from it (an
+        // OpenMP region reading it into another array; a callee whose
+        // flows are unknown), it feeds that: no record. Writes into local
+        // scalars (a reduction's result to print) do not count.
+        let feeds_through_call = feeds_through_call(
+            f,
+            defined,
+            w,
+            &args_of_call,
+            |t| root_of(t) == v as u32,
+            |t| {
+                let tv = &vars[root_of(t) as usize];
+                tv.is_scalar && tv.kind == VarKind::Local
+            },
+        );
+        if feeds_through_call {
+            continue;
+        }
+        let records = writes
+            .iter()
+            .all(|&n| records_write(f, defined, w, first_obj, n as usize, false));
+        if records {
+            vars[v].is_record = true;
+        }
+    }
+}
+
+/// Whether write node `n` (a store or a call's output) records a number:
+/// a store of a number (or of its own fresh buffer), or a call that computes
+/// what it writes through that argument from nothing else the call is
+/// given but numbers. `fields`: the written object is a field of another,
+/// whose own methods may be handed the numbers it keeps.
+fn records_write(
+    f: &Function,
+    defined: &DefinedFunctions,
+    w: &Writes,
+    first_obj: usize,
+    n: usize,
+    fields: bool,
+) -> bool {
+    let (ni, np) = (f.insts.len(), f.params.len());
+    if n < ni {
+        let inst = &f.insts[n];
+        return matches!(inst.op, Op::Store)
+            && (w.numeric_stores.contains(&(n as InstId))
+                || is_fresh_allocation(f, &inst.args[0]));
+    }
+    if (ni + np..first_obj).contains(&n) {
+        let (c, k) = w.out_node_info[n - ni - np];
+        let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
+            return false;
+        };
+        // Sized or filled from numbers passed by value (a
+        // constructor's count, a fill value) is still a record.
+        // (Without the callee's flows: from every other argument.)
+        let args = &f.insts[c as usize].args;
+        // An object's own method computes its state itself (`drv.run()`): no
+        // record; a field's may be given the numbers it keeps
+        // (`stats_.record_iteration(rnorm / bnorm)`).
+        let own_method = k == 0 && library::is_own_method_call(name, args.len());
+        if own_method && !fields {
+            return false;
+        }
+        // A number written through a pointer to a scalar
+        // (`force(.., &stats.npairs)`), or a struct's scalar fields
+        // written by a function that keeps statistics in them
+        // (`thermo(atoms, .., &stats)` setting `st->ke`, `st->temp`).
+        let scalar_fields = defined.param_writes(name, k).is_some_and(|ws| {
+            !ws.is_empty() && ws.iter().all(|w| !w.path.is_empty() && w.deref == 0)
+        });
+        if !w.data_args.contains(&(c, k)) || scalar_fields {
+            return true;
+        }
+        if own_method {
+            let given: Vec<&u32> = defined
+                .param_flows(name, 0)
+                .map(|from| from.iter().filter(|&&j| j != 0).collect())
+                .unwrap_or_default();
+            return !given.is_empty()
+                && given
+                    .iter()
+                    .all(|&&j| args.get(j as usize).is_some_and(|a| !is_ptr_value(f, a)));
+        }
+        let every: Vec<u32> = (0..args.len() as u32).filter(|&j| j != k).collect();
+        let from = defined.param_flows(name, k).unwrap_or(&every);
+        // A callee writing through a pointer member of it (`solve(&s,
+        // comm)` computing `s->grid.u[..]` from `s` itself) computes
+        // a data structure, whatever else it is given.
+        let through_members = defined
+            .param_writes(name, k)
+            .is_some_and(|ws| ws.iter().any(|w| !w.path.is_empty() && w.deref >= 1));
+        return matches!(name.as_str(), "memset" | "bzero")
+            || name.starts_with("llvm.memset")
+            || (!through_members
+                && from.iter().all(|&j| {
+                    args.get(j as usize).is_some_and(|a| !is_ptr_value(f, a))
+                        || !w.data_args.contains(&(c, j))
+                }));
+    }
+    false
+}
+
+/// Handed to a call that may write something else from it (an OpenMP
+/// region reading it into another array; a callee whose flows are
+/// unknown), the subject (the variables `inside` says are it) feeds that.
+/// Writes into what `harmless` says (local scalars: a reduction's result to
+/// print) do not count.
+fn feeds_through_call(
+    f: &Function,
+    defined: &DefinedFunctions,
+    w: &Writes,
+    args_of_call: &BTreeMap<InstId, Vec<&ArgTarget>>,
+    inside: impl Fn(u32) -> bool,
+    harmless: impl Fn(u32) -> bool,
+) -> bool {
+    w.arg_targets
+        .iter()
+        .filter(|(_, _, ts, _)| ts.iter().any(|&t| inside(t)))
+        .any(|&(c, j, _, _)| {
+            let callee = match &f.insts[c as usize].op {
+                Op::Call { callee } => callee.as_deref(),
+                _ => None,
+            };
+            args_of_call[&c]
+                .iter()
+                .filter(|&&&(_, k, ref ts, may)| {
+                    k != j && may && ts.iter().any(|&t| !inside(t) && !harmless(t))
+                })
+                .any(|&&(_, k, _, _)| {
+                    callee
+                        .and_then(|n| defined.param_flows(n, k))
+                        .is_none_or(|from| from.contains(&j))
+                })
+        })
+}
+
+/// The globals whose values, loaded in this function, flow into another
+/// variable's writes (a data structure, a parameter, a global, the return;
+/// not a local scalar): what this function computes from them. A global's
+/// own writes elsewhere are not seen here, so its reads decide (`reach`'s
+/// `feeds_other` follows only writes made in this function). One backward
+/// walk from every such write over the data edges, each node keeping at
+/// most two of the roots it reaches.
+pub(super) fn globals_read_into_data(
+    graph: &Graph,
+    vars: &Vars,
+    var_writes: &[Vec<u32>],
+) -> Vec<u32> {
+    let out = &vars.out;
+    let root = |v: u32| -> u32 {
+        let mut v = v;
+        for _ in 0..out.len() {
+            match out[v as usize].parent {
+                Some(p) => v = p,
+                None => break,
+            }
+        }
+        v
+    };
+    // Only data-structure globals can be records.
+    let has_global = out
+        .iter()
+        .any(|v| v.kind == VarKind::Global && v.parent.is_none() && !v.is_scalar);
+    if !has_global {
+        return Vec::new();
+    }
+    let nn = graph.data.len();
+    // Per node, up to two roots whose writes it flows into.
+    let mut reaches: Vec<[u32; 2]> = vec![[u32::MAX; 2]; nn];
+    let mut stack: Vec<u32> = Vec::new();
+    let add = |reaches: &mut Vec<[u32; 2]>, stack: &mut Vec<u32>, n: u32, r: u32| {
+        let slot = &mut reaches[n as usize];
+        if slot.contains(&r) || slot[1] != u32::MAX {
+            return;
+        }
+        if slot[0] == u32::MAX {
+            slot[0] = r;
+        } else {
+            slot[1] = r;
+        }
+        stack.push(n);
+    };
+    for (v, ws) in var_writes.iter().enumerate() {
+        let r = root(v as u32);
+        let rv = &out[r as usize];
+        if rv.is_scalar && !rv.is_exit && rv.kind == VarKind::Local {
+            continue;
+        }
+        for &n in ws {
+            if (n as usize) < nn {
+                add(&mut reaches, &mut stack, n, r);
+            }
+        }
+    }
+    while let Some(n) = stack.pop() {
+        let here = reaches[n as usize];
+        for &p in &graph.data[n as usize] {
+            for r in here.into_iter().filter(|&r| r != u32::MAX) {
+                add(&mut reaches, &mut stack, p, r);
+            }
+        }
+    }
+    let mut feeding: BTreeSet<u32> = BTreeSet::new();
+    for (&i, locs) in &graph.load_locs {
+        let Some(here) = reaches.get(i as usize) else {
+            continue;
+        };
+        for l in locs {
+            if !matches!(l.root, Root::Global(_)) {
+                continue;
+            }
+            let Some(&g) = vars.by_key.get(&(l.root, Vec::new())) else {
+                continue;
+            };
+            if here.iter().any(|&r| r != u32::MAX && r != g) {
+                feeding.insert(g);
+            }
+        }
+    }
+    feeding.into_iter().collect()
+}
+
+/// Result records among fields: a member of an object (`this->stats_`, a
+/// solver's statistics with its timers and residual history) that this
+/// function writes, every write recording numbers (stores of numbers into
+/// it or its fields, its own methods handed numbers, calls filling it from
+/// numbers), and whose values, read here, flow into nothing but itself and
+/// the function's locals (`is_record`). Returns the names of the fields
+/// whose values, read here, flow into other data (every member on the
+/// read path: `stats` and `hist` of `s->stats.hist[0]`), the vetoes post
+/// weighs those verdicts against (`StaticIndex::is_record_field`).
+pub(super) fn record_fields(
+    f: &Function,
+    defined: &DefinedFunctions,
+    vars: &mut Vars,
+    var_writes: &[Vec<u32>],
+    w: &Writes,
+    graph: &Graph,
+) -> Vec<String> {
+    let out = &vars.out;
+    let n = out.len();
+    let keys: HashMap<u32, &Key> = vars.by_key.iter().map(|(k, &v)| (v, k)).collect();
+    // Locations read: the loads of each field path (directly, or through
+    // a local pointing into a field: `xs = x.data_.data(); .. xs[i]`).
+    let field_key = |l: &Loc| -> Option<Key> {
+        if !l.path.is_empty() {
+            return Some((l.root, l.path.clone()));
+        }
+        let mut t = *vars.by_key.get(&(l.root, Vec::new()))?;
+        for _ in 0..4 {
+            match out[t as usize].element_of {
+                Some(o) if o != t => t = o,
+                _ => break,
+            }
+        }
+        let k = keys.get(&t)?;
+        (!k.1.is_empty()).then(|| (*k).clone())
+    };
+    let mut read_groups: BTreeMap<Key, Vec<u32>> = BTreeMap::new();
+    for (&i, locs) in &graph.load_locs {
+        for l in locs {
+            if let Some(k) = field_key(l) {
+                let g = read_groups.entry(k).or_default();
+                if !g.contains(&i) {
+                    g.push(i);
+                }
+            }
+        }
+    }
+    let candidates: Vec<u32> = (0..n as u32)
+        .filter(|&v| {
+            let var = &out[v as usize];
+            var.kind == VarKind::Field
+                && !var.is_scalar
+                && !var.is_pointer
+                && var.element_of.is_none()
+        })
+        .collect();
+    if read_groups.is_empty() && candidates.is_empty() {
+        return Vec::new();
+    }
+    // Is variable `t` at location `k` or below it; is it above it?
+    let below = |t: u32, k: &Key| {
+        keys.get(&t)
+            .is_some_and(|kt| kt.0 == k.0 && kt.1.starts_with(&k.1))
+    };
+    let above = |t: u32, k: &Key| {
+        keys.get(&t)
+            .is_some_and(|kt| kt.0 == k.0 && k.1.starts_with(&kt.1))
+    };
+    let roots: Vec<u32> = (0..n as u32).map(|t| root_of(out, t)).collect();
+    // What a field's values may flow into and stay a record: local
+    // scalars, and (through a call) the function's own locals (a scoped
+    // timer given the accumulator it adds to when it ends).
+    let harmless = |t: u32| {
+        let r = &out[roots[t as usize] as usize];
+        r.is_scalar && r.kind == VarKind::Local && !r.is_exit
+    };
+    let local = |t: u32| {
+        let r = &out[roots[t as usize] as usize];
+        r.kind == VarKind::Local && !r.is_exit
+    };
+    // Per write node, the variables it writes.
+    let mut writers: HashMap<u32, Vec<u32>> = HashMap::default();
+    for (t, ws) in var_writes.iter().enumerate() {
+        for &node in ws {
+            writers.entry(node).or_default().push(t as u32);
+        }
+    }
+    for (node, ts) in &w.may_write_nodes {
+        writers.entry(*node).or_default().extend(ts.iter().copied());
+    }
+    // Each read location followed forward over the data edges: the
+    // variables whose writes it reaches (but itself, what it is a field of,
+    // which the same write names, and local scalars). Past a bound on the
+    // walks, every location read is taken to feed data unknown (no record,
+    // and a veto on one elsewhere): that costs precision only.
+    let nn = graph.data.len();
+    // `None`: unknown, anything.
+    let mut fed: BTreeMap<&Key, Option<BTreeSet<u32>>> = BTreeMap::new();
+    if read_groups.len().saturating_mul(nn) > 50_000_000 {
+        fed.extend(read_groups.keys().map(|k| (k, None)));
+    } else if !read_groups.is_empty() {
+        let mut succ = vec![Vec::new(); nn];
+        for m in 0..nn {
+            for &p in &graph.data[m] {
+                if (p as usize) < nn {
+                    succ[p as usize].push(m as u32);
+                }
+            }
+        }
+        let mut seen = vec![false; nn];
+        for (k, starts) in &read_groups {
+            seen.iter_mut().for_each(|x| *x = false);
+            let mut hits: BTreeSet<u32> = BTreeSet::new();
+            let mut stack: Vec<u32> = starts
+                .iter()
+                .copied()
+                .filter(|&i| (i as usize) < nn)
+                .collect();
+            while let Some(m) = stack.pop() {
+                if std::mem::replace(&mut seen[m as usize], true) {
+                    continue;
+                }
+                if let Some(ts) = writers.get(&m) {
+                    hits.extend(
+                        ts.iter()
+                            .filter(|&&t| !below(t, k) && !above(t, k) && !harmless(t)),
+                    );
+                }
+                stack.extend(
+                    succ[m as usize]
+                        .iter()
+                        .copied()
+                        .filter(|&s| !seen[s as usize]),
+                );
+            }
+            if !hits.is_empty() {
+                fed.insert(k, Some(hits));
+            }
+        }
+    }
+    // The names vetoed: the members of a read path below where it parts
+    // from the path of what it feeds (`x` of `s->x` read into `s->y`;
+    // `nh` of `s->stats.nh` indexing `s->stats.hist`; `stats` and `hist`
+    // of `s->stats.hist[0]` read into `out`).
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for (k, hits) in &fed {
+        let common = match hits {
+            None => 0,
+            Some(ts) => ts
+                .iter()
+                .map(|t| match keys.get(t) {
+                    Some(kt) if kt.0 == k.0 => {
+                        k.1.iter().zip(&kt.1).take_while(|(a, b)| a == b).count()
+                    }
+                    _ => 0,
+                })
+                .min()
+                .unwrap_or(0),
+        };
+        names.extend(k.1[common.min(k.1.len())..].iter().cloned());
+    }
+    let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
+    for a in &w.arg_targets {
+        args_of_call.entry(a.0).or_default().push(a);
+    }
+    let under = |t: u32, v: u32| keys.get(&v).is_some_and(|k| below(t, k));
+    let mut records = Vec::new();
+    for &v in &candidates {
+        let Some(&kv) = keys.get(&v) else { continue };
+        // Read into other data here (at it or below it, into anything not
+        // below it); or handed to a call that writes something else from it.
+        let feeds_other = fed.iter().any(|(k, hits)| {
+            k.0 == kv.0
+                && k.1.starts_with(&kv.1)
+                && hits
+                    .as_ref()
+                    .is_none_or(|ts| ts.iter().any(|&t| !under(t, v)))
+        });
+        if feeds_other || feeds_through_call(f, defined, w, &args_of_call, |t| under(t, v), local) {
+            continue;
+        }
+        let mut writes: Vec<u32> = (0..n as u32)
+            .filter(|&t| under(t, v))
+            .flat_map(|t| var_writes.get(t as usize).into_iter().flatten().copied())
+            .collect();
+        writes.extend(
+            w.may_write_nodes
+                .iter()
+                .filter(|(_, ts)| ts.iter().any(|&t| under(t, v)))
+                .map(|(node, _)| *node),
+        );
+        if !writes.is_empty()
+            && writes
+                .iter()
+                .all(|&node| records_write(f, defined, w, graph.first_obj, node as usize, true))
+        {
+            records.push(v);
+        }
+    }
+    for v in records {
+        vars.out[v as usize].is_record = true;
+    }
+    names.into_iter().collect()
+}
