@@ -1067,7 +1067,8 @@ mod across_units_tests {
 
     /// A linked-cell list kept in index arrays: the cursor `k` walks
     /// `next` (`k = next[k]`) and is its element, not a loop counter of its
-    /// own; a plain loop index is no cursor.
+    /// own; a plain loop index is no cursor. A scalar copied from an element
+    /// pointer is an element too.
     #[test]
     fn an_index_cursor_of_a_linked_list_is_an_element_of_its_array() {
         let dir = tempfile::tempdir().unwrap();
@@ -1080,6 +1081,11 @@ mod across_units_tests {
              \x20 for (c = 0; c < ncell; c++)\n\
              \x20   for (k = head[c]; k >= 0; k = next[k]) s += x[k];\n\
              \x20 return s;\n\
+             }\n\
+             double total(const double *a, int n) {\n\
+             \x20 double s = 0;\n\
+             \x20 for (const double *p = a; p < a + n; ++p) { double v = *p; s += v; }\n\
+             \x20 return s;\n\
              }\n",
         );
         let db = dir.path().join("static.db");
@@ -1091,6 +1097,20 @@ mod across_units_tests {
         };
         assert_eq!(owner("k").as_deref(), Some("next"));
         assert_eq!(owner("c"), None);
+        // An element copied through an element pointer is the container's.
+        let f = function(&db, "total");
+        let v = f.variables.iter().find(|v| v.name == "v").unwrap();
+        let p = f.variables.iter().find(|v| v.name == "p").unwrap();
+        assert_eq!(v.element_of, p.element_of, "{:?}", f.variables);
+        assert!(v.element_of.is_some());
+        assert_eq!(
+            f.variables
+                .iter()
+                .find(|v| v.name == "s")
+                .unwrap()
+                .element_of,
+            None
+        );
     }
 
     /// A member that only keeps numbers computed elsewhere (a solver's

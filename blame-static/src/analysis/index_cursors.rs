@@ -4,7 +4,9 @@
 //! element pointers and iterators: such a cursor walks the list's memory
 //! as a pointer cursor (`p = p->next`) does, so it is `element_of` the
 //! array it advances through, and reports add it there instead of listing
-//! a loop counter.
+//! a loop counter. A scalar copy of an element read through an iterator or
+//! an element pointer (`for (double v : x)`) is that container's element
+//! too.
 
 use super::*;
 
@@ -26,9 +28,11 @@ pub(super) fn index_cursors(f: &Function, res: &mut Resolver, vars: &mut Vars) {
     if !(0..n as u32).any(|t| candidate(&vars.out, t)) {
         return;
     }
-    // Per candidate: `Some(arrays its self-chosen elements come from)`, or
-    // `None` once a write of something else is seen.
-    let mut verdict: BTreeMap<u32, Option<BTreeSet<u32>>> = BTreeMap::new();
+    // Per candidate: `Some((arrays its self-chosen elements come from,
+    // owners of the elements it copies through a cursor, every write such
+    // a copy))`, or `None` once a write of something else is seen.
+    type Seen = (BTreeSet<u32>, BTreeSet<u32>, bool);
+    let mut verdict: BTreeMap<u32, Option<Seen>> = BTreeMap::new();
     for inst in &f.insts {
         if !matches!(inst.op, Op::Store) {
             continue;
@@ -39,30 +43,54 @@ pub(super) fn index_cursors(f: &Function, res: &mut Resolver, vars: &mut Vars) {
         if !candidate(&vars.out, t) {
             continue;
         }
-        let entry = verdict.entry(t).or_insert_with(|| Some(BTreeSet::new()));
-        let Some(arrays) = entry else { continue };
-        match element_load(f, res, vars, &inst.args[0], t) {
-            Some(Stored::Constant)
-            | Some(Stored::Element {
-                chosen_by_self: false,
-                ..
-            }) => {}
+        let stored = element_load(f, res, vars, &inst.args[0], t);
+        let entry = verdict
+            .entry(t)
+            .or_insert_with(|| Some((BTreeSet::new(), BTreeSet::new(), true)));
+        let Some((arrays, copied, only_copies)) = entry else {
+            continue;
+        };
+        match stored {
+            Some(Stored::Constant) => *only_copies = false,
             Some(Stored::Element {
                 array,
-                chosen_by_self: true,
+                chosen_by_self,
             }) => {
-                arrays.insert(array);
+                if chosen_by_self {
+                    arrays.insert(array);
+                }
+                match cursor_owner(&vars.out, array) {
+                    Some(owner) => {
+                        copied.insert(owner);
+                    }
+                    None => *only_copies = false,
+                }
             }
             None => *entry = None,
         }
     }
-    for (t, arrays) in verdict {
-        if let Some(arrays) = arrays {
-            if let [array] = arrays.into_iter().collect::<Vec<_>>()[..] {
-                vars.out[t as usize].element_of = Some(array);
-            }
+    for (t, seen) in verdict {
+        let Some((arrays, copied, only_copies)) = seen else {
+            continue;
+        };
+        let one = |s: BTreeSet<u32>| (s.len() == 1).then(|| s.into_iter().next()).flatten();
+        let owner = match one(arrays) {
+            Some(array) => Some(array),
+            None if only_copies => one(copied),
+            None => None,
+        };
+        if owner.is_some_and(|o| o != t) {
+            vars.out[t as usize].element_of = owner;
         }
     }
+}
+
+/// The container a variable walks when it is (a field of) an iterator or
+/// an element pointer: its root's `element_of`.
+fn cursor_owner(out: &[Variable], v: u32) -> Option<u32> {
+    let r = root_of(out, v);
+    let o = out[r as usize].element_of?;
+    Some(root_of(out, o)).filter(|&o| o != r)
 }
 
 /// What a store into a cursor stores.
@@ -144,11 +172,7 @@ fn reads_slot(f: &Function, res: &mut Resolver, vars: &Vars, addr: &Value, curso
         let Value::Inst(i) = v else { continue };
         let inst = &f.insts[i as usize];
         match inst.op {
-            Op::Load => {
-                if own_slot(res, vars, &inst.args[0]) == Some(cursor) {
-                    return true;
-                }
-            }
+            Op::Load if own_slot(res, vars, &inst.args[0]) == Some(cursor) => return true,
             // The base's own address is not the index.
             Op::Gep { .. } => stack.extend(inst.args.iter().skip(1).cloned()),
             Op::Cast | Op::Binary { .. } => stack.extend(inst.args.iter().cloned()),
