@@ -68,8 +68,10 @@
  * dt_stable, prm. No rows at all for element pointers and aliases: h (a
  * pointer to the cell's entry of grid.hchem), up, mid, down, out, tmp (the
  * swap), first, last, ghost_up, ghost_down (halo rows), row (diagnostics),
- * rx (a reaction of the table), and the k1..k6/ytmp locals of ck_step
- * (copies of the integrator's field pointers); no rows for MPI's own
+ * rx (a reaction of the table), the k1..k6/ytmp locals of ck_step
+ * (copies of the integrator's field pointers), and in kinetics_rhs its
+ * context ctx, the cast kin and the mech pointer read from it (all main's
+ * kin and mech, reached through the void *); no rows for MPI's own
  * globals (ompi_mpi_comm_world, ...). Time in MPI_Sendrecv never "reaches
  * no variable".
  */
