@@ -2400,7 +2400,7 @@ fn odechem_held_out_blames_the_grid_and_the_integrator_behind_its_handle_not_its
 
 #[test]
 #[ignore = "held-out shortfall: main's FieldRegistry reg gets ~0% and solver 15% in total, \
-            0.1% explicit; the blame stays on the view copies, the lambdas' closures (f, f.cnew, this.d) \
+            0.1% explicit; the blame stays on the view copies, the lambdas' closures (f, f.cnew, f.out) \
             and the CG scalars; solver.reg_ is listed (EXPECTED_ROUND6.md)"]
 fn lambdagrid_held_out_blames_the_field_registry_and_the_solver_not_view_copies_or_timers() {
     if !sampling_allowed() {
