@@ -2230,3 +2230,324 @@ fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests()
     }
     r.finish_held_out();
 }
+
+// ---- Round 6 (issue 30): two more programs held out of tuning, odechem and
+// lambdagrid. Their expectations were written in their top comments, from
+// their profiles, before blame was run on them
+// (tests/programs/corpus/EXPECTED_ROUND6.md). ----
+
+/// A C++ frame of `Class::method` (mangled `...5Class6method...` in `blame
+/// dump`, demangled elsewhere).
+fn is_method_frame(frame: &str, class: &str, method: &str) -> bool {
+    frame.contains(&format!("{}{class}{}{method}", class.len(), method.len()))
+        || frame.contains(&format!("{class}::{method}"))
+}
+
+#[test]
+#[ignore = "held-out shortfall: the diagnostics record diag (min/max/mean of the grid) ranks \
+            first, tied with grid and not derived; the kinetics context kin ties with grid, \
+            above the integrator ode (EXPECTED_ROUND6.md)"]
+fn odechem_held_out_blames_the_grid_and_the_integrator_behind_its_handle_not_its_stats() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "odechem", "mpicc", "c");
+    let r = record_and_report("odechem", b, &mpirun_np2(&exe), true);
+    let chem = r.share_of("chemistry_step");
+    let transport = r.share_of("transport_step");
+    let rhs = r.share_of("kinetics_rhs");
+    let rates = r.share_within(
+        |f| is_frame_of(f, "kinetics_rhs"),
+        |f| f.contains("exp") || f.contains("log"),
+    );
+    assert!(chem > 20.0, "the chemistry is the run: {chem:.1}%");
+    let reasons = r.report["coverage"]["reasons"].to_string();
+    for call in ["MPI_Sendrecv", "MPI_Allreduce", "MPI_Reduce"] {
+        if reasons.contains(&format!("call to {call} "))
+            || reasons.contains(&format!("call to P{call} "))
+        {
+            r.fail(format!("time in {call} reaches no variable: {reasons}"));
+        }
+    }
+    // 1. the grid: the scatter of every cell's integration, the stencil and
+    // the halo receives into its ghost rows
+    r.gets(
+        "main",
+        "grid",
+        COVERED,
+        chem + transport,
+        "every cell's integration is scattered into grid.q; the stencil and the halo write it",
+    );
+    let q = r.total("main", "grid.q") + r.total("main", "grid.qnew");
+    if q < COVERED * (chem + transport) {
+        r.fail(format!(
+            "grid.q and grid.qnew are blamed {q:.1}% together, expected >= {:.1}% \
+             (chemistry and transport write them; they are swapped every transport step)",
+            COVERED * (chem + transport)
+        ));
+    }
+    // 2. the integrator behind its opaque handle: the right-hand side writes
+    // its stage vectors
+    r.gets(
+        "main",
+        "ode",
+        COVERED,
+        rhs,
+        "kinetics_rhs writes dydt, the integrator's stage vectors k1..k6",
+    );
+    if r.row("main", "ode").is_some_and(|v| v["derived"] == true) {
+        r.fail("the integrator behind its opaque handle is a data structure, not derived".into());
+    }
+    r.at_least_as("main", "grid", "ode");
+    // 3. the kinetics context, reached through the void * of the
+    // function-pointer call
+    r.gets(
+        "main",
+        "kin",
+        COVERED,
+        rates,
+        "the right-hand side writes the rate constants kin->kf (exp, log) and kin->rate",
+    );
+    r.above(
+        "main",
+        "ode",
+        "kin",
+        0.0,
+        "kin's scratch arrays make dydt, the integrator's stages make the solution",
+    );
+    // 4. the step sizes
+    r.above(
+        "main",
+        "grid.q",
+        "grid.hchem",
+        0.0,
+        "the controller's step sizes are a few % (error norm, step update)",
+    );
+    r.ranked_below(
+        "main",
+        "mech",
+        5.0,
+        "the Arrhenius table is written once by mechanism_init, then only read",
+    );
+    r.bookkeeping_below(
+        "main",
+        &[
+            "timers",
+            "counters",
+            "gstats",
+            "gcounts",
+            "lcounts",
+            "rhs_calls",
+            "diag",
+            "time",
+            "step",
+            "t_start",
+            "t0",
+            "t1",
+            "t2",
+            "t3",
+            "nsub",
+            "dt_tr",
+            "dt_stable",
+            "prm",
+        ],
+        &["grid", "ode"],
+    );
+    let grid = r.ranked("main", "grid");
+    r.low_anywhere(
+        &[
+            "ode.stats",
+            "ode.stats.steps",
+            "ode.stats.rejected",
+            "ode.stats.rhs_evals",
+            "ode.stats.integrations",
+            "ode.stats.t_step",
+            "ode.stats.t_max",
+            "kin.calls",
+            "stats",
+            "elapsed",
+            "start",
+            "nsteps",
+        ],
+        0.5 * grid,
+        "statistics, counters and timers only record the work",
+    );
+    r.no_rows(
+        &["h", "up", "mid", "down", "out", "tmp", "row", "rx"],
+        "element pointers and the swap pointer add to their arrays",
+    );
+    r.no_rows_in(
+        "halo_exchange",
+        &["first", "last", "ghost_up", "ghost_down"],
+        "the halo rows are rows of grid.q",
+    );
+    for f in ["ck_step", "ode_integrate"] {
+        r.no_rows_in(
+            f,
+            &["k1", "k2", "k3", "k4", "k5", "k6", "ytmp"],
+            "copies of the integrator's field pointers add to the integrator",
+        );
+    }
+    r.no_rows_in(
+        "kinetics_rhs",
+        &["ctx", "kin", "mech"],
+        "the void * context and its cast are main's kin (and its mech)",
+    );
+    r.finish_held_out();
+}
+
+#[test]
+#[ignore = "held-out shortfall: main's FieldRegistry reg gets ~0% and solver 15% in total, \
+            0.1% explicit; the blame stays on the view copies, the lambdas' closures (f, f.cnew, f.out) \
+            and the CG scalars; solver.reg_ is listed (EXPECTED_ROUND6.md)"]
+fn lambdagrid_held_out_blames_the_field_registry_and_the_solver_not_view_copies_or_timers() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "lambdagrid", "clang++-19", "cpp");
+    let r = record_and_report("lambdagrid", b, &[exe.display().to_string()], false);
+    let solve = r.share(|f| is_method_frame(f, "CgSolver", "solve"));
+    let apply = r.share(|f| is_method_frame(f, "CgSolver", "apply"));
+    let dot = r.share(|f| is_method_frame(f, "CgSolver", "dot"));
+    let fields: f64 = ["advect_tracer", "predict", "project", "divergence"]
+        .iter()
+        .map(|m| r.share(|f| is_method_frame(f, "FlowSolver", m)))
+        .sum();
+    assert!(solve > 30.0, "the pressure solve is the run: {solve:.1}%");
+    // 1. the registry owns every field the kernels write
+    r.gets(
+        "main",
+        "reg",
+        COVERED,
+        fields,
+        "the tracer, predictor, projection and divergence kernels write fields of the registry",
+    );
+    // 2. the solver owns the CG work views
+    r.gets(
+        "main",
+        "solver",
+        COVERED,
+        apply + dot,
+        "CG's matvec writes solver.cg_.q_ and its dots make the r_ and d_ updates",
+    );
+    for name in ["reg", "solver"] {
+        if r.row("main", name).is_some_and(|v| v["derived"] == true) {
+            r.fail(format!("main::{name} is a data structure, not derived"));
+        }
+    }
+    if r.row("main", "solver.cg_").is_some() && r.row("main", "solver.residual_history_").is_some()
+    {
+        r.above(
+            "main",
+            "solver.cg_",
+            "solver.residual_history_",
+            0.0,
+            "the CG work views are the solve's data, the history records it",
+        );
+    }
+    let key = r.rank_key();
+    let mut top: Vec<(String, f64)> = r
+        .variables()
+        .iter()
+        .filter(|v| {
+            v["derived"] != true
+                && is_function(v["function"].as_str().unwrap_or(""), "main")
+                && !v["name"].as_str().unwrap_or("").contains('.')
+        })
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap_or("").to_string(),
+                v[key].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    top.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let first_two: Vec<&str> = top.iter().take(2).map(|(n, _)| n.as_str()).collect();
+    if !(first_two.contains(&"reg") && first_two.contains(&"solver")) {
+        r.fail(format!(
+            "main's first two data structures are {first_two:?}, expected reg and solver"
+        ));
+    }
+    r.bookkeeping_below(
+        "main",
+        &[
+            "timers",
+            "solver.residual_history_",
+            "solver.steps_done_",
+            "energy_history",
+            "d",
+            "time",
+            "dt",
+            "total_iters",
+            "n",
+            "nsteps",
+            "params",
+            "h",
+            "hist",
+        ],
+        &["reg", "solver"],
+    );
+    let solver = r.ranked("main", "solver");
+    r.low_anywhere(
+        &["t", "launches", "timers", "residual_history_", "history"],
+        0.5 * solver,
+        "timers, launch counts and the residual history only record",
+    );
+    for f in [
+        "lg::FlowSolver::initialize",
+        "lg::FlowSolver::apply_velocity_bc",
+        "lg::FlowSolver::apply_scalar_bc",
+        "lg::FlowSolver::predict",
+        "lg::FlowSolver::divergence",
+        "lg::FlowSolver::project",
+        "lg::FlowSolver::advect_tracer",
+        "lg::FlowSolver::stable_dt",
+        "(anonymous namespace)::diagnose",
+    ] {
+        r.no_rows_in(
+            f,
+            &["u", "v", "ustar", "vstar", "p", "div", "c", "cnew", "s"],
+            "views looked up by name alias the registry's fields",
+        );
+    }
+    r.no_rows_in(
+        "lg::CgSolver::solve",
+        &["r", "d", "q", "x", "b"],
+        "copies of the work views and of reg's p and div alias them",
+    );
+    r.no_rows_in(
+        "lg::CgSolver::dot",
+        &["a", "b"],
+        "the views a dot reads alias their fields",
+    );
+    r.no_rows_in(
+        "lg::CgSolver::apply",
+        &["in", "out"],
+        "the views apply reads and writes alias their fields",
+    );
+    // The closures: `f` of parallel_for/parallel_reduce, and the captured
+    // views a lambda's body reads through `this` (the reduction's `acc` and
+    // the loop indices are no closures).
+    for v in r.variables() {
+        let f = v["function"].as_str().unwrap_or("");
+        let n = v["name"].as_str().unwrap_or("");
+        let launcher = f.contains("parallel_for") || f.contains("parallel_reduce");
+        let body = f.contains("::$_") && !launcher;
+        let is = |x: &str| n == x || n.starts_with(&format!("{x}."));
+        if ((launcher && is("f")) || (body && is("this"))) && v["derived"] != true {
+            r.fail(format!(
+                "{f}::{n} is listed: a lambda's captures are copies of view handles and add to \
+                 the fields they alias"
+            ));
+        }
+    }
+    r.no_rows(
+        &["solver.reg_", "solver.timers_"],
+        "the solver's references to main's registry and timers are no fields of its own",
+    );
+    r.finish_held_out();
+}
