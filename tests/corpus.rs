@@ -1991,9 +1991,9 @@ impl Run {
 }
 
 #[test]
-#[ignore = "held-out shortfall: the statistics scoped timers accumulate into \
-            (solver.stats_) and main's residual check rank with the solver, solver.z_ below \
-            solver.q_, x above solver, scalar range-for copies (v) listed (EXPECTED_ROUND5.md)"]
+#[ignore = "held-out shortfall: main's residual check (b - A x) and x inherit the whole \
+            solve through x and rank above solver; solver.z_ below solver.q_ \
+            (EXPECTED_ROUND5.md)"]
 fn pcgvec_held_out_blames_the_solver_behind_its_unique_ptr_not_its_stats() {
     if !sampling_allowed() {
         return;
@@ -2109,8 +2109,6 @@ fn pcgvec_held_out_blames_the_solver_behind_its_unique_ptr_not_its_stats() {
 }
 
 #[test]
-#[ignore = "held-out shortfall: the integer list cursor k is listed with the derived \
-            scalars (EXPECTED_ROUND5.md)"]
 fn picgrid_held_out_blames_particles_and_extern_fields_not_cursors_or_requests() {
     if !sampling_allowed() {
         return;
