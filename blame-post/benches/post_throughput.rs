@@ -206,6 +206,7 @@ fn main() {
                                 output: CallOutput::Arg(0),
                                 blamed: vec![0, 1],
                                 pointees: vec![],
+                                field: String::new(),
                                 explicit: vec![0, 1],
                             }],
                             model: None,

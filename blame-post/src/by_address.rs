@@ -347,6 +347,7 @@ mod tests {
                 output: CallOutput::Return,
                 blamed,
                 pointees: vec![],
+                field: String::new(),
                 explicit: vec![],
             }],
             model: model.then(|| vec![CallOutput::Return]),

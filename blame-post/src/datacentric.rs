@@ -1011,6 +1011,7 @@ mod tests {
                     output: CallOutput::Return,
                     blamed: vec![0, 2],
                     pointees: vec![],
+                    field: String::new(),
                     explicit: vec![0, 2],
                 }],
                 model: Some(vec![CallOutput::Return]),

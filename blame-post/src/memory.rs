@@ -508,6 +508,7 @@ mod tests {
                 output: CallOutput::Return,
                 blamed: vec![blamed],
                 pointees: vec![],
+                field: String::new(),
                 explicit: vec![],
             }],
             model: Some(vec![CallOutput::Return]),

@@ -861,6 +861,21 @@ fn bind(
             for (_, suffix, type_name, param_type) in
                 outputs.iter().filter(|(o, _, _, _)| *o == b.output)
             {
+                // A binding of one capture of a lambda's closure: the
+                // outputs below its member, with the rest of their path
+                // below the captured variable (the closure as a whole is
+                // a temporary: nothing).
+                let (suffix, param_type) = if b.field.is_empty() {
+                    (suffix.as_str(), param_type.as_str())
+                } else {
+                    match suffix
+                        .strip_prefix('.')
+                        .and_then(|s| s.strip_prefix(b.field.as_str()))
+                    {
+                        Some(rest) if rest.is_empty() || rest.starts_with('.') => (rest, ""),
+                        _ => continue,
+                    }
+                };
                 if suffix.is_empty() {
                     here.extend(reached.iter().copied());
                     continue;
@@ -894,7 +909,14 @@ fn blame_path(
     here: &mut BTreeSet<u32>,
     derived: &mut Paths,
 ) {
-    let base = &f.variables[t as usize].name;
+    // A view or iterator (a handle whose own fields are no paths of the
+    // data it reaches): the blame is its, and through it its owner's.
+    let tv = &f.variables[t as usize];
+    if tv.element_of.is_some() && !tv.is_pointer && tv.parent.is_none() {
+        here.insert(t);
+        return;
+    }
+    let base = &tv.name;
     let full = format!("{base}{suffix}");
     // The deepest variable of this function on the path: the
     // rest of the path (if any) is derived below it.

@@ -133,12 +133,14 @@ fn table_3_8_fig3_14() {
                 // The memory passed: the field itself (a read through `x`
                 // inside bar reads se.sX's pointee).
                 pointees: vec![idx(foo, "se.sX")],
+                field: String::new(),
             },
             OutputBinding {
                 output: CallOutput::Arg(1),
                 blamed: vec![idx(foo, "se.sY")],
                 explicit: vec![idx(foo, "se.sY")],
                 pointees: vec![idx(foo, "se.sY")],
+                field: String::new(),
             },
         ]
     );

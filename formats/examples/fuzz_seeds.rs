@@ -160,6 +160,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 output: CallOutput::Arg(0),
                 blamed: vec![0],
                 pointees: vec![],
+                field: String::new(),
                 explicit: vec![],
             }],
             model: Some(vec![CallOutput::Return]),

@@ -33,8 +33,8 @@ pub const STATIC_DB: Kind = Kind {
     // `FunctionSummary` the `unit_globals` its unit defines. 8: `ReadCost`
     // gained the `sweep` of its loop and `swept_before` (an earlier pass
     // over the same addresses in the same iteration). 9: `FunctionSummary`
-    // gained `fields_feeding_data`, and `Variable::is_record` is given for
-    // fields too.
+    // gained `fields_feeding_data`, `Variable::is_record` is given for
+    // fields too, and `OutputBinding` gained the closure member `field`.
     version: 9,
 };
 
@@ -174,6 +174,14 @@ pub struct OutputBinding {
     /// argument passed by value (`blamed` empty): the variables its value
     /// is read from, which a callee's side effect from it blames through.
     pub pointees: Vec<u32>,
+    /// Empty for the whole argument. Else the member of the argument this
+    /// binding is for, a capture of a lambda's closure (a compiler
+    /// temporary with no variable of its own): the callee's outputs below
+    /// `.field` reach `blamed`, the captured variables (the variable itself
+    /// for a capture by reference, the handle copied for one by value),
+    /// with the rest of their path.
+    #[serde(default)]
+    pub field: String,
 }
 
 /// A field path and pointer dereferences below what a pointer parameter

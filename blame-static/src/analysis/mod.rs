@@ -20,6 +20,7 @@
 //! edge has been taken. Reachability replaces the compact graph of 3.2.1:
 //! the lines stored at each migrated node are exactly what it reaches.
 
+mod closure;
 mod global_writes;
 mod graph;
 mod index_cursors;
@@ -334,10 +335,15 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
     // Per candidate, the variables its writes are made from (`None`: a
     // write from something else).
     let mut sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
+    // The variables a value points into: the member it names when the
+    // summary has one (`this->r_` of `auto r = r_;`), else its root.
     let roots_of = |res: &mut Resolver, vars: &mut Vars, v: &Value| -> BTreeSet<u32> {
         let mut out = BTreeSet::new();
         for l in res.locs(v) {
-            if let Some(x) = vars.get(l.root, &[], None) {
+            let member = (!l.path.is_empty())
+                .then(|| vars.by_key.get(&(l.root, l.path.clone())).copied())
+                .flatten();
+            if let Some(x) = member.or_else(|| vars.get(l.root, &[], None)) {
                 out.insert(x);
             }
         }
@@ -451,7 +457,9 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
 }
 
 /// A small class of numbers and pointers only (an iterator, a row view, a
-/// pair of an index and a value): no memory of its own to speak of.
+/// pair of an index and a value): no memory of its own to speak of. Or a
+/// handle to shared storage (a `View<T>` of a `std::shared_ptr<T>`, a raw
+/// pointer into it, extents and a label): a copy of it is the same data.
 fn is_view_type(m: &Module, t: Option<crate::ir::TypeId>) -> bool {
     let Some(t) = m.resolve(t) else { return false };
     let DiType::Struct {
@@ -462,14 +470,27 @@ fn is_view_type(m: &Module, t: Option<crate::ir::TypeId>) -> bool {
     else {
         return false;
     };
-    !members.is_empty()
-        && members.len() <= 4
+    let kind = |mb: &crate::ir::Member| m.resolve(mb.ty).map(|x| m.ty(x));
+    let small = members.len() <= 4
         && members.iter().all(|mb| {
             matches!(
-                m.resolve(mb.ty).map(|x| m.ty(x)),
+                kind(mb),
                 Some(DiType::Basic { .. }) | Some(DiType::Pointer { .. })
             )
-        })
+        });
+    let shared = |mb: &crate::ir::Member| {
+        let name = m.type_name_opt(mb.ty);
+        let name = name
+            .trim_start_matches("const ")
+            .trim_start_matches("std::");
+        name.starts_with("shared_ptr<")
+    };
+    let handle = members.len() <= 6
+        && members.iter().any(shared)
+        && members
+            .iter()
+            .any(|mb| matches!(kind(mb), Some(DiType::Pointer { .. })));
+    !members.is_empty() && (small || handle)
 }
 
 /// The variable `v` is a field of (itself when it is none).
@@ -2019,6 +2040,7 @@ fn call_sites(
                     blamed: b.clone(),
                     explicit: x.clone(),
                     pointees: vec![],
+                    field: String::new(),
                 });
             }
         }
@@ -2049,6 +2071,7 @@ fn call_sites(
                         explicit: blamed.clone(),
                         blamed,
                         pointees: sources,
+                        field: String::new(),
                     });
                 }
                 continue;
@@ -2079,7 +2102,28 @@ fn call_sites(
                     blamed,
                     explicit,
                     pointees,
+                    field: String::new(),
                 });
+            } else {
+                // A lambda's closure (a temporary of no variable): each
+                // capture is bound to what it captures.
+                let m = res.m;
+                for (field, captured) in closure::captures(m, f, res, vars, i, k) {
+                    let mut reached: Vec<u32> = captured
+                        .iter()
+                        .flat_map(|&t| members[class_id[t as usize] as usize].iter().copied())
+                        .chain(captured.iter().copied())
+                        .collect();
+                    reached.sort_unstable();
+                    reached.dedup();
+                    outputs.push(OutputBinding {
+                        output: CallOutput::Arg(k),
+                        blamed: reached.clone(),
+                        explicit: reached,
+                        pointees: captured.into_iter().collect(),
+                        field,
+                    });
+                }
             }
         }
         // A nonblocking MPI call: which buffers its request completes.
@@ -2165,6 +2209,7 @@ fn call_sites(
                 explicit: extra_explicit.into_iter().collect(),
                 blamed: extra.into_iter().collect(),
                 pointees: vec![],
+                field: String::new(),
             }),
         }
     }
