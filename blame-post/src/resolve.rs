@@ -867,6 +867,9 @@ fn bind(
                 // a temporary: nothing).
                 let (suffix, param_type) = if b.field.is_empty() {
                     (suffix.as_str(), param_type.as_str())
+                } else if b.field == "*" {
+                    // A handle copied for the call: the data it reaches.
+                    ("", "")
                 } else {
                     match suffix
                         .strip_prefix('.')

@@ -1198,6 +1198,69 @@ mod across_units_tests {
         assert!(!verdict("copy_out", "out"));
     }
 
+    /// A lambda passed to a template (`for_each_cell(n, [&](int i) { ..
+    /// })`): its closure is a temporary of no variable, so the call binds
+    /// each capture to what it captures, by member (`out` to `out`), and a
+    /// handle passed by value (`View v`) to the handle it was copied from.
+    #[test]
+    fn a_lambda_s_captures_and_a_handle_by_value_are_bound_at_the_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("kernels.cpp");
+        let bc = dir.path().join("kernels.bc");
+        std::fs::write(
+            &src,
+            "#include <memory>\n\
+             struct View { std::shared_ptr<double> alloc_; double *ptr_; int n_; };\n\
+             template <class F> void for_each_cell(int n, const F &f) {\n\
+             \x20 for (int i = 0; i < n; i++) f(i);\n\
+             }\n\
+             void fill(View v, double x) { for (int i = 0; i < v.n_; i++) v.ptr_[i] = x; }\n\
+             void scale(double *out, const double *in, int n, View w) {\n\
+             \x20 double a = 2.0;\n\
+             \x20 for_each_cell(n, [&](int i) { out[i] = a * in[i]; });\n\
+             \x20 fill(w, a);\n\
+             }\n",
+        )
+        .unwrap();
+        crate::test_clang::bitcode(&src, &bc, &["-O0"]);
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&bc), &db).unwrap();
+        let f = function(&db, "_Z5scalePdPKdi4View");
+        let name = |t: u32| f.variables[t as usize].name.as_str();
+        let site = |callee: &str| {
+            f.call_sites
+                .iter()
+                .find(|c| c.callee.as_deref().is_some_and(|n| n.contains(callee)))
+                .unwrap_or_else(|| panic!("{callee} in {:?}", f.call_sites))
+        };
+        let each = site("for_each_cell");
+        let out = each
+            .outputs
+            .iter()
+            .find(|b| b.field == "out")
+            .unwrap_or_else(|| panic!("{:?}", each.outputs));
+        assert_eq!(
+            out.blamed.iter().map(|&t| name(t)).collect::<Vec<_>>(),
+            ["out"]
+        );
+        let fill = site("fill");
+        let copied = fill
+            .outputs
+            .iter()
+            .find(|b| b.field == "*")
+            .unwrap_or_else(|| panic!("{:?}", fill.outputs));
+        assert!(copied.blamed.iter().any(|&t| name(t) == "w"), "{copied:?}");
+        let callee = function(&db, "_Z4fill4Viewd");
+        assert!(
+            callee
+                .variables
+                .iter()
+                .find(|v| v.name == "v")
+                .unwrap()
+                .is_exit
+        );
+    }
+
     /// A field of a base class reached from a derived class's method
     /// (`stats_` of a polymorphic `Solver`, from `Pcg::solve`) is named as
     /// that field, not as the derived class's member of the same index.

@@ -179,7 +179,9 @@ pub struct OutputBinding {
     /// temporary with no variable of its own): the callee's outputs below
     /// `.field` reach `blamed`, the captured variables (the variable itself
     /// for a capture by reference, the handle copied for one by value),
-    /// with the rest of their path.
+    /// with the rest of their path. `*`: the argument is a copy made for
+    /// the call (a handle passed by value): every output through it reaches
+    /// `blamed`, the variables copied, as a whole.
     #[serde(default)]
     pub field: String,
 }

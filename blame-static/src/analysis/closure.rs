@@ -8,9 +8,10 @@
 use super::*;
 
 /// For argument `k` of call `call` (to `callee`, a function of the module),
-/// when it is a temporary of no variable: per member of it (named by the
-/// callee's parameter type, the closure's class), the variables the member
-/// reaches. A capture by reference stores the variable's address (the
+/// when it is a temporary of no variable: a copy of a variable made for the
+/// call (member `*`: the whole argument reaches the variable copied), or
+/// per member of it (named by the callee's parameter type, the closure's
+/// class), the variables the member reaches. A capture by reference stores the variable's address (the
 /// variable itself); a capture by value copies it, by a constructor call
 /// or `memcpy` given the variable (a handle's copy reaches what the handle
 /// does: the variable copied).
@@ -47,7 +48,20 @@ pub(super) fn captures(
     {
         return Vec::new();
     }
-    // The closure's class: the callee's parameter's type.
+    // The variables a value points into.
+    let targets = |res: &mut Resolver, v: &Value| -> BTreeSet<u32> {
+        res.locs(v)
+            .iter()
+            .filter_map(|l| {
+                vars.by_key
+                    .get(&(l.root, l.path.clone()))
+                    .or_else(|| vars.by_key.get(&(l.root, Vec::new())))
+                    .copied()
+            })
+            .collect()
+    };
+    // The callee's parameter: a handle passed by value, or the closure's
+    // class.
     let Some(g) = m
         .functions
         .iter()
@@ -56,18 +70,44 @@ pub(super) fn captures(
         return Vec::new();
     };
     let (_, _, param_of, _) = variable_bindings(g);
-    let Some(class) = param_of.iter().find(|&(_, &p)| p == k).and_then(|(&v, _)| {
-        let mut t = g.vars[v as usize].ty;
-        for _ in 0..4 {
-            if m.is_struct(t) {
-                break;
-            }
-            t = m.pointee(t);
-        }
-        m.is_struct(t).then_some(t)
-    }) else {
+    let Some(declared) = param_of
+        .iter()
+        .find(|&(_, &p)| p == k)
+        .map(|(&v, _)| g.vars[v as usize].ty)
+    else {
         return Vec::new();
     };
+    if super::is_handle_type(m, declared) {
+        // A copy of the caller's handle made for the call (by its copy
+        // constructor): the variable copied, for the whole argument (member
+        // `*`: the handle's own fields are no paths of the data it reaches).
+        let mut whole: BTreeSet<u32> = BTreeSet::new();
+        for (n, i) in f.insts.iter().enumerate() {
+            if n as InstId != call
+                && matches!(i.op, Op::Call { .. })
+                && i.args.first() == Some(&Value::Inst(a))
+            {
+                for src in i.args[1..].iter().filter(|s| is_ptr_value(f, s)) {
+                    whole.extend(targets(res, src));
+                }
+            }
+        }
+        return if whole.is_empty() {
+            Vec::new()
+        } else {
+            vec![("*".to_string(), whole)]
+        };
+    }
+    let mut class = declared;
+    for _ in 0..4 {
+        if m.is_struct(class) {
+            break;
+        }
+        class = m.pointee(class);
+    }
+    if !m.is_struct(class) {
+        return Vec::new();
+    }
     // The members of the temporary: GEPs of one field step from it.
     let mut member_of: HashMap<InstId, String> = HashMap::default();
     for (n, i) in f.insts.iter().enumerate() {
@@ -86,18 +126,6 @@ pub(super) fn captures(
     let member = |v: &Value| match v {
         Value::Inst(i) => member_of.get(i).cloned(),
         _ => None,
-    };
-    // The variables a value points into.
-    let targets = |res: &mut Resolver, v: &Value| -> BTreeSet<u32> {
-        res.locs(v)
-            .iter()
-            .filter_map(|l| {
-                vars.by_key
-                    .get(&(l.root, l.path.clone()))
-                    .or_else(|| vars.by_key.get(&(l.root, Vec::new())))
-                    .copied()
-            })
-            .collect()
     };
     let mut out: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
     for (n, i) in f.insts.iter().enumerate() {

@@ -493,6 +493,18 @@ fn is_view_type(m: &Module, t: Option<crate::ir::TypeId>) -> bool {
     !members.is_empty() && (small || handle)
 }
 
+/// A view type (`is_view_type`) that points somewhere (a pointer member):
+/// writes through a copy of it reach the memory the original does, unlike a
+/// copy of a small record of numbers.
+fn is_handle_type(m: &Module, t: Option<crate::ir::TypeId>) -> bool {
+    is_view_type(m, t)
+        && matches!(m.resolve(t).map(|t| m.ty(t)), Some(DiType::Struct { members, .. })
+        if members.iter().any(|mb| matches!(
+            m.resolve(mb.ty).map(|x| m.ty(x)),
+            Some(DiType::Pointer { .. })
+        )))
+}
+
 /// The variable `v` is a field of (itself when it is none).
 fn root_of(vars: &[Variable], mut v: u32) -> u32 {
     for _ in 0..vars.len() {

@@ -48,7 +48,11 @@ impl Vars<'_> {
                         line: lv.line,
                         parent: None,
                         param_index: param,
-                        is_exit: param.is_some() && ptr,
+                        // A handle to shared storage passed by value (a
+                        // `View<T>`, in memory the caller copied it to): what
+                        // is written through it is the caller's data.
+                        is_exit: param.is_some()
+                            && (ptr || (ir_ptr && super::is_handle_type(self.m, lv.ty))),
                         is_pointer: ptr,
                         is_scalar: (!ptr && self.m.is_scalar(lv.ty)) || self.m.is_mpi_handle(lv.ty),
                         explicit_lines: vec![],
