@@ -29,7 +29,10 @@ Then the share of rank samples whose stack reaches main, per blame mode
 
 Then a 4-rank MPI run's recorder peak RSS.
 
-    bench/overhead.py [--rounds N] [--case single|busy|all] [--blame PATH]
+    bench/overhead.py [--rounds N] [--case single|busy|all] [--blame PATH] [--baseline-blame PATH]
+
+`--baseline-blame PATH` adds another blame binary's hybrid recording to the
+rounds (a change's before, measured with its after under the same load).
 """
 import argparse
 import json
@@ -45,7 +48,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FP_FLAGS = ["-g", "-O2", "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer"]
 
 
-def configs(blame, hz, sizes=(), fp=False):
+def configs(blame, hz, sizes=(), fp=False, baseline=None):
     # --no-buildid: after the target exits, perf 6.1 walks every sample to
     # mark the build ids of the objects hit, expanding inlined frames from
     # their DWARF; on this machine that pass aborted perf (`assertion failed
@@ -62,6 +65,8 @@ def configs(blame, hz, sizes=(), fp=False):
         "blame record (hybrid)": rec + ["--"],
         "blame --call-graph dwarf": rec + ["--call-graph", "dwarf", "--"],
     }
+    if baseline:
+        cfg["baseline blame (hybrid)"] = [baseline] + rec[1:] + ["--"]
     if fp:
         cfg["blame --call-graph fp"] = rec + ["--call-graph", "fp", "--"]
     for size in sizes:
@@ -100,19 +105,19 @@ def samples_of(name, out):
             if "SAMPLE events:" in line:
                 return int(line.split("SAMPLE events:")[1].split()[0])
         return 0
-    if name.startswith("blame"):
+    if "blame" in name:
         return sum(json.load(open(os.path.join(out, f)))["samples"]
                    for f in os.listdir(out) if f.startswith("manifest"))
     return 0
 
 
-def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=(), fp=False):
+def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=(), fp=False, baseline=None):
     """Alternating rounds of every configuration at every rate; prints the table."""
     print(f"# {title}: {rounds} alternating rounds, target CPU time (user+sys) in s, median [min-max]")
     print(f"{'rate':>5} {'config':<25} {'cpu s':>7} {'spread':>15} {'overhead':>9} {'samples':>8}")
     summary = {}
     for hz in rates:
-        cfg = configs(blame, hz, sizes, fp)
+        cfg = configs(blame, hz, sizes, fp, baseline)
         cpu = {k: [] for k in cfg}
         comp = {k: [] for k in cfg}
         samples = {k: 0 for k in cfg}
@@ -144,6 +149,10 @@ def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=(
               f"blame - floor {ex_ours:+.1f} points (busy-node target at 1 kHz <= +2); "
               f"blame {'below' if over['blame record (hybrid)'] < over['perf --call-graph dwarf'] else 'NOT below'} perf dwarf; "
               f"spread of `alone` {noise:.1f}%")
+        if baseline:
+            ex_base = over["baseline blame (hybrid)"] - floor
+            print(f"{hz:>5} baseline blame (--baseline-blame): excess {ex_base:+.1f} points "
+                  f"(ratio {ex_base / ex_dwarf if ex_dwarf > 0 else float('nan'):.2f})")
         if comp["alone"]:
             cbase = statistics.median(comp["alone"])
             cover = {}
@@ -180,6 +189,8 @@ def main():
     ap.add_argument("--rounds", "--runs", type=int, default=8)
     ap.add_argument("--case", default="all", choices=["single", "busy", "all"])
     ap.add_argument("--blame", default=os.path.join(ROOT, "target/release/blame"))
+    ap.add_argument("--baseline-blame", default=None,
+                    help="also another blame binary (hybrid), side by side: a change's before and after")
     ap.add_argument("--reps", default="240000", help="hot.c argument (work size)")
     ap.add_argument("--iterations", default="6000", help="busy_mpi iterations")
     ap.add_argument("--rates", default="",
@@ -200,7 +211,7 @@ def main():
                            check=True)
             measure(f"single process: hot {args.reps}", args.blame, rates or (1000, 4000, 10000), args.rounds,
                     lambda t: [cputime, t, hot, args.reps], work, 1,
-                    sizes=[int(x) for x in args.sizes.split(",") if x], fp=True)
+                    sizes=[int(x) for x in args.sizes.split(",") if x], fp=True, baseline=args.baseline_blame)
         if args.case in ("busy", "all"):
             exe = os.path.join(work, "busy_mpi")
             env = dict(os.environ, OMPI_CC="clang-19")
@@ -211,7 +222,7 @@ def main():
             measure(f"busy node: mpirun -np {np_} busy_mpi {args.iterations}", args.blame, rates or (1000, 4000),
                     args.rounds,
                     lambda t: ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(np_), cputime, t,
-                               exe, args.iterations], work, np_, keep)
+                               exe, args.iterations], work, np_, keep, baseline=args.baseline_blame)
             for (hz, name), run in sorted(keep.items()):
                 m, n = reach_main(args.blame, run)
                 print(f"# {name} at {hz} Hz: {m} of {n} rank samples ({100.0 * m / max(n, 1):.1f}%) reach main")

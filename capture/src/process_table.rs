@@ -164,7 +164,7 @@ pub struct ProcessTable<S: ImageSink, P: ProcessSource> {
     /// Bytes of user stack each sample copies (`--stack-size`), 0 when unknown.
     pub stack_copy_size: u32,
     objects: ObjectCache,
-    procs: HashMap<u32, Slot<S::Image>>,
+    procs: rustc_hash::FxHashMap<u32, Slot<S::Image>>,
     frames: Vec<u64>,
     next_serial: u64,
 }
@@ -177,7 +177,7 @@ impl<S: ImageSink, P: ProcessSource> ProcessTable<S, P> {
             stats: CaptureStats::default(),
             stack_copy_size: 0,
             objects,
-            procs: HashMap::new(),
+            procs: Default::default(),
             frames: Vec::with_capacity(128),
             next_serial: 0,
         }
@@ -383,16 +383,24 @@ impl<S: ImageSink, P: ProcessSource> ProcessTable<S, P> {
         })
     }
 
-    /// A sample of `pid`: its stack walked and handed to the sink.
+    /// A sample of `pid`: its stack walked and handed to the sink. The
+    /// process's slot is borrowed in place (a sample moves nothing: the
+    /// recorder takes thousands per second).
     pub fn sample(&mut self, pid: u32, sample: &SampleInfo, stack: SampledStack) {
         if !self.procs.contains_key(&pid) {
             self.adopt(pid);
         }
-        let mut frames = std::mem::take(&mut self.frames);
-        let Some(mut s) = self.procs.remove(&pid) else {
+        let Some(s) = self.procs.get_mut(&pid) else {
             return;
         };
-        self.walk(&mut s.unwinder, stack, &mut frames);
+        let frames = &mut self.frames;
+        walk(
+            &mut self.stats,
+            self.stack_copy_size,
+            &mut s.unwinder,
+            stack,
+            frames,
+        );
         if frames.len() <= 1 {
             self.stats.shallow_stacks += 1;
         }
@@ -401,54 +409,8 @@ impl<S: ImageSink, P: ProcessSource> ProcessTable<S, P> {
                 s.image = self.sink.open(&s.process, sample.time_ns);
             }
             if let Some(image) = &mut s.image {
-                if self.sink.sample(image, sample, &frames) {
+                if self.sink.sample(image, sample, frames) {
                     self.stats.samples += 1;
-                }
-            }
-        }
-        self.frames = frames;
-        self.procs.insert(pid, s);
-    }
-
-    /// Walks a sample's stack into `frames`, innermost first.
-    fn walk(&mut self, unwinder: &mut ProcessUnwinder, stack: SampledStack, frames: &mut Vec<u64>) {
-        let full_copy = |stack: &[u8]| stack.len() as u64 >= u64::from(self.stack_copy_size);
-        match stack {
-            SampledStack::Frames(f) => {
-                frames.clear();
-                frames.extend_from_slice(&f[..f.len().min(MAX_FRAMES)]);
-            }
-            SampledStack::Raw {
-                ip,
-                sp,
-                bp,
-                stack,
-                kernel,
-            } => {
-                let cut = unwinder.unwind(ip, sp, bp, stack, frames);
-                // A copy shorter than asked for ended at the stack's top: not cut.
-                if cut && full_copy(stack) {
-                    self.stats.cut_stacks += 1;
-                }
-                if !kernel.is_empty() {
-                    frames.splice(0..0, kernel.iter().copied());
-                }
-            }
-            SampledStack::Hybrid {
-                ip,
-                sp,
-                bp,
-                stack,
-                chain,
-                kernel,
-            } => {
-                match unwinder.unwind_hybrid(ip, sp, bp, stack, chain, frames) {
-                    HybridWalk::Stitched => self.stats.stitched_stacks += 1,
-                    HybridWalk::Cut if full_copy(stack) => self.stats.cut_stacks += 1,
-                    _ => {}
-                }
-                if !kernel.is_empty() {
-                    frames.splice(0..0, kernel.iter().copied());
                 }
             }
         }
@@ -517,6 +479,58 @@ impl<S: ImageSink, P: ProcessSource> ProcessTable<S, P> {
         for s in self.procs.values_mut() {
             if let Some(image) = &mut s.image {
                 self.sink.flush(image);
+            }
+        }
+    }
+}
+
+/// Walks a sample's stack into `frames`, innermost first, counting cut
+/// and stitched stacks in `stats` (`stack_copy_size`: the bytes each
+/// sample asked for, 0 when unknown).
+fn walk(
+    stats: &mut CaptureStats,
+    stack_copy_size: u32,
+    unwinder: &mut ProcessUnwinder,
+    stack: SampledStack,
+    frames: &mut Vec<u64>,
+) {
+    let full_copy = |stack: &[u8]| stack.len() as u64 >= u64::from(stack_copy_size);
+    match stack {
+        SampledStack::Frames(f) => {
+            frames.clear();
+            frames.extend_from_slice(&f[..f.len().min(MAX_FRAMES)]);
+        }
+        SampledStack::Raw {
+            ip,
+            sp,
+            bp,
+            stack,
+            kernel,
+        } => {
+            let cut = unwinder.unwind(ip, sp, bp, stack, frames);
+            // A copy shorter than asked for ended at the stack's top: not cut.
+            if cut && full_copy(stack) {
+                stats.cut_stacks += 1;
+            }
+            if !kernel.is_empty() {
+                frames.splice(0..0, kernel.iter().copied());
+            }
+        }
+        SampledStack::Hybrid {
+            ip,
+            sp,
+            bp,
+            stack,
+            chain,
+            kernel,
+        } => {
+            match unwinder.unwind_hybrid(ip, sp, bp, stack, chain, frames) {
+                HybridWalk::Stitched => stats.stitched_stacks += 1,
+                HybridWalk::Cut if full_copy(stack) => stats.cut_stacks += 1,
+                _ => {}
+            }
+            if !kernel.is_empty() {
+                frames.splice(0..0, kernel.iter().copied());
             }
         }
     }

@@ -157,8 +157,7 @@ impl RingBuffer {
                 break;
             }
             let start = out.len();
-            out.resize(start + rec_size as usize, 0);
-            copy_wrapped(data, (pos % size) as usize, &mut out[start..]);
+            append_wrapped(data, (pos % size) as usize, rec_size as usize, out);
             offsets.push((start, rec_size as usize));
             pos += rec_size;
             count += 1;
@@ -171,6 +170,14 @@ impl RingBuffer {
         }
         count
     }
+}
+
+/// Appends the `len` bytes at `start` of the circular `data` to `out`
+/// (no zero-filling first: the recorder moves every sample through here).
+fn append_wrapped(data: &[u8], start: usize, len: usize, out: &mut Vec<u8>) {
+    let first = (data.len() - start).min(len);
+    out.extend_from_slice(&data[start..start + first]);
+    out.extend_from_slice(&data[..len - first]);
 }
 
 fn copy_wrapped(data: &[u8], start: usize, out: &mut [u8]) {
