@@ -69,6 +69,25 @@ pub fn plain_type(t: &str) -> String {
         .replace(" &", "&")
 }
 
+/// The complete-object name of a base-object constructor or destructor
+/// (`_ZN2lg10FlowSolverC2E..` → `_ZN2lg10FlowSolverC1E..`), the alias
+/// clang emits for it and other units call.
+fn complete_object_name(linkage: &str) -> Option<String> {
+    if !linkage.starts_with("_ZN") {
+        return None;
+    }
+    ["C2E", "D2E"].iter().find_map(|m| {
+        let at = linkage.find(m)?;
+        // After the class's name: a digit-counted identifier ends there.
+        let before = linkage[..at].chars().last()?;
+        (before.is_ascii_alphanumeric() || before == '_').then(|| {
+            let mut out = linkage.to_string();
+            out.replace_range(at + 1..at + 2, "1");
+            out
+        })
+    })
+}
+
 /// True for a C++ constructor or destructor, by its demangled name
 /// (`pcg::Stats::Stats()`, `pcg::Stats::~Stats()`).
 fn is_special_member(name: &str) -> bool {
@@ -177,6 +196,10 @@ impl StaticIndex {
                 f.name.clone(),
                 strip_params(&f.name).to_string(),
             ];
+            // A base-object constructor or destructor (`C2`, `D2`) is also
+            // the complete object's (`C1`, `D1`), which clang emits as an
+            // alias of it: calls from other units name that one.
+            names.extend(complete_object_name(&f.linkage_name));
             names.sort();
             names.dedup();
             for n in names {
@@ -443,6 +466,20 @@ impl StaticIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base_object_constructors_answer_for_the_complete_object() {
+        assert_eq!(
+            complete_object_name("_ZN2lg10FlowSolverC2ERNS_13FieldRegistryE").as_deref(),
+            Some("_ZN2lg10FlowSolverC1ERNS_13FieldRegistryE")
+        );
+        assert_eq!(
+            complete_object_name("_ZN3pcg5StatsD2Ev").as_deref(),
+            Some("_ZN3pcg5StatsD1Ev")
+        );
+        assert_eq!(complete_object_name("_ZN3pcg9PcgSolver5solveEv"), None);
+        assert_eq!(complete_object_name("main"), None);
+    }
 
     #[test]
     fn file_matching_accepts_relative_and_absolute_forms() {

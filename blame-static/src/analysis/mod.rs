@@ -90,6 +90,9 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let mut w = collect_writes(m, defined, f, &mut res, &mut vars);
     let graph = data_edges(f, &cfg, defined, &mut res, &mut w);
     factory_aliases(f, defined, &mut res, &mut vars, &mut w.alias_pairs);
+    // (Before the alias classes and the writes per variable: it may name
+    // the member a view is copied from.)
+    iterator_owners(m, f, &mut res, &mut vars);
     let classes = alias_classes(vars.out.len(), &w.alias_pairs);
     let mut var_writes = do_store(&mut vars, &w, &classes);
     // The return value: a variable written by the returns.
@@ -124,7 +127,6 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
 
     let t_graph = t0.elapsed();
     element_owners(&mut vars.out, &w.pointer_sources);
-    iterator_owners(m, f, &mut res, &mut vars);
     let reads_of_params = param_reads(f, &mut res, &param_of, &graph.load_locs);
     let reach = reach(
         f,
@@ -341,7 +343,7 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
         let mut out = BTreeSet::new();
         for l in res.locs(v) {
             let member = (!l.path.is_empty())
-                .then(|| vars.by_key.get(&(l.root, l.path.clone())).copied())
+                .then(|| vars.get(l.root, &l.path, None))
                 .flatten();
             if let Some(x) = member.or_else(|| vars.get(l.root, &[], None)) {
                 out.insert(x);
@@ -423,15 +425,18 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
     }
     // An owner that is itself a view of another is that one's (`end` of
     // the row `it` walks): settled over a few rounds.
+    // (The member itself when its root is no view: `this.reg_` of
+    // `reg_.get(name)`, so that the view is the registry's, not the whole
+    // object's.)
     let owner_root = |out: &[Variable], mut v: u32| -> u32 {
         for _ in 0..8 {
             let r = root_of(out, v);
             match out[r as usize].element_of {
                 Some(o) if root_of(out, o) != r => v = o,
-                _ => return r,
+                _ => return v,
             }
         }
-        root_of(out, v)
+        v
     };
     for _ in 0..3 {
         let mut changed = false;
@@ -443,7 +448,7 @@ fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars
                 .iter()
                 .flatten()
                 .map(|&o| owner_root(&vars.out, o))
-                .filter(|&r| r != t)
+                .filter(|&r| root_of(&vars.out, r) != t)
                 .collect();
             if let [r] = roots.into_iter().collect::<Vec<_>>()[..] {
                 vars.out[t as usize].element_of = Some(r);
