@@ -395,7 +395,12 @@ pub(crate) fn canonical(
         })
         .collect();
     order.par_sort_unstable();
-    let mut out = FlatStacks::default();
+    let mut out = FlatStacks::with_capacity(
+        stacks.len(),
+        stacks.sample_count(),
+        distinct_paths as usize,
+        stacks.frame_id_count(),
+    );
     let mut pushed = 0u32;
     for &p in &by_frames {
         if path_rank[p as usize] == pushed {
@@ -1154,6 +1159,11 @@ impl Part {
 /// 4 MiB is 256 one-rank partial results of the scale benchmark.
 const GROUP_BYTES: u64 = 4 << 20;
 
+/// Bytes of a partial result from which a per-rank merge reduces its
+/// parts record by record as they are read, one after the other, instead
+/// of reading parts whole ahead of the one being reduced.
+const STREAMED_BYTES: u64 = 4 << 20;
+
 /// Reduces `parts` (with their weights) into a new summing merger, in
 /// groups of at most `group_bytes` ([`GROUP_BYTES`]); `progress()` after
 /// each part.
@@ -1227,6 +1237,18 @@ pub fn read_parts_into(
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1)
         })?;
         merger.absorb(reduced)?;
+        return Ok(merger);
+    }
+    if parts.iter().any(|p| p.weight() >= STREAMED_BYTES) {
+        // Large parts (the shard results of a post of many ranks each, the
+        // last shard's own among them) are reduced record by record as
+        // they are read, in order: holding one whole costs more memory
+        // than reading the next ahead saves time.
+        let mut scratch = FlatStacks::default();
+        for part in parts {
+            scratch = part.add_to(&mut merger, scratch)?;
+            progress(merger.parts());
+        }
         return Ok(merger);
     }
     if rayon::current_thread_index().is_some() {

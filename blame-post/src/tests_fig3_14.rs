@@ -429,17 +429,28 @@ fn sharded_posts_merge_to_the_bytes_of_one_post() {
                 parts.push(crate::merge::Part::File(path));
             }
         }
+        // Read ahead whole, and record by record as read (large parts).
+        let mut streamed = crate::merge::Merger::default();
+        let mut scratch = Default::default();
+        for part in &parts {
+            match part {
+                crate::merge::Part::File(path) => {
+                    scratch = streamed.add_file(path, scratch).unwrap()
+                }
+                crate::merge::Part::Flat(r) => {
+                    streamed.add_flat((**r).clone(), None).unwrap();
+                }
+                crate::merge::Part::Loaded(_) => unreachable!(),
+            }
+        }
         let merged_path = dir.path().join(format!("merged-{n}.bres"));
-        crate::merge::read_parts(parts, &|_| {})
-            .unwrap()
-            .finish_flat()
-            .unwrap()
-            .write(&merged_path)
-            .unwrap();
-        assert!(
-            std::fs::read(&merged_path).unwrap() == whole,
-            "{n} shards merged differ from one post"
-        );
+        for merger in [crate::merge::read_parts(parts, &|_| {}).unwrap(), streamed] {
+            merger.finish_flat().unwrap().write(&merged_path).unwrap();
+            assert!(
+                std::fs::read(&merged_path).unwrap() == whole,
+                "{n} shards merged differ from one post"
+            );
+        }
     }
     // The same bytes as the records' vectors write.
     let read = blame_formats::results::Results::read(&whole_path).unwrap();

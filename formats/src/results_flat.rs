@@ -159,6 +159,33 @@ impl FlatStacks {
         }
     }
 
+    /// Empty tables with room for `stacks` stacks of `samples` sample
+    /// counts in all, on `paths` call paths of `frame_ids` ids in all
+    /// (allocated once each: a table grown by doubling leaves the smaller
+    /// buffers it outgrew behind in the heap).
+    pub fn with_capacity(stacks: usize, samples: usize, paths: usize, frame_ids: usize) -> Self {
+        FlatStacks {
+            process: Vec::with_capacity(stacks),
+            path: Vec::with_capacity(stacks),
+            path_ends: Vec::with_capacity(paths),
+            frame_ids: Vec::with_capacity(frame_ids),
+            sample_runs: Vec::with_capacity(stacks),
+            samples: Vec::with_capacity(samples),
+            named: 0,
+        }
+    }
+
+    /// The number of sample counts held (of every stack, and any a stack
+    /// outgrew).
+    pub fn sample_count(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// The number of frame ids of every call path.
+    pub fn frame_id_count(&self) -> usize {
+        self.frame_ids.len()
+    }
+
     /// Empties the tables, keeping their memory.
     pub fn clear(&mut self) {
         self.process.clear();
