@@ -15,7 +15,11 @@
 # (1024 partial results, one rank each of the SCALE_MERGE_MAX-rank flat run),
 # SCALE_KEEP=1 keeps the generated runs. Each merge is measured twice: per-rank
 # contexts (`blame merge`) and contexts summed over ranks (`--sum-contexts`),
-# each the run of median wall time of SCALE_MERGE_ROUNDS (5).
+# each the run of median wall time of SCALE_MERGE_ROUNDS (5). The big run
+# is posted SCALE_BIG_ROUNDS_REPEAT (3) times with 1 shard and then 2 shards
+# at once (side by side, so that both see the same load), each shard's peak
+# memory printed; SCALE_CMP_BLAME=path/to/other/blame posts it once with
+# that build first and `cmp`s every result against it.
 # Prints one line per measurement and ratios against the baseline (the first
 # measurement of each kind in this same invocation).
 set -euo pipefail
@@ -33,8 +37,10 @@ FLAT_MIN=${SCALE_FLAT_MIN:-2000}
 FLAT_MAX=${SCALE_FLAT_MAX:-3000}
 MERGE_MAX=${SCALE_MERGE_MAX:-1024}
 MERGE_ROUNDS=${SCALE_MERGE_ROUNDS:-5}
+BIG_ROUNDS=${SCALE_BIG_ROUNDS_REPEAT:-3}
+CMP_BLAME=${SCALE_CMP_BLAME:-}
 if [ -n "${SCALE_QUICK:-}" ]; then
-    BIG_RANKS=32 BIG_MIN=20000 BIG_MAX=30000 FLAT_RANKS="64 256" MERGE_MAX=32
+    BIG_RANKS=32 BIG_MIN=20000 BIG_MAX=30000 FLAT_RANKS="64 256" MERGE_MAX=32 BIG_ROUNDS=1
 fi
 mkdir -p "$OUT"
 BLAME=$CARGO_TARGET_DIR/release/blame
@@ -80,25 +86,46 @@ for n in $FLAT_RANKS; do
 done
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
-echo "== 2. the big run: $BIG_RANKS ranks, $BIG_MIN-$BIG_MAX samples per rank; post with 1 shard, then 2 shards at once"
+echo "== 2. the big run: $BIG_RANKS ranks, $BIG_MIN-$BIG_MAX samples per rank; post with 1 shard, then 2 shards at once, $BIG_ROUNDS rounds"
 d=$OUT/big-$BIG_RANKS
 gen "$d" "$BIG_RANKS" "$BIG_MIN" "$BIG_MAX" >&2
 S=$(samples_of "$d")
 echo "run: $BIG_RANKS ranks, $S samples, $(bytes_of "$d") bytes"
 rm -f "$d"/results.bres*
-r1=$(measure "shards=1" "$BLAME" post "$d" --static "$DB" --shard 0/1)
-w1=$(field wall_s "$r1")
-echo "$r1 samples_per_s=$(awk -v s="$S" -v w="$w1" 'BEGIN{printf "%.2fM", s/w/1e6}')"
-rm -f "$d"/results.bres*
-t0=$(date +%s.%N)
-measure "shards=2 shard=0/2" "$BLAME" post "$d" --static "$DB" --shard 0/2 > "$OUT/s0.txt" &
-measure "shards=2 shard=1/2" "$BLAME" post "$d" --static "$DB" --shard 1/2 > "$OUT/s1.txt" &
-wait
-t1=$(date +%s.%N)
-w2=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')
-cat "$OUT/s0.txt" "$OUT/s1.txt"
-echo "shards=2 both wall_s=$w2 (includes the merge of 2 by the last shard) samples_per_s=$(awk -v s="$S" -v w="$w2" 'BEGIN{printf "%.2fM", s/w/1e6}') speedup_vs_1_shard=$(ratio "$w1" "$w2")"
-ls -l "$d"/results.bres* | awk '{print "  " $5, $9}'
+if [ -n "$CMP_BLAME" ]; then
+    # The reference: the whole post of another build (e.g. main's), which
+    # every result of this build below must equal byte for byte.
+    "$CMP_BLAME" post "$d" --static "$DB" --shard 0/1 -o "$OUT/reference.bres" 2>/dev/null
+    echo "reference: $CMP_BLAME, $(stat -c %s "$OUT/reference.bres") bytes"
+fi
+same_as_reference() { # same_as_reference FILE LABEL
+    [ -z "$CMP_BLAME" ] && return 0
+    if cmp -s "$1" "$OUT/reference.bres"; then echo "  $2: byte-identical to the reference"; else echo "  $2: DIFFERS from the reference"; fi
+}
+speedups=()
+for round in $(seq "$BIG_ROUNDS"); do
+    echo "round $round, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    rm -f "$d"/results.bres*
+    r1=$(measure "shards=1" "$BLAME" post "$d" --static "$DB" --shard 0/1)
+    w1=$(field wall_s "$r1")
+    echo "$r1 samples_per_s=$(awk -v s="$S" -v w="$w1" 'BEGIN{printf "%.2fM", s/w/1e6}')"
+    same_as_reference "$d/results.bres" "1 shard"
+    rm -f "$d"/results.bres*
+    t0=$EPOCHREALTIME
+    measure "shards=2 shard=0/2" "$BLAME" post "$d" --static "$DB" --shard 0/2 > "$OUT/s0.txt" &
+    measure "shards=2 shard=1/2" "$BLAME" post "$d" --static "$DB" --shard 1/2 > "$OUT/s1.txt" &
+    wait
+    t1=$EPOCHREALTIME
+    w2=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')
+    cat "$OUT/s0.txt" "$OUT/s1.txt"
+    sp=$(ratio "$w1" "$w2")
+    speedups+=("$sp")
+    echo "shards=2 both wall_s=$w2 (includes the merge of 2 by the last shard) samples_per_s=$(awk -v s="$S" -v w="$w2" 'BEGIN{printf "%.2fM", s/w/1e6}') speedup_vs_1_shard=$sp"
+    echo "max_rss_mib: 1 shard $(field rss_mib "$r1"); 2 shards $(field rss_mib "$(cat "$OUT/s0.txt")") and $(field rss_mib "$(cat "$OUT/s1.txt")") (limit 300)"
+    same_as_reference "$d/results.bres" "2 shards merged"
+    ls -l "$d"/results.bres* | awk '{print "  " $5, $9}'
+done
+echo "speedup of 2 shards over 1, median of $BIG_ROUNDS rounds: $(printf '%s\n' "${speedups[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}') (all: ${speedups[*]}); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -f "$d"/results.bres*
 
 echo "== 3. merge of 2..$MERGE_MAX partial results (each one rank of a $MERGE_MAX-rank run, $FLAT_MIN-$FLAT_MAX samples per rank)"

@@ -7,7 +7,8 @@ use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use blame_formats::jsonl::{write_sample, JsonSample};
 use blame_formats::node_file::StreamIn;
-use blame_formats::results::Results;
+use blame_formats::results::{Results, ResultsHeader};
+use blame_formats::results_flat::FlatResults;
 use blame_formats::run_dir::{self, shard_files, ShardFile};
 use blame_formats::static_db::StaticDb;
 use blame_formats::stream;
@@ -356,7 +357,7 @@ fn compute(
     let (index, _) = load_static(db)?;
     let mut out = post_run(&run, &index, shard, config.memory)?;
     if let Some(why) = &missing {
-        explain_coverage(&mut out.results, why);
+        explain_coverage(&mut out.results.header, why);
     }
     out.results.header.provenance = Some(provenance);
     print_warnings(&out.warnings);
@@ -381,8 +382,8 @@ fn no_db_reason(config: &PostConfig) -> String {
 
 /// Coverage reasons of a post without a static db: every "no static summary
 /// for F (not built with blame cc)" is the missing db, said once.
-fn explain_coverage(results: &mut Results, why: &str) {
-    for c in &mut results.header.coverage {
+fn explain_coverage(header: &mut ResultsHeader, why: &str) {
+    for c in &mut header.coverage {
         let mut reasons: Vec<(String, f64)> = Vec::new();
         for (reason, n) in c.reasons.drain(..) {
             let reason = if reason.starts_with("no static summary for ") {
@@ -401,8 +402,8 @@ fn explain_coverage(results: &mut Results, why: &str) {
 }
 
 /// Samples that reached a named variable.
-fn covered(results: &Results) -> f64 {
-    results.header.coverage.iter().map(|c| c.resolved).sum()
+fn covered(header: &ResultsHeader) -> f64 {
+    header.coverage.iter().map(|c| c.resolved).sum()
 }
 
 /// Why `new` must not replace the results at `path` (unless `--force`):
@@ -410,7 +411,7 @@ fn covered(results: &Results) -> f64 {
 /// computed with is gone (none found now, or another one found instead).
 /// A db the user names (`--static`, `$BLAME_DB`), or the same db rebuilt,
 /// gives results that replace the stored ones whatever they reach.
-fn refuse_emptier(path: &Path, new: &Results, why: Option<&str>) -> Option<String> {
+fn refuse_emptier(path: &Path, new: &FlatResults, why: Option<&str>) -> Option<String> {
     let old = Results::read(path).ok()?;
     let (old_prov, new_prov) = (&old.header.provenance, &new.header.provenance);
     let same_inputs = match (old_prov, new_prov) {
@@ -428,7 +429,7 @@ fn refuse_emptier(path: &Path, new: &Results, why: Option<&str>) -> Option<Strin
         (Some(o), Some(n)) => o != n && !Path::new(o).exists(),
         (None, Some(_)) => false,
     };
-    let (was, now) = (covered(&old), covered(new));
+    let (was, now) = (covered(&old.header), covered(&new.header));
     let emptier =
         (new.variables.is_empty() && !old.variables.is_empty()) || (now < 0.99 * was && was > 0.0);
     (same_inputs && emptier && db_lost).then(|| {
@@ -507,7 +508,7 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
             "blame: wrote {} ({} variables, {} processes)",
             whole.display(),
             results.variables.len(),
-            results.header.processes.len()
+            results.processes.len()
         );
         return Ok(());
     }
@@ -523,7 +524,7 @@ pub fn run_post(mut args: PostArgs) -> Result<()> {
     if run_dir::missing_shards(&shard_files(&whole)?, shard.count).is_empty() {
         let why = config.static_db().is_none().then(|| no_db_reason(&config));
         let guard = !args.input.force && config.requested_db.is_none();
-        let refuse = |merged: &Results| {
+        let refuse = |merged: &FlatResults| {
             guard
                 .then(|| refuse_emptier(&whole, merged, why.as_deref()))
                 .flatten()
@@ -571,10 +572,10 @@ fn merge_into(
     whole: &Path,
     dest: &Path,
     count: u32,
-    own: Option<(u32, Results)>,
+    own: Option<(u32, FlatResults)>,
     sum_contexts: bool,
-    refuse: &dyn Fn(&Results) -> Option<String>,
-) -> Result<Results> {
+    refuse: &dyn Fn(&FlatResults) -> Option<String>,
+) -> Result<FlatResults> {
     let parts: Vec<ShardFile> = shard_files(whole)?
         .into_iter()
         .filter(|s| s.count == count)
@@ -592,7 +593,7 @@ fn merge_into(
     let parts: Vec<Part> = parts
         .into_iter()
         .map(|s| match own.take_if(|(j, _)| *j == s.index) {
-            Some((_, results)) => Part::Loaded(Box::new(results)),
+            Some((_, results)) => Part::Flat(Box::new(results)),
             None => Part::File(s.path),
         })
         .collect();
@@ -606,7 +607,7 @@ fn merge_into(
     progress.finish();
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
-        .and_then(|m| m.finish())
+        .and_then(|m| m.finish_flat())
         .map_err(anyhow::Error::from)
         .and_then(|m| match refuse(&m) {
             Some(refusal) => Err(anyhow::anyhow!(refusal)),
@@ -672,7 +673,9 @@ pub(crate) fn results_for_report(input: &InputArgs) -> Result<Results> {
 /// [`results_for_report`] of a resolved config.
 fn stored_or_computed(config: &PostConfig) -> Result<Results> {
     let Some(dir) = config.run_dir() else {
-        return Ok(compute(config, config.static_db(), ShardSpec::WHOLE)?.results);
+        return Ok(compute(config, config.static_db(), ShardSpec::WHOLE)?
+            .results
+            .try_into()?);
     };
     let stored_path = dir.join(run_dir::RESULTS_FILE);
     let stored = match stored_path.exists().then(|| Results::read(&stored_path)) {
@@ -768,7 +771,7 @@ fn stored_or_computed(config: &PostConfig) -> Result<Results> {
             stored_path.display()
         );
     }
-    Ok(results)
+    Ok(results.try_into()?)
 }
 
 /// Says how many samples the recording lost, from stored results.

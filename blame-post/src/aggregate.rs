@@ -8,11 +8,10 @@ use crate::merge::{FxHashMap, RawContext};
 use crate::resolve::{resolve_contexts, with_containers, VarRef};
 use crate::static_index::{root_of, StaticIndex};
 use blame_formats::results::{
-    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, StackRecord, SymFrame, VariableBlame,
-    VariableKey,
+    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, SymFrame, VariableBlame, VariableKey,
 };
+use blame_formats::results_flat::FlatStacks;
 use blame_formats::static_db::VarKind;
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// Sums of one key in one process.
@@ -68,12 +67,13 @@ impl MemoryOptions {
 }
 
 /// What [`Accumulator::into_records`] gives: variables (sorted by key),
-/// functions, frames, stacks (frame ids) and contexts (variable indices).
+/// functions, frames, stacks (flat: each call path's frame ids once) and
+/// contexts (variable indices).
 pub type Records = (
     Vec<VariableBlame>,
     Vec<FunctionBlame>,
     Vec<SymFrame>,
-    Vec<StackRecord>,
+    FlatStacks,
     Vec<ContextBlame>,
 );
 
@@ -84,8 +84,13 @@ pub struct Accumulator {
     /// The distinct frames of `stacks`, each once, and their ids.
     pub frames: Vec<SymFrame>,
     pub(crate) frame_ids: FxHashMap<SymFrame, u32>,
-    /// Contexts of every process added, frames as ids into `frames`.
-    pub stacks: Vec<StackRecord>,
+    /// Contexts of every process added, on call paths of frame ids of
+    /// `frames`, each distinct path once (a process's ~10^3 contexts run
+    /// through paths that every rank shares: per stack, only its process,
+    /// path and counts are kept).
+    pub stacks: FlatStacks,
+    /// The index in `stacks` of each distinct call path.
+    pub(crate) path_ids: FxHashMap<Box<[u32]>, u32>,
     /// (variable, context) sums, variables as indices into `context_keys`.
     pub(crate) contexts: Vec<RawContext>,
     /// Variable keys of `contexts`, each once.
@@ -437,15 +442,23 @@ impl Accumulator {
             })
             .collect();
         let base = self.stacks.len() as u32;
-        self.stacks
-            .par_extend(profile.contexts.par_iter().map(|c| StackRecord {
-                process: p,
-                frames: c.frames.iter().map(|&f| global_frame[f as usize]).collect(),
-                samples: c.counts.clone(),
-            }));
-        let keys: Vec<&[u32]> = self.stacks[base as usize..]
-            .iter()
-            .map(|st| st.frames.as_slice())
+        let mut path: Vec<u32> = Vec::new();
+        for c in &profile.contexts {
+            path.clear();
+            path.extend(c.frames.iter().map(|&f| global_frame[f as usize]));
+            let id = match self.path_ids.get(path.as_slice()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.stacks.push_path(&path);
+                    self.path_ids.insert(path.as_slice().into(), id);
+                    id
+                }
+            };
+            self.stacks.push_on_path(p, id, &c.counts);
+        }
+        let stacks = &self.stacks;
+        let keys: Vec<&[u32]> = (base as usize..stacks.len())
+            .map(|i| stacks.frames(i))
             .collect();
         let footprints = profile.allocations.as_ref().map(|a| a.footprints(index));
         let resolved = resolve_contexts(
@@ -755,12 +768,8 @@ impl Accumulator {
                     }
                 }
             });
-            self.contexts.push(RawContext {
-                variable,
-                process: p,
-                stack: base + ci as u32,
-                samples,
-            });
+            self.contexts
+                .push(RawContext::new(variable, p, base + ci as u32, samples));
         }
         for ((function, file, event), (inclusive, exclusive)) in fn_sums.into_sums() {
             let key = FunctionKey {
@@ -811,13 +820,13 @@ impl Accumulator {
             })
             .collect();
         drop(self.frame_ids);
+        drop(self.path_ids);
+        drop(self.resolutions);
         let (frames, stacks, contexts) = crate::merge::canonical(
-            vec![crate::merge::StackPart {
-                frames: self.frames,
-                stacks: self.stacks,
-            }],
+            self.frames,
+            self.stacks,
             self.context_keys,
-            vec![self.contexts],
+            self.contexts,
             &mut variables,
         );
         (variables, functions, frames, stacks, contexts)

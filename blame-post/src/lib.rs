@@ -43,7 +43,8 @@ pub use input::{OnDamage, Run};
 pub use shard::ShardSpec;
 pub use static_index::StaticIndex;
 
-use blame_formats::results::{Results, ResultsHeader, Shard};
+use blame_formats::results::{ResultsHeader, Shard};
+use blame_formats::results_flat::FlatResults;
 use rayon::prelude::*;
 
 /// Wall time of each post-processing stage (the stages of Figure 4.10).
@@ -60,7 +61,10 @@ pub struct StageTimes {
 
 /// Results of one `post` call, with what went wrong along the way.
 pub struct PostOutput {
-    pub results: Results,
+    /// Stacks flat (each distinct call path once): what `blame post`
+    /// writes as they are ([`FlatResults::write`]); `Results::try_from`
+    /// makes the vectors of [`Results`] of them.
+    pub results: FlatResults,
     /// Missing binaries, lost samples: reported, not fatal.
     pub warnings: Vec<Warning>,
     /// What was left out of a damaged recording (empty streams, damaged
@@ -237,8 +241,8 @@ pub fn post_with_progress(
     let blame_points = implicit_blame_points(index, &functions);
     times.reduce = reduce_before + reduce_started.elapsed();
     Ok(PostOutput {
-        results: Results {
-            header: ResultsHeader {
+        results: FlatResults::of(
+            ResultsHeader {
                 producer: format!("blame {}", env!("CARGO_PKG_VERSION")),
                 events: run.events.clone(),
                 processes,
@@ -256,8 +260,8 @@ pub fn post_with_progress(
             functions,
             frames,
             stacks,
-            contexts: context_records,
-        },
+            context_records,
+        ),
         warnings,
         damage,
         lost: lost_total,

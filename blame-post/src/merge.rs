@@ -5,8 +5,7 @@
 use crate::error::{PostError, Result};
 use blame_formats::results::{
     ContextBlame, FrameRef, FunctionBlame, FunctionKey, FunctionKeyRef, ProcessValue, Results,
-    ResultsHeader, StackRecord, SummedContexts, SymFrame, VariableBlame, VariableKey,
-    VariableKeyRef, ALL_RANKS,
+    ResultsHeader, SummedContexts, SymFrame, VariableBlame, VariableKey, VariableKeyRef, ALL_RANKS,
 };
 use blame_formats::results_flat::{
     FlatHead, FlatItem, FlatReader, FlatResults, FlatStacks, FlatTables,
@@ -312,60 +311,21 @@ pub(crate) struct RawContext {
     pub variable: u32,
     pub process: u32,
     pub stack: u32,
+    /// Its position among the contexts [`canonical`] is given (set there;
+    /// it breaks ties of the sort, so sums are taken in that order).
+    pub position: u32,
     pub samples: f64,
 }
 
-/// One part's stacks, with the frame table their frame ids index.
-pub(crate) struct StackPart<S> {
-    pub frames: Vec<SymFrame>,
-    pub stacks: S,
-}
-
-/// Stacks as [`canonical`] reads them: by index, frames as frame ids.
-pub(crate) trait StackList: Sync {
-    fn count(&self) -> usize;
-    fn process_of(&self, i: usize) -> u32;
-    fn frames_of(&self, i: usize) -> &[u32];
-    fn samples_of(&self, i: usize) -> &[f64];
-    /// Frees the frame ids (only the samples are read after).
-    fn release_frames(&mut self);
-}
-
-impl StackList for Vec<StackRecord> {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn process_of(&self, i: usize) -> u32 {
-        self[i].process
-    }
-    fn frames_of(&self, i: usize) -> &[u32] {
-        &self[i].frames
-    }
-    fn samples_of(&self, i: usize) -> &[f64] {
-        &self[i].samples
-    }
-    fn release_frames(&mut self) {
-        for st in self {
-            st.frames = Vec::new();
+impl RawContext {
+    pub(crate) fn new(variable: u32, process: u32, stack: u32, samples: f64) -> RawContext {
+        RawContext {
+            variable,
+            process,
+            stack,
+            position: 0,
+            samples,
         }
-    }
-}
-
-impl StackList for FlatStacks {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn process_of(&self, i: usize) -> u32 {
-        self.process(i)
-    }
-    fn frames_of(&self, i: usize) -> &[u32] {
-        self.frames(i)
-    }
-    fn samples_of(&self, i: usize) -> &[f64] {
-        self.samples(i)
-    }
-    fn release_frames(&mut self) {
-        self.clear_frames();
     }
 }
 
@@ -373,95 +333,114 @@ impl StackList for FlatStacks {
 /// them in sorted order and sums contexts per (variable, process, stack):
 /// the same calling contexts give the same records however they were split.
 ///
-/// Frames of all parts are interned to ranks of their `Ord` order, so the
-/// merged frame table is sorted and stacks sort as integer sequences like
-/// the frame sequences they stand for. Context variables index `keys`
-/// (equal keys may appear more than once); in the output they index
-/// `variables`, which must be sorted by key (a key it lacks is added, with
-/// no values). Sums are taken in the order of the parts and of the records
-/// within each part, as a sequential sum over the parts would take them.
-pub(crate) fn canonical<S: StackList>(
-    mut stack_parts: Vec<StackPart<S>>,
+/// Frames are interned to ranks of their `Ord` order, so the output frame
+/// table is sorted and call paths sort as integer sequences like the frame
+/// sequences they stand for; the distinct call paths are sorted once, and
+/// stacks sort by (process, path rank), three integers each. The output
+/// stacks hold each distinct call path once, in sorted order. Context
+/// variables index `keys` (equal keys may appear more than once); in the
+/// output they index `variables`, which must be sorted by key (a key it
+/// lacks is added, with no values). Sums are taken in the order of the
+/// stacks and contexts given, as a sequential sum would take them.
+///
+/// Memory: the stacks given and the output's (flat: a few integers per
+/// stack, the distinct paths' frame ids once), an index entry per stack,
+/// and the contexts, sorted and summed in place.
+pub(crate) fn canonical(
+    frames: Vec<SymFrame>,
+    stacks: FlatStacks,
     keys: Vec<VariableKey>,
-    context_parts: Vec<Vec<RawContext>>,
+    mut contexts: Vec<RawContext>,
     variables: &mut Vec<VariableBlame>,
-) -> (Vec<SymFrame>, Vec<StackRecord>, Vec<ContextBlame>) {
-    // Frames: the distinct frames of all parts, sorted; each part's ids
-    // mapped to ranks.
-    let (frame_rank, sorted) = rank_distinct(
-        stack_parts
-            .par_iter()
-            .flat_map(|p| p.frames.par_iter().map(FrameKey)),
-    );
-    let local_rank: Vec<Vec<u32>> = stack_parts
-        .iter()
-        .map(|p| p.frames.iter().map(|f| frame_rank[&FrameKey(f)]).collect())
+) -> (Vec<SymFrame>, FlatStacks, Vec<ContextBlame>) {
+    // Frames: the distinct frames, sorted; ids mapped to ranks.
+    let (rank_of, frames) = {
+        let (frame_rank, sorted) = rank_distinct(frames.par_iter().map(FrameKey));
+        let rank_of: Vec<u32> = frames.iter().map(|f| frame_rank[&FrameKey(f)]).collect();
+        let sorted: Vec<SymFrame> = sorted.into_iter().map(|f| f.0.clone()).collect();
+        (rank_of, sorted)
+    };
+    // Call paths: frame ranks, sorted; equal ones ranked once.
+    let ranked: Vec<Vec<u32>> = (0..stacks.paths() as u32)
+        .into_par_iter()
+        .map(|p| {
+            stacks
+                .path_frames(p)
+                .iter()
+                .map(|&f| rank_of[f as usize])
+                .collect()
+        })
         .collect();
-    let frames: Vec<SymFrame> = sorted.into_iter().map(|f| f.0.clone()).collect();
-    drop(frame_rank);
-    // Stacks: (process, frame ranks) sorts like (process, frames).
-    let mut order: Vec<(u32, Vec<u32>, u32, u32)> = stack_parts
-        .par_iter()
-        .zip(&local_rank)
-        .enumerate()
-        .flat_map(|(pi, (p, ranks))| {
-            (0..p.stacks.count()).into_par_iter().map(move |si| {
-                (
-                    p.stacks.process_of(si),
-                    p.stacks
-                        .frames_of(si)
-                        .iter()
-                        .map(|&f| ranks[f as usize])
-                        .collect(),
-                    pi as u32,
-                    si as u32,
-                )
-            })
+    drop(rank_of);
+    let mut by_frames: Vec<u32> = (0..ranked.len() as u32).collect();
+    by_frames.par_sort_unstable_by(|&a, &b| ranked[a as usize].cmp(&ranked[b as usize]));
+    let mut path_rank = vec![0u32; ranked.len()];
+    let mut distinct_paths = 0u32;
+    for (i, &p) in by_frames.iter().enumerate() {
+        let new = i == 0 || ranked[by_frames[i - 1] as usize] != ranked[p as usize];
+        if new {
+            distinct_paths += 1;
+        }
+        path_rank[p as usize] = distinct_paths - 1;
+    }
+    // Stacks: (process, path rank) sorts like (process, frames).
+    let mut order: Vec<(u32, u32, u32)> = (0..stacks.len())
+        .into_par_iter()
+        .map(|i| {
+            (
+                stacks.process(i),
+                path_rank[stacks.path(i) as usize],
+                i as u32,
+            )
         })
         .collect();
     order.par_sort_unstable();
-    // New stack id of each (part, stack), and the members of each new stack.
-    let mut remap: Vec<Vec<u32>> = stack_parts
-        .iter()
-        .map(|p| vec![0; p.stacks.count()])
-        .collect();
-    let mut groups: Vec<(u32, Vec<u32>, std::ops::Range<usize>)> = Vec::new();
-    let mut members: Vec<(u32, u32)> = Vec::with_capacity(order.len());
-    for (i, (process, ranks, pi, si)) in order.into_iter().enumerate() {
-        match groups.last_mut() {
-            Some(g) if g.0 == process && g.1 == ranks => g.2.end = i + 1,
-            _ => groups.push((process, ranks, i..i + 1)),
+    let mut out = FlatStacks::with_capacity(
+        stacks.len(),
+        stacks.sample_count(),
+        distinct_paths as usize,
+        stacks.frame_id_count(),
+    );
+    let mut pushed = 0u32;
+    for &p in &by_frames {
+        if path_rank[p as usize] == pushed {
+            out.push_path(&ranked[p as usize]);
+            pushed += 1;
         }
-        remap[pi as usize][si as usize] = groups.len() as u32 - 1;
-        members.push((pi, si));
     }
-    for p in &mut stack_parts {
-        p.frames = Vec::new();
-        p.stacks.release_frames();
+    drop(ranked);
+    drop(by_frames);
+    drop(path_rank);
+    // New stack id of each stack given; the members of each new stack summed in order.
+    let mut remap: Vec<u32> = vec![0; stacks.len()];
+    let mut sums: Vec<f64> = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let (process, path, _) = order[start];
+        let mut end = start + 1;
+        while end < order.len() && (order[end].0, order[end].1) == (process, path) {
+            end += 1;
+        }
+        sums.clear();
+        for &(_, _, i) in &order[start..end] {
+            let samples = stacks.samples(i as usize);
+            if sums.len() < samples.len() {
+                sums.resize(samples.len(), 0.0);
+            }
+            for (a, b) in sums.iter_mut().zip(samples) {
+                *a += b;
+            }
+        }
+        let id = out.push_on_path(process, path, &sums);
+        for &(_, _, i) in &order[start..end] {
+            remap[i as usize] = id;
+        }
+        start = end;
     }
-    let stacks: Vec<StackRecord> = groups
-        .into_par_iter()
-        .map(|(process, frames, range)| {
-            let mut sums: Vec<f64> = Vec::new();
-            for &(pi, si) in &members[range] {
-                let samples = stack_parts[pi as usize].stacks.samples_of(si as usize);
-                if sums.len() < samples.len() {
-                    sums.resize(samples.len(), 0.0);
-                }
-                for (a, b) in sums.iter_mut().zip(samples) {
-                    *a += b;
-                }
-            }
-            StackRecord {
-                process,
-                frames,
-                samples: sums,
-            }
-        })
-        .collect();
-    drop(stack_parts);
+    drop(order);
+    drop(stacks);
 
-    // Contexts: (variable rank, process, new stack), then part and position.
+    // Contexts: (variable rank, process, new stack), then position.
     let (key_rank, distinct_keys) = rank_distinct(keys.par_iter());
     let key_rank: Vec<u32> = keys.par_iter().map(|k| key_rank[k]).collect();
     let missing: Vec<VariableKey> = distinct_keys
@@ -487,42 +466,50 @@ pub(crate) fn canonical<S: StackList>(
                 .expect("added above") as u32
         })
         .collect();
-    let mut order: Vec<(u32, u32, u32, u32, u32)> = context_parts
-        .par_iter()
-        .zip(&remap)
-        .enumerate()
-        .flat_map(|(pi, (contexts, remap))| {
-            let key_rank = &key_rank;
-            contexts.par_iter().enumerate().filter_map(move |(ci, c)| {
-                let stack = *remap.get(c.stack as usize)?;
-                Some((
-                    key_rank[c.variable as usize],
-                    c.process,
-                    stack,
-                    pi as u32,
-                    ci as u32,
-                ))
-            })
+    // Contexts of stacks that are not there are dropped.
+    let mut position = 0u32;
+    contexts.retain_mut(|c| {
+        position += 1;
+        let Some(&stack) = remap.get(c.stack as usize) else {
+            return false;
+        };
+        c.variable = key_rank[c.variable as usize];
+        c.stack = stack;
+        c.position = position - 1;
+        true
+    });
+    drop(remap);
+    contexts.par_sort_unstable_by_key(|c| (c.variable, c.process, c.stack, c.position));
+    let mut kept = 0;
+    for i in 0..contexts.len() {
+        let c = contexts[i];
+        match kept {
+            0 => {}
+            _ => {
+                let last = &mut contexts[kept - 1];
+                if (last.variable, last.process, last.stack) == (c.variable, c.process, c.stack) {
+                    last.samples += c.samples;
+                    continue;
+                }
+            }
+        }
+        contexts[kept] = RawContext {
+            samples: 0.0 + c.samples,
+            ..c
+        };
+        kept += 1;
+    }
+    contexts.truncate(kept);
+    let contexts = contexts
+        .into_iter()
+        .map(|c| ContextBlame {
+            variable: variable_of[c.variable as usize],
+            process: c.process,
+            stack: c.stack,
+            samples: c.samples,
         })
         .collect();
-    order.par_sort_unstable();
-    let contexts = order
-        .par_chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2))
-        .map(|group| {
-            let (variable, process, stack, _, _) = group[0];
-            let mut samples = 0.0;
-            for &(_, _, _, pi, ci) in group {
-                samples += context_parts[pi as usize][ci as usize].samples;
-            }
-            ContextBlame {
-                variable: variable_of[variable as usize],
-                process,
-                stack,
-                samples,
-            }
-        })
-        .collect();
-    (frames, stacks, contexts)
+    (frames, out, contexts)
 }
 
 /// Reduces partial results of one run as they arrive (reduce as you
@@ -814,12 +801,12 @@ impl Merger {
                 let Some(&stack) = self.stack_of.get(c.stack as usize) else {
                     return;
                 };
-                let c = RawContext {
-                    variable: self.key_of[c.variable as usize],
-                    process: c.process,
+                let c = RawContext::new(
+                    self.key_of[c.variable as usize],
+                    c.process,
                     stack,
-                    samples: c.samples,
-                };
+                    c.samples,
+                );
                 match self.summing {
                     Some(_) => self.sum_context(c),
                     None => self.contexts.push(c),
@@ -1014,6 +1001,12 @@ impl Merger {
     /// The merged result, its records canonical (sorted, stacks and
     /// contexts of equal keys summed).
     pub fn finish(self) -> Result<Results> {
+        Ok(Results::try_from(self.finish_flat()?)?)
+    }
+
+    /// [`Self::finish`] with the stacks flat, as [`FlatResults::write`]
+    /// writes them (no vector per stack).
+    pub fn finish_flat(self) -> Result<FlatResults> {
         let mut header = self.header.ok_or(PostError::NothingToMerge)?;
         if self.summing.is_some() {
             header.summed = Some(SummedContexts {
@@ -1028,22 +1021,15 @@ impl Merger {
         let mut functions = function_blames(self.functions);
         functions.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         let (frames, stacks, contexts) = canonical(
-            vec![StackPart {
-                frames: self.frames.into_frames(),
-                stacks: self.stacks,
-            }],
+            self.frames.into_frames(),
+            self.stacks,
             self.keys,
-            vec![self.contexts],
+            self.contexts,
             &mut variables,
         );
-        Ok(Results {
-            header,
-            variables,
-            functions,
-            frames,
-            stacks,
-            contexts,
-        })
+        Ok(FlatResults::of(
+            header, variables, functions, frames, stacks, contexts,
+        ))
     }
 }
 
@@ -1125,6 +1111,8 @@ fn summed_process(launcher: &[bool], process: u32) -> u32 {
 pub enum Part {
     File(std::path::PathBuf),
     Loaded(Box<Results>),
+    /// One in memory with its stacks flat (a post's own, [`crate::PostOutput`]).
+    Flat(Box<FlatResults>),
 }
 
 impl Part {
@@ -1136,6 +1124,7 @@ impl Part {
                 .map(|r| (r, Some(path.display().to_string())))
                 .map_err(PostError::from),
             Part::Loaded(results) => Ok(((*results).into(), None)),
+            Part::Flat(results) => Ok((*results, None)),
         }
     }
 
@@ -1145,6 +1134,7 @@ impl Part {
         match self {
             Part::File(path) => merger.add_file(&path, scratch),
             Part::Loaded(results) => merger.add_flat((*results).into(), None).map(|_| scratch),
+            Part::Flat(results) => merger.add_flat(*results, None).map(|_| scratch),
         }
     }
 
@@ -1155,6 +1145,7 @@ impl Part {
         match self {
             Part::File(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
             Part::Loaded(r) => 16 * (4 * r.stacks.len() + r.contexts.len()) as u64,
+            Part::Flat(r) => 16 * (4 * r.stacks.len() + r.contexts.len()) as u64,
         }
     }
 }
@@ -1167,6 +1158,11 @@ impl Part {
 /// combination costs about one part of the distinct calling contexts;
 /// 4 MiB is 256 one-rank partial results of the scale benchmark.
 const GROUP_BYTES: u64 = 4 << 20;
+
+/// Bytes of a partial result from which a per-rank merge reduces its
+/// parts record by record as they are read, one after the other, instead
+/// of reading parts whole ahead of the one being reduced.
+const STREAMED_BYTES: u64 = 4 << 20;
 
 /// Reduces `parts` (with their weights) into a new summing merger, in
 /// groups of at most `group_bytes` ([`GROUP_BYTES`]); `progress()` after
@@ -1241,6 +1237,18 @@ pub fn read_parts_into(
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1)
         })?;
         merger.absorb(reduced)?;
+        return Ok(merger);
+    }
+    if parts.iter().any(|p| p.weight() >= STREAMED_BYTES) {
+        // Large parts (the shard results of a post of many ranks each, the
+        // last shard's own among them) are reduced record by record as
+        // they are read, in order: holding one whole costs more memory
+        // than reading the next ahead saves time.
+        let mut scratch = FlatStacks::default();
+        for part in parts {
+            scratch = part.add_to(&mut merger, scratch)?;
+            progress(merger.parts());
+        }
         return Ok(merger);
     }
     if rayon::current_thread_index().is_some() {
@@ -1440,56 +1448,51 @@ mod tests {
         );
     }
 
-    use blame_formats::results::{ContextBlameV3 as Ctx, StackRecordV3 as Stack};
+    use blame_formats::results::{ContextBlameV3 as Ctx, StackRecord, StackRecordV3 as Stack};
 
     /// [`canonical`] of parts whose stacks and contexts are written out
     /// whole, its output written out whole again.
     fn canonical_contexts(parts: Vec<(Vec<Stack>, Vec<Ctx>)>) -> (Vec<Stack>, Vec<Ctx>) {
+        // The parts one after the other: their stacks in one table, each
+        // part's contexts naming its own stacks (those it lacks dropped).
         let mut keys = Vec::new();
-        let mut stack_parts = Vec::new();
-        let mut context_parts = Vec::new();
+        let mut table = crate::frame_table::FrameTable::default();
+        let mut flat = FlatStacks::default();
+        let mut raw = Vec::new();
         for (stacks, contexts) in parts {
-            let mut table = crate::frame_table::FrameTable::default();
-            let stacks: Vec<StackRecord> = stacks
-                .into_iter()
-                .map(|st| StackRecord {
-                    process: st.process,
-                    frames: table.intern_stack(st.frames),
-                    samples: st.samples,
-                })
-                .collect();
-            stack_parts.push(StackPart {
-                frames: table.into_frames(),
-                stacks,
-            });
-            context_parts.push(
-                contexts
-                    .into_iter()
-                    .map(|c| {
-                        keys.push(c.variable);
-                        RawContext {
-                            variable: keys.len() as u32 - 1,
-                            process: c.process,
-                            stack: c.stack,
-                            samples: c.samples,
-                        }
-                    })
-                    .collect(),
-            );
+            let base = flat.len() as u32;
+            let count = stacks.len() as u32;
+            for st in stacks {
+                let frames = table.intern_stack(st.frames);
+                flat.push(st.process, &frames, &st.samples);
+            }
+            for c in contexts {
+                keys.push(c.variable);
+                let stack = if c.stack < count {
+                    base + c.stack
+                } else {
+                    u32::MAX
+                };
+                raw.push(RawContext::new(
+                    keys.len() as u32 - 1,
+                    c.process,
+                    stack,
+                    c.samples,
+                ));
+            }
         }
         let mut variables = Vec::new();
         let (frames, stacks, contexts) =
-            canonical(stack_parts, keys, context_parts, &mut variables);
-        let stacks = stacks
-            .into_iter()
-            .map(|st| Stack {
-                process: st.process,
-                frames: st
-                    .frames
+            canonical(table.into_frames(), flat, keys, raw, &mut variables);
+        let stacks = (0..stacks.len())
+            .map(|i| Stack {
+                process: stacks.process(i),
+                frames: stacks
+                    .frames(i)
                     .iter()
                     .map(|&f| frames[f as usize].clone())
                     .collect(),
-                samples: st.samples,
+                samples: stacks.samples(i).to_vec(),
             })
             .collect();
         let contexts = contexts

@@ -349,11 +349,13 @@ fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
     let run = crate::Run::from_json_samples(json_samples(101)).unwrap();
     let whole = crate::post(&run, &index, crate::ShardSpec::WHOLE, Default::default())
         .unwrap()
-        .results;
+        .results
+        .try_into()
+        .unwrap();
     let whole = crate::merge::merge(vec![whole]).unwrap();
     assert!(whole.variables.iter().any(|v| v.key.name == "se"));
     for n in [1u32, 2, 3, 7] {
-        let parts: Vec<_> = (0..n)
+        let parts: Vec<blame_formats::results::Results> = (0..n)
             .map(|i| {
                 crate::post(
                     &run,
@@ -363,6 +365,8 @@ fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
                 )
                 .unwrap()
                 .results
+                .try_into()
+                .unwrap()
             })
             .collect();
         // Partial results are sums over disjoint samples: no shard holds everything when n > 1.
@@ -372,6 +376,93 @@ fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
         let merged = crate::merge::merge(parts).unwrap();
         assert_eq!(merged, whole, "merge of {n} shards differs from the whole");
     }
+}
+
+/// What `blame post --shard I/N` writes and how its last shard merges (the
+/// others' files read back, its own results from memory), as files: the
+/// merged file holds the bytes of the whole post's, for block shards (fewer
+/// shards than processes) and sample shards (more), and for stacks shared
+/// by every rank as well as stacks of a rank alone.
+#[test]
+fn sharded_posts_merge_to_the_bytes_of_one_post() {
+    let index = fig3_14_index();
+    let samples: Vec<blame_formats::jsonl::JsonSample> = (0..240)
+        .map(|i| {
+            let rank = (i % 5) as u32;
+            // Ranks 3 and 4 also sample a stack of their own (main at
+            // another line), so paths are shared by some ranks, not all.
+            let mut stack = stack([9, 12, 14][i % 3]);
+            if rank >= 3 && i % 4 == 0 {
+                stack[2] = frame("main", 28 + rank);
+            }
+            blame_formats::jsonl::JsonSample {
+                stack,
+                event: "cpu-clock".into(),
+                weight: 1.0 + (i % 7) as f64,
+                rank: Some(rank),
+                thread: 1,
+                pid: None,
+                time_ns: None,
+                data_address: None,
+            }
+        })
+        .collect();
+    let run = crate::Run::from_json_samples(samples).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let whole_path = dir.path().join("whole.bres");
+    crate::post(&run, &index, crate::ShardSpec::WHOLE, Default::default())
+        .unwrap()
+        .results
+        .write(&whole_path)
+        .unwrap();
+    let whole = std::fs::read(&whole_path).unwrap();
+    for n in [2u32, 3, 5, 7] {
+        let mut parts = Vec::new();
+        for i in 0..n {
+            let out = crate::post(
+                &run,
+                &index,
+                crate::ShardSpec::new(i, n).unwrap(),
+                Default::default(),
+            )
+            .unwrap()
+            .results;
+            if i + 1 == n {
+                parts.push(crate::merge::Part::Flat(Box::new(out)));
+            } else {
+                let path = dir.path().join(format!("part-{i}-of-{n}.bres"));
+                out.write(&path).unwrap();
+                parts.push(crate::merge::Part::File(path));
+            }
+        }
+        // Read ahead whole, and record by record as read (large parts).
+        let mut streamed = crate::merge::Merger::default();
+        let mut scratch = Default::default();
+        for part in &parts {
+            match part {
+                crate::merge::Part::File(path) => {
+                    scratch = streamed.add_file(path, scratch).unwrap()
+                }
+                crate::merge::Part::Flat(r) => {
+                    streamed.add_flat((**r).clone(), None).unwrap();
+                }
+                crate::merge::Part::Loaded(_) => unreachable!(),
+            }
+        }
+        let merged_path = dir.path().join(format!("merged-{n}.bres"));
+        for merger in [crate::merge::read_parts(parts, &|_| {}).unwrap(), streamed] {
+            merger.finish_flat().unwrap().write(&merged_path).unwrap();
+            assert!(
+                std::fs::read(&merged_path).unwrap() == whole,
+                "{n} shards merged differ from one post"
+            );
+        }
+    }
+    // The same bytes as the records' vectors write.
+    let read = blame_formats::results::Results::read(&whole_path).unwrap();
+    let again = dir.path().join("again.bres");
+    read.write(&again).unwrap();
+    assert!(std::fs::read(&again).unwrap() == whole);
 }
 
 /// `diffuse(f->temperature, ...)` in `advance(Fields *f)`, called as

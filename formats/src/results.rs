@@ -1174,10 +1174,126 @@ enum RecordRef<'a> {
     Variable(&'a VariableBlame),
     Function(&'a FunctionBlame),
     Frame(&'a SymFrame),
-    Stack(&'a StackRecord),
+    Stack(StackRef<'a>),
     Context(&'a ContextBlame),
     Path(Ids<'a>),
     PathStack(PathStackRef<'a>),
+}
+
+/// [`StackRecord`] borrowed for writing (bincode's layout is the same).
+#[derive(Serialize)]
+struct StackRef<'a> {
+    process: u32,
+    frames: &'a [u32],
+    samples: &'a [f64],
+}
+
+impl Encode for StackRef<'_> {
+    fn encode<E: bincode::enc::Encoder>(
+        &self,
+        e: &mut E,
+    ) -> std::result::Result<(), bincode::error::EncodeError> {
+        self.process.encode(e)?;
+        encode_u32s(e, self.frames)?;
+        encode_f64s(e, self.samples)
+    }
+}
+
+/// Stacks as the writer reads them: [`Results::stacks`] or the flat
+/// tables of [`crate::results_flat::FlatStacks`].
+pub(crate) trait StackView {
+    fn process_of(&self, i: usize) -> u32;
+    fn frames_of(&self, i: usize) -> &[u32];
+    fn samples_of(&self, i: usize) -> &[f64];
+    /// The call paths that more than one stack runs through, in the order
+    /// they first appear, and each stack's path among them (`None`: a path
+    /// of its own, which its record holds).
+    fn shared_paths(&self) -> (Vec<&[u32]>, Vec<Option<u32>>);
+}
+
+impl StackView for [StackRecord] {
+    fn process_of(&self, i: usize) -> u32 {
+        self[i].process
+    }
+    fn frames_of(&self, i: usize) -> &[u32] {
+        &self[i].frames
+    }
+    fn samples_of(&self, i: usize) -> &[f64] {
+        &self[i].samples
+    }
+    fn shared_paths(&self) -> (Vec<&[u32]>, Vec<Option<u32>>) {
+        call_paths(self.iter().map(|st| st.frames.as_slice()))
+    }
+}
+
+/// The header and records of a results file, borrowed for writing.
+pub(crate) struct WriteParts<'a, S: StackView + ?Sized> {
+    pub header: &'a ResultsHeader,
+    /// The process table and the counts of those that counted anything.
+    pub processes: &'a ProcessTableBytes,
+    pub counts: Vec<ProcessCounts>,
+    pub variables: &'a [VariableBlame],
+    pub functions: &'a [FunctionBlame],
+    pub frames: &'a [SymFrame],
+    pub stacks: &'a S,
+    pub contexts: &'a [ContextBlame],
+}
+
+impl<S: StackView + ?Sized> WriteParts<'_, S> {
+    /// Writes atomically (temporary file, then rename), so a reader never
+    /// sees half a result. Records are encoded one at a time, never copied
+    /// whole; the bytes depend only on the records, not on how the stacks
+    /// are held.
+    pub(crate) fn write(self, path: &Path) -> Result<()> {
+        let stacks = self.stacks;
+        let (paths, path_of) = stacks.shared_paths();
+        let mut before = 0;
+        let records = self
+            .variables
+            .iter()
+            .map(RecordRef::Variable)
+            .chain(self.functions.iter().map(RecordRef::Function))
+            .chain(self.frames.iter().map(RecordRef::Frame))
+            .chain(paths.into_iter().map(|p| RecordRef::Path(Ids(p))))
+            .chain(
+                path_of
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(i, path)| match path {
+                        None => RecordRef::Stack(StackRef {
+                            process: stacks.process_of(i),
+                            frames: stacks.frames_of(i),
+                            samples: stacks.samples_of(i),
+                        }),
+                        Some(path) => {
+                            let path_step = i64::from(path) - i64::from(before);
+                            before = path;
+                            RecordRef::PathStack(PathStackRef {
+                                process: stacks.process_of(i),
+                                path_step,
+                                samples: stacks.samples_of(i),
+                            })
+                        }
+                    }),
+            )
+            .chain(self.contexts.iter().map(RecordRef::Context));
+        let h = self.header;
+        let header = HeaderLayout {
+            producer: &h.producer,
+            events: &h.events,
+            processes: ProcessesV9 {
+                processes: self.processes.len() as u64,
+                counts: self.counts,
+            },
+            shard: &h.shard,
+            blame_points: &h.blame_points,
+            coverage: &h.coverage,
+            provenance: &h.provenance,
+            damage: &h.damage,
+            summed: &h.summed,
+        };
+        write_atomic_led(path, RESULTS, &header, Some(&self.processes.bytes), records)
+    }
 }
 
 /// The data records of results versions 4 to 8: frames are stored once and
@@ -1329,51 +1445,18 @@ impl Results {
     /// sees half a result. Records are encoded from `self` one at a time,
     /// never copied whole.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
-        let (paths, path_of) = call_paths(&self.stacks);
-        let mut before = 0;
-        let records = self
-            .variables
-            .iter()
-            .map(RecordRef::Variable)
-            .chain(self.functions.iter().map(RecordRef::Function))
-            .chain(self.frames.iter().map(RecordRef::Frame))
-            .chain(paths.into_iter().map(|p| RecordRef::Path(Ids(p))))
-            .chain(
-                self.stacks
-                    .iter()
-                    .zip(path_of)
-                    .map(move |(st, path)| match path {
-                        None => RecordRef::Stack(st),
-                        Some(path) => {
-                            let path_step = i64::from(path) - i64::from(before);
-                            before = path;
-                            RecordRef::PathStack(PathStackRef {
-                                process: st.process,
-                                path_step,
-                                samples: &st.samples,
-                            })
-                        }
-                    }),
-            )
-            .chain(self.contexts.iter().map(RecordRef::Context));
         let h = &self.header;
-        let header = HeaderLayout {
-            producer: &h.producer,
-            events: &h.events,
-            processes: ProcessesV9 {
-                processes: h.processes.len() as u64,
-                counts: ProcessCounts::of(&h.processes, h.events.len()),
-            },
-            shard: &h.shard,
-            blame_points: &h.blame_points,
-            coverage: &h.coverage,
-            provenance: &h.provenance,
-            damage: &h.damage,
-            summed: &h.summed,
-        };
-        let table = ProcessTableBytes::of(&h.processes);
-        write_atomic_led(path, RESULTS, &header, Some(&table.bytes), records)
+        WriteParts {
+            header: h,
+            processes: &ProcessTableBytes::of(&h.processes),
+            counts: ProcessCounts::of(&h.processes, h.events.len()),
+            variables: &self.variables,
+            functions: &self.functions,
+            frames: &self.frames,
+            stacks: &self.stacks[..],
+            contexts: &self.contexts,
+        }
+        .write(path.as_ref())
     }
 
     pub fn read(path: impl AsRef<Path>) -> Result<Results> {
@@ -1475,7 +1558,7 @@ struct PathsRead {
 /// key, several times the work of hashing 40 ids (most of writing the
 /// stacks of a result of 10^3 ranks).
 #[derive(Default)]
-struct PathHasher(u64);
+pub(crate) struct PathHasher(u64);
 
 impl std::hash::Hasher for PathHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -1491,20 +1574,21 @@ impl std::hash::Hasher for PathHasher {
     }
 }
 
-/// The call paths of `stacks` that more than one stack runs through, in
-/// the order they first appear, and each stack's path among them (`None`:
-/// a path of its own, which its record holds).
-fn call_paths(stacks: &[StackRecord]) -> (Vec<&[u32]>, Vec<Option<u32>>) {
+/// The call paths of `stacks` (each stack's frame ids) that more than one
+/// stack runs through, in the order they first appear, and each stack's
+/// path among them (`None`: a path of its own, which its record holds).
+pub(crate) fn call_paths<'a>(
+    stacks: impl Iterator<Item = &'a [u32]>,
+) -> (Vec<&'a [u32]>, Vec<Option<u32>>) {
     // Each distinct path's id, in the order paths first appear (one hash
     // per stack), and how many stacks run through it.
     let mut ids: HashMap<&[u32], u32, BuildHasherDefault<PathHasher>> = HashMap::default();
     let mut first: Vec<&[u32]> = Vec::new();
     let mut uses: Vec<u32> = Vec::new();
     let distinct: Vec<u32> = stacks
-        .iter()
-        .map(|st| {
-            let id = *ids.entry(&st.frames).or_insert_with(|| {
-                first.push(&st.frames);
+        .map(|frames| {
+            let id = *ids.entry(frames).or_insert_with(|| {
+                first.push(frames);
                 uses.push(0);
                 first.len() as u32 - 1
             });
@@ -1513,11 +1597,22 @@ fn call_paths(stacks: &[StackRecord]) -> (Vec<&[u32]>, Vec<Option<u32>>) {
         })
         .collect();
     drop(ids);
-    // The shared ones numbered in that order.
+    shared_in_order(first, &uses, &distinct)
+}
+
+/// Of the distinct paths `first` (in the order they first appear, each
+/// run through by `uses` stacks), the shared ones numbered in that order,
+/// and the shared path of each stack (`distinct`: its path's index in
+/// `first`).
+pub(crate) fn shared_in_order<'a>(
+    first: Vec<&'a [u32]>,
+    uses: &[u32],
+    distinct: &[u32],
+) -> (Vec<&'a [u32]>, Vec<Option<u32>>) {
     let mut shared = Vec::new();
     let index: Vec<Option<u32>> = first
         .iter()
-        .zip(&uses)
+        .zip(uses)
         .map(|(&frames, &n)| {
             (n > 1).then(|| {
                 shared.push(frames);

@@ -10,11 +10,14 @@
 use crate::error::{FormatError, Result};
 use crate::files::open_regular;
 use crate::results::{
-    open_results_parts, path_after, ContextBlame, FrameRef, FunctionBlame, FunctionKeyRef,
-    ProcessCounts, ProcessTableBytes, ProcessValue, RecordCheck, Results, ResultsHeader,
-    StackRecord, SymFrame, VariableBlame, VariableKeyRef,
+    open_results_parts, path_after, shared_in_order, ContextBlame, FrameRef, FunctionBlame,
+    FunctionKeyRef, PathHasher, ProcessCounts, ProcessTableBytes, ProcessValue, RecordCheck,
+    Results, ResultsHeader, StackRecord, StackView, SymFrame, VariableBlame, VariableKeyRef,
+    WriteParts,
 };
 use bincode::error::{AllowedEnumVariants, DecodeError};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::io::BufReader;
 use std::path::Path;
 
@@ -156,6 +159,33 @@ impl FlatStacks {
         }
     }
 
+    /// Empty tables with room for `stacks` stacks of `samples` sample
+    /// counts in all, on `paths` call paths of `frame_ids` ids in all
+    /// (allocated once each: a table grown by doubling leaves the smaller
+    /// buffers it outgrew behind in the heap).
+    pub fn with_capacity(stacks: usize, samples: usize, paths: usize, frame_ids: usize) -> Self {
+        FlatStacks {
+            process: Vec::with_capacity(stacks),
+            path: Vec::with_capacity(stacks),
+            path_ends: Vec::with_capacity(paths),
+            frame_ids: Vec::with_capacity(frame_ids),
+            sample_runs: Vec::with_capacity(stacks),
+            samples: Vec::with_capacity(samples),
+            named: 0,
+        }
+    }
+
+    /// The number of sample counts held (of every stack, and any a stack
+    /// outgrew).
+    pub fn sample_count(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// The number of frame ids of every call path.
+    pub fn frame_id_count(&self) -> usize {
+        self.frame_ids.len()
+    }
+
     /// Empties the tables, keeping their memory.
     pub fn clear(&mut self) {
         self.process.clear();
@@ -189,6 +219,47 @@ impl FlatStacks {
     pub fn clear_frames(&mut self) {
         self.frame_ids = Vec::new();
         self.path_ends.iter_mut().for_each(|e| *e = 0);
+    }
+}
+
+impl StackView for FlatStacks {
+    fn process_of(&self, i: usize) -> u32 {
+        self.process(i)
+    }
+    fn frames_of(&self, i: usize) -> &[u32] {
+        self.frames(i)
+    }
+    fn samples_of(&self, i: usize) -> &[f64] {
+        self.samples(i)
+    }
+    /// By path: each distinct path's frame ids hashed once (not each
+    /// stack's), paths of equal frame ids taken as one.
+    fn shared_paths(&self) -> (Vec<&[u32]>, Vec<Option<u32>>) {
+        let mut ids: HashMap<&[u32], u32, BuildHasherDefault<PathHasher>> = HashMap::default();
+        let same: Vec<u32> = (0..self.paths() as u32)
+            .map(|p| *ids.entry(self.path_frames(p)).or_insert(p))
+            .collect();
+        drop(ids);
+        // Distinct paths numbered in the order stacks first run through them.
+        let mut number = vec![u32::MAX; same.len()];
+        let mut first: Vec<&[u32]> = Vec::new();
+        let mut uses: Vec<u32> = Vec::new();
+        let distinct: Vec<u32> = self
+            .path
+            .iter()
+            .map(|&p| {
+                let p = same[p as usize];
+                let n = &mut number[p as usize];
+                if *n == u32::MAX {
+                    *n = first.len() as u32;
+                    first.push(self.path_frames(p));
+                    uses.push(0);
+                }
+                uses[*n as usize] += 1;
+                *n
+            })
+            .collect();
+        shared_in_order(first, &uses, &distinct)
     }
 }
 
@@ -240,6 +311,88 @@ impl From<Results> for FlatResults {
             frames: r.frames,
             contexts: r.contexts,
         }
+    }
+}
+
+impl FlatResults {
+    /// Results whose header holds its processes (moved into the table and
+    /// the counts).
+    pub fn of(
+        mut header: ResultsHeader,
+        variables: Vec<VariableBlame>,
+        functions: Vec<FunctionBlame>,
+        frames: Vec<SymFrame>,
+        stacks: FlatStacks,
+        contexts: Vec<ContextBlame>,
+    ) -> FlatResults {
+        let processes = std::mem::take(&mut header.processes);
+        FlatResults {
+            processes: ProcessTableBytes::of(&processes),
+            counts: ProcessCounts::of(&processes, header.events.len()),
+            header,
+            variables,
+            functions,
+            frames,
+            stacks,
+            contexts,
+        }
+    }
+
+    /// Writes the bytes [`Results::write`] writes of the same records
+    /// (atomically), from the flat tables: no vector per stack.
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
+        WriteParts {
+            header: &self.header,
+            processes: &self.processes,
+            counts: self.counts.clone(),
+            variables: &self.variables,
+            functions: &self.functions,
+            frames: &self.frames,
+            stacks: &self.stacks,
+            contexts: &self.contexts,
+        }
+        .write(path.as_ref())
+    }
+}
+
+/// The results as [`Results`] holds them: a vector of frame ids and one of
+/// samples per stack, the processes in the header (for reports and tests;
+/// what writes results writes [`FlatResults`] as they are).
+impl TryFrom<FlatResults> for Results {
+    type Error = FormatError;
+    fn try_from(r: FlatResults) -> Result<Results> {
+        let events = r.header.events.len();
+        let mut processes =
+            r.processes
+                .processes(events)
+                .ok_or_else(|| FormatError::CorruptHeader {
+                    path: "<memory>".into(),
+                    reason: "the process table does not decode".into(),
+                })?;
+        for c in r.counts {
+            if let Some(p) = processes.get_mut(c.process as usize) {
+                p.samples = c.samples;
+                p.lost = c.lost;
+            }
+        }
+        let stacks = (0..r.stacks.len())
+            .map(|i| StackRecord {
+                process: r.stacks.process(i),
+                frames: r.stacks.frames(i).to_vec(),
+                samples: r.stacks.samples(i).to_vec(),
+            })
+            .collect();
+        Ok(Results {
+            header: ResultsHeader {
+                processes,
+                ..r.header
+            },
+            variables: r.variables,
+            functions: r.functions,
+            frames: r.frames,
+            stacks,
+            contexts: r.contexts,
+        })
     }
 }
 
