@@ -232,26 +232,8 @@ pub fn derived_keys(
     d: &crate::resolve::DerivedField,
     event: u16,
 ) -> Vec<VariableKey> {
-    let f = &index.functions[d.base.0 as usize];
-    // A path that holds another variable of the function (`solver.reg_`,
-    // bound to `reg` by the constructor): that variable's, one data
-    // structure.
-    let local = format!("{}{}", f.variables[d.base.1 as usize].name, d.suffix);
-    if let Some((v, rest)) = index.member_alias(d.base.0, &local) {
-        if v != d.base.1 {
-            let mut keys = vec![variable_key(index, (d.base.0, v), event)];
-            if !rest.is_empty() {
-                let below = crate::resolve::DerivedField {
-                    base: (d.base.0, v),
-                    suffix: rest.to_string(),
-                    type_name: d.type_name.clone(),
-                };
-                keys.extend(derived_keys(index, &below, event));
-            }
-            return keys;
-        }
-    }
     let base = variable_key(index, d.base, event);
+    let f = &index.functions[d.base.0 as usize];
     let base_type = &f.variables[d.base.1 as usize].type_name;
     let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
     let mut seen: Vec<String> = vec![base.name.clone()];
