@@ -335,12 +335,9 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
                 }
             }
             let mut key = owned_key(index, (fi, owner), event, depth + 1);
-            // An element pointer's fields are the element's (`bp->array` is
-            // `blocks.array`); an iterator's or a row view's are its own
-            // (`it.col_` is no field of the matrix): the object adds to
-            // its owner whole.
+            // (An element object's own fields are no paths of its owner.)
             let element_root = &f.variables[root_of(f, vi) as usize];
-            if !suffix.is_empty() && element_root.is_pointer {
+            if !suffix.is_empty() && !crate::static_index::is_element_object(element_root) {
                 let owner_var = &f.variables[owner as usize];
                 let name = format!("{}{suffix}", key.name);
                 let folded = index.fold_links(&name, &key.name, &owner_var.type_name);

@@ -662,10 +662,13 @@ fn exit_roots_at(f: &FunctionSummary, vi: u32, depth: usize) -> Vec<(u32, String
     // An element pointer or cursor into a parameter's memory (`bp =
     // &blocks[n]`, `for (n = tree; n; n = n->left)`, `Particle &p : parts`)
     // is that parameter's: its paths continue below the owner's.
-    // An iterator's or a row view's own fields (`it.col_`) are no paths of
-    // the owner: the object adds to the owner whole.
+    // (An element object's own fields are no paths of its owner.)
     if let Some(owner) = rv.element_of.filter(|&o| o != root && depth < 4) {
-        let path = if rv.is_pointer { path.as_str() } else { "" };
+        let path = if crate::static_index::is_element_object(rv) {
+            ""
+        } else {
+            path.as_str()
+        };
         let below_owner: Vec<(u32, String, u32)> = exit_roots_at(f, owner, depth + 1)
             .into_iter()
             .map(|(r, p, leaf)| {
@@ -912,10 +915,10 @@ fn blame_path(
     here: &mut BTreeSet<u32>,
     derived: &mut Paths,
 ) {
-    // A view or iterator (a handle whose own fields are no paths of the
-    // data it reaches): the blame is its, and through it its owner's.
+    // An element object (a view, an iterator): the blame is its, and
+    // through it its owner's; its own fields are no paths of that data.
     let tv = &f.variables[t as usize];
-    if tv.element_of.is_some() && !tv.is_pointer && tv.parent.is_none() {
+    if tv.parent.is_none() && crate::static_index::is_element_object(tv) {
         here.insert(t);
         return;
     }

@@ -32,6 +32,16 @@ pub struct StaticIndex {
     field_name_types: HashMap<String, Vec<String>>,
 }
 
+/// True for an element object: a local that walks another variable's
+/// memory (`element_of`) and is no pointer (an iterator, a row view, a
+/// handle copied from a member, an element copy). Its own fields (`it.col_`,
+/// `u.ptr_`) are no paths of the owner: it adds to the owner whole. An
+/// element pointer's fields are the element's (`bp->array` is
+/// `blocks.array`).
+pub fn is_element_object(v: &blame_formats::static_db::Variable) -> bool {
+    v.element_of.is_some() && !v.is_pointer
+}
+
 /// The variable `vi` of `f` is a field of (itself when it is none).
 pub fn root_of(f: &FunctionSummary, mut vi: u32) -> u32 {
     for _ in 0..f.variables.len() {

@@ -43,13 +43,13 @@ pub(super) fn index_cursors(f: &Function, res: &mut Resolver, vars: &mut Vars) {
         if !candidate(&vars.out, t) {
             continue;
         }
-        let stored = element_load(f, res, vars, &inst.args[0], t);
         let entry = verdict
             .entry(t)
             .or_insert_with(|| Some((BTreeSet::new(), BTreeSet::new(), true)));
         let Some((arrays, copied, only_copies)) = entry else {
             continue;
         };
+        let stored = element_load(f, res, vars, &inst.args[0], t);
         match stored {
             Some(Stored::Constant) => *only_copies = false,
             Some(Stored::Element {

@@ -338,6 +338,8 @@ pub struct DefinedFunctions<'a> {
     /// const (`const Real_t *const x`, `const Vec &v`): the body cannot
     /// write through them.
     const_params: HashMap<&'a str, Vec<u32>>,
+    /// Per function, each parameter's declared type (by position).
+    param_types: HashMap<&'a str, Vec<(u32, Option<TypeId>)>>,
     /// Per function, per parameter, where the body may write through it
     /// and what it may read through it.
     access: super::write_sets::AccessSets,
@@ -372,8 +374,17 @@ impl<'a> DefinedFunctions<'a> {
         let rets = returns_into(m);
         let fields = field_aliases(m, &rets);
         let mut const_params: HashMap<&str, Vec<u32>> = HashMap::default();
+        let mut param_types: HashMap<&str, Vec<(u32, Option<TypeId>)>> = HashMap::default();
         for g in m.functions.iter().filter(|g| !g.is_declaration) {
             let (_, _, param_of, _) = variable_bindings(g);
+            param_types.entry(g.name.as_str()).or_insert_with(|| {
+                let mut ts: Vec<(u32, Option<TypeId>)> = param_of
+                    .iter()
+                    .map(|(&var, &k)| (k, g.vars[var as usize].ty))
+                    .collect();
+                ts.sort_unstable();
+                ts
+            });
             let mut ks: Vec<u32> = param_of
                 .iter()
                 .filter(|(&var, _)| m.points_to_const(g.vars[var as usize].ty))
@@ -392,9 +403,18 @@ impl<'a> DefinedFunctions<'a> {
             rets,
             fields,
             const_params,
+            param_types,
             access,
             globals,
         }
+    }
+
+    /// The declared type of `name`'s parameter `k` (a function of the
+    /// module with debug info for it).
+    pub fn param_type(&self, name: &str, k: u32) -> Option<TypeId> {
+        let ts = self.param_types.get(name)?;
+        let i = ts.binary_search_by_key(&k, |&(p, _)| p).ok()?;
+        ts[i].1
     }
 
     /// True when `name`'s parameter `k` is a pointer or reference to const.

@@ -140,7 +140,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let t_reach = t0.elapsed();
     set_aliases(f, &mut res, &mut vars, &classes);
     let (side, param_aliases) = side_effects(&vars, &classes, &reach);
-    let call_sites = call_sites(f, &mut res, &vars, &classes, &w, &reach);
+    let call_sites = call_sites(f, defined, &mut res, &vars, &classes, &w, &reach);
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
     name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);
@@ -2025,6 +2025,7 @@ fn value_sources(f: &Function, res: &mut Resolver, vars: &Vars, v: &Value) -> BT
 
 fn call_sites(
     f: &Function,
+    defined: &DefinedFunctions,
     res: &mut Resolver,
     vars: &Vars,
     classes: &Classes,
@@ -2038,6 +2039,9 @@ fn call_sites(
     // (requests, blamed, explicit, only sends)
     type Posted = (BTreeSet<u32>, BTreeSet<u32>, BTreeSet<u32>, bool);
     let mut request_buffers: Vec<Posted> = Vec::new();
+    // The function's unnamed temporaries, indexed at the first call that
+    // passes one.
+    let mut temps: Option<closure::Temporaries> = None;
     let targets_of = |res: &mut Resolver, vars: &Vars, v: &Value| -> BTreeSet<u32> {
         res.locs(v)
             .iter()
@@ -2125,7 +2129,8 @@ fn call_sites(
                 // A lambda's closure (a temporary of no variable): each
                 // capture is bound to what it captures.
                 let m = res.m;
-                for (field, captured) in closure::captures(m, f, res, vars, i, k) {
+                let temps = temps.get_or_insert_with(|| closure::Temporaries::new(f, res));
+                for (field, captured) in closure::captures(m, defined, temps, f, res, vars, i, k) {
                     let mut reached: Vec<u32> = captured
                         .iter()
                         .flat_map(|&t| members[class_id[t as usize] as usize].iter().copied())

@@ -334,12 +334,13 @@ pub(super) fn record_fields(
     for (&i, locs) in &graph.load_locs {
         for l in locs {
             if let Some(k) = field_key(l) {
-                let g = read_groups.entry(k).or_default();
-                if !g.contains(&i) {
-                    g.push(i);
-                }
+                read_groups.entry(k).or_default().push(i);
             }
         }
+    }
+    for g in read_groups.values_mut() {
+        g.sort_unstable();
+        g.dedup();
     }
     let candidates: Vec<u32> = (0..n as u32)
         .filter(|&v| {
@@ -395,17 +396,33 @@ pub(super) fn record_fields(
     if read_groups.len().saturating_mul(nn) > 50_000_000 {
         fed.extend(read_groups.keys().map(|k| (k, None)));
     } else if !read_groups.is_empty() {
-        let mut succ = vec![Vec::new(); nn];
+        // The data edges forward, flat: node m's successors are
+        // `succ[start[m]..start[m + 1]]`.
+        let mut start = vec![0usize; nn + 1];
         for m in 0..nn {
-            for &p in &graph.data[m] {
-                if (p as usize) < nn {
-                    succ[p as usize].push(m as u32);
-                }
+            for &p in graph.data[m].iter().filter(|&&p| (p as usize) < nn) {
+                start[p as usize + 1] += 1;
             }
         }
+        for m in 0..nn {
+            start[m + 1] += start[m];
+        }
+        let mut succ = vec![0u32; start[nn]];
+        let mut fill = start.clone();
+        for m in 0..nn {
+            for &p in graph.data[m].iter().filter(|&&p| (p as usize) < nn) {
+                succ[fill[p as usize]] = m as u32;
+                fill[p as usize] += 1;
+            }
+        }
+        // Each walk clears only what it visited.
         let mut seen = vec![false; nn];
+        let mut visited: Vec<u32> = Vec::new();
         for (k, starts) in &read_groups {
-            seen.iter_mut().for_each(|x| *x = false);
+            for &m in &visited {
+                seen[m as usize] = false;
+            }
+            visited.clear();
             let mut hits: BTreeSet<u32> = BTreeSet::new();
             let mut stack: Vec<u32> = starts
                 .iter()
@@ -416,18 +433,15 @@ pub(super) fn record_fields(
                 if std::mem::replace(&mut seen[m as usize], true) {
                     continue;
                 }
+                visited.push(m);
                 if let Some(ts) = writers.get(&m) {
                     hits.extend(
                         ts.iter()
                             .filter(|&&t| !below(t, k) && !above(t, k) && !harmless(t)),
                     );
                 }
-                stack.extend(
-                    succ[m as usize]
-                        .iter()
-                        .copied()
-                        .filter(|&s| !seen[s as usize]),
-                );
+                let next = &succ[start[m as usize]..start[m as usize + 1]];
+                stack.extend(next.iter().copied().filter(|&s| !seen[s as usize]));
             }
             if !hits.is_empty() {
                 fed.insert(k, Some(hits));
