@@ -13,7 +13,10 @@
 # shard of SCALE_FLAT_OWNED=64 ranks is posted; SCALE_FLAT_MIN/MAX samples per
 # rank, 2000/3000, small so that 8,192 ranks fit on disk), SCALE_MERGE_MAX
 # (1024 partial results, one rank each of the SCALE_MERGE_MAX-rank flat run),
-# SCALE_KEEP=1 keeps the generated runs. Each merge is measured twice: per-rank
+# SCALE_KEEP=1 keeps the generated runs. SCALE_PIN=1 gives each shard of the
+# big run one core of its own (`taskset`, RAYON_NUM_THREADS=1; the 1-shard
+# baseline too): a job array with a core per shard, as on a cluster node.
+# SCALE_SECTIONS ("1 2 3") picks the sections to run. Each merge is measured twice: per-rank
 # contexts (`blame merge`) and contexts summed over ranks (`--sum-contexts`),
 # each the run of median wall time of SCALE_MERGE_ROUNDS (5). The big run
 # is posted SCALE_BIG_ROUNDS_REPEAT (3) times with 1 shard and then 2 shards
@@ -38,6 +41,17 @@ FLAT_MAX=${SCALE_FLAT_MAX:-3000}
 MERGE_MAX=${SCALE_MERGE_MAX:-1024}
 MERGE_ROUNDS=${SCALE_MERGE_ROUNDS:-5}
 BIG_ROUNDS=${SCALE_BIG_ROUNDS_REPEAT:-3}
+SECTIONS=${SCALE_SECTIONS:-"1 2 3"}
+PIN=${SCALE_PIN:-}
+section() { [[ " $SECTIONS " == *" $1 "* ]]; }
+# The command prefix that puts a shard on core N of its own when SCALE_PIN is set.
+if [ -n "$PIN" ]; then
+    ON0=(env RAYON_NUM_THREADS=1 taskset -c 0)
+    ON1=(env RAYON_NUM_THREADS=1 taskset -c 1)
+else
+    ON0=()
+    ON1=()
+fi
 CMP_BLAME=${SCALE_CMP_BLAME:-}
 if [ -n "${SCALE_QUICK:-}" ]; then
     BIG_RANKS=32 BIG_MIN=20000 BIG_MAX=30000 FLAT_RANKS="64 256" MERGE_MAX=32 BIG_ROUNDS=1
@@ -70,6 +84,7 @@ gen() { # gen DIR RANKS MIN MAX
 samples_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samples'])" "$1/manifest.json"; }
 bytes_of() { du -sb --apparent-size "$1" | cut -f1; }
 
+if section 1; then
 echo "== 1. memory per shard against the ranks it does not own (shard of $FLAT_OWNED ranks, $FLAT_MIN-$FLAT_MAX samples per rank)"
 base_rss=""
 for n in $FLAT_RANKS; do
@@ -84,8 +99,10 @@ for n in $FLAT_RANKS; do
     echo "$r samples_total=$(samples_of "$d") run_mb=$(awk -v b="$(bytes_of "$d")" 'BEGIN{printf "%.0f", b/1e6}') rss_vs_first=$(ratio "$rss" "$base_rss")"
     rm -f "$d"/results.bres*
 done
+fi
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+if section 2; then
 echo "== 2. the big run: $BIG_RANKS ranks, $BIG_MIN-$BIG_MAX samples per rank; post with 1 shard, then 2 shards at once, $BIG_ROUNDS rounds"
 d=$OUT/big-$BIG_RANKS
 gen "$d" "$BIG_RANKS" "$BIG_MIN" "$BIG_MAX" >&2
@@ -106,14 +123,14 @@ speedups=()
 for round in $(seq "$BIG_ROUNDS"); do
     echo "round $round, load average $(cut -d' ' -f1-3 /proc/loadavg)"
     rm -f "$d"/results.bres*
-    r1=$(measure "shards=1" "$BLAME" post "$d" --static "$DB" --shard 0/1)
+    r1=$(measure "shards=1${PIN:+ pinned}" "${ON0[@]}" "$BLAME" post "$d" --static "$DB" --shard 0/1)
     w1=$(field wall_s "$r1")
     echo "$r1 samples_per_s=$(awk -v s="$S" -v w="$w1" 'BEGIN{printf "%.2fM", s/w/1e6}')"
     same_as_reference "$d/results.bres" "1 shard"
     rm -f "$d"/results.bres*
     t0=$EPOCHREALTIME
-    measure "shards=2 shard=0/2" "$BLAME" post "$d" --static "$DB" --shard 0/2 > "$OUT/s0.txt" &
-    measure "shards=2 shard=1/2" "$BLAME" post "$d" --static "$DB" --shard 1/2 > "$OUT/s1.txt" &
+    measure "shards=2 shard=0/2${PIN:+ pinned}" "${ON0[@]}" "$BLAME" post "$d" --static "$DB" --shard 0/2 > "$OUT/s0.txt" &
+    measure "shards=2 shard=1/2${PIN:+ pinned}" "${ON1[@]}" "$BLAME" post "$d" --static "$DB" --shard 1/2 > "$OUT/s1.txt" &
     wait
     t1=$EPOCHREALTIME
     w2=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')
@@ -127,7 +144,9 @@ for round in $(seq "$BIG_ROUNDS"); do
 done
 echo "speedup of 2 shards over 1, median of $BIG_ROUNDS rounds: $(printf '%s\n' "${speedups[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}') (all: ${speedups[*]}); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -f "$d"/results.bres*
+fi
 
+if section 3; then
 echo "== 3. merge of 2..$MERGE_MAX partial results (each one rank of a $MERGE_MAX-rank run, $FLAT_MIN-$FLAT_MAX samples per rank)"
 d=$OUT/flat-$MERGE_MAX
 gen "$d" "$MERGE_MAX" "$FLAT_MIN" "$FLAT_MAX" >&2
@@ -167,6 +186,7 @@ while [ "$m" -le "$MERGE_MAX" ]; do
     rm -rf "$M"
     m=$((m * 2))
 done
+fi
 
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -z "${SCALE_KEEP:-}" ]; then

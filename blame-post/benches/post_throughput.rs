@@ -174,6 +174,7 @@ fn main() {
                             heap_bytes: 0,
                             element_of: None,
                             is_record: false,
+                            is_result: false,
                             is_scalar: false,
                         },
                         Variable {
@@ -192,6 +193,7 @@ fn main() {
                             heap_bytes: 0,
                             element_of: None,
                             is_record: false,
+                            is_result: false,
                             is_scalar: false,
                         },
                     ],

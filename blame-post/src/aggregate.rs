@@ -22,10 +22,22 @@ pub struct Sums {
     pub exclusive: f64,
     /// Explicit blame (data flow only).
     pub explicit: f64,
-    /// Explicit samples of a scalar that also blame a data structure of its function.
+    /// Explicit samples of a scalar that also blame a data structure (of
+    /// its own function or a global, for a result).
     pub inherited: f64,
     /// Memory events: the value under each method.
     pub methods: BTreeMap<&'static str, f64>,
+    /// The key is a result's (`Variable::is_result` of its root): it
+    /// inherits only from its own function's data structures and globals.
+    result: bool,
+}
+
+/// True when `v`'s root is a result (`Variable::is_result`): a local
+/// computed from data that feeds nothing back. (A scalar field of it, the
+/// solver's `mass_`, is judged as any scalar.)
+fn is_result(index: &StaticIndex, (fi, vi): VarRef) -> bool {
+    let f = &index.functions[fi as usize];
+    f.variables[root_of(f, vi) as usize].is_result && !f.variables[vi as usize].is_scalar
 }
 
 /// Sums for one key across processes, by process index.
@@ -232,8 +244,26 @@ pub fn derived_keys(
     d: &crate::resolve::DerivedField,
     event: u16,
 ) -> Vec<VariableKey> {
-    let base = variable_key(index, d.base, event);
     let f = &index.functions[d.base.0 as usize];
+    // A path that holds another variable of the function (`solver.reg_`,
+    // bound to `reg` by the constructor): that variable's, one data
+    // structure.
+    let local = format!("{}{}", f.variables[d.base.1 as usize].name, d.suffix);
+    if let Some((v, rest)) = index.member_alias(d.base.0, &local) {
+        if v != d.base.1 {
+            let mut keys = vec![variable_key(index, (d.base.0, v), event)];
+            if !rest.is_empty() {
+                let below = crate::resolve::DerivedField {
+                    base: (d.base.0, v),
+                    suffix: rest.to_string(),
+                    type_name: d.type_name.clone(),
+                };
+                keys.extend(derived_keys(index, &below, event));
+            }
+            return keys;
+        }
+    }
+    let base = variable_key(index, d.base, event);
     let base_type = &f.variables[d.base.1 as usize].type_name;
     let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
     let mut seen: Vec<String> = vec![base.name.clone()];
@@ -267,7 +297,9 @@ pub fn derived_keys(
                 // A path below a variable leads through aggregates; its
                 // leaf is a scalar when its type is (`app.ksp.rnorm`, a
                 // `PetscReal`, is a derived scalar like any other norm).
-                scalar: (leaf && index.is_scalar_type(&d.type_name)) || record,
+                scalar: (leaf && index.is_scalar_type(&d.type_name))
+                    || record
+                    || is_result(index, d.base),
                 ..base.clone()
             })
         })
@@ -356,7 +388,8 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
     let global = root.kind == VarKind::Global;
     // A result record (and its fields) ranks as derived scalars do: the
     // report's `scalar` says "a scalar or a record of results".
-    let scalar = v.is_scalar || root.is_record || record_field_on_path(index, f, vi);
+    let scalar =
+        v.is_scalar || root.is_record || root.is_result || record_field_on_path(index, f, vi);
     let kind = match v.kind {
         VarKind::Global => "global",
         VarKind::Field => "field",
@@ -483,6 +516,10 @@ impl Accumulator {
          -> usize {
             *var_ids.entry((v, e)).or_insert_with(|| {
                 let key = variable_key(index, v, e);
+                let sums_of_key = || Sums {
+                    result: is_result(index, v),
+                    ..Sums::default()
+                };
                 if key.kind == "field" {
                     let path = (key.function.clone(), key.name.clone(), key.event);
                     if let Some(&i) = paths.get(&path) {
@@ -492,7 +529,7 @@ impl Accumulator {
                         return i;
                     }
                     keys.push(key);
-                    sums.push(Sums::default());
+                    sums.push(sums_of_key());
                     paths.insert(path, keys.len() - 1);
                     return keys.len() - 1;
                 }
@@ -502,7 +539,7 @@ impl Accumulator {
                     Some(&i) => i,
                     None => {
                         keys.push(key.clone());
-                        sums.push(Sums::default());
+                        sums.push(sums_of_key());
                         key_ids.insert(key, keys.len() - 1);
                         keys.len() - 1
                     }
@@ -580,8 +617,12 @@ impl Accumulator {
                                     id
                                 }
                                 None => {
+                                    let leaf_scalar = index.is_scalar_type(&key.type_name);
                                     var_keys.push(key);
-                                    var_sums.push(Sums::default());
+                                    var_sums.push(Sums {
+                                        result: is_result(index, d.base) && !leaf_scalar,
+                                        ..Sums::default()
+                                    });
                                     derived_ids.insert(path, var_keys.len() - 1);
                                     var_keys.len() - 1
                                 }
@@ -612,10 +653,26 @@ impl Accumulator {
                 // A scalar's explicit blame is inherited where the same
                 // sample blames a data structure: the loop index of the loop
                 // that fills an array, the norm of a vector being computed.
-                let structure = explicit_ids.iter().any(|&o| !var_keys[o].scalar);
+                // A result's, where the sample blames a data structure of
+                // its own function or a global: the vector `x` that
+                // `residual = b - A * x` checks, the grid whose min, max and
+                // mean are kept to print.
+                // (A result is a data structure unless found derived.)
+                let structure = explicit_ids
+                    .iter()
+                    .any(|&o| !var_keys[o].scalar || var_sums[o].result);
                 for &id in &explicit_ids {
                     var_sums[id].explicit += n;
-                    if structure && var_keys[id].scalar {
+                    let inherits = if var_sums[id].result {
+                        let own = &var_keys[id].function;
+                        explicit_ids.iter().any(|&o| {
+                            let k = &var_keys[o];
+                            !k.scalar && (k.function == *own || k.function.is_empty())
+                        })
+                    } else {
+                        structure
+                    };
+                    if inherits && var_keys[id].scalar {
                         var_sums[id].inherited += n;
                     }
                 }

@@ -30,6 +30,11 @@ pub struct StaticIndex {
     record_fields: std::collections::HashSet<(String, String)>,
     /// Per field name, the types fields of that name have.
     field_name_types: HashMap<String, Vec<String>>,
+    /// Per function and field path of one of its variables, the variable
+    /// of the same function that path holds, as a call made it
+    /// (`solver.reg_` holds `reg` since `FlowSolver solver(reg, ..)` stores
+    /// `&reg` there: the callee's parameter alias): one data structure.
+    member_aliases: HashMap<(u32, String), u32>,
 }
 
 /// True for an element object: a local that walks another variable's
@@ -295,9 +300,11 @@ impl StaticIndex {
             global_records: Default::default(),
             record_fields: Default::default(),
             field_name_types: Default::default(),
+            member_aliases: Default::default(),
         };
         index.global_records = index.judge_global_records();
         index.judge_record_fields();
+        index.member_aliases = index.find_member_aliases();
         index
     }
 
@@ -398,6 +405,68 @@ impl StaticIndex {
             .filter(|(name, _)| !feeding.contains(name.as_str()))
             .collect();
         self.field_name_types = types;
+    }
+
+    /// The field paths of a function's variables that hold another of its
+    /// variables, by the parameter aliases of the calls it makes (a
+    /// constructor storing `&reg` in `this->reg_`): `member_aliases`.
+    fn find_member_aliases(&self) -> HashMap<(u32, String), u32> {
+        let mut out = HashMap::new();
+        for (fi, f) in self.functions.iter().enumerate() {
+            for c in &f.call_sites {
+                let Some(callee) = c.callee.as_deref().and_then(|n| self.callee(n)) else {
+                    continue;
+                };
+                let callee = &self.functions[callee];
+                let passed = |k: u32| -> Vec<u32> {
+                    c.outputs
+                        .iter()
+                        .filter(|b| b.output == blame_formats::static_db::CallOutput::Arg(k))
+                        .flat_map(|b| {
+                            if b.pointees.is_empty() {
+                                &b.blamed
+                            } else {
+                                &b.pointees
+                            }
+                        })
+                        .copied()
+                        .collect()
+                };
+                for (i, &(a, b)) in callee.param_aliases.iter().enumerate() {
+                    let Some((pa, pb)) = callee.param_alias_paths.get(i) else {
+                        continue;
+                    };
+                    for (x, px, y, py) in [(a, pa, b, pb), (b, pb, a, pa)] {
+                        if px.is_empty() || !py.is_empty() {
+                            continue;
+                        }
+                        let (xs, ys) = (passed(x), passed(y));
+                        if let ([xv], [yv]) = (xs.as_slice(), ys.as_slice()) {
+                            if xv != yv {
+                                let name = format!("{}{px}", f.variables[*xv as usize].name);
+                                out.insert((fi as u32, name), *yv);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The variable of function `fi` that field path `name` (`solver.reg_`,
+    /// or a path below it) holds, with the rest of the path below it.
+    pub fn member_alias<'a>(&self, fi: u32, name: &'a str) -> Option<(u32, &'a str)> {
+        if self.member_aliases.is_empty() {
+            return None;
+        }
+        let mut end = name.len();
+        loop {
+            if let Some(&v) = self.member_aliases.get(&(fi, name[..end].to_string())) {
+                return Some((v, &name[end..]));
+            }
+            end = name[..end].rfind('.')?;
+        }
     }
 
     /// True when field `name` (of type `type_name`, when known; else of the

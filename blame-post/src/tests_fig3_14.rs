@@ -32,6 +32,7 @@ pub(crate) fn var(
         heap_bytes: 0,
         element_of: None,
         is_record: false,
+        is_result: false,
         is_scalar: false,
     }
 }

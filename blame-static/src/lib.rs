@@ -555,6 +555,7 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                         "aliases": v.aliases.iter().map(|&a| f.variables[a as usize].name.clone()).collect::<Vec<_>>(),
                         "heap_bytes": v.heap_bytes,
                         "record": v.is_record,
+                        "result": v.is_result,
                         "element_of": v.element_of.map(|o| f.variables[o as usize].name.clone()),
                     })
                 })
@@ -1158,6 +1159,91 @@ mod across_units_tests {
                 scale.fields_feeding_data
             );
         }
+    }
+
+    /// A local computed from data that feeds nothing back (`r = b - A x`
+    /// checked and printed) is a result; one that is read into other data
+    /// is not, nor is a record of numbers.
+    #[test]
+    fn a_check_vector_that_feeds_nothing_is_a_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "check",
+            "void matvec(const double *a, const double *x, double *y, int n) {\n\
+             \x20 for (int i = 0; i < n; i++) y[i] = a[i] * x[i];\n\
+             }\n\
+             void solve(const double *a, const double *b, double *x, int n) {\n\
+             \x20 for (int i = 0; i < n; i++) x[i] = b[i] / a[i];\n\
+             }\n\
+             double norm(const double *v, int n) {\n\
+             \x20 double s = 0; for (int i = 0; i < n; i++) s += v[i] * v[i]; return s;\n\
+             }\n\
+             void show(double v);\n\
+             void run(const double *a, const double *b, int n) {\n\
+             \x20 double x[64], r[64], y[64], z[64], hist[8];\n\
+             \x20 for (int it = 0; it < 8; it++) {\n\
+             \x20   solve(a, b, x, n);\n\
+             \x20   matvec(a, x, r, n);\n\
+             \x20   for (int i = 0; i < n; i++) r[i] = b[i] - r[i];\n\
+             \x20   double e = norm(r, n);\n\
+             \x20   if (e > 1e-6) show(e);\n\
+             \x20   hist[it] = x[0];\n\
+             \x20   matvec(a, x, y, n);\n\
+             \x20   for (int i = 0; i < n; i++) z[i] = 2.0 * y[i];\n\
+             \x20   show(z[0]);\n\
+             \x20 }\n\
+             \x20 show(hist[7]);\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let run = function(&db, "run");
+        let var = |name: &str| {
+            run.variables
+                .iter()
+                .find(|v| v.name == name)
+                .unwrap_or_else(|| panic!("{name} in {:?}", run.variables))
+        };
+        assert!(var("r").is_result, "{:?}", var("r"));
+        assert!(var("z").is_result, "{:?}", var("z"));
+        // `y` feeds `z`; `x` feeds `r` and `y`.
+        assert!(!var("y").is_result && !var("x").is_result);
+        assert!(var("hist").is_record && !var("hist").is_result);
+    }
+
+    /// An element reference's binding (`const Node *a = &m->nodes[i]`)
+    /// computes an address, not the mesh: it is blamed on what is read
+    /// through it (the returned length), and the pointer has no lines of
+    /// its own for its owner to inherit. A copy of another pointer
+    /// (`p = q`) keeps its binding.
+    #[test]
+    fn an_element_reference_binding_is_blamed_on_what_reads_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "edge",
+            "typedef struct { double x[2]; } Node;\n\
+             typedef struct { Node nodes[64]; } Mesh;\n\
+             double edge(const Mesh *m, int i, int j) {\n\
+             \x20 const Node *a = &m->nodes[i];\n\
+             \x20 const Node *b = &m->nodes[j];\n\
+             \x20 return b->x[0] - a->x[0];\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let edge = function(&db, "edge");
+        let var = |name: &str| {
+            edge.variables
+                .iter()
+                .find(|v| v.name == name)
+                .unwrap_or_else(|| panic!("{name} in {:?}", edge.variables))
+        };
+        assert!(var("a").element_of.is_some());
+        assert!(var("a").explicit_lines.is_empty(), "{:?}", var("a"));
+        assert!(var("a").write_lines.is_empty(), "{:?}", var("a"));
+        assert_eq!(var("return").explicit_lines, [4, 5, 6]);
     }
 
     /// A global is judged by every function that names it: a history of

@@ -130,6 +130,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 heap_bytes: 0,
                 element_of: None,
                 is_record: false,
+                is_result: false,
                 is_scalar: false,
             },
             Variable {
@@ -148,6 +149,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 heap_bytes: 0,
                 element_of: None,
                 is_record: false,
+                is_result: false,
                 is_scalar: false,
             },
         ],

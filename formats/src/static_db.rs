@@ -35,7 +35,8 @@ pub const STATIC_DB: Kind = Kind {
     // over the same addresses in the same iteration). 9: `FunctionSummary`
     // gained `fields_feeding_data`, `Variable::is_record` is given for
     // fields too, and `OutputBinding` gained the closure member `field`.
-    version: 9,
+    // 10: `Variable` gained `is_result`.
+    version: 10,
 };
 
 /// What a variable is, as the reports show it.
@@ -120,6 +121,15 @@ pub struct Variable {
     /// global for a record when every function naming it agrees.
     #[serde(default)]
     pub is_record: bool,
+    /// A result: a local of any type computed from other variables that
+    /// feeds nothing back (a residual check `b - A x`, the min, max and
+    /// mean of the grid kept to print, an output written out), but whose
+    /// writes are not only recorded numbers. Reports list it with the
+    /// derived when most of its blame is inherited from a data structure
+    /// of its function (the same samples blame both); one whose own
+    /// computation is the cost stays a data structure.
+    #[serde(default)]
+    pub is_result: bool,
 }
 
 impl Variable {
@@ -735,14 +745,14 @@ mod cache_geometry_tests {
 mod version_tests {
     use super::*;
 
-    /// `FunctionSummary` gained `fields_feeding_data` after version 8, which a version-8
+    /// `Variable` gained `is_result` after version 9, which a version-9
     /// reader cannot decode (bincode has no optional fields): this build
-    /// writes version 9 and refuses a version-8 db with the version error
+    /// writes version 10 and refuses a version-9 db with the version error
     /// (not a decode error halfway through), so `blame analyze` can say to
     /// remove it.
     #[test]
-    fn dbs_with_field_verdicts_are_version_9_and_v8_is_refused() {
-        assert_eq!(STATIC_DB.version, 9);
+    fn dbs_with_results_are_version_10_and_v9_is_refused() {
+        assert_eq!(STATIC_DB.version, 10);
         let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("static.db");
@@ -752,14 +762,14 @@ mod version_tests {
         };
         StaticDb::default().write(&path, &header).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 10);
         assert!(StaticDb::read_bytes(&bytes).is_ok());
-        bytes[8..12].copy_from_slice(&8u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
         assert!(matches!(
             StaticDb::read_bytes(&bytes),
             Err(FormatError::UnsupportedVersion {
-                found: 8,
-                supported: 9,
+                found: 9,
+                supported: 10,
                 ..
             })
         ));

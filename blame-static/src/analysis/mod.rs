@@ -39,7 +39,7 @@ pub use write_sets::{summary_flows, AccessSets, ParamWrite, StoredSets};
 use crate::cfg::Cfg;
 use crate::ir::*;
 use crate::library_models::{self as library, LibModel};
-use crate::HashMap;
+use crate::{HashMap, HashSet};
 use blame_formats::static_db::*;
 use graph::{find, Components, EdgeList, Edges, MayDefVisibility};
 use locations::{returned_values, variable_bindings, Key, Loc, Resolver, Root};
@@ -88,7 +88,24 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let mut w = collect_writes(m, defined, f, &mut res, &mut vars);
-    let graph = data_edges(f, &cfg, defined, &mut res, &mut w);
+    // Element pointers are known from their bindings alone: reads through
+    // one depend on its binding (`element_reads`).
+    let element_pointers = element_owners(&vars.out, &w.pointer_sources);
+    // Those holding addresses inside an array or object (`&blocks[n]`,
+    // `&nodes[i]`), not copies of another pointer (`x = y`, a cursor
+    // starting at a list's head).
+    let unbound: HashSet<u32> = element_pointers
+        .iter()
+        .filter(|&&(_, o)| !vars.out[o as usize].is_pointer)
+        .map(|&(l, _)| l)
+        .collect();
+    let element_roots: HashSet<Root> = vars
+        .by_key
+        .iter()
+        .filter(|((_, path), v)| path.is_empty() && unbound.contains(v))
+        .map(|((root, _), _)| *root)
+        .collect();
+    let graph = data_edges(f, &cfg, defined, &mut res, &mut w, &element_roots);
     factory_aliases(f, defined, &mut res, &mut vars, &mut w.alias_pairs);
     // (Before the alias classes and the writes per variable: it may name
     // the member a view is copied from.)
@@ -114,6 +131,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
             heap_bytes: 0,
             element_of: None,
             is_record: false,
+            is_result: false,
         });
         let rets: Vec<u32> = f
             .insts
@@ -126,7 +144,10 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     }
 
     let t_graph = t0.elapsed();
-    element_owners(&mut vars.out, &w.pointer_sources);
+    for (l, o) in element_pointers {
+        vars.out[l as usize].element_of = Some(o);
+    }
+    unbind_element_pointers(&mut vars, &w, &unbound, &mut var_writes);
     let reads_of_params = param_reads(f, &mut res, &param_of, &graph.load_locs);
     let reach = reach(
         f,
@@ -257,8 +278,12 @@ fn name_private_copies(f: &Function, vars: &mut [Variable]) {
 /// points to) belongs to that variable. When the addresses come from
 /// several places of one variable (`&A->rows[i]` and `A->rows`), the
 /// shortest path names it.
-fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option<u32>>>) {
+fn element_owners(
+    vars: &[Variable],
+    sources: &BTreeMap<u32, BTreeSet<Option<u32>>>,
+) -> Vec<(u32, u32)> {
     let root = root_of;
+    let mut owners = Vec::new();
     for (&l, srcs) in sources {
         let lv = &vars[l as usize];
         if lv.kind != VarKind::Local || lv.parent.is_some() || !lv.is_pointer || lv.is_exit {
@@ -287,9 +312,40 @@ fn element_owners(vars: &mut [Variable], sources: &BTreeMap<u32, BTreeSet<Option
         }
         if one_root {
             if let Some(o) = owner {
-                vars[l as usize].element_of = Some(o);
+                owners.push((l, o));
             }
         }
+    }
+    owners
+}
+
+/// An element pointer's binding (`const Node &a = nodes[c.n[k]]`, `bp =
+/// &blocks[n]`, `p = p->next`) computes an address into its owner, it
+/// does not compute the owner's data: the binding is no write of the
+/// pointer that its owner would inherit (a mesh only read through
+/// references stays unblamed), nor is its declaration line; it is blamed
+/// on what the reads through the pointer compute (`data_edges`). What is
+/// written through it (`bp->v[0] += ..`) still is its owner's.
+fn unbind_element_pointers(
+    vars: &mut Vars,
+    w: &Writes,
+    unbound: &HashSet<u32>,
+    var_writes: &mut [Vec<u32>],
+) {
+    let mut bindings: HashMap<u32, BTreeSet<u32>> = HashMap::default();
+    for &wi in &w.pointer_stores {
+        let (node, targets) = &w.writes[wi];
+        for &t in targets.iter().filter(|&t| unbound.contains(t)) {
+            bindings.entry(t).or_default().insert(*node);
+        }
+    }
+    for (t, nodes) in bindings {
+        if let Some(ws) = var_writes.get_mut(t as usize) {
+            ws.retain(|n| !nodes.contains(n));
+        }
+        vars.declared.remove(&t);
+        // (Its own memory is the address: no exclusive blame either.)
+        vars.out[t as usize].write_lines.clear();
     }
 }
 
@@ -1003,6 +1059,7 @@ fn data_edges(
     defined: &DefinedFunctions,
     res: &mut Resolver,
     w: &mut Writes,
+    element_roots: &HashSet<Root>,
 ) -> Graph {
     let ni = f.insts.len();
     let np = f.params.len();
@@ -1157,6 +1214,17 @@ fn data_edges(
             for (li, l) in read_locs.iter().enumerate() {
                 let before = edges.len();
                 let key = (l.root, l.path.clone());
+                // A read through an element pointer depends on its binding
+                // (the address computed into the owner, `&nodes[c.n[k]]`):
+                // what the read computes is what the binding was for.
+                if l.deref > 0 && element_roots.contains(&l.root) {
+                    let bound = (l.root, Vec::new());
+                    if let Some(&d) = current.get(&bound) {
+                        edges.push(def_node[d as usize]);
+                    } else if let Some(v) = slots.at_entry(b as u32, &bound) {
+                        edges.push(v);
+                    }
+                }
                 if l.deref == 0 {
                     if let Some(&d) = current.get(&key) {
                         edges.push(def_node[d as usize]);

@@ -3,7 +3,9 @@
 //! elsewhere (norm histories, timing arrays, a solver's statistics) and
 //! feed nothing back. Stage of the per-function analysis, after the
 //! reaching and side-effect passes: it marks `Variable::is_record`, which
-//! post ranks with the derived scalars.
+//! post ranks with the derived scalars, and `Variable::is_result` (locals
+//! computed from data that feed nothing back), which post ranks with them
+//! when their blame is inherited.
 
 use super::*;
 
@@ -63,7 +65,10 @@ pub(super) fn result_records(
             && !feeds_other.get(v).copied().unwrap_or(true)
             // (A global only read here may be named after the writes were
             // numbered.)
-            && var_writes.get(v).map_or(global, |ws| global || !ws.is_empty());
+            && (var_writes.get(v).map_or(global, |ws| global || !ws.is_empty())
+                // (Or written only by calls that may write it:
+                // `compute_diagnostics(&grid, &diag)`.)
+                || call_writes_of.contains_key(&(v as u32)));
         if !candidate {
             continue;
         }
@@ -95,6 +100,12 @@ pub(super) fn result_records(
             .all(|&n| records_write(f, defined, w, first_obj, n as usize, false));
         if records {
             vars[v].is_record = true;
+        } else if !global {
+            // Computed from data but feeding nothing back (`residual = b -
+            // A * x` checked and printed; the grid's min, max and mean
+            // kept to print): a result, which post lists with the derived
+            // when its blame is mostly inherited from its function's data.
+            vars[v].is_result = true;
         }
     }
 }

@@ -62,6 +62,7 @@ impl Vars<'_> {
                         heap_bytes: 0,
                         element_of: None,
                         is_record: false,
+                        is_result: false,
                     }
                 }
                 Root::Global(g) => {
@@ -97,6 +98,7 @@ impl Vars<'_> {
                         heap_bytes: 0,
                         element_of: None,
                         is_record: false,
+                        is_result: false,
                     }
                 }
                 Root::RawArg(k) => Variable {
@@ -116,6 +118,7 @@ impl Vars<'_> {
                     heap_bytes: 0,
                     element_of: None,
                     is_record: false,
+                    is_result: false,
                 },
                 Root::Hidden(_) => return None,
             }
@@ -155,6 +158,7 @@ impl Vars<'_> {
                 heap_bytes: 0,
                 element_of: None,
                 is_record: false,
+                is_result: false,
             }
         };
         let idx = self.out.len() as u32;

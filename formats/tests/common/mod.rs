@@ -233,6 +233,7 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
             heap_bytes: 0,
             element_of: None,
             is_record: false,
+            is_result: false,
             is_scalar: false,
         })
         .collect();
