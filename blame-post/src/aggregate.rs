@@ -248,8 +248,13 @@ pub fn derived_keys(
     // A path that holds another variable of the function (`solver.reg_`,
     // bound to `reg` by the constructor): that variable's, one data
     // structure.
-    let local = format!("{}{}", f.variables[d.base.1 as usize].name, d.suffix);
-    if let Some((v, rest)) = index.member_alias(d.base.0, &local) {
+    let local = index
+        .has_member_aliases(d.base.0)
+        .then(|| format!("{}{}", f.variables[d.base.1 as usize].name, d.suffix));
+    if let Some((v, rest)) = local
+        .as_deref()
+        .and_then(|l| index.member_alias(d.base.0, l))
+    {
         if v != d.base.1 {
             let mut keys = vec![variable_key(index, (d.base.0, v), event)];
             if !rest.is_empty() {

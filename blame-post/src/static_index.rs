@@ -34,7 +34,7 @@ pub struct StaticIndex {
     /// of the same function that path holds, as a call made it
     /// (`solver.reg_` holds `reg` since `FlowSolver solver(reg, ..)` stores
     /// `&reg` there: the callee's parameter alias): one data structure.
-    member_aliases: HashMap<(u32, String), u32>,
+    member_aliases: HashMap<u32, HashMap<String, u32>>,
 }
 
 /// True for an element object: a local that walks another variable's
@@ -410,8 +410,8 @@ impl StaticIndex {
     /// The field paths of a function's variables that hold another of its
     /// variables, by the parameter aliases of the calls it makes (a
     /// constructor storing `&reg` in `this->reg_`): `member_aliases`.
-    fn find_member_aliases(&self) -> HashMap<(u32, String), u32> {
-        let mut out = HashMap::new();
+    fn find_member_aliases(&self) -> HashMap<u32, HashMap<String, u32>> {
+        let mut out: HashMap<u32, HashMap<String, u32>> = HashMap::new();
         for (fi, f) in self.functions.iter().enumerate() {
             for c in &f.call_sites {
                 let Some(callee) = c.callee.as_deref().and_then(|n| self.callee(n)) else {
@@ -444,7 +444,7 @@ impl StaticIndex {
                         if let ([xv], [yv]) = (xs.as_slice(), ys.as_slice()) {
                             if xv != yv {
                                 let name = format!("{}{px}", f.variables[*xv as usize].name);
-                                out.insert((fi as u32, name), *yv);
+                                out.entry(fi as u32).or_default().insert(name, *yv);
                             }
                         }
                     }
@@ -457,16 +457,20 @@ impl StaticIndex {
     /// The variable of function `fi` that field path `name` (`solver.reg_`,
     /// or a path below it) holds, with the rest of the path below it.
     pub fn member_alias<'a>(&self, fi: u32, name: &'a str) -> Option<(u32, &'a str)> {
-        if self.member_aliases.is_empty() {
-            return None;
-        }
+        let paths = self.member_aliases.get(&fi)?;
         let mut end = name.len();
         loop {
-            if let Some(&v) = self.member_aliases.get(&(fi, name[..end].to_string())) {
+            if let Some(&v) = paths.get(&name[..end]) {
                 return Some((v, &name[end..]));
             }
             end = name[..end].rfind('.')?;
         }
+    }
+
+    /// True when some field path of function `fi`'s variables holds
+    /// another of its variables (`member_alias` may answer).
+    pub fn has_member_aliases(&self, fi: u32) -> bool {
+        self.member_aliases.contains_key(&fi)
     }
 
     /// True when field `name` (of type `type_name`, when known; else of the

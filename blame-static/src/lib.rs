@@ -809,7 +809,7 @@ pub fn analyze_named_into_db(
 #[cfg(test)]
 mod across_units_tests {
     use super::*;
-    use blame_formats::static_db::{FunctionSummary, ParamAccess};
+    use blame_formats::static_db::{FunctionSummary, ParamAccess, Variable};
     use std::path::{Path, PathBuf};
 
     const HEADER: &str = "struct S { double *a; long count; double t; };\n\
@@ -852,6 +852,14 @@ mod across_units_tests {
             .find(|s| s.linkage_name == name)
             .cloned()
             .unwrap()
+    }
+
+    /// Variable `name` of `f`, or a panic listing them.
+    fn variable<'a>(f: &'a FunctionSummary, name: &str) -> &'a Variable {
+        f.variables
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("{name} in {:?}", f.variables))
     }
 
     /// The lines `drive`'s `s.count` is blamed for (explicit).
@@ -1052,12 +1060,7 @@ mod across_units_tests {
         let db = dir.path().join("static.db");
         analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
         let run = function(&db, "run");
-        let var = |name: &str| {
-            run.variables
-                .iter()
-                .find(|v| v.name == name)
-                .unwrap_or_else(|| panic!("{name} in {:?}", run.variables))
-        };
+        let var = |name: &str| variable(&run, name);
         let owner = var("bp")
             .element_of
             .map(|o| run.variables[o as usize].name.clone());
@@ -1199,12 +1202,7 @@ mod across_units_tests {
         let db = dir.path().join("static.db");
         analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
         let run = function(&db, "run");
-        let var = |name: &str| {
-            run.variables
-                .iter()
-                .find(|v| v.name == name)
-                .unwrap_or_else(|| panic!("{name} in {:?}", run.variables))
-        };
+        let var = |name: &str| variable(&run, name);
         assert!(var("r").is_result, "{:?}", var("r"));
         assert!(var("z").is_result, "{:?}", var("z"));
         // `y` feeds `z`; `x` feeds `r` and `y`.
@@ -1215,8 +1213,8 @@ mod across_units_tests {
     /// An element reference's binding (`const Node *a = &m->nodes[i]`)
     /// computes an address, not the mesh: it is blamed on what is read
     /// through it (the returned length), and the pointer has no lines of
-    /// its own for its owner to inherit. A copy of another pointer
-    /// (`p = q`) keeps its binding.
+    /// its own for its owner to inherit. (A copy of another pointer, `x =
+    /// y` of Figure 3.5, keeps its binding: the golden Table 3.4.)
     #[test]
     fn an_element_reference_binding_is_blamed_on_what_reads_through_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -1234,12 +1232,7 @@ mod across_units_tests {
         let db = dir.path().join("static.db");
         analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
         let edge = function(&db, "edge");
-        let var = |name: &str| {
-            edge.variables
-                .iter()
-                .find(|v| v.name == name)
-                .unwrap_or_else(|| panic!("{name} in {:?}", edge.variables))
-        };
+        let var = |name: &str| variable(&edge, name);
         assert!(var("a").element_of.is_some());
         assert!(var("a").explicit_lines.is_empty(), "{:?}", var("a"));
         assert!(var("a").write_lines.is_empty(), "{:?}", var("a"));

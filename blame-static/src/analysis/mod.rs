@@ -89,7 +89,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
 
     let mut w = collect_writes(m, defined, f, &mut res, &mut vars);
     // Element pointers are known from their bindings alone: reads through
-    // one depend on its binding (`element_reads`).
+    // one depend on its binding (`data_edges`).
     let element_pointers = element_owners(&vars.out, &w.pointer_sources);
     // Those holding addresses inside an array or object (`&blocks[n]`,
     // `&nodes[i]`), not copies of another pointer (`x = y`, a cursor
