@@ -395,6 +395,24 @@ fn mangled_params(linkage: &str) -> Option<(String, Vec<String>, usize)> {
 }
 
 /// For a C++ function known only by its mangled name (defined in another
+/// unit), the declared type of the call's argument `k` of `nargs` when the
+/// parameter is a class passed by value (`solve(lg::View<double>, ...)`:
+/// the caller passes a temporary copy by address): `lg::View<double>`.
+/// `None` for pointers, references, and parameters that do not line up
+/// (the implicit `this` and a hidden return slot lead the arguments).
+pub fn by_value_class_param(linkage: &str, nargs: usize, k: usize) -> Option<String> {
+    let (_, params, _) = mangled_params(linkage)?;
+    let extra = nargs.checked_sub(params.len())?;
+    let p = params.get(k.checked_sub(extra)?)?.trim();
+    let by_value = extra <= 2
+        && !p.ends_with('*')
+        && !p.ends_with('&')
+        && !p.ends_with(']')
+        && !p.contains('(');
+    by_value.then(|| p.to_string())
+}
+
+/// For a C++ function known only by its mangled name (defined in another
 /// unit, or a library's), which of the call's `nargs` arguments point or
 /// refer to const (`ddot(int, double const*, double const*, double*,
 /// double&)`): the callee cannot write through them. The implicit `this`
@@ -687,5 +705,25 @@ mod const_param_tests {
             const_pointer_params("_Z1fRKSt6vectorIdSaIdEEPPKd", 2),
             Some(vec![true, false])
         );
+    }
+
+    #[test]
+    fn a_class_passed_by_value_is_named_from_the_mangled_callee() {
+        // lg::CgSolver::solve(lg::View<double>, lg::View<double>, std::vector<double>&)
+        let solve = "_ZN2lg8CgSolver5solveENS_4ViewIdEES2_RSt6vectorIdSaIdEE";
+        // `this` leads the arguments.
+        assert_eq!(
+            by_value_class_param(solve, 4, 1).as_deref(),
+            Some("lg::View<double>")
+        );
+        assert_eq!(
+            by_value_class_param(solve, 4, 2).as_deref(),
+            Some("lg::View<double>")
+        );
+        // A reference, `this`, and calls that do not line up: none.
+        assert_eq!(by_value_class_param(solve, 4, 3), None);
+        assert_eq!(by_value_class_param(solve, 4, 0), None);
+        assert_eq!(by_value_class_param(solve, 2, 1), None);
+        assert_eq!(by_value_class_param("daxpy_", 6, 1), None);
     }
 }

@@ -110,7 +110,11 @@ pub(super) fn captures(
     }
     // The callee's parameter: a handle passed by value, or the closure's
     // class.
-    let Some(declared) = defined.param_type(callee, k).map(Some) else {
+    let Some(declared) = defined
+        .param_type(callee, k)
+        .or_else(|| defined.by_value_class(callee, inst.args.len(), k))
+        .map(Some)
+    else {
         return Vec::new();
     };
     // The variables what fills `into` (but the call itself) points into.

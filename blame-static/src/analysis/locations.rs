@@ -345,6 +345,10 @@ pub struct DefinedFunctions<'a> {
     access: super::write_sets::AccessSets,
     /// Per function, the globals it writes, itself or through its callees.
     globals: super::global_writes::GlobalWrites,
+    module: &'a Module,
+    /// The module's complete C++ classes by demangled qualified name,
+    /// built on first use (`by_value_class`).
+    classes: std::sync::OnceLock<HashMap<String, TypeId>>,
 }
 
 /// A field of the object a function returns that points into memory of an
@@ -406,7 +410,37 @@ impl<'a> DefinedFunctions<'a> {
             param_types,
             access,
             globals,
+            module: m,
+            classes: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The class a function of another unit takes by value as argument `k`
+    /// of a call of `nargs` (`solve(lg::View<double>, ...)`, read from its
+    /// mangled name), when this module knows the class's members.
+    pub fn by_value_class(&self, callee: &str, nargs: usize, k: u32) -> Option<TypeId> {
+        if !self.module.is_cxx || self.names.get(callee) == Some(&true) {
+            return None;
+        }
+        let name = crate::library_models::by_value_class_param(callee, nargs, k as usize)?;
+        let classes = self.classes.get_or_init(|| {
+            let mut out: HashMap<String, TypeId> = HashMap::default();
+            for (t, ty) in self.module.types.iter().enumerate() {
+                if let DiType::Struct {
+                    identifier,
+                    declaration: false,
+                    ..
+                } = ty
+                {
+                    let d = crate::demangle(identifier);
+                    if let Some(q) = d.strip_prefix("typeinfo name for ") {
+                        out.entry(q.to_string()).or_insert(t as TypeId);
+                    }
+                }
+            }
+            out
+        });
+        classes.get(&name).copied()
     }
 
     /// The declared type of `name`'s parameter `k` (a function of the
