@@ -1184,7 +1184,7 @@ mod across_units_tests {
              }\n\
              void show(double v);\n\
              void run(const double *a, const double *b, int n) {\n\
-             \x20 double x[64], r[64], y[64], z[64], hist[8];\n\
+             \x20 double x[64], r[64], y[64], z[64], w[64], hist[8], hist2[8];\n\
              \x20 for (int it = 0; it < 8; it++) {\n\
              \x20   solve(a, b, x, n);\n\
              \x20   matvec(a, x, r, n);\n\
@@ -1195,8 +1195,11 @@ mod across_units_tests {
              \x20   matvec(a, x, y, n);\n\
              \x20   for (int i = 0; i < n; i++) z[i] = 2.0 * y[i];\n\
              \x20   show(z[0]);\n\
+             \x20   for (int i = 0; i < n; i++) w[i] = b[i] - y[i];\n\
+             \x20   hist2[it] = norm(w, n);\n\
              \x20 }\n\
              \x20 show(hist[7]);\n\
+             \x20 show(hist2[7]);\n\
              }\n",
         );
         let db = dir.path().join("static.db");
@@ -1208,6 +1211,9 @@ mod across_units_tests {
         // `y` feeds `z`; `x` feeds `r` and `y`.
         assert!(!var("y").is_result && !var("x").is_result);
         assert!(var("hist").is_record && !var("hist").is_result);
+        // `w` feeds only the record of its norms.
+        assert!(var("hist2").is_record, "{:?}", var("hist2"));
+        assert!(var("w").is_result, "{:?}", var("w"));
     }
 
     /// An element reference's binding (`const Node *a = &m->nodes[i]`)

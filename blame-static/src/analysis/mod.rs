@@ -169,8 +169,11 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     index_cursors::index_cursors(f, &mut res, &mut vars);
     let mut feeds_other = reach.feeds_other.clone();
     feeds_other.resize(vars.out.len(), false);
+    let mut fed_roots = reach.fed_roots.clone();
+    fed_roots.resize(vars.out.len(), Vec::new());
     for g in records::globals_read_into_data(&graph, &vars, &var_writes) {
         feeds_other[g as usize] = true;
+        fed_roots[g as usize].clear();
     }
     let fields_feeding_data =
         records::record_fields(f, defined, &mut vars, &var_writes, &w, &graph);
@@ -182,6 +185,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         &w,
         graph.first_obj,
         &feeds_other,
+        &fed_roots,
     );
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
@@ -1505,7 +1509,13 @@ struct Reach {
     /// Per root variable: true when what is stored in it (or in its
     /// fields) flows, over data edges, into another variable's writes.
     feeds_other: Vec<bool>,
+    /// Per root variable that feeds others, the roots it feeds when they
+    /// are few (at most `FED_ROOTS`; empty: more, or not known).
+    fed_roots: Vec<Vec<u32>>,
 }
+
+/// How many fed roots `Reach::fed_roots` lists before it gives up.
+const FED_ROOTS: usize = 8;
 
 /// The non-void call whose returned pointer `addr` is (through casts and
 /// constant-offset or indexed GEPs), if any.
@@ -1718,6 +1728,9 @@ fn reach(
         }
     }
     let mut feeds_other = vec![false; nv];
+    // (`full`: the root feeds more than FED_ROOTS others.)
+    let mut fed_roots: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    let mut full = vec![false; nv];
     // Each batch visits only the components its writes reach (a function
     // with thousands of variables, each local to a loop nest, is not
     // variables x graph): the writers, control edges, lines and hits of
@@ -1761,23 +1774,31 @@ fn reach(
             }
             for n in writers_of.get(&c).into_iter().flatten() {
                 let ws = &writers[n];
-                let mut other = false;
                 for r in ws.iter().map(|&v| root_of[v as usize]) {
-                    if feeds_other[r as usize] {
+                    if full[r as usize] {
                         continue;
                     }
+                    let fed = &mut fed_roots[r as usize];
                     each_var(base, bits, |v| {
                         // Arithmetic into a local scalar (a mean to print, a
                         // reduction's operand) feeds nothing back; a data
                         // structure, a parameter, a global or the return does.
                         let w = &vars.out[root_of[v] as usize];
                         let feeds = !w.is_scalar || w.is_exit || w.kind != VarKind::Local;
-                        other |= root_of[v] != r && !ws.contains(&(v as u32)) && feeds;
+                        if root_of[v] != r && !ws.contains(&(v as u32)) && feeds {
+                            let t = root_of[v];
+                            if !fed.contains(&t) {
+                                fed.push(t);
+                            }
+                        }
                     });
-                    if other {
+                    if !fed.is_empty() {
                         feeds_other[r as usize] = true;
                     }
-                    other = false;
+                    if fed.len() > FED_ROOTS {
+                        full[r as usize] = true;
+                        fed.clear();
+                    }
                 }
             }
         }
@@ -1904,6 +1925,7 @@ fn reach(
         reads_param,
         reads_param_explicit,
         feeds_other,
+        fed_roots,
     }
 }
 

@@ -31,6 +31,7 @@ pub(super) fn result_records(
     w: &Writes,
     first_obj: usize,
     feeds_other: &[bool],
+    fed_roots: &[Vec<u32>],
 ) {
     // Computed once for every candidate: each variable's root, the calls
     // that may write each root, and each call's pointer arguments.
@@ -48,64 +49,87 @@ pub(super) fn result_records(
     for a in &w.arg_targets {
         args_of_call.entry(a.0).or_default().push(a);
     }
-    for v in 0..vars.len() {
-        let var = &vars[v];
-        // A global is written and read by many functions, each of which
-        // sees only its own part: each function gives its verdict (its
-        // writes, if any, record numbers; nothing it reads of the global
-        // flows into other data), and post takes a global for a record
-        // when every function that names it agrees and one writes it
-        // (`StaticIndex::is_global_record`).
-        let global = var.kind == VarKind::Global;
-        let candidate = (var.kind == VarKind::Local || global)
+    // A variable judged a record lets what feeds only it (and other
+    // records) be judged again: a residual whose norm is kept in a history
+    // (`hist[it] = norm(r)`) feeds nothing back either.
+    let mut second: Vec<usize> = Vec::new();
+    for pass in 0..2 {
+        let order: Vec<usize> = if pass == 0 {
+            (0..vars.len()).collect()
+        } else {
+            std::mem::take(&mut second)
+                .into_iter()
+                .filter(|&v| {
+                    fed_roots[v]
+                        .iter()
+                        .all(|&t| vars.get(t as usize).is_some_and(|t| t.is_record))
+                })
+                .collect()
+        };
+        for v in order {
+            let var = &vars[v];
+            // A global is written and read by many functions, each of which
+            // sees only its own part: each function gives its verdict (its
+            // writes, if any, record numbers; nothing it reads of the global
+            // flows into other data), and post takes a global for a record
+            // when every function that names it agrees and one writes it
+            // (`StaticIndex::is_global_record`).
+            let global = var.kind == VarKind::Global;
+            let candidate = (var.kind == VarKind::Local || global)
             && var.parent.is_none()
             && !var.is_scalar
             && !var.is_exit_param()
             && var.element_of.is_none()
-            && !feeds_other.get(v).copied().unwrap_or(true)
+            && (pass == 1 || !feeds_other.get(v).copied().unwrap_or(true))
             // (A global only read here may be named after the writes were
             // numbered.)
             && (var_writes.get(v).map_or(global, |ws| global || !ws.is_empty())
                 // (Or written only by calls that may write it:
                 // `compute_diagnostics(&grid, &diag)`.)
                 || call_writes_of.contains_key(&(v as u32)));
-        if !candidate {
-            continue;
-        }
-        // Every call that may write it counts, whether or not the caller
-        // takes it for a write (an OpenMP region computing it).
-        let root_of = |t: u32| roots[t as usize];
-        let mut writes: Vec<u32> = var_writes.get(v).cloned().unwrap_or_default();
-        writes.extend(call_writes_of.get(&(v as u32)).into_iter().flatten());
-        // Handed to a call that may write something else from it (an
-        // OpenMP region reading it into another array; a callee whose
-        // flows are unknown), it feeds that: no record. Writes into local
-        // scalars (a reduction's result to print) do not count.
-        let feeds_through_call = feeds_through_call(
-            f,
-            defined,
-            w,
-            &args_of_call,
-            |t| root_of(t) == v as u32,
-            |t| {
-                let tv = &vars[root_of(t) as usize];
-                tv.is_scalar && tv.kind == VarKind::Local
-            },
-        );
-        if feeds_through_call {
-            continue;
-        }
-        let records = writes
-            .iter()
-            .all(|&n| records_write(f, defined, w, first_obj, n as usize, false));
-        if records {
-            vars[v].is_record = true;
-        } else if !global {
-            // Computed from data but feeding nothing back (`residual = b -
-            // A * x` checked and printed; the grid's min, max and mean
-            // kept to print): a result, which post lists with the derived
-            // when its blame is mostly inherited from its function's data.
-            vars[v].is_result = true;
+            if !candidate {
+                if pass == 0 && !global && fed_roots.get(v).is_some_and(|t| !t.is_empty()) {
+                    second.push(v);
+                }
+                continue;
+            }
+            // Every call that may write it counts, whether or not the caller
+            // takes it for a write (an OpenMP region computing it).
+            let root_of = |t: u32| roots[t as usize];
+            let mut writes: Vec<u32> = var_writes.get(v).cloned().unwrap_or_default();
+            writes.extend(call_writes_of.get(&(v as u32)).into_iter().flatten());
+            // Handed to a call that may write something else from it (an
+            // OpenMP region reading it into another array; a callee whose
+            // flows are unknown), it feeds that: no record. Writes into local
+            // scalars (a reduction's result to print) do not count.
+            let feeds_through_call = feeds_through_call(
+                f,
+                defined,
+                w,
+                &args_of_call,
+                |t| root_of(t) == v as u32,
+                |t| {
+                    let tv = &vars[root_of(t) as usize];
+                    tv.is_scalar && tv.kind == VarKind::Local
+                },
+            );
+            if feeds_through_call {
+                continue;
+            }
+            let records = writes
+                .iter()
+                .all(|&n| records_write(f, defined, w, first_obj, n as usize, false));
+            if records && pass == 0 {
+                vars[v].is_record = true;
+            } else if !global && !records && !(vars[v].is_pointer && vars[v].heap_bytes == 0) {
+                // Computed from data but feeding nothing back (`residual = b -
+                // A * x` checked and printed; the grid's min, max and mean
+                // kept to print): a result, which post lists with the derived
+                // when its blame is mostly inherited from its function's data.
+                // (A pointer that owns no allocation holds an address, not
+                // results: a cursor walking a tree, `n = n->left`.)
+                vars[v].is_result = true;
+            }
         }
     }
 }
