@@ -69,6 +69,9 @@ def configs(blame, hz, sizes=(), fp=False, baseline=None):
         cfg["baseline blame (hybrid)"] = [baseline] + rec[1:] + ["--"]
     if fp:
         cfg["blame --call-graph fp"] = rec + ["--call-graph", "fp", "--"]
+        # perf's own callchain-only sampling: the kernel's cost of a user
+        # stack walked by frame pointers, whoever asks for it.
+        cfg["perf --call-graph fp"] = perf + ["--call-graph", "fp", "--"]
     for size in sizes:
         cfg[f"blame hybrid {size} B copy"] = rec + ["--stack-size", str(size), "--"]
     return cfg
@@ -149,6 +152,13 @@ def measure(title, blame, rates, rounds, target, work, ranks, keep=None, sizes=(
               f"blame - floor {ex_ours:+.1f} points (busy-node target at 1 kHz <= +2); "
               f"blame {'below' if over['blame record (hybrid)'] < over['perf --call-graph dwarf'] else 'NOT below'} perf dwarf; "
               f"spread of `alone` {noise:.1f}%")
+        if "perf --call-graph fp" in over:
+            ex_pfp = over["perf --call-graph fp"] - floor
+            ex_bfp = over["blame --call-graph fp"] - floor
+            print(f"{hz:>5} callchain only: perf fp excess {ex_pfp:+.1f} points "
+                  f"(ratio to perf dwarf {ex_pfp / ex_dwarf if ex_dwarf > 0 else float('nan'):.2f}), "
+                  f"blame fp {ex_bfp:+.1f} points; blame hybrid / perf fp "
+                  f"{ex_ours / ex_pfp if ex_pfp > 0 else float('nan'):.2f}")
         if baseline:
             ex_base = over["baseline blame (hybrid)"] - floor
             print(f"{hz:>5} baseline blame (--baseline-blame): excess {ex_base:+.1f} points "
