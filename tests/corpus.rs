@@ -117,6 +117,8 @@ struct Run {
     /// program's code on their stack (idle workers, barriers) compute
     /// nothing and are left out of the coverage check.
     excuse_idle_threads: bool,
+    /// What `blame record` said.
+    record_stderr: String,
 }
 
 fn record_and_report(name: &'static str, build: Build, argv: &[String], mpi: bool) -> Run {
@@ -136,7 +138,7 @@ fn record_and_report_env(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    run_ok(
+    let recorded = run_ok(
         cmd.args(["record", "-F", "2000", "-o"])
             .arg(&run)
             .arg("--")
@@ -165,6 +167,7 @@ fn record_and_report_env(
         samples,
         failures: RefCell::new(Vec::new()),
         excuse_idle_threads: false,
+        record_stderr: String::from_utf8_lossy(&recorded.stderr).into_owned(),
     }
 }
 
@@ -1860,6 +1863,7 @@ fn hydrocxx_blames_the_driver_and_the_side_forces_through_value_type_operators()
         ],
         &["drv", "drv.hydro"],
     );
+    r.no_cut_stacks();
     r.finish();
 }
 
@@ -1949,6 +1953,18 @@ impl Run {
             })
             .count();
         100.0 * hits as f64 / self.samples.len().max(1) as f64
+    }
+
+    /// The recorder reports no cut stacks: built by `blame cc` (frame
+    /// pointers), every sample's walk reaches main; a walk that stops in
+    /// libc's start, above main, is whole.
+    fn no_cut_stacks(&self) {
+        if self.record_stderr.contains("cut short") {
+            self.fail(format!(
+                "blame record reports cut stacks: {}",
+                self.record_stderr
+            ));
+        }
     }
 
     /// No row of `function` is named one of `names` (or a field path of one).
@@ -2555,5 +2571,6 @@ fn lambdagrid_held_out_blames_the_field_registry_and_the_solver_not_view_copies_
         &["solver.reg_", "solver.timers_"],
         "the solver's references to main's registry and timers are no fields of its own",
     );
+    r.no_cut_stacks();
     r.finish_held_out();
 }

@@ -369,8 +369,14 @@ impl ProcessUnwinder {
                     let Some(i) = joined else {
                         // Past main (whose caller's frame pointer is 0 by
                         // the ABI) the walk only misses the startup frames,
-                        // which the callchain lacks too: not cut.
-                        return if passed_root {
+                        // which the callchain lacks too: not cut. Nor is a
+                        // walk that stopped in the outermost frame the
+                        // callchain reached (main's return into libc's
+                        // start, whose frame pointer holds data): the copy
+                        // ended where the callchain did.
+                        let outermost = chain.iter().rev().find(|a| mapped(a));
+                        let reached = out.len() > 1 && out.last() == outermost;
+                        return if passed_root || reached {
                             HybridWalk::Complete
                         } else {
                             HybridWalk::Cut
