@@ -10,10 +10,50 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
+/// The text report's heading of its second section: the derived
+/// variables (scalars, results and records of any type), listed after every
+/// data structure.
+const DERIVED_HEADING: &str = "\n# derived: scalars, results and records whose blame is mostly inherited from the data structures above (same samples) or from loop and branch tests\n";
+
+/// The widest a text table's cell of words is; a longer one (a C++ type
+/// such as `map<std::__cxx11::basic_string<char, ...>, double, ...>`, a
+/// signature in "defined at") keeps its start and its end (the file and
+/// line), elided in the middle. CSV and JSON carry every cell whole.
+pub const TEXT_CELL_WIDTH: usize = 64;
+
+/// `cell`, elided in the middle to [`TEXT_CELL_WIDTH`] characters.
+fn elide(cell: &str) -> std::borrow::Cow<'_, str> {
+    let n = cell.chars().count();
+    if n <= TEXT_CELL_WIDTH {
+        return cell.into();
+    }
+    let tail = TEXT_CELL_WIDTH / 3;
+    let head = TEXT_CELL_WIDTH - tail - 1;
+    let start: String = cell.chars().take(head).collect();
+    let end: String = cell.chars().skip(n - tail).collect();
+    format!("{start}…{end}").into()
+}
+
 impl Table {
     pub fn text(&self) -> String {
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        if self.numeric[i] {
+                            c.clone()
+                        } else {
+                            elide(c).into_owned()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.len()).collect();
-        for r in &self.rows {
+        for r in &rows {
             for (w, cell) in widths.iter_mut().zip(r) {
                 *w = (*w).max(cell.chars().count());
             }
@@ -43,8 +83,8 @@ impl Table {
             self.headers.iter().map(|h| h.to_string()).collect(),
             &mut out,
         );
-        for r in &self.rows {
-            line(r.clone(), &mut out);
+        for r in rows {
+            line(r, &mut out);
         }
         out
     }
@@ -337,7 +377,7 @@ pub fn render_variables(v: &VariableView, format: OutputFormat) -> String {
                 v.variables.iter().filter(|r| r.derived).collect();
             out.push_str(&variable_rows_table(v, &main).text());
             if !derived.is_empty() {
-                out.push_str("\n# derived scalars: their blame is mostly inherited from the data structures above (same samples) or from loop and branch tests\n");
+                out.push_str(DERIVED_HEADING);
                 out.push_str(&variable_rows_table(v, &derived).text());
             }
             out
@@ -663,7 +703,7 @@ pub fn render_diff(v: &crate::across::diff::DiffView, format: OutputFormat) -> S
             let derived: Vec<_> = v.variables.iter().filter(|r| r.derived).collect();
             out.push_str(&diff_rows_table(v, &main).text());
             if !derived.is_empty() {
-                out.push_str("\n# derived scalars: their blame is mostly inherited from the data structures above (same samples) or from loop and branch tests\n");
+                out.push_str(DERIVED_HEADING);
                 out.push_str(&diff_rows_table(v, &derived).text());
             }
             out
@@ -835,7 +875,7 @@ pub fn render_scaling(v: &crate::across::scaling::ScalingView, format: OutputFor
             let derived: Vec<_> = v.variables.iter().filter(|r| r.derived).collect();
             out.push_str(&scaling_rows_table(v, &main).text());
             if !derived.is_empty() {
-                out.push_str("\n# derived scalars: their blame is mostly inherited from the data structures above (same samples) or from loop and branch tests\n");
+                out.push_str(DERIVED_HEADING);
                 out.push_str(&scaling_rows_table(v, &derived).text());
             }
             let growing: Vec<String> = v
@@ -851,5 +891,32 @@ pub fn render_scaling(v: &crate::across::scaling::ScalingView, format: OutputFor
             });
             out
         }
+    }
+}
+
+#[cfg(test)]
+mod text_cells {
+    use super::*;
+
+    /// A C++ type or signature longer than a text cell is elided in the
+    /// middle (its start and its file:line stay); CSV keeps it whole.
+    #[test]
+    fn long_words_are_elided_in_text_and_whole_in_csv() {
+        let long = format!("lg::CgSolver::solve({}) CgSolver.cpp:50", "x".repeat(120));
+        let t = Table {
+            headers: strings(&["variable", "defined at", "samples"]),
+            numeric: vec![false, false, true],
+            rows: vec![vec!["alpha".into(), long.clone(), "123456789".into()]],
+        };
+        let text = t.text();
+        let row = text.lines().nth(1).unwrap();
+        let cell = row.split("  ").find(|c| c.contains('…')).unwrap().trim();
+        assert_eq!(cell.chars().count(), TEXT_CELL_WIDTH);
+        assert!(cell.starts_with("lg::CgSolver::solve(") && cell.ends_with("CgSolver.cpp:50"));
+        assert!(
+            row.ends_with("123456789"),
+            "numbers are never elided: {row}"
+        );
+        assert!(t.csv().contains(&long));
     }
 }

@@ -1731,6 +1731,13 @@ fn reach(
     // (`full`: the root feeds more than FED_ROOTS others.)
     let mut fed_roots: Vec<Vec<u32>> = vec![Vec::new(); nv];
     let mut full = vec![false; nv];
+    // Only a result's candidates (locals of no scalar type) need the roots
+    // they feed; the others stop at the first.
+    let listed: Vec<bool> = vars
+        .out
+        .iter()
+        .map(|v| v.kind == VarKind::Local && v.parent.is_none() && !v.is_scalar)
+        .collect();
     // Each batch visits only the components its writes reach (a function
     // with thousands of variables, each local to a loop nest, is not
     // variables x graph): the writers, control edges, lines and hits of
@@ -1775,7 +1782,7 @@ fn reach(
             for n in writers_of.get(&c).into_iter().flatten() {
                 let ws = &writers[n];
                 for r in ws.iter().map(|&v| root_of[v as usize]) {
-                    if full[r as usize] {
+                    if full[r as usize] || (feeds_other[r as usize] && !listed[r as usize]) {
                         continue;
                     }
                     let fed = &mut fed_roots[r as usize];
