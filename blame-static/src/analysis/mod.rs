@@ -167,13 +167,15 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     reads::allocation_sizes(f, &mut res, &mut vars);
     // (After the writes are numbered: it may name a global only read here.)
     index_cursors::index_cursors(f, &mut res, &mut vars);
-    let mut feeds_other = reach.feeds_other.clone();
-    feeds_other.resize(vars.out.len(), false);
-    let mut fed_roots = reach.fed_roots.clone();
-    fed_roots.resize(vars.out.len(), Vec::new());
+    let mut feeds = records::Feeds {
+        other: reach.feeds_other.clone(),
+        roots: reach.fed_roots.clone(),
+    };
+    feeds.other.resize(vars.out.len(), false);
+    feeds.roots.resize(vars.out.len(), Vec::new());
     for g in records::globals_read_into_data(&graph, &vars, &var_writes) {
-        feeds_other[g as usize] = true;
-        fed_roots[g as usize].clear();
+        feeds.other[g as usize] = true;
+        feeds.roots[g as usize].clear();
     }
     let fields_feeding_data =
         records::record_fields(f, defined, &mut vars, &var_writes, &w, &graph);
@@ -184,8 +186,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         &var_writes,
         &w,
         graph.first_obj,
-        &feeds_other,
-        &fed_roots,
+        &feeds,
     );
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();

@@ -30,9 +30,9 @@ pub(super) fn result_records(
     var_writes: &[Vec<u32>],
     w: &Writes,
     first_obj: usize,
-    feeds_other: &[bool],
-    fed_roots: &[Vec<u32>],
+    feeds: &Feeds,
 ) {
+    let (feeds_other, fed_roots) = (&feeds.other, &feeds.roots);
     // Computed once for every candidate: each variable's root, the calls
     // that may write each root, and each call's pointer arguments.
     let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
@@ -121,17 +121,30 @@ pub(super) fn result_records(
                 .all(|&n| records_write(f, defined, w, first_obj, n as usize, false));
             if records && pass == 0 {
                 vars[v].is_record = true;
-            } else if !global && !records && !(vars[v].is_pointer && vars[v].heap_bytes == 0) {
+            } else if !global && !records && !holds_an_address(&vars[v]) {
                 // Computed from data but feeding nothing back (`residual = b -
                 // A * x` checked and printed; the grid's min, max and mean
                 // kept to print): a result, which post lists with the derived
                 // when its blame is mostly inherited from its function's data.
-                // (A pointer that owns no allocation holds an address, not
-                // results: a cursor walking a tree, `n = n->left`.)
                 vars[v].is_result = true;
             }
         }
     }
+}
+
+/// What each root variable's stored values flow into (the reaching pass's
+/// verdict, and the globals read into data).
+pub(super) struct Feeds {
+    /// True when what is stored in it flows into another variable's writes.
+    pub(super) other: Vec<bool>,
+    /// The roots it feeds, when they are few (empty: more, or not known).
+    pub(super) roots: Vec<Vec<u32>>,
+}
+
+/// A pointer that owns no allocation: it holds an address, not results (a
+/// cursor walking a tree, `n = n->left`).
+fn holds_an_address(v: &Variable) -> bool {
+    v.is_pointer && v.heap_bytes == 0
 }
 
 /// Whether write node `n` (a store or a call's output) records a number:
