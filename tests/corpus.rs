@@ -2576,3 +2576,259 @@ fn lambdagrid_held_out_blames_the_field_registry_and_the_solver_not_view_copies_
     r.no_cut_stacks();
     r.finish_held_out();
 }
+
+// ---- Round 7 (issue 30): two more programs held out of tuning, vtrans and
+// iluvirt. Their expectations were written in their top comments, from
+// code-centric profiles, before blame was run on them by variable
+// (tests/programs/corpus/EXPECTED_ROUND7.md). ----
+
+#[test]
+#[ignore = "held-out shortfall: bank misses grid_search (its index selects the grid entries \
+            but is no data flow into p->xs) and ranks below tally and kstats.sum, which \
+            inherit the particles through the scores and k; collide's c.fbank, c.tally, \
+            c.counters listed (EXPECTED_ROUND7.md)"]
+fn vtrans_held_out_blames_the_particle_bank_not_the_extern_table_or_batch_statistics() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "vtrans", "mpicc", "c");
+    let r = record_and_report("vtrans", b, &mpirun_np2(&exe), true);
+    let transport = r.share_of("transport_history");
+    let scoring = r.share_of("score_track") + r.share_of("score_collision");
+    let build = r.share_of("xs_build");
+    assert!(
+        transport > 30.0,
+        "the transport is the run: {transport:.1}%"
+    );
+    let reasons = r.report["coverage"]["reasons"].to_string();
+    for call in ["MPI_Allreduce", "MPI_Reduce"] {
+        if reasons.contains(&format!("call to {call} "))
+            || reasons.contains(&format!("call to P{call} "))
+        {
+            r.fail(format!("time in {call} reaches no variable: {reasons}"));
+        }
+    }
+    // 1. the particle bank: every line of a history ends in a particle field
+    r.gets(
+        "main",
+        "bank",
+        COVERED,
+        transport,
+        "the lookups fill p->xs, the tracking moves p, the collisions write p->E and p->u/v/w",
+    );
+    if r.row("main", "bank").is_some_and(|v| v["derived"] == true) {
+        r.fail("the particle bank is a data structure, not derived".into());
+    }
+    // 2. the tallies: at least the scoring, at most the bank
+    r.gets(
+        "main",
+        "tally",
+        COVERED,
+        scoring,
+        "score_track and score_collision add to tally.score and the k estimators",
+    );
+    r.at_least_as("main", "bank", "tally");
+    // 3. the fission sites
+    r.at_least_as("main", "bank", "fbank");
+    // the extern table is built once, then only read
+    let bank = r.ranked("main", "bank");
+    r.ranked_below(
+        "",
+        "g_xs",
+        (build + 5.0).min(0.5 * bank),
+        "the cross-section table is written once by xs_build, then only read by the lookups",
+    );
+    r.ranked_below(
+        "main",
+        "mesh",
+        (0.5 * bank).min(5.0),
+        "the mesh is written once by mesh_init, then only read",
+    );
+    r.above(
+        "main",
+        "tally",
+        "gstats",
+        0.0,
+        "gstats holds the reduced tallies and their sums over the batches: statistics of tally",
+    );
+    r.bookkeeping_below(
+        "main",
+        &[
+            "gstats",
+            "gstats.batch",
+            "gstats.sum",
+            "gstats.sum_sq",
+            "kstats",
+            "kstats.sum",
+            "kstats.sum_sq",
+            "keff_hist",
+            "timings",
+            "counters",
+            "gcounters",
+            "t_start",
+            "t_init",
+            "t0",
+            "set",
+            "first_id",
+            "active",
+            "batch",
+            "src_rng",
+        ],
+        &["bank"],
+    );
+    r.low_anywhere(
+        &[
+            "lo", "hi", "mid", "event", "rx", "next", "timings", "kstats",
+        ],
+        0.5 * bank,
+        "loop cursors, indices, timers and batch statistics are no data",
+    );
+    for f in ["xs_macro", "collide"] {
+        r.derived_or_below(f, "k", 0.5 * bank, "the nuclide index of the material");
+    }
+    r.no_rows(
+        &["p", "nuc", "fb"],
+        "a particle of the bank, a nuclide of g_xs and the fission bank pointer add to what they point at",
+    );
+    // (transport_history's mat is the material's index, an int)
+    for f in ["xs_macro", "collide"] {
+        r.no_rows_in(f, &["mat"], "a material of g_xs adds to the table");
+    }
+    for f in [
+        "score_track",
+        "score_collision",
+        "absorb_fission",
+        "source_from_fission",
+    ] {
+        r.no_rows_in(
+            f,
+            &["s"],
+            "a row of tally.score or a fission site adds to its array",
+        );
+    }
+    r.no_rows_in(
+        "collide",
+        &["c.fbank", "c.tally", "c.counters"],
+        "main's handles copied into the Collision record add to main's variables",
+    );
+    r.finish_held_out();
+}
+
+#[test]
+#[ignore = "held-out shortfall: the solver's timer map is listed as GmresSolver::solve's \
+            this.timers_, reached through the ScopedTimers' TimerMap & member \
+            (EXPECTED_ROUND7.md)"]
+fn iluvirt_held_out_blames_the_gmres_solver_not_the_factors_read_or_its_timer_map() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "iluvirt", "clang++-19", "cpp");
+    let r = record_and_report("iluvirt", b, &[exe.display().to_string()], false);
+    let solve = r.share(|f| is_method_frame(f, "GmresSolver", "solve"));
+    let ilu = r.share(|f| is_method_frame(f, "Ilu0Preconditioner", "apply"));
+    let matvec = r.share(|f| is_method_frame(f, "CsrMatrix", "apply"));
+    let dot = r.share(|f| f.contains("2iv3dot") || f.starts_with("iv::dot("));
+    let axpy = r.share(|f| f.contains("2iv4axpy") || f.starts_with("iv::axpy("));
+    assert!(solve > 30.0, "the solves are the run: {solve:.1}%");
+    // 1. the solver: its members are what GMRES computes
+    r.gets(
+        "main",
+        "solver",
+        COVERED,
+        ilu + dot + axpy + matvec,
+        "the ILU apply writes solver.z_, the dots solver.H_, the matvec and axpys solver.w_",
+    );
+    if r.row("main", "solver")
+        .is_some_and(|v| v["derived"] == true)
+    {
+        r.fail("the GMRES solver object is a data structure, not derived".into());
+    }
+    r.gets(
+        "main",
+        "solver.z_",
+        COVERED,
+        ilu,
+        "Ilu0Preconditioner::apply, called through the virtual apply, writes z_",
+    );
+    r.gets(
+        "main",
+        "solver.H_",
+        COVERED,
+        dot,
+        "modified Gram-Schmidt's dots are the entries of the Hessenberg column H_[j]",
+    );
+    r.gets(
+        "main",
+        "solver.w_",
+        COVERED,
+        matvec + axpy,
+        "CsrMatrix::apply writes w_ = A z_, the axpys subtract the projections from it",
+    );
+    // 2. the solution
+    if r.row("main", "u").is_none() {
+        r.fail("the solution u is not listed".into());
+    }
+    r.at_least_as("main", "solver", "u");
+    // 3. read-only inputs
+    let solver = r.ranked("main", "solver");
+    for read_only in ["A", "precond", "b", "f"] {
+        r.ranked_below(
+            "main",
+            read_only,
+            (0.5 * solver).min(5.0),
+            "assembled or factored once (< 0.5% of the run), then only read by the solves",
+        );
+    }
+    r.bookkeeping_below(
+        "main",
+        &[
+            "timers",
+            "solver.timers_",
+            "solver.history_",
+            "history",
+            "iterations",
+            "peak_history",
+            "failures",
+            "peak",
+            "true_rel",
+            "r",
+            "t_start",
+            "opt",
+            "problem",
+            "n",
+            "step",
+            "info",
+        ],
+        &["solver"],
+    );
+    r.low_anywhere(
+        &["t", "timer", "total", "timers_", "history_", "timers"],
+        0.5 * solver,
+        "the ScopedTimers, the timer map and the residual history only record",
+    );
+    r.no_rows_in(
+        "iv::GmresSolver::solve",
+        &["this", "A", "M", "b", "x", "h", "next"],
+        "main's solver, A, *precond, b and u, and references to a column of H_ and a vector of V_",
+    );
+    r.no_rows_in(
+        "iv::GmresSolver::rotate",
+        &["h"],
+        "a reference to a column of the solver's H_",
+    );
+    r.no_rows_in(
+        "iv::Ilu0Preconditioner::apply",
+        &["r", "z"],
+        "the vectors the ILU apply reads and writes are the solver's",
+    );
+    r.no_rows_in(
+        "iv::CsrMatrix::apply",
+        &["x", "y"],
+        "the vectors the matvec reads and writes are the solver's",
+    );
+    r.finish_held_out();
+}
