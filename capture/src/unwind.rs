@@ -370,12 +370,19 @@ impl ProcessUnwinder {
                         // Past main (whose caller's frame pointer is 0 by
                         // the ABI) the walk only misses the startup frames,
                         // which the callchain lacks too: not cut. Nor is a
-                        // walk that stopped in the outermost frame the
-                        // callchain reached (main's return into libc's
-                        // start, whose frame pointer holds data): the copy
-                        // ended where the callchain did.
+                        // walk that stopped within the last frames of the
+                        // callchain, past the outermost frame it reached
+                        // (main's return into libc's start, whose frame
+                        // pointer holds data): the copy ended where the
+                        // callchain did. (A callchain broken early, by a
+                        // library using rbp for data, ends far below.)
+                        const PAST_CHAIN: usize = 3;
                         let outermost = chain.iter().rev().find(|a| mapped(a));
-                        let reached = out.len() > 1 && out.last() == outermost;
+                        let reached = out
+                            .iter()
+                            .skip(1)
+                            .rposition(|a| Some(a) == outermost)
+                            .is_some_and(|i| out.len() - 1 - i <= PAST_CHAIN);
                         return if passed_root || reached {
                             HybridWalk::Complete
                         } else {
