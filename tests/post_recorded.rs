@@ -481,7 +481,7 @@ fn sharded_post_under_mpirun_then_merge_equals_unsharded_post() {
     let r = record_program("quad_mpi.c", true, &["2000000"]);
     sharded_post_matches_unsharded(&r);
     // One process: shards take every other sample.
-    let r = record_program("post_transfer.c", false, &["800"]);
+    let r = record_program("post_transfer.c", false, &["2400"]);
     sharded_post_matches_unsharded(&r);
 
     // A Slurm batch script's shell (SLURM_PROCID=0 and the job's task

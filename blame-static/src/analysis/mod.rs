@@ -282,46 +282,67 @@ fn name_private_copies(f: &Function, vars: &mut [Variable]) {
 /// addresses point into one other variable (or into what it already
 /// points to) belongs to that variable. When the addresses come from
 /// several places of one variable (`&A->rows[i]` and `A->rows`), the
-/// shortest path names it.
+/// shortest path names it. An address loaded through another element
+/// pointer is one into that pointer's owner (`next = &n->left; n =
+/// *next` walks `n`'s own tree), so owners are found to a fixpoint.
 fn element_owners(
     vars: &[Variable],
     sources: &BTreeMap<u32, BTreeSet<Option<u32>>>,
 ) -> Vec<(u32, u32)> {
-    let root = root_of;
-    let mut owners = Vec::new();
-    for (&l, srcs) in sources {
-        let lv = &vars[l as usize];
-        if lv.kind != VarKind::Local || lv.parent.is_some() || !lv.is_pointer || lv.is_exit {
-            continue;
-        }
-        let mut owner: Option<u32> = None;
-        let mut one_root = true;
-        for s in srcs {
-            let Some(s) = *s else {
-                one_root = false;
-                break;
-            };
-            let r = root(vars, s);
-            if r == l {
+    let mut found: BTreeMap<u32, u32> = BTreeMap::new();
+    // A chain of n pointers takes n passes.
+    for _ in 0..4 {
+        // Where a source points once the element pointers it goes
+        // through are read as their owners.
+        let resolve = |mut s: u32| {
+            for _ in 0..8 {
+                match found.get(&root_of(vars, s)) {
+                    Some(&o) if root_of(vars, o) != root_of(vars, s) => s = o,
+                    _ => break,
+                }
+            }
+            s
+        };
+        let mut next_found = BTreeMap::new();
+        for (&l, srcs) in sources {
+            let lv = &vars[l as usize];
+            if lv.kind != VarKind::Local || lv.parent.is_some() || !lv.is_pointer || lv.is_exit {
                 continue;
             }
-            owner = match owner {
-                None => Some(s),
-                Some(o) if root(vars, o) != r => {
+            let mut owner: Option<u32> = None;
+            let mut one_root = true;
+            for s in srcs {
+                let Some(s) = *s else {
                     one_root = false;
                     break;
+                };
+                let s = resolve(s);
+                let r = root_of(vars, s);
+                if r == l {
+                    continue;
                 }
-                Some(o) if vars[s as usize].name.len() < vars[o as usize].name.len() => Some(s),
-                keep => keep,
-            };
-        }
-        if one_root {
-            if let Some(o) = owner {
-                owners.push((l, o));
+                owner = match owner {
+                    None => Some(s),
+                    Some(o) if root_of(vars, o) != r => {
+                        one_root = false;
+                        break;
+                    }
+                    Some(o) if vars[s as usize].name.len() < vars[o as usize].name.len() => Some(s),
+                    keep => keep,
+                };
+            }
+            if one_root {
+                if let Some(o) = owner {
+                    next_found.insert(l, o);
+                }
             }
         }
+        if next_found == found {
+            break;
+        }
+        found = next_found;
     }
-    owners
+    found.into_iter().collect()
 }
 
 /// An element pointer's binding (`const Node &a = nodes[c.n[k]]`, `bp =
