@@ -429,12 +429,22 @@ pub fn const_pointer_params(linkage: &str, nargs: usize) -> Option<Vec<bool>> {
         }
     };
     let mut out: Vec<bool> = params.iter().map(|p| to_const(p)).collect();
-    if nargs == out.len() + 1 {
-        // A method: `this` first.
-        let method_const = d[close + 1..].trim_start().starts_with("const");
-        out.insert(0, method_const);
+    let method_const = d[close + 1..].trim_start().starts_with("const");
+    let is_member = cxx_name(linkage).and_then(|n| member(&n)).is_some();
+    match nargs.checked_sub(out.len())? {
+        0 => {}
+        // A method: `this` first (or a function returning a class by
+        // value through its hidden result pointer, which it writes).
+        1 => out.insert(0, method_const && is_member),
+        // A method returning a class by value: the result pointer, then
+        // `this` (`SolveInfo GmresSolver::solve(const Op &, ...)`).
+        2 if is_member => {
+            out.insert(0, method_const);
+            out.insert(0, false);
+        }
+        _ => return None,
     }
-    (out.len() == nargs).then_some(out)
+    Some(out)
 }
 
 /// For a C++ method of the program's own classes known by its mangled
@@ -704,6 +714,16 @@ mod const_param_tests {
         assert_eq!(
             const_pointer_params("_Z1fRKSt6vectorIdSaIdEEPPKd", 2),
             Some(vec![true, false])
+        );
+        // SolveInfo iv::GmresSolver::solve(LinearOperator const&,
+        // Preconditioner const&, vector<double> const&, vector<double>&):
+        // the hidden result pointer, then this, then the four.
+        assert_eq!(
+            const_pointer_params(
+                "_ZN2iv11GmresSolver5solveERKNS_14LinearOperatorERKNS_14PreconditionerERKSt6vectorIdSaIdEERS9_",
+                6
+            ),
+            Some(vec![false, false, true, true, true, false])
         );
     }
 
