@@ -1965,11 +1965,21 @@ impl Run {
         100.0 * hits as f64 / self.samples.len().max(1) as f64
     }
 
-    /// The recorder reports no cut stacks: built by `blame cc` (frame
-    /// pointers), every sample's walk reaches main; a walk that stops in
-    /// libc's start, above main, is whole.
+    /// The recorder reports (almost) no cut stacks: built by `blame cc`
+    /// (frame pointers), every sample's walk reaches main; a walk that
+    /// stops in libc's start, above main, is whole. A few samples may be
+    /// cut for real in a libm routine that uses rbp for data (which
+    /// variant glibc picks depends on the CPU: 5% of hydrocxx's on an AMD
+    /// EPYC); reporting whole walks as cut was 10-17% of a run.
     fn no_cut_stacks(&self) {
-        if self.record_stderr.contains("cut short") {
+        let cut_percent = self.record_stderr.lines().find_map(|l| {
+            let rest = l.split_once(" samples (")?.1;
+            let p = rest.split_once("%) have stacks cut short")?.0;
+            p.trim().parse::<f64>().ok()
+        });
+        if cut_percent.is_some_and(|p| p > 8.0)
+            || (cut_percent.is_none() && self.record_stderr.contains("cut short"))
+        {
             self.fail(format!(
                 "blame record reports cut stacks: {}",
                 self.record_stderr
