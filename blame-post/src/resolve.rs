@@ -1132,6 +1132,29 @@ fn close(
     bound_line: Option<u32>,
     at_line: u32,
 ) {
+    // What the sampled line reads: the variables its calls are passed and
+    // its reads of memory.
+    let read_here: BTreeSet<u32> = f
+        .call_sites
+        .iter()
+        .filter(|c| c.line == at_line && at_line != 0)
+        .flat_map(|c| c.outputs.iter())
+        .flat_map(|b| {
+            if b.pointees.is_empty() {
+                b.blamed.iter().copied()
+            } else {
+                b.pointees.iter().copied()
+            }
+        })
+        .chain(
+            f.reads
+                .iter()
+                .filter(|r| r.line == at_line && at_line != 0)
+                .flat_map(|r| r.reads.iter().map(|m| m.variable)),
+        )
+        .collect();
+    // The data structures the line computes (before the closure).
+    let computed_roots: BTreeSet<u32> = here.iter().map(|&v| root_of(f, v)).collect();
     loop {
         let before = (here.len(), derived.len());
         for c in &f.call_sites {
@@ -1144,7 +1167,22 @@ fn close(
             // a loop around both (`generate_problem(A, &b, &xexact)` before
             // the solve loop does not make `xexact` of the solve).
             let after = may_follow(f, at_line, c.line);
+            // Only in the next iteration (an earlier line of a loop around
+            // both), a side effect does not blame what the sampled line
+            // itself reads: that is a recurrence (the time loop's
+            // `rightHandSide(u, f, b)` makes the next step's `b` from the
+            // `u` that `solve(A, b, u)` computed from `b`), and the input is
+            // blamed for its own computation, not for the solve it feeds
+            // (within one data structure the line computes, the blame is
+            // the structure's either way).
+            let next_iteration = at_line != 0 && c.line != 0 && c.line < at_line;
             for se in callee.side_effects.iter().filter(|_| after) {
+                if next_iteration
+                    && passed_vars(c, se.blamed_param)
+                        .any(|t| read_here.contains(&t) && !computed_roots.contains(&root_of(f, t)))
+                {
+                    continue;
+                }
                 if mode == Mode::Explicit && se.implicit {
                     continue;
                 }

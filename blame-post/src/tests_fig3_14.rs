@@ -951,6 +951,77 @@ fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
     );
 }
 
+/// A time loop: `rhs(u, b)` (side effect: `b` from `u`) at line 30, then
+/// `solve(b, u)` at line 31. A sample of the solve blames `u`; the rhs's
+/// side effect would make `b` of it through the next step, but line 31
+/// reads `b`: a recurrence, and `b` is not blamed for the solve it feeds.
+/// A line that does not read `b` (`solve(x, u)`) still fires it.
+#[test]
+fn a_side_effect_of_the_next_step_does_not_blame_what_the_line_reads() {
+    let mut rhs = func(
+        "rhs",
+        vec![
+            var("u", VarKind::Param, None, Some(0), true, &[]),
+            var("b", VarKind::Param, None, Some(1), true, &[3]),
+        ],
+        vec![],
+    );
+    rhs.side_effects = vec![SideEffect {
+        blamed_param: 1,
+        from_param: 0,
+        ..Default::default()
+    }];
+    let binding = |k: u32, pointees: Vec<u32>| OutputBinding {
+        output: CallOutput::Arg(k),
+        blamed: pointees.clone(),
+        explicit: pointees.clone(),
+        pointees,
+        field: String::new(),
+    };
+    let site = |line: u32, callee: &str, outputs: Vec<OutputBinding>| CallSite {
+        line,
+        column: 1,
+        callee: Some(callee.into()),
+        arg_count: 2,
+        outputs,
+        model: None,
+    };
+    let step = |solve_reads: u32| {
+        let mut f = func(
+            "step",
+            vec![
+                var("u", VarKind::Local, None, None, false, &[31]),
+                var("b", VarKind::Local, None, None, false, &[30]),
+                var("x", VarKind::Local, None, None, false, &[]),
+            ],
+            vec![
+                site(30, "rhs", vec![binding(0, vec![0]), binding(1, vec![1])]),
+                site(
+                    31,
+                    "solve",
+                    vec![binding(0, vec![solve_reads]), binding(1, vec![0])],
+                ),
+            ],
+        );
+        f.loops = vec![LoopInfo {
+            header_line: 29,
+            lines: vec![29, 30, 31],
+            parent: None,
+        }];
+        f
+    };
+    for (solve_reads, b_blamed) in [(1, false), (2, true)] {
+        let mut db = StaticDb::default();
+        db.insert(rhs.clone());
+        db.insert(step(solve_reads));
+        let index = StaticIndex::new(db);
+        let fi = index.lookup("step", "fig3_14.c").unwrap() as u32;
+        let r = resolve(&index, &[frame("step", 31)]);
+        assert!(r.blamed.contains(&(fi, 0)), "u: {r:?}");
+        assert_eq!(r.blamed.contains(&(fi, 1)), b_blamed, "b: {r:?}");
+    }
+}
+
 /// A field path carried over from a callee (`app.ksp` + `.rnorm`) is a
 /// scalar when its type is only ever a scalar's (`PetscReal`, a typedef of
 /// double), so the report lists it with the derived scalars; the paths

@@ -288,6 +288,17 @@ impl Cfg {
         self.idom.get(b as usize).is_some_and(|&d| d != NONE)
     }
 
+    /// True when edge `from -> to` is the back edge of a loop that holds
+    /// block `b`: within one iteration of that loop, seen from `b`, no
+    /// value crosses it.
+    pub fn back_edge_around(&self, from: u32, to: u32, b: u32) -> bool {
+        self.dominates(to, from)
+            && self
+                .loops
+                .binary_search_by_key(&to, |l| l.header)
+                .is_ok_and(|li| self.loops[li].blocks.binary_search(&b).is_ok())
+    }
+
     /// True when `a` dominates `b` (both reachable).
     pub fn dominates(&self, a: u32, b: u32) -> bool {
         self.reachable(a)

@@ -106,3 +106,35 @@ fn a_generated_function_of_20000_branches_is_analysed() {
         "first and last update reach out"
     );
 }
+
+/// A time loop: the first copy makes `b` from `u`, the second `u` from `b`
+/// (as `rhs(u, b)` then `solve(b, u)` would). The second's `u` reaches the
+/// first only in the next step, and the first writes what the second
+/// reads: a recurrence, so `b` is blamed for its own computation, not for
+/// what it feeds; `u` takes both. A call that does not write what the
+/// other reads (`x` copied from `p`, `p` cleared later in the step) still
+/// sees the previous step's write.
+#[test]
+fn a_recurrence_through_calls_does_not_give_the_input_what_it_feeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = "#include <string.h>\n\
+             void f(int steps, int n, double *u, double *b, double *x, double *p) {\n\
+             \x20 for (int s = 0; s < steps; s++) {\n\
+             \x20   memcpy(b, u, n * sizeof(double));\n\
+             \x20   memcpy(u, b, n * sizeof(double));\n\
+             \x20   memcpy(x, p, n * sizeof(double));\n\
+             \x20   memset(p, 0, n * sizeof(double));\n\
+             \x20 }\n\
+             }\n";
+    let f = summary(dir.path(), c, "f");
+    let b = lines_of(&f, "b");
+    assert!(b.contains(&4), "{b:?}");
+    assert!(!b.contains(&5), "b is not computed by what it feeds: {b:?}");
+    let u = lines_of(&f, "u");
+    assert!(u.contains(&4) && u.contains(&5), "{u:?}");
+    let x = lines_of(&f, "x");
+    assert!(
+        x.contains(&7),
+        "x copied from p sees the previous step's clear: {x:?}"
+    );
+}

@@ -64,6 +64,9 @@ impl AtomicFile {
         let prefix = format!(".{}.", name.to_string_lossy());
         let dir = open_dir_checked(parent_dir(path), false)?;
         let through = fd_path(&dir);
+        // Made and listed under the lock, so that a signal's removal (which
+        // keeps the lock until the process exits) sees every temporary.
+        let mut live = live_temps();
         let tmp = tempfile::Builder::new()
             .prefix(&prefix)
             .suffix(".tmp")
@@ -78,8 +81,10 @@ impl AtomicFile {
         // The file itself, not NamedTempFile's writer, whose errors name the
         // temporary path: messages name the target.
         let (file, tmp) = tmp.into_parts();
+        let listed = LiveTemp::listed(&mut live, tmp.to_path_buf());
+        drop(live);
         Ok(AtomicFile {
-            _live: LiveTemp::new(tmp.to_path_buf()),
+            _live: listed,
             out: BufWriter::with_capacity(1 << 16, file),
             tmp,
             target: through.join(name),
@@ -537,34 +542,42 @@ static NEXT_TEMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::n
 /// A temporary file listed for [`remove_live_temporaries`] while it lives.
 struct LiveTemp(u64);
 
+/// The list of live temporaries (a panic while it was held leaves it as
+/// it was: still the list).
+fn live_temps() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf)>> {
+    LIVE_TEMPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl LiveTemp {
-    fn new(path: PathBuf) -> LiveTemp {
+    /// Lists `path` in `live` (the locked list).
+    fn listed(live: &mut Vec<(u64, PathBuf)>, path: PathBuf) -> LiveTemp {
         let id = NEXT_TEMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Ok(mut live) = LIVE_TEMPS.lock() {
-            live.push((id, path));
-        }
+        live.push((id, path));
         LiveTemp(id)
     }
 }
 
 impl Drop for LiveTemp {
     fn drop(&mut self) {
-        if let Ok(mut live) = LIVE_TEMPS.lock() {
-            live.retain(|(id, _)| *id != self.0);
-        }
+        live_temps().retain(|(id, _)| *id != self.0);
     }
 }
 
 /// Removes the temporary files of every [`AtomicFile`] being written: what
 /// a command does on SIGINT or SIGTERM before it dies of the signal (the
 /// targets stay as they were). Returns how many were removed.
+///
+/// For a process about to exit: the list stays locked, so no other thread
+/// makes a temporary after the removal (one being made when the signal
+/// came is listed before the lock is free).
 pub fn remove_live_temporaries() -> usize {
-    let Ok(live) = LIVE_TEMPS.lock() else {
-        return 0;
-    };
-    live.iter()
+    let live = live_temps();
+    let removed = live
+        .iter()
         .filter(|(_, p)| std::fs::remove_file(p).is_ok())
-        .count()
+        .count();
+    std::mem::forget(live);
+    removed
 }
 
 /// True when file metadata `m` was last modified at least `min_age` ago.

@@ -218,6 +218,17 @@ pub(super) fn bit(s: &[u64], i: usize) -> bool {
 /// so a read in straight-line code no longer depends on a call made after it.
 pub(super) struct MayDefVisibility<'a> {
     f: &'a Function,
+    cfg: &'a crate::cfg::Cfg,
+    /// Per call, the variables it may write and those it reads (through
+    /// its pointer arguments): a call's write that reaches another call
+    /// only around a loop's back edge, and reads what that call writes, is
+    /// a recurrence the reading call does not see (see [`Self::sees`]).
+    call_writes: &'a HashMap<InstId, Vec<u32>>,
+    call_reads: &'a HashMap<InstId, Vec<u32>>,
+    /// Blocks reachable within one iteration of the loops around the
+    /// reading block, per (block, innermost loop of the reading block).
+    reach_in_iteration: HashMap<(u32, Option<usize>), Vec<u64>>,
+    innermost: Vec<Option<usize>>,
     ni: usize,
     np: usize,
     out_node_info: &'a [(InstId, u32)],
@@ -268,6 +279,8 @@ struct Flow {
 impl<'a> MayDefVisibility<'a> {
     pub(super) fn new(
         f: &'a Function,
+        cfg: &'a crate::cfg::Cfg,
+        (call_writes, call_reads): (&'a HashMap<InstId, Vec<u32>>, &'a HashMap<InstId, Vec<u32>>),
         ni: usize,
         np: usize,
         out_node_info: &'a [(InstId, u32)],
@@ -280,6 +293,11 @@ impl<'a> MayDefVisibility<'a> {
         }
         MayDefVisibility {
             f,
+            cfg,
+            call_writes,
+            call_reads,
+            reach_in_iteration: HashMap::default(),
+            innermost: cfg.innermost_loop_of_blocks(f.blocks.len()),
             ni,
             np,
             out_node_info,
@@ -463,7 +481,59 @@ impl<'a> MayDefVisibility<'a> {
         bit(bits, to as usize)
     }
 
+    /// Whether block `to` is reachable from block `from` within one
+    /// iteration of each loop that holds `to` (around the back edges of
+    /// other loops: a write in a loop before `to` reaches it).
+    fn reaches_in_iteration(&mut self, from: u32, to: u32) -> bool {
+        let nb = self.f.blocks.len();
+        let (f, cfg) = (self.f, self.cfg);
+        let inner = self.innermost[to as usize];
+        let bits = self
+            .reach_in_iteration
+            .entry((from, inner))
+            .or_insert_with(|| {
+                let mut bits = vec![0u64; nb.div_ceil(64)];
+                let forward = |b: u32| {
+                    f.blocks[b as usize]
+                        .succs
+                        .iter()
+                        .copied()
+                        .filter(move |&s| !cfg.back_edge_around(b, s, to))
+                };
+                let mut stack: Vec<u32> = forward(from).collect();
+                while let Some(b) = stack.pop() {
+                    if bits[b as usize / 64] >> (b % 64) & 1 == 1 {
+                        continue;
+                    }
+                    bits[b as usize / 64] |= 1 << (b % 64);
+                    stack.extend(forward(b));
+                }
+                bits
+            });
+        bit(bits, to as usize)
+    }
+
+    /// True when call `read` writes a data structure that call `w` reads,
+    /// and the two write no data structure in common (within one
+    /// structure, `compute_rhs(&s->grid)` and `update(&s->grid)`, the
+    /// blame is the structure's either way).
+    fn feeds(&self, read: InstId, w: InstId) -> bool {
+        let none = Vec::new();
+        let w_writes = self.call_writes.get(&w).unwrap_or(&none);
+        match (self.call_writes.get(&read), self.call_reads.get(&w)) {
+            (Some(out), Some(ins)) => {
+                out.iter().any(|v| ins.contains(v)) && !out.iter().any(|v| w_writes.contains(v))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the write `node` can execute before instruction `read`.
+    /// A call's write seen only in a later iteration of a loop around both
+    /// is not seen by a call that writes what the first one reads: that
+    /// is a recurrence, not what the reading call computes (a time loop's
+    /// `rhs(u, b)` before `solve(A, b, u)` computes `b` from `u`, but not
+    /// from the solve that `b` itself feeds).
     fn sees(&mut self, node: u32, read: InstId) -> bool {
         let Some(w) = self.inst_of(node) else {
             return true;
@@ -475,7 +545,11 @@ impl<'a> MayDefVisibility<'a> {
         if wb as usize >= self.f.blocks.len() || rb as usize >= self.f.blocks.len() {
             return true;
         }
-        (wb == rb && self.pos[w as usize] < self.pos[read as usize]) || self.reaches(wb, rb)
+        let earlier = wb == rb && self.pos[w as usize] < self.pos[read as usize];
+        if !earlier && !self.reaches(wb, rb) {
+            return false;
+        }
+        earlier || !self.feeds(read, w) || self.reaches_in_iteration(wb, rb)
     }
 
     /// The object node the read `read` should depend on instead of `obj`
@@ -492,10 +566,11 @@ impl<'a> MayDefVisibility<'a> {
         }
         let rb = self.f.insts[read as usize].block;
         let writes = data[obj as usize].clone();
-        let in_block = writes.iter().any(|&w| {
-            self.inst_of(w)
-                .is_some_and(|i| self.f.insts[i as usize].block == rb)
-        });
+        let in_block = self.call_writes.contains_key(&read)
+            || writes.iter().any(|&w| {
+                self.inst_of(w)
+                    .is_some_and(|i| self.f.insts[i as usize].block == rb)
+            });
         if !in_block {
             if let Some(&o) = self.cache.get(&(obj, rb)) {
                 return o;

@@ -105,7 +105,25 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         .filter(|((_, path), v)| path.is_empty() && unbound.contains(v))
         .map(|((root, _), _)| *root)
         .collect();
-    let graph = data_edges(f, &cfg, defined, &mut res, &mut w, &element_roots);
+    // Per call, the data structures (root variables) it may write and
+    // those it reads through its pointer arguments.
+    let mut call_roots: CallRoots = Default::default();
+    for (c, _, targets, may_write) in &w.arg_targets {
+        let roots = targets.iter().map(|&t| root_of(&vars.out, t));
+        call_roots.1.entry(*c).or_default().extend(roots.clone());
+        if *may_write {
+            call_roots.0.entry(*c).or_default().extend(roots);
+        }
+    }
+    let graph = data_edges(
+        f,
+        &cfg,
+        defined,
+        &mut res,
+        &mut w,
+        &element_roots,
+        &call_roots,
+    );
     factory_aliases(f, defined, &mut res, &mut vars, &mut w.alias_pairs);
     // (Before the alias classes and the writes per variable: it may name
     // the member a view is copied from.)
@@ -1079,6 +1097,10 @@ struct Graph {
     first_obj: usize,
 }
 
+/// Per call instruction, the root variables it may write, and those it
+/// reads.
+type CallRoots = (HashMap<InstId, Vec<u32>>, HashMap<InstId, Vec<u32>>);
+
 fn data_edges(
     f: &Function,
     cfg: &Cfg,
@@ -1086,6 +1108,7 @@ fn data_edges(
     res: &mut Resolver,
     w: &mut Writes,
     element_roots: &HashSet<Root>,
+    call_roots: &CallRoots,
 ) -> Graph {
     let ni = f.insts.len();
     let np = f.params.len();
@@ -1135,7 +1158,9 @@ fn data_edges(
         .enumerate()
         .map(|(d, &n)| (n, d as u32))
         .collect();
-    let mut visible = MayDefVisibility::new(f, ni, np, out_node_info);
+    let (call_writes, call_reads) = call_roots;
+    let mut visible =
+        MayDefVisibility::new(f, cfg, (call_writes, call_reads), ni, np, out_node_info);
 
     // Data edges.
     // The values reads of exact slots see: stores, or merges of them.
