@@ -2737,11 +2737,6 @@ fn vtrans_held_out_blames_the_particle_bank_not_the_extern_table_or_batch_statis
 }
 
 #[test]
-#[ignore = "held-out shortfall: the right-hand side b (82%) takes the solve: rightHandSide(u, \
-            f, b)'s side effect (b from u) fires for what the solve computes in u because \
-            both calls are in the time loop (the next step's b is made from this step's u); \
-            and the solver's timer map is listed as GmresSolver::solve's this.timers_, \
-            reached through the ScopedTimers' TimerMap & member (EXPECTED_ROUND7.md)"]
 fn iluvirt_held_out_blames_the_gmres_solver_not_the_factors_read_or_its_timer_map() {
     if !sampling_allowed() {
         return;

@@ -1155,6 +1155,8 @@ fn close(
         .collect();
     // The data structures the line computes (before the closure).
     let computed_roots: BTreeSet<u32> = here.iter().map(|&v| root_of(f, v)).collect();
+    // Reference members of holders bound to other variables.
+    let mut bound_members: Vec<(u32, String)> = Vec::new();
     loop {
         let before = (here.len(), derived.len());
         for c in &f.call_sites {
@@ -1227,10 +1229,20 @@ fn close(
                         }
                     });
                     if fires {
+                        // The holder's reference member is the variable it
+                        // holds: no path of its own (see `is_holder`).
+                        if !px.is_empty() && py.is_empty() {
+                            for v in passed_vars(c, x).filter(|&v| is_holder(f, v)) {
+                                bound_members.push((v, px.to_string()));
+                            }
+                        }
                         let add: Vec<u32> = passed_vars(c, y).collect();
                         for t in add {
-                            if py.is_empty() || f.variables[t as usize].is_scalar {
+                            let tv = &f.variables[t as usize];
+                            if py.is_empty() || tv.is_scalar {
                                 here.insert(t);
+                            } else if px.is_empty() && is_holder(f, t) {
+                                // The memory is the referenced variable's.
                             } else {
                                 blame_path(f, t, py, "", here, derived);
                             }
@@ -1267,6 +1279,22 @@ fn close(
             break;
         }
     }
+    derived.retain(|(b, suffix, _)| {
+        !bound_members
+            .iter()
+            .any(|(v, p)| v == b && (suffix == p || suffix.starts_with(&format!("{p}."))))
+    });
+}
+
+/// An object on a frame's stack (a by-value local, no pointer) that may
+/// hold references to other variables (a `ScopedTimer timer(timers_, ..)`'s
+/// `TimerMap &`, a `Solver s(mesh)`'s `mesh_`): what its constructor bound
+/// to a member is the referenced variable's memory, so blame does not flow
+/// from that variable to the member, and a write through the member is the
+/// variable's, not a field path of the holder.
+fn is_holder(f: &FunctionSummary, v: u32) -> bool {
+    let v = &f.variables[v as usize];
+    v.kind == VarKind::Local && v.parent.is_none() && !v.is_pointer
 }
 
 /// Attribution of one memory-event sample under each method, by variable.

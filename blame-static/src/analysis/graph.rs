@@ -209,6 +209,10 @@ pub(super) fn bit(s: &[u64], i: usize) -> bool {
     s[i / 64] >> (i % 64) & 1 == 1
 }
 
+/// Per call instruction, the root variables it may write, and those it
+/// reads through its pointer arguments.
+pub(super) type CallRoots = (HashMap<InstId, Vec<u32>>, HashMap<InstId, Vec<u32>>);
+
 /// Flow sensitivity of may-definitions (stores through pointers, call
 /// outputs): a read sees a write only when the write can execute before it,
 /// that is when the write is earlier in the read's block or the read's block
@@ -280,7 +284,7 @@ impl<'a> MayDefVisibility<'a> {
     pub(super) fn new(
         f: &'a Function,
         cfg: &'a crate::cfg::Cfg,
-        (call_writes, call_reads): (&'a HashMap<InstId, Vec<u32>>, &'a HashMap<InstId, Vec<u32>>),
+        (call_writes, call_reads): &'a CallRoots,
         ni: usize,
         np: usize,
         out_node_info: &'a [(InstId, u32)],

@@ -41,7 +41,7 @@ use crate::ir::*;
 use crate::library_models::{self as library, LibModel};
 use crate::{HashMap, HashSet};
 use blame_formats::static_db::*;
-use graph::{find, Components, EdgeList, Edges, MayDefVisibility};
+use graph::{find, CallRoots, Components, EdgeList, Edges, MayDefVisibility};
 use locations::{returned_values, variable_bindings, Key, Loc, Resolver, Root};
 use std::collections::{BTreeMap, BTreeSet};
 use variables::Vars;
@@ -1097,10 +1097,6 @@ struct Graph {
     first_obj: usize,
 }
 
-/// Per call instruction, the root variables it may write, and those it
-/// reads.
-type CallRoots = (HashMap<InstId, Vec<u32>>, HashMap<InstId, Vec<u32>>);
-
 fn data_edges(
     f: &Function,
     cfg: &Cfg,
@@ -1158,9 +1154,7 @@ fn data_edges(
         .enumerate()
         .map(|(d, &n)| (n, d as u32))
         .collect();
-    let (call_writes, call_reads) = call_roots;
-    let mut visible =
-        MayDefVisibility::new(f, cfg, (call_writes, call_reads), ni, np, out_node_info);
+    let mut visible = MayDefVisibility::new(f, cfg, call_roots, ni, np, out_node_info);
 
     // Data edges.
     // The values reads of exact slots see: stores, or merges of them.
@@ -2053,6 +2047,12 @@ fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
         }
     };
 
+    let param_is_pointer: BTreeSet<u32> = vars
+        .out
+        .iter()
+        .filter(|v| v.kind == VarKind::Param && v.parent.is_none() && v.is_pointer)
+        .filter_map(|v| v.param_index)
+        .collect();
     // Side effects (3.3.1.3): a pointer parameter whose writes read another
     // parameter, with the field path written and the paths read (`y.x`
     // computed from `a.vals`: the caller blames its `y.x` when its `a.vals`
@@ -2085,6 +2085,21 @@ fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
                 .iter()
                 .filter(|(x, _)| *x == j)
                 .collect();
+            // A pointer parameter's address stored in a pointer or reference
+            // member (a constructor's `timers_(timers)`, `s->x = x`) binds
+            // the member, it computes no data below it: the parameter alias
+            // says what the member holds (`param_aliases`), and the member
+            // is no field path of its own for what the pointee's computation
+            // costs. (The whole parameter keeps its side effect, Figure
+            // 3.13's `absorbEV`.)
+            let address_only = reads.iter().all(|(_, p)| p.is_none());
+            if address_only
+                && !blamed_path.is_empty()
+                && param_is_pointer.contains(&j)
+                && vars.out[v as usize].is_pointer
+            {
+                continue;
+            }
             let mut paths: BTreeSet<String> = reads.iter().filter_map(|(_, p)| p.clone()).collect();
             if paths.is_empty() || paths.contains("") || paths.len() > MAX_FROM_PATHS {
                 paths = [String::new()].into_iter().collect();
