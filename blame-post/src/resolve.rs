@@ -685,19 +685,33 @@ fn exit_roots_at(f: &FunctionSummary, vi: u32, depth: usize) -> Vec<(u32, String
     }
     // A local holding a parameter, the return value, or a field of a
     // parameter (`Level *lev = mg->levels[l]`): its paths continue there.
+    // So does a field of a record on the stack holding one (`Collision c;
+    // c.fbank = fbank` makes `c.fbank.site` the parameter's `.site`): the
+    // nearest holder on the way up from the variable decides. (A field of
+    // an object reached through a local pointer, `panel->trail` into the
+    // matrix, stays the object's.)
     let mut out = Vec::new();
-    for &a in &rv.aliases {
-        let av = &f.variables[a as usize];
-        let ar = root_of(f, a);
-        let arv = &f.variables[ar as usize];
-        if !is_exit_root(arv) || !av.is_exit {
-            continue;
+    let mut holder = if is_holder(f, root) { vi } else { root };
+    for _ in 0..f.variables.len() {
+        let hv = &f.variables[holder as usize];
+        let rest = v.name.strip_prefix(hv.name.as_str()).unwrap_or("");
+        for &a in &hv.aliases {
+            let av = &f.variables[a as usize];
+            let ar = root_of(f, a);
+            let arv = &f.variables[ar as usize];
+            if !is_exit_root(arv) || !av.is_exit {
+                continue;
+            }
+            let prefix = av.name.strip_prefix(arv.name.as_str()).unwrap_or("");
+            let leaf = if rest.is_empty() { a } else { vi };
+            let entry = (ar, format!("{prefix}{rest}"), leaf);
+            if !out.contains(&entry) {
+                out.push(entry);
+            }
         }
-        let prefix = av.name.strip_prefix(arv.name.as_str()).unwrap_or("");
-        let leaf = if path.is_empty() { a } else { vi };
-        let entry = (ar, format!("{prefix}{path}"), leaf);
-        if !out.contains(&entry) {
-            out.push(entry);
+        match hv.parent {
+            Some(p) if out.is_empty() => holder = p,
+            _ => break,
         }
     }
     out

@@ -1022,6 +1022,58 @@ fn a_side_effect_of_the_next_step_does_not_blame_what_the_line_reads() {
     }
 }
 
+/// A record on the stack holding a parameter (`Collision c; c.fbank =
+/// fbank; react(&c)`): what is written below `c.fbank` is the parameter's,
+/// and so the caller's `bank` (with its path `.site`), not a row of
+/// `collide`. A field of an object behind a local pointer (`panel->trail`)
+/// stays that object's.
+#[test]
+fn a_stack_record_of_handles_lifts_to_what_it_holds() {
+    let mut collide = func(
+        "collide",
+        vec![
+            var("fbank", VarKind::Param, None, Some(0), true, &[]),
+            var("c", VarKind::Local, None, None, false, &[]),
+            var("c.fbank", VarKind::Field, Some(1), None, false, &[]),
+            var("c.fbank.site", VarKind::Field, Some(2), None, false, &[10]),
+        ],
+        vec![],
+    );
+    collide.variables[0].aliases = vec![2];
+    collide.variables[2].aliases = vec![0];
+    let main = func(
+        "main",
+        vec![var("bank", VarKind::Local, None, None, false, &[])],
+        vec![CallSite {
+            line: 20,
+            column: 1,
+            callee: Some("collide".into()),
+            arg_count: 1,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+                explicit: vec![0],
+                pointees: vec![0],
+                field: String::new(),
+            }],
+            model: None,
+        }],
+    );
+    for pointer in [false, true] {
+        let mut collide = collide.clone();
+        collide.variables[1].is_pointer = pointer;
+        let mut db = StaticDb::default();
+        db.insert(collide);
+        db.insert(main.clone());
+        let index = StaticIndex::new(db);
+        let fc = index.lookup("collide", "fig3_14.c").unwrap() as u32;
+        let fm = index.lookup("main", "fig3_14.c").unwrap() as u32;
+        let r = resolve(&index, &[frame("collide", 10), frame("main", 20)]);
+        assert!(r.blamed.contains(&(fm, 0)), "main's bank: {r:?}");
+        assert_eq!(r.blamed.contains(&(fc, 3)), pointer, "c.fbank.site: {r:?}");
+    }
+}
+
 /// A field path carried over from a callee (`app.ksp` + `.rnorm`) is a
 /// scalar when its type is only ever a scalar's (`PetscReal`, a typedef of
 /// double), so the report lists it with the derived scalars; the paths
