@@ -302,9 +302,12 @@ pub fn derived_keys(
                 // A path below a variable leads through aggregates; its
                 // leaf is a scalar when its type is (`app.ksp.rnorm`, a
                 // `PetscReal`, is a derived scalar like any other norm).
+                // Below a record of results (`kstats`, derived as a whole),
+                // its arrays (`kstats.sum`) are results too.
                 scalar: (leaf && index.is_scalar_type(&d.type_name))
                     || record
-                    || is_result(index, d.base),
+                    || is_result(index, d.base)
+                    || base.scalar,
                 ..base.clone()
             })
         })
