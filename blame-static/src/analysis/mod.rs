@@ -1203,7 +1203,10 @@ fn data_edges(
             let mut loc_arg: Vec<u32> = Vec::new();
             let mut per_arg: Vec<Vec<u32>> = Vec::new();
             match &inst.op {
-                Op::Load => read_locs = res.locs(&inst.args[0]),
+                Op::Load => {
+                    read_locs = res.locs(&inst.args[0]);
+                    push_val(&mut edges, &inst.args[0]);
+                }
                 Op::Store => {
                     push_val(&mut edges, &inst.args[0]);
                     push_val(&mut edges, &inst.args[1]);
