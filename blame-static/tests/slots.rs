@@ -138,3 +138,26 @@ fn a_recurrence_through_calls_does_not_give_the_input_what_it_feeds() {
         "x copied from p sees the previous step's clear: {x:?}"
     );
 }
+
+/// A load depends on its address: the index a binary search computes is
+/// part of what the value loaded at it computes (`*out = grid[lo]` is
+/// blamed for the search), as the GEP operands of def-use chains are.
+#[test]
+fn a_loaded_value_depends_on_the_index_computed_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = "void f(int n, const double *grid, double e, double *out) {\n\
+             \x20 int lo = 0, hi = n;\n\
+             \x20 while (hi - lo > 1) {\n\
+             \x20   int mid = (lo + hi) / 2;\n\
+             \x20   if (grid[mid] > e) hi = mid;\n\
+             \x20   else lo = mid;\n\
+             \x20 }\n\
+             \x20 *out = grid[lo];\n\
+             }\n";
+    let f = summary(dir.path(), c, "f");
+    let out = lines_of(&f, "out");
+    assert!(
+        out.contains(&4) && out.contains(&6) && out.contains(&8),
+        "the search computes the index out's value is loaded at: {out:?}"
+    );
+}
