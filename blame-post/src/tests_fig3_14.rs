@@ -740,13 +740,7 @@ fn a_pointer_bound_on_the_sampled_line_keeps_its_blame() {
             column: 1,
             callee: Some("edge".into()),
             arg_count: 1,
-            outputs: vec![OutputBinding {
-                output: CallOutput::Arg(0),
-                blamed: vec![0],
-                explicit: vec![0],
-                pointees: vec![0],
-                field: String::new(),
-            }],
+            outputs: vec![binding(0, vec![0])],
             model: None,
         }],
     );
@@ -807,6 +801,17 @@ fn exclusive_blame_follows_an_output_with_unknown_pointees() {
     assert!(!r.exclusive.contains(&(fi, 0)), "{r:?}");
 }
 
+/// Argument `k` of a call, bound to `pointees` (blamed and explicit).
+fn binding(k: u32, pointees: Vec<u32>) -> OutputBinding {
+    OutputBinding {
+        output: CallOutput::Arg(k),
+        blamed: pointees.clone(),
+        explicit: pointees.clone(),
+        pointees,
+        field: String::new(),
+    }
+}
+
 /// `gather(dom, xl)` fills `xl` from `dom->x` (side effect `xl` from
 /// `.x`); `update(app, a)` writes `app->v.array` from `a`. A line of the
 /// caller computing `dom.f` (another field) does not blame `xl`; one
@@ -843,13 +848,6 @@ fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
         blamed_type: "double *".into(),
         ..Default::default()
     }];
-    let binding = |k: u32, pointees: Vec<u32>| OutputBinding {
-        output: CallOutput::Arg(k),
-        blamed: pointees.clone(),
-        explicit: pointees.clone(),
-        pointees,
-        field: String::new(),
-    };
     let kernel = func(
         "kernel",
         vec![
@@ -971,13 +969,6 @@ fn a_side_effect_of_the_next_step_does_not_blame_what_the_line_reads() {
         from_param: 0,
         ..Default::default()
     }];
-    let binding = |k: u32, pointees: Vec<u32>| OutputBinding {
-        output: CallOutput::Arg(k),
-        blamed: pointees.clone(),
-        explicit: pointees.clone(),
-        pointees,
-        field: String::new(),
-    };
     let site = |line: u32, callee: &str, outputs: Vec<OutputBinding>| CallSite {
         line,
         column: 1,
@@ -1049,13 +1040,7 @@ fn a_stack_record_of_handles_lifts_to_what_it_holds() {
             column: 1,
             callee: Some("collide".into()),
             arg_count: 1,
-            outputs: vec![OutputBinding {
-                output: CallOutput::Arg(0),
-                blamed: vec![0],
-                explicit: vec![0],
-                pointees: vec![0],
-                field: String::new(),
-            }],
+            outputs: vec![binding(0, vec![0])],
             model: None,
         }],
     );
