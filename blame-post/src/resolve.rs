@@ -1146,27 +1146,8 @@ fn close(
     bound_line: Option<u32>,
     at_line: u32,
 ) {
-    // What the sampled line reads: the variables its calls are passed and
-    // its reads of memory.
-    let read_here: BTreeSet<u32> = f
-        .call_sites
-        .iter()
-        .filter(|c| c.line == at_line && at_line != 0)
-        .flat_map(|c| c.outputs.iter())
-        .flat_map(|b| {
-            if b.pointees.is_empty() {
-                b.blamed.iter().copied()
-            } else {
-                b.pointees.iter().copied()
-            }
-        })
-        .chain(
-            f.reads
-                .iter()
-                .filter(|r| r.line == at_line && at_line != 0)
-                .flat_map(|r| r.reads.iter().map(|m| m.variable)),
-        )
-        .collect();
+    // What the sampled line reads, once a side effect around a loop asks.
+    let mut read_here: Option<BTreeSet<u32>> = None;
     // The data structures the line computes (before the closure).
     let computed_roots: BTreeSet<u32> = here.iter().map(|&v| root_of(f, v)).collect();
     // Reference members of holders bound to other variables.
@@ -1193,10 +1174,11 @@ fn close(
             // the structure's either way).
             let next_iteration = at_line != 0 && c.line != 0 && c.line < at_line;
             for se in callee.side_effects.iter().filter(|_| after) {
-                if next_iteration
-                    && passed_vars(c, se.blamed_param)
+                if next_iteration && {
+                    let read_here = read_here.get_or_insert_with(|| reads_at(f, at_line));
+                    passed_vars(c, se.blamed_param)
                         .any(|t| read_here.contains(&t) && !computed_roots.contains(&root_of(f, t)))
-                {
+                } {
                     continue;
                 }
                 if mode == Mode::Explicit && se.implicit {
@@ -1298,6 +1280,22 @@ fn close(
             .iter()
             .any(|(v, p)| v == b && (suffix == p || suffix.starts_with(&format!("{p}."))))
     });
+}
+
+/// What line `line` of `f` reads: the variables its calls are passed and
+/// its reads of memory.
+fn reads_at(f: &FunctionSummary, line: u32) -> BTreeSet<u32> {
+    f.call_sites
+        .iter()
+        .filter(|c| c.line == line)
+        .flat_map(|c| (0..c.arg_count).flat_map(move |k| passed_vars(c, k)))
+        .chain(
+            f.reads
+                .iter()
+                .filter(|r| r.line == line)
+                .flat_map(|r| r.reads.iter().map(|m| m.variable)),
+        )
+        .collect()
 }
 
 /// An object on a frame's stack (a by-value local, no pointer) that may

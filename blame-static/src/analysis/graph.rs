@@ -570,7 +570,10 @@ impl<'a> MayDefVisibility<'a> {
         }
         let rb = self.f.insts[read as usize].block;
         let writes = data[obj as usize].clone();
-        let in_block = self.call_writes.contains_key(&read)
+        // A read by a call in a loop may see less than its block does
+        // (`sees`: a recurrence around the loop): no cached answer.
+        let in_block = (self.innermost[rb as usize].is_some()
+            && self.call_writes.contains_key(&read))
             || writes.iter().any(|&w| {
                 self.inst_of(w)
                     .is_some_and(|i| self.f.insts[i as usize].block == rb)
