@@ -22,11 +22,27 @@ pub fn path() -> std::io::Result<PathBuf> {
     }
 }
 
+/// A command running `blame-analyzer`. Its allocator (mimalloc) returns
+/// freed memory to the system after 50 ms instead of its default second
+/// (`MIMALLOC_PURGE_DELAY`, unless the user set it): loading a large unit
+/// frees LLVM's module just before the analysis allocates its graph, and
+/// with the default delay both stayed resident (a 20,000-statement
+/// function peaked at 480-500 MB, 450-460 MB at 50 ms; returning memory at
+/// once, 0 ms, saves 20 MB more but costs a third more time in page
+/// faults on modules of many small functions; BENCHMARKS.md).
+fn command() -> std::io::Result<Command> {
+    let mut c = Command::new(path()?);
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        c.env("MIMALLOC_PURGE_DELAY", "50");
+    }
+    Ok(c)
+}
+
 /// `blame analyze ARGS`: runs `blame-analyzer analyze ARGS` (the arguments
 /// as given, already checked by this CLI) and exits as it did.
 pub fn run_analyze() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip_while(|a| a != "analyze").collect();
-    let status = path().and_then(|p| Command::new(p).args(&args).status());
+    let status = command().and_then(|mut c| c.args(&args).status());
     match status {
         Ok(s) if s.success() => ExitCode::SUCCESS,
         Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(1, 255) as u8),
@@ -40,7 +56,7 @@ pub fn run_analyze() -> ExitCode {
 /// Drains the queue of `db` now, in the foreground (a waiter holds the
 /// drain lock, which the analyzer takes over when this process's lock goes).
 pub fn drain_now(db: &Path) -> std::io::Result<()> {
-    let status = Command::new(path()?)
+    let status = command()?
         .args(["drain", "--now"])
         .arg(db)
         .stdin(Stdio::null())
@@ -58,7 +74,7 @@ pub fn drain_now(db: &Path) -> std::io::Result<()> {
 /// Starts a background drainer for `db`: its own process group, no
 /// terminal (it never holds a build's pipes).
 pub fn start_drain(db: &Path) -> std::io::Result<()> {
-    let mut c = Command::new(path()?);
+    let mut c = command()?;
     c.arg("drain")
         .arg(db)
         .stdin(Stdio::null())

@@ -737,6 +737,7 @@ pub fn analyze_named_into_db(
     }
     complete_declarations(&mut modules);
     let load_time = start.elapsed();
+    profile_memory("loaded");
     if modules.is_empty() {
         // Nothing to add: the db is left as it is (not even created).
         return Ok(DbUpdate {
@@ -788,6 +789,7 @@ pub fn analyze_named_into_db(
         blame_formats::units::store(db_path, &unit, bytes).map_err(io(&path))?;
     }
     let analyzed = analyze_modules_into(&modules, &mut db, &mut up, true);
+    profile_memory("analyzed");
     reanalyze_callers(db_path, &mut db, &mut up, analyzed);
     // This call's summaries as the db now holds them (analyzed again when
     // a later unit of the call changed what they call).
@@ -1504,4 +1506,25 @@ pub(crate) mod test_clang {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// With `BLAME_PROFILE` set, prints the analyzer's resident and peak
+/// memory at stage `at` (the bench of function shapes reads where the
+/// peak is reached: loading or analysis).
+fn profile_memory(at: &str) {
+    if std::env::var_os("BLAME_PROFILE").is_none() {
+        return;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(k))
+            .map_or(String::from("?"), |v| v.trim().to_string())
+    };
+    eprintln!(
+        "memory {at}: resident {}, peak {}",
+        field("VmRSS:"),
+        field("VmHWM:")
+    );
 }
