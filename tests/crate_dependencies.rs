@@ -18,7 +18,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("blame-static", &["blame-formats"]),
     // perf.data captures through the capture layer, never the recorder.
     ("blame-post", &["blame-formats", "blame-capture"]),
-    ("report", &["blame-formats"]),
+    ("gui-export", &["blame-formats"]),
     ("bitcode-capture", &["blame-formats"]),
     (
         "daemon",
