@@ -11,8 +11,8 @@ use blame_formats::results_flat::{
     FlatHead, FlatItem, FlatReader, FlatResults, FlatStacks, FlatTables,
 };
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 
 /// Sums of one key in one process: (inclusive, exclusive, explicit, inherited, methods).
 type Sums = (f64, f64, f64, f64, BTreeMap<String, f64>);
@@ -202,61 +202,11 @@ impl hashbrown::Equivalent<FunctionKey> for Borrowed<FunctionKeyRef<'_>> {
 }
 
 /// A map searched with [`Borrowed`] keys.
-pub(crate) type FxKeyMap<K, V> = hashbrown::HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub(crate) type FxKeyMap<K, V> = hashbrown::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
-/// FxHash: a fast, non-cryptographic hasher for interning keys of our own
-/// results (no untrusted keys are hashed, so flooding is not a concern).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher(u64);
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64)
-    }
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.add(i as u64)
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64)
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i)
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64)
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+// FxHash (rustc-hash): fast and non-cryptographic, for interning keys of
+// our own results (no untrusted keys are hashed, so flooding is no concern).
+pub(crate) use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Ranks of the distinct values among `items` in their `Ord` order, as a
 /// map from value to rank, and the distinct values in rank order. Comparing
@@ -1344,7 +1294,7 @@ mod tests {
     #[test]
     fn borrowed_keys_hash_as_the_owned_ones() {
         fn hash(h: impl Hash) -> u64 {
-            let mut hasher = FxHasher::default();
+            let mut hasher = rustc_hash::FxHasher::default();
             h.hash(&mut hasher);
             hasher.finish()
         }
