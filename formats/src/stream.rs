@@ -201,33 +201,10 @@ pub enum Record {
     End(ProcessEnd),
 }
 
-/// A fast hasher for (parent id, address) keys: one multiply per word.
-/// The keys come from the profiled program's own code addresses, so the
-/// DoS resistance of the default SipHash buys nothing here and costs half
-/// the writer's time.
-#[derive(Default, Clone, Copy)]
-struct NodeHasher(u64);
-
-impl std::hash::Hasher for NodeHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        // FxHash-style mixing, with a final fold so hashbrown's top bits vary.
-        let h = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-        self.0 = h ^ (h >> 29);
-    }
-}
-
-type NodeMap = HashMap<(u32, u64), u32, std::hash::BuildHasherDefault<NodeHasher>>;
+/// (parent id, address) keys hashed by FxHash (rustc-hash): the keys come
+/// from the profiled program's own code addresses, so the DoS resistance of
+/// the default SipHash buys nothing here and costs half the writer's time.
+type NodeMap = HashMap<(u32, u64), u32, rustc_hash::FxBuildHasher>;
 
 /// Words of frames the whole-stack cache of [`StackInterner`] may hold (8 MiB).
 const STACK_CACHE_WORDS: usize = 1 << 20;
@@ -243,7 +220,7 @@ pub struct StackInterner {
     nodes: NodeMap,
     next_id: u32,
     /// Hash of a whole stack → (id, start in `arena`, depth).
-    whole: HashMap<u64, (u32, u32, u32), std::hash::BuildHasherDefault<NodeHasher>>,
+    whole: HashMap<u64, (u32, u32, u32), rustc_hash::FxBuildHasher>,
     arena: Vec<u64>,
 }
 
