@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["pid", "command"])))]
 pub struct RecordArgs {
     /// Events to sample, comma-separated (cycles, cpu-clock, cache-misses,
     /// L1-dcache-load-misses, rNNNN...). Default: cycles, or cpu-clock
@@ -43,7 +44,7 @@ pub struct RecordArgs {
     #[arg(short = 'p', long, conflicts_with = "command")]
     pub pid: Option<u32>,
     /// With --pid: stop after this many seconds.
-    #[arg(long, requires = "pid")]
+    #[arg(long, requires = "pid", conflicts_with = "command")]
     pub duration: Option<f64>,
     /// Replace an earlier recording in the output directory.
     #[arg(short = 'f', long)]
@@ -61,7 +62,7 @@ pub struct RecordArgs {
     /// a recorder writes one node file holding every process it follows.
     #[arg(long)]
     pub per_process_files: bool,
-    /// The command to record, after `--`.
+    /// The command to record, after `--` (or --pid).
     #[arg(last = true)]
     pub command: Vec<String>,
 }
@@ -82,15 +83,10 @@ pub fn run(args: RecordArgs) -> Result<ExitCode> {
         }
         s => s.map(Duration::from_secs_f64),
     };
-    let target = match (args.pid, args.command.is_empty()) {
-        (Some(pid), true) => Target::Pid { pid, duration },
-        (None, false) => Target::Command(args.command.clone()),
-        (None, true) => {
-            return Err(usage(
-                "nothing to record: give a command after `--`, or --pid PID",
-            ))
-        }
-        (Some(_), false) => return Err(usage("--pid and a command exclude each other")),
+    // clap lets exactly one of --pid and a command through.
+    let target = match args.pid {
+        Some(pid) => Target::Pid { pid, duration },
+        None => Target::Command(args.command.clone()),
     };
     if let Target::Command(command) = &target {
         // The recorder's own options as typed, for the suggested command.

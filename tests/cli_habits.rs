@@ -101,3 +101,19 @@ fn cc_wait_fails_without_the_analyzer() {
     // Beside it, with nothing queued, waiting succeeds.
     run_ok(blame().args(["cc", "--wait"]));
 }
+
+#[test]
+fn record_takes_a_command_or_a_pid_and_not_both() {
+    for (args, says) in [
+        (&["record"][..], "--pid"),
+        (&["record", "-p", "1", "--", "true"], "cannot be used with"),
+        (
+            &["record", "--duration", "1", "--", "true"],
+            "cannot be used with",
+        ),
+    ] {
+        let out = blame().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
