@@ -75,7 +75,7 @@ const EXAMPLES_ANALYZE: &str = "Examples:\n  blame analyze solver.ll -o static.d
 const EXAMPLES_CC: &str = "Examples:\n  blame cc -- mpicc -g -O2 -c solver.c -o solver.o  # compile, and queue the unit's analysis\n  blame cc -- mpicc -g solver.o -o solver -lm       # link (registers the db under the binary's build-id)\n  blame cc --wait                                   # wait for the analysis; fails when it cannot run";
 const EXAMPLES_DAEMON: &str = "Examples:\n  blame daemon run --config /etc/blame/daemon.toml  # as root, in the foreground\n  blame daemon status                               # its jobs, samples and disk use\n  blame daemon job-end $SLURM_JOB_ID                # from a Slurm Epilog";
 
-mod analyze_args;
+use blame_cli::{analyze_args, error_text, progress};
 mod analyzer;
 mod cmd_across;
 mod cmd_cc;
@@ -84,9 +84,7 @@ mod cmd_daemon;
 mod cmd_export;
 mod cmd_post;
 mod cmd_record;
-mod error_text;
 mod post_config;
-mod progress;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -8,16 +8,7 @@
 //!   blame-analyzer drain [--now] DB
 
 #![forbid(unsafe_code)]
-#[path = "../analyze_args.rs"]
-mod analyze_args;
-#[path = "../cmd_analyze.rs"]
-mod cmd_analyze;
-#[path = "../error_text.rs"]
-mod error_text;
-// Only its spinner is used here.
-#[allow(dead_code)]
-#[path = "../progress.rs"]
-mod progress;
+use blame_cli::{analyze_args, cmd_analyze, error_text};
 
 use blame_formats::analysis_queue;
 use blame_static::queue_drain::{self, Pace};
