@@ -469,15 +469,6 @@ fn string_list(s: &[u8]) -> Vec<String> {
     out
 }
 
-/// Memory events by name, with perf's modifiers (`:u`, `/P`): misses, `perf mem` loads and stores, AMD IBS.
-fn is_memory_name(name: &str) -> bool {
-    let base = name.split(':').next().unwrap_or_default();
-    is_memory_event(base)
-        || ["mem-loads", "mem-stores", "ibs_op"]
-            .iter()
-            .any(|m| base.contains(m))
-}
-
 /// The event's name as perf wrote it, its sampling and unit.
 fn event_desc(
     name: Option<&str>,
@@ -497,7 +488,7 @@ fn event_desc(
         },
     };
     EventDesc {
-        memory: is_memory_name(&name),
+        memory: is_memory_event(&name),
         sampling: match attr.sampling_policy {
             SamplingPolicy::Frequency(hz) => Sampling::Frequency(hz),
             SamplingPolicy::Period(p) => Sampling::Period(p.get()),
@@ -693,15 +684,5 @@ mod tests {
         h[40..48].copy_from_slice(&HEADER_SIZE.to_le_bytes());
         h[48..56].copy_from_slice(&4096u64.to_le_bytes());
         assert!(check(&h).contains("samples run to byte 4200"));
-    }
-
-    #[test]
-    fn memory_events_by_name() {
-        assert!(is_memory_name("cpu/mem-loads,ldlat=30/P"));
-        assert!(is_memory_name("cache-misses:u"));
-        assert!(is_memory_name("L1-dcache-load-misses"));
-        assert!(is_memory_name("ibs_op//"));
-        assert!(!is_memory_name("cpu-clock"));
-        assert!(!is_memory_name("cycles:P"));
     }
 }

@@ -91,10 +91,19 @@ pub fn is_launcher(command: &[String]) -> bool {
         .is_some_and(|name| LAUNCHERS.contains(&name.to_string_lossy().as_ref()))
 }
 
-/// Event names that count memory misses (approximate data-centric mode).
+/// Event names that count memory accesses or misses (approximate
+/// data-centric mode), with perf's modifiers (`:u`, `/P`): misses, `perf
+/// mem` loads and stores (`cpu/mem-loads,ldlat=30/P`), AMD IBS. The one
+/// place this is decided, for the recorder's events and perf.data's.
 pub fn is_memory_event(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n.contains("miss") || n.starts_with("mem-") || n.starts_with("mem_")
+    let base = name.split(':').next().unwrap_or_default();
+    let n = base.to_ascii_lowercase();
+    n.contains("miss")
+        || n.starts_with("mem-")
+        || n.starts_with("mem_")
+        || ["mem-loads", "mem-stores", "ibs_op"]
+            .iter()
+            .any(|m| n.contains(m))
 }
 
 /// A file mapped into the process.
@@ -1147,6 +1156,18 @@ impl SalvagedStacks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_events_by_name() {
+        assert!(is_memory_event("cpu/mem-loads,ldlat=30/P"));
+        assert!(is_memory_event("cache-misses:u"));
+        assert!(is_memory_event("L1-dcache-load-misses"));
+        assert!(is_memory_event("ibs_op//"));
+        assert!(is_memory_event("mem-stores"));
+        assert!(!is_memory_event("cpu-clock"));
+        assert!(!is_memory_event("cycles:P"));
+        assert!(!is_memory_event("task-clock:u"));
+    }
 
     /// The mappings before the first sample are read without decoding the
     /// rest of the chunk, and a later mapping (a `dlopen` after samples
