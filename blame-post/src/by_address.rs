@@ -52,23 +52,6 @@ pub struct HeapBlocks {
     pub maps: Vec<Mapping>,
 }
 
-/// Parses a /proc/PID/maps line into a mapping of a file.
-pub fn parse_maps_line(line: &str, pid: u32) -> Option<Mapping> {
-    let f: Vec<&str> = line.split_whitespace().collect();
-    if f.len() < 6 || !f[5].starts_with('/') {
-        return None;
-    }
-    let (s, e) = f[0].split_once('-')?;
-    Some(Mapping {
-        pid,
-        start: u64::from_str_radix(s, 16).ok()?,
-        end: u64::from_str_radix(e, 16).ok()?,
-        file_offset: u64::from_str_radix(f[2], 16).ok()?,
-        path: f[5..].join(" "),
-        build_id: Vec::new(),
-    })
-}
-
 impl HeapBlocks {
     /// Pairs allocations with frees (a realloc frees its old block).
     pub fn from_log(log: &AllocLog) -> Self {
@@ -111,10 +94,13 @@ impl HeapBlocks {
         }
         blocks.sort_by_key(|b| (b.start, b.alloc_ns));
         out.blocks = blocks;
+        // The files mapped, as the tracer's copy of /proc/self/maps says.
         out.maps = log
             .maps
             .iter()
-            .filter_map(|l| parse_maps_line(l, log.pid))
+            .flat_map(|l| blame_capture::maps::parse_maps(log.pid, l))
+            .filter(|e| e.file)
+            .map(|e| e.mapping)
             .collect();
         out
     }

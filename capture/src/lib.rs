@@ -21,6 +21,7 @@
 //! | `process_table` | processes, images, mappings and threads through fork/exec/mmap/exit; samples unwound and handed to a sink |
 //! | `unwind` | framehop unwinding of copied stacks |
 //! | `locate` | where a mapping's object file and its debug file are on this machine |
+//! | `maps` | `/proc/PID/maps` text to mappings (a live process's, or the allocation tracer's log) |
 //! | `perf_data` | reading perf.data files into the process table |
 //! | `imported_images` | the importer's sink (images in memory) and source (object files by `--binary-path`) |
 //! | `error` | errors of reading a capture |
@@ -32,6 +33,7 @@
 pub mod error;
 pub mod imported_images;
 pub mod locate;
+pub mod maps;
 pub mod perf_data;
 pub mod perf_records;
 pub mod process_table;

@@ -139,32 +139,17 @@ pub fn job_cgroup(text: &str) -> String {
 
 /// Reads a process's identity; `None` once it is gone.
 pub fn identify(pid: u32) -> Option<ProcessIdentity> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let ids = |key: &str| -> Option<u32> {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(key))?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
-    };
-    let (uid, gid) = (ids("Uid:")?, ids("Gid:")?);
+    let process = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?;
+    let status = process.status().ok()?;
+    let (uid, gid) = (status.ruid, status.rgid);
     let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
         .map(|t| job_cgroup(&t))
         .unwrap_or_else(|_| "/".into());
     let slurm = slurm_of_cgroup(&cgroup).or_else(|| slurm_of_environ(pid));
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 1..];
-    // Fields after the name: state ppid pgrp session ...
-    let mut fields = after.split_whitespace();
-    let ppid = fields.nth(1)?.parse().ok()?;
-    let session = fields.nth(1)?.parse().ok()?;
-    let comm = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Name:"))
-        .map(|n| n.trim().to_string())
-        .unwrap_or_default();
+    let stat = process.stat().ok()?;
+    let ppid = u32::try_from(stat.ppid).ok()?;
+    let session = u32::try_from(stat.session).ok()?;
+    let comm = status.name;
     let exe_name = std::fs::read_link(format!("/proc/{pid}/exe"))
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))

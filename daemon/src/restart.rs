@@ -79,12 +79,10 @@ pub fn save(base: &Path, state: &SavedState) -> std::io::Result<()> {
 
 /// (start time, utime + stime) of a process in clock ticks.
 pub fn process_ticks(pid: u32) -> Option<(u64, u64)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let f: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-    let utime: u64 = f.get(11)?.parse().ok()?;
-    let stime: u64 = f.get(12)?.parse().ok()?;
-    let start: u64 = f.get(19)?.parse().ok()?;
-    Some((start, utime + stime))
+    let stat = procfs::process::Process::new(i32::try_from(pid).ok()?)
+        .and_then(|p| p.stat())
+        .ok()?;
+    Some((stat.starttime, stat.utime + stat.stime))
 }
 
 pub fn ticks_per_second() -> u64 {

@@ -18,6 +18,8 @@
 
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg, OFlag};
+use procfs_core::FromBufRead;
+use procfs_core::{LockKind, LockType, Locks};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -85,19 +87,30 @@ fn holders(file: &File) -> Vec<(u32, bool)> {
     // glibc's encoding of dev_t.
     let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
     let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    let id = format!("{major:02x}:{minor:02x}:{}", m.ino());
     let me = std::process::id();
-    let Ok(locks) = std::fs::read_to_string("/proc/locks") else {
+    let Ok(text) = std::fs::read_to_string("/proc/locks") else {
+        return Vec::new();
+    };
+    // Lines with `->` are processes waiting for a lock, not holding it.
+    let held: String = text
+        .lines()
+        .filter(|l| !l.contains("->"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let Ok(Locks(locks)) = Locks::from_buf_read(held.as_bytes()) else {
         return Vec::new();
     };
     let mut out: Vec<(u32, bool)> = locks
-        .lines()
-        .filter(|l| !l.contains("->"))
+        .iter()
+        .filter(|l| {
+            l.lock_type == LockType::FLock
+                && (u64::from(l.devmaj), u64::from(l.devmin), l.inode) == (major, minor, m.ino())
+        })
         .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.len() >= 6 && f[1] == "FLOCK" && f[5] == id)
-                .then(|| Some((f[4].parse().ok()?, f[3] == "WRITE")))
-                .flatten()
+            Some((
+                u32::try_from(l.pid?).ok()?,
+                matches!(l.kind, LockKind::Write),
+            ))
         })
         .filter(|(pid, _)| *pid != me)
         .collect();
