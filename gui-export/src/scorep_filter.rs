@@ -49,7 +49,7 @@ struct Rule {
     action: Action,
     /// Matched against the linkage name (region rules with `MANGLED`).
     mangled: bool,
-    pattern: String,
+    pattern: Wildcard,
 }
 
 /// A parsed Score-P filter.
@@ -159,7 +159,8 @@ impl Filter {
                         let r = Rule {
                             action,
                             mangled,
-                            pattern: pattern.to_string(),
+                            pattern: Wildcard::new(pattern)
+                                .map_err(|e| err(format!("pattern {pattern:?}: {e}")))?,
                         };
                         if block == Block::Regions {
                             filter.regions.push(r);
@@ -201,7 +202,7 @@ impl Filter {
         rules
             .iter()
             .rev()
-            .find(|r| wildcard_match(&r.pattern, if r.mangled { mangled } else { name }))
+            .find(|r| r.pattern.matches(if r.mangled { mangled } else { name }))
             .map(|r| r.action)
     }
 
@@ -231,81 +232,58 @@ pub enum ReadError {
     },
 }
 
-/// Shell wildcard match (fnmatch without flags): `*`, `?`, bracket
-/// expressions with ranges and `!`/`^` negation, backslash escapes.
-pub fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Iterative matcher with one backtrack point (the last `*`).
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        let step = match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ti));
-                pi += 1;
-                continue;
-            }
-            Some('?') => Some(1),
-            Some('[') => match bracket(&p[pi..], t[ti]) {
-                Some((true, len)) => Some(len),
-                Some((false, _)) => None,
-                // An unclosed `[` is a literal.
-                None => (t[ti] == '[').then_some(1),
-            },
-            Some('\\') if pi + 1 < p.len() => (p[pi + 1] == t[ti]).then_some(2),
-            Some(&c) => (c == t[ti]).then_some(1),
-            None => None,
-        };
-        match step {
-            Some(len) => {
-                pi += len;
-                ti += 1;
-            }
-            None => match star {
-                Some((sp, st)) => {
-                    pi = sp + 1;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
+/// A Score-P wildcard: a shell pattern as fnmatch without flags reads it
+/// (`*` any string, `/` included; `?`; bracket expressions with ranges and
+/// `!`/`^` negation; backslash escapes; an unclosed `[` is literal),
+/// matched by `globset`. Braces are literal, as in fnmatch (demangled names
+/// hold them: `main::{lambda()#1}`), not globset's alternatives.
+#[derive(Debug, Clone)]
+struct Wildcard(globset::GlobMatcher);
+
+impl Wildcard {
+    fn new(pattern: &str) -> Result<Wildcard, globset::Error> {
+        let mut escaped = String::with_capacity(pattern.len());
+        let mut chars = pattern.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    escaped.push(c);
+                    if let Some(n) = chars.next() {
+                        escaped.push(n);
+                    }
                 }
-                None => return false,
-            },
+                '{' | '}' | ',' => {
+                    escaped.push('\\');
+                    escaped.push(c);
+                }
+                c => escaped.push(c),
+            }
         }
+        let glob = globset::GlobBuilder::new(&escaped)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .allow_unclosed_class(true)
+            .build()?;
+        Ok(Wildcard(glob.compile_matcher()))
     }
-    p[pi..].iter().all(|&c| c == '*')
+
+    fn matches(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
 }
 
-/// A bracket expression at the start of `p` against `c`: (matches, its
-/// length in pattern characters), or `None` when it is not closed.
-fn bracket(p: &[char], c: char) -> Option<(bool, usize)> {
-    let mut i = 1;
-    let negate = matches!(p.get(i), Some('!' | '^'));
-    if negate {
-        i += 1;
+impl PartialEq for Wildcard {
+    fn eq(&self, other: &Wildcard) -> bool {
+        self.0.glob() == other.0.glob()
     }
-    let mut matched = false;
-    let mut first = true;
-    loop {
-        let lo = *p.get(i)?;
-        if lo == ']' && !first {
-            return Some((matched != negate, i + 1));
-        }
-        first = false;
-        let lo = if lo == '\\' {
-            i += 1;
-            *p.get(i)?
-        } else {
-            lo
-        };
-        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&h| h != ']') {
-            let hi = p[i + 2];
-            matched |= lo <= c && c <= hi;
-            i += 3;
-        } else {
-            matched |= lo == c;
-            i += 1;
-        }
-    }
+}
+
+impl Eq for Wildcard {}
+
+/// Shell wildcard match of `text` against `pattern` (see [`Wildcard`]); a
+/// pattern globset refuses matches nothing.
+pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+    Wildcard::new(pattern).is_ok_and(|w| w.matches(text))
 }
 
 #[cfg(test)]
@@ -331,6 +309,14 @@ mod tests {
         assert!(!wildcard_match("a\\*", "ab"));
         assert!(wildcard_match("[x", "[x"));
         assert!(wildcard_match("foo(int, double)", "foo(int, double)"));
+        assert!(wildcard_match(
+            "main::{lambda()#1}*",
+            "main::{lambda()#1}::operator()"
+        ));
+        assert!(!wildcard_match("{a,b}", "a"));
+        assert!(wildcard_match("a/*", "a/b/c"));
+        assert!(wildcard_match("[^a]x", "bx"));
+        assert!(wildcard_match("operator[]", "operator[]"));
     }
 
     #[test]
