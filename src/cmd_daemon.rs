@@ -142,12 +142,9 @@ fn mark(m: MarkArgs, begin: bool) -> Result<()> {
     Ok(())
 }
 
+/// Bytes with a decimal unit: `4.8 kB`, `1.2 GB`.
 fn mb(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1_000_000_000 => format!("{:.1} GB", b as f64 / 1e9),
-        b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),
-        b => format!("{:.1} kB", b as f64 / 1e3),
-    }
+    bytesize::ByteSize(bytes).display().si().to_string()
 }
 
 fn status_text(s: &Status) -> String {

@@ -245,20 +245,12 @@ pub fn view(profiles: &[MemoryProfile], sort: MemorySort) -> MemoryView {
     }
 }
 
-/// Bytes with a binary unit: `1.5 MiB`.
+/// Bytes with a binary unit: `1.5 MiB` (`512 B` under a KiB), by bytesize.
 pub fn bytes_text(b: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b;
-    let mut u = 0;
-    while v.abs() >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{} B", v.round() as i64)
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
+    bytesize::ByteSize(b.max(0.0).round() as u64)
+        .display()
+        .iec()
+        .to_string()
 }
 
 fn count_text(n: f64) -> String {
@@ -500,5 +492,19 @@ mod tests {
             json["variables"][0]["per_rank"].as_array().unwrap().len(),
             2
         );
+    }
+}
+
+#[cfg(test)]
+mod bytes_tests {
+    use super::bytes_text;
+
+    #[test]
+    fn bytes_have_binary_units_with_one_decimal() {
+        assert_eq!(bytes_text(0.0), "0 B");
+        assert_eq!(bytes_text(1023.4), "1023 B");
+        assert_eq!(bytes_text(1536.0), "1.5 KiB");
+        assert_eq!(bytes_text(3.5 * 1024.0 * 1024.0), "3.5 MiB");
+        assert_eq!(bytes_text(2.0 * 1024.0 * 1024.0 * 1024.0), "2.0 GiB");
     }
 }
