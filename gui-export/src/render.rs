@@ -52,39 +52,27 @@ impl Table {
                     .collect()
             })
             .collect();
-        let mut widths: Vec<usize> = self.headers.iter().map(|h| h.len()).collect();
-        for r in &rows {
-            for (w, cell) in widths.iter_mut().zip(r) {
-                *w = (*w).max(cell.chars().count());
-            }
+        // Columns two spaces apart, numbers aligned right, no trailing
+        // spaces; widths by display width (tabled, unicode-width).
+        use tabled::settings::object::Columns;
+        use tabled::settings::{Alignment, Modify, Padding, Style};
+        let mut builder = tabled::builder::Builder::default();
+        builder.push_record(self.headers.iter().map(|h| h.to_string()));
+        for r in rows {
+            builder.push_record(r);
+        }
+        let mut table = builder.build();
+        table.with(Style::empty()).with(Padding::new(0, 2, 0, 0));
+        for (i, _) in self.numeric.iter().enumerate().filter(|(_, &n)| n) {
+            table.with(Modify::new(Columns::one(i)).with(Alignment::right()));
+        }
+        if let Some(last) = self.headers.len().checked_sub(1) {
+            table.with(Modify::new(Columns::one(last)).with(Padding::zero()));
         }
         let mut out = String::new();
-        let line = |cells: Vec<String>, out: &mut String| {
-            let mut s = String::new();
-            for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                let pad = w.saturating_sub(cell.chars().count());
-                if self.numeric[i] {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(cell);
-                } else {
-                    s.push_str(cell);
-                    if i + 1 < cells.len() {
-                        s.push_str(&" ".repeat(pad));
-                    }
-                }
-            }
-            out.push_str(s.trim_end());
+        for line in table.to_string().lines() {
+            out.push_str(line.trim_end());
             out.push('\n');
-        };
-        line(
-            self.headers.iter().map(|h| h.to_string()).collect(),
-            &mut out,
-        );
-        for r in rows {
-            line(r, &mut out);
         }
         out
     }
