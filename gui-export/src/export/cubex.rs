@@ -70,20 +70,35 @@ impl CNode {
     }
 }
 
+/// `s` as XML text or attribute value (quick-xml's escaping of `&<>'"`);
+/// control characters XML 1.0 cannot hold become spaces.
 fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    let clean: std::borrow::Cow<'_, str> = if s
+        .chars()
+        .any(|c| (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        s.chars()
+            .map(|c| {
+                if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        s.into()
+    };
+    quick_xml::escape::escape(clean.as_ref()).into_owned()
+}
+
+#[test]
+fn xml_text_is_escaped() {
+    assert_eq!(
+        esc("a<b> & 'c' \"d\"\u{1}"),
+        "a&lt;b&gt; &amp; &apos;c&apos; &quot;d&quot; "
+    );
 }
 
 /// The regions and call-tree XML, written depth first (ids in that order).
