@@ -1,11 +1,10 @@
 //! `blame diff` and `blame scaling`: blame across runs.
 
-use crate::cmd_post::{results_of, RowFilters};
+use crate::cmd_post::{emit, results_of, RowFilters};
 use anyhow::{bail, Context, Result};
 use blame_report::across::{diff, scaling};
 use blame_report::render;
 use blame_report::views::{Filters, OutputFormat};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Row filters shared by `diff` and `scaling`.
@@ -51,18 +50,6 @@ pub struct DiffArgs {
 
 fn label(path: &Path) -> String {
     path.display().to_string()
-}
-
-pub(crate) fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
-    match output {
-        Some(p) => {
-            blame_formats::files::write_atomic(p, text.as_bytes())
-                .with_context(|| format!("cannot write {}", p.display()))?;
-            eprintln!("blame: wrote {} ({} bytes)", p.display(), text.len());
-            Ok(())
-        }
-        None => Ok(std::io::stdout().write_all(text.as_bytes())?),
-    }
 }
 
 pub fn run_diff(args: DiffArgs) -> Result<()> {
@@ -168,7 +155,7 @@ pub(crate) fn params_per_run(params: &[String], runs: usize) -> Result<Vec<Vec<(
 
 /// The recording's wall-clock time, from the run directory's manifest.
 fn wall_seconds(run: &Path) -> Option<f64> {
-    let m = blame_formats::run_dir::manifest(run).ok()?;
+    let m = blame_formats::manifest::Manifest::of_run(run).ok()?;
     (m.end_unix_ns > m.start_unix_ns).then(|| (m.end_unix_ns - m.start_unix_ns) as f64 * 1e-9)
 }
 

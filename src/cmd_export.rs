@@ -1,7 +1,8 @@
 //! `blame export`: results as an HTML report or in other profilers' formats;
 //! several runs (an ensemble) as one Thicket.
 
-use crate::cmd_post::{results_for_report, HideArgs, InputArgs};
+use crate::cmd_post::{results_for_report, HideArgs};
+use crate::post_config::InputArgs;
 use anyhow::{bail, Context, Result};
 use blame_report::export::thicket::{thicket_runs, ThicketRun};
 use blame_report::export::{export_with, ExportFormat};
@@ -251,7 +252,7 @@ fn run_metadata(
     dir: &Path,
     results: &blame_formats::results::Results,
 ) -> Vec<(String, serde_json::Value)> {
-    let Ok(m) = blame_formats::run_dir::manifest(dir) else {
+    let Ok(m) = blame_formats::manifest::Manifest::of_run(dir) else {
         return Vec::new();
     };
     let mut meta = vec![("date".to_string(), iso_date(m.start_unix_ns).into())];

@@ -2,7 +2,7 @@
 //! of recorded (or JSON-lines) samples against the static db, sharding
 //! across a cluster, and the report views.
 
-use crate::post_config::{absolute, PostConfig};
+use crate::post_config::{absolute, InputArgs, PostConfig};
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use blame_formats::jsonl::{write_sample, JsonSample};
@@ -12,7 +12,6 @@ use blame_formats::results_flat::FlatResults;
 use blame_formats::run_dir::{self, shard_files, ShardFile};
 use blame_formats::static_db::StaticDb;
 use blame_formats::stream;
-use blame_post::aggregate::DEFAULT_LOOP_THRESHOLD;
 use blame_post::merge::Part;
 use blame_post::{post_with_progress, Run, ShardSpec, StaticIndex};
 use blame_report::render;
@@ -20,99 +19,6 @@ use blame_report::source::SourceCache;
 use blame_report::views::{self, Filters, OutputFormat};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// Where samples come from, shared by `post` and `report`.
-#[derive(clap::Args, Clone)]
-pub struct InputArgs {
-    /// Run directory written by `blame record` [default: blame.run].
-    pub(crate) run_dir: Option<PathBuf>,
-    /// JSON-lines symbolic samples instead of a recording.
-    #[arg(long, conflicts_with = "run_dir")]
-    pub(crate) samples: Option<PathBuf>,
-    /// A capture of Linux `perf record` instead of a recording (repeatable).
-    ///
-    /// Call graphs from `--call-graph fp` (kernel callchains) or `--call-graph dwarf`
-    /// (unwound here from the copied stacks, with the binaries' unwind tables), data
-    /// addresses (`perf record -d`, `perf mem`), mappings with build-ids, fork/exec/comm.
-    /// Samples are grouped by process (one per exec'd image); kernel frames are dropped.
-    /// Events keep perf's names; mark one with --memory-event NAME for the approximate
-    /// data-centric passes (names with "miss", mem-loads/mem-stores are marked already).
-    ///
-    /// MPI ranks: perf.data has no MPI environment, so one file alone has no ranks; give
-    /// one file per rank, in rank order (`--perf-data r0.data --perf-data r1.data`, e.g.
-    /// from `mpirun -np 2 sh -c 'perf record -o r$OMPI_COMM_WORLD_RANK.data ./app'`) and
-    /// file I's processes are rank I (launchers such as mpirun or sh get no rank).
-    #[arg(long = "perf-data", value_name = "PERF.DATA", conflicts_with_all = ["run_dir", "samples"])]
-    pub(crate) perf_data: Vec<PathBuf>,
-    /// Static db from `blame cc` / `blame analyze` [default: $BLAME_DB, else .blame/static.db].
-    #[arg(long = "static")]
-    pub(crate) static_db: Option<PathBuf>,
-    /// Directory to look for the recorded binaries and libraries in first (repeatable).
-    #[arg(long = "binary-path")]
-    pub(crate) binary_paths: Vec<PathBuf>,
-    /// Treat this event as a memory event (cache/TLB misses): approximate data-centric attribution (repeatable).
-    #[arg(long = "memory-event", value_name = "EVENT")]
-    pub(crate) memory_events: Vec<String>,
-    /// Skid model of memory events: `lines:MEAN:SPREAD` (lines:1:1 is the dissertation's Itanium model) or `insns:MEAN:SPREAD` (instructions, mapped to lines by disassembling the binary) [default: no skid].
-    #[arg(long)]
-    pub(crate) skid: Option<String>,
-    /// Loop compensation threshold (5.2.2).
-    #[arg(long, default_value_t = DEFAULT_LOOP_THRESHOLD)]
-    pub(crate) loop_threshold: f64,
-    /// L1 data cache and line size the access-pattern weights of memory events assume, `L1D:LINE` in bytes (K/M suffixes), e.g. `48K:64` [default: the recording machine's, from the run's manifest; else 32K:64].
-    #[arg(long = "cache-geometry", value_name = "L1D:LINE")]
-    pub(crate) cache_geometry: Option<String>,
-    /// Refuse a damaged recording (an empty or unreadable stream, a damaged chunk, a stream
-    /// cut short) instead of using what is intact and saying what was skipped.
-    #[arg(long)]
-    pub(crate) strict: bool,
-    /// Carry on without a manifest of the run that cannot be read (malformed JSON, not a
-    /// regular file, too large) instead of refusing the run; for `post`, also replace the
-    /// results file with results that reach fewer variables (a missing static db), which
-    /// post refuses otherwise.
-    #[arg(short, long)]
-    pub(crate) force: bool,
-}
-
-impl InputArgs {
-    /// The run directory `blame.run` when no input is named, as perf reads
-    /// `perf.data`; refused, saying so, when there is none.
-    pub(crate) fn or_default_run(mut self) -> Result<Self> {
-        if self.run_dir.is_none() && self.samples.is_none() && self.perf_data.is_empty() {
-            let dir = PathBuf::from(run_dir::DEFAULT_RUN_DIR);
-            if !dir.is_dir() {
-                bail!(
-                    "no run named and no {} here: name a run directory (or --samples FILE, --perf-data FILE), or record one with `blame record -- CMD`",
-                    dir.display()
-                );
-            }
-            self.run_dir = Some(dir);
-        }
-        Ok(self)
-    }
-
-    /// A run directory with every option at its default but the db and the
-    /// binaries' directories.
-    pub(crate) fn of_run_dir(
-        dir: &Path,
-        static_db: Option<&Path>,
-        binary_paths: &[PathBuf],
-    ) -> Self {
-        InputArgs {
-            run_dir: Some(dir.to_path_buf()),
-            samples: None,
-            perf_data: Vec::new(),
-            static_db: static_db.map(Path::to_path_buf),
-            binary_paths: binary_paths.to_vec(),
-            memory_events: Vec::new(),
-            skid: None,
-            loop_threshold: DEFAULT_LOOP_THRESHOLD,
-            cache_geometry: None,
-            strict: false,
-            force: false,
-        }
-    }
-}
 
 #[derive(clap::Args)]
 pub struct PostArgs {
@@ -371,7 +277,7 @@ const STALE_TEMPORARY_AGE: std::time::Duration = std::time::Duration::from_secs(
 /// Why no static db resolves this post: the run's db is missing (the one
 /// its manifest records), or none was found anywhere.
 fn no_db_reason(config: &PostConfig) -> String {
-    match config.run_dir().and_then(run_dir::recorded_db_missing) {
+    match config.run_dir().and_then(blame_formats::manifest::recorded_db_missing) {
         Some(db) => format!(
             "no static db: {}, the db this run's program was built with, is missing (moved or removed since the recording; name it with --static DB)",
             db.display()
@@ -795,7 +701,7 @@ pub fn run_report(mut args: ReportArgs) -> Result<()> {
         let profiles = blame_report::memory::load_profiles(dir, &results)?;
         let view = blame_report::memory::view(&profiles, args.sort.unwrap_or_default());
         let text = blame_report::memory::render_memory(&view, args.format);
-        return crate::cmd_across::emit(&text, &args.output);
+        return emit(&text, &args.output);
     }
     let filters = args.rows.filters(args.min_percent, args.method.clone())?;
     let results = args.hide.apply(results_for_report(&args.input)?)?;
@@ -829,7 +735,7 @@ pub fn run_report(mut args: ReportArgs) -> Result<()> {
         views::name_other_names(&mut view.variables, &names);
         render::render_variables(&view, args.format)
     };
-    crate::cmd_across::emit(&text, &args.output)
+    emit(&text, &args.output)
 }
 
 /// [`blame_post::other_names`] of the static db `results` were posted
@@ -1145,4 +1051,17 @@ pub(crate) fn refuse_destroying_inputs(
     inputs.extend(config.static_db());
     blame_formats::files::refuse_overwriting_inputs(output, &inputs)?;
     Ok(())
+}
+
+/// `text` to the file `output` (atomically, said on stderr), else to stdout.
+pub(crate) fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
+    match output {
+        Some(p) => {
+            blame_formats::files::write_atomic(p, text.as_bytes())
+                .with_context(|| format!("cannot write {}", p.display()))?;
+            eprintln!("blame: wrote {} ({} bytes)", p.display(), text.len());
+            Ok(())
+        }
+        None => Ok(std::io::stdout().write_all(text.as_bytes())?),
+    }
 }

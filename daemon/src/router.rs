@@ -302,7 +302,7 @@ impl Router {
             );
             let closed_before = {
                 let _fs = AsUser::new(key.uid, gid);
-                blame_formats::run_dir::manifest(&dir).map(|m| m.node_files)
+                blame_formats::manifest::Manifest::of_run(&dir).map(|m| m.node_files)
             };
             if let (Ok(files), Some(run)) = (closed_before, self.jobs.get_mut(key)) {
                 run.node_files = files;

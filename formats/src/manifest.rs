@@ -116,6 +116,11 @@ pub struct RecordedDb {
 pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
 
 impl Manifest {
+    /// The main manifest (`manifest.json`) of the run in `dir`, if it can be read.
+    pub fn of_run(dir: &Path) -> std::io::Result<Manifest> {
+        Manifest::read(&dir.join(crate::run_dir::MANIFEST_FILE))
+    }
+
     /// Writes `manifest.json` in `dir` (or `manifest-rank-N.json` when
     /// this recorder runs as MPI rank N, so per-rank recorders share a
     /// directory), atomically through a temporary file.
@@ -171,4 +176,36 @@ impl Manifest {
             )
         })
     }
+}
+/// A db that is there, or whose units `blame cc` still analyzes.
+fn db_present(db: &Path) -> bool {
+    db.is_file() || crate::analysis_queue::dir_of(db).is_dir()
+}
+
+/// The static db the run's manifest records (the one its program was built
+/// with) when it is no longer there: moved or removed since the recording.
+pub fn recorded_db_missing(run_dir: &Path) -> Option<PathBuf> {
+    Manifest::of_run(run_dir)
+        .ok()
+        .and_then(|m| m.static_db)
+        .filter(|p| !db_present(p))
+}
+
+/// The static db a run is resolved against: the one named
+/// ([`crate::run_dir::requested_db`]), else the one the recorder found for the run's
+/// executables by build-id (`blame daemon` writes it into the manifest)
+/// while it still exists, else `.blame/static.db` when there is one (or
+/// `blame cc` is still analyzing units for it).
+pub fn static_db_for(explicit: Option<&Path>, run_dir: Option<&Path>) -> Option<PathBuf> {
+    crate::run_dir::requested_db(explicit)
+        .or_else(|| {
+            run_dir
+                .and_then(|d| Manifest::of_run(d).ok())
+                .and_then(|m| m.static_db)
+                .filter(|p| db_present(p))
+        })
+        .or_else(|| {
+            Some(PathBuf::from(crate::static_db::DEFAULT_PATH))
+                .filter(|p| p.exists() || crate::analysis_queue::dir_of(p).is_dir())
+        })
 }

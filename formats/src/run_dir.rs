@@ -5,7 +5,6 @@
 //! directory (the recorder, `blame post`, `merge`, `report`, `dump`, the
 //! daemon) asks here instead of spelling names and globs itself.
 
-use crate::manifest::Manifest;
 use crate::node_file::is_node_file;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -114,11 +113,6 @@ pub fn manifest_files(dir: &Path) -> Vec<PathBuf> {
     .unwrap_or_default()
 }
 
-/// The run's main manifest (`manifest.json`), if it can be read.
-pub fn manifest(dir: &Path) -> io::Result<Manifest> {
-    Manifest::read(&dir.join(MANIFEST_FILE))
-}
-
 /// A shard's results beside the whole results `whole`, as `blame post
 /// --shard I/N` writes them: `NAME.shard-I-of-N`.
 pub fn shard_path(whole: &Path, index: u32, count: u32) -> PathBuf {
@@ -209,39 +203,6 @@ pub fn requested_db(explicit: Option<&Path>) -> Option<PathBuf> {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     })
-}
-
-/// A db that is there, or whose units `blame cc` still analyzes.
-fn db_present(db: &Path) -> bool {
-    db.is_file() || crate::analysis_queue::dir_of(db).is_dir()
-}
-
-/// The static db the run's manifest records (the one its program was built
-/// with) when it is no longer there: moved or removed since the recording.
-pub fn recorded_db_missing(run_dir: &Path) -> Option<PathBuf> {
-    manifest(run_dir)
-        .ok()
-        .and_then(|m| m.static_db)
-        .filter(|p| !db_present(p))
-}
-
-/// The static db a run is resolved against: the one named
-/// ([`requested_db`]), else the one the recorder found for the run's
-/// executables by build-id (`blame daemon` writes it into the manifest)
-/// while it still exists, else `.blame/static.db` when there is one (or
-/// `blame cc` is still analyzing units for it).
-pub fn static_db_for(explicit: Option<&Path>, run_dir: Option<&Path>) -> Option<PathBuf> {
-    requested_db(explicit)
-        .or_else(|| {
-            run_dir
-                .and_then(|d| manifest(d).ok())
-                .and_then(|m| m.static_db)
-                .filter(|p| db_present(p))
-        })
-        .or_else(|| {
-            Some(PathBuf::from(crate::static_db::DEFAULT_PATH))
-                .filter(|p| p.exists() || crate::analysis_queue::dir_of(p).is_dir())
-        })
 }
 
 #[cfg(test)]
@@ -365,6 +326,9 @@ mod tests {
     fn a_named_db_comes_before_the_default() {
         let named = Path::new("/x/named.db");
         assert_eq!(requested_db(Some(named)).as_deref(), Some(named));
-        assert_eq!(static_db_for(Some(named), None).as_deref(), Some(named));
+        assert_eq!(
+            crate::manifest::static_db_for(Some(named), None).as_deref(),
+            Some(named)
+        );
     }
 }

@@ -104,7 +104,7 @@ pub fn html_with_memory(
         },
     )?;
     let e =
-        crate::trees::event_index(results, Some(&view.event)).map_err(views::ViewError::Filter)?;
+        crate::views::event_index(results, Some(&view.event)).map_err(views::ViewError::Filter)?;
     let memory = results.header.events.get(e).is_some_and(|x| x.memory);
     // Variables of the view, with per-process values for the rank filter.
     let nproc = results.header.processes.len();

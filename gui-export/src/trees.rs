@@ -40,32 +40,6 @@ pub struct WeightedStack {
     pub variable: Option<String>,
 }
 
-/// Index of the event to show or export: by name, else the first with samples.
-pub fn event_index(results: &Results, name: Option<&str>) -> Result<usize, String> {
-    let events = &results.header.events;
-    match name {
-        Some(n) => events.iter().position(|e| e.name == n).ok_or_else(|| {
-            format!(
-                "event {n:?} is not in the results; recorded: {}",
-                events
-                    .iter()
-                    .map(|e| e.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }),
-        None => Ok((0..events.len())
-            .find(|&e| {
-                results
-                    .header
-                    .processes
-                    .iter()
-                    .any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0)
-            })
-            .unwrap_or(0)),
-    }
-}
-
 /// Code-centric stacks of one event, root first.
 pub fn code_stacks(results: &Results, event: usize) -> Vec<WeightedStack> {
     results

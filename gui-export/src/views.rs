@@ -260,8 +260,7 @@ impl Scope {
                 "the results hold no events (no samples were recorded)".into(),
             ));
         }
-        let event = crate::trees::event_index(results, filters.event.as_deref())
-            .map_err(ViewError::Filter)?;
+        let event = event_index(results, filters.event.as_deref()).map_err(ViewError::Filter)?;
         let procs = &results.header.processes;
         let processes: Vec<u32> = match filters.rank {
             Some(r) => {
@@ -1081,4 +1080,30 @@ fn same_function(frame_fn: &str, function: &str) -> bool {
         || frame_fn
             .strip_prefix(function)
             .is_some_and(|rest| rest.starts_with('('))
+}
+
+/// Index of the event to show or export: by name, else the first with samples.
+pub fn event_index(results: &Results, name: Option<&str>) -> Result<usize, String> {
+    let events = &results.header.events;
+    match name {
+        Some(n) => events.iter().position(|e| e.name == n).ok_or_else(|| {
+            format!(
+                "event {n:?} is not in the results; recorded: {}",
+                events
+                    .iter()
+                    .map(|e| e.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }),
+        None => Ok((0..events.len())
+            .find(|&e| {
+                results
+                    .header
+                    .processes
+                    .iter()
+                    .any(|p| p.samples.get(e).copied().unwrap_or(0.0) > 0.0)
+            })
+            .unwrap_or(0)),
+    }
 }

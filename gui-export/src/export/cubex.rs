@@ -30,7 +30,6 @@
 //! per listed position, one per location in location id order.
 
 use crate::regions::{self, RegionClass};
-use crate::trees;
 use crate::views::{self, Filters};
 use blame_formats::results::Results;
 use std::collections::BTreeMap;
@@ -160,7 +159,7 @@ pub fn cubex(
     {
         return Err(refusal);
     }
-    let e = trees::event_index(results, event)?;
+    let e = crate::views::event_index(results, event)?;
     let event_name = results
         .header
         .events

@@ -60,7 +60,7 @@ pub fn export_with(
     if let Some(refusal) = per_rank.and_then(|what| results.per_rank_contexts_missing(what)) {
         return Err(refusal);
     }
-    let e = trees::event_index(results, event)?;
+    let e = crate::views::event_index(results, event)?;
     let event_name = results
         .header
         .events

@@ -170,7 +170,7 @@ fn run_trees(
     )
     .map_err(|e| e.to_string())?;
     let event_name = view.event.clone();
-    let e = trees::event_index(results, Some(&event_name))?;
+    let e = crate::views::event_index(results, Some(&event_name))?;
     let procs = &results.header.processes;
     let app: Vec<bool> = procs.iter().map(|p| !p.launcher).collect();
     let any_app = app.iter().any(|&a| a);
