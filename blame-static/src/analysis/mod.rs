@@ -21,6 +21,7 @@
 //! the lines stored at each migrated node are exactly what it reaches.
 
 mod closure;
+mod defined;
 mod global_writes;
 mod graph;
 mod index_cursors;
@@ -31,7 +32,8 @@ mod slots;
 mod variables;
 mod write_sets;
 
-pub use locations::{DefinedFunctions, FieldAlias, ReturnsInto};
+pub use defined::{DefinedFunctions, FieldAlias};
+pub use locations::ReturnsInto;
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
 pub use write_sets::{summary_flows, AccessSets, ParamWrite, StoredSets};
