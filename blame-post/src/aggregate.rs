@@ -4,7 +4,7 @@
 
 use crate::by_address::{global_variable, name_allocation, DirectTarget, Named};
 use crate::input::ProcessProfile;
-use crate::merge::{FxHashMap, RawContext};
+use crate::merge::RawContext;
 use crate::resolve::{resolve_contexts, with_containers, VarRef};
 use crate::static_index::{root_of, StaticIndex};
 use blame_formats::results::{
@@ -12,6 +12,7 @@ use blame_formats::results::{
 };
 use blame_formats::results_flat::FlatStacks;
 use blame_formats::static_db::VarKind;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashMap};
 
 /// Sums of one key in one process.

@@ -51,7 +51,19 @@ pub fn fde_functions(path: &Path) -> Vec<(u64, u64)> {
 /// The start of the function of `functions` ([`fde_functions`]) that holds
 /// `vaddr`.
 pub fn function_start(functions: &[(u64, u64)], vaddr: u64) -> Option<u64> {
-    crate::symbolize::range_holding(functions, vaddr, |&r| r).map(|r| r.0)
+    range_holding(functions, vaddr, |&r| r).map(|r| r.0)
+}
+
+/// The item of `sorted` (by start, not overlapping) whose `[start, end)`
+/// (as `range` gives it) holds `at`.
+pub(crate) fn range_holding<T>(
+    sorted: &[T],
+    at: u64,
+    range: impl Fn(&T) -> (u64, u64),
+) -> Option<&T> {
+    let i = sorted.partition_point(|x| range(x).0 <= at);
+    let item = sorted.get(i.checked_sub(1)?)?;
+    (at < range(item).1).then_some(item)
 }
 
 #[cfg(test)]

@@ -2,10 +2,11 @@
 //! in a table, and stacks as lists of `u32` ids into it. A context of 40
 //! frames is then 160 bytes of ids instead of 40 frames of two strings each.
 
-use crate::merge::{Borrowed, FxHashMap, FxKeyMap};
+use crate::borrowed_keys::{Borrowed, FxKeyMap};
 use crate::symbolize::{fold_startup, startup_kind, Symbolizer};
 use blame_formats::results::{FrameRef, SymFrame};
 use blame_formats::stream::Mapping;
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 
 /// Distinct frames, each with its id (its index in `frames`).

@@ -10,7 +10,6 @@ use crate::by_address::{DirectTarget, HeapBlocks};
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
 use crate::error::{io, PostError, Result, Warning, SKIPS_THE_DAMAGE, USES_OTHER_STREAMS};
 use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
-use crate::merge::FxHashMap;
 use crate::shard::ShardSpec;
 use crate::skid_insns::{instruction_window, InsnWindow};
 use crate::symbolize::Symbolizer;
@@ -29,6 +28,7 @@ use blame_formats::stream::{
 };
 use blame_formats::FormatError;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

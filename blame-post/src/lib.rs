@@ -17,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 pub mod aggregate;
+mod borrowed_keys;
 pub mod by_address;
 pub mod datacentric;
 pub mod db_check;

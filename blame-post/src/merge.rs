@@ -2,10 +2,11 @@
 //! Associative and commutative, so the merged result does not depend on the
 //! number of shards or the order they finish in.
 
+use crate::borrowed_keys::{Borrowed, FxKeyMap};
 use crate::error::{PostError, Result};
 use blame_formats::results::{
-    ContextBlame, FrameRef, FunctionBlame, FunctionKey, FunctionKeyRef, ProcessValue, Results,
-    ResultsHeader, SummedContexts, SymFrame, VariableBlame, VariableKey, VariableKeyRef, ALL_RANKS,
+    ContextBlame, FunctionBlame, FunctionKey, ProcessValue, Results, ResultsHeader, SummedContexts,
+    SymFrame, VariableBlame, VariableKey, ALL_RANKS,
 };
 use blame_formats::results_flat::{
     FlatHead, FlatItem, FlatReader, FlatResults, FlatStacks, FlatTables,
@@ -175,34 +176,6 @@ fn function_blames(sums: FxKeyMap<FunctionKey, ProcessSums>) -> Vec<FunctionBlam
         })
         .collect()
 }
-
-/// A borrowed key (a frame or key read from a part's bytes) as a key of a
-/// map of owned ones: it hashes as the owned key does (its fields, in
-/// order) and equals it field by field, so a part's keys are found without
-/// being made, and made only when new.
-#[derive(Hash)]
-pub(crate) struct Borrowed<R>(pub R);
-
-impl hashbrown::Equivalent<SymFrame> for Borrowed<FrameRef<'_>> {
-    fn equivalent(&self, owned: &SymFrame) -> bool {
-        self.0 == owned.as_ref()
-    }
-}
-
-impl hashbrown::Equivalent<VariableKey> for Borrowed<VariableKeyRef<'_>> {
-    fn equivalent(&self, owned: &VariableKey) -> bool {
-        self.0 == owned.as_ref()
-    }
-}
-
-impl hashbrown::Equivalent<FunctionKey> for Borrowed<FunctionKeyRef<'_>> {
-    fn equivalent(&self, owned: &FunctionKey) -> bool {
-        self.0 == owned.as_ref()
-    }
-}
-
-/// A map searched with [`Borrowed`] keys.
-pub(crate) type FxKeyMap<K, V> = hashbrown::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 // FxHash (rustc-hash): fast and non-cryptographic, for interning keys of
 // our own results (no untrusted keys are hashed, so flooding is no concern).

@@ -197,7 +197,7 @@ struct Walk {
 /// Blame of stacks already resolved, by their frames as ids of a table
 /// shared by the processes of a shard: the ranks of one binary share most
 /// of their calling contexts, and each distinct stack is resolved once.
-pub(crate) type ResolutionCache = crate::merge::FxHashMap<Vec<u32>, Arc<Resolution>>;
+pub(crate) type ResolutionCache = rustc_hash::FxHashMap<Vec<u32>, Arc<Resolution>>;
 
 /// Resolves every calling context of a process, in parallel: blame where
 /// the context has samples of time events (from `cache` when a process

@@ -8,6 +8,7 @@
 //! differs from the recorded one is refused.
 
 use crate::error::{hex, PostError, Result, Warning};
+use crate::fde_functions::range_holding;
 use blame_capture::locate::{debug_file, locate, with_object, VDSO_MAPPING};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
@@ -107,26 +108,14 @@ impl ObjectSymbols {
     }
 }
 
-/// The item of `sorted` (by start, not overlapping) whose `[start, end)`
-/// (as `range` gives it) holds `at`.
-pub(crate) fn range_holding<T>(
-    sorted: &[T],
-    at: u64,
-    range: impl Fn(&T) -> (u64, u64),
-) -> Option<&T> {
-    let i = sorted.partition_point(|x| range(x).0 <= at);
-    let item = sorted.get(i.checked_sub(1)?)?;
-    (at < range(item).1).then_some(item)
-}
-
 /// Symbolizes addresses of one recording, caching objects and addresses.
 pub struct Symbolizer {
     search_dirs: Vec<PathBuf>,
     objects: HashMap<String, Option<ObjectSymbols>>,
     /// Keyed by (object id, offset in the object, is_return), so processes
     /// of the same binary (at different ASLR addresses) share lookups.
-    cache: crate::merge::FxHashMap<(u32, u64, bool), Vec<SymFrame>>,
-    object_ids: crate::merge::FxHashMap<String, u32>,
+    cache: rustc_hash::FxHashMap<(u32, u64, bool), Vec<SymFrame>>,
+    object_ids: rustc_hash::FxHashMap<String, u32>,
     /// Build-ids of the files checked by [`Self::verify_build_ids`] (`None`: the file has none).
     build_ids: HashMap<PathBuf, Option<Vec<u8>>>,
     /// Objects that could not be found or read, with the reason (reported once).
