@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 /// root) in sorted order, joined by " ".
 const KNOWN: &[&str] = &[
     "blame-post/src/aggregate.rs blame-post/src/by_address.rs blame-post/src/footprints.rs blame-post/src/input.rs blame-post/src/memory.rs blame-post/src/resolve.rs",
-    "formats/src/container.rs formats/src/node_file.rs formats/src/record_bytes.rs formats/src/results.rs formats/src/stream.rs",
 ];
 
 /// The crates' source folders.

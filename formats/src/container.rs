@@ -25,6 +25,8 @@
 //! header and checksum are valid.
 
 use crate::error::{FormatError, Result};
+pub(crate) use crate::record_bytes::codec;
+pub use crate::record_bytes::MAX_RECORD_MEMORY;
 use crate::record_bytes::{RecordBytes, RecordFault};
 use bincode::{Decode, Encode};
 use std::collections::VecDeque;
@@ -47,25 +49,6 @@ pub struct Kind {
     pub name: &'static str,
     pub magic: [u8; 8],
     pub version: u32,
-}
-
-/// The most memory the containers (vectors, strings, maps) of one decoded
-/// record may claim: a corrupt length field is an error, never an allocation
-/// of that size. Bincode counts a container's claim in memory (`len` times
-/// the element's size) and sums the claims of a record's nested containers;
-/// the largest real records (a static db function of tens of thousands of
-/// instructions, a results header of 10^5 processes) stay far below it.
-pub const MAX_RECORD_MEMORY: usize = 512 << 20;
-
-/// The bincode settings of every payload: varint integers, little endian
-/// (the bytes of bincode 1's `DefaultOptions` with varint encoding, which
-/// wrote every file before the move to bincode 2's derives), and
-/// [`MAX_RECORD_MEMORY`] per record.
-pub(crate) fn codec() -> impl bincode::config::Config {
-    bincode::config::standard()
-        .with_little_endian()
-        .with_variable_int_encoding()
-        .with_limit::<MAX_RECORD_MEMORY>()
 }
 
 /// Appends one value to a payload buffer.

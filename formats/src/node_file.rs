@@ -145,7 +145,7 @@ impl NodeWriter {
         let mut payload = Vec::new();
         encode_into(&mut payload, header)?;
         sink.write(KIND_OPEN, &payload, 1)?;
-        sink.flush()?;
+        crate::stream::SectionOut::flush(&mut sink)?;
         Ok(StreamWriter::for_section(sink))
     }
 
@@ -198,33 +198,33 @@ impl SectionSink {
         self.seq += 1;
         r
     }
+}
 
-    pub(crate) fn write_records(&mut self, payload: &[u8], count: u32) -> Result<()> {
+impl crate::stream::SectionOut for SectionSink {
+    fn write_records(&mut self, payload: &[u8], count: u32) -> Result<()> {
         self.write(KIND_RECORDS, payload, count)
     }
 
-    pub(crate) fn flush(&mut self) -> Result<()> {
+    fn flush(&mut self) -> Result<()> {
         lock(&self.node).container.flush()
     }
 
-    /// Writes the close chunk and flushes.
-    pub(crate) fn close(mut self, records: u64, samples: u64) -> Result<()> {
+    fn close(mut self: Box<Self>, records: u64, samples: u64) -> Result<()> {
         let mut payload = Vec::new();
         encode_into(&mut payload, &SectionClose { records, samples })?;
         self.write(KIND_CLOSE, &payload, 1)?;
         self.flush()
     }
 
-    pub(crate) fn bytes_written(&self) -> u64 {
+    fn bytes_written(&self) -> u64 {
         self.bytes
     }
 
-    pub(crate) fn section(&self) -> u32 {
+    fn section(&self) -> u32 {
         self.section
     }
 
-    /// `FILE#SECTION`, for messages.
-    pub(crate) fn label(&self) -> String {
+    fn label(&self) -> String {
         self.label.clone()
     }
 }

@@ -12,10 +12,28 @@
 //! too wide for its type, a vector longer than the bytes left): readers
 //! that decode the same files through bincode's derives agree with these.
 
-use crate::container::codec;
 use crate::error::FormatError;
 use bincode::error::{DecodeError, IntegerType};
 use bincode::Decode;
+
+/// The most memory the containers (vectors, strings, maps) of one decoded
+/// record may claim: a corrupt length field is an error, never an allocation
+/// of that size. Bincode counts a container's claim in memory (`len` times
+/// the element's size) and sums the claims of a record's nested containers;
+/// the largest real records (a static db function of tens of thousands of
+/// instructions, a results header of 10^5 processes) stay far below it.
+pub const MAX_RECORD_MEMORY: usize = 512 << 20;
+
+/// The bincode settings of every payload: varint integers, little endian
+/// (the bytes of bincode 1's `DefaultOptions` with varint encoding, which
+/// wrote every file before the move to bincode 2's derives), and
+/// [`MAX_RECORD_MEMORY`] per record.
+pub(crate) fn codec() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_variable_int_encoding()
+        .with_limit::<MAX_RECORD_MEMORY>()
+}
 
 /// Why a record read in place ([`crate::container::Chunk::read_records`])
 /// was not kept: its bytes do not decode, or its reader refused what they
@@ -152,68 +170,6 @@ impl<'a> RecordBytes<'a> {
         std::str::from_utf8(bytes).map_err(|inner| DecodeError::Utf8 { inner })
     }
 
-    /// A [`crate::results::SymFrame`], borrowed.
-    pub fn frame(&mut self) -> Result<crate::results::FrameRef<'a>, DecodeError> {
-        Ok(crate::results::FrameRef {
-            function: self.str()?,
-            file: self.str()?,
-            line: self.u32()?,
-            column: self.u32()?,
-            inlined: self.bool()?,
-        })
-    }
-
-    /// A [`crate::results::VariableKey`], borrowed.
-    pub fn variable_key(&mut self) -> Result<crate::results::VariableKeyRef<'a>, DecodeError> {
-        Ok(crate::results::VariableKeyRef {
-            name: self.str()?,
-            function: self.str()?,
-            file: self.str()?,
-            line: self.u32()?,
-            type_name: self.str()?,
-            kind: self.str()?,
-            scalar: self.bool()?,
-            event: self.u16()?,
-        })
-    }
-
-    /// A [`crate::results::FunctionKey`], borrowed.
-    pub fn function_key(&mut self) -> Result<crate::results::FunctionKeyRef<'a>, DecodeError> {
-        Ok(crate::results::FunctionKeyRef {
-            name: self.str()?,
-            file: self.str()?,
-            event: self.u16()?,
-        })
-    }
-
-    /// A `Vec<ProcessValue>` appended to `into` (its methods' names are
-    /// the only strings made).
-    pub fn values_into(
-        &mut self,
-        into: &mut Vec<crate::results::ProcessValue>,
-    ) -> Result<(), DecodeError> {
-        // A value takes a byte of process, four sums and a byte of methods.
-        let count = self.vector_len(34)?;
-        into.reserve(count);
-        for _ in 0..count {
-            let process = self.u32()?;
-            let [inclusive, exclusive, explicit, inherited] =
-                [self.f64()?, self.f64()?, self.f64()?, self.f64()?];
-            let methods = (0..self.vector_len(9)?)
-                .map(|_| Ok((self.str()?.to_owned(), self.f64()?)))
-                .collect::<Result<_, DecodeError>>()?;
-            into.push(crate::results::ProcessValue {
-                process,
-                inclusive,
-                exclusive,
-                explicit,
-                inherited,
-                methods,
-            });
-        }
-        Ok(())
-    }
-
     /// An f64: eight bytes.
     #[inline(always)]
     pub fn f64(&mut self) -> Result<f64, DecodeError> {
@@ -225,7 +181,7 @@ impl<'a> RecordBytes<'a> {
     /// is allocated (bincode refuses it too, by its memory limit or at the
     /// end of the bytes).
     #[inline(always)]
-    fn vector_len(&mut self, element_bytes: usize) -> Result<usize, DecodeError> {
+    pub(crate) fn vector_len(&mut self, element_bytes: usize) -> Result<usize, DecodeError> {
         let n = self.u64()?;
         let n = usize::try_from(n).map_err(|_| DecodeError::OutsideUsizeRange(n))?;
         match n.checked_mul(element_bytes) {

@@ -313,13 +313,28 @@ pub struct StreamWriter<W: Write = std::io::BufWriter<File>> {
 /// Where a [`StreamWriter`]'s chunks go.
 enum Sink<W: Write> {
     File(ContainerWriter<W>),
-    Section(crate::node_file::SectionSink),
+    Section(Box<dyn SectionOut>),
+}
+
+/// A section of a file holding several streams (a node file's, whose layer
+/// implements it): where a [`StreamWriter`] of that section puts its chunks.
+pub(crate) trait SectionOut: Send {
+    /// Appends one chunk of `count` records.
+    fn write_records(&mut self, payload: &[u8], count: u32) -> Result<()>;
+    fn flush(&mut self) -> Result<()>;
+    /// Writes the section's close chunk (its totals) and flushes.
+    fn close(self: Box<Self>, records: u64, samples: u64) -> Result<()>;
+    /// Bytes of this section's chunks written so far.
+    fn bytes_written(&self) -> u64;
+    fn section(&self) -> u32;
+    /// `FILE#SECTION`, for messages.
+    fn label(&self) -> String;
 }
 
 impl StreamWriter<std::io::BufWriter<File>> {
     /// The writer of a node file's section: its chunks go to `sink`.
-    pub(crate) fn for_section(sink: crate::node_file::SectionSink) -> Self {
-        Self::with_sink(Sink::Section(sink))
+    pub(crate) fn for_section(sink: impl SectionOut + 'static) -> Self {
+        Self::with_sink(Sink::Section(Box::new(sink)))
     }
 
     /// Creates `path` (failing if it exists, so concurrent recorders never
