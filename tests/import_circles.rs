@@ -182,6 +182,47 @@ fn named_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
     out
 }
 
+/// Tarjan's algorithm over `adj`: `groups` are the strongly connected
+/// components.
+struct Tarjan<'a> {
+    adj: &'a [Vec<usize>],
+    index: Vec<usize>,
+    low: Vec<usize>,
+    on_stack: Vec<bool>,
+    stack: Vec<usize>,
+    next: usize,
+    groups: Vec<Vec<usize>>,
+}
+
+impl Tarjan<'_> {
+    fn visit(&mut self, v: usize) {
+        self.index[v] = self.next;
+        self.low[v] = self.next;
+        self.next += 1;
+        self.stack.push(v);
+        self.on_stack[v] = true;
+        for &w in &self.adj[v] {
+            if self.index[w] == usize::MAX {
+                self.visit(w);
+                self.low[v] = self.low[v].min(self.low[w]);
+            } else if self.on_stack[w] {
+                self.low[v] = self.low[v].min(self.index[w]);
+            }
+        }
+        if self.low[v] == self.index[v] {
+            let mut group = Vec::new();
+            while let Some(w) = self.stack.pop() {
+                self.on_stack[w] = false;
+                group.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            self.groups.push(group);
+        }
+    }
+}
+
 /// Circles of one crate: strongly connected groups of two or more files.
 fn circles(root: &Path, src: &str) -> Vec<String> {
     let dir = root.join(src);
@@ -225,57 +266,21 @@ fn circles(root: &Path, src: &str) -> Vec<String> {
                 .collect()
         })
         .collect();
-    let n = nodes.len();
-    let (mut index, mut low, mut on) = (vec![usize::MAX; n], vec![0; n], vec![false; n]);
-    let (mut stack, mut next) = (Vec::new(), 0);
-    fn strong(
-        v: usize,
-        adj: &[Vec<usize>],
-        st: &mut (
-            &mut Vec<usize>,
-            &mut Vec<usize>,
-            &mut Vec<bool>,
-            &mut Vec<usize>,
-            &mut usize,
-        ),
-        out: &mut Vec<Vec<usize>>,
-    ) {
-        st.0[v] = *st.4;
-        st.1[v] = *st.4;
-        *st.4 += 1;
-        st.3.push(v);
-        st.2[v] = true;
-        for &w in &adj[v] {
-            if st.0[w] == usize::MAX {
-                strong(w, adj, st, out);
-                st.1[v] = st.1[v].min(st.1[w]);
-            } else if st.2[w] {
-                st.1[v] = st.1[v].min(st.0[w]);
-            }
-        }
-        if st.1[v] == st.0[v] {
-            let mut group = Vec::new();
-            while let Some(w) = st.3.pop() {
-                st.2[w] = false;
-                group.push(w);
-                if w == v {
-                    break;
-                }
-            }
-            out.push(group);
+    let mut t = Tarjan {
+        adj: &adj,
+        index: vec![usize::MAX; nodes.len()],
+        low: vec![0; nodes.len()],
+        on_stack: vec![false; nodes.len()],
+        stack: Vec::new(),
+        next: 0,
+        groups: Vec::new(),
+    };
+    for v in 0..nodes.len() {
+        if t.index[v] == usize::MAX {
+            t.visit(v);
         }
     }
-    let mut groups = Vec::new();
-    for v in 0..n {
-        if index[v] == usize::MAX {
-            strong(
-                v,
-                &adj,
-                &mut (&mut index, &mut low, &mut on, &mut stack, &mut next),
-                &mut groups,
-            );
-        }
-    }
+    let groups = t.groups;
     groups
         .into_iter()
         .filter(|g| g.len() > 1)

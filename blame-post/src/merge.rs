@@ -12,6 +12,9 @@ use blame_formats::results_flat::{
     FlatHead, FlatItem, FlatReader, FlatResults, FlatStacks, FlatTables,
 };
 use rayon::prelude::*;
+// FxHash: fast and non-cryptographic, for interning keys of our own
+// results (no untrusted keys are hashed, so flooding is no concern).
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
@@ -176,10 +179,6 @@ fn function_blames(sums: FxKeyMap<FunctionKey, ProcessSums>) -> Vec<FunctionBlam
         })
         .collect()
 }
-
-// FxHash (rustc-hash): fast and non-cryptographic, for interning keys of
-// our own results (no untrusted keys are hashed, so flooding is no concern).
-pub(crate) use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Ranks of the distinct values among `items` in their `Ord` order, as a
 /// map from value to rank, and the distinct values in rank order. Comparing

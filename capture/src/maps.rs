@@ -34,8 +34,11 @@ pub fn parse_maps(pid: u32, text: &str) -> Vec<MapsEntry> {
                 MMapPath::Vdso => ("[vdso]".into(), false),
                 MMapPath::Vvar => ("[vvar]".into(), false),
                 MMapPath::Vsyscall => ("[vsyscall]".into(), false),
-                MMapPath::Other(s) if !s.is_empty() => (s.clone(), s.starts_with('/')),
-                _ => return None,
+                // `[anon:name]` and the like: the brackets are the kernel's.
+                MMapPath::Other(s) => (format!("[{s}]"), false),
+                // System V shared memory (`/SYSVaabbccdd (deleted)`).
+                MMapPath::Vsys(key) => (format!("/SYSV{:08x}", *key as u32), true),
+                MMapPath::Anonymous | MMapPath::Rollup => return None,
             };
             Some(MapsEntry {
                 mapping: Mapping {
@@ -67,6 +70,8 @@ mod tests {
 7ffd-7ffe rw-p 00000000 00:00 0                          [stack]\n\
 7ffc0000-7ffc2000 r-xp 00000000 00:00 0                  [vdso]\n\
 7f00-7f10 r--p 00002000 08:01 99   /lib/x.so (deleted)\n\
+7e00-7e10 rw-s 00000000 00:01 5   /SYSV0000002a (deleted)\n\
+7d00-7d10 rw-p 00000000 00:00 0   [anon:arena]\n\
 not a maps line\n";
         let got = parse_maps(7, text);
         let brief: Vec<(u64, u64, u64, &str, bool, bool)> = got
@@ -97,6 +102,8 @@ not a maps line\n";
                 (0x7ffd, 0x7ffe, 0, "[stack]", false, false),
                 (0x7ffc0000, 0x7ffc2000, 0, "[vdso]", true, false),
                 (0x7f00, 0x7f10, 0x2000, "/lib/x.so (deleted)", false, true),
+                (0x7e00, 0x7e10, 0, "/SYSV0000002a", false, true),
+                (0x7d00, 0x7d10, 0, "[anon:arena]", false, false),
             ]
         );
         assert!(got.iter().all(|e| e.mapping.pid == 7));

@@ -91,17 +91,13 @@ fn holders(file: &File) -> Vec<(u32, bool)> {
     let Ok(text) = std::fs::read_to_string("/proc/locks") else {
         return Vec::new();
     };
-    // Lines with `->` are processes waiting for a lock, not holding it.
-    let held: String = text
+    // Lines with `->` are processes waiting for a lock, not holding it; a
+    // line at a time, so one that does not parse costs only itself.
+    let mut out: Vec<(u32, bool)> = text
         .lines()
         .filter(|l| !l.contains("->"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let Ok(Locks(locks)) = Locks::from_buf_read(held.as_bytes()) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(u32, bool)> = locks
-        .iter()
+        .filter_map(|l| Locks::from_buf_read(l.as_bytes()).ok())
+        .flat_map(|Locks(locks)| locks)
         .filter(|l| {
             l.lock_type == LockType::FLock
                 && (u64::from(l.devmaj), u64::from(l.devmin), l.inode) == (major, minor, m.ino())

@@ -252,7 +252,7 @@ impl Wildcard {
                         escaped.push(n);
                     }
                 }
-                '{' | '}' | ',' => {
+                '{' | '}' => {
                     escaped.push('\\');
                     escaped.push(c);
                 }
@@ -280,15 +280,14 @@ impl PartialEq for Wildcard {
 
 impl Eq for Wildcard {}
 
-/// Shell wildcard match of `text` against `pattern` (see [`Wildcard`]); a
-/// pattern globset refuses matches nothing.
-pub fn wildcard_match(pattern: &str, text: &str) -> bool {
-    Wildcard::new(pattern).is_ok_and(|w| w.matches(text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shell wildcard match of `text` against `pattern` (see [`Wildcard`]).
+    fn wildcard_match(pattern: &str, text: &str) -> bool {
+        Wildcard::new(pattern).is_ok_and(|w| w.matches(text))
+    }
 
     #[test]
     fn wildcards() {

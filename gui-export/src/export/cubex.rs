@@ -72,20 +72,9 @@ impl CNode {
 /// `s` as XML text or attribute value (quick-xml's escaping of `&<>'"`);
 /// control characters XML 1.0 cannot hold become spaces.
 fn esc(s: &str) -> String {
-    let clean: std::borrow::Cow<'_, str> = if s
-        .chars()
-        .any(|c| (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r'))
-    {
-        s.chars()
-            .map(|c| {
-                if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') {
-                    ' '
-                } else {
-                    c
-                }
-            })
-            .collect::<String>()
-            .into()
+    let unfit = |c: char| (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r');
+    let clean: std::borrow::Cow<'_, str> = if s.contains(unfit) {
+        s.replace(unfit, " ").into()
     } else {
         s.into()
     };
