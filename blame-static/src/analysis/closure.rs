@@ -7,6 +7,7 @@
 //! reach the variables the lambda captured (`cnew`).
 
 use super::*;
+use std::collections::BTreeMap;
 
 /// A function's unnamed temporaries (allocas of no variable), indexed
 /// once: their one-field-step members, and the stores and calls that fill
@@ -140,7 +141,7 @@ pub(super) fn captures(
         }
         out
     };
-    if super::is_handle_type(m, declared) {
+    if super::view_types::is_handle_type(m, declared) {
         // A copy of the caller's handle made for the call (by its copy
         // constructor): the variable copied, for the whole argument (member
         // `*`: the handle's own fields are no paths of the data it reaches).

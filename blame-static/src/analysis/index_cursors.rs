@@ -9,6 +9,7 @@
 //! too.
 
 use super::*;
+use std::collections::BTreeMap;
 
 /// Marks a local integer `k` as `element_of` array `next` when each of its
 /// writes is a constant or an element loaded from an array (`k =

@@ -7,7 +7,12 @@
 //! computed from data that feed nothing back), which post ranks with them
 //! when their blame is inherited.
 
+use super::data_edges::Graph;
+use super::locations::{Key, Loc};
+use super::writes::{is_fresh_allocation, ArgTarget, Writes};
 use super::*;
+use crate::library_models as library;
+use std::collections::BTreeMap;
 
 /// Result records (3.1's derived variables, beyond scalars): a local,
 /// whatever its type (an array of norms, a timing vector, a struct

@@ -52,7 +52,8 @@ impl Vars<'_> {
                         // `View<T>`, in memory the caller copied it to): what
                         // is written through it is the caller's data.
                         is_exit: param.is_some()
-                            && (ptr || (ir_ptr && super::is_handle_type(self.m, lv.ty))),
+                            && (ptr
+                                || (ir_ptr && super::view_types::is_handle_type(self.m, lv.ty))),
                         is_pointer: ptr,
                         is_scalar: (!ptr && self.m.is_scalar(lv.ty)) || self.m.is_mpi_handle(lv.ty),
                         explicit_lines: vec![],

@@ -1,0 +1,144 @@
+//! Side effects (3.3.1.3) of a function: which pointer parameters' writes
+//! read which other parameters, with the field paths written and read; and
+//! the parameter alias pairs with the path of each side.
+
+use super::alias_classes::Classes;
+use super::reach::{ParamRead, Reach};
+use super::variables::Vars;
+use blame_formats::static_db::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Side effects (blamed, from) -> explicit, and parameter alias pairs.
+/// (blamed param, path written below it, that path's type, from param, path
+/// read below it) → explicit; and the parameter alias pairs.
+pub(super) type SideEffects = (
+    BTreeMap<(u32, String, String, u32, String), bool>,
+    BTreeSet<(u32, String, u32, String)>,
+);
+
+/// Distinct paths read below one parameter kept per written variable; more
+/// collapse into the whole parameter.
+const MAX_FROM_PATHS: usize = 8;
+
+pub(super) fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
+    let nv = vars.out.len();
+    let members = &classes.members;
+    let (reads_param, reads_param_explicit) = (&reach.reads_param, &reach.reads_param_explicit);
+    // Root (through containers) of a variable.
+    let root_of = |vars: &Vec<Variable>, mut v: u32| -> u32 {
+        for _ in 0..64 {
+            match vars[v as usize].parent {
+                Some(p) => v = p,
+                None => break,
+            }
+        }
+        v
+    };
+    let root_param = |vars: &Vec<Variable>, v: u32| -> Option<u32> {
+        let r = &vars[root_of(vars, v) as usize];
+        if r.kind == VarKind::Param {
+            r.param_index
+        } else {
+            None
+        }
+    };
+
+    let param_is_pointer: BTreeSet<u32> = vars
+        .out
+        .iter()
+        .filter(|v| v.kind == VarKind::Param && v.parent.is_none() && v.is_pointer)
+        .filter_map(|v| v.param_index)
+        .collect();
+    // Side effects (3.3.1.3): a pointer parameter whose writes read another
+    // parameter, with the field path written and the paths read (`y.x`
+    // computed from `a.vals`: the caller blames its `y.x` when its `a.vals`
+    // is blamed, not when anything of `a` is). A read of the other
+    // parameter's value only (the pointer, or a value parameter) reads it
+    // all. Explicit: true when some write reads the path over data edges.
+    let mut side: BTreeMap<(u32, String, String, u32, String), bool> = BTreeMap::new();
+    for v in 0..nv as u32 {
+        let var = &vars.out[v as usize];
+        if !var.is_exit {
+            continue;
+        }
+        let Some(k) = root_param(&vars.out, v) else {
+            continue;
+        };
+        let root_name = &vars.out[root_of(&vars.out, v) as usize].name;
+        let blamed_path = var
+            .name
+            .strip_prefix(root_name.as_str())
+            .unwrap_or("")
+            .to_string();
+        let blamed_type = if blamed_path.is_empty() {
+            String::new()
+        } else {
+            var.type_name.clone()
+        };
+        let params: BTreeSet<u32> = reads_param[v as usize].iter().map(|(j, _)| *j).collect();
+        for j in params.into_iter().filter(|&j| j != k) {
+            let reads: Vec<&ParamRead> = reads_param[v as usize]
+                .iter()
+                .filter(|(x, _)| *x == j)
+                .collect();
+            // A pointer parameter's address stored in a pointer or reference
+            // member (a constructor's `timers_(timers)`, `s->x = x`) binds
+            // the member, it computes no data below it: the parameter alias
+            // says what the member holds (`param_aliases`), and the member
+            // is no field path of its own for what the pointee's computation
+            // costs. (The whole parameter keeps its side effect, Figure
+            // 3.13's `absorbEV`.)
+            let address_only = reads.iter().all(|(_, p)| p.is_none());
+            if address_only
+                && !blamed_path.is_empty()
+                && param_is_pointer.contains(&j)
+                && vars.out[v as usize].is_pointer
+            {
+                continue;
+            }
+            let mut paths: BTreeSet<String> = reads.iter().filter_map(|(_, p)| p.clone()).collect();
+            if paths.is_empty() || paths.contains("") || paths.len() > MAX_FROM_PATHS {
+                paths = [String::new()].into_iter().collect();
+            }
+            let explicit_reads = &reads_param_explicit[v as usize];
+            for from_path in paths {
+                let explicit = explicit_reads.iter().any(|(x, p)| {
+                    *x == j
+                        && (from_path.is_empty()
+                            || p.as_deref()
+                                .is_none_or(|p| p.starts_with(from_path.as_str())))
+                });
+                *side
+                    .entry((k, blamed_path.clone(), blamed_type.clone(), j, from_path))
+                    .or_default() |= explicit;
+            }
+        }
+    }
+    // Parameter aliases, with the field path of each side (`this.mesh_`
+    // holds what `mesh` points to: `(".mesh_", "")`).
+    let mut param_aliases: BTreeSet<(u32, String, u32, String)> = BTreeSet::new();
+    for members in members {
+        let ps: BTreeSet<(u32, String)> = members
+            .iter()
+            .filter_map(|&m| {
+                let p = root_param(&vars.out, m)?;
+                let root_name = &vars.out[root_of(&vars.out, m) as usize].name;
+                let path = vars.out[m as usize]
+                    .name
+                    .strip_prefix(root_name.as_str())
+                    .unwrap_or("")
+                    .to_string();
+                Some((p, path))
+            })
+            .collect();
+        let ps: Vec<(u32, String)> = ps.into_iter().collect();
+        for a in 0..ps.len() {
+            for b in a + 1..ps.len() {
+                if ps[a].0 != ps[b].0 {
+                    param_aliases.insert((ps[a].0, ps[a].1.clone(), ps[b].0, ps[b].1.clone()));
+                }
+            }
+        }
+    }
+    (side, param_aliases)
+}

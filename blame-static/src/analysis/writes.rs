@@ -1,0 +1,471 @@
+//! The writes of a function (phase 1 of its summary): the graph's nodes
+//! beyond the instructions (one per parameter, one per call output),
+//! killing definitions and may-definitions, the variables each write
+//! targets, pointer copies (alias pairs), the library models of calls, and
+//! which stores record a number.
+
+use super::defined::DefinedFunctions;
+use super::is_ptr_value;
+use super::locations::{Key, Resolver, Root};
+use super::variables::Vars;
+use super::write_sets;
+use crate::ir::*;
+use crate::library_models::{self as library, LibModel};
+use crate::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// True when store `store` records a number: its value is computed (through
+/// arithmetic, casts and merges) from constants, call results, scalar
+/// variables and the stored location itself (an accumulation `times[0] +=
+/// t`), and loads no other memory of a data structure (`a[i] = a[i - 1] *
+/// 2` or `y[i] = b[i]` compute data, they do not record it).
+fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst) -> bool {
+    let addr = &store.args[1];
+    let mut stack = vec![store.args[0].clone()];
+    let mut seen: BTreeSet<InstId> = BTreeSet::new();
+    while let Some(v) = stack.pop() {
+        let Value::Inst(i) = v else { continue };
+        if !seen.insert(i) || seen.len() > 64 {
+            continue;
+        }
+        let inst = &f.insts[i as usize];
+        match &inst.op {
+            Op::Load => {
+                if &inst.args[0] == addr {
+                    continue;
+                }
+                // One fixed element of a data structure (`hist[k] =
+                // work[NX + 1]`, a probe of the solution) is a number taken
+                // from it; an element chosen by a loop's index is data.
+                if fixed_element(f, &inst.args[0]) {
+                    continue;
+                }
+                for l in res.locs(&inst.args[0]) {
+                    let scalar = l.deref == 0
+                        && vars
+                            .by_key
+                            .get(&(l.root, l.path.clone()))
+                            .is_some_and(|&v| vars.out[v as usize].is_scalar);
+                    if !scalar {
+                        return false;
+                    }
+                }
+            }
+            // Arithmetic in a call's clothes (`llvm.fmuladd` of `y[i] +=
+            // a * x[i]`, `sqrt(x[i])`) computes from its arguments; any
+            // other call's result is a number it returned.
+            Op::Call { callee: Some(name) } if library::is_arithmetic(name) => {
+                stack.extend(inst.args.iter().cloned());
+            }
+            Op::Call { .. } => {}
+            Op::Binary { .. } | Op::Cast | Op::Select | Op::Phi | Op::Other(_) => {
+                stack.extend(inst.args.iter().cloned());
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// True when address `a` is one element of a variable at constant indices
+/// (`work[NX + 1]`, `grid[0][5]`, `s->hist[3]`): element pointers stepped
+/// by constants from a variable's own storage, a pointer variable's value
+/// or a parameter.
+fn fixed_element(f: &Function, a: &Value) -> bool {
+    let mut a = a.clone();
+    let mut stepped = false;
+    for _ in 0..16 {
+        let Value::Inst(i) = a else {
+            return stepped && matches!(a, Value::Global(_) | Value::Arg(_));
+        };
+        let inst = &f.insts[i as usize];
+        match &inst.op {
+            Op::Gep { .. } => {
+                if !inst.args[1..]
+                    .iter()
+                    .all(|x| matches!(x, Value::ConstInt(_)))
+                {
+                    return false;
+                }
+                stepped = true;
+                a = inst.args[0].clone();
+            }
+            Op::Cast => a = inst.args[0].clone(),
+            // The value of a pointer variable: its own storage.
+            Op::Load => {
+                return stepped
+                    && (matches!(&inst.args[0], Value::Global(_))
+                        || matches!(&inst.args[0], Value::Inst(j)
+                            if matches!(f.insts[*j as usize].op, Op::Alloca { .. })));
+            }
+            Op::Alloca { .. } => return stepped,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The variable of the module's global named `name` (as summaries name
+/// it: its source name), if the module declares it.
+fn global_variable(m: &Module, vars: &mut Vars, name: &str) -> Option<u32> {
+    let g = m.globals.iter().position(|gl| {
+        !gl.artificial
+            && gl.function.is_none()
+            && gl.source_name.as_deref().unwrap_or(gl.name.as_str()) == name
+    })?;
+    let ty = m.globals[g].ty;
+    vars.get(Root::Global(g as u32), &[], ty)
+}
+
+/// True when `v` is the address a call to an allocator returned (through
+/// casts): a record's own buffer (`stats.values = new double[n]`), not a
+/// link to other data.
+pub(super) fn is_fresh_allocation(f: &Function, v: &Value) -> bool {
+    let mut v = v.clone();
+    for _ in 0..8 {
+        let Value::Inst(i) = v else { return false };
+        let inst = &f.insts[i as usize];
+        match &inst.op {
+            Op::Call { callee: Some(c) } => return library::is_allocator(c),
+            Op::Cast => v = inst.args[0].clone(),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The writes of a function (phase 1): nodes beyond the instructions (one
+/// per parameter, one per call output), killing and may-definitions, what
+/// each write reaches, pointer copies (alias pairs) and the library models
+/// of calls.
+pub(super) struct Writes {
+    pub(super) node_line: Vec<u32>,
+    pub(super) node_block: Vec<u32>,
+    /// (call, arg) -> output node.
+    pub(super) out_nodes: HashMap<(InstId, u32), u32>,
+    pub(super) out_node_info: Vec<(InstId, u32)>,
+    pub(super) kill_key: HashMap<InstId, Key>,
+    /// Location -> numbers of the exact stores to it.
+    pub(super) kill_defs: HashMap<Key, Vec<u32>>,
+    pub(super) def_node: Vec<u32>,
+    pub(super) may_defs: HashMap<(Key, u32), Vec<u32>>,
+    /// Store/out node -> direct target variables.
+    pub(super) writes: Vec<(u32, Vec<u32>)>,
+    /// The writes (indices into `writes`) that store a pointer: they bind
+    /// their targets to memory (`const Node &a = nodes[i]`, `p->next = q`),
+    /// and write the targets themselves, not what the targets alias.
+    pub(super) pointer_stores: BTreeSet<usize>,
+    pub(super) alias_pairs: Vec<(u32, u32)>,
+    pub(super) own_writes: Vec<(u32, u32)>,
+    pub(super) call_models: HashMap<InstId, (Option<String>, Option<LibModel>)>,
+    /// Per variable stored into as a whole pointer (`bp = ...`): the
+    /// variables the stored addresses point into (`None`: unknown).
+    pub(super) pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>>,
+    /// The (call, argument) pairs whose argument points into a variable
+    /// that is no scalar (a data structure, not a temporary or a number).
+    pub(super) data_args: BTreeSet<(InstId, u32)>,
+    /// Stores of a number that records a result: computed from scalars,
+    /// call results and the stored location itself (`times[0] += t`,
+    /// `norms[it] = solve(..)`), not from other memory of data structures.
+    pub(super) numeric_stores: BTreeSet<InstId>,
+    /// Call outputs that may write what their argument points to, with
+    /// the argument's target variables (writes or not).
+    pub(super) may_write_nodes: Vec<(u32, Vec<u32>)>,
+    /// Every pointer argument of a call.
+    pub(super) arg_targets: Vec<ArgTarget>,
+}
+
+/// A pointer argument of a call: (call, argument, its target variables,
+/// whether the call may write through it).
+pub(super) type ArgTarget = (InstId, u32, Vec<u32>, bool);
+
+pub(super) fn collect_writes(
+    m: &Module,
+    defined: &DefinedFunctions,
+    f: &Function,
+    res: &mut Resolver,
+    vars: &mut Vars,
+) -> Writes {
+    let np = f.params.len();
+    // Node numbering: instructions, parameters, call outputs.
+    let mut node_line: Vec<u32> = f.insts.iter().map(|i| i.line).collect();
+    let mut node_block: Vec<u32> = f.insts.iter().map(|i| i.block).collect();
+    node_line.extend(std::iter::repeat_n(0, np));
+    node_block.extend(std::iter::repeat_n(u32::MAX, np));
+    // (call, arg) -> output node
+    let mut out_nodes: HashMap<(InstId, u32), u32> = HashMap::default();
+    let mut out_node_info: Vec<(InstId, u32)> = Vec::new();
+
+    // Writes: killing definitions (exact stores to a slot) and may-definitions.
+    let mut kill_key: HashMap<InstId, Key> = HashMap::default();
+    let mut kill_defs: HashMap<Key, Vec<u32>> = HashMap::default(); // key -> def numbers
+    let mut def_node: Vec<u32> = Vec::new();
+    let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::default();
+    // Store/out node -> direct target variables
+    let mut writes: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut pointer_stores: BTreeSet<usize> = BTreeSet::new();
+    let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
+    let mut own_writes: Vec<(u32, u32)> = Vec::new();
+    let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::default();
+    let mut pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
+    let mut data_args: BTreeSet<(InstId, u32)> = BTreeSet::new();
+    let mut numeric_stores: BTreeSet<InstId> = BTreeSet::new();
+    let mut may_write_nodes: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut arg_targets: Vec<ArgTarget> = Vec::new();
+
+    let callee_name = |inst: &Inst| -> Option<Option<String>> {
+        match &inst.op {
+            Op::Call { callee: Some(c) } if c.starts_with("llvm.") => {
+                library::intrinsic_as_libc(c).map(|n| Some(n.to_string()))
+            }
+            Op::Call { callee } => Some(callee.clone()),
+            _ => None,
+        }
+    };
+
+    for (i, inst) in f.insts.iter().enumerate() {
+        let i = i as InstId;
+        match &inst.op {
+            Op::Store => {
+                let locs = res.locs(&inst.args[1]);
+                let mut targets = Vec::new();
+                for l in &locs {
+                    if let Some(v) = vars.get(l.root, &l.path, l.ty) {
+                        targets.push(v);
+                        // Exclusive blame: a store into the variable's own storage
+                        // (not into memory it points to). A field reached through
+                        // its root pointer (`g->energy = ...`, no index on the way)
+                        // is stored in the pointee: one dereference is its own.
+                        let field_of_pointee = l.deref == 1 && l.exact && !l.path.is_empty();
+                        if (l.deref == 0 || field_of_pointee) && inst.line > 0 {
+                            own_writes.push((v, inst.line));
+                        }
+                    }
+                }
+                if locs.len() == 1 && locs[0].deref == 0 && locs[0].exact {
+                    let key = (locs[0].root, locs[0].path.clone());
+                    let d = def_node.len() as u32;
+                    def_node.push(i);
+                    kill_defs.entry(key.clone()).or_default().push(d);
+                    kill_key.insert(i, key);
+                } else {
+                    for l in &locs {
+                        may_defs
+                            .entry(((l.root, l.path.clone()), l.deref))
+                            .or_default()
+                            .push(i);
+                    }
+                }
+                if is_ptr_value(f, &inst.args[0]) {
+                    // A store into a local pointer's own slot: where the
+                    // pointers it holds point (element owners).
+                    let own_slot = (locs.len() == 1
+                        && locs[0].deref == 0
+                        && locs[0].exact
+                        && locs[0].path.is_empty())
+                    .then(|| targets.first().copied())
+                    .flatten();
+                    let srcs = res.locs(&inst.args[0]);
+                    if let Some(t) = own_slot {
+                        let entry = pointer_sources.entry(t).or_default();
+                        // A fresh allocation makes it an owner of memory,
+                        // never an element pointer (`u = calloc(..)`, then
+                        // swapped with `unew` through `tmp`).
+                        if srcs.is_empty() || is_fresh_allocation(f, &inst.args[0]) {
+                            entry.insert(None);
+                        }
+                    }
+                    for src in srcs {
+                        let sv = vars.get(src.root, &src.path, src.ty);
+                        if let Some(t) = own_slot {
+                            pointer_sources.entry(t).or_default().insert(sv);
+                        }
+                        if let Some(sv) = sv {
+                            for &t in &targets {
+                                if t != sv {
+                                    alias_pairs.push((sv, t));
+                                }
+                            }
+                        }
+                    }
+                }
+                if is_ptr_value(f, &inst.args[0]) {
+                    pointer_stores.insert(writes.len());
+                } else if records_a_number(f, res, vars, inst) {
+                    numeric_stores.insert(i);
+                }
+                writes.push((i, targets));
+            }
+            Op::Call { .. } => {
+                let Some(name) = callee_name(inst) else {
+                    continue;
+                };
+                // The data-structure globals the callee writes: written by
+                // the call, from what it is given.
+                if let Some(n) = name.as_deref() {
+                    let mut written: Vec<u32> = Vec::new();
+                    for g in defined.global_writes(n) {
+                        if let Some(v) = global_variable(m, vars, g) {
+                            if !vars.out[v as usize].is_scalar {
+                                written.push(v);
+                            }
+                        }
+                    }
+                    if !written.is_empty() {
+                        writes.push((i, written));
+                    }
+                }
+                let has_body = name.as_deref().is_some_and(|n| defined.contains(n));
+                let ptr_args: Vec<u32> = (0..inst.args.len() as u32)
+                    .filter(|&k| is_ptr_value(f, &inst.args[k as usize]))
+                    .collect();
+                let model = match &name {
+                    Some(n) if !has_body => Some(
+                        library::known(n)
+                            .or_else(|| {
+                                // A fork of a region of this module: the
+                                // shared variables the region writes.
+                                let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
+                                    if !defined.contains(r) {
+                                        return None;
+                                    }
+                                    defined.param_writes(r, k).map(|ws| !ws.is_empty())
+                                })?;
+                                Some(LibModel::new(outputs, false))
+                            })
+                            .or_else(|| library::omp_fork(n, inst.args.len() as u32))
+                            .unwrap_or_else(|| {
+                                // A library routine cannot write through a
+                                // pointer to const (`dgemm`'s `const double
+                                // *a`, or a C++ function of another unit
+                                // whose mangled name says `double const*`):
+                                // only the others take its blame.
+                                let consts = library::const_pointer_params(n, inst.args.len());
+                                let writable: Vec<u32> = ptr_args
+                                    .iter()
+                                    .copied()
+                                    .filter(|&k| {
+                                        if consts.as_ref().is_some_and(|c| c[k as usize]) {
+                                            return false;
+                                        }
+                                        let locs = res.locs(&inst.args[k as usize]);
+                                        locs.is_empty() || !locs.iter().all(|l| m.is_const(l.ty))
+                                    })
+                                    .collect();
+                                let blamed = if writable.is_empty() && inst.is_void {
+                                    &ptr_args
+                                } else {
+                                    &writable
+                                };
+                                library::heuristic(blamed, !inst.is_void)
+                            }),
+                    ),
+                    _ => None,
+                };
+                for &k in &ptr_args {
+                    let locs = res.locs(&inst.args[k as usize]);
+                    if locs.is_empty() {
+                        continue;
+                    }
+                    let node = node_line.len() as u32;
+                    node_line.push(inst.line);
+                    node_block.push(inst.block);
+                    out_nodes.insert((i, k), node);
+                    out_node_info.push((i, k));
+                    // A library call may write only what its model says it
+                    // writes (MPI_Comm_rank writes the rank, not the
+                    // communicator); a call with a body may write anything
+                    // reachable from its pointer arguments.
+                    // Nor can a body write through a parameter it declares
+                    // as a pointer to const (`CalcElemVolume(const Real_t
+                    // *const x, ...)` leaves the caller's `xl` as it was).
+                    let const_param = has_body
+                        && name
+                            .as_deref()
+                            .is_some_and(|n| defined.is_const_param(n, k));
+                    let may_write = !const_param && model.as_ref().is_none_or(|md| md.may_write(k));
+                    // A body of the module writes only where its write set
+                    // says (`kernel(dom)` writing `dom->fx[..]` leaves
+                    // `dom.cycle` as it was).
+                    // So does a function of another unit whose write set
+                    // the static db holds.
+                    let through: Option<&[write_sets::ParamWrite]> = match &name {
+                        Some(n) => defined.param_writes(n, k),
+                        _ => None,
+                    };
+                    let mut targets = Vec::new();
+                    for l in &locs {
+                        if may_write {
+                            match through {
+                                Some(ws) => {
+                                    for pw in ws {
+                                        let mut path = l.path.clone();
+                                        path.extend(pw.path.iter().cloned());
+                                        may_defs
+                                            .entry(((l.root, path), l.deref + pw.deref))
+                                            .or_default()
+                                            .push(node);
+                                    }
+                                }
+                                None => may_defs
+                                    .entry(((l.root, l.path.clone()), l.deref))
+                                    .or_default()
+                                    .push(node),
+                            }
+                        }
+                        if let Some(v) = vars.get(l.root, &l.path, l.ty) {
+                            targets.push(v);
+                        }
+                    }
+                    // A library call writes what its model says. A value
+                    // type's own operations (a user-written `operator=` or
+                    // copy constructor writing its `this`, an operator
+                    // returning through a hidden result pointer) write where
+                    // their write sets say, as the compiler's copies would,
+                    // so what flows into them reaches the assigned element.
+                    // Other calls pass blame through their transfer
+                    // functions (3.3.3): their writes are not the caller's.
+                    let written = model.as_ref().is_some_and(|md| md.writes_arg(k))
+                        || (may_write
+                            && through.is_some_and(|ws| !ws.is_empty())
+                            && name.as_deref().is_some_and(|n| {
+                                library::moves_values(n) || library::is_cxx_method_of_program(n)
+                            }));
+                    if targets.iter().any(|&t| !vars.out[t as usize].is_scalar) {
+                        data_args.insert((i, k));
+                    }
+                    if may_write {
+                        may_write_nodes.push((node, targets.clone()));
+                    }
+                    arg_targets.push((i, k, targets.clone(), may_write));
+                    if written {
+                        writes.push((node, targets));
+                    }
+                }
+                call_models.insert(i, (name, model));
+            }
+            _ => {}
+        }
+    }
+
+    Writes {
+        node_line,
+        node_block,
+        out_nodes,
+        out_node_info,
+        kill_key,
+        kill_defs,
+        def_node,
+        may_defs,
+        writes,
+        pointer_stores,
+        alias_pairs,
+        own_writes,
+        call_models,
+        pointer_sources,
+        data_args,
+        numeric_stores,
+        may_write_nodes,
+        arg_targets,
+    }
+}
