@@ -5,20 +5,25 @@
 //! [`cfg`] for loops and control dependence, [`access`] for the access
 //! pattern of each read, [`library_models`] for library calls); this
 //! module runs it in parallel over a module, reusing cached summaries whose
-//! IR hash is unchanged, and renders the `--dump json` view.
+//! IR hash is unchanged, and updates the static db (`across_units` keeps
+//! its write and read sets a fixed point across units; `dump` renders the
+//! `--dump json` view).
 
 // `unsafe` only where the crate doc says (with SAFETY notes).
 #![deny(unsafe_code)]
 pub mod access;
+mod across_units;
 pub mod analysis;
 pub mod cfg;
+mod dump;
 pub mod ir;
 pub mod library_models;
 #[allow(unsafe_code)]
 pub mod llvm_loader;
 pub mod queue_drain;
 
-use blame_formats::static_db::{FunctionSummary, ReadIndex, Reuse, StaticDb};
+use across_units::{analyze_modules_into, complete_declarations, reanalyze_callers};
+use blame_formats::static_db::{FunctionSummary, StaticDb};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -32,6 +37,7 @@ pub type HashSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
 pub const ANALYSIS_VERSION: u64 = 8;
 
+pub use dump::dump_json;
 pub use llvm_loader::{load_file, LoadError};
 
 /// One demangler for every stage (`blame_formats::names`).
@@ -102,306 +108,6 @@ pub fn unit_name(m: &ir::Module) -> String {
         .find(|f| base.is_some() && std::path::Path::new(f).file_name() == base)
         .map(str::to_string)
         .unwrap_or_else(|| m.source_file.clone())
-}
-
-/// Rounds of re-analysis across units: a function whose sets still change
-/// after them, and every function calling it through other units, get no
-/// stored sets (their callers assume anything their arguments reach).
-const MAX_UNIT_ROUNDS: usize = 16;
-
-/// The sets the db stores per linkage name (a name with several summaries,
-/// a `static` function of many files, is not looked up across units).
-/// A function's stored write and read sets and its per-parameter flows.
-type StoredAccess = (analysis::StoredSets, Vec<Vec<u32>>);
-
-fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Option<StoredAccess>> {
-    names
-        .iter()
-        .map(|n| {
-            let mut found = db
-                .functions
-                .range((n.clone(), String::new())..)
-                .take_while(|((k, _), _)| k == n);
-            let sets = match (found.next(), found.next()) {
-                (Some((_, s)), None) => Some((
-                    (s.param_writes.clone(), s.param_reads.clone()),
-                    analysis::summary_flows(s),
-                )),
-                _ => None,
-            };
-            (n.clone(), sets)
-        })
-        .collect()
-}
-
-/// The units with a function calling one of `changed` defined in another
-/// unit (a unit's calls to its own functions are closed over already).
-fn callers_units(db: &StaticDb, changed: &BTreeSet<String>) -> BTreeSet<String> {
-    let unit_of: HashMap<&str, &str> = db
-        .functions
-        .values()
-        .filter(|s| changed.contains(&s.linkage_name))
-        .map(|s| (s.linkage_name.as_str(), s.unit.as_str()))
-        .collect();
-    db.functions
-        .values()
-        .filter(|s| !s.unit.is_empty())
-        .filter(|s| {
-            s.call_sites.iter().any(|c| {
-                c.callee
-                    .as_deref()
-                    .and_then(|n| unit_of.get(n))
-                    .is_some_and(|u| *u != s.unit)
-            })
-        })
-        .map(|s| s.unit.clone())
-        .collect()
-}
-
-/// The order to analyze `modules` in: a module after the modules defining
-/// what it calls (depth-first, callees first; modules calling each other
-/// in a cycle keep their input order), so that a caller sees its callees'
-/// write and read sets instead of assuming the worst and being analyzed
-/// again when they arrive.
-fn callees_first(modules: &[ir::Module]) -> Vec<usize> {
-    let defined_in: HashMap<&str, usize> = modules
-        .iter()
-        .enumerate()
-        .flat_map(|(i, m)| {
-            m.functions
-                .iter()
-                .filter(|f| !f.is_declaration)
-                .map(move |f| (f.name.as_str(), i))
-        })
-        .collect();
-    let calls: Vec<BTreeSet<usize>> = modules
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            m.functions
-                .iter()
-                .filter(|f| f.is_declaration)
-                .filter_map(|f| defined_in.get(f.name.as_str()).copied())
-                .filter(|&j| j != i)
-                .collect()
-        })
-        .collect();
-    let mut order = Vec::with_capacity(modules.len());
-    let mut seen = vec![false; modules.len()];
-    for root in 0..modules.len() {
-        if seen[root] {
-            continue;
-        }
-        // Iterative post-order: (module, its callees not yet walked).
-        seen[root] = true;
-        let mut stack = vec![(root, calls[root].iter())];
-        while let Some((i, next)) = stack.last_mut() {
-            match next.next() {
-                Some(&j) if !seen[j] => {
-                    seen[j] = true;
-                    stack.push((j, calls[j].iter()));
-                }
-                Some(_) => {}
-                None => {
-                    order.push(*i);
-                    stack.pop();
-                }
-            }
-        }
-    }
-    order
-}
-
-/// Analyzes `modules` into `db`, callees first (each with the sets the db
-/// holds for the functions of other units it calls); returns, in the order
-/// they were analyzed, each module's unit and the names whose stored sets
-/// its analysis changed.
-fn analyze_modules_into(
-    modules: &[ir::Module],
-    db: &mut StaticDb,
-    up: &mut DbUpdate,
-    record: bool,
-) -> Vec<(String, BTreeSet<String>)> {
-    let mut out = Vec::with_capacity(modules.len());
-    for i in callees_first(modules) {
-        let m = &modules[i];
-        let names: BTreeSet<String> = m
-            .functions
-            .iter()
-            .filter(|f| !f.is_declaration)
-            .map(|f| f.name.clone())
-            .collect();
-        let before = stored_sets(db, &names);
-        let t = Instant::now();
-        let r = analyze_module(m, Some(db));
-        up.analysis_time += t.elapsed();
-        up.reused += r.reused;
-        up.analyzed += r.timings.len();
-        up.timings.extend(r.timings);
-        for s in r.summaries {
-            if record {
-                if !s.has_line_info {
-                    up.functions_without_lines += 1;
-                }
-                up.db.insert(s.clone());
-            }
-            db.insert(s);
-        }
-        let after = stored_sets(db, &names);
-        let changed = names
-            .into_iter()
-            .filter(|n| before.get(n) != after.get(n))
-            .collect();
-        out.push((unit_name(m), changed));
-    }
-    out
-}
-
-/// The units to analyze again after `analyzed` (units in analysis order,
-/// each with the names its analysis changed): those calling a changed name
-/// that were analyzed before the change (earlier in the list, or in an
-/// earlier update); a unit analyzed after it saw the change already.
-fn units_to_analyze_again(
-    db: &StaticDb,
-    analyzed: &[(String, BTreeSet<String>)],
-) -> BTreeSet<String> {
-    let position: HashMap<&str, usize> = analyzed
-        .iter()
-        .enumerate()
-        .map(|(p, (u, _))| (u.as_str(), p))
-        .collect();
-    let mut out = BTreeSet::new();
-    for (p, (_, changed)) in analyzed.iter().enumerate() {
-        if changed.is_empty() {
-            continue;
-        }
-        for unit in callers_units(db, changed) {
-            if position.get(unit.as_str()).is_none_or(|&q| q < p) {
-                out.insert(unit);
-            }
-        }
-    }
-    out
-}
-
-/// Analyzes again, from their kept IR, the units calling functions whose
-/// sets changed before they were analyzed, until no set changes (at most
-/// [`MAX_UNIT_ROUNDS`]): a fixed point of the write and read sets across
-/// units. Units without kept IR keep their summaries.
-fn reanalyze_callers(
-    db_path: &std::path::Path,
-    db: &mut StaticDb,
-    up: &mut DbUpdate,
-    analyzed: Vec<(String, BTreeSet<String>)>,
-) {
-    let mut changed: BTreeSet<String> = analyzed.iter().flat_map(|(_, c)| c.clone()).collect();
-    let mut units = units_to_analyze_again(db, &analyzed);
-    for _ in 0..MAX_UNIT_ROUNDS {
-        if units.is_empty() {
-            return;
-        }
-        let modules = load_units(db_path, &units, up);
-        if modules.is_empty() {
-            return;
-        }
-        up.reanalyzed_units += modules.len();
-        let again = analyze_modules_into(&modules, db, up, false);
-        changed = again.iter().flat_map(|(_, c)| c.clone()).collect();
-        units = units_to_analyze_again(db, &again);
-    }
-    if units.is_empty() {
-        return;
-    }
-    // Still changing (sets deepening along a recursion across units): the
-    // functions that change and every function calling them through other
-    // units get no stored sets, and their units are analyzed once more so
-    // their callers assume anything their arguments reach.
-    let mut top = changed;
-    loop {
-        let callers: BTreeSet<String> = db
-            .functions
-            .values()
-            .filter(|s| {
-                !top.contains(&s.linkage_name)
-                    && s.call_sites
-                        .iter()
-                        .any(|c| c.callee.as_ref().is_some_and(|n| top.contains(n)))
-            })
-            .map(|s| s.linkage_name.clone())
-            .collect();
-        if callers.is_empty() {
-            break;
-        }
-        top.extend(callers);
-    }
-    let clear = |db: &mut StaticDb| {
-        for s in db.functions.values_mut() {
-            if top.contains(&s.linkage_name) {
-                s.param_writes = None;
-                s.param_reads = None;
-            }
-        }
-    };
-    clear(db);
-    let units: BTreeSet<String> = db
-        .functions
-        .values()
-        .filter(|s| top.contains(&s.linkage_name) && !s.unit.is_empty())
-        .map(|s| s.unit.clone())
-        .collect();
-    let modules = load_units(db_path, &units, up);
-    up.reanalyzed_units += modules.len();
-    analyze_modules_into(&modules, db, up, false);
-    clear(db);
-}
-
-/// Loads the kept IR of `units` (those kept), completing their declarations
-/// from each other. A kept file that cannot be read or loaded is no error
-/// (the db update goes on, that unit keeps its summaries): it is listed in
-/// [`DbUpdate::unreadable_units`].
-fn load_units(
-    db_path: &std::path::Path,
-    units: &BTreeSet<String>,
-    up: &mut DbUpdate,
-) -> Vec<ir::Module> {
-    let mut modules = Vec::new();
-    for unit in units {
-        let path = blame_formats::units::path_of(db_path, unit);
-        let bytes = match blame_formats::units::load(db_path, unit) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => continue,
-            Err(e) => {
-                let e = StaticError::Io {
-                    path: path.display().to_string(),
-                    source: e,
-                };
-                up.unreadable_units.push(format!("{unit}: {e}"));
-                continue;
-            }
-        };
-        match llvm_loader::load_bytes(&bytes, unit) {
-            Ok(m) => modules.push(m),
-            Err(LoadError::Empty { .. }) => {}
-            Err(e) => up
-                .unreadable_units
-                .push(format!("{unit} ({}): {e}", path.display())),
-        }
-    }
-    complete_declarations(&mut modules);
-    modules
-}
-
-/// A class only declared in one unit (clang homes its debug info where
-/// its constructor or key function is) gets its members from another.
-fn complete_declarations(modules: &mut [ir::Module]) {
-    if modules.len() > 1 {
-        for i in 0..modules.len() {
-            let (before, rest) = modules.split_at_mut(i);
-            let (m, after) = rest.split_first_mut().expect("i < len");
-            let others: Vec<&ir::Module> = before.iter().chain(after.iter()).collect();
-            m.complete_declarations(&others);
-        }
-    }
 }
 
 /// Result of analyzing one module.
@@ -527,113 +233,6 @@ fn unit_globals(m: &ir::Module) -> Vec<blame_formats::static_db::GlobalDecl> {
             is_scalar: m.is_scalar(g.ty) || m.is_mpi_handle(g.ty),
         })
         .collect()
-}
-
-/// The `--dump json` view: per function, each variable with its kind, type,
-/// declaration line and blamed lines.
-pub fn dump_json(db: &StaticDb) -> serde_json::Value {
-    use serde_json::json;
-    let functions: Vec<serde_json::Value> = db
-        .functions
-        .values()
-        .map(|f| {
-            let vars: Vec<serde_json::Value> = f
-                .variables
-                .iter()
-                .map(|v| {
-                    json!({
-                        "name": v.name,
-                        "kind": v.kind.as_str(),
-                        "type": v.type_name,
-                        "line": v.line,
-                        "explicit_lines": v.explicit_lines,
-                        "implicit_lines": v.implicit_lines,
-                        "lines": v.lines(),
-                        "write_lines": v.write_lines,
-                        "exit": v.is_exit,
-                        "parent": v.parent.map(|p| f.variables[p as usize].name.clone()),
-                        "aliases": v.aliases.iter().map(|&a| f.variables[a as usize].name.clone()).collect::<Vec<_>>(),
-                        "heap_bytes": v.heap_bytes,
-                        "record": v.is_record,
-                        "result": v.is_result,
-                        "element_of": v.element_of.map(|o| f.variables[o as usize].name.clone()),
-                    })
-                })
-                .collect();
-            let calls: Vec<serde_json::Value> = f
-                .call_sites
-                .iter()
-                .map(|c| {
-                    json!({
-                        "line": c.line,
-                        "callee": c.callee,
-                        "outputs": c.outputs.iter().map(|o| json!({
-                            "output": match o.output {
-                                blame_formats::static_db::CallOutput::Return => "return".to_string(),
-                                blame_formats::static_db::CallOutput::Arg(k) => format!("arg{k}"),
-                            },
-                            "blamed": o.blamed.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
-                            "explicit": o.explicit.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
-                            "pointees": o.pointees.iter().map(|&b| f.variables[b as usize].name.clone()).collect::<Vec<_>>(),
-                        })).collect::<Vec<_>>(),
-                        "model": c.model.as_ref().map(|m| m.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>()),
-                    })
-                })
-                .collect();
-            json!({
-                "name": f.name,
-                "linkage_name": f.linkage_name,
-                "file": f.file,
-                "line": f.line,
-                "has_line_info": f.has_line_info,
-                "variables": vars,
-                "call_sites": calls,
-                "side_effects": f.side_effects.iter().map(|s| json!({"blamed_param": s.blamed_param, "blamed_path": s.blamed_path, "from_param": s.from_param, "from_path": s.from_path, "implicit": s.implicit})).collect::<Vec<_>>(),
-                "param_aliases": f.param_aliases,
-                "param_alias_paths": f.param_alias_paths,
-                "param_writes": f.param_writes,
-                "param_reads": f.param_reads,
-                "fields_feeding_data": f.fields_feeding_data,
-                "unit": f.unit,
-                "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
-                "reads": f.reads.iter().map(|lr| json!({
-                    "line": lr.line,
-                    "reads": lr.reads.iter().enumerate().map(|(k, r)| {
-                        let name = |v: u32| f.variables.get(v as usize).map(|v| v.name.clone()).unwrap_or_default();
-                        let index = match &r.index {
-                            ReadIndex::None => json!(null),
-                            ReadIndex::Var(v) => json!({"variable": name(*v)}),
-                            ReadIndex::Const(c) => json!({"constant": c}),
-                            ReadIndex::Expr(e) => json!({"expression": e}),
-                        };
-                        let access = lr.costs.get(k).map(|c| {
-                            let reuse = match c.reuse {
-                                Reuse::Fixed => json!("fixed"),
-                                Reuse::Invariant => json!("invariant"),
-                                Reuse::Stride(s) => json!({"stride": s}),
-                                Reuse::Irregular => json!("irregular"),
-                                Reuse::NoLoop => json!("no loop"),
-                                Reuse::Recent => json!("recent"),
-                                Reuse::Rows { trip, stride } => {
-                                    json!({"rows": {"trip": trip, "stride": stride}})
-                                }
-                                Reuse::Row {
-                                    stride,
-                                    trip,
-                                    pitch,
-                                } => {
-                                    json!({"row": {"stride": stride, "trip": trip, "pitch": pitch}})
-                                }
-                            };
-                            json!({"reuse": reuse, "footprint": c.footprint, "sweep": c.sweep, "swept_before": c.swept_before})
-                        });
-                        json!({"variable": name(r.variable), "index": index, "access": access})
-                    }).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    json!({ "functions": functions })
 }
 
 /// Errors of the analyze step as a whole.
