@@ -22,27 +22,7 @@ const MAX_FROM_PATHS: usize = 8;
 
 pub(super) fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> SideEffects {
     let nv = vars.out.len();
-    let members = &classes.members;
     let (reads_param, reads_param_explicit) = (&reach.reads_param, &reach.reads_param_explicit);
-    // Root (through containers) of a variable.
-    let root_of = |vars: &Vec<Variable>, mut v: u32| -> u32 {
-        for _ in 0..64 {
-            match vars[v as usize].parent {
-                Some(p) => v = p,
-                None => break,
-            }
-        }
-        v
-    };
-    let root_param = |vars: &Vec<Variable>, v: u32| -> Option<u32> {
-        let r = &vars[root_of(vars, v) as usize];
-        if r.kind == VarKind::Param {
-            r.param_index
-        } else {
-            None
-        }
-    };
-
     let param_is_pointer: BTreeSet<u32> = vars
         .out
         .iter()
@@ -114,16 +94,46 @@ pub(super) fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> Sid
             }
         }
     }
+    let param_aliases = param_alias_pairs(&vars.out, &classes.members);
+    (side, param_aliases)
+}
+
+/// Root (through containers) of a variable.
+fn root_of(vars: &[Variable], mut v: u32) -> u32 {
+    for _ in 0..64 {
+        match vars[v as usize].parent {
+            Some(p) => v = p,
+            None => break,
+        }
+    }
+    v
+}
+
+/// The parameter whose memory a variable is (or is a field of).
+fn root_param(vars: &[Variable], v: u32) -> Option<u32> {
+    let r = &vars[root_of(vars, v) as usize];
+    if r.kind == VarKind::Param {
+        r.param_index
+    } else {
+        None
+    }
+}
+
+/// The parameter alias pairs of the alias classes `classes`.
+fn param_alias_pairs(
+    vars: &[Variable],
+    classes: &[Vec<u32>],
+) -> BTreeSet<(u32, String, u32, String)> {
     // Parameter aliases, with the field path of each side (`this.mesh_`
     // holds what `mesh` points to: `(".mesh_", "")`).
     let mut param_aliases: BTreeSet<(u32, String, u32, String)> = BTreeSet::new();
-    for members in members {
+    for members in classes {
         let ps: BTreeSet<(u32, String)> = members
             .iter()
             .filter_map(|&m| {
-                let p = root_param(&vars.out, m)?;
-                let root_name = &vars.out[root_of(&vars.out, m) as usize].name;
-                let path = vars.out[m as usize]
+                let p = root_param(vars, m)?;
+                let root_name = &vars[root_of(vars, m) as usize].name;
+                let path = vars[m as usize]
                     .name
                     .strip_prefix(root_name.as_str())
                     .unwrap_or("")
@@ -140,5 +150,5 @@ pub(super) fn side_effects(vars: &Vars, classes: &Classes, reach: &Reach) -> Sid
             }
         }
     }
-    (side, param_aliases)
+    param_aliases
 }
