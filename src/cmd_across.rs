@@ -1,6 +1,7 @@
 //! `blame diff` and `blame scaling`: blame across runs.
 
 use crate::cmd_post::{emit, results_of, RowFilters};
+use crate::failure::Failure;
 use anyhow::{bail, Context, Result};
 use blame_report::across::{diff, scaling};
 use blame_report::render;
@@ -159,7 +160,7 @@ fn wall_seconds(run: &Path) -> Option<f64> {
     (m.end_unix_ns > m.start_unix_ns).then(|| (m.end_unix_ns - m.start_unix_ns) as f64 * 1e-9)
 }
 
-pub fn run_scaling(args: ScalingArgs) -> Result<()> {
+pub fn run_scaling(args: ScalingArgs) -> Result<(), Failure> {
     let filters = args.filters.filters(args.min_percent)?;
     let f = &args.filters;
     let params = params_per_run(&args.params, args.runs.len())?;
@@ -194,5 +195,8 @@ pub fn run_scaling(args: ScalingArgs) -> Result<()> {
             extrap_input: args.extrap_input.clone(),
         },
     )?;
-    emit(&render::render_scaling(&view, args.format), &args.output)
+    Ok(emit(
+        &render::render_scaling(&view, args.format),
+        &args.output,
+    )?)
 }

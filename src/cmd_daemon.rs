@@ -1,6 +1,7 @@
 //! `blame daemon run|status|flush|stop|job-begin|job-end`: arguments of the
 //! always-on recorder (crate `blame-daemon`) and of its control client.
 
+use crate::failure::Failure;
 use anyhow::Result;
 use blame_daemon::config::{Config, DEFAULT_SOCKET};
 use blame_daemon::control::{request, Reply, Request, Status};
@@ -82,18 +83,19 @@ struct MarkArgs {
     socket: PathBuf,
 }
 
-pub fn run(args: DaemonArgs) -> Result<()> {
-    match args.command {
-        DaemonCommand::Run(a) => run_daemon(a),
+pub fn run(args: DaemonArgs) -> Result<(), Failure> {
+    let done = match args.command {
+        DaemonCommand::Run(a) => return run_daemon(a),
         DaemonCommand::Status(c) => client(&c, Request::Status),
         DaemonCommand::Flush(c) => client(&c, Request::Flush),
         DaemonCommand::Stop(c) => client(&c, Request::Stop),
         DaemonCommand::JobBegin(m) => mark(m, true),
         DaemonCommand::JobEnd(m) => mark(m, false),
-    }
+    };
+    Ok(done?)
 }
 
-fn run_daemon(a: RunArgs) -> Result<()> {
+fn run_daemon(a: RunArgs) -> Result<(), Failure> {
     let mut cfg = match &a.config {
         Some(path) => Config::load(path)?,
         None => Config::default(),

@@ -1,8 +1,9 @@
 //! `blame record [-e EV] [-F HZ|-c N] [--call-graph hybrid|dwarf|fp] [-o DIR] -- CMD`
 //! and `blame record --pid PID [--duration S]`.
 
+use crate::failure::Failure;
 use anyhow::Result;
-use blame_sampler::{record, CallGraph, RecordError, RecordOptions, SamplerKind, Target};
+use blame_sampler::{record, CallGraph, RecordOptions, SamplerKind, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -67,14 +68,14 @@ pub struct RecordArgs {
     pub command: Vec<String>,
 }
 
-fn usage(text: &str) -> anyhow::Error {
-    RecordError::Usage(text.into()).into()
+fn usage(text: &str) -> Failure {
+    Failure::usage(text)
 }
 
 /// The exit status of `blame record`, as perf's: the recorded command's
 /// (128+N when a signal N killed it), 127 when it was not found, 126 when it
 /// could not be executed, 1 when recording failed, 2 for a usage error.
-pub fn run(args: RecordArgs) -> Result<ExitCode> {
+pub fn run(args: RecordArgs) -> Result<ExitCode, Failure> {
     let duration = match args.duration {
         Some(s) if !(s.is_finite() && s > 0.0 && s < 1e9) => {
             return Err(usage(&format!(

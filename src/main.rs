@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 use clap::{Parser, Subcommand};
+use failure::Failure;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -84,6 +85,7 @@ mod cmd_daemon;
 mod cmd_export;
 mod cmd_post;
 mod cmd_record;
+mod failure;
 mod post_config;
 
 fn main() -> ExitCode {
@@ -98,18 +100,18 @@ fn main() -> ExitCode {
     ) {
         remove_temporaries_on_signals();
     }
-    let result = match cli.command {
+    let result: Result<(), Failure> = match cli.command {
         Command::Record(args) => match cmd_record::run(args) {
             Ok(status) => return status,
             Err(e) => Err(e),
         },
-        Command::Check(args) => cmd_check::run(args),
-        Command::Post(args) => cmd_post::run_post(args),
-        Command::Merge(args) => cmd_post::run_merge(args),
-        Command::Report(args) => cmd_post::run_report(args),
-        Command::Dump(args) => cmd_post::run_dump(args),
-        Command::Export(args) => cmd_export::run(args),
-        Command::Diff(args) => cmd_across::run_diff(args),
+        Command::Check(args) => cmd_check::run(args).map_err(Failure::from),
+        Command::Post(args) => cmd_post::run_post(args).map_err(Failure::from),
+        Command::Merge(args) => cmd_post::run_merge(args).map_err(Failure::from),
+        Command::Report(args) => cmd_post::run_report(args).map_err(Failure::from),
+        Command::Dump(args) => cmd_post::run_dump(args).map_err(Failure::from),
+        Command::Export(args) => cmd_export::run(args).map_err(Failure::from),
+        Command::Diff(args) => cmd_across::run_diff(args).map_err(Failure::from),
         Command::Scaling(args) => cmd_across::run_scaling(args),
         Command::Analyze(_) => return analyzer::run_analyze(),
         Command::Cc(args) => return cmd_cc::run(args),
@@ -118,25 +120,17 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // `blame dump run | head`: a closed pipe is not an error.
-        Err(e)
-            if e.chain().any(|c| {
+        Err(f)
+            if f.error().chain().any(|c| {
                 c.downcast_ref::<std::io::Error>()
                     .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             }) =>
         {
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("blame: error: {}", error_text(&e));
-            // Usage errors exit with 2, as perf's.
-            let usage = matches!(
-                e.downcast_ref::<blame_sampler::RecordError>(),
-                Some(blame_sampler::RecordError::Usage(_))
-            ) || matches!(
-                e.downcast_ref::<blame_daemon::DaemonError>(),
-                Some(blame_daemon::DaemonError::Usage(_))
-            );
-            ExitCode::from(if usage { 2 } else { 1 })
+        Err(f) => {
+            eprintln!("blame: error: {}", error_text(f.error()));
+            ExitCode::from(f.exit_status())
         }
     }
 }

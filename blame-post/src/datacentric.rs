@@ -44,12 +44,14 @@ pub enum SkidModel {
 
 impl SkidModel {
     /// Parses `lines:MEAN:SPREAD` or `insns:MEAN:SPREAD`.
-    pub fn parse(text: &str) -> Result<SkidModel, String> {
+    pub fn parse(text: &str) -> Result<SkidModel, BadSkid> {
+        let bad = |why| BadSkid {
+            text: text.to_string(),
+            why,
+        };
         let parts: Vec<&str> = text.split(':').collect();
         let [kind, mean, spread] = parts.as_slice() else {
-            return Err(format!(
-                "--skid {text}: expected lines:MEAN:SPREAD or insns:MEAN:SPREAD, e.g. lines:1:1"
-            ));
+            return Err(bad(SkidProblem::Form));
         };
         let unit = if *kind == "insns" {
             "instructions"
@@ -57,19 +59,40 @@ impl SkidModel {
             "lines"
         };
         let model = LineSkid {
-            mean: mean
-                .parse()
-                .map_err(|_| format!("--skid {text}: MEAN must be a whole number of {unit}"))?,
+            mean: mean.parse().map_err(|_| bad(SkidProblem::Mean { unit }))?,
             spread: spread
                 .parse()
-                .map_err(|_| format!("--skid {text}: SPREAD must be a whole number of {unit}"))?,
+                .map_err(|_| bad(SkidProblem::Spread { unit }))?,
         };
         match *kind {
             "lines" => Ok(SkidModel::Lines(model)),
             "insns" => Ok(SkidModel::Instructions(model)),
-            _ => Err(format!("--skid {text}: the unit is lines or insns")),
+            _ => Err(bad(SkidProblem::Unit)),
         }
     }
+}
+
+/// Why a `--skid` is no skid model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--skid {text}: {why}")]
+pub struct BadSkid {
+    pub text: String,
+    pub why: SkidProblem,
+}
+
+/// What is wrong with a `--skid`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SkidProblem {
+    #[error("expected lines:MEAN:SPREAD or insns:MEAN:SPREAD, e.g. lines:1:1")]
+    Form,
+    #[error("MEAN must be a whole number of {unit}")]
+    Mean { unit: &'static str },
+    #[error("SPREAD must be a whole number of {unit}")]
+    Spread { unit: &'static str },
+    #[error("the unit is lines or insns")]
+    Unit,
+    #[error("expected a model in lines here")]
+    NotInLines,
 }
 
 impl LineSkid {
@@ -77,12 +100,13 @@ impl LineSkid {
     pub const DISSERTATION: LineSkid = LineSkid { mean: 1, spread: 1 };
 
     /// Parses `lines:MEAN:SPREAD`.
-    pub fn parse(text: &str) -> Result<LineSkid, String> {
+    pub fn parse(text: &str) -> Result<LineSkid, BadSkid> {
         match SkidModel::parse(text)? {
             SkidModel::Lines(l) => Ok(l),
-            SkidModel::Instructions(_) => {
-                Err(format!("--skid {text}: expected a model in lines here"))
-            }
+            SkidModel::Instructions(_) => Err(BadSkid {
+                text: text.to_string(),
+                why: SkidProblem::NotInLines,
+            }),
         }
     }
 

@@ -24,8 +24,12 @@ pub enum PostError {
     #[error(transparent)]
     Import(#[from] blame_capture::ImportError),
     /// A recorder still writes the run directory (its lock's holder named).
-    #[error("{0}")]
-    Busy(String),
+    #[error("{lock}")]
+    Busy {
+        dir: PathBuf,
+        #[source]
+        lock: std::io::Error,
+    },
     #[error("{}: no sample streams (*.bnode, *.bstream) here; record one with `blame record -o {} -- CMD`", dir.display(), dir.display())]
     NoSampleFiles { dir: PathBuf },
     /// `--strict` and damage: `what` says where, `instead` what post does
@@ -60,7 +64,10 @@ pub enum PostError {
     },
     /// A stream whose stack table is broken (`--strict`, or not damaged).
     #[error("{}: {reason}", path.display())]
-    BadStacks { path: PathBuf, reason: String },
+    BadStacks {
+        path: PathBuf,
+        reason: SampleRefused,
+    },
     #[error("--shard {text:?}: expected I/N, e.g. 0/4")]
     ShardSyntax { text: String },
     #[error("shard {index}/{count}: the index must be below the count, counting from 0 (e.g. --shard 0/4)")]
@@ -82,6 +89,15 @@ pub enum PostError {
     NothingToMerge,
     #[error("{name}: the process table in its header does not decode; re-run `blame post` for it")]
     CorruptProcessTable { name: String },
+}
+
+/// Why a stream's sample or stack node is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SampleRefused {
+    #[error("a sample refers to event {event}, which the stream never defines")]
+    UndefinedEvent { event: u16 },
+    #[error(transparent)]
+    Stack(#[from] blame_formats::error::StackTableRefused),
 }
 
 pub type Result<T, E = PostError> = std::result::Result<T, E>;

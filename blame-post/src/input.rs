@@ -8,7 +8,9 @@
 
 use crate::by_address::{DirectTarget, HeapBlocks};
 use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
-use crate::error::{io, PostError, Result, Warning, SKIPS_THE_DAMAGE, USES_OTHER_STREAMS};
+use crate::error::{
+    io, PostError, Result, SampleRefused, Warning, SKIPS_THE_DAMAGE, USES_OTHER_STREAMS,
+};
 use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
 use crate::shard::ShardSpec;
 use crate::skid_insns::{instruction_window, InsnWindow};
@@ -292,7 +294,10 @@ impl Run {
         let lock = RunDirLock::read(dir)
             .map(Some)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::WouldBlock => PostError::Busy(e.to_string()),
+                std::io::ErrorKind::WouldBlock => PostError::Busy {
+                    dir: dir.to_path_buf(),
+                    lock: e,
+                },
                 _ => io(dir)(e),
             })?;
         let found = run_dir::sample_files(dir).map_err(io(dir))?;
@@ -840,13 +845,11 @@ impl Run {
         // Samples whose stack lost a node with a skipped chunk, or that name
         // a stack or event the stream never defines: dropped when
         // salvaging, an error otherwise.
-        let usable = |stack: u32, event: u16| -> std::result::Result<bool, String> {
+        let usable = |stack: u32, event: u16| -> std::result::Result<bool, SampleRefused> {
             if event as usize >= map_event.len() {
-                return Err(format!(
-                    "a sample refers to event {event}, which the stream never defines"
-                ));
+                return Err(SampleRefused::UndefinedEvent { event });
             }
-            stacks.check(stack)
+            Ok(stacks.check(stack)?)
         };
         let mut dropped = 0.0;
         let mut refused = None;
@@ -1457,7 +1460,7 @@ fn tally_stream(
                 if let Err(reason) = t.stacks.push(n) {
                     return Err(PostError::BadStacks {
                         path: path.to_path_buf(),
-                        reason,
+                        reason: reason.into(),
                     });
                 }
                 t.parents.resize(n.id as usize, (u32::MAX, 0));

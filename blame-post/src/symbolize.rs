@@ -9,7 +9,7 @@
 
 use crate::error::{hex, PostError, Result, Warning};
 use crate::fde_functions::range_holding;
-use blame_capture::locate::{debug_file, locate, with_object, VDSO_MAPPING};
+use blame_capture::locate::{debug_file, locate, with_object, ObjectError, VDSO_MAPPING};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
@@ -570,7 +570,7 @@ pub fn fold_startup<T>(stack: &mut Vec<T>, kind: impl Fn(&T) -> StartupKind) -> 
 
 /// The symbols of an object as (start, end, name), sorted by start; a
 /// symbol without a size (`_start`) ends where the next one starts.
-fn read_function_symbols(path: &Path) -> std::result::Result<Vec<(u64, u64, String)>, String> {
+fn read_function_symbols(path: &Path) -> std::result::Result<Vec<(u64, u64, String)>, ObjectError> {
     with_object(path, |file| {
         file.symbol_map()
             .symbols()
@@ -586,7 +586,7 @@ fn read_function_symbols(path: &Path) -> std::result::Result<Vec<(u64, u64, Stri
     })
 }
 
-fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
+fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, OpenObjectError> {
     let (segments, has_debug_info) = with_object(path, |file| {
         let segments = file
             .segments()
@@ -597,7 +597,9 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
             .collect();
         (segments, file.section_by_name(".debug_line").is_some())
     })?;
-    let loader = addr2line::Loader::new(path).map_err(|e| e.to_string())?;
+    let loader = addr2line::Loader::new(path).map_err(|e| OpenObjectError::DebugInfo {
+        reason: e.to_string(),
+    })?;
     Ok(ObjectSymbols {
         path: path.to_path_buf(),
         loader,
@@ -611,7 +613,7 @@ fn open_object(path: &Path) -> std::result::Result<ObjectSymbols, String> {
     })
 }
 
-fn read_symbol_tables(path: &Path) -> std::result::Result<SymbolTables, String> {
+fn read_symbol_tables(path: &Path) -> std::result::Result<SymbolTables, ObjectError> {
     with_object(path, |file| {
         let mut data: Vec<(u64, u64, String)> = file
             .symbols()
@@ -633,13 +635,23 @@ fn read_symbol_tables(path: &Path) -> std::result::Result<SymbolTables, String> 
     })
 }
 
-fn read_code(path: &Path) -> std::result::Result<Vec<(u64, Vec<u8>)>, String> {
+fn read_code(path: &Path) -> std::result::Result<Vec<(u64, Vec<u8>)>, ObjectError> {
     with_object(path, |file| {
         file.sections()
             .filter(|sec| sec.kind() == object::SectionKind::Text)
             .filter_map(|sec| sec.data().ok().map(|d| (sec.address(), d.to_vec())))
             .collect()
     })
+}
+
+/// Why a binary's symbols cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum OpenObjectError {
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+    /// addr2line's loader gives its error only as text.
+    #[error("{reason}")]
+    DebugInfo { reason: String },
 }
 
 /// One demangler for every stage (`blame_formats::names`).

@@ -61,11 +61,20 @@ pub fn locate(search_dirs: &[PathBuf], recorded: &str, build_id: &[u8]) -> Optio
 pub fn with_object<T>(
     path: &Path,
     f: impl FnOnce(&object::File<'_, &object::ReadCache<std::fs::File>>) -> T,
-) -> Result<T, String> {
-    let file = blame_formats::files::open_regular(path).map_err(|e| e.to_string())?;
+) -> Result<T, ObjectError> {
+    let file = blame_formats::files::open_regular(path).map_err(ObjectError::Open)?;
     let cache = object::ReadCache::new(file);
-    let parsed = object::File::parse(&cache).map_err(|e| format!("not an object file: {e}"))?;
+    let parsed = object::File::parse(&cache).map_err(ObjectError::NotObject)?;
     Ok(f(&parsed))
+}
+
+/// Why a file's object cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ObjectError {
+    #[error("{0}")]
+    Open(#[source] std::io::Error),
+    #[error("not an object file: {0}")]
+    NotObject(#[source] object::Error),
 }
 
 /// The GNU build-id of an object file (`None`: unreadable, not an object, or none).

@@ -6,7 +6,7 @@
 //! planted (a symlink to /etc/shadow) is opened with the user's rights
 //! only, and new files belong to the user and count against their quota.
 
-use crate::DaemonError;
+use crate::{DaemonError, DaemonUsage};
 use nix::unistd::{Gid, Uid};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -23,18 +23,18 @@ pub fn prepare_base(dir: &Path) -> Result<(), DaemonError> {
     }
     let meta = std::fs::symlink_metadata(dir).map_err(|e| DaemonError::io(dir, e))?;
     if !meta.is_dir() {
-        return Err(DaemonError::Usage(format!(
-            "{}: not a directory (a symlink is refused: the daemon never follows links it did not create)",
-            dir.display()
-        )));
+        return Err(DaemonUsage::BaseNotDir {
+            dir: dir.to_path_buf(),
+        }
+        .into());
     }
     if meta.uid() != 0 || meta.mode() & 0o022 != 0 {
-        return Err(DaemonError::Usage(format!(
-            "{}: must belong to root and not be writable by group or others (it is uid {}, mode {:o}): users could plant files the daemon writes through",
-            dir.display(),
-            meta.uid(),
-            meta.mode() & 0o7777
-        )));
+        return Err(DaemonUsage::BaseNotRoots {
+            dir: dir.to_path_buf(),
+            uid: meta.uid(),
+            mode: meta.mode() & 0o7777,
+        }
+        .into());
     }
     Ok(())
 }

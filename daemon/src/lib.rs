@@ -35,8 +35,8 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum DaemonError {
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(#[from] DaemonUsage),
     #[error("{path}: {error}")]
     Io {
         path: PathBuf,
@@ -45,9 +45,39 @@ pub enum DaemonError {
     #[error("configuration {path}: {message}")]
     Config { path: PathBuf, message: String },
     #[error("sampling every CPU: {0}")]
-    Sampler(String),
+    Sampler(#[source] SamplerSetup),
     #[error("control socket {path}: {message}")]
     Control { path: PathBuf, message: String },
+}
+
+/// What the daemon's settings or its invocation ask that cannot be done.
+#[derive(Debug, Error)]
+pub enum DaemonUsage {
+    #[error(transparent)]
+    Config(#[from] config::ConfigProblem),
+    #[error("blame daemon runs as root: it samples every user's processes and gives each job's run directory to its user")]
+    NotRoot,
+    #[error("{}: another blame daemon uses this directory", dir.display())]
+    DirInUse { dir: PathBuf },
+    #[error("{}: not a directory (a symlink is refused: the daemon never follows links it did not create)", dir.display())]
+    BaseNotDir { dir: PathBuf },
+    #[error("{}: must belong to root and not be writable by group or others (it is uid {uid}, mode {mode:o}): users could plant files the daemon writes through", dir.display())]
+    BaseNotRoots { dir: PathBuf, uid: u32, mode: u32 },
+    #[error(transparent)]
+    Events(#[from] blame_sampler::events::BadEvent),
+    #[error(transparent)]
+    CallGraph(#[from] blame_sampler::BadCallGraph),
+}
+
+/// What failed setting up the node-wide sampler.
+#[derive(Debug, Error)]
+pub enum SamplerSetup {
+    #[error("signal handlers: {0}")]
+    Signals(#[source] std::io::Error),
+    #[error(transparent)]
+    Open(#[from] blame_sampler::perf::OpenFailure),
+    #[error(transparent)]
+    Enable(#[from] blame_sampler::RecordError),
 }
 
 impl DaemonError {

@@ -58,18 +58,30 @@ pub fn state_path(base: &Path) -> PathBuf {
 
 /// The saved state, or an empty one (first start, or a damaged file: said
 /// by the caller through `Err`).
-pub fn load(base: &Path) -> Result<Option<SavedState>, String> {
+pub fn load(base: &Path) -> Result<Option<SavedState>, StateUnreadable> {
     let path = state_path(base);
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-            format!(
-                "{}: unreadable ({e}); gaps before this start are not counted",
-                path.display()
-            )
-        }),
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|error| StateUnreadable::Damaged { path, error }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Err(error) => Err(StateUnreadable::Io { path, error }),
     }
+}
+
+/// Why the saved state is not read (the daemon starts without it).
+#[derive(Debug, thiserror::Error)]
+pub enum StateUnreadable {
+    #[error("{}: unreadable ({error}); gaps before this start are not counted", path.display())]
+    Damaged {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
+    #[error("{}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
 }
 
 pub fn save(base: &Path, state: &SavedState) -> std::io::Result<()> {
@@ -179,7 +191,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(private_dir(dir.path())).unwrap();
         std::fs::write(state_path(dir.path()), b"{not json").unwrap();
-        assert!(load(dir.path()).unwrap_err().contains("unreadable"));
+        assert!(load(dir.path())
+            .unwrap_err()
+            .to_string()
+            .contains("unreadable"));
         let s = SavedState {
             saved_unix_ns: 3,
             rate_hz: 49,

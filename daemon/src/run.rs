@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::control::{self, Reply, Request, Server};
 use crate::restart;
 use crate::router::Router;
-use crate::{job_dir, DaemonError};
+use crate::{job_dir, DaemonError, DaemonUsage, SamplerSetup};
 use blame_sampler::events::parse_events;
 use blame_sampler::perf::{PerfConfig, PerfSession, Scope};
 use blame_sampler::procfs;
@@ -25,12 +25,9 @@ pub struct Summary {
 }
 
 pub fn run(cfg: Config, blame_exe: PathBuf, say: &dyn Fn(&str)) -> Result<Summary, DaemonError> {
-    cfg.check()
-        .map_err(|problem| DaemonError::Usage(problem.to_string()))?;
+    cfg.check().map_err(DaemonUsage::from)?;
     if !nix::unistd::geteuid().is_root() {
-        return Err(DaemonError::Usage(
-            "blame daemon runs as root: it samples every user's processes and gives each job's run directory to its user".into(),
-        ));
+        return Err(DaemonUsage::NotRoot.into());
     }
     job_dir::prepare_base(&cfg.dir)?;
     let private = restart::private_dir(&cfg.dir);
@@ -43,11 +40,8 @@ pub fn run(cfg: Config, blame_exe: PathBuf, say: &dyn Fn(&str)) -> Result<Summar
     let lock_path = private.join("lock");
     let _lock = blame_formats::lock::WriterLock::try_take(&lock_path)
         .map_err(|e| DaemonError::io(&lock_path, e))?
-        .ok_or_else(|| {
-            DaemonError::Usage(format!(
-                "{}: another blame daemon uses this directory",
-                cfg.dir.display()
-            ))
+        .ok_or_else(|| DaemonUsage::DirInUse {
+            dir: cfg.dir.clone(),
         })?;
     let server = Server::bind(&cfg.socket, cfg.socket_group.as_deref())?;
 
@@ -55,13 +49,13 @@ pub fn run(cfg: Config, blame_exe: PathBuf, say: &dyn Fn(&str)) -> Result<Summar
     let hup = Arc::new(AtomicUsize::new(0));
     for sig in [libc::SIGINT, libc::SIGTERM] {
         signal_hook::flag::register_usize(sig, stop.clone(), sig as usize)
-            .map_err(|e| DaemonError::Sampler(format!("signal handlers: {e}")))?;
+            .map_err(|e| DaemonError::Sampler(SamplerSetup::Signals(e)))?;
     }
     signal_hook::flag::register_usize(libc::SIGHUP, hup.clone(), 1)
-        .map_err(|e| DaemonError::Sampler(format!("signal handlers: {e}")))?;
+        .map_err(|e| DaemonError::Sampler(SamplerSetup::Signals(e)))?;
 
-    let events = parse_events(&cfg.event).map_err(DaemonError::Usage)?;
-    let call_graph: CallGraph = cfg.call_graph.parse().map_err(DaemonError::Usage)?;
+    let events = parse_events(&cfg.event).map_err(DaemonUsage::from)?;
+    let call_graph: CallGraph = cfg.call_graph.parse().map_err(DaemonUsage::from)?;
     let stack_size = match call_graph {
         CallGraph::Hybrid => blame_sampler::HYBRID_STACK_SIZE,
         CallGraph::Dwarf => blame_sampler::DWARF_STACK_SIZE,
@@ -77,7 +71,7 @@ pub fn run(cfg: Config, blame_exe: PathBuf, say: &dyn Fn(&str)) -> Result<Summar
         data_addresses: false,
     };
     let mut session = PerfSession::open(&perf_cfg, Scope::SystemWide, false)
-        .map_err(|e| DaemonError::Sampler(format!("{e:?}")))?;
+        .map_err(|e| DaemonError::Sampler(e.into()))?;
     let page_kib = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
         .ok()
         .flatten()
@@ -96,11 +90,11 @@ pub fn run(cfg: Config, blame_exe: PathBuf, say: &dyn Fn(&str)) -> Result<Summar
     match restart::load(&cfg.dir) {
         Ok(Some(saved)) => router.resume(saved),
         Ok(None) => {}
-        Err(e) => say(&e),
+        Err(e) => say(&e.to_string()),
     }
     session
         .enable()
-        .map_err(|e| DaemonError::Sampler(e.to_string()))?;
+        .map_err(|e| DaemonError::Sampler(e.into()))?;
     say(&format!(
         "sampling {} at {} Hz on {} CPUs into {}; control socket {}",
         cfg.event,

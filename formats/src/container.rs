@@ -24,7 +24,7 @@
 //! damaged chunk is skipped and reading resumes at the next chunk whose
 //! header and checksum are valid.
 
-use crate::error::{FormatError, Result};
+use crate::error::{BadChunkHeader, FormatError, Result};
 pub(crate) use crate::record_bytes::codec;
 pub use crate::record_bytes::MAX_RECORD_MEMORY;
 use crate::record_bytes::{RecordBytes, RecordFault};
@@ -277,21 +277,25 @@ impl ChunkHeader {
     /// Parses a chunk header; why it cannot be one otherwise.
     pub fn parse(
         head: &[u8; CHUNK_HEADER_LEN as usize],
-    ) -> std::result::Result<ChunkHeader, String> {
+    ) -> std::result::Result<ChunkHeader, BadChunkHeader> {
         let field =
             |i: usize| u32::from_le_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
         let (magic, clen, ulen, count, crc) = (field(0), field(1), field(2), field(3), field(4));
         if magic != CHUNK_MAGIC {
-            return Err(format!("bad chunk marker {magic:#010x}"));
+            return Err(BadChunkHeader::Marker { found: magic });
         }
         if ulen > MAX_CHUNK_BYTES || clen > MAX_CHUNK_BYTES.saturating_add(1 << 16) {
-            return Err(format!("chunk claims {ulen} bytes ({clen} compressed), over the {MAX_CHUNK_BYTES} byte limit"));
+            return Err(BadChunkHeader::TooLarge {
+                ulen,
+                clen,
+                limit: MAX_CHUNK_BYTES,
+            });
         }
         if count as u64 > ulen as u64 {
-            return Err(format!("chunk claims {count} records in {ulen} bytes"));
+            return Err(BadChunkHeader::TooManyRecords { count, ulen });
         }
         if count == 0 && ulen != 0 {
-            return Err(format!("end marker (0 records) with a {ulen} byte payload"));
+            return Err(BadChunkHeader::EndWithPayload { ulen });
         }
         Ok(ChunkHeader {
             clen,
@@ -378,12 +382,12 @@ impl Chunk {
     }
 
     /// The error of a record of this chunk that does not decode or does not fit.
-    pub fn corrupt(&self, path: &Path, reason: String) -> FormatError {
+    pub fn corrupt(&self, path: &Path, reason: impl std::fmt::Display) -> FormatError {
         FormatError::CorruptChunk {
             path: path.to_path_buf(),
             chunk: self.index,
             offset: self.offset,
-            reason,
+            reason: reason.to_string(),
         }
     }
 }
@@ -486,7 +490,7 @@ impl RawChunk {
             path: path.to_path_buf(),
             chunk: self.index,
             offset: self.offset,
-            reason,
+            reason: reason.to_string(),
         };
         let ulen = self.uncompressed_len as usize;
         // The zstd frame states its own size: check it against the chunk
@@ -808,7 +812,7 @@ impl<R: Read> ContainerReader<R> {
             Ok(h) => h,
             Err(reason) => {
                 self.failed = Some((start, head.to_vec()));
-                return Err(corrupt(&self.path, reason));
+                return Err(corrupt(&self.path, reason.to_string()));
             }
         };
         let compressed = self.read_body(h.clen)?;

@@ -2,7 +2,7 @@
 //! written by `blame post` (one file per shard) and reduced by `blame merge`.
 
 use crate::container::{encode_f64s, encode_u32s, write_atomic_led, ContainerReader, Kind};
-use crate::error::{FormatError, Result};
+use crate::error::{FormatError, RecordRefused, Result};
 use crate::files::open_regular;
 use crate::stream::EventDesc;
 use bincode::{Decode, Encode};
@@ -1368,26 +1368,16 @@ impl Results {
             .and_then(|p| p.rank)
     }
 
-    /// For what needs each rank's calling contexts (`what`): an error
-    /// message when this result has them summed over ranks, naming the
-    /// results to use instead; `None` when it has them per process.
-    pub fn per_rank_contexts_missing(&self, what: &str) -> Option<String> {
+    /// For what needs each rank's calling contexts (`what`): the refusal
+    /// when this result has them summed over ranks, naming the results to
+    /// use instead; `None` when it has them per process.
+    pub fn per_rank_contexts_missing(&self, what: &str) -> Option<PerRankContextsMissing> {
         let summed = self.header.summed.as_ref()?;
-        let ranks = self.header.processes.iter().filter(|p| !p.launcher).count();
-        let from = if summed.from.is_empty() {
-            "the results it was merged from (merged in memory: their names were not kept)"
-                .to_string()
-        } else {
-            format!(
-                "one of the results it was merged from: {}",
-                summed.from.join(", ")
-            )
-        };
-        Some(format!(
-            "{what} needs the calling contexts of each rank, but these results were merged with \
-             `blame merge --sum-contexts`: their calling contexts are summed over the {ranks} \
-             ranks (variables and functions are still per rank); use {from}"
-        ))
+        Some(PerRankContextsMissing {
+            what: what.to_string(),
+            ranks: self.header.processes.iter().filter(|p| !p.launcher).count(),
+            merged_from: summed.from.clone(),
+        })
     }
 
     /// The frames of stack `stack`, innermost first.
@@ -1479,7 +1469,7 @@ impl Results {
         let mut old = (r.version < 4).then(OldLayout::default);
         let mut paths = PathsRead::default();
         while let Some(chunk) = r.next_chunk()? {
-            let corrupt = |reason: String| chunk.corrupt(path, reason);
+            let corrupt = |reason: RecordRefused| chunk.corrupt(path, reason);
             // Records are decoded straight from the chunk's bytes into
             // `out`. Old records are converted one at a time, each after the
             // records before it are in `out` (a context names a variable
@@ -1505,7 +1495,7 @@ impl Results {
         paths: &mut PathsRead,
         rec: ResultRecord,
         check: &RecordCheck,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         match rec {
             ResultRecord::Variable(v) => {
                 check.values(&v.values)?;
@@ -1714,26 +1704,27 @@ impl RecordCheck {
 
     /// Call paths, and stacks naming them, exist from version 8.
     #[inline]
-    fn paths_exist(&self) -> std::result::Result<(), String> {
+    fn paths_exist(&self) -> std::result::Result<(), RecordRefused> {
         match self.paths {
             true => Ok(()),
-            false => {
-                Err("a call path or a stack naming one in a result older than version 8".into())
-            }
+            false => Err(RecordRefused::PathsBeforeVersion8),
         }
     }
 
     #[inline]
-    fn process(&self, p: u32) -> std::result::Result<(), String> {
+    fn process(&self, p: u32) -> std::result::Result<(), RecordRefused> {
         if p < self.processes {
             Ok(())
         } else {
-            Err(format!("refers to process {p} of {}", self.processes))
+            Err(RecordRefused::Process {
+                process: p,
+                processes: self.processes,
+            })
         }
     }
 
     #[inline]
-    fn context_process(&self, p: u32) -> std::result::Result<(), String> {
+    fn context_process(&self, p: u32) -> std::result::Result<(), RecordRefused> {
         if self.summed && p == ALL_RANKS {
             Ok(())
         } else {
@@ -1742,7 +1733,7 @@ impl RecordCheck {
     }
 
     /// A variable's or function's values.
-    pub(crate) fn values(&self, values: &[ProcessValue]) -> std::result::Result<(), String> {
+    pub(crate) fn values(&self, values: &[ProcessValue]) -> std::result::Result<(), RecordRefused> {
         values.iter().try_for_each(|v| self.process(v.process))
     }
 
@@ -1752,7 +1743,7 @@ impl RecordCheck {
         process: u32,
         ids: &[u32],
         frames: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         // The largest id, not the first out of range: a loop the compiler
         // vectorizes (every stack of every result read is checked).
         self.stack_of_largest(process, ids.iter().copied().max(), frames)
@@ -1765,7 +1756,7 @@ impl RecordCheck {
         ids: &[u32],
         frames: usize,
         stacks: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         self.path_of_largest(ids.iter().copied().max(), frames, stacks)
     }
 
@@ -1776,12 +1767,12 @@ impl RecordCheck {
         largest: Option<u32>,
         frames: usize,
         stacks: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         self.paths_exist()?;
         Self::frame_ids("path", largest, frames)?;
         match stacks {
             0 => Ok(()),
-            _ => Err(format!("a call path after {stacks} stacks")),
+            _ => Err(RecordRefused::PathAfterStacks { stacks }),
         }
     }
 
@@ -1789,14 +1780,16 @@ impl RecordCheck {
     /// frames are read before it.
     #[inline]
     fn frame_ids(
-        what: &str,
+        what: &'static str,
         largest: Option<u32>,
         frames: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         match largest {
-            Some(f) if f as usize >= frames => {
-                Err(format!("{what} refers to frame {f} of {frames}"))
-            }
+            Some(f) if f as usize >= frames => Err(RecordRefused::Frame {
+                what,
+                frame: f,
+                frames,
+            }),
             _ => Ok(()),
         }
     }
@@ -1809,13 +1802,13 @@ impl RecordCheck {
         process: u32,
         path: Option<u32>,
         paths: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         self.paths_exist()?;
         self.context_process(process)?;
         match path {
             Some(p) if (p as usize) < paths => Ok(()),
-            Some(p) => Err(format!("stack refers to path {p} of {paths}")),
-            None => Err(format!("stack refers to a path out of range, of {paths}")),
+            Some(path) => Err(RecordRefused::Path { path, paths }),
+            None => Err(RecordRefused::PathOutOfRange { paths }),
         }
     }
 
@@ -1827,7 +1820,7 @@ impl RecordCheck {
         process: u32,
         largest: Option<u32>,
         frames: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         self.context_process(process)?;
         Self::frame_ids("stack", largest, frames)
     }
@@ -1839,7 +1832,7 @@ impl RecordCheck {
         c: &ContextBlame,
         stacks: usize,
         variables: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         // What is wrong is told apart out of line, from the fields' values:
         // the record stays in registers (a merge checks 10^6 contexts).
         let (variable, process, stack) = (c.variable, c.process, c.stack);
@@ -1859,17 +1852,46 @@ impl RecordCheck {
         stack: u32,
         stacks: usize,
         variables: usize,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), RecordRefused> {
         self.context_process(process)?;
         if stack as usize >= stacks {
-            return Err(format!("context refers to stack {stack} of {stacks}"));
+            return Err(RecordRefused::Stack { stack, stacks });
         }
         if variable as usize >= variables {
-            return Err(format!(
-                "context refers to variable {variable} of {variables}"
-            ));
+            return Err(RecordRefused::Variable {
+                variable,
+                variables,
+            });
         }
         Ok(())
+    }
+}
+
+/// What needs each rank's calling contexts, refused by results whose
+/// contexts are summed over ranks (`blame merge --sum-contexts`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} needs the calling contexts of each rank, but these results were merged with \
+         `blame merge --sum-contexts`: their calling contexts are summed over the {ranks} \
+         ranks (variables and functions are still per rank); use {}",
+    use_instead(merged_from)
+)]
+pub struct PerRankContextsMissing {
+    pub what: String,
+    /// The application's ranks the contexts are summed over.
+    pub ranks: usize,
+    /// The results merged (empty: merged in memory, names not kept).
+    pub merged_from: Vec<String>,
+}
+
+fn use_instead(merged_from: &[String]) -> String {
+    if merged_from.is_empty() {
+        "the results it was merged from (merged in memory: their names were not kept)".to_string()
+    } else {
+        format!(
+            "one of the results it was merged from: {}",
+            merged_from.join(", ")
+        )
     }
 }
 

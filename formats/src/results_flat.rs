@@ -7,7 +7,7 @@
 //! share it.
 //! The file layout is [`crate::results`]'; nothing here writes.
 
-use crate::error::{FormatError, Result};
+use crate::error::{FormatError, RecordRefused, Result};
 use crate::files::open_regular;
 use crate::results::{
     open_results_parts, path_after, shared_in_order, ContextBlame, FrameRef, FunctionBlame,
@@ -529,7 +529,7 @@ impl FlatReader {
         // A variable's or function's values, one record's at a time.
         let mut values = Vec::new();
         while let Some(chunk) = r.next_chunk()? {
-            let corrupt = |reason: String| chunk.corrupt(path, reason);
+            let corrupt = |reason: RecordRefused| chunk.corrupt(path, reason);
             // Every count takes eight bytes: room for all the chunk may
             // hold, so its stacks are appended without growing the vector
             // (frame ids are reserved per path or stack).

@@ -347,9 +347,9 @@ impl Default for CacheGeometry {
 impl CacheGeometry {
     /// Parses `L1D:LINE`, sizes in bytes with an optional K or M suffix
     /// (`48K:64`), as Linux prints them in sysfs.
-    pub fn parse(text: &str) -> std::result::Result<CacheGeometry, String> {
-        let usage = || {
-            format!("{text}: expected L1D:LINE, e.g. 32K:64 (L1 data cache and line size in bytes, K/M suffixes allowed)")
+    pub fn parse(text: &str) -> std::result::Result<CacheGeometry, BadCacheGeometry> {
+        let usage = || BadCacheGeometry::Form {
+            text: text.to_string(),
         };
         let (l1d, line) = text.split_once(':').ok_or_else(usage)?;
         let (l1d_bytes, line_bytes) = (
@@ -357,15 +357,30 @@ impl CacheGeometry {
             parse_size(line).ok_or_else(usage)?,
         );
         if line_bytes == 0 || l1d_bytes < line_bytes {
-            return Err(format!(
-                "{text}: the line ({line_bytes} bytes) must be non-zero and fit in the cache ({l1d_bytes} bytes)"
-            ));
+            return Err(BadCacheGeometry::LineDoesNotFit {
+                text: text.to_string(),
+                line_bytes,
+                l1d_bytes,
+            });
         }
         Ok(CacheGeometry {
             line_bytes,
             l1d_bytes,
         })
     }
+}
+
+/// Why a `--cache-geometry` is no cache geometry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadCacheGeometry {
+    #[error("{text}: expected L1D:LINE, e.g. 32K:64 (L1 data cache and line size in bytes, K/M suffixes allowed)")]
+    Form { text: String },
+    #[error("{text}: the line ({line_bytes} bytes) must be non-zero and fit in the cache ({l1d_bytes} bytes)")]
+    LineDoesNotFit {
+        text: String,
+        line_bytes: u64,
+        l1d_bytes: u64,
+    },
 }
 
 /// `48K`, `2048K`, `1M`, `64`: bytes.

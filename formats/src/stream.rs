@@ -8,7 +8,7 @@
 use crate::container::{
     encode_into, ContainerReader, ContainerWriter, Kind, RawChunk, Salvaged, Skipped,
 };
-use crate::error::{FormatError, Result};
+use crate::error::{FormatError, Result, StackTableRefused};
 use bincode::{Decode, Encode};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -1076,7 +1076,7 @@ pub fn salvage_from<S: ChunkSource>(
                 if let Err(reason) = table.push(node) {
                     out.stopped_by = Some(FormatError::Invalid {
                         context: path.display().to_string(),
-                        reason,
+                        reason: reason.to_string(),
                     });
                     break;
                 }
@@ -1091,7 +1091,7 @@ pub fn salvage_from<S: ChunkSource>(
                 Err(reason) => {
                     out.stopped_by = Some(FormatError::Invalid {
                         context: path.display().to_string(),
-                        reason,
+                        reason: reason.to_string(),
                     });
                     break;
                 }
@@ -1130,18 +1130,17 @@ impl Default for SalvagedStacks {
 impl SalvagedStacks {
     /// Adds a node. After damage, ids skipped over are holes; otherwise a
     /// node out of order is an error (the stream's writer broke its rules).
-    pub fn push(&mut self, node: StackNode) -> std::result::Result<(), String> {
+    pub fn push(&mut self, node: StackNode) -> std::result::Result<(), StackTableRefused> {
         let next = self.whole.len();
         if self.damaged && node.id as usize > next {
             self.whole.resize(node.id as usize, false);
         }
         if node.id as usize != self.whole.len() || node.parent >= node.id {
-            return Err(format!(
-                "stack node {} (parent {}) out of order after {} nodes",
-                node.id,
-                node.parent,
-                self.whole.len() - 1
-            ));
+            return Err(StackTableRefused::OutOfOrder {
+                id: node.id,
+                parent: node.parent,
+                nodes: self.whole.len() - 1,
+            });
         }
         self.whole.push(self.whole[node.parent as usize]);
         Ok(())
@@ -1150,11 +1149,11 @@ impl SalvagedStacks {
     /// True when stack `id` is whole, false when it passes through a hole
     /// (or was defined in skipped bytes); an error for an id never defined
     /// in an undamaged stream.
-    pub fn check(&self, id: u32) -> std::result::Result<bool, String> {
+    pub fn check(&self, id: u32) -> std::result::Result<bool, StackTableRefused> {
         match self.whole.get(id as usize) {
             Some(&whole) => Ok(whole),
             None if self.damaged => Ok(false),
-            None => Err(format!("sample refers to stack {id} before it is defined")),
+            None => Err(StackTableRefused::Undefined { id }),
         }
     }
 

@@ -90,7 +90,7 @@ pub fn html_with_memory(
     if let Some(refusal) =
         results.per_rank_contexts_missing("the HTML report (code tree and call paths by rank)")
     {
-        return Err(views::ViewError::Filter(refusal));
+        return Err(refusal.into());
     }
     let filters = Filters {
         event: event.map(str::to_string),
@@ -103,8 +103,7 @@ pub fn html_with_memory(
             ..filters.clone()
         },
     )?;
-    let e =
-        crate::views::event_index(results, Some(&view.event)).map_err(views::ViewError::Filter)?;
+    let e = crate::views::event_index(results, Some(&view.event))?;
     let memory = results.header.events.get(e).is_some_and(|x| x.memory);
     // Variables of the view, with per-process values for the rank filter.
     let nproc = results.header.processes.len();

@@ -96,43 +96,48 @@ impl SourceCache {
             }
         }
         if let Some(reason) = why {
-            self.left_out.insert(file.to_string(), reason);
+            self.left_out.insert(file.to_string(), reason.to_string());
         }
         None
     }
 
     /// The text of `real` (a resolved path) when a report may hold it.
-    fn allowed(&self, real: &Path) -> Result<String, String> {
+    fn allowed(&self, real: &Path) -> Result<String, LeftOut> {
         if !self.canonical_roots.iter().any(|r| real.starts_with(r)) {
-            return Err(format!(
-                "outside the source roots ({}); add --source-root to show it",
-                self.roots
-                    .iter()
-                    .map(|r| r.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            return Err(LeftOut::OutsideRoots {
+                roots: self.roots.clone(),
+            });
         }
-        let file = blame_formats::files::open_regular(real).map_err(|e| e.to_string())?;
-        let m = file.metadata().map_err(|e| e.to_string())?;
+        let file = blame_formats::files::open_regular(real).map_err(LeftOut::Unreadable)?;
+        let m = file.metadata().map_err(LeftOut::Unreadable)?;
         if blame_formats::files::fs_uid() == 0
             && m.mode() & 0o004 == 0
             && !(m.uid() != 0 && Some(m.uid()) == self.owner)
         {
-            return Err(
-                "not readable by every user nor the run owner's: root does not copy it into a report"
-                    .into(),
-            );
+            return Err(LeftOut::Private);
         }
         if m.len() > MAX_SOURCE_BYTES {
-            return Err(format!("larger than {} MiB", MAX_SOURCE_BYTES >> 20));
+            return Err(LeftOut::TooLarge);
         }
         let mut text = String::new();
         file.take(MAX_SOURCE_BYTES)
             .read_to_string(&mut text)
-            .map_err(|e| e.to_string())?;
+            .map_err(LeftOut::Unreadable)?;
         Ok(text)
     }
+}
+
+/// Why a source file is left out of a report.
+#[derive(Debug, thiserror::Error)]
+enum LeftOut {
+    #[error("outside the source roots ({}); add --source-root to show it", roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "))]
+    OutsideRoots { roots: Vec<PathBuf> },
+    #[error("{0}")]
+    Unreadable(#[source] std::io::Error),
+    #[error("not readable by every user nor the run owner's: root does not copy it into a report")]
+    Private,
+    #[error("larger than {} MiB", MAX_SOURCE_BYTES >> 20)]
+    TooLarge,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! results; what needs each rank's calling contexts refuses, naming the
 //! results to use instead.
 
-use crate::export::{export, ExportFormat};
+use crate::export::{export, ExportError, ExportFormat};
 use crate::tests::fixture;
 use crate::trees::{self, TreeKind};
 use crate::views::{self, Filters};
@@ -52,8 +52,10 @@ fn summed() -> Results {
     r
 }
 
-fn assert_refused(what: Result<Vec<u8>, String>, names: &str) {
-    let e = what.expect_err("a per-rank export of summed contexts is refused");
+fn assert_refused(what: Result<Vec<u8>, ExportError>, names: &str) {
+    let e = what
+        .expect_err("a per-rank export of summed contexts is refused")
+        .to_string();
     assert!(e.contains(names), "{e}");
     assert!(e.contains("--sum-contexts"), "{e}");
     assert!(e.contains("node-0.bres, node-1.bres"), "{e}");

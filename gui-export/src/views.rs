@@ -28,10 +28,60 @@ pub enum OutputFormat {
     Csv,
 }
 
+/// Filters that select nothing the results hold.
 #[derive(Debug, thiserror::Error)]
 pub enum ViewError {
-    #[error("{0}")]
-    Filter(String),
+    #[error("the results hold no events (no samples were recorded)")]
+    NoEvents,
+    #[error(transparent)]
+    NoSuchEvent(#[from] NoSuchEvent),
+    #[error("no process has rank {rank}; ranks in this run: {}", if ranks.is_empty() { "none".to_string() } else { ranks.join(", ") })]
+    NoSuchRank { rank: u32, ranks: Vec<String> },
+    #[error("--method {method}: use {} or all", MEMORY_METHODS.join(", "))]
+    NoSuchMethod { method: String },
+    #[error("--method applies to memory events; {event} is not one (mark it with --memory-event)")]
+    MethodOfTimeEvent { event: String },
+    #[error(transparent)]
+    PerRankContexts(#[from] blame_formats::results::PerRankContextsMissing),
+    #[error("no blamed variable named {path:?} for event {event}; see `blame report --by-variable` for names")]
+    NoSuchVariable { path: String, event: String },
+    /// One of several runs compared (`blame diff`, `blame scaling`).
+    #[error("{run}: {error}")]
+    OfRun {
+        run: String,
+        #[source]
+        error: Box<ViewError>,
+    },
+    #[error("blame diff compares time blame; {event} is a memory event")]
+    DiffOfMemoryEvent { event: String },
+    #[error("--variable {path:?} names {} variables; name one of them:\n  {}", candidates.len(), candidates.join("\n  "))]
+    AmbiguousVariable {
+        path: String,
+        /// Each variable of that name, as the message lists it.
+        candidates: Vec<String>,
+    },
+    #[error("--compare needs a memory event; {event} is not one (mark it with --memory-event)")]
+    CompareOfTimeEvent { event: String },
+    #[error("no {baseline} attribution in these results: it needs samples with data addresses (PEBS/IBS/SPE, perf mem) and, for heap blocks, --track-allocations")]
+    NoBaseline { baseline: String },
+}
+
+impl ViewError {
+    /// This error, of the run labelled `run`.
+    pub fn of_run(self, run: &str) -> ViewError {
+        ViewError::OfRun {
+            run: run.to_string(),
+            error: Box::new(self),
+        }
+    }
+}
+
+/// An event asked for by name that the results do not hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("event {name:?} is not in the results; recorded: {}", recorded.join(", "))]
+pub struct NoSuchEvent {
+    pub name: String,
+    pub recorded: Vec<String>,
 }
 
 /// Which blame ranks the variables.
@@ -256,11 +306,9 @@ impl Scope {
     fn new(results: &Results, filters: &Filters) -> Result<Scope, ViewError> {
         let events = &results.header.events;
         if events.is_empty() {
-            return Err(ViewError::Filter(
-                "the results hold no events (no samples were recorded)".into(),
-            ));
+            return Err(ViewError::NoEvents);
         }
-        let event = event_index(results, filters.event.as_deref()).map_err(ViewError::Filter)?;
+        let event = event_index(results, filters.event.as_deref())?;
         let procs = &results.header.processes;
         let processes: Vec<u32> = match filters.rank {
             Some(r) => {
@@ -272,14 +320,7 @@ impl Scope {
                         .iter()
                         .filter_map(|p| p.rank.map(|r| r.to_string()))
                         .collect();
-                    return Err(ViewError::Filter(format!(
-                        "no process has rank {r}; ranks in this run: {}",
-                        if ranks.is_empty() {
-                            "none".into()
-                        } else {
-                            ranks.join(", ")
-                        }
-                    )));
+                    return Err(ViewError::NoSuchRank { rank: r, ranks });
                 }
                 found
             }
@@ -303,15 +344,16 @@ impl Scope {
                 None | Some("all") => None,
                 Some(m) if MEMORY_METHODS.contains(&m) => Some(m.to_string()),
                 Some(m) => {
-                    return Err(ViewError::Filter(format!(
-                        "--method {m}: use {} or all",
-                        MEMORY_METHODS.join(", ")
-                    )))
+                    return Err(ViewError::NoSuchMethod {
+                        method: m.to_string(),
+                    })
                 }
             }
         } else {
             if filters.method.as_deref().is_some_and(|m| m != "all") {
-                return Err(ViewError::Filter(format!("--method applies to memory events; {} is not one (mark it with --memory-event)", events[event].name)));
+                return Err(ViewError::MethodOfTimeEvent {
+                    event: events[event].name.clone(),
+                });
             }
             None
         };
@@ -778,7 +820,7 @@ pub fn drilldown(
         if let Some(refusal) =
             results.per_rank_contexts_missing(&format!("the drill-down of rank {r} (--rank)"))
         {
-            return Err(ViewError::Filter(refusal));
+            return Err(refusal.into());
         }
     }
     // Results summed over ranks: the application's contexts are all ranks'.
@@ -806,7 +848,10 @@ pub fn drilldown(
         })
         .collect();
     if rows.is_empty() {
-        return Err(ViewError::Filter(format!("no blamed variable named {path:?} for event {}; see `blame report --by-variable` for names", scope.event_name)));
+        return Err(ViewError::NoSuchVariable {
+            path: path.to_string(),
+            event: scope.event_name.clone(),
+        });
     }
     if rows.len() > 1 {
         // Several variables of that name: list them, never pick one.
@@ -833,11 +878,10 @@ pub fn drilldown(
                 )
             })
             .collect();
-        return Err(ViewError::Filter(format!(
-            "--variable {path:?} names {} variables; name one of them:\n  {}",
-            rows.len(),
-            candidates.join("\n  ")
-        )));
+        return Err(ViewError::AmbiguousVariable {
+            path: path.to_string(),
+            candidates,
+        });
     }
     let mut variables = Vec::new();
     for row in rows {
@@ -1013,10 +1057,9 @@ pub fn compare(
         .get(scope.event as usize)
         .is_some_and(|e| e.memory);
     if !memory {
-        return Err(ViewError::Filter(format!(
-            "--compare needs a memory event; {} is not one (mark it with --memory-event)",
-            scope.event_name
-        )));
+        return Err(ViewError::CompareOfTimeEvent {
+            event: scope.event_name.clone(),
+        });
     }
     let mut rows: Vec<CompareRow> = results
         .variables
@@ -1035,9 +1078,9 @@ pub fn compare(
     methods.sort();
     methods.dedup();
     if !methods.iter().any(|m| m == baseline) {
-        return Err(ViewError::Filter(format!(
-            "no {baseline} attribution in these results: it needs samples with data addresses (PEBS/IBS/SPE, perf mem) and, for heap blocks, --track-allocations"
-        )));
+        return Err(ViewError::NoBaseline {
+            baseline: baseline.to_string(),
+        });
     }
     for m in &methods {
         let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -1083,19 +1126,16 @@ fn same_function(frame_fn: &str, function: &str) -> bool {
 }
 
 /// Index of the event to show or export: by name, else the first with samples.
-pub fn event_index(results: &Results, name: Option<&str>) -> Result<usize, String> {
+pub fn event_index(results: &Results, name: Option<&str>) -> Result<usize, NoSuchEvent> {
     let events = &results.header.events;
     match name {
-        Some(n) => events.iter().position(|e| e.name == n).ok_or_else(|| {
-            format!(
-                "event {n:?} is not in the results; recorded: {}",
-                events
-                    .iter()
-                    .map(|e| e.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }),
+        Some(n) => events
+            .iter()
+            .position(|e| e.name == n)
+            .ok_or_else(|| NoSuchEvent {
+                name: n.to_string(),
+                recorded: events.iter().map(|e| e.name.clone()).collect(),
+            }),
         None => Ok((0..events.len())
             .find(|&e| {
                 results

@@ -94,7 +94,7 @@ const CACHE_RESULTS: &[(&str, u32)] = &[
 ];
 
 /// Parses one event name, or says which names exist.
-pub fn parse_event(name: &str) -> Result<EventSpec, String> {
+pub fn parse_event(name: &str) -> Result<EventSpec, BadEvent> {
     let spec = |type_, config: u64, is_clock| EventSpec {
         name: name.to_string(),
         type_,
@@ -110,7 +110,10 @@ pub fn parse_event(name: &str) -> Result<EventSpec, String> {
     }
     if let Some(hex) = name.strip_prefix('r') {
         if !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()) {
-            let config = u64::from_str_radix(hex, 16).map_err(|e| format!("{name}: {e}"))?;
+            let config = u64::from_str_radix(hex, 16).map_err(|error| BadEvent::Raw {
+                name: name.to_string(),
+                error,
+            })?;
             return Ok(spec(b::PERF_TYPE_RAW, config, false));
         }
     }
@@ -134,15 +137,35 @@ pub fn parse_event(name: &str) -> Result<EventSpec, String> {
             return Ok(spec(b::PERF_TYPE_HW_CACHE, config, false));
         }
     }
+    Err(BadEvent::Unknown {
+        name: name.to_string(),
+    })
+}
+
+/// Why an event list names no events blame can sample.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadEvent {
+    #[error("unknown event '{name}': use one of {}, a cache event such as L1-dcache-load-misses or LLC-load-misses, or a raw event rNNNN", known_names())]
+    Unknown { name: String },
+    #[error("{name}: {error}")]
+    Raw {
+        name: String,
+        error: std::num::ParseIntError,
+    },
+    #[error("no event given")]
+    NoEvent,
+    #[error("too many events")]
+    TooMany,
+}
+
+/// The hardware and software events' names, as an error lists them.
+fn known_names() -> String {
     let known: Vec<&str> = HARDWARE.iter().chain(SOFTWARE).map(|(n, _)| *n).collect();
-    Err(format!(
-        "unknown event '{name}': use one of {}, a cache event such as L1-dcache-load-misses or LLC-load-misses, or a raw event rNNNN",
-        known.join(", ")
-    ))
+    known.join(", ")
 }
 
 /// Parses a comma-separated event list.
-pub fn parse_events(list: &str) -> Result<Vec<EventSpec>, String> {
+pub fn parse_events(list: &str) -> Result<Vec<EventSpec>, BadEvent> {
     let events: Vec<EventSpec> = list
         .split(',')
         .map(str::trim)
@@ -150,10 +173,10 @@ pub fn parse_events(list: &str) -> Result<Vec<EventSpec>, String> {
         .map(parse_event)
         .collect::<Result<_, _>>()?;
     if events.is_empty() {
-        return Err("no event given".into());
+        return Err(BadEvent::NoEvent);
     }
     if events.len() > u16::MAX as usize {
-        return Err("too many events".into());
+        return Err(BadEvent::TooMany);
     }
     Ok(events)
 }
@@ -183,7 +206,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_refused_with_the_list() {
-        let err = parse_event("cylces").unwrap_err();
+        let err = parse_event("cylces").unwrap_err().to_string();
         assert!(
             err.contains("unknown event 'cylces'") && err.contains("cpu-clock"),
             "{err}"

@@ -23,6 +23,7 @@
 // `unsafe` only where the crate doc says (with SAFETY notes).
 #![deny(unsafe_code)]
 pub mod alloc_tracking;
+mod error;
 pub mod events;
 pub mod perf;
 pub mod procfs;
@@ -35,8 +36,8 @@ mod stop;
 #[allow(unsafe_code)]
 mod sys;
 
+pub use error::{RecordError, RingBufferRefused, SamplerError, Unsupported, UsageError};
 pub use session::{record, RecordOptions, RecordSummary, SamplerKind, Target};
-use thiserror::Error;
 
 /// How stacks are walked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,15 +62,24 @@ pub const HYBRID_STACK_SIZE: u32 = 2048;
 pub const DWARF_STACK_SIZE: u32 = 8192;
 
 impl std::str::FromStr for CallGraph {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = BadCallGraph;
+    fn from_str(s: &str) -> Result<Self, BadCallGraph> {
         match s {
             "hybrid" => Ok(CallGraph::Hybrid),
             "dwarf" => Ok(CallGraph::Dwarf),
             "fp" => Ok(CallGraph::Fp),
-            other => Err(format!("--call-graph {other}: use hybrid, dwarf or fp")),
+            other => Err(BadCallGraph {
+                name: other.to_string(),
+            }),
         }
     }
+}
+
+/// A `--call-graph` mode that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--call-graph {name}: use hybrid, dwarf or fp")]
+pub struct BadCallGraph {
+    pub name: String,
 }
 
 impl CallGraph {
@@ -88,80 +98,5 @@ impl CallGraph {
             CallGraph::Dwarf => DWARF_STACK_SIZE,
             CallGraph::Fp => 0,
         }
-    }
-}
-
-#[derive(Debug, Error)]
-pub enum RecordError {
-    #[error("{0}")]
-    Usage(String),
-    #[error("{0}")]
-    Unsupported(String),
-    #[error("{0}")]
-    Sampler(String),
-    #[error("{}: {error}", path.display())]
-    Io {
-        path: std::path::PathBuf,
-        error: std::io::Error,
-    },
-    /// The run directory is in use by another recorder or a reader.
-    #[error("{0}")]
-    Busy(String),
-    /// The command could not be executed (exec failed with `error`).
-    #[error("cannot run `{command}`: {}", cannot_run_reason(command, error))]
-    CannotRun {
-        command: String,
-        error: std::io::Error,
-    },
-}
-
-impl RecordError {
-    /// The exit status a shell gives for this error: 127 for a command not
-    /// found, 126 for one found but not executable; None for other errors.
-    pub fn shell_status(&self) -> Option<u8> {
-        match self {
-            RecordError::CannotRun { error, .. } => {
-                Some(if error.kind() == std::io::ErrorKind::NotFound {
-                    127
-                } else {
-                    126
-                })
-            }
-            _ => None,
-        }
-    }
-}
-
-fn cannot_run_reason(command: &str, error: &std::io::Error) -> String {
-    // The errno's text without " (os error N)".
-    let full = error.to_string();
-    let text = full.split(" (os error").next().unwrap_or(&full);
-    // What is at the path when it is no program (a directory, a FIFO).
-    let what = std::fs::metadata(command).ok().and_then(|m| {
-        use std::os::unix::fs::FileTypeExt;
-        let t = m.file_type();
-        if t.is_dir() {
-            Some("a directory")
-        } else if t.is_fifo() {
-            Some("a FIFO")
-        } else if t.is_socket() {
-            Some("a socket")
-        } else if t.is_char_device() || t.is_block_device() {
-            Some("a device")
-        } else {
-            None
-        }
-    });
-    match (error.kind(), what) {
-        (_, Some(what)) if command.contains('/') => {
-            format!("{command} is {what}, not a program")
-        }
-        (std::io::ErrorKind::NotFound, _) if !command.contains('/') => {
-            format!("command not found in PATH ({text})")
-        }
-        (std::io::ErrorKind::PermissionDenied, _) => {
-            format!("{text}: not executable, or a directory on its path cannot be searched")
-        }
-        _ => text.to_string(),
     }
 }

@@ -6,7 +6,7 @@
 use crate::events::EventSpec;
 use crate::sink::RecordSink;
 use crate::sys::{self, RingBuffer};
-use crate::{CallGraph, RecordError};
+use crate::{CallGraph, RecordError, SamplerError};
 use blame_capture::perf_records::{self, PerfRecord, RecordParseInfo, SampleFormat, REGS_MASK};
 use blame_capture::process_table::{SampleInfo, SampledStack};
 use blame_formats::stream::Sampling;
@@ -49,10 +49,11 @@ impl Scope<'_> {
 }
 
 /// Why opening failed, for the caller to choose a fallback.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum OpenFailure {
     /// The ring buffers do not fit in the memory this user may lock, even
     /// at the smallest size worth sampling with.
+    #[error("perf ring buffers of {pages} pages per CPU do not fit in the memory this user may lock: {error}")]
     RingBuffer {
         /// Data pages per CPU of the last size tried.
         pages: usize,
@@ -60,13 +61,63 @@ pub enum OpenFailure {
         plan: RingPlan,
     },
     /// The kernel refuses perf_event_open to this user (paranoid level, seccomp, container).
-    NotPermitted(std::io::Error),
+    #[error("perf_event_open refused: {0}")]
+    NotPermitted(#[source] std::io::Error),
     /// The event cannot be counted on this machine (no PMU for it).
+    #[error("event '{event}' is not supported on this machine ({error})")]
     Unsupported {
         event: String,
         error: std::io::Error,
     },
-    Other(String),
+    #[error(transparent)]
+    Open(OpenError),
+}
+
+/// What failed opening the events, other than the failures a caller
+/// chooses a fallback for.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("perf_event_open({event}): {error}")]
+    Event {
+        event: String,
+        error: std::io::Error,
+    },
+    #[error(
+        "-F {hz} is above the kernel's limit of {limit} samples per second \
+             (kernel.perf_event_max_sample_rate, in \
+             /proc/sys/kernel/perf_event_max_sample_rate): lower -F, or as root \
+             raise the limit with `sysctl -w kernel.perf_event_max_sample_rate={hz}`"
+    )]
+    RateAboveLimit { hz: u64, limit: u64 },
+    #[error("perf_event_attr: {0}")]
+    Attr(#[source] std::io::Error),
+    #[error("{0}")]
+    EventId(#[source] std::io::Error),
+    #[error("mmap of the perf ring buffer ({kib} KiB): {error}")]
+    Mmap { kib: usize, error: std::io::Error },
+    #[error("PERF_EVENT_IOC_SET_OUTPUT: {0}")]
+    SetOutput(#[source] std::io::Error),
+    #[error("no events")]
+    NoEvents,
+    #[error("perf_event_open failed")]
+    Failed,
+}
+
+impl OpenError {
+    /// The kernel refused an attribute (EINVAL): older kernels, or a
+    /// stricter paranoid level, may take the next, plainer attempt.
+    fn is_invalid_argument(&self) -> bool {
+        let error = match self {
+            OpenError::Event { error, .. } | OpenError::Mmap { error, .. } => error,
+            OpenError::Attr(error) | OpenError::EventId(error) | OpenError::SetOutput(error) => {
+                error
+            }
+            OpenError::RateAboveLimit { .. } | OpenError::NoEvents | OpenError::Failed => {
+                return false
+            }
+        };
+        error.raw_os_error() == Some(libc::EINVAL)
+    }
 }
 
 /// What the locked-memory limits of an unprivileged user allow for perf
@@ -294,7 +345,10 @@ fn classify(err: std::io::Error, event: &EventSpec) -> OpenFailure {
                 error: err,
             }
         }
-        _ => OpenFailure::Other(format!("perf_event_open({}): {err}", event.name)),
+        _ => OpenFailure::Open(OpenError::Event {
+            event: event.name.clone(),
+            error: err,
+        }),
     }
 }
 
@@ -320,12 +374,7 @@ impl PerfSession {
         if let Sampling::Frequency(hz) = cfg.sampling {
             if let Some(limit) = max_sample_rate() {
                 if hz > limit {
-                    return Err(OpenFailure::Other(format!(
-                        "-F {hz} is above the kernel's limit of {limit} samples per second \
-                         (kernel.perf_event_max_sample_rate, in \
-                         /proc/sys/kernel/perf_event_max_sample_rate): lower -F, or as root \
-                         raise the limit with `sysctl -w kernel.perf_event_max_sample_rate={hz}`"
-                    )));
+                    return Err(OpenFailure::Open(OpenError::RateAboveLimit { hz, limit }));
                 }
             }
         }
@@ -383,14 +432,14 @@ impl PerfSession {
                 data_pages,
             ) {
                 Ok(s) => return Ok(s),
-                Err(OpenFailure::Other(m)) if m.contains("Invalid argument") => {
-                    last = Some(OpenFailure::Other(m))
+                Err(OpenFailure::Open(e)) if e.is_invalid_argument() => {
+                    last = Some(OpenFailure::Open(e))
                 }
                 Err(OpenFailure::NotPermitted(e)) => last = Some(OpenFailure::NotPermitted(e)),
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(|| OpenFailure::Other("perf_event_open failed".into())))
+        Err(last.unwrap_or(OpenFailure::Open(OpenError::Failed)))
     }
 
     fn open_with(
@@ -423,7 +472,7 @@ impl PerfSession {
                     attr.set_inherit((tid != -1) as u64);
                     if parse_infos.len() == index {
                         let info = perf_records::parse_info_of_attr(&sys::attr_bytes(&attr))
-                            .map_err(|e| OpenFailure::Other(format!("perf_event_attr: {e}")))?;
+                            .map_err(|e| OpenFailure::Open(OpenError::Attr(e)))?;
                         parse_infos.push(info);
                     }
                     let fd = match sys::perf_event_open(&attr, tid, cpu) {
@@ -432,7 +481,8 @@ impl PerfSession {
                         Err(e) if e.raw_os_error() == Some(libc::ENODEV) && cpu > 0 => break,
                         Err(e) => return Err(classify(e, event)),
                     };
-                    let id = sys::event_id(&fd).map_err(|e| OpenFailure::Other(e.to_string()))?;
+                    let id =
+                        sys::event_id(&fd).map_err(|e| OpenFailure::Open(OpenError::EventId(e)))?;
                     event_of_id.insert(id, index as u16);
                     match &leader {
                         None => {
@@ -452,17 +502,16 @@ impl PerfSession {
                                             ),
                                         }
                                     }
-                                    _ => OpenFailure::Other(format!(
-                                        "mmap of the perf ring buffer ({} KiB): {e}",
-                                        data_pages * sys::page_size() / 1024
-                                    )),
+                                    _ => OpenFailure::Open(OpenError::Mmap {
+                                        kib: data_pages * sys::page_size() / 1024,
+                                        error: e,
+                                    }),
                                 }
                             })?)
                         }
                         Some(ring) => {
-                            sys::set_output(&fd, ring.fd()).map_err(|e| {
-                                OpenFailure::Other(format!("PERF_EVENT_IOC_SET_OUTPUT: {e}"))
-                            })?;
+                            sys::set_output(&fd, ring.fd())
+                                .map_err(|e| OpenFailure::Open(OpenError::SetOutput(e)))?;
                             others.push(fd);
                         }
                     }
@@ -476,7 +525,7 @@ impl PerfSession {
             rings,
             others,
             parse_infos: if parse_infos.is_empty() {
-                return Err(OpenFailure::Other("no events".into()));
+                return Err(OpenFailure::Open(OpenError::NoEvents));
             } else {
                 parse_infos
             },
@@ -493,7 +542,7 @@ impl PerfSession {
     /// Starts counting now (attached processes; launched ones start at exec).
     pub fn enable(&self) -> Result<(), RecordError> {
         for fd in self.rings.iter().map(|r| r.fd()).chain(self.others.iter()) {
-            sys::enable(fd).map_err(|e| RecordError::Sampler(format!("enabling events: {e}")))?;
+            sys::enable(fd).map_err(|e| RecordError::Sampler(SamplerError::Enable(e)))?;
         }
         Ok(())
     }

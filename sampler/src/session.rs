@@ -8,7 +8,8 @@ use crate::perf::{OpenFailure, PerfConfig, PerfSession, Scope};
 use crate::ptrace::PtraceSampler;
 use crate::recording::{recording, Layout, Recording, StreamFiles};
 use crate::stop::Control;
-use crate::{procfs, sys, CallGraph, RecordError};
+use crate::RingBufferRefused;
+use crate::{procfs, sys, CallGraph, RecordError, SamplerError, Unsupported, UsageError};
 use blame_formats::files;
 use blame_formats::lock::RunDirLock;
 use blame_formats::manifest::{EventEntry, Manifest, RecordedDb};
@@ -92,14 +93,14 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
     // for a link to root's files while the recording runs.
     files::open_dir_checked(dir, true).map_err(|e| {
         if files::is_unsafe_path(&e) {
-            RecordError::Usage(e.to_string())
+            RecordError::Usage(UsageError::OutputDir(e))
         } else {
             io(e)
         }
     })?;
     // Another user's directory: its owner could swap the preloaded
     // allocation tracer or plant files before they are used.
-    files::check_own_dir(dir).map_err(|e| RecordError::Usage(e.to_string()))?;
+    files::check_own_dir(dir).map_err(|e| RecordError::Usage(UsageError::OutputDir(e)))?;
     files::check_writable_dir(dir).map_err(|e| {
         // A path longer than the system allows (a relative -o under a deep
         // working directory): say how long and what to do.
@@ -121,7 +122,7 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
         ))
     })?;
     let lock = RunDirLock::record(dir, rank).map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock => RecordError::Busy(e.to_string()),
+        std::io::ErrorKind::WouldBlock => RecordError::Busy(e),
         _ => io(e),
     })?;
     if rank.is_some() {
@@ -133,11 +134,10 @@ fn prepare_dir(dir: &Path, force: bool, rank: Option<u32>) -> Result<RunDirLock,
         return Ok(lock);
     }
     if !force {
-        return Err(RecordError::Usage(format!(
-            "{} already holds a recording ({} files); choose another -o or pass --force to replace it",
-            dir.display(),
-            old.len()
-        )));
+        return Err(RecordError::Usage(UsageError::HoldsRecording {
+            dir: dir.to_path_buf(),
+            files: old.len(),
+        }));
     }
     // Results computed from the recording being replaced are stale too.
     let results = run_dir::results_files(dir).map_err(io)?;
@@ -205,14 +205,10 @@ fn own_rank() -> Option<u32> {
 /// Records as `opts` says and returns the manifest written.
 pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     if opts.frequency.is_some() && opts.period.is_some() {
-        return Err(RecordError::Usage("-F and -c exclude each other".into()));
+        return Err(UsageError::RateAndPeriod.into());
     }
     let sampling = match (opts.frequency, opts.period) {
-        (_, Some(0)) | (Some(0), _) => {
-            return Err(RecordError::Usage(
-                "the sampling rate must be positive".into(),
-            ))
-        }
+        (_, Some(0)) | (Some(0), _) => return Err(UsageError::RateNotPositive.into()),
         (_, Some(p)) => Sampling::Period(p),
         (Some(f), None) => Sampling::Frequency(f),
         (None, None) => Sampling::Frequency(DEFAULT_HZ),
@@ -220,15 +216,13 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let mut notices = Vec::new();
     let default_event = opts.events.is_none();
     let mut events =
-        parse_events(opts.events.as_deref().unwrap_or("cycles")).map_err(RecordError::Usage)?;
+        parse_events(opts.events.as_deref().unwrap_or("cycles")).map_err(UsageError::Events)?;
     if let Target::Pid {
         duration: Some(d), ..
     } = &opts.target
     {
         if d.is_zero() {
-            return Err(RecordError::Usage(
-                "--duration must be a positive number of seconds".into(),
-            ));
+            return Err(UsageError::DurationNotPositive.into());
         }
     }
     let rank = own_rank();
@@ -238,16 +232,14 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let stop = Arc::new(AtomicUsize::new(0));
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         signal_hook::flag::register_usize(sig, stop.clone(), sig as usize)
-            .map_err(|e| RecordError::Sampler(format!("installing signal handlers: {e}")))?;
+            .map_err(|e| RecordError::Sampler(SamplerError::Signals(e)))?;
     }
 
     let start_unix_ns = procfs::unix_time_ns();
     let (root, tids, held) = match &opts.target {
         Target::Command(argv) => {
             if argv.is_empty() {
-                return Err(RecordError::Usage(
-                    "no command to record (blame record -- CMD ARGS...)".into(),
-                ));
+                return Err(UsageError::NoCommand.into());
             }
             let env = if opts.track_allocations {
                 crate::alloc_tracking::install(&opts.output).map_err(|error| RecordError::Io {
@@ -258,18 +250,16 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                 Vec::new()
             };
             let child = sys::fork_held(argv, &env)
-                .map_err(|e| RecordError::Sampler(format!("fork: {e}")))?;
+                .map_err(|e| RecordError::Sampler(SamplerError::Fork(e)))?;
             (child.pid as u32, vec![child.pid as u32], Some(child))
         }
         Target::Pid { pid, .. } => {
             if opts.track_allocations {
-                return Err(RecordError::Usage(
-                    "--track-allocations needs a launched command (the tracer is preloaded at exec)".into(),
-                ));
+                return Err(UsageError::TrackingNeedsCommand.into());
             }
             let tids = procfs_tasks(*pid);
             if tids.is_empty() {
-                return Err(RecordError::Usage(format!("--pid {pid}: no such process")));
+                return Err(UsageError::NoSuchProcess { pid: *pid }.into());
             }
             (*pid, tids, None)
         }
@@ -312,14 +302,15 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                     break;
                 }
                 Err(OpenFailure::RingBuffer { pages, error, plan }) => {
-                    let why = format!(
-                        "the perf ring buffers do not fit in the memory this user may lock ({}): {} CPUs x {} KiB refused ({error})",
-                        plan.limit
+                    let why = RingBufferRefused {
+                        limit: plan
+                            .limit
                             .map(|l| l.describe())
                             .unwrap_or_else(|| "limit unknown".into()),
-                        sys::possible_cpus(),
-                        pages * sys::page_size() / 1024
-                    );
+                        cpus: sys::possible_cpus(),
+                        kib: pages * sys::page_size() / 1024,
+                        error,
+                    };
                     if opts.sampler == SamplerKind::Auto {
                         notice(
                             &mut notices,
@@ -330,9 +321,7 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                     if let Some(c) = held.take() {
                         c.abort();
                     }
-                    return Err(RecordError::Sampler(format!(
-                        "{why}; raise `ulimit -l` or kernel.perf_event_mlock_kb, or use --sampler ptrace"
-                    )));
+                    return Err(SamplerError::RingBuffer(why).into());
                 }
                 Err(OpenFailure::Unsupported { event, error }) => {
                     if default_event && event == "cycles" {
@@ -340,16 +329,13 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                             &mut notices,
                             "no hardware PMU for `cycles` on this machine; sampling `cpu-clock` instead".into(),
                         );
-                        events = parse_events("cpu-clock").map_err(RecordError::Usage)?;
+                        events = parse_events("cpu-clock").map_err(UsageError::Events)?;
                         continue;
                     }
                     if let Some(c) = held.take() {
                         c.abort();
                     }
-                    return Err(RecordError::Unsupported(format!(
-                        "event '{event}' is not supported on this machine ({error}): its hardware PMU does not count it. \
-                         Sample time with -e cpu-clock, or record with `perf record` where the PMU exists and import with `blame post --perf-data`"
-                    )));
+                    return Err(Unsupported::Event { event, error }.into());
                 }
                 Err(OpenFailure::NotPermitted(e)) if opts.sampler == SamplerKind::Auto => {
                     let level = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
@@ -367,15 +353,13 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                     if let Some(c) = held.take() {
                         c.abort();
                     }
-                    return Err(RecordError::Sampler(format!(
-                        "perf_event_open refused: {e}; lower kernel.perf_event_paranoid or use --sampler ptrace"
-                    )));
+                    return Err(SamplerError::NotPermitted(e).into());
                 }
-                Err(OpenFailure::Other(m)) => {
+                Err(OpenFailure::Open(e)) => {
                     if let Some(c) = held.take() {
                         c.abort();
                     }
-                    return Err(RecordError::Sampler(m));
+                    return Err(SamplerError::Open(e).into());
                 }
             }
         }
@@ -389,16 +373,16 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
     let mut ptrace = None;
     if session.is_none() {
         if default_event {
-            events = parse_events("cpu-clock").map_err(RecordError::Usage)?;
+            events = parse_events("cpu-clock").map_err(UsageError::Events)?;
         }
         if let Some(e) = events.iter().find(|e| !e.is_clock) {
             if let Some(c) = held.take() {
                 c.abort();
             }
-            return Err(RecordError::Unsupported(format!(
-                "the ptrace sampler samples time only; event '{}' needs perf_event",
-                e.name
-            )));
+            return Err(Unsupported::PtraceEvent {
+                event: e.name.clone(),
+            }
+            .into());
         }
         let hz = match sampling {
             Sampling::Frequency(hz) => hz,
@@ -419,13 +403,12 @@ pub fn record(opts: &RecordOptions) -> Result<RecordSummary, RecordError> {
                 let me = std::fs::metadata("/proc/self")
                     .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
                     .unwrap_or(0);
-                let why = match owner {
-                    Some(uid) if uid != me && me != 0 => format!(
-                        "; process {pid} belongs to uid {uid}, not to you (uid {me}): record it as its owner or as root"
-                    ),
-                    _ => String::new(),
-                };
-                RecordError::Sampler(format!("ptrace of process {pid}: {e}{why}"))
+                RecordError::Sampler(SamplerError::Ptrace {
+                    pid,
+                    error: e,
+                    owner,
+                    me,
+                })
             })?,
         );
     }
@@ -708,14 +691,16 @@ mod tests {
         let run = d.path().join("run");
         let lock = prepare_dir(&run, false, None).unwrap();
         match prepare_dir(&run, true, None) {
-            Err(RecordError::Busy(m)) => assert!(m.contains("another `blame record`"), "{m}"),
+            Err(RecordError::Busy(m)) => {
+                assert!(m.to_string().contains("another `blame record`"), "{m}")
+            }
             Err(e) => panic!("{e}"),
             Ok(_) => panic!("a second recorder got the directory"),
         }
         drop(lock);
         std::fs::write(run.join("pid-1.bstream"), b"").unwrap();
         match prepare_dir(&run, false, None) {
-            Err(RecordError::Usage(m)) => assert!(m.contains("--force"), "{m}"),
+            Err(RecordError::Usage(m)) => assert!(m.to_string().contains("--force"), "{m}"),
             _ => panic!("an earlier recording is kept"),
         }
         prepare_dir(&run, true, None).unwrap();

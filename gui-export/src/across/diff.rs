@@ -111,12 +111,11 @@ pub fn diff(
             ..all.clone()
         },
     )
-    .map_err(|e| ViewError::Filter(format!("{label_b}: {e}")))?;
+    .map_err(|e| e.of_run(label_b))?;
     if va.method.is_some() {
-        return Err(ViewError::Filter(format!(
-            "blame diff compares time blame; {} is a memory event",
-            va.event
-        )));
+        return Err(ViewError::DiffOfMemoryEvent {
+            event: va.event.clone(),
+        });
     }
     let mut rows: Vec<DiffRow> = match_rows(&va.variables, &vb.variables)
         .into_iter()

@@ -163,10 +163,57 @@ pub struct ScalingView {
 pub enum ScalingError {
     #[error("{0}")]
     View(#[from] ViewError),
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(#[from] ScalingUsage),
     #[error("Extra-P: {0}")]
-    Extrap(String),
+    Extrap(#[from] ExtrapFailure),
+}
+
+/// Runs that make no scaling study, or options that do not fit them.
+#[derive(Debug, thiserror::Error)]
+pub enum ScalingUsage {
+    #[error(
+        "a scaling study needs at least two runs (Extra-P asks for five points per parameter)"
+    )]
+    TooFewRuns,
+    #[error("blame scaling models time blame; {event} is a memory event")]
+    MemoryEvent { event: String },
+    #[error("run {run} has no value of parameter {name}: give --param {name}=VALUE once per run, in run order")]
+    MissingParameter { run: String, name: String },
+    #[error("the runs differ in no parameter: their MPI ranks are the same; give the varying one with --param NAME=VALUE per run")]
+    NoVaryingParameter,
+    #[error("run {run}: parameters must be positive numbers for the models ({values})")]
+    NotPositive { run: String, values: String },
+    #[error("run {run}: {event} is not sampled at a rate of time, so its samples give no CPU time; use --time wall")]
+    NoCpuTime { run: String, event: String },
+    #[error("run {run}: no manifest with the recording's wall-clock time; use --time cpu")]
+    NoWallTime { run: String },
+    #[error("no variable has {min_percent}% of a run; lower --min-percent")]
+    NothingAbove { min_percent: f64 },
+}
+
+/// What went wrong running Extra-P.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtrapFailure {
+    #[error("cannot run {}: {error}; install Extra-P (`pip install extrap`, or scripts/test-tools.sh) and give its path with --extrap or $BLAME_EXTRAP", path.display())]
+    CannotRun {
+        path: std::path::PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{} --text {} failed ({status}): {stderr}", path.display(), input.display())]
+    Failed {
+        path: std::path::PathBuf,
+        input: std::path::PathBuf,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    #[error("cannot write its input {}: {error}", path.display())]
+    Input {
+        path: std::path::PathBuf,
+        error: std::io::Error,
+    },
+    #[error("no models in its output:\n{output}")]
+    NoModels { output: String },
 }
 
 /// Seconds per sample of an event sampled at a fixed rate of time
@@ -346,11 +393,9 @@ pub fn parse_extrap_output(out: &str) -> Vec<(String, String, Model)> {
 }
 
 fn run_extrap(extrap: &Path, input: &Path) -> Result<(String, String), ScalingError> {
-    let missing = |e: std::io::Error| {
-        ScalingError::Extrap(format!(
-            "cannot run {}: {e}; install Extra-P (`pip install extrap`, or scripts/test-tools.sh) and give its path with --extrap or $BLAME_EXTRAP",
-            extrap.display()
-        ))
+    let missing = |error: std::io::Error| ExtrapFailure::CannotRun {
+        path: extrap.to_path_buf(),
+        error,
     };
     let version = Command::new(extrap)
         .arg("--version")
@@ -364,13 +409,13 @@ fn run_extrap(extrap: &Path, input: &Path) -> Result<(String, String), ScalingEr
         .output()
         .map_err(missing)?;
     if !out.status.success() {
-        return Err(ScalingError::Extrap(format!(
-            "{} --text {} failed ({}): {}",
-            extrap.display(),
-            input.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
+        return Err(ExtrapFailure::Failed {
+            path: extrap.to_path_buf(),
+            input: input.to_path_buf(),
+            status: out.status,
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        }
+        .into());
     }
     Ok((version, String::from_utf8_lossy(&out.stdout).into_owned()))
 }
@@ -379,10 +424,7 @@ fn run_extrap(extrap: &Path, input: &Path) -> Result<(String, String), ScalingEr
 /// point, and Extra-P's models of each.
 pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingView, ScalingError> {
     if runs.len() < 2 {
-        return Err(ScalingError::Usage(
-            "a scaling study needs at least two runs (Extra-P asks for five points per parameter)"
-                .into(),
-        ));
+        return Err(ScalingUsage::TooFewRuns.into());
     }
     let filters = &options.filters;
     let all = Filters {
@@ -393,10 +435,10 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
     // Every run's view of the first run's event.
     let first = views::by_variable(runs[0].results, &all)?;
     if first.method.is_some() {
-        return Err(ScalingError::Usage(format!(
-            "blame scaling models time blame; {} is a memory event",
-            first.event
-        )));
+        return Err(ScalingUsage::MemoryEvent {
+            event: first.event.clone(),
+        }
+        .into());
     }
     let event = first.event.clone();
     let mut views_ = vec![first];
@@ -409,7 +451,7 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
                     ..all.clone()
                 },
             )
-            .map_err(|e| ViewError::Filter(format!("{}: {e}", r.label)))?,
+            .map_err(|e| e.of_run(&r.label))?,
         );
     }
     // Parameters: the given ones (every run needs each), plus the ranks when they vary.
@@ -426,10 +468,11 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
             .iter()
             .find(|r| !r.params.iter().any(|(n, _)| n == name))
         {
-            return Err(ScalingError::Usage(format!(
-                "run {} has no value of parameter {name}: give --param {name}=VALUE once per run, in run order",
-                r.label
-            )));
+            return Err(ScalingUsage::MissingParameter {
+                run: r.label.clone(),
+                name: name.clone(),
+            }
+            .into());
         }
     }
     let ranks: Vec<f64> = runs.iter().map(|r| ranks_of(r.results)).collect();
@@ -451,9 +494,7 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
         (1..runs.len()).any(|k| value_of(k, name) != v0)
     });
     if parameters.is_empty() {
-        return Err(ScalingError::Usage(
-            "the runs differ in no parameter: their MPI ranks are the same; give the varying one with --param NAME=VALUE per run".into(),
-        ));
+        return Err(ScalingUsage::NoVaryingParameter.into());
     }
     // Points, and each run's point.
     let mut points: Vec<ScalingPoint> = Vec::new();
@@ -461,31 +502,26 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
     for (k, r) in runs.iter().enumerate() {
         let values: Vec<f64> = parameters.iter().map(|n| value_of(k, n)).collect();
         if values.iter().any(|v| !v.is_finite() || *v <= 0.0) {
-            return Err(ScalingError::Usage(format!(
-                "run {}: parameters must be positive numbers for the models ({})",
-                r.label,
-                parameters
+            return Err(ScalingUsage::NotPositive {
+                run: r.label.clone(),
+                values: parameters
                     .iter()
                     .zip(&values)
                     .map(|(n, v)| format!("{n}={v}"))
                     .collect::<Vec<_>>()
-                    .join(", ")
-            )));
+                    .join(", "),
+            }
+            .into());
         }
         let seconds = match options.time {
             TimeBase::Cpu => seconds_per_sample(r.results, &event)
                 .map(|s| s * views_[k].total_samples)
-                .ok_or_else(|| {
-                    ScalingError::Usage(format!(
-                        "run {}: {event} is not sampled at a rate of time, so its samples give no CPU time; use --time wall",
-                        r.label
-                    ))
+                .ok_or_else(|| ScalingUsage::NoCpuTime {
+                    run: r.label.clone(),
+                    event: event.clone(),
                 })?,
-            TimeBase::Wall => r.wall_seconds.ok_or_else(|| {
-                ScalingError::Usage(format!(
-                    "run {}: no manifest with the recording's wall-clock time; use --time cpu",
-                    r.label
-                ))
+            TimeBase::Wall => r.wall_seconds.ok_or_else(|| ScalingUsage::NoWallTime {
+                run: r.label.clone(),
             })?,
         };
         let at = match points.iter().position(|p| p.values == values) {
@@ -602,10 +638,10 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
         rows.truncate(n);
     }
     if rows.is_empty() {
-        return Err(ScalingError::Usage(format!(
-            "no variable has {}% of a run; lower --min-percent",
-            filters.min_percent
-        )));
+        return Err(ScalingUsage::NothingAbove {
+            min_percent: filters.min_percent,
+        }
+        .into());
     }
     // Extra-P.
     let mut taken = BTreeSet::new();
@@ -624,8 +660,9 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
     );
     // Extra-P's input: where asked (written atomically), else a private
     // temporary file (0600, random name), removed once Extra-P has read it.
-    let input_error = |path: &std::path::Path, e: std::io::Error| {
-        ScalingError::Extrap(format!("cannot write its input {}: {e}", path.display()))
+    let input_error = |path: &std::path::Path, error: std::io::Error| ExtrapFailure::Input {
+        path: path.to_path_buf(),
+        error,
     };
     let result = match &options.extrap_input {
         Some(p) => {
@@ -643,10 +680,10 @@ pub fn scaling(runs: &[ScalingRun], options: &ScalingOptions) -> Result<ScalingV
     let (modeler, out) = result?;
     let models = parse_extrap_output(&out);
     if models.is_empty() {
-        return Err(ScalingError::Extrap(format!(
-            "no models in its output:\n{}",
-            out.trim()
-        )));
+        return Err(ExtrapFailure::NoModels {
+            output: out.trim().to_string(),
+        }
+        .into());
     }
     let low: Vec<f64> = (0..parameters.len())
         .map(|i| {

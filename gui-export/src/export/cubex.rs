@@ -29,6 +29,7 @@
 //! order) that have values; data is `CUBEX.DATA` then one row of doubles
 //! per listed position, one per location in location id order.
 
+use super::ExportError;
 use crate::regions::{self, RegionClass};
 use crate::views::{self, Filters};
 use blame_formats::results::Results;
@@ -143,17 +144,17 @@ pub fn cubex(
     results: &Results,
     event: Option<&str>,
     all_variables: bool,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ExportError> {
     if let Some(refusal) = results.per_rank_contexts_missing("a Cube4 export (call paths by rank)")
     {
-        return Err(refusal);
+        return Err(refusal.into());
     }
     let e = crate::views::event_index(results, event)?;
     let event_name = results
         .header
         .events
         .get(e)
-        .ok_or("the results have no events")?
+        .ok_or(ExportError::NoEvents)?
         .name
         .clone();
     let procs = &results.header.processes;
@@ -189,9 +190,7 @@ pub fn cubex(
         })
         .collect();
     if locs.is_empty() {
-        return Err(
-            "the results have no processes: a Cube file needs at least one location".into(),
-        );
+        return Err(ExportError::NoProcesses);
     }
     let n = locs.len();
     let program = procs
@@ -233,8 +232,7 @@ pub fn cubex(
             all_variables,
             ..Default::default()
         },
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let shown: std::collections::HashSet<(&str, &str, &str, u32)> = view
         .variables
         .iter()

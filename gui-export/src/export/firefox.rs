@@ -14,7 +14,7 @@ pub fn firefox(
     results: &Results,
     stacks: &[WeightedStack],
     title: &str,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, super::ExportError> {
     let mut profile = Profile::new(
         title,
         ReferenceTimestamp::from_millis_since_unix_epoch(0.0),
@@ -73,5 +73,5 @@ pub fn firefox(
             weight.min(i32::MAX as f64) as i32,
         );
     }
-    serde_json::to_vec(&profile).map_err(|e| format!("firefox profile: {e}"))
+    serde_json::to_vec(&profile).map_err(super::ExportError::Firefox)
 }

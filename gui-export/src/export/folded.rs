@@ -44,7 +44,11 @@ pub fn folded(results: &Results, stacks: &[WeightedStack]) -> String {
     out
 }
 
-pub fn svg(results: &Results, stacks: &[WeightedStack], title: &str) -> Result<Vec<u8>, String> {
+pub fn svg(
+    results: &Results,
+    stacks: &[WeightedStack],
+    title: &str,
+) -> Result<Vec<u8>, super::ExportError> {
     let text = folded(results, stacks);
     let mut options = inferno::flamegraph::Options::default();
     options.title = title.to_string();
@@ -55,6 +59,6 @@ pub fn svg(results: &Results, stacks: &[WeightedStack], title: &str) -> Result<V
     };
     let mut out = Vec::new();
     inferno::flamegraph::from_lines(&mut options, text.lines(), &mut out)
-        .map_err(|e| format!("flame graph: {e}"))?;
+        .map_err(super::ExportError::FlameGraph)?;
     Ok(out)
 }

@@ -13,6 +13,31 @@ pub mod thicket;
 use crate::trees::{self, TreeKind};
 use blame_formats::results::Results;
 
+/// Why results cannot be exported as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    View(#[from] crate::views::ViewError),
+    #[error(transparent)]
+    NoSuchEvent(#[from] crate::views::NoSuchEvent),
+    #[error(transparent)]
+    PerRankContexts(#[from] blame_formats::results::PerRankContextsMissing),
+    #[error("the results have no events")]
+    NoEvents,
+    #[error("the results have no processes: a Cube file needs at least one location")]
+    NoProcesses,
+    #[error("a heap profile (--format pprof-heap) is made from a run directory's memory profiles, not from results")]
+    HeapFromResults,
+    #[error("no runs to export")]
+    NoRuns,
+    #[error("the runs have different events ({first}, {other}): choose one with --event")]
+    DifferentEvents { first: String, other: String },
+    #[error("flame graph: {0}")]
+    FlameGraph(#[source] std::io::Error),
+    #[error("firefox profile: {0}")]
+    Firefox(#[source] serde_json::Error),
+}
+
 /// What `blame export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
@@ -38,7 +63,7 @@ pub fn export(
     format: ExportFormat,
     tree: TreeKind,
     event: Option<&str>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ExportError> {
     export_with(results, format, tree, event, false)
 }
 
@@ -50,7 +75,7 @@ pub fn export_with(
     tree: TreeKind,
     event: Option<&str>,
     all_variables: bool,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ExportError> {
     // A profile, thread or location per rank needs each rank's contexts.
     let per_rank = match format {
         ExportFormat::Speedscope => Some("a Speedscope export (a profile per rank)"),
@@ -58,7 +83,7 @@ pub fn export_with(
         _ => None,
     };
     if let Some(refusal) = per_rank.and_then(|what| results.per_rank_contexts_missing(what)) {
-        return Err(refusal);
+        return Err(refusal.into());
     }
     let e = crate::views::event_index(results, event)?;
     let event_name = results
@@ -77,9 +102,7 @@ pub fn export_with(
         ExportFormat::Svg => folded::svg(results, &stacks, &title)?,
         ExportFormat::Speedscope => speedscope::speedscope(results, &stacks, &title, &event_name),
         ExportFormat::Pprof => pprof::pprof(results, &stacks, &event_name, tree),
-        ExportFormat::PprofHeap => {
-            return Err("a heap profile (--format pprof-heap) is made from a run directory's memory profiles, not from results".into())
-        }
+        ExportFormat::PprofHeap => return Err(ExportError::HeapFromResults),
         ExportFormat::Firefox => firefox::firefox(results, &stacks, &title)?,
         ExportFormat::Hatchet => hatchet::hatchet(results, &stacks, &event_name),
         ExportFormat::Thicket => thicket::thicket(results, event, all_variables, "run", &[])?,
@@ -91,19 +114,17 @@ pub fn export_with(
                 ..Default::default()
             };
             match tree {
-                TreeKind::Data => crate::render::variable_table(
-                    &crate::views::by_variable(results, &filters).map_err(|e| e.to_string())?,
-                )
-                .csv(),
-                TreeKind::Code => crate::render::function_table(
-                    &crate::views::by_function(results, &filters).map_err(|e| e.to_string())?,
-                )
-                .csv(),
+                TreeKind::Data => {
+                    crate::render::variable_table(&crate::views::by_variable(results, &filters)?)
+                        .csv()
+                }
+                TreeKind::Code => {
+                    crate::render::function_table(&crate::views::by_function(results, &filters)?)
+                        .csv()
+                }
             }
             .into_bytes()
         }
-        ExportFormat::Html => crate::html::html(results, event)
-            .map_err(|e| e.to_string())?
-            .into_bytes(),
+        ExportFormat::Html => crate::html::html(results, event)?.into_bytes(),
     })
 }

@@ -15,6 +15,7 @@
 //! function's region class (`class`: MPI, WRP, COM, USR; see
 //! [`crate::regions`]).
 
+use super::ExportError;
 use crate::trees;
 use crate::views::{self, Filters};
 use blame_formats::results::{Results, ALL_RANKS};
@@ -133,7 +134,7 @@ pub fn thicket(
     all_variables: bool,
     label: &str,
     metadata: &[(String, Value)],
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ExportError> {
     thicket_runs(
         &[ThicketRun {
             results,
@@ -158,7 +159,7 @@ fn run_trees(
     event: Option<&str>,
     all_variables: bool,
     profile: u64,
-) -> Result<RunTrees, String> {
+) -> Result<RunTrees, ExportError> {
     let results = run.results;
     let view = views::by_variable(
         results,
@@ -167,8 +168,7 @@ fn run_trees(
             all_variables,
             ..Default::default()
         },
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let event_name = view.event.clone();
     let e = crate::views::event_index(results, Some(&event_name))?;
     let procs = &results.header.processes;
@@ -267,9 +267,9 @@ pub fn thicket_runs(
     runs: &[ThicketRun],
     event: Option<&str>,
     all_variables: bool,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ExportError> {
     if runs.is_empty() {
-        return Err("no runs to export".into());
+        return Err(ExportError::NoRuns);
     }
     let mut profiles: Vec<u64> = Vec::new();
     let mut trees = Vec::new();
@@ -285,10 +285,10 @@ pub fn thicket_runs(
     }
     let event_name = trees[0].event.clone();
     if let Some(t) = trees.iter().find(|t| t.event != event_name) {
-        return Err(format!(
-            "the runs have different events ({event_name}, {}): choose one with --event",
-            t.event
-        ));
+        return Err(ExportError::DifferentEvents {
+            first: event_name,
+            other: t.event.clone(),
+        });
     }
     let mut code: BTreeMap<String, UNode> = BTreeMap::new();
     let mut data = UNode::default();
