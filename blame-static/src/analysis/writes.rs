@@ -6,7 +6,7 @@
 
 use super::defined::DefinedFunctions;
 use super::is_ptr_value;
-use super::locations::{Key, Resolver, Root};
+use super::locations::{Key, Loc, Resolver, Root};
 use super::variables::Vars;
 use super::write_sets;
 use crate::ir::*;
@@ -138,6 +138,7 @@ pub(super) fn is_fresh_allocation(f: &Function, v: &Value) -> bool {
 /// per parameter, one per call output), killing and may-definitions, what
 /// each write reaches, pointer copies (alias pairs) and the library models
 /// of calls.
+#[derive(Default)]
 pub(super) struct Writes {
     pub(super) node_line: Vec<u32>,
     pub(super) node_block: Vec<u32>,
@@ -186,286 +187,352 @@ pub(super) fn collect_writes(
     res: &mut Resolver,
     vars: &mut Vars,
 ) -> Writes {
-    let np = f.params.len();
-    // Node numbering: instructions, parameters, call outputs.
-    let mut node_line: Vec<u32> = f.insts.iter().map(|i| i.line).collect();
-    let mut node_block: Vec<u32> = f.insts.iter().map(|i| i.block).collect();
-    node_line.extend(std::iter::repeat_n(0, np));
-    node_block.extend(std::iter::repeat_n(u32::MAX, np));
-    // (call, arg) -> output node
-    let mut out_nodes: HashMap<(InstId, u32), u32> = HashMap::default();
-    let mut out_node_info: Vec<(InstId, u32)> = Vec::new();
-
-    // Writes: killing definitions (exact stores to a slot) and may-definitions.
-    let mut kill_key: HashMap<InstId, Key> = HashMap::default();
-    let mut kill_defs: HashMap<Key, Vec<u32>> = HashMap::default(); // key -> def numbers
-    let mut def_node: Vec<u32> = Vec::new();
-    let mut may_defs: HashMap<(Key, u32), Vec<u32>> = HashMap::default();
-    // Store/out node -> direct target variables
-    let mut writes: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut pointer_stores: BTreeSet<usize> = BTreeSet::new();
-    let mut alias_pairs: Vec<(u32, u32)> = Vec::new();
-    let mut own_writes: Vec<(u32, u32)> = Vec::new();
-    let mut call_models: HashMap<InstId, (Option<String>, Option<LibModel>)> = HashMap::default();
-    let mut pointer_sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
-    let mut data_args: BTreeSet<(InstId, u32)> = BTreeSet::new();
-    let mut numeric_stores: BTreeSet<InstId> = BTreeSet::new();
-    let mut may_write_nodes: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut arg_targets: Vec<ArgTarget> = Vec::new();
-
-    let callee_name = |inst: &Inst| -> Option<Option<String>> {
-        match &inst.op {
-            Op::Call { callee: Some(c) } if c.starts_with("llvm.") => {
-                library::intrinsic_as_libc(c).map(|n| Some(n.to_string()))
-            }
-            Op::Call { callee } => Some(callee.clone()),
-            _ => None,
-        }
+    let mut c = WriteCollector {
+        m,
+        defined,
+        f,
+        res,
+        vars,
+        w: Writes::numbered(f),
     };
-
     for (i, inst) in f.insts.iter().enumerate() {
         let i = i as InstId;
         match &inst.op {
-            Op::Store => {
-                let locs = res.locs(&inst.args[1]);
-                let mut targets = Vec::new();
-                for l in &locs {
-                    if let Some(v) = vars.get(l.root, &l.path, l.ty) {
-                        targets.push(v);
-                        // Exclusive blame: a store into the variable's own storage
-                        // (not into memory it points to). A field reached through
-                        // its root pointer (`g->energy = ...`, no index on the way)
-                        // is stored in the pointee: one dereference is its own.
-                        let field_of_pointee = l.deref == 1 && l.exact && !l.path.is_empty();
-                        if (l.deref == 0 || field_of_pointee) && inst.line > 0 {
-                            own_writes.push((v, inst.line));
-                        }
-                    }
-                }
-                if locs.len() == 1 && locs[0].deref == 0 && locs[0].exact {
-                    let key = (locs[0].root, locs[0].path.clone());
-                    let d = def_node.len() as u32;
-                    def_node.push(i);
-                    kill_defs.entry(key.clone()).or_default().push(d);
-                    kill_key.insert(i, key);
-                } else {
-                    for l in &locs {
-                        may_defs
-                            .entry(((l.root, l.path.clone()), l.deref))
-                            .or_default()
-                            .push(i);
-                    }
-                }
-                if is_ptr_value(f, &inst.args[0]) {
-                    // A store into a local pointer's own slot: where the
-                    // pointers it holds point (element owners).
-                    let own_slot = (locs.len() == 1
-                        && locs[0].deref == 0
-                        && locs[0].exact
-                        && locs[0].path.is_empty())
-                    .then(|| targets.first().copied())
-                    .flatten();
-                    let srcs = res.locs(&inst.args[0]);
-                    if let Some(t) = own_slot {
-                        let entry = pointer_sources.entry(t).or_default();
-                        // A fresh allocation makes it an owner of memory,
-                        // never an element pointer (`u = calloc(..)`, then
-                        // swapped with `unew` through `tmp`).
-                        if srcs.is_empty() || is_fresh_allocation(f, &inst.args[0]) {
-                            entry.insert(None);
-                        }
-                    }
-                    for src in srcs {
-                        let sv = vars.get(src.root, &src.path, src.ty);
-                        if let Some(t) = own_slot {
-                            pointer_sources.entry(t).or_default().insert(sv);
-                        }
-                        if let Some(sv) = sv {
-                            for &t in &targets {
-                                if t != sv {
-                                    alias_pairs.push((sv, t));
-                                }
-                            }
-                        }
-                    }
-                }
-                if is_ptr_value(f, &inst.args[0]) {
-                    pointer_stores.insert(writes.len());
-                } else if records_a_number(f, res, vars, inst) {
-                    numeric_stores.insert(i);
-                }
-                writes.push((i, targets));
-            }
+            Op::Store => c.store(i, inst),
             Op::Call { .. } => {
-                let Some(name) = callee_name(inst) else {
-                    continue;
-                };
-                // The data-structure globals the callee writes: written by
-                // the call, from what it is given.
-                if let Some(n) = name.as_deref() {
-                    let mut written: Vec<u32> = Vec::new();
-                    for g in defined.global_writes(n) {
-                        if let Some(v) = global_variable(m, vars, g) {
-                            if !vars.out[v as usize].is_scalar {
-                                written.push(v);
-                            }
-                        }
-                    }
-                    if !written.is_empty() {
-                        writes.push((i, written));
-                    }
+                if let Some(name) = callee_name(inst) {
+                    c.call(i, inst, name);
                 }
-                let has_body = name.as_deref().is_some_and(|n| defined.contains(n));
-                let ptr_args: Vec<u32> = (0..inst.args.len() as u32)
-                    .filter(|&k| is_ptr_value(f, &inst.args[k as usize]))
-                    .collect();
-                let model = match &name {
-                    Some(n) if !has_body => Some(
-                        library::known(n)
-                            .or_else(|| {
-                                // A fork of a region of this module: the
-                                // shared variables the region writes.
-                                let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
-                                    if !defined.contains(r) {
-                                        return None;
-                                    }
-                                    defined.param_writes(r, k).map(|ws| !ws.is_empty())
-                                })?;
-                                Some(LibModel::new(outputs, false))
-                            })
-                            .or_else(|| library::omp_fork(n, inst.args.len() as u32))
-                            .unwrap_or_else(|| {
-                                // A library routine cannot write through a
-                                // pointer to const (`dgemm`'s `const double
-                                // *a`, or a C++ function of another unit
-                                // whose mangled name says `double const*`):
-                                // only the others take its blame.
-                                let consts = library::const_pointer_params(n, inst.args.len());
-                                let writable: Vec<u32> = ptr_args
-                                    .iter()
-                                    .copied()
-                                    .filter(|&k| {
-                                        if consts.as_ref().is_some_and(|c| c[k as usize]) {
-                                            return false;
-                                        }
-                                        let locs = res.locs(&inst.args[k as usize]);
-                                        locs.is_empty() || !locs.iter().all(|l| m.is_const(l.ty))
-                                    })
-                                    .collect();
-                                let blamed = if writable.is_empty() && inst.is_void {
-                                    &ptr_args
-                                } else {
-                                    &writable
-                                };
-                                library::heuristic(blamed, !inst.is_void)
-                            }),
-                    ),
-                    _ => None,
-                };
-                for &k in &ptr_args {
-                    let locs = res.locs(&inst.args[k as usize]);
-                    if locs.is_empty() {
-                        continue;
-                    }
-                    let node = node_line.len() as u32;
-                    node_line.push(inst.line);
-                    node_block.push(inst.block);
-                    out_nodes.insert((i, k), node);
-                    out_node_info.push((i, k));
-                    // A library call may write only what its model says it
-                    // writes (MPI_Comm_rank writes the rank, not the
-                    // communicator); a call with a body may write anything
-                    // reachable from its pointer arguments.
-                    // Nor can a body write through a parameter it declares
-                    // as a pointer to const (`CalcElemVolume(const Real_t
-                    // *const x, ...)` leaves the caller's `xl` as it was).
-                    let const_param = has_body
-                        && name
-                            .as_deref()
-                            .is_some_and(|n| defined.is_const_param(n, k));
-                    let may_write = !const_param && model.as_ref().is_none_or(|md| md.may_write(k));
-                    // A body of the module writes only where its write set
-                    // says (`kernel(dom)` writing `dom->fx[..]` leaves
-                    // `dom.cycle` as it was).
-                    // So does a function of another unit whose write set
-                    // the static db holds.
-                    let through: Option<&[write_sets::ParamWrite]> = match &name {
-                        Some(n) => defined.param_writes(n, k),
-                        _ => None,
-                    };
-                    let mut targets = Vec::new();
-                    for l in &locs {
-                        if may_write {
-                            match through {
-                                Some(ws) => {
-                                    for pw in ws {
-                                        let mut path = l.path.clone();
-                                        path.extend(pw.path.iter().cloned());
-                                        may_defs
-                                            .entry(((l.root, path), l.deref + pw.deref))
-                                            .or_default()
-                                            .push(node);
-                                    }
-                                }
-                                None => may_defs
-                                    .entry(((l.root, l.path.clone()), l.deref))
-                                    .or_default()
-                                    .push(node),
-                            }
-                        }
-                        if let Some(v) = vars.get(l.root, &l.path, l.ty) {
-                            targets.push(v);
-                        }
-                    }
-                    // A library call writes what its model says. A value
-                    // type's own operations (a user-written `operator=` or
-                    // copy constructor writing its `this`, an operator
-                    // returning through a hidden result pointer) write where
-                    // their write sets say, as the compiler's copies would,
-                    // so what flows into them reaches the assigned element.
-                    // Other calls pass blame through their transfer
-                    // functions (3.3.3): their writes are not the caller's.
-                    let written = model.as_ref().is_some_and(|md| md.writes_arg(k))
-                        || (may_write
-                            && through.is_some_and(|ws| !ws.is_empty())
-                            && name.as_deref().is_some_and(|n| {
-                                library::moves_values(n) || library::is_cxx_method_of_program(n)
-                            }));
-                    if targets.iter().any(|&t| !vars.out[t as usize].is_scalar) {
-                        data_args.insert((i, k));
-                    }
-                    if may_write {
-                        may_write_nodes.push((node, targets.clone()));
-                    }
-                    arg_targets.push((i, k, targets.clone(), may_write));
-                    if written {
-                        writes.push((node, targets));
-                    }
-                }
-                call_models.insert(i, (name, model));
             }
             _ => {}
         }
     }
+    c.w
+}
 
-    Writes {
-        node_line,
-        node_block,
-        out_nodes,
-        out_node_info,
-        kill_key,
-        kill_defs,
-        def_node,
-        may_defs,
-        writes,
-        pointer_stores,
-        alias_pairs,
-        own_writes,
-        call_models,
-        pointer_sources,
-        data_args,
-        numeric_stores,
-        may_write_nodes,
-        arg_targets,
+impl Writes {
+    /// No writes yet. Node numbering: instructions, parameters, call
+    /// outputs (added as the calls are met).
+    fn numbered(f: &Function) -> Writes {
+        let np = f.params.len();
+        let mut node_line: Vec<u32> = f.insts.iter().map(|i| i.line).collect();
+        let mut node_block: Vec<u32> = f.insts.iter().map(|i| i.block).collect();
+        node_line.extend(std::iter::repeat_n(0, np));
+        node_block.extend(std::iter::repeat_n(u32::MAX, np));
+        Writes {
+            node_line,
+            node_block,
+            ..Writes::default()
+        }
+    }
+
+    /// A new node: the output of call `i` through its argument `k`.
+    fn output_node(&mut self, i: InstId, k: u32, inst: &Inst) -> u32 {
+        let node = self.node_line.len() as u32;
+        self.node_line.push(inst.line);
+        self.node_block.push(inst.block);
+        self.out_nodes.insert((i, k), node);
+        self.out_node_info.push((i, k));
+        node
+    }
+}
+
+/// The callee a call goes by in the library models (an intrinsic as the
+/// libc function it stands for; `Some(None)`: an indirect call), or
+/// `None` for an instruction that is no call, or an intrinsic of no
+/// libc function.
+fn callee_name(inst: &Inst) -> Option<Option<String>> {
+    match &inst.op {
+        Op::Call { callee: Some(c) } if c.starts_with("llvm.") => {
+            library::intrinsic_as_libc(c).map(|n| Some(n.to_string()))
+        }
+        Op::Call { callee } => Some(callee.clone()),
+        _ => None,
+    }
+}
+
+/// The writes of a function, instruction by instruction.
+struct WriteCollector<'a, 'r, 'm, 'v> {
+    m: &'a Module,
+    defined: &'a DefinedFunctions<'a>,
+    f: &'a Function,
+    res: &'r mut Resolver<'m>,
+    vars: &'r mut Vars<'v>,
+    w: Writes,
+}
+
+impl WriteCollector<'_, '_, '_, '_> {
+    /// A store: its targets, its killing or may-definitions, the pointer
+    /// copy it makes, and whether it records a number.
+    fn store(&mut self, i: InstId, inst: &Inst) {
+        let f = self.f;
+        let locs = self.res.locs(&inst.args[1]);
+        let targets = self.store_targets(inst, &locs);
+        self.store_defs(i, &locs);
+        if is_ptr_value(f, &inst.args[0]) {
+            self.pointer_copy(inst, &locs, &targets);
+            self.w.pointer_stores.insert(self.w.writes.len());
+        } else if records_a_number(f, self.res, self.vars, inst) {
+            self.w.numeric_stores.insert(i);
+        }
+        self.w.writes.push((i, targets));
+    }
+
+    /// The variables a store to `locs` writes, and its exclusive writes.
+    fn store_targets(&mut self, inst: &Inst, locs: &[Loc]) -> Vec<u32> {
+        let mut targets = Vec::new();
+        for l in locs {
+            if let Some(v) = self.vars.get(l.root, &l.path, l.ty) {
+                targets.push(v);
+                // Exclusive blame: a store into the variable's own storage
+                // (not into memory it points to). A field reached through
+                // its root pointer (`g->energy = ...`, no index on the way)
+                // is stored in the pointee: one dereference is its own.
+                let field_of_pointee = l.deref == 1 && l.exact && !l.path.is_empty();
+                if (l.deref == 0 || field_of_pointee) && inst.line > 0 {
+                    self.w.own_writes.push((v, inst.line));
+                }
+            }
+        }
+        targets
+    }
+
+    /// Writes: a killing definition (an exact store to a slot) or
+    /// may-definitions of every location stored to.
+    fn store_defs(&mut self, i: InstId, locs: &[Loc]) {
+        let w = &mut self.w;
+        if locs.len() == 1 && locs[0].deref == 0 && locs[0].exact {
+            let key = (locs[0].root, locs[0].path.clone());
+            let d = w.def_node.len() as u32;
+            w.def_node.push(i);
+            w.kill_defs.entry(key.clone()).or_default().push(d);
+            w.kill_key.insert(i, key);
+        } else {
+            for l in locs {
+                w.may_defs
+                    .entry(((l.root, l.path.clone()), l.deref))
+                    .or_default()
+                    .push(i);
+            }
+        }
+    }
+
+    /// A pointer stored to `locs`: where a local pointer's own slot points
+    /// (element owners), and the alias pairs of the copy.
+    fn pointer_copy(&mut self, inst: &Inst, locs: &[Loc], targets: &[u32]) {
+        let f = self.f;
+        // A store into a local pointer's own slot: where the
+        // pointers it holds point (element owners).
+        let own_slot =
+            (locs.len() == 1 && locs[0].deref == 0 && locs[0].exact && locs[0].path.is_empty())
+                .then(|| targets.first().copied())
+                .flatten();
+        let srcs = self.res.locs(&inst.args[0]);
+        if let Some(t) = own_slot {
+            let entry = self.w.pointer_sources.entry(t).or_default();
+            // A fresh allocation makes it an owner of memory,
+            // never an element pointer (`u = calloc(..)`, then
+            // swapped with `unew` through `tmp`).
+            if srcs.is_empty() || is_fresh_allocation(f, &inst.args[0]) {
+                entry.insert(None);
+            }
+        }
+        for src in srcs {
+            let sv = self.vars.get(src.root, &src.path, src.ty);
+            if let Some(t) = own_slot {
+                self.w.pointer_sources.entry(t).or_default().insert(sv);
+            }
+            if let Some(sv) = sv {
+                for &t in targets {
+                    if t != sv {
+                        self.w.alias_pairs.push((sv, t));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A call: the globals its callee writes, its library model, and an
+    /// output node per pointer argument that points somewhere.
+    fn call(&mut self, i: InstId, inst: &Inst, name: Option<String>) {
+        let (f, defined) = (self.f, self.defined);
+        if let Some(n) = name.as_deref() {
+            self.global_writes(i, n);
+        }
+        let has_body = name.as_deref().is_some_and(|n| defined.contains(n));
+        let ptr_args: Vec<u32> = (0..inst.args.len() as u32)
+            .filter(|&k| is_ptr_value(f, &inst.args[k as usize]))
+            .collect();
+        let model = match &name {
+            Some(n) if !has_body => Some(self.library_model(n, inst, &ptr_args)),
+            _ => None,
+        };
+        for &k in &ptr_args {
+            self.call_output(i, inst, k, name.as_deref(), has_body, model.as_ref());
+        }
+        self.w.call_models.insert(i, (name, model));
+    }
+
+    /// The data-structure globals callee `n` writes: written by the call,
+    /// from what it is given.
+    fn global_writes(&mut self, i: InstId, n: &str) {
+        let mut written: Vec<u32> = Vec::new();
+        for g in self.defined.global_writes(n) {
+            if let Some(v) = global_variable(self.m, self.vars, g) {
+                if !self.vars.out[v as usize].is_scalar {
+                    written.push(v);
+                }
+            }
+        }
+        if !written.is_empty() {
+            self.w.writes.push((i, written));
+        }
+    }
+
+    /// The model of a call to `n`, which has no body in the module.
+    fn library_model(&mut self, n: &str, inst: &Inst, ptr_args: &[u32]) -> LibModel {
+        let (m, defined) = (self.m, self.defined);
+        library::known(n)
+            .or_else(|| {
+                // A fork of a region of this module: the
+                // shared variables the region writes.
+                let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
+                    if !defined.contains(r) {
+                        return None;
+                    }
+                    defined.param_writes(r, k).map(|ws| !ws.is_empty())
+                })?;
+                Some(LibModel::new(outputs, false))
+            })
+            .or_else(|| library::omp_fork(n, inst.args.len() as u32))
+            .unwrap_or_else(|| {
+                // A library routine cannot write through a
+                // pointer to const (`dgemm`'s `const double
+                // *a`, or a C++ function of another unit
+                // whose mangled name says `double const*`):
+                // only the others take its blame.
+                let consts = library::const_pointer_params(n, inst.args.len());
+                let writable: Vec<u32> = ptr_args
+                    .iter()
+                    .copied()
+                    .filter(|&k| {
+                        if consts.as_ref().is_some_and(|c| c[k as usize]) {
+                            return false;
+                        }
+                        let locs = self.res.locs(&inst.args[k as usize]);
+                        locs.is_empty() || !locs.iter().all(|l| m.is_const(l.ty))
+                    })
+                    .collect();
+                let blamed = if writable.is_empty() && inst.is_void {
+                    ptr_args
+                } else {
+                    &writable
+                };
+                library::heuristic(blamed, !inst.is_void)
+            })
+    }
+
+    /// The output node of call `i` through pointer argument `k`, if the
+    /// argument points somewhere: what it may define, the variables it
+    /// reaches, and whether they take the call's writes.
+    fn call_output(
+        &mut self,
+        i: InstId,
+        inst: &Inst,
+        k: u32,
+        name: Option<&str>,
+        has_body: bool,
+        model: Option<&LibModel>,
+    ) {
+        let defined = self.defined;
+        let locs = self.res.locs(&inst.args[k as usize]);
+        if locs.is_empty() {
+            return;
+        }
+        let node = self.w.output_node(i, k, inst);
+        // A library call may write only what its model says it
+        // writes (MPI_Comm_rank writes the rank, not the
+        // communicator); a call with a body may write anything
+        // reachable from its pointer arguments.
+        // Nor can a body write through a parameter it declares
+        // as a pointer to const (`CalcElemVolume(const Real_t
+        // *const x, ...)` leaves the caller's `xl` as it was).
+        let const_param = has_body && name.is_some_and(|n| defined.is_const_param(n, k));
+        let may_write = !const_param && model.is_none_or(|md| md.may_write(k));
+        // A body of the module writes only where its write set
+        // says (`kernel(dom)` writing `dom->fx[..]` leaves
+        // `dom.cycle` as it was).
+        // So does a function of another unit whose write set
+        // the static db holds.
+        let through: Option<&[write_sets::ParamWrite]> = match name {
+            Some(n) => defined.param_writes(n, k),
+            _ => None,
+        };
+        let targets = self.output_targets(node, &locs, may_write, through);
+        // A library call writes what its model says. A value
+        // type's own operations (a user-written `operator=` or
+        // copy constructor writing its `this`, an operator
+        // returning through a hidden result pointer) write where
+        // their write sets say, as the compiler's copies would,
+        // so what flows into them reaches the assigned element.
+        // Other calls pass blame through their transfer
+        // functions (3.3.3): their writes are not the caller's.
+        let written = model.is_some_and(|md| md.writes_arg(k))
+            || (may_write
+                && through.is_some_and(|ws| !ws.is_empty())
+                && name.is_some_and(|n| {
+                    library::moves_values(n) || library::is_cxx_method_of_program(n)
+                }));
+        let w = &mut self.w;
+        if targets
+            .iter()
+            .any(|&t| !self.vars.out[t as usize].is_scalar)
+        {
+            w.data_args.insert((i, k));
+        }
+        if may_write {
+            w.may_write_nodes.push((node, targets.clone()));
+        }
+        w.arg_targets.push((i, k, targets.clone(), may_write));
+        if written {
+            w.writes.push((node, targets));
+        }
+    }
+
+    /// The may-definitions of output `node` at `locs` (below each, where
+    /// the callee's write set says, if known), and the variables of `locs`.
+    fn output_targets(
+        &mut self,
+        node: u32,
+        locs: &[Loc],
+        may_write: bool,
+        through: Option<&[write_sets::ParamWrite]>,
+    ) -> Vec<u32> {
+        let mut targets = Vec::new();
+        for l in locs {
+            if may_write {
+                let may_defs = &mut self.w.may_defs;
+                match through {
+                    Some(ws) => {
+                        for pw in ws {
+                            let mut path = l.path.clone();
+                            path.extend(pw.path.iter().cloned());
+                            may_defs
+                                .entry(((l.root, path), l.deref + pw.deref))
+                                .or_default()
+                                .push(node);
+                        }
+                    }
+                    None => may_defs
+                        .entry(((l.root, l.path.clone()), l.deref))
+                        .or_default()
+                        .push(node),
+                }
+            }
+            if let Some(v) = self.vars.get(l.root, &l.path, l.ty) {
+                targets.push(v);
+            }
+        }
+        targets
     }
 }
