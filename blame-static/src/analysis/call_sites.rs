@@ -59,30 +59,77 @@ pub(super) fn call_sites(
     w: &Writes,
     reach: &Reach,
 ) -> Vec<CallSite> {
-    let (class_id, members) = (&classes.class_id, &classes.members);
-    let (call_models, ret_bind, arg_bind) = (&w.call_models, &reach.ret_bind, &reach.arg_bind);
+    let mut b = CallSites {
+        f,
+        defined,
+        res,
+        vars,
+        classes,
+        reach,
+        request_buffers: Vec::new(),
+        temps: None,
+    };
     // Call sites with their output bindings (the transfer function's caller side).
     let mut call_sites = Vec::new();
-    // (requests, blamed, explicit, only sends)
-    type Posted = (BTreeSet<u32>, BTreeSet<u32>, BTreeSet<u32>, bool);
-    let mut request_buffers: Vec<Posted> = Vec::new();
-    // The function's unnamed temporaries, indexed at the first call that
-    // passes one.
-    let mut temps: Option<closure::Temporaries> = None;
-    let targets_of = |res: &mut Resolver, vars: &Vars, v: &Value| -> BTreeSet<u32> {
-        res.locs(v)
+    for (i, inst) in f.insts.iter().enumerate() {
+        let i = i as InstId;
+        let Some((name, model)) = w.call_models.get(&i) else {
+            continue;
+        };
+        call_sites.push((i, b.call_site(i, inst, name, model)));
+    }
+    // MPI_Wait and its kin complete nonblocking sends and receives: the
+    // buffers of the calls that posted their requests are what they blame.
+    for (i, cs) in &mut call_sites {
+        b.complete_requests(*i, cs);
+    }
+    let call_sites: Vec<CallSite> = call_sites.into_iter().map(|(_, c)| c).collect();
+
+    call_sites
+}
+
+/// The buffers of a nonblocking MPI call: (requests, blamed, explicit,
+/// only sends).
+type Posted = (BTreeSet<u32>, BTreeSet<u32>, BTreeSet<u32>, bool);
+
+/// The call sites of a function, with what they share.
+struct CallSites<'a, 'r, 'm> {
+    f: &'a Function,
+    defined: &'a DefinedFunctions<'a>,
+    res: &'r mut Resolver<'m>,
+    vars: &'a Vars<'a>,
+    classes: &'a Classes,
+    reach: &'a Reach,
+    request_buffers: Vec<Posted>,
+    /// The function's unnamed temporaries, indexed at the first call that
+    /// passes one.
+    temps: Option<closure::Temporaries>,
+}
+
+impl CallSites<'_, '_, '_> {
+    /// The variables value `v` points to.
+    fn targets_of(&mut self, v: &Value) -> BTreeSet<u32> {
+        let vars = self.vars;
+        self.res
+            .locs(v)
             .iter()
             .filter_map(|l| vars.by_key.get(&(l.root, l.path.clone())).copied())
             .collect()
-    };
-    for (i, inst) in f.insts.iter().enumerate() {
-        let i = i as InstId;
-        let Some((name, model)) = call_models.get(&i) else {
-            continue;
-        };
+    }
+
+    /// Call `i` with its output bindings: its return value, then each
+    /// argument; the buffers it posts if it is a nonblocking MPI call.
+    fn call_site(
+        &mut self,
+        i: InstId,
+        inst: &Inst,
+        name: &Option<String>,
+        model: &Option<library::LibModel>,
+    ) -> CallSite {
+        let f = self.f;
         let mut outputs = Vec::new();
         if !inst.is_void {
-            if let Some((b, x)) = ret_bind.get(&i) {
+            if let Some((b, x)) = self.reach.ret_bind.get(&i) {
                 outputs.push(OutputBinding {
                     output: CallOutput::Return,
                     blamed: b.clone(),
@@ -94,88 +141,125 @@ pub(super) fn call_sites(
         }
         for k in 0..inst.args.len() as u32 {
             if !is_ptr_value(f, &inst.args[k as usize]) {
-                // A value argument names the variables it is read from, so
-                // that a side effect of the callee from this parameter
-                // (`axpy(y, alpha, x)` computes *y from alpha) fires when
-                // they are blamed. Nothing is written through it: it
-                // blames nothing itself.
-                let sources: Vec<u32> = value_sources(f, res, vars, &inst.args[k as usize])
-                    .into_iter()
-                    .collect();
-                if !sources.is_empty() {
-                    // A handle passed by value that the library model
-                    // blames (an `int` communicator of MPICH's
-                    // `MPI_Barrier(comm)`): the variable it is read from.
-                    let blamed = if model
-                        .as_ref()
-                        .is_some_and(|md| md.outputs.contains(&CallOutput::Arg(k)))
-                    {
-                        sources.clone()
-                    } else {
-                        vec![]
-                    };
-                    outputs.push(OutputBinding {
-                        output: CallOutput::Arg(k),
-                        explicit: blamed.clone(),
-                        blamed,
-                        pointees: sources,
-                        field: String::new(),
-                    });
-                }
-                continue;
-            }
-            // The argument's targets with their alias classes, and what the
-            // output reaches (sorted vectors: this can be every variable).
-            let targets = targets_of(res, vars, &inst.args[k as usize]);
-            let classes: BTreeSet<u32> = targets.iter().map(|&t| class_id[t as usize]).collect();
-            let mut pointees: Vec<u32> = targets.into_iter().collect();
-            for c in classes {
-                pointees.extend(&members[c as usize]);
-            }
-            pointees.sort_unstable();
-            pointees.dedup();
-            let mut blamed = pointees.clone();
-            let mut explicit = pointees.clone();
-            if let Some((b, x)) = arg_bind.get(&(i, k)) {
-                blamed.extend(b);
-                explicit.extend(x);
-            }
-            blamed.sort_unstable();
-            blamed.dedup();
-            explicit.sort_unstable();
-            explicit.dedup();
-            if !blamed.is_empty() {
-                outputs.push(OutputBinding {
-                    output: CallOutput::Arg(k),
-                    blamed,
-                    explicit,
-                    pointees,
-                    field: String::new(),
-                });
+                self.value_arg(inst, k, model, &mut outputs);
             } else {
-                // A lambda's closure (a temporary of no variable): each
-                // capture is bound to what it captures.
-                let m = res.m;
-                let temps = temps.get_or_insert_with(|| closure::Temporaries::new(f, res));
-                for (field, captured) in closure::captures(m, defined, temps, f, res, vars, i, k) {
-                    let mut reached: Vec<u32> = captured
-                        .iter()
-                        .flat_map(|&t| members[class_id[t as usize] as usize].iter().copied())
-                        .chain(captured.iter().copied())
-                        .collect();
-                    reached.sort_unstable();
-                    reached.dedup();
-                    outputs.push(OutputBinding {
-                        output: CallOutput::Arg(k),
-                        blamed: reached.clone(),
-                        explicit: reached,
-                        pointees: captured.into_iter().collect(),
-                        field,
-                    });
-                }
+                self.pointer_arg(i, inst, k, &mut outputs);
             }
         }
-        // A nonblocking MPI call: which buffers its request completes.
+        self.post_requests(inst, name, &outputs);
+        CallSite {
+            line: inst.line,
+            column: inst.col,
+            callee: name.clone(),
+            arg_count: inst.args.len() as u32,
+            outputs,
+            model: model.as_ref().map(|md| md.outputs.clone()),
+        }
+    }
+
+    /// A value argument names the variables it is read from, so that a
+    /// side effect of the callee from this parameter (`axpy(y, alpha, x)`
+    /// computes *y from alpha) fires when they are blamed. Nothing is
+    /// written through it: it blames nothing itself.
+    fn value_arg(
+        &mut self,
+        inst: &Inst,
+        k: u32,
+        model: &Option<library::LibModel>,
+        outputs: &mut Vec<OutputBinding>,
+    ) {
+        let sources: Vec<u32> = value_sources(self.f, self.res, self.vars, &inst.args[k as usize])
+            .into_iter()
+            .collect();
+        if !sources.is_empty() {
+            // A handle passed by value that the library model
+            // blames (an `int` communicator of MPICH's
+            // `MPI_Barrier(comm)`): the variable it is read from.
+            let blamed = if model
+                .as_ref()
+                .is_some_and(|md| md.outputs.contains(&CallOutput::Arg(k)))
+            {
+                sources.clone()
+            } else {
+                vec![]
+            };
+            outputs.push(OutputBinding {
+                output: CallOutput::Arg(k),
+                explicit: blamed.clone(),
+                blamed,
+                pointees: sources,
+                field: String::new(),
+            });
+        }
+    }
+
+    /// A pointer argument: its targets with their alias classes and what
+    /// the output reaches; or, for a lambda's closure, its captures.
+    fn pointer_arg(&mut self, i: InstId, inst: &Inst, k: u32, outputs: &mut Vec<OutputBinding>) {
+        let (class_id, members) = (&self.classes.class_id, &self.classes.members);
+        // The argument's targets with their alias classes, and what the
+        // output reaches (sorted vectors: this can be every variable).
+        let targets = self.targets_of(&inst.args[k as usize]);
+        let classes: BTreeSet<u32> = targets.iter().map(|&t| class_id[t as usize]).collect();
+        let mut pointees: Vec<u32> = targets.into_iter().collect();
+        for c in classes {
+            pointees.extend(&members[c as usize]);
+        }
+        pointees.sort_unstable();
+        pointees.dedup();
+        let mut blamed = pointees.clone();
+        let mut explicit = pointees.clone();
+        if let Some((b, x)) = self.reach.arg_bind.get(&(i, k)) {
+            blamed.extend(b);
+            explicit.extend(x);
+        }
+        blamed.sort_unstable();
+        blamed.dedup();
+        explicit.sort_unstable();
+        explicit.dedup();
+        if !blamed.is_empty() {
+            outputs.push(OutputBinding {
+                output: CallOutput::Arg(k),
+                blamed,
+                explicit,
+                pointees,
+                field: String::new(),
+            });
+        } else {
+            self.closure_captures(i, k, outputs);
+        }
+    }
+
+    /// A lambda's closure (a temporary of no variable): each capture is
+    /// bound to what it captures.
+    fn closure_captures(&mut self, i: InstId, k: u32, outputs: &mut Vec<OutputBinding>) {
+        let (f, defined, vars) = (self.f, self.defined, self.vars);
+        let (class_id, members) = (&self.classes.class_id, &self.classes.members);
+        let m = self.res.m;
+        let res = &mut *self.res;
+        let temps = self
+            .temps
+            .get_or_insert_with(|| closure::Temporaries::new(f, res));
+        for (field, captured) in closure::captures(m, defined, temps, f, res, vars, i, k) {
+            let mut reached: Vec<u32> = captured
+                .iter()
+                .flat_map(|&t| members[class_id[t as usize] as usize].iter().copied())
+                .chain(captured.iter().copied())
+                .collect();
+            reached.sort_unstable();
+            reached.dedup();
+            outputs.push(OutputBinding {
+                output: CallOutput::Arg(k),
+                blamed: reached.clone(),
+                explicit: reached,
+                pointees: captured.into_iter().collect(),
+                field,
+            });
+        }
+    }
+
+    /// A nonblocking MPI call: which buffers its request completes.
+    fn post_requests(&mut self, inst: &Inst, name: &Option<String>, outputs: &[OutputBinding]) {
         let routine = name.as_deref().and_then(library::mpi_routine);
         if let Some((buffers, req)) = routine.as_deref().and_then(library::mpi_request_buffers) {
             if (req as usize) < inst.args.len() {
@@ -185,7 +269,7 @@ pub(super) fn call_sites(
                 let (mut blamed, mut explicit) = (BTreeSet::new(), BTreeSet::new());
                 for &b in &buffers {
                     if let Some(a) = inst.args.get(b as usize) {
-                        let t = targets_of(res, vars, a);
+                        let t = self.targets_of(a);
                         blamed.extend(t.iter().copied());
                         explicit.extend(t);
                     }
@@ -194,53 +278,44 @@ pub(super) fn call_sites(
                         explicit.extend(o.explicit.iter().copied());
                     }
                 }
-                let req = targets_of(res, vars, &inst.args[req as usize]);
+                let req = self.targets_of(&inst.args[req as usize]);
                 let sends = routine.as_deref().is_some_and(library::mpi_only_sends);
-                request_buffers.push((req, blamed, explicit, sends));
+                self.request_buffers.push((req, blamed, explicit, sends));
             }
         }
-        call_sites.push((
-            i,
-            CallSite {
-                line: inst.line,
-                column: inst.col,
-                callee: name.clone(),
-                arg_count: inst.args.len() as u32,
-                outputs,
-                model: model.as_ref().map(|md| md.outputs.clone()),
-            },
-        ));
     }
-    // MPI_Wait and its kin complete nonblocking sends and receives: the
-    // buffers of the calls that posted their requests are what they blame.
-    for (i, cs) in &mut call_sites {
+
+    /// A wait completing requests (call `i`) blames the buffers of the
+    /// calls that posted them.
+    fn complete_requests(&mut self, i: InstId, cs: &mut CallSite) {
         let Some(k) = cs
             .callee
             .as_deref()
             .and_then(library::mpi_routine)
             .and_then(|m| library::mpi_completion_requests(&m))
         else {
-            continue;
+            return;
         };
         let k = k as usize;
-        let Some(arg) = f.insts[*i as usize].args.get(k) else {
-            continue;
+        let Some(arg) = self.f.insts[i as usize].args.get(k) else {
+            return;
         };
-        let req = targets_of(res, vars, arg);
+        let req = self.targets_of(arg);
         let (mut extra, mut extra_explicit) = (BTreeSet::new(), BTreeSet::new());
         // A wait that completes receives too waits for those: the sends'
         // buffers leave at once (a halo's packed faces are no wait's).
-        let completes_receives = request_buffers
+        let completes_receives = self
+            .request_buffers
             .iter()
             .any(|(r, _, _, sends)| !sends && !r.is_disjoint(&req));
-        for (r, b, x, sends) in &request_buffers {
+        for (r, b, x, sends) in &self.request_buffers {
             if !(r.is_disjoint(&req) || *sends && completes_receives) {
                 extra.extend(b.iter().copied());
                 extra_explicit.extend(x.iter().copied());
             }
         }
         if extra.is_empty() {
-            continue;
+            return;
         }
         match cs
             .outputs
@@ -262,7 +337,4 @@ pub(super) fn call_sites(
             }),
         }
     }
-    let call_sites: Vec<CallSite> = call_sites.into_iter().map(|(_, c)| c).collect();
-
-    call_sites
 }
