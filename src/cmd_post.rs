@@ -12,7 +12,7 @@ use blame_formats::results_flat::FlatResults;
 use blame_formats::run_dir::{self, shard_files, ShardFile};
 use blame_formats::static_db::StaticDb;
 use blame_formats::stream;
-use blame_post::merge::Part;
+use blame_post::aggregation::merge::Part;
 use blame_post::{post_with_progress, Run, ShardSpec, StaticIndex};
 use blame_report::render;
 use blame_report::source::SourceCache;
@@ -504,12 +504,12 @@ fn merge_into(
         })
         .collect();
     let merger = if sum_contexts {
-        blame_post::merge::Merger::summing()
+        blame_post::aggregation::merge::Merger::summing()
     } else {
-        blame_post::merge::Merger::default()
+        blame_post::aggregation::merge::Merger::default()
     };
     let merger =
-        blame_post::merge::read_parts_into(merger, parts, &|done| progress.set(done as u64));
+        blame_post::aggregation::merge::read_parts_into(merger, parts, &|done| progress.set(done as u64));
     progress.finish();
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
@@ -738,7 +738,7 @@ pub fn run_report(mut args: ReportArgs) -> Result<()> {
     emit(&text, &args.output)
 }
 
-/// [`blame_post::other_names`] of the static db `results` were posted
+/// [`blame_post::attribution::other_names`] of the static db `results` were posted
 /// with; none when that db is gone or changed since (a report never needs
 /// it: the names are a reader's help, the numbers are in the results).
 fn other_names_of(results: &Results) -> views::OtherNames {
@@ -754,7 +754,7 @@ fn other_names_of(results: &Results) -> views::OtherNames {
     let same = blame_formats::results::FileId::of(path)
         .is_ok_and(|now| now.bytes == id.bytes && now.hash == id.hash);
     match same.then(|| StaticDb::read(path)) {
-        Some(Ok((db, _))) => blame_post::other_names::other_names(&StaticIndex::new(db)),
+        Some(Ok((db, _))) => blame_post::attribution::other_names::other_names(&StaticIndex::new(db)),
         _ => views::OtherNames::new(),
     }
 }
@@ -845,7 +845,7 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
             .cloned()
             .chain(path.parent().map(Path::to_path_buf))
             .collect();
-        let mut symbolizer = blame_post::symbolize::Symbolizer::new(search);
+        let mut symbolizer = blame_post::input::symbolize::Symbolizer::new(search);
         let mut checked = 0;
         loop {
             let record = match reader.next_item_salvaging() {

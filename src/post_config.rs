@@ -7,8 +7,8 @@ use anyhow::{bail, Context, Result};
 use blame_formats::results::{FileId, InputsId, Provenance};
 use blame_formats::run_dir;
 use blame_formats::static_db::CacheGeometry;
-use blame_post::aggregate::DEFAULT_LOOP_THRESHOLD;
-use blame_post::datacentric::SkidModel;
+use blame_post::aggregation::aggregate::DEFAULT_LOOP_THRESHOLD;
+use blame_post::input::skid_model::SkidModel;
 use blame_post::{MemoryOptions, OnDamage, Run};
 use std::path::{Path, PathBuf};
 

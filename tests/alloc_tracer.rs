@@ -4,8 +4,8 @@
 
 mod e2e_support;
 use blame_formats::alloc_log::{AllocKind, AllocLog};
-use blame_post::by_address::HeapBlocks;
-use blame_post::symbolize::Symbolizer;
+use blame_post::input::heap_blocks::HeapBlocks;
+use blame_post::input::symbolize::Symbolizer;
 use e2e_support::*;
 use std::path::Path;
 use std::process::Command;

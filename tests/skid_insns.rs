@@ -3,9 +3,9 @@
 
 mod e2e_support;
 use blame_formats::stream::Mapping;
-use blame_post::datacentric::LineSkid;
-use blame_post::skid_insns::instruction_window;
-use blame_post::symbolize::Symbolizer;
+use blame_post::input::skid_model::LineSkid;
+use blame_post::input::skid_insns::instruction_window;
+use blame_post::input::symbolize::Symbolizer;
 use e2e_support::*;
 use object::{Object, ObjectSegment, ObjectSymbol};
 
@@ -158,7 +158,7 @@ fn line_zero_samples_take_the_next_instructions_line() {
         .map(|i| i.0)
         .filter(|&a| {
             sym.frames_for(&maps, a, false)[0].line == 0
-                && blame_post::skid_insns::sample_line(&mut sym, &maps, a) == Some(body)
+                && blame_post::input::skid_insns::sample_line(&mut sym, &maps, a) == Some(body)
         })
         .collect();
     assert!(!zero.is_empty(), "no line-0 instruction in triad's loop");

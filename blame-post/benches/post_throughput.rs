@@ -11,7 +11,7 @@
 
 use blame_formats::static_db::*;
 use blame_formats::stream::{EventDesc, Mapping, Sampling, StreamHeader, StreamWriter};
-use blame_post::symbolize::Symbolizer;
+use blame_post::input::symbolize::Symbolizer;
 use blame_post::{post, Run, ShardSpec, StaticIndex};
 use std::hint::black_box;
 

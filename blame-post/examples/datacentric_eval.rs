@@ -41,15 +41,17 @@
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::static_db::StaticDb;
 use blame_formats::stream::Mapping;
-use blame_post::by_address::{global_variable, name_allocation, HeapBlocks, Named};
-use blame_post::datacentric::{LineSkid, SkidModel, SkidWindow};
-use blame_post::footprints::{Allocations, HeapFootprints};
-use blame_post::resolve::{
+use blame_post::attribution::by_address::{global_variable, name_allocation, Named};
+use blame_post::attribution::footprints::HeapFootprints;
+use blame_post::input::allocations::Allocations;
+use blame_post::input::heap_blocks::HeapBlocks;
+use blame_post::input::skid_model::{LineSkid, SkidModel, SkidWindow};
+use blame_post::attribution::resolve::{
     resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,
     METHOD_SKID_LOOP_ACCESS,
 };
-use blame_post::skid_insns::{instruction_window, resolve_leaf_line};
-use blame_post::symbolize::Symbolizer;
+use blame_post::input::skid_insns::{instruction_window, resolve_leaf_line};
+use blame_post::input::symbolize::Symbolizer;
 use blame_post::StaticIndex;
 use object::{Object, ObjectSegment};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};

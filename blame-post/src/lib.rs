@@ -10,39 +10,38 @@
 //! capture layer `blame-capture` reads) and what the static pass summarized,
 //! symbolizes stacks (with inlined frames), resolves each unique calling
 //! context once through transfer functions, side effects and container
-//! resolution ([`resolve`]), and sums blame per variable, function and
-//! context per process ([`aggregate`]). `blame post --shard I/N` processes a
-//! slice of the run ([`shard`]); [`merge`] reduces the slices. Nothing here
+//! resolution ([`attribution::resolve`]), and sums blame per variable,
+//! function and context per process ([`aggregation::aggregate`]). `blame
+//! post --shard I/N` processes a slice of the run ([`input::shard`]);
+//! [`aggregation::merge`] reduces the slices. Nothing here
 //! prints: rendering is `blame-report`'s job.
 
 #![forbid(unsafe_code)]
-pub mod aggregate;
+//!
+//! Three stages, a folder each, each using only those before it:
+//!
+//! 1. [`input`]: stacks in. A run directory, a perf.data capture or JSON
+//!    lines become counted, symbolized calling contexts per process (with
+//!    what their data addresses are in, their skid windows and the
+//!    allocation log), whichever the source; `blame dump` prints the
+//!    samples it reads ([`input::dump`]).
+//! 2. [`attribution`]: each context's samples to variables: the transfer
+//!    functions ([`attribution::resolve`]), approximate and direct
+//!    data-centric attribution, footprints, memory blame, report keys.
+//! 3. [`aggregation`]: sums per variable, function and context per process
+//!    ([`aggregation::aggregate`]), and the reduction of shards' partial
+//!    results ([`aggregation::merge`]).
+pub mod aggregation;
+pub mod attribution;
 mod borrowed_keys;
-pub mod by_address;
-pub mod datacentric;
-pub mod db_check;
 pub mod error;
-pub mod fde_functions;
-pub mod footprints;
-pub mod frame_table;
 pub mod input;
-pub mod memory;
-pub mod merge;
-pub mod openmp;
-pub mod other_names;
-pub mod plt;
-pub mod resolve;
-pub mod shard;
-pub mod skid_insns;
-pub mod static_index;
-pub mod symbolize;
-mod truncated;
 
-pub use aggregate::MemoryOptions;
+pub use aggregation::aggregate::MemoryOptions;
+pub use attribution::static_index::StaticIndex;
 pub use error::{PostError, Result, Warning};
+pub use input::shard::ShardSpec;
 pub use input::{OnDamage, Run};
-pub use shard::ShardSpec;
-pub use static_index::StaticIndex;
 
 use blame_formats::results::{ResultsHeader, Shard};
 use blame_formats::results_flat::FlatResults;
@@ -89,7 +88,7 @@ pub fn post(
     run: &Run,
     index: &StaticIndex,
     shard: ShardSpec,
-    memory: aggregate::MemoryOptions,
+    memory: aggregation::aggregate::MemoryOptions,
 ) -> Result<PostOutput> {
     post_with_progress(run, index, shard, memory, &|_, _| {})
 }
@@ -103,11 +102,11 @@ pub fn post_with_progress(
     run: &Run,
     index: &StaticIndex,
     shard: ShardSpec,
-    memory: aggregate::MemoryOptions,
+    memory: aggregation::aggregate::MemoryOptions,
     progress: &dyn Fn(usize, usize),
 ) -> Result<PostOutput> {
     let nevents = run.events.len();
-    let mut acc = aggregate::Accumulator {
+    let mut acc = aggregation::aggregate::Accumulator {
         memory_events: run.events.iter().map(|e| e.memory).collect(),
         memory,
         ..Default::default()
@@ -121,12 +120,16 @@ pub fn post_with_progress(
     };
     let mut contexts = 0;
     let mut memory = Vec::new();
-    let mut lines = db_check::LineCheck::default();
+    let mut lines = attribution::db_check::LineCheck::default();
     let nproc = run.processes.len();
     let load = |i: usize| -> Result<input::ProcessProfile> {
         let mut profile = run.load_process(i, shard)?;
-        openmp::graft_worker_stacks(&profile.frames, &mut profile.contexts);
-        truncated::graft_cut_stacks(&profile.frames, &mut profile.contexts, &profile.reference);
+        input::openmp::graft_worker_stacks(&profile.frames, &mut profile.contexts);
+        input::truncated::graft_cut_stacks(
+            &profile.frames,
+            &mut profile.contexts,
+            &profile.reference,
+        );
         profile.reference = Vec::new();
         Ok(profile)
     };
@@ -172,7 +175,7 @@ pub fn post_with_progress(
                     }
                     if let Some(m) = &profile.memory {
                         let info = &run.processes[i];
-                        memory.push(memory::profile(index, m, info.pid, info.rank));
+                        memory.push(attribution::memory::profile(index, m, info.pid, info.rank));
                     }
                     acc.add_process(index, &profile, nevents);
                 }

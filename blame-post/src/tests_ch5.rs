@@ -8,7 +8,8 @@
 //! 5  }
 //! ```
 
-use crate::datacentric::*;
+use crate::attribution::datacentric::*;
+use crate::input::skid_model::{LineSkid, SkidModel};
 use crate::tests_fig3_14::{func, var};
 use blame_formats::static_db::*;
 
@@ -92,14 +93,14 @@ fn two(x: f64) -> String {
 }
 
 /// All methods of one miss at `line`, without skid, default cache, no heap sizes.
-fn without_skid(f: &FunctionSummary, line: u32) -> crate::datacentric::MissShares {
+fn without_skid(f: &FunctionSummary, line: u32) -> crate::attribution::datacentric::MissShares {
     attribute_miss(
         f,
         line,
         0.75,
         None,
         &CacheGeometry::default(),
-        &crate::datacentric::no_footprints,
+        &crate::attribution::datacentric::no_footprints,
     )
 }
 
@@ -193,7 +194,7 @@ fn table_5_4_skid_negation() {
         0.75,
         Some(&skid_window(&f, 4, LineSkid::DISSERTATION)),
         &CacheGeometry::default(),
-        &crate::datacentric::no_footprints,
+        &crate::attribution::datacentric::no_footprints,
     );
     let got: Vec<String> = [X, Y, A, B]
         .iter()

@@ -1,10 +1,10 @@
 //! Resolution over hand-written summaries of the dissertation's Figure 3.14
 //! program (blamed lines of Table 3.8), independent of the static pass.
 
-use crate::aggregate::Accumulator;
+use crate::aggregation::aggregate::Accumulator;
+use crate::attribution::resolve::resolve;
+use crate::attribution::static_index::StaticIndex;
 use crate::input::{Context, ProcessProfile};
-use crate::resolve::resolve;
-use crate::static_index::StaticIndex;
 use blame_formats::results::SymFrame;
 use blame_formats::static_db::*;
 
@@ -143,7 +143,7 @@ pub(crate) fn stack(bar_line: u32) -> Vec<SymFrame> {
 #[test]
 fn table_3_10_from_the_three_samples_of_table_3_9() {
     let index = fig3_14_index();
-    let mut table = crate::frame_table::FrameTable::default();
+    let mut table = crate::input::frame_table::FrameTable::default();
     let contexts = [9, 12, 14]
         .iter()
         .map(|&l| table.intern_stack(stack(l)))
@@ -299,7 +299,7 @@ fn recursion_blames_a_variable_once_per_sample() {
         frame("walk", 4),
         frame("main", 9),
     ];
-    let mut table = crate::frame_table::FrameTable::default();
+    let mut table = crate::input::frame_table::FrameTable::default();
     let frames = table.intern_stack(frames);
     let profile = ProcessProfile {
         index: 0,
@@ -353,7 +353,7 @@ fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
         .results
         .try_into()
         .unwrap();
-    let whole = crate::merge::merge(vec![whole]).unwrap();
+    let whole = crate::aggregation::merge::merge(vec![whole]).unwrap();
     assert!(whole.variables.iter().any(|v| v.key.name == "se"));
     for n in [1u32, 2, 3, 7] {
         let parts: Vec<blame_formats::results::Results> = (0..n)
@@ -374,7 +374,7 @@ fn merged_shards_equal_the_whole_for_1_2_3_7_shards() {
         if n > 1 {
             assert!(parts.iter().all(|p| p.header.shard.is_some()));
         }
-        let merged = crate::merge::merge(parts).unwrap();
+        let merged = crate::aggregation::merge::merge(parts).unwrap();
         assert_eq!(merged, whole, "merge of {n} shards differs from the whole");
     }
 }
@@ -429,29 +429,32 @@ fn sharded_posts_merge_to_the_bytes_of_one_post() {
             .unwrap()
             .results;
             if i + 1 == n {
-                parts.push(crate::merge::Part::Flat(Box::new(out)));
+                parts.push(crate::aggregation::merge::Part::Flat(Box::new(out)));
             } else {
                 let path = dir.path().join(format!("part-{i}-of-{n}.bres"));
                 out.write(&path).unwrap();
-                parts.push(crate::merge::Part::File(path));
+                parts.push(crate::aggregation::merge::Part::File(path));
             }
         }
         // Read ahead whole, and record by record as read (large parts).
-        let mut streamed = crate::merge::Merger::default();
+        let mut streamed = crate::aggregation::merge::Merger::default();
         let mut scratch = Default::default();
         for part in &parts {
             match part {
-                crate::merge::Part::File(path) => {
+                crate::aggregation::merge::Part::File(path) => {
                     scratch = streamed.add_file(path, scratch).unwrap()
                 }
-                crate::merge::Part::Flat(r) => {
+                crate::aggregation::merge::Part::Flat(r) => {
                     streamed.add_flat((**r).clone(), None).unwrap();
                 }
-                crate::merge::Part::Loaded(_) => unreachable!(),
+                crate::aggregation::merge::Part::Loaded(_) => unreachable!(),
             }
         }
         let merged_path = dir.path().join(format!("merged-{n}.bres"));
-        for merger in [crate::merge::read_parts(parts, &|_| {}).unwrap(), streamed] {
+        for merger in [
+            crate::aggregation::merge::read_parts(parts, &|_| {}).unwrap(),
+            streamed,
+        ] {
             merger.finish_flat().unwrap().write(&merged_path).unwrap();
             assert!(
                 std::fs::read(&merged_path).unwrap() == whole,
@@ -521,7 +524,7 @@ fn field_paths_continue_below_the_variables_passed() {
         frame("simulate", 20),
         frame("main", 30),
     ];
-    let mut table = crate::frame_table::FrameTable::default();
+    let mut table = crate::input::frame_table::FrameTable::default();
     let frames = table.intern_stack(frames);
     let profile = ProcessProfile {
         index: 0,
@@ -1079,12 +1082,12 @@ fn a_derived_path_to_a_scalar_field_is_a_scalar() {
     assert!(index.is_scalar_type("PetscReal"));
     assert!(!index.is_scalar_type("KSP") && !index.is_scalar_type("Unknown_t"));
     let main = index.lookup("main", "fig3_14.c").unwrap() as u32;
-    let d = crate::resolve::DerivedField {
+    let d = crate::attribution::resolve::DerivedField {
         base: (main, 0),
         suffix: ".ksp.rnorm".into(),
         type_name: "PetscReal".into(),
     };
-    let keys = crate::aggregate::derived_keys(&index, &d, 0);
+    let keys = crate::attribution::keys::derived_keys(&index, &d, 0);
     let got: Vec<(&str, bool)> = keys.iter().map(|k| (k.name.as_str(), k.scalar)).collect();
     assert_eq!(got, vec![("app.ksp", false), ("app.ksp.rnorm", true)]);
 }

@@ -2,16 +2,17 @@
 //! (variable, context), each per process. Values are plain sums, so partial
 //! results of shards reduce by addition in any order.
 
-use crate::by_address::{global_variable, name_allocation, DirectTarget, Named};
+use crate::aggregation::merge::RawContext;
+use crate::attribution::by_address::{global_variable, name_allocation, Named};
+use crate::attribution::keys::{derived_keys, heap_site_key, is_result, variable_key};
+use crate::attribution::resolve::{resolve_contexts, with_containers, VarRef};
+use crate::attribution::static_index::StaticIndex;
+use crate::input::heap_blocks::DirectTarget;
 use crate::input::ProcessProfile;
-use crate::merge::RawContext;
-use crate::resolve::{resolve_contexts, with_containers, VarRef};
-use crate::static_index::{root_of, StaticIndex};
 use blame_formats::results::{
     ContextBlame, FunctionBlame, FunctionKey, ProcessValue, SymFrame, VariableBlame, VariableKey,
 };
 use blame_formats::results_flat::FlatStacks;
-use blame_formats::static_db::VarKind;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashMap};
 
@@ -33,14 +34,6 @@ pub struct Sums {
     result: bool,
 }
 
-/// True when `v`'s root is a result (`Variable::is_result`): a local
-/// computed from data that feeds nothing back. (A scalar field of it, the
-/// solver's `mass_`, is judged as any scalar.)
-fn is_result(index: &StaticIndex, (fi, vi): VarRef) -> bool {
-    let f = &index.functions[fi as usize];
-    f.variables[root_of(f, vi) as usize].is_result && !f.variables[vi as usize].is_scalar
-}
-
 /// Sums for one key across processes, by process index.
 type PerProcess = BTreeMap<u32, Sums>;
 
@@ -50,7 +43,7 @@ pub struct MemoryOptions {
     /// Loop compensation threshold (5.2.2), 0.75 in the dissertation.
     pub loop_threshold: f64,
     /// Skid model (5.2.3); `None` when the samples are skid-free.
-    pub skid: Option<crate::datacentric::SkidModel>,
+    pub skid: Option<crate::input::skid_model::SkidModel>,
     /// The data cache the access-pattern weights assume.
     pub cache: blame_formats::static_db::CacheGeometry,
 }
@@ -72,9 +65,9 @@ impl MemoryOptions {
     /// The method whose value is reported as a memory event's count.
     pub fn reported_method(&self) -> &'static str {
         if self.skid.is_some() {
-            crate::resolve::METHOD_SKID_LOOP_ACCESS
+            crate::attribution::resolve::METHOD_SKID_LOOP_ACCESS
         } else {
-            crate::resolve::METHOD_LOOP_ACCESS
+            crate::attribution::resolve::METHOD_LOOP_ACCESS
         }
     }
 }
@@ -110,7 +103,7 @@ pub struct Accumulator {
     pub(crate) context_keys: Vec<VariableKey>,
     pub(crate) context_key_ids: FxHashMap<VariableKey, u32>,
     /// Blame of each distinct stack resolved so far (frames as ids of `frames`).
-    pub(crate) resolutions: crate::resolve::ResolutionCache,
+    pub(crate) resolutions: crate::attribution::resolve::ResolutionCache,
     /// Process index → samples per event.
     pub totals: BTreeMap<u32, Vec<f64>>,
     pub resolve_time: std::time::Duration,
@@ -213,232 +206,6 @@ impl<'a> FunctionSums<'a> {
                 let (function, file) = keys[id / nevents];
                 ((function, file, (id % nevents) as u16), sums)
             })
-    }
-}
-
-/// A heap block whose allocation site has no static summary: named by the
-/// site's innermost frame, e.g. `[heap from read_mesh:42]`.
-pub(crate) fn heap_site_key(
-    function: &str,
-    frames: &[blame_formats::results::SymFrame],
-    event: u16,
-) -> VariableKey {
-    let at = frames.iter().find(|f| f.line > 0).or(frames.first());
-    VariableKey {
-        name: match at {
-            Some(f) => format!("[{function} in {}:{}]", f.function, f.line),
-            None => format!("[{function}]"),
-        },
-        function: at.map(|f| f.function.clone()).unwrap_or_default(),
-        file: at.map(|f| f.file.clone()).unwrap_or_default(),
-        line: at.map(|f| f.line).unwrap_or(0),
-        type_name: String::new(),
-        kind: "heap".into(),
-        scalar: false,
-        event,
-    }
-}
-
-/// The report keys of a derived field path and of every path between it and its base.
-pub fn derived_keys(
-    index: &StaticIndex,
-    d: &crate::resolve::DerivedField,
-    event: u16,
-) -> Vec<VariableKey> {
-    let f = &index.functions[d.base.0 as usize];
-    // A path that holds another variable of the function (`solver.reg_`,
-    // bound to `reg` by the constructor): that variable's, one data
-    // structure.
-    let local = index
-        .has_member_aliases(d.base.0)
-        .then(|| format!("{}{}", f.variables[d.base.1 as usize].name, d.suffix));
-    if let Some((v, rest)) = local
-        .as_deref()
-        .and_then(|l| index.member_alias(d.base.0, l))
-    {
-        if v != d.base.1 {
-            let mut keys = vec![variable_key(index, (d.base.0, v), event)];
-            if !rest.is_empty() {
-                let below = crate::resolve::DerivedField {
-                    base: (d.base.0, v),
-                    suffix: rest.to_string(),
-                    type_name: d.type_name.clone(),
-                };
-                keys.extend(derived_keys(index, &below, event));
-            }
-            return keys;
-        }
-    }
-    let base = variable_key(index, d.base, event);
-    let base_type = &f.variables[d.base.1 as usize].type_name;
-    let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
-    let mut seen: Vec<String> = vec![base.name.clone()];
-    (1..=parts.len())
-        .filter_map(|n| {
-            let leaf = n == parts.len();
-            // Links of a linked structure folded: `plist.next.x` is `plist.x`.
-            let name = index.fold_links(
-                &format!("{}.{}", base.name, parts[..n].join(".")),
-                &base.name,
-                base_type,
-            );
-            if seen.contains(&name) {
-                return None;
-            }
-            seen.push(name.clone());
-            // A result record on the path (`solver.stats_`, and below it
-            // `solver.stats_.residual_history`) ranks with the derived.
-            let record = (1..=n).any(|m| {
-                let ty = (m == parts.len()).then_some(d.type_name.as_str());
-                index.is_record_field(parts[m - 1], ty)
-            });
-            Some(VariableKey {
-                name,
-                type_name: if leaf {
-                    d.type_name.clone()
-                } else {
-                    String::new()
-                },
-                kind: "field".into(),
-                // A path below a variable leads through aggregates; its
-                // leaf is a scalar when its type is (`app.ksp.rnorm`, a
-                // `PetscReal`, is a derived scalar like any other norm).
-                // Below a record of results (`kstats`, derived as a whole),
-                // its arrays (`kstats.sum`) are results too.
-                scalar: (leaf && index.is_scalar_type(&d.type_name))
-                    || record
-                    || is_result(index, d.base)
-                    || base.scalar,
-                ..base.clone()
-            })
-        })
-        .collect()
-}
-
-/// True when `vi` or a field it is below is a result record
-/// (`StaticIndex::is_record_field`): `this.stats_.t_solve`.
-fn record_field_on_path(
-    index: &StaticIndex,
-    f: &blame_formats::static_db::FunctionSummary,
-    vi: u32,
-) -> bool {
-    let mut t = vi;
-    for _ in 0..f.variables.len() {
-        let v = &f.variables[t as usize];
-        let Some(p) = v.parent else { return false };
-        let name = v.name.rsplit('.').next().unwrap_or(&v.name);
-        if index.is_record_field(name, Some(&v.type_name)) {
-            return true;
-        }
-        t = p;
-    }
-    false
-}
-
-/// The report key of a summary variable.
-pub fn variable_key(index: &StaticIndex, v: VarRef, event: u16) -> VariableKey {
-    owned_key(index, v, event, 0)
-}
-
-/// The owner of variable `vi` of `f` when its root is an element pointer
-/// (`bp = &blocks[n]`: `bp.array` is `blocks.array`): the owner and the
-/// path below the local (`.array`).
-fn element_owner(f: &blame_formats::static_db::FunctionSummary, vi: u32) -> Option<(u32, &str)> {
-    let v = &f.variables[vi as usize];
-    let root = &f.variables[root_of(f, vi) as usize];
-    let owner = root.element_of?;
-    let suffix = v.name.strip_prefix(root.name.as_str())?;
-    Some((owner, suffix))
-}
-
-fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) -> VariableKey {
-    let f = &index.functions[fi as usize];
-    let v = &f.variables[vi as usize];
-    if depth < 8 && v.parent.is_some() {
-        // The links of a linked structure folded (`plist.next.x` is
-        // `plist.x`): the variable of the folded path, if any.
-        let root = &f.variables[root_of(f, vi) as usize];
-        let folded = index.fold_links(&v.name, &root.name, &root.type_name);
-        if folded != v.name {
-            if let Some(o) = f.variables.iter().position(|x| x.name == folded) {
-                return owned_key(index, (fi, o as u32), event, depth + 1);
-            }
-        }
-    }
-    if depth < 8 {
-        if let Some((owner, suffix)) = element_owner(f, vi) {
-            // The owner's own field of that name when the summary has
-            // one; else the owner's key with the path appended.
-            let name = format!("{}{suffix}", f.variables[owner as usize].name);
-            if let Some(o) = f.variables.iter().position(|x| x.name == name) {
-                if o as u32 != vi {
-                    return owned_key(index, (fi, o as u32), event, depth + 1);
-                }
-            }
-            let mut key = owned_key(index, (fi, owner), event, depth + 1);
-            // (An element object's own fields are no paths of its owner.)
-            let element_root = &f.variables[root_of(f, vi) as usize];
-            if !suffix.is_empty() && !crate::static_index::is_element_object(element_root) {
-                let owner_var = &f.variables[owner as usize];
-                let name = format!("{}{suffix}", key.name);
-                let folded = index.fold_links(&name, &key.name, &owner_var.type_name);
-                if folded == key.name {
-                    return key;
-                }
-                key.name = folded;
-                key.kind = "field".into();
-                key.type_name = v.type_name.clone();
-                key.scalar = v.is_scalar;
-            }
-            return key;
-        }
-    }
-    let root = &f.variables[root_of(f, vi) as usize];
-    let global = root.kind == VarKind::Global;
-    // A result record (and its fields) ranks as derived scalars do: the
-    // report's `scalar` says "a scalar or a record of results".
-    let scalar =
-        v.is_scalar || root.is_record || root.is_result || record_field_on_path(index, f, vi);
-    let kind = match v.kind {
-        VarKind::Global => "global",
-        VarKind::Field => "field",
-        VarKind::Param if v.is_pointer => "heap-via-pointer",
-        VarKind::Param => "param",
-        VarKind::Return => "return",
-        VarKind::Local if v.is_pointer => "heap-via-pointer",
-        VarKind::Local => "local",
-    };
-    if global {
-        // One identity per global across the files that use it: the
-        // definition's file, line and type.
-        let def = index.global_def(&v.name, crate::static_index::unit_of(f));
-        return VariableKey {
-            name: v.name.clone(),
-            function: String::new(),
-            file: def.map(|d| d.unit.clone()).unwrap_or_default(),
-            line: def.map_or(v.line, |d| d.line),
-            type_name: match def {
-                Some(d) => d.type_name.clone(),
-                None => v.type_name.clone(),
-            },
-            kind: kind.to_string(),
-            // The definition decides, whichever unit names the global; a
-            // global result record (and its fields) ranks with the
-            // derived scalars.
-            // (A global's `is_record` is one function's verdict only.)
-            scalar: def.map_or(v.is_scalar, |d| d.scalar) || index.is_global_record(&root.name, f),
-            event,
-        };
-    }
-    VariableKey {
-        name: v.name.clone(),
-        function: f.name.clone(),
-        file: f.file.clone(),
-        line: v.line,
-        type_name: v.type_name.clone(),
-        kind: kind.to_string(),
-        scalar,
-        event,
     }
 }
 
@@ -778,7 +545,7 @@ impl Accumulator {
                     };
                     *var_sums[id]
                         .methods
-                        .entry(crate::resolve::METHOD_DIRECT)
+                        .entry(crate::attribution::resolve::METHOD_DIRECT)
                         .or_default() += n;
                 }
             }
@@ -818,7 +585,7 @@ impl Accumulator {
         }
         for ((function, file, event), (inclusive, exclusive)) in fn_sums.into_sums() {
             let key = FunctionKey {
-                name: crate::symbolize::demangle(function),
+                name: crate::input::symbolize::demangle(function),
                 file: file.to_string(),
                 event,
             };
@@ -867,7 +634,7 @@ impl Accumulator {
         drop(self.frame_ids);
         drop(self.path_ids);
         drop(self.resolutions);
-        let (frames, stacks, contexts) = crate::merge::canonical(
+        let (frames, stacks, contexts) = crate::aggregation::merge::canonical(
             self.frames,
             self.stacks,
             self.context_keys,

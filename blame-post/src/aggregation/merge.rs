@@ -456,7 +456,7 @@ pub struct Merger {
     variables: Vec<ProcessSums>,
     functions: FxKeyMap<FunctionKey, ProcessSums>,
     /// Distinct frames of the parts added, each once, and their ids.
-    frames: crate::frame_table::FrameTable,
+    frames: crate::input::frame_table::FrameTable,
     /// Stacks of all parts added, on call paths of frame ids of `frames`,
     /// each distinct path once.
     stacks: FlatStacks,
@@ -1378,7 +1378,7 @@ mod tests {
         // The parts one after the other: their stacks in one table, each
         // part's contexts naming its own stacks (those it lacks dropped).
         let mut keys = Vec::new();
-        let mut table = crate::frame_table::FrameTable::default();
+        let mut table = crate::input::frame_table::FrameTable::default();
         let mut flat = FlatStacks::default();
         let mut raw = Vec::new();
         for (stacks, contexts) in parts {

@@ -8,9 +8,9 @@
 //! functions where they are common; and says when the db has no summary for
 //! any sampled function at all.
 
+use crate::attribution::static_index::StaticIndex;
 use crate::error::Warning;
 use crate::input::ProcessProfile;
-use crate::static_index::StaticIndex;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A function is reported when at least this share of its frames' samples
@@ -67,7 +67,7 @@ impl LineCheck {
                 let f = &index.functions[i];
                 let checked = f.has_line_info && !f.lines.is_empty();
                 let off = checked
-                    && (!crate::static_index::same_file(&f.file, &frame.file)
+                    && (!crate::attribution::static_index::same_file(&f.file, &frame.file)
                         || f.lines.binary_search(&frame.line).is_err());
                 Found::Matched {
                     function: i,

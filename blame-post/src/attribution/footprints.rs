@@ -10,61 +10,10 @@
 //! malloc(..)` in a loop (the rows are one object to the cache, 1,200 rows
 //! of 160 bytes are not a 160-byte array).
 
-use crate::by_address::{name_allocation, HeapBlocks, Named};
-use crate::resolve::VarRef;
-use crate::static_index::StaticIndex;
-use crate::symbolize::Symbolizer;
-use blame_formats::results::SymFrame;
+use crate::attribution::static_index::{StaticIndex, VarRef};
+use crate::input::heap_blocks::HeapBlocks;
 use blame_formats::static_db::VarKind;
-use blame_formats::stream::Mapping;
 use std::collections::HashMap;
-
-/// A process's heap blocks with their allocation sites symbolized, as
-/// `blame post` reads them from the allocation log beside a stream.
-#[derive(Debug, Clone, Default)]
-pub struct Allocations {
-    pub blocks: HeapBlocks,
-    /// Parallel to `blocks.sites`: (allocation function, symbolized stack).
-    pub sites: Vec<(String, Vec<SymFrame>)>,
-}
-
-impl Allocations {
-    pub fn new(blocks: HeapBlocks, symbolizer: &mut Symbolizer, mappings: &[Mapping]) -> Self {
-        let maps = if blocks.maps.is_empty() {
-            mappings
-        } else {
-            &blocks.maps
-        };
-        let sites = blocks
-            .sites
-            .iter()
-            .map(|(function, frames)| {
-                let frames = frames
-                    .iter()
-                    .flat_map(|&a| symbolizer.frames_for(maps, a, true))
-                    .collect();
-                (function.clone(), frames)
-            })
-            .collect();
-        Allocations { blocks, sites }
-    }
-
-    /// The footprints of the blocks, each site named as direct attribution
-    /// names it (the variable that receives the allocation).
-    pub fn footprints(&self, index: &StaticIndex) -> HeapFootprints {
-        let names: Vec<Option<VarRef>> = self
-            .sites
-            .iter()
-            .map(
-                |(function, frames)| match name_allocation(index, function, frames) {
-                    Some(Named::Var(v)) => Some(v),
-                    _ => None,
-                },
-            )
-            .collect();
-        HeapFootprints::from_blocks(index, &self.blocks, &names)
-    }
-}
 
 /// Peak bytes of heap blocks per receiving variable.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -153,7 +102,7 @@ impl HeapFootprints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::by_address::HeapBlock;
+    use crate::input::heap_blocks::HeapBlock;
     use crate::tests_fig3_14::{func, var};
     use blame_formats::static_db::StaticDb;
 

@@ -14,12 +14,12 @@
 //! lifetime. Blocks sampled by bytes count with their weights (estimates);
 //! the process's totals are the tracer's exact counters.
 
-use crate::aggregate::{derived_keys, heap_site_key, variable_key};
-use crate::by_address::{name_allocation, Named};
-use crate::footprints::Allocations;
-use crate::resolve::with_containers;
-use crate::static_index::StaticIndex;
-use blame_formats::alloc_log::{AllocKind, AllocLog};
+use crate::attribution::by_address::{name_allocation, Named};
+use crate::attribution::keys::{derived_keys, heap_site_key, variable_key};
+use crate::attribution::resolve::with_containers;
+use crate::attribution::static_index::StaticIndex;
+use crate::input::allocations::MemoryInput;
+use blame_formats::alloc_log::AllocKind;
 use blame_formats::memory_profile::{
     MemoryProfile, MemoryTotals, SiteMemory, Timeline, VariableMemory, VariableMemoryRest, VERSION,
 };
@@ -30,16 +30,6 @@ use std::collections::HashMap;
 pub const TIMELINE_POINTS: usize = 100;
 /// Variables the timeline follows (by their own peak).
 pub const TIMELINE_VARIABLES: usize = 8;
-
-/// One process's allocation log with its sites symbolized, as `blame post`
-/// reads it beside the process's samples.
-#[derive(Debug, Clone)]
-pub struct MemoryInput {
-    pub log: AllocLog,
-    /// `blocks.sites` parallel to (kind, log site) in order of first use
-    /// (`HeapBlocks::site_keys`), symbolized in `sites`.
-    pub allocations: Allocations,
-}
 
 /// Who received a site's blocks: the keys credited (the receiver and its
 /// containers), the receiver's own key, or none.
@@ -485,7 +475,9 @@ pub fn profile(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::by_address::HeapBlocks;
+    use crate::input::allocations::Allocations;
+    use crate::input::heap_blocks::HeapBlocks;
+    use blame_formats::alloc_log::AllocLog;
     use crate::tests_fig3_14::{func, var};
     use blame_formats::alloc_log::{AllocEvent, AllocTotals, NO_SITE};
     use blame_formats::static_db::{CallOutput, CallSite, OutputBinding, StaticDb, VarKind};

@@ -5,8 +5,8 @@
 //! list them under the owner ("also reached as") so that a reader finds
 //! the names of the source in the row that holds their blame.
 
-use crate::aggregate::variable_key;
-use crate::static_index::StaticIndex;
+use crate::attribution::keys::variable_key;
+use crate::attribution::static_index::StaticIndex;
 use std::collections::{BTreeSet, HashMap};
 
 /// Per owning row, as results key it (function, variable path; the

@@ -10,14 +10,13 @@
 //! aliases of the calls it makes are applied, then aliases and containers
 //! (container resolution: a field's blame lifts to every enclosing variable).
 
-use crate::static_index::{plain_type, root_of, StaticIndex};
+use crate::attribution::static_index::{plain_type, root_of, StaticIndex};
 use blame_formats::results::SymFrame;
 use blame_formats::static_db::{CallOutput, CallSite, FunctionSummary, OutputBinding, VarKind};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-/// A variable of one function summary: (function index, variable index).
-pub type VarRef = (u32, u32);
+pub use crate::attribution::static_index::VarRef;
 
 /// A field path below a caller variable that the caller's own code never
 /// names, reached because a callee blamed that field of its parameter:
@@ -102,7 +101,7 @@ pub fn is_runtime_lifecycle(callee: &str) -> bool {
 
 impl std::fmt::Display for Unexplained {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let d = crate::symbolize::demangle;
+        let d = crate::input::symbolize::demangle;
         match self {
             Unexplained::NoSummary { function } => write!(
                 f,
@@ -214,7 +213,7 @@ pub(crate) fn resolve_contexts(
     cache: &mut ResolutionCache,
     memory_events: &[bool],
     memory: &crate::MemoryOptions,
-    heap: Option<&crate::footprints::HeapFootprints>,
+    heap: Option<&crate::attribution::footprints::HeapFootprints>,
 ) -> Vec<(Arc<Resolution>, MemoryResolution)> {
     use rayon::prelude::*;
     let is_memory = |e: usize| memory_events.get(e).copied().unwrap_or(false);
@@ -664,7 +663,7 @@ fn exit_roots_at(f: &FunctionSummary, vi: u32, depth: usize) -> Vec<(u32, String
     // is that parameter's: its paths continue below the owner's.
     // (An element object's own fields are no paths of its owner.)
     if let Some(owner) = rv.element_of.filter(|&o| o != root && depth < 4) {
-        let path = if crate::static_index::is_element_object(rv) {
+        let path = if crate::attribution::static_index::is_element_object(rv) {
             ""
         } else {
             path.as_str()
@@ -774,7 +773,7 @@ fn call_sites_at<'a>(
     let names_match = |c: &CallSite| match &c.callee {
         Some(name) => {
             name == callee
-                || crate::symbolize::demangle(name) == callee
+                || crate::input::symbolize::demangle(name) == callee
                 || callee.starts_with(&format!("{name}("))
         }
         None => false,
@@ -932,7 +931,7 @@ fn blame_path(
     // An element object (a view, an iterator): the blame is its, and
     // through it its owner's; its own fields are no paths of that data.
     let tv = &f.variables[t as usize];
-    if tv.parent.is_none() && crate::static_index::is_element_object(tv) {
+    if tv.parent.is_none() && crate::attribution::static_index::is_element_object(tv) {
         here.insert(t);
         return;
     }
@@ -1338,8 +1337,8 @@ pub fn resolve_memory(
     index: &StaticIndex,
     frames: &[&SymFrame],
     options: &crate::MemoryOptions,
-    instruction_window: Option<&crate::datacentric::SkidWindow>,
-    heap: Option<&crate::footprints::HeapFootprints>,
+    instruction_window: Option<&crate::input::skid_model::SkidWindow>,
+    heap: Option<&crate::attribution::footprints::HeapFootprints>,
 ) -> MemoryResolution {
     let mut out = MemoryResolution::default();
     let Some(depth) = frames
@@ -1354,23 +1353,22 @@ pub fn resolve_memory(
     let f = &index.functions[fi];
     // An instruction model was mapped to lines when the samples were loaded;
     // without code for this sample, the reported line stands alone.
-    let window =
-        match options.skid {
-            Some(crate::datacentric::SkidModel::Lines(model)) => Some(
-                crate::datacentric::skid_window(f, frames[depth].line, model),
-            ),
-            Some(crate::datacentric::SkidModel::Instructions(_)) => Some(
-                instruction_window
-                    .cloned()
-                    .unwrap_or(crate::datacentric::SkidWindow {
-                        lines: vec![(frames[depth].line, 1.0)],
-                        ..Default::default()
-                    }),
-            ),
-            None => None,
-        };
+    let window = match options.skid {
+        Some(crate::input::skid_model::SkidModel::Lines(model)) => Some(
+            crate::attribution::datacentric::skid_window(f, frames[depth].line, model),
+        ),
+        Some(crate::input::skid_model::SkidModel::Instructions(_)) => Some(
+            instruction_window
+                .cloned()
+                .unwrap_or(crate::input::skid_model::SkidWindow {
+                    lines: vec![(frames[depth].line, 1.0)],
+                    ..Default::default()
+                }),
+        ),
+        None => None,
+    };
     let footprint_of = footprints_in(index, heap, frames, depth, fi as u32);
-    let m = crate::datacentric::attribute_miss(
+    let m = crate::attribution::datacentric::attribute_miss(
         f,
         frames[depth].line,
         options.loop_threshold,
@@ -1411,7 +1409,7 @@ pub fn resolve_memory(
 /// caller's variables passed for it (all of them known).
 fn footprints_in<'a>(
     index: &'a StaticIndex,
-    heap: Option<&'a crate::footprints::HeapFootprints>,
+    heap: Option<&'a crate::attribution::footprints::HeapFootprints>,
     frames: &'a [&'a SymFrame],
     depth: usize,
     fi: u32,
@@ -1466,9 +1464,9 @@ fn skid_across_inlined(
     frames: &[&SymFrame],
     depth: usize,
     fi: u32,
-    window: &crate::datacentric::SkidWindow,
+    window: &crate::input::skid_model::SkidWindow,
     options: &crate::MemoryOptions,
-    heap: Option<&crate::footprints::HeapFootprints>,
+    heap: Option<&crate::attribution::footprints::HeapFootprints>,
     out: &mut MemoryResolution,
 ) {
     // The sampled instruction's own inline frames end at the first frame
@@ -1501,19 +1499,22 @@ fn skid_across_inlined(
             Box::new(footprints_in(index, heap, fr, d, g)) as Box<dyn Fn(u32) -> u64>
         })
         .collect();
-    let window_parts: Vec<crate::datacentric::WindowPart> = parts
+    let window_parts: Vec<crate::attribution::datacentric::WindowPart> = parts
         .iter()
         .zip(&footprints)
         .map(
-            |(&(_, _, g, ref lines), fp)| crate::datacentric::WindowPart {
+            |(&(_, _, g, ref lines), fp)| crate::attribution::datacentric::WindowPart {
                 f: &index.functions[g as usize],
                 lines: lines.clone(),
                 footprint_of: fp.as_ref(),
             },
         )
         .collect();
-    let shares =
-        crate::datacentric::skid_parts(&window_parts, options.loop_threshold, &options.cache);
+    let shares = crate::attribution::datacentric::skid_parts(
+        &window_parts,
+        options.loop_threshold,
+        &options.cache,
+    );
     for (&(fr, d, g, _), s) in parts.iter().zip(&shares) {
         for (method, by_var) in [
             (METHOD_SKID, &s.skid),
@@ -1599,7 +1600,7 @@ fn lift_through_callers(
     let direct = if known {
         direct
     } else {
-        crate::datacentric::passed_variables(caller, frames[cdepth].line, &direct)
+        crate::attribution::datacentric::passed_variables(caller, frames[cdepth].line, &direct)
     };
     if direct.is_empty() {
         return vec![((fi, vi), share)];

@@ -5,6 +5,9 @@
 use blame_formats::static_db::{FunctionSummary, StaticDb};
 use std::collections::HashMap;
 
+/// A variable of one function summary: (function index, variable index).
+pub type VarRef = (u32, u32);
+
 pub struct StaticIndex {
     pub functions: Vec<FunctionSummary>,
     by_name: HashMap<String, Vec<usize>>,

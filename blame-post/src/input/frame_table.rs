@@ -3,7 +3,7 @@
 //! frames is then 160 bytes of ids instead of 40 frames of two strings each.
 
 use crate::borrowed_keys::{Borrowed, FxKeyMap};
-use crate::symbolize::{fold_startup, startup_kind, Symbolizer};
+use crate::input::symbolize::{fold_startup, startup_kind, Symbolizer};
 use blame_formats::results::{FrameRef, SymFrame};
 use blame_formats::stream::Mapping;
 use rustc_hash::FxHashMap;
@@ -64,7 +64,7 @@ pub struct StackInterner {
 impl StackInterner {
     /// The frames of a stack (innermost first: the sampled PC, then return
     /// addresses) as ids, exactly as [`Symbolizer::stack`] followed by
-    /// [`crate::skid_insns::resolve_leaf_line`] and [`FrameTable::intern_stack`] give them.
+    /// [`crate::input::skid_insns::resolve_leaf_line`] and [`FrameTable::intern_stack`] give them.
     pub fn stack(
         &mut self,
         symbolizer: &mut Symbolizer,
@@ -80,7 +80,12 @@ impl StackInterner {
             } else {
                 let mut frames = symbolizer.frames_for(mappings, a, i > 0);
                 if i == 0 {
-                    crate::skid_insns::resolve_leaf_line(symbolizer, mappings, &mut frames, a);
+                    crate::input::skid_insns::resolve_leaf_line(
+                        symbolizer,
+                        mappings,
+                        &mut frames,
+                        a,
+                    );
                 }
                 let known: Vec<u32> = frames.into_iter().map(|f| self.table.intern(f)).collect();
                 ids.extend_from_slice(&known);
@@ -97,7 +102,12 @@ impl StackInterner {
             // innermost: take the whole stack the plain way.
             let mut frames = symbolizer.stack(mappings, addresses);
             if let Some(&leaf) = addresses.first() {
-                crate::skid_insns::resolve_leaf_line(symbolizer, mappings, &mut frames, leaf);
+                crate::input::skid_insns::resolve_leaf_line(
+                    symbolizer,
+                    mappings,
+                    &mut frames,
+                    leaf,
+                );
             }
             return self.table.intern_stack(frames);
         }

@@ -6,15 +6,28 @@
 //! samples that share a stack are resolved once (memoization per calling
 //! context), and memory does not grow with the number of samples.
 
-use crate::by_address::{DirectTarget, HeapBlocks};
-use crate::datacentric::{LineSkid, SkidModel, SkidWindow};
+pub mod allocations;
+pub mod dump;
+pub mod fde_functions;
+pub mod frame_table;
+pub mod heap_blocks;
+pub mod openmp;
+pub mod plt;
+pub mod shard;
+pub mod skid_insns;
+pub mod skid_model;
+pub mod symbolize;
+pub(crate) mod truncated;
+
 use crate::error::{
     io, PostError, Result, SampleRefused, Warning, SKIPS_THE_DAMAGE, USES_OTHER_STREAMS,
 };
-use crate::frame_table::{cmp_stacks, FrameTable, StackInterner};
-use crate::shard::ShardSpec;
-use crate::skid_insns::{instruction_window, InsnWindow};
-use crate::symbolize::Symbolizer;
+use crate::input::frame_table::{cmp_stacks, FrameTable, StackInterner};
+use crate::input::heap_blocks::{DirectTarget, HeapBlocks};
+use crate::input::shard::ShardSpec;
+use crate::input::skid_insns::{instruction_window, InsnWindow};
+use crate::input::skid_model::{LineSkid, SkidModel, SkidWindow};
+use crate::input::symbolize::Symbolizer;
 use blame_capture::perf_data::{read_perf_data, PerfProcess};
 use blame_formats::alloc_log::AllocLog;
 use blame_formats::container::{Salvaged, Skipped};
@@ -63,10 +76,10 @@ pub struct ProcessProfile {
     pub heap_sites: Vec<(String, Vec<SymFrame>)>,
     /// With memory events and an allocation log: every heap block and its
     /// site, for the footprints of the access-pattern weights.
-    pub allocations: Option<crate::footprints::Allocations>,
+    pub allocations: Option<crate::input::allocations::Allocations>,
     /// The allocation log with its sites symbolized, for memory blame
     /// (`memory.rs`), whenever the process has one.
-    pub memory: Option<crate::memory::MemoryInput>,
+    pub memory: Option<crate::input::allocations::MemoryInput>,
     pub warnings: Vec<Warning>,
     /// What a damaged stream lost (skipped chunks, a cut, dropped samples), said loudly.
     pub damage: Vec<String>,
@@ -970,7 +983,7 @@ impl Run {
         let memory_events = map_event.iter().any(|&e| self.events[e].memory);
         let allocations = if memory_events && with_address == 0 && alloc_path.exists() {
             match AllocLog::read(&alloc_path) {
-                Ok(log) => Some(crate::footprints::Allocations::new(
+                Ok(log) => Some(crate::input::allocations::Allocations::new(
                     HeapBlocks::from_log(&log),
                     symbolizer,
                     &mappings,
@@ -992,8 +1005,8 @@ impl Run {
             Some(Ok(log)) => {
                 let blocks = HeapBlocks::from_log(&log);
                 let allocations =
-                    crate::footprints::Allocations::new(blocks, symbolizer, &mappings);
-                Some(crate::memory::MemoryInput { log, allocations })
+                    crate::input::allocations::Allocations::new(blocks, symbolizer, &mappings);
+                Some(crate::input::allocations::MemoryInput { log, allocations })
             }
             Some(Err(e)) => {
                 if !memory_events && with_address == 0 {
@@ -1017,7 +1030,7 @@ impl Run {
                 }
                 let heap = HeapBlocks::from_log(&log);
                 if memory_events {
-                    allocations = Some(crate::footprints::Allocations::new(
+                    allocations = Some(crate::input::allocations::Allocations::new(
                         heap.clone(),
                         symbolizer,
                         &mappings,

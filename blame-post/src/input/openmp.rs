@@ -10,7 +10,7 @@
 //! same outlined function, whose callers include the fork call
 //! (`__kmpc_fork_call`) and the function that forked.
 
-use crate::frame_table::cmp_stacks;
+use crate::input::frame_table::cmp_stacks;
 use crate::input::Context;
 use blame_formats::results::SymFrame;
 use std::collections::HashMap;
@@ -94,7 +94,7 @@ pub fn graft_worker_stacks(frames: &[SymFrame], contexts: &mut [Context]) -> usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame_table::FrameTable;
+    use crate::input::frame_table::FrameTable;
 
     fn frame(name: &str) -> SymFrame {
         SymFrame {

@@ -25,8 +25,8 @@
 //! instances carry their inline frames ([`InsnWindow::inlined`]), so each is
 //! read in its own function and lifted through its own call lines.
 
-use crate::datacentric::LineSkid;
-use crate::symbolize::Symbolizer;
+use crate::input::skid_model::LineSkid;
+use crate::input::symbolize::Symbolizer;
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
 use iced_x86::{Mnemonic, OpKind};

@@ -8,7 +8,7 @@
 //! differs from the recorded one is refused.
 
 use crate::error::{hex, PostError, Result, Warning};
-use crate::fde_functions::range_holding;
+use crate::input::fde_functions::range_holding;
 use blame_capture::locate::{debug_file, locate, with_object, ObjectError, VDSO_MAPPING};
 use blame_formats::results::SymFrame;
 use blame_formats::stream::Mapping;
@@ -37,9 +37,9 @@ struct ObjectSymbols {
     /// use when the object's own tables do not name an address: a stripped
     /// `libc.so.6` exports no `__libc_start_call_main`.
     debug_functions: OnceCell<Vec<(u64, u64, String)>>,
-    /// Its PLT stubs, named after the functions they reach ([`crate::plt`]).
+    /// Its PLT stubs, named after the functions they reach ([`crate::input::plt`]).
     plt: OnceCell<Vec<(u64, u64, String)>>,
-    /// Its functions' bounds from its unwind tables ([`crate::fde_functions`]).
+    /// Its functions' bounds from its unwind tables ([`crate::input::fde_functions`]).
     fde_functions: OnceCell<Vec<(u64, u64)>>,
     /// The object has DWARF line information (`.debug_line`).
     has_debug_info: bool,
@@ -88,7 +88,9 @@ impl ObjectSymbols {
 
     /// The name of the PLT stub that holds `vaddr`.
     fn plt_function(&self, vaddr: u64) -> Option<&str> {
-        let stubs = self.plt.get_or_init(|| crate::plt::plt_stubs(&self.path));
+        let stubs = self
+            .plt
+            .get_or_init(|| crate::input::plt::plt_stubs(&self.path));
         range_holding(stubs, vaddr, |&(start, end, _)| (start, end)).map(|s| s.2.as_str())
     }
 
@@ -96,8 +98,8 @@ impl ObjectSymbols {
     fn fde_function_start(&self, vaddr: u64) -> Option<u64> {
         let functions = self
             .fde_functions
-            .get_or_init(|| crate::fde_functions::fde_functions(&self.path));
-        crate::fde_functions::function_start(functions, vaddr)
+            .get_or_init(|| crate::input::fde_functions::fde_functions(&self.path));
+        crate::input::fde_functions::function_start(functions, vaddr)
     }
 
     fn file_offset_to_vaddr(&self, offset: u64) -> Option<u64> {
@@ -751,7 +753,7 @@ mod tests {
             return;
         }
         let obj = open_object(libc).unwrap();
-        let stubs = crate::plt::plt_stubs(libc);
+        let stubs = crate::input::plt::plt_stubs(libc);
         let (start, _, name) = stubs
             .iter()
             .find(|(_, _, n)| n.starts_with("mem"))
@@ -796,7 +798,7 @@ mod tests {
             return;
         }
         let obj = open_object(&lib).unwrap();
-        let functions = crate::fde_functions::fde_functions(&lib);
+        let functions = crate::input::fde_functions::fde_functions(&lib);
         // helper: a function of the unwind tables that no symbol covers.
         let &(start, end) = functions
             .iter()

@@ -13,7 +13,7 @@
 //! ..`). The entry taken is the most sampled one whose library frames hold
 //! the cut stack's innermost routine, else the most sampled of all.
 
-use crate::frame_table::cmp_stacks;
+use crate::input::frame_table::cmp_stacks;
 use crate::input::Context;
 use blame_formats::results::SymFrame;
 use std::collections::HashMap;
@@ -157,7 +157,7 @@ pub fn graft_cut_stacks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame_table::FrameTable;
+    use crate::input::frame_table::FrameTable;
 
     fn frame(name: &str, file: &str, line: u32) -> SymFrame {
         SymFrame {
