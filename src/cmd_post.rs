@@ -5,14 +5,13 @@
 use crate::post_config::{absolute, InputArgs, PostConfig};
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
-use blame_formats::jsonl::{write_sample, JsonSample};
-use blame_formats::node_file::StreamIn;
+use blame_formats::jsonl::write_sample;
 use blame_formats::results::{Results, ResultsHeader};
 use blame_formats::results_flat::FlatResults;
 use blame_formats::run_dir::{self, shard_files, ShardFile};
 use blame_formats::static_db::StaticDb;
-use blame_formats::stream;
 use blame_post::aggregation::merge::Part;
+use blame_post::input::dump::{each_sample, DumpError, DumpOptions};
 use blame_post::{post_with_progress, Run, ShardSpec, StaticIndex};
 use blame_report::render;
 use blame_report::source::SourceCache;
@@ -508,8 +507,9 @@ fn merge_into(
     } else {
         blame_post::aggregation::merge::Merger::default()
     };
-    let merger =
-        blame_post::aggregation::merge::read_parts_into(merger, parts, &|done| progress.set(done as u64));
+    let merger = blame_post::aggregation::merge::read_parts_into(merger, parts, &|done| {
+        progress.set(done as u64)
+    });
     progress.finish();
     let progress = Progress::spinner("merge: sorting and writing");
     let merged = merger
@@ -754,33 +754,19 @@ fn other_names_of(results: &Results) -> views::OtherNames {
     let same = blame_formats::results::FileId::of(path)
         .is_ok_and(|now| now.bytes == id.bytes && now.hash == id.hash);
     match same.then(|| StaticDb::read(path)) {
-        Some(Ok((db, _))) => blame_post::attribution::other_names::other_names(&StaticIndex::new(db)),
+        Some(Ok((db, _))) => {
+            blame_post::attribution::other_names::other_names(&StaticIndex::new(db))
+        }
         _ => views::OtherNames::new(),
     }
 }
 
 pub fn run_dump(args: DumpArgs) -> Result<()> {
+    // A file appears only once complete (see blame_formats::files); the
+    // input is checked first, so a missing run leaves no output behind.
     if !args.input.exists() {
         bail!("{}: no such file or directory", args.input.display());
     }
-    // Refused while a recorder writes the directory.
-    let _lock = if args.input.is_dir() {
-        Some(
-            blame_formats::lock::RunDirLock::read(&args.input).map_err(|e| match e.kind() {
-                std::io::ErrorKind::WouldBlock => anyhow::anyhow!(e),
-                _ => anyhow::anyhow!("{}: {e}", args.input.display()),
-            })?,
-        )
-    } else {
-        None
-    };
-    let files: Vec<PathBuf> = if args.input.is_dir() {
-        run_dir::sample_files(&args.input)
-            .with_context(|| format!("cannot list {}", args.input.display()))?
-    } else {
-        vec![args.input.clone()]
-    };
-    // A file appears only once complete (see blame_formats::files).
     let mut file = match &args.output {
         Some(p) => Some(
             blame_formats::files::AtomicFile::create(p)
@@ -793,162 +779,19 @@ pub fn run_dump(args: DumpArgs) -> Result<()> {
         Some(f) => f,
         None => &mut stdout,
     };
-    let mut damage = Vec::new();
-    let mut unreadable = Vec::new();
-    // Every stream file, and every section of every node file.
-    let mut streams = Vec::new();
-    for path in &files {
-        match StreamIn::all_of(path) {
-            Ok((mut all, index)) => {
-                for skip in index.iter().flat_map(|i| &i.damage) {
-                    let what = format!(
-                        "{}: damaged bytes from {} skipped ({})",
-                        path.display(),
-                        skip.offset,
-                        skip.error
-                    );
-                    if args.strict {
-                        bail!("{what}; refused (--strict)");
-                    }
-                    damage.push(what);
-                }
-                streams.append(&mut all);
-            }
-            Err(e) if !args.strict && files.len() > 1 => {
-                damage.push(format!("{e}: stream skipped"));
-                unreadable.push(e);
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    let count = streams.len() + unreadable.len();
-    for stream in streams {
-        let path = stream.path();
-        // Mappings and stacks precede the samples that use them, so one pass suffices.
-        let (mut reader, header) = match stream.open() {
-            Ok(x) => x,
-            Err(e) if !args.strict && count > 1 => {
-                damage.push(format!("{e}: stream skipped"));
-                unreadable.push(e);
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let mut mappings = Vec::new();
-        let mut parents: Vec<(u32, u64)> = vec![(0, 0)];
-        let mut table = stream::SalvagedStacks::default();
-        let mut dropped = 0u64;
-        // The stream's directory holds what the recorder saved for symbolization (kallsyms).
-        let search: Vec<PathBuf> = args
-            .binary_paths
-            .iter()
-            .cloned()
-            .chain(path.parent().map(Path::to_path_buf))
-            .collect();
-        let mut symbolizer = blame_post::input::symbolize::Symbolizer::new(search);
-        let mut checked = 0;
-        loop {
-            let record = match reader.next_item_salvaging() {
-                Ok(Some(stream::Item::Record(r))) => r,
-                Ok(Some(stream::Item::Skipped(skip))) => {
-                    let what = format!(
-                        "{}: damaged bytes from {} skipped ({}){}",
-                        path.display(),
-                        skip.offset,
-                        skip.error,
-                        skip.resumed_at
-                            .map(|r| format!(", read on from byte {r}"))
-                            .unwrap_or_default()
-                    );
-                    if args.strict {
-                        bail!("{what}; refused (--strict)");
-                    }
-                    damage.push(what);
-                    table.damaged = true;
-                    continue;
-                }
-                Ok(None) => {
-                    if !reader.complete() && reader.end_marker_expected() {
-                        let what = format!(
-                            "{}: cut at byte {} (no end marker); dumped the records before it",
-                            path.display(),
-                            reader.offset()
-                        );
-                        if args.strict {
-                            bail!("{what}; refused (--strict)");
-                        }
-                        damage.push(what);
-                    }
-                    break;
-                }
-                Err(e) if e.is_truncation() && !args.strict => {
-                    damage.push(format!("{e}; dumped the records before it"));
-                    break;
-                }
-                Err(e) => return Err(e.into()),
-            };
-            match record {
-                stream::Record::Mapping(m) => mappings.push(m),
-                stream::Record::Stack(n) => {
-                    table
-                        .push(n)
-                        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                    parents.resize(n.id as usize, (u32::MAX, 0));
-                    parents.push((n.parent, n.address));
-                }
-                stream::Record::Sample(s) => {
-                    if !table.check(s.stack).unwrap_or(false) {
-                        dropped += 1;
-                        continue;
-                    }
-                    if checked < mappings.len() {
-                        symbolizer.verify_build_ids(&mappings[checked..], &path)?;
-                        checked = mappings.len();
-                    }
-                    let mut addresses = Vec::new();
-                    let mut cur = s.stack;
-                    while cur != 0 && (cur as usize) < parents.len() {
-                        addresses.push(parents[cur as usize].1);
-                        cur = parents[cur as usize].0;
-                    }
-                    let sample = JsonSample {
-                        stack: symbolizer.stack(&mappings, &addresses),
-                        event: header
-                            .events
-                            .get(s.event as usize)
-                            .map(|e| e.name.clone())
-                            .unwrap_or_else(|| format!("event{}", s.event)),
-                        weight: 1.0,
-                        rank: header.rank,
-                        thread: s.tid,
-                        pid: Some(header.pid),
-                        time_ns: Some(s.time_ns),
-                        data_address: s.data_address,
-                    };
-                    write_sample(&mut out, &sample)?;
-                }
-                _ => {}
-            }
-        }
-        if dropped > 0 {
-            damage.push(format!(
-                "{}: {dropped} samples left out: their stacks were defined in the skipped bytes (or never)",
-                path.display()
-            ));
-        }
-        print_warnings(&symbolizer.warnings);
-    }
-    if count > 0 && unreadable.len() == count {
-        bail!(
-            "none of the {count} sample streams can be read:\n  {}",
-            unreadable
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        );
-    }
-    print_damage(&damage, true);
+    let options = DumpOptions {
+        binary_paths: args.binary_paths.clone(),
+        strict: args.strict,
+    };
+    let dumped =
+        each_sample(&args.input, &options, |s| write_sample(&mut out, s)).map_err(|e| match e {
+            // The write's own error, so that main tells a closed pipe
+            // (`blame dump run | head`) from a failure.
+            DumpError::Write(io) => anyhow::Error::from(io),
+            other => other.into(),
+        })?;
+    print_warnings(&dumped.warnings);
+    print_damage(&dumped.damage, true);
     out.flush()?;
     if let (Some(f), Some(p)) = (file, &args.output) {
         f.commit()
