@@ -648,6 +648,12 @@ fn stored_or_computed(config: &PostConfig) -> Result<Results> {
             stale.join("; ")
         );
     }
+    if !stored_path.exists() {
+        eprintln!(
+            "blame: note: {} has no results yet; posting it first, as `blame post` does",
+            dir.display()
+        );
+    }
     let out = compute(config, db, ShardSpec::WHOLE)?;
     if let Err(e) = write_memory_profiles(dir, &out.memory) {
         eprintln!(
