@@ -1,0 +1,427 @@
+//! One process's samples into its profile: the counted stacks symbolized
+//! into calling contexts, with what their data addresses are in, their
+//! skid windows and the allocation log beside the stream.
+
+use super::*;
+
+impl Run {
+    /// Symbolizes the stacks a tally counted and collects this process's
+    /// contexts, skid windows and direct (data-address) attributions.
+    pub(super) fn profile(
+        &self,
+        index: usize,
+        input: ProfileInput,
+        tally: StreamTally,
+        keep: &(dyn Fn(usize) -> bool + Sync),
+        started: std::time::Instant,
+    ) -> Result<ProcessProfile> {
+        let ProfileInput {
+            path,
+            pid,
+            map_event,
+            samples,
+            no_alloc_log_hint,
+        } = input;
+        let nevents = self.events.len();
+        let StreamTally {
+            mappings,
+            parents,
+            mut counts,
+            all,
+            mut warnings,
+            mut damage,
+            with_address,
+            stacks,
+            lost,
+        } = tally;
+        // Samples whose stack lost a node with a skipped chunk, or that name
+        // a stack or event the stream never defines: dropped when
+        // salvaging, an error otherwise.
+        let usable = |stack: u32, event: u16| -> std::result::Result<bool, SampleRefused> {
+            if event as usize >= map_event.len() {
+                return Err(SampleRefused::UndefinedEvent { event });
+            }
+            Ok(stacks.check(stack)?)
+        };
+        let mut dropped = 0.0;
+        let mut refused = None;
+        counts.retain(|&(stack, event), n| match usable(stack, event) {
+            Ok(true) => true,
+            Ok(false) => {
+                dropped += *n;
+                false
+            }
+            Err(reason) => {
+                refused.get_or_insert(reason);
+                dropped += *n;
+                false
+            }
+        });
+        if let Some(reason) = refused {
+            if self.on_damage == OnDamage::Refuse || !stacks.damaged {
+                return Err(PostError::BadStacks {
+                    path: path.to_path_buf(),
+                    reason,
+                });
+            }
+        }
+        if dropped > 0.0 {
+            damage.push(format!(
+                "{}: {dropped} samples dropped: their stacks were defined in the skipped bytes",
+                path.display()
+            ));
+        }
+        let read_time = started.elapsed();
+        let symbolizing = std::time::Instant::now();
+        let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
+        let symbolizer: &mut Symbolizer = &mut guard;
+        symbolizer.verify_build_ids(&mappings, path)?;
+        let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
+        let mut table = StackInterner::default();
+        let mut addresses = Vec::new();
+        // Code the line table gives line 0 (compiler-generated loads,
+        // rotated loop headers) takes the line of the next instruction of
+        // the same function (the interner's leaf line fix).
+        let mut symbolize_uncached =
+            |stack: u32, symbolizer: &mut Symbolizer, table: &mut StackInterner| -> Vec<u32> {
+                addresses.clear();
+                let mut cur = stack;
+                while cur != 0 {
+                    let (parent, address) = parents[cur as usize];
+                    addresses.push(address);
+                    cur = parent;
+                }
+                table.stack(symbolizer, &mappings, &addresses)
+            };
+        // Symbolized stacks are kept for the direct pass only; the counts
+        // are taken in stack order, so each stack is symbolized once and
+        // its frames moved, not cloned, into the context (a stack of 40
+        // frames is 80 strings).
+        let mut frames_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let keep_frames = with_address > 0;
+        let mut counts: Vec<((u32, u16), f64)> = counts.into_iter().collect();
+        counts.sort_unstable_by_key(|&(k, _)| k);
+        let mut last: Option<(u32, Vec<u32>)> = None;
+        let mut skid_windows: HashMap<Vec<u32>, InsnWindow> = HashMap::new();
+        let mut counts = counts.into_iter().peekable();
+        while let Some(((stack, event), n)) = counts.next() {
+            let frames = match last.take() {
+                Some((s, f)) if s == stack => f,
+                _ => match frames_of.get(&stack) {
+                    Some(f) => f.clone(),
+                    None => {
+                        let f = symbolize_uncached(stack, symbolizer, &mut table);
+                        if keep_frames {
+                            frames_of.insert(stack, f.clone());
+                        }
+                        f
+                    }
+                },
+            };
+            let run_event = map_event[event as usize];
+            if let (Some(model), true, true) = (
+                self.instruction_skid,
+                self.events[run_event].memory,
+                stack != 0,
+            ) {
+                let leaf = parents[stack as usize].1;
+                if let Some(w) =
+                    instruction_window(symbolizer, &mappings, leaf, model).filter(|w| !w.is_empty())
+                {
+                    let entry = skid_windows.entry(frames.clone()).or_default();
+                    for (l, p) in w.lines {
+                        *entry.lines.entry(l).or_insert(0.0) += p * n;
+                    }
+                    for (chain, p) in w.inlined {
+                        *entry.inlined.entry(chain).or_insert(0.0) += p * n;
+                    }
+                    entry.truncated |= w.truncated;
+                }
+            }
+            if counts.peek().is_some_and(|((s, _), _)| *s == stack) {
+                // More events of this stack follow: keep its frames.
+                match by_stack.get_mut(&frames) {
+                    Some(c) => c[run_event] += n,
+                    None => {
+                        by_stack
+                            .entry(frames.clone())
+                            .or_insert_with(|| vec![0.0; nevents])[run_event] += n
+                    }
+                }
+                last = Some((stack, frames));
+            } else {
+                by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
+            }
+        }
+        let mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
+        let mut heap_sites = Vec::new();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let alloc_path = run_dir::alloc_log_path(dir, pid);
+        // The heap blocks' sizes tell the access-pattern weights which reads
+        // through pointers stay in the cache.
+        let memory_events = map_event.iter().any(|&e| self.events[e].memory);
+        let allocations = if memory_events && with_address == 0 && alloc_path.exists() {
+            match AllocLog::read(&alloc_path) {
+                Ok(log) => Some(crate::input::allocations::Allocations::new(
+                    HeapBlocks::from_log(&log),
+                    symbolizer,
+                    &mappings,
+                )),
+                Err(e) => {
+                    warnings.push(Warning::AllocLogUnreadable {
+                        path: alloc_path.clone(),
+                        error: e.to_string(),
+                    });
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let mut allocations = allocations;
+        // Memory blame reads every log there is, whatever the events.
+        let memory = match alloc_path.exists().then(|| AllocLog::read(&alloc_path)) {
+            Some(Ok(log)) => {
+                let blocks = HeapBlocks::from_log(&log);
+                let allocations =
+                    crate::input::allocations::Allocations::new(blocks, symbolizer, &mappings);
+                Some(crate::input::allocations::MemoryInput { log, allocations })
+            }
+            Some(Err(e)) => {
+                if !memory_events && with_address == 0 {
+                    warnings.push(Warning::AllocLogUnreadable {
+                        path: alloc_path.clone(),
+                        error: e.to_string(),
+                    });
+                }
+                None
+            }
+            None => None,
+        };
+        if with_address > 0 {
+            let heap = if alloc_path.exists() {
+                let log = AllocLog::read(&alloc_path)?;
+                if let Some(at) = log.torn_at {
+                    warnings.push(Warning::AllocLogTorn {
+                        path: alloc_path.clone(),
+                        at,
+                    });
+                }
+                let heap = HeapBlocks::from_log(&log);
+                if memory_events {
+                    allocations = Some(crate::input::allocations::Allocations::new(
+                        heap.clone(),
+                        symbolizer,
+                        &mappings,
+                    ));
+                }
+                Some(heap)
+            } else {
+                warnings.push(Warning::NoAllocLog {
+                    stream: path.to_path_buf(),
+                    log: alloc_path.clone(),
+                    hint: no_alloc_log_hint,
+                });
+                None
+            };
+            let mut hits = direct_pass(
+                samples.samples()?,
+                keep,
+                &mappings,
+                heap.as_ref(),
+                symbolizer,
+            )?;
+            hits.retain(|&(stack, event, _), _| usable(stack, event) == Ok(true));
+            let mut used_sites: HashMap<u32, u32> = HashMap::new();
+            for ((stack, event, target), n) in hits {
+                let target = match target {
+                    DirectTarget::Heap(site) => {
+                        let next = used_sites.len() as u32;
+                        let id = *used_sites.entry(site).or_insert_with(|| {
+                            let heap = heap.as_ref().expect("heap targets come from a log");
+                            let (function, frames) = &heap.sites[site as usize];
+                            let maps = if heap.maps.is_empty() {
+                                &mappings
+                            } else {
+                                &heap.maps
+                            };
+                            let symbolized: Vec<SymFrame> = frames
+                                .iter()
+                                .flat_map(|&a| symbolizer.frames_for(maps, a, true))
+                                .collect();
+                            heap_sites.push((function.clone(), symbolized));
+                            next
+                        });
+                        DirectTarget::Heap(id)
+                    }
+                    other => other,
+                };
+                let frames = match frames_of.get(&stack) {
+                    Some(f) => f.clone(),
+                    None => {
+                        let f = symbolize_uncached(stack, symbolizer, &mut table);
+                        frames_of.insert(stack, f.clone());
+                        f
+                    }
+                };
+                by_direct.entry(frames).or_default().push((
+                    map_event[event as usize] as u16,
+                    target,
+                    n,
+                ));
+            }
+        }
+        // A sample-level shard: the stacks of all the process's samples, so
+        // that the grafts choose alike in every shard.
+        let kept: f64 = by_stack.values().flatten().sum();
+        let total: f64 = all
+            .iter()
+            .filter(|(&s, _)| stacks.check(s) == Ok(true))
+            .map(|(_, n)| n)
+            .sum();
+        let mut reference: Vec<(Vec<u32>, f64)> = Vec::new();
+        if total > kept {
+            let mut all: Vec<(u32, f64)> = all.into_iter().collect();
+            all.sort_unstable_by_key(|&(s, _)| s);
+            for (stack, n) in all {
+                if stacks.check(stack) != Ok(true) {
+                    continue;
+                }
+                let frames = match frames_of.get(&stack) {
+                    Some(f) => f.clone(),
+                    None => symbolize_uncached(stack, symbolizer, &mut table),
+                };
+                reference.push((frames, n));
+            }
+        }
+        warnings.append(&mut symbolizer.warnings);
+        let mut contexts = into_contexts(by_stack, by_direct, skid_windows, table.table());
+        let real = contexts.len();
+        contexts.extend(reference.into_iter().map(|(frames, n)| Context {
+            frames,
+            counts: vec![n],
+            direct: Vec::new(),
+            skid_window: None,
+        }));
+        let frames = table.into_frames(&mut contexts, |c| &mut c.frames);
+        let reference = contexts.split_off(real);
+        Ok(ProcessProfile {
+            index: index as u32,
+            frames,
+            contexts,
+            heap_sites,
+            allocations,
+            memory,
+            warnings,
+            damage,
+            lost,
+            read_time,
+            symbolize_time: symbolizing.elapsed(),
+            reference,
+        })
+    }
+}
+
+/// Second pass for samples with data addresses: what each address is in,
+/// counted per (stack, event, target). Mappings are all known by now.
+pub(super) fn direct_pass(
+    samples: impl Iterator<Item = Result<Sample>>,
+    keep: &(dyn Fn(usize) -> bool + Sync),
+    mappings: &[Mapping],
+    heap: Option<&HeapBlocks>,
+    symbolizer: &mut Symbolizer,
+) -> Result<HashMap<(u32, u16, DirectTarget), f64>> {
+    let mut hits = HashMap::new();
+    let mut globals: HashMap<u64, DirectTarget> = HashMap::new();
+    for (seq, s) in samples.enumerate() {
+        let s = s?;
+        {
+            if let (true, Some(addr)) = (keep(seq), s.data_address) {
+                let target = match heap.and_then(|h| h.find(addr, s.time_ns)) {
+                    Some(b) => DirectTarget::Heap(b.site),
+                    None => globals
+                        .entry(addr)
+                        .or_insert_with(|| match symbolizer.data_symbol(mappings, addr) {
+                            Some(name) => DirectTarget::Global(name),
+                            None => DirectTarget::Unattributed,
+                        })
+                        .clone(),
+                };
+                *hits.entry((s.stack, s.event, target)).or_insert(0.0) += 1.0;
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// What [`Run::profile`] needs to know about where a process's samples come from.
+pub(super) struct ProfileInput<'a> {
+    /// The file the samples are read from, for messages and the allocation log beside it.
+    pub(super) path: &'a Path,
+    pub(super) pid: u32,
+    /// The input's event numbers → the run's.
+    pub(super) map_event: &'a [usize],
+    pub(super) samples: SampleSource<'a>,
+    /// What to do when samples carry data addresses and no allocation log is found.
+    pub(super) no_alloc_log_hint: &'static str,
+}
+
+/// The samples of one process, read again for the direct pass.
+pub(super) enum SampleSource<'a> {
+    Stream(&'a Run, &'a StreamAt),
+    Memory(&'a [Sample]),
+}
+
+impl<'a> SampleSource<'a> {
+    /// Every sample in order; a torn stream ends at its last complete chunk.
+    fn samples(&self) -> Result<Box<dyn Iterator<Item = Result<Sample>> + 'a>> {
+        match *self {
+            SampleSource::Memory(samples) => Ok(Box::new(samples.iter().map(|s| Ok(*s)))),
+            SampleSource::Stream(run, at) => {
+                // The same chunks as the tally skipped are skipped here, so
+                // sample numbers (sample-level sharding) agree.
+                let (mut reader, _) = run.open_stream(at)?;
+                Ok(Box::new(std::iter::from_fn(move || loop {
+                    match reader.next_item_salvaging() {
+                        Ok(Some(Item::Record(Record::Sample(s)))) => return Some(Ok(s)),
+                        Ok(Some(_)) => {}
+                        Ok(None) => return None,
+                        Err(e) if e.is_truncation() => return None,
+                        Err(e) => return Some(Err(e.into())),
+                    }
+                })))
+            }
+        }
+    }
+}
+
+pub(super) fn into_contexts(
+    by_stack: FxHashMap<Vec<u32>, Vec<f64>>,
+    mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>>,
+    mut skid_windows: HashMap<Vec<u32>, InsnWindow>,
+    table: &FrameTable,
+) -> Vec<Context> {
+    let mut contexts: Vec<Context> = by_stack
+        .into_iter()
+        .map(|(frames, counts)| {
+            let mut direct = by_direct.remove(&frames).unwrap_or_default();
+            direct.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            let skid_window = skid_windows.remove(&frames).map(|w| {
+                let total: f64 = w.lines.values().chain(w.inlined.values()).sum();
+                SkidWindow {
+                    lines: w.lines.into_iter().map(|(l, p)| (l, p / total)).collect(),
+                    truncated: w.truncated,
+                    inlined: w.inlined.into_iter().map(|(c, p)| (c, p / total)).collect(),
+                }
+            });
+            Context {
+                frames,
+                counts,
+                direct,
+                skid_window,
+            }
+        })
+        .collect();
+    contexts.sort_by(|a, b| cmp_stacks(&table.frames, &a.frames, &b.frames));
+    contexts
+}
