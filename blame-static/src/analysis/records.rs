@@ -365,10 +365,43 @@ pub(super) fn record_fields(
     graph: &Graph,
 ) -> Vec<String> {
     let out = &vars.out;
-    let n = out.len();
     let keys: HashMap<u32, &Key> = vars.by_key.iter().map(|(k, &v)| (v, k)).collect();
-    // Locations read: the loads of each field path (directly, or through
-    // a local pointing into a field: `xs = x.data_.data(); .. xs[i]`).
+    let read_groups = field_reads(vars, &keys, graph);
+    let candidates: Vec<u32> = (0..out.len() as u32)
+        .filter(|&v| {
+            let var = &out[v as usize];
+            var.kind == VarKind::Field
+                && !var.is_scalar
+                && !var.is_pointer
+                && var.element_of.is_none()
+        })
+        .collect();
+    if read_groups.is_empty() && candidates.is_empty() {
+        return Vec::new();
+    }
+    let fields = FieldRecords {
+        f,
+        defined,
+        out,
+        var_writes,
+        w,
+        graph,
+        roots: (0..out.len() as u32).map(|t| root_of(out, t)).collect(),
+        keys,
+    };
+    let fed = fields.fed(&read_groups);
+    let names = fields.vetoed_names(&fed);
+    let records = fields.records(&candidates, &fed);
+    for v in records {
+        vars.out[v as usize].is_record = true;
+    }
+    names.into_iter().collect()
+}
+
+/// Locations read: the loads of each field path (directly, or through
+/// a local pointing into a field: `xs = x.data_.data(); .. xs[i]`).
+fn field_reads(vars: &Vars, keys: &HashMap<u32, &Key>, graph: &Graph) -> BTreeMap<Key, Vec<u32>> {
+    let out = &vars.out;
     let field_key = |l: &Loc| -> Option<Key> {
         if !l.path.is_empty() {
             return Some((l.root, l.path.clone()));
@@ -395,173 +428,231 @@ pub(super) fn record_fields(
         g.sort_unstable();
         g.dedup();
     }
-    let candidates: Vec<u32> = (0..n as u32)
-        .filter(|&v| {
-            let var = &out[v as usize];
-            var.kind == VarKind::Field
-                && !var.is_scalar
-                && !var.is_pointer
-                && var.element_of.is_none()
-        })
-        .collect();
-    if read_groups.is_empty() && candidates.is_empty() {
-        return Vec::new();
-    }
-    // Is variable `t` at location `k` or below it; is it above it?
-    let below = |t: u32, k: &Key| {
-        keys.get(&t)
+    read_groups
+}
+
+/// What each read field feeds (`None`: unknown, anything).
+type Fed<'k> = BTreeMap<&'k Key, Option<BTreeSet<u32>>>;
+
+/// The facts the verdicts on a function's fields are drawn from.
+struct FieldRecords<'a, 'k> {
+    f: &'a Function,
+    defined: &'a DefinedFunctions<'a>,
+    out: &'a [Variable],
+    var_writes: &'a [Vec<u32>],
+    w: &'a Writes,
+    graph: &'a Graph,
+    /// Per variable, its root variable.
+    roots: Vec<u32>,
+    /// Per variable, its location.
+    keys: HashMap<u32, &'k Key>,
+}
+
+impl<'k> FieldRecords<'_, 'k> {
+    /// Is variable `t` at location `k` or below it?
+    fn below(&self, t: u32, k: &Key) -> bool {
+        self.keys
+            .get(&t)
             .is_some_and(|kt| kt.0 == k.0 && kt.1.starts_with(&k.1))
-    };
-    let above = |t: u32, k: &Key| {
-        keys.get(&t)
+    }
+
+    /// Is variable `t` at location `k` or above it?
+    fn above(&self, t: u32, k: &Key) -> bool {
+        self.keys
+            .get(&t)
             .is_some_and(|kt| kt.0 == k.0 && k.1.starts_with(&kt.1))
-    };
-    let roots: Vec<u32> = (0..n as u32).map(|t| root_of(out, t)).collect();
-    // What a field's values may flow into and stay a record: local
-    // scalars, and (through a call) the function's own locals (a scoped
-    // timer given the accumulator it adds to when it ends).
-    let harmless = |t: u32| {
-        let r = &out[roots[t as usize] as usize];
+    }
+
+    /// Is variable `t` variable `v` or below it?
+    fn under(&self, t: u32, v: u32) -> bool {
+        self.keys.get(&v).is_some_and(|k| self.below(t, k))
+    }
+
+    /// What a field's values may flow into and stay a record: local
+    /// scalars, and (through a call, `local`) the function's own locals (a
+    /// scoped timer given the accumulator it adds to when it ends).
+    fn harmless(&self, t: u32) -> bool {
+        let r = &self.out[self.roots[t as usize] as usize];
         r.is_scalar && r.kind == VarKind::Local && !r.is_exit
-    };
-    let local = |t: u32| {
-        let r = &out[roots[t as usize] as usize];
+    }
+
+    /// A local of the function, not its exit (see `harmless`).
+    fn local(&self, t: u32) -> bool {
+        let r = &self.out[self.roots[t as usize] as usize];
         r.kind == VarKind::Local && !r.is_exit
-    };
-    // Per write node, the variables it writes.
-    let mut writers: HashMap<u32, Vec<u32>> = HashMap::default();
-    for (t, ws) in var_writes.iter().enumerate() {
-        for &node in ws {
-            writers.entry(node).or_default().push(t as u32);
-        }
     }
-    for (node, ts) in &w.may_write_nodes {
-        writers.entry(*node).or_default().extend(ts.iter().copied());
+
+    /// Per write node, the variables it writes.
+    fn writers(&self) -> HashMap<u32, Vec<u32>> {
+        let mut writers: HashMap<u32, Vec<u32>> = HashMap::default();
+        for (t, ws) in self.var_writes.iter().enumerate() {
+            for &node in ws {
+                writers.entry(node).or_default().push(t as u32);
+            }
+        }
+        for (node, ts) in &self.w.may_write_nodes {
+            writers.entry(*node).or_default().extend(ts.iter().copied());
+        }
+        writers
     }
-    // Each read location followed forward over the data edges: the
-    // variables whose writes it reaches (but itself, what it is a field of,
-    // which the same write names, and local scalars). Past a bound on the
-    // walks, every location read is taken to feed data unknown (no record,
-    // and a veto on one elsewhere): that costs precision only.
-    let nn = graph.data.len();
-    // `None`: unknown, anything.
-    let mut fed: BTreeMap<&Key, Option<BTreeSet<u32>>> = BTreeMap::new();
-    if read_groups.len().saturating_mul(nn) > 50_000_000 {
-        fed.extend(read_groups.keys().map(|k| (k, None)));
-    } else if !read_groups.is_empty() {
-        // The data edges forward, flat: node m's successors are
-        // `succ[start[m]..start[m + 1]]`.
-        let mut start = vec![0usize; nn + 1];
-        for m in 0..nn {
-            for &p in graph.data[m].iter().filter(|&&p| (p as usize) < nn) {
-                start[p as usize + 1] += 1;
-            }
-        }
-        for m in 0..nn {
-            start[m + 1] += start[m];
-        }
-        let mut succ = vec![0u32; start[nn]];
-        let mut fill = start.clone();
-        for m in 0..nn {
-            for &p in graph.data[m].iter().filter(|&&p| (p as usize) < nn) {
-                succ[fill[p as usize]] = m as u32;
-                fill[p as usize] += 1;
-            }
-        }
-        // Each walk clears only what it visited.
-        let mut seen = vec![false; nn];
-        let mut visited: Vec<u32> = Vec::new();
-        for (k, starts) in &read_groups {
-            for &m in &visited {
-                seen[m as usize] = false;
-            }
-            visited.clear();
-            let mut hits: BTreeSet<u32> = BTreeSet::new();
-            let mut stack: Vec<u32> = starts
-                .iter()
-                .copied()
-                .filter(|&i| (i as usize) < nn)
-                .collect();
-            while let Some(m) = stack.pop() {
-                if std::mem::replace(&mut seen[m as usize], true) {
-                    continue;
+
+    /// Each read location followed forward over the data edges: the
+    /// variables whose writes it reaches (but itself, what it is a field of,
+    /// which the same write names, and local scalars). Past a bound on the
+    /// walks, every location read is taken to feed data unknown (no record,
+    /// and a veto on one elsewhere): that costs precision only.
+    fn fed<'g>(&self, read_groups: &'g BTreeMap<Key, Vec<u32>>) -> Fed<'g> {
+        let writers = self.writers();
+        let nn = self.graph.data.len();
+        // `None`: unknown, anything.
+        let mut fed: Fed<'g> = BTreeMap::new();
+        if read_groups.len().saturating_mul(nn) > 50_000_000 {
+            fed.extend(read_groups.keys().map(|k| (k, None)));
+        } else if !read_groups.is_empty() {
+            let (start, succ) = forward_edges(self.graph);
+            // Each walk clears only what it visited.
+            let mut seen = vec![false; nn];
+            let mut visited: Vec<u32> = Vec::new();
+            for (k, starts) in read_groups {
+                for &m in &visited {
+                    seen[m as usize] = false;
                 }
-                visited.push(m);
-                if let Some(ts) = writers.get(&m) {
-                    hits.extend(
-                        ts.iter()
-                            .filter(|&&t| !below(t, k) && !above(t, k) && !harmless(t)),
-                    );
-                }
-                let next = &succ[start[m as usize]..start[m as usize + 1]];
-                stack.extend(next.iter().copied().filter(|&s| !seen[s as usize]));
-            }
-            if !hits.is_empty() {
-                fed.insert(k, Some(hits));
-            }
-        }
-    }
-    // The names vetoed: the members of a read path below where it parts
-    // from the path of what it feeds (`x` of `s->x` read into `s->y`;
-    // `nh` of `s->stats.nh` indexing `s->stats.hist`; `stats` and `hist`
-    // of `s->stats.hist[0]` read into `out`).
-    let mut names: BTreeSet<String> = BTreeSet::new();
-    for (k, hits) in &fed {
-        let common = match hits {
-            None => 0,
-            Some(ts) => ts
-                .iter()
-                .map(|t| match keys.get(t) {
-                    Some(kt) if kt.0 == k.0 => {
-                        k.1.iter().zip(&kt.1).take_while(|(a, b)| a == b).count()
+                visited.clear();
+                let mut hits: BTreeSet<u32> = BTreeSet::new();
+                let mut stack: Vec<u32> = starts
+                    .iter()
+                    .copied()
+                    .filter(|&i| (i as usize) < nn)
+                    .collect();
+                while let Some(m) = stack.pop() {
+                    if std::mem::replace(&mut seen[m as usize], true) {
+                        continue;
                     }
-                    _ => 0,
+                    visited.push(m);
+                    if let Some(ts) = writers.get(&m) {
+                        hits.extend(ts.iter().filter(|&&t| {
+                            !self.below(t, k) && !self.above(t, k) && !self.harmless(t)
+                        }));
+                    }
+                    let next = &succ[start[m as usize]..start[m as usize + 1]];
+                    stack.extend(next.iter().copied().filter(|&s| !seen[s as usize]));
+                }
+                if !hits.is_empty() {
+                    fed.insert(k, Some(hits));
+                }
+            }
+        }
+        fed
+    }
+
+    /// The names vetoed: the members of a read path below where it parts
+    /// from the path of what it feeds (`x` of `s->x` read into `s->y`;
+    /// `nh` of `s->stats.nh` indexing `s->stats.hist`; `stats` and `hist`
+    /// of `s->stats.hist[0]` read into `out`).
+    fn vetoed_names(&self, fed: &Fed) -> BTreeSet<String> {
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for (k, hits) in fed {
+            let common = match hits {
+                None => 0,
+                Some(ts) => ts
+                    .iter()
+                    .map(|t| match self.keys.get(t) {
+                        Some(kt) if kt.0 == k.0 => {
+                            k.1.iter().zip(&kt.1).take_while(|(a, b)| a == b).count()
+                        }
+                        _ => 0,
+                    })
+                    .min()
+                    .unwrap_or(0),
+            };
+            names.extend(k.1[common.min(k.1.len())..].iter().cloned());
+        }
+        names
+    }
+
+    /// The candidates that are records: read into no other data, handed
+    /// to no call writing something else from them, and every write of
+    /// them records numbers.
+    fn records(&self, candidates: &[u32], fed: &Fed) -> Vec<u32> {
+        let (f, defined, w) = (self.f, self.defined, self.w);
+        let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
+        for a in &w.arg_targets {
+            args_of_call.entry(a.0).or_default().push(a);
+        }
+        let mut records = Vec::new();
+        for &v in candidates {
+            let Some(&kv) = self.keys.get(&v) else {
+                continue;
+            };
+            // Read into other data here (at it or below it, into anything not
+            // below it); or handed to a call that writes something else from it.
+            let feeds_other = fed.iter().any(|(k, hits)| {
+                k.0 == kv.0
+                    && k.1.starts_with(&kv.1)
+                    && hits
+                        .as_ref()
+                        .is_none_or(|ts| ts.iter().any(|&t| !self.under(t, v)))
+            });
+            if feeds_other
+                || feeds_through_call(
+                    f,
+                    defined,
+                    w,
+                    &args_of_call,
+                    |t| self.under(t, v),
+                    |t| self.local(t),
+                )
+            {
+                continue;
+            }
+            let mut writes: Vec<u32> = (0..self.out.len() as u32)
+                .filter(|&t| self.under(t, v))
+                .flat_map(|t| {
+                    self.var_writes
+                        .get(t as usize)
+                        .into_iter()
+                        .flatten()
+                        .copied()
                 })
-                .min()
-                .unwrap_or(0),
-        };
-        names.extend(k.1[common.min(k.1.len())..].iter().cloned());
-    }
-    let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
-    for a in &w.arg_targets {
-        args_of_call.entry(a.0).or_default().push(a);
-    }
-    let under = |t: u32, v: u32| keys.get(&v).is_some_and(|k| below(t, k));
-    let mut records = Vec::new();
-    for &v in &candidates {
-        let Some(&kv) = keys.get(&v) else { continue };
-        // Read into other data here (at it or below it, into anything not
-        // below it); or handed to a call that writes something else from it.
-        let feeds_other = fed.iter().any(|(k, hits)| {
-            k.0 == kv.0
-                && k.1.starts_with(&kv.1)
-                && hits
-                    .as_ref()
-                    .is_none_or(|ts| ts.iter().any(|&t| !under(t, v)))
-        });
-        if feeds_other || feeds_through_call(f, defined, w, &args_of_call, |t| under(t, v), local) {
-            continue;
+                .collect();
+            writes.extend(
+                w.may_write_nodes
+                    .iter()
+                    .filter(|(_, ts)| ts.iter().any(|&t| self.under(t, v)))
+                    .map(|(node, _)| *node),
+            );
+            if !writes.is_empty()
+                && writes.iter().all(|&node| {
+                    records_write(f, defined, w, self.graph.first_obj, node as usize, true)
+                })
+            {
+                records.push(v);
+            }
         }
-        let mut writes: Vec<u32> = (0..n as u32)
-            .filter(|&t| under(t, v))
-            .flat_map(|t| var_writes.get(t as usize).into_iter().flatten().copied())
-            .collect();
-        writes.extend(
-            w.may_write_nodes
-                .iter()
-                .filter(|(_, ts)| ts.iter().any(|&t| under(t, v)))
-                .map(|(node, _)| *node),
-        );
-        if !writes.is_empty()
-            && writes
-                .iter()
-                .all(|&node| records_write(f, defined, w, graph.first_obj, node as usize, true))
-        {
-            records.push(v);
+        records
+    }
+}
+
+/// The data edges forward, flat: node m's successors are
+/// `succ[start[m]..start[m + 1]]`.
+fn forward_edges(graph: &Graph) -> (Vec<usize>, Vec<u32>) {
+    let nn = graph.data.len();
+    let mut start = vec![0usize; nn + 1];
+    for m in 0..nn {
+        for &p in graph.data[m].iter().filter(|&&p| (p as usize) < nn) {
+            start[p as usize + 1] += 1;
         }
     }
-    for v in records {
-        vars.out[v as usize].is_record = true;
+    for m in 0..nn {
+        start[m + 1] += start[m];
     }
-    names.into_iter().collect()
+    let mut succ = vec![0u32; start[nn]];
+    let mut fill = start.clone();
+    for m in 0..nn {
+        for &p in graph.data[m].iter().filter(|&&p| (p as usize) < nn) {
+            succ[fill[p as usize]] = m as u32;
+            fill[p as usize] += 1;
+        }
+    }
+    (start, succ)
 }
