@@ -52,7 +52,7 @@ use crate::{HashMap, HashSet};
 use blame_formats::static_db::*;
 use graph::CallRoots;
 use locations::{variable_bindings, Resolver, Root};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use variables::Vars;
 
 /// Analyzes one defined function into its summary (names, file, hash filled by the caller).
@@ -65,7 +65,6 @@ pub fn analyze(m: &Module, f: &Function) -> FunctionSummary {
 /// alias classes and `doStore`, reachability (explicit and implicit lines,
 /// call bindings), aliases, side effects, call sites, and the read table.
 pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> FunctionSummary {
-    let ni = f.insts.len();
     let t0 = std::time::Instant::now();
     let profile = std::env::var_os("BLAME_PROFILE").is_some();
     let cfg = Cfg::new(f);
@@ -74,56 +73,14 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     // Variables of allocas and arguments, and which parameter each variable holds.
     let (alloca_var, arg_var, param_of, declared_line) = variable_bindings(f);
     let mut res = Resolver::new(m, f, &defined.rets, alloca_var, arg_var);
-    let mut vars = Vars {
-        m,
-        f,
-        param_of: &param_of,
-        out: Vec::new(),
-        by_key: HashMap::default(),
-        declared: BTreeSet::new(),
-        decl_ty: Vec::new(),
-    };
-    // Parameters first (by position), then locals in declaration order.
-    let mut declared: Vec<u32> = declared_line.keys().copied().collect();
-    declared.extend(res.arg_var.values().map(|&(v, _)| v));
-    declared.sort_by_key(|v| (param_of.get(v).copied().unwrap_or(u32::MAX), *v));
-    declared.dedup();
-    for &v in &declared {
-        if let Some(i) = vars.get(Root::Var(v), &[], None) {
-            if !param_of.contains_key(&v) {
-                vars.declared.insert(i);
-            }
-        }
-    }
+    let mut vars = declared_variables(m, f, &res, &param_of, &declared_line);
 
     let mut w = writes::collect_writes(m, defined, f, &mut res, &mut vars);
     // Element pointers are known from their bindings alone: reads through
     // one depend on its binding (`data_edges`).
     let element_pointers = element_owners::element_owners(&vars.out, &w.pointer_sources);
-    // Those holding addresses inside an array or object (`&blocks[n]`,
-    // `&nodes[i]`), not copies of another pointer (`x = y`, a cursor
-    // starting at a list's head).
-    let unbound: HashSet<u32> = element_pointers
-        .iter()
-        .filter(|&&(_, o)| !vars.out[o as usize].is_pointer)
-        .map(|&(l, _)| l)
-        .collect();
-    let element_roots: HashSet<Root> = vars
-        .by_key
-        .iter()
-        .filter(|((_, path), v)| path.is_empty() && unbound.contains(v))
-        .map(|((root, _), _)| *root)
-        .collect();
-    // Per call, the data structures (root variables) it may write and
-    // those it reads through its pointer arguments.
-    let mut call_roots: CallRoots = Default::default();
-    for (c, _, targets, may_write) in &w.arg_targets {
-        let roots = targets.iter().map(|&t| root_of(&vars.out, t));
-        call_roots.1.entry(*c).or_default().extend(roots.clone());
-        if *may_write {
-            call_roots.0.entry(*c).or_default().extend(roots);
-        }
-    }
+    let (unbound, element_roots) = unbound_element_pointers(&vars, &element_pointers);
+    let call_roots = call_roots(&vars, &w);
     let graph = data_edges::data_edges(
         f,
         &cfg,
@@ -141,33 +98,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     let mut var_writes = alias_classes::do_store(&mut vars, &w, &classes);
     // The return value: a variable written by the returns.
     if f.returns_value {
-        vars.out.push(Variable {
-            name: "return".into(),
-            kind: VarKind::Return,
-            type_name: String::new(),
-            line: f.line,
-            parent: None,
-            param_index: None,
-            is_exit: true,
-            is_pointer: false,
-            is_scalar: false,
-            explicit_lines: vec![],
-            implicit_lines: vec![],
-            write_lines: vec![],
-            aliases: vec![],
-            heap_bytes: 0,
-            element_of: None,
-            is_record: false,
-            is_result: false,
-        });
-        let rets: Vec<u32> = f
-            .insts
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| matches!(i.op, Op::Ret) && !i.args.is_empty())
-            .map(|(n, _)| n as u32)
-            .collect();
-        var_writes.push(rets);
+        add_return_variable(f, &mut vars, &mut var_writes);
     }
 
     let t_graph = t0.elapsed();
@@ -194,27 +125,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     reads::allocation_sizes(f, &mut res, &mut vars);
     // (After the writes are numbered: it may name a global only read here.)
     index_cursors::index_cursors(f, &mut res, &mut vars);
-    let mut feeds = records::Feeds {
-        other: reach.feeds_other.clone(),
-        roots: reach.fed_roots.clone(),
-    };
-    feeds.other.resize(vars.out.len(), false);
-    feeds.roots.resize(vars.out.len(), Vec::new());
-    for g in records::globals_read_into_data(&graph, &vars, &var_writes) {
-        feeds.other[g as usize] = true;
-        feeds.roots[g as usize].clear();
-    }
-    let fields_feeding_data =
-        records::record_fields(f, defined, &mut vars, &var_writes, &w, &graph);
-    records::result_records(
-        f,
-        defined,
-        &mut vars.out,
-        &var_writes,
-        &w,
-        graph.first_obj,
-        &feeds,
-    );
+    let fields_feeding_data = mark_records(f, defined, &mut vars, &var_writes, &w, &graph, &reach);
 
     let mut lines: Vec<u32> = f.insts.iter().map(|i| i.line).filter(|&l| l > 0).collect();
     lines.sort_unstable();
@@ -223,7 +134,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         eprintln!(
             "{}: {} insts, {} blocks, {} vars, {} nodes, {} defs: cfg {:?}, graph {:?}, reach {:?}, rest {:?}",
             f.name,
-            ni,
+            f.insts.len(),
             f.blocks.len(),
             vars.out.len(),
             graph.data.len(),
@@ -243,21 +154,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         has_line_info: !lines.is_empty(),
         variables: vars.out,
         call_sites,
-        side_effects: side
-            .into_iter()
-            .map(
-                |((blamed_param, blamed_path, blamed_type, from_param, from_path), explicit)| {
-                    SideEffect {
-                        blamed_param,
-                        from_param,
-                        blamed_path,
-                        blamed_type,
-                        from_path,
-                        implicit: !explicit,
-                    }
-                },
-            )
-            .collect(),
+        side_effects: side_effect_list(side),
         param_alias_paths: param_aliases
             .iter()
             .map(|(_, pa, _, pb)| (pa.clone(), pb.clone()))
@@ -272,6 +169,157 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         unit_globals: vec![],
         fields_feeding_data,
     }
+}
+
+/// The variables of `f`'s declarations, numbered before any other.
+fn declared_variables<'a>(
+    m: &'a Module,
+    f: &'a Function,
+    res: &Resolver,
+    param_of: &'a HashMap<u32, u32>,
+    declared_line: &BTreeMap<u32, u32>,
+) -> Vars<'a> {
+    let mut vars = Vars {
+        m,
+        f,
+        param_of,
+        out: Vec::new(),
+        by_key: HashMap::default(),
+        declared: BTreeSet::new(),
+        decl_ty: Vec::new(),
+    };
+    // Parameters first (by position), then locals in declaration order.
+    let mut declared: Vec<u32> = declared_line.keys().copied().collect();
+    declared.extend(res.arg_var.values().map(|&(v, _)| v));
+    declared.sort_by_key(|v| (param_of.get(v).copied().unwrap_or(u32::MAX), *v));
+    declared.dedup();
+    for &v in &declared {
+        if let Some(i) = vars.get(Root::Var(v), &[], None) {
+            if !param_of.contains_key(&v) {
+                vars.declared.insert(i);
+            }
+        }
+    }
+    vars
+}
+
+/// The element pointers holding addresses inside an array or object
+/// (`&blocks[n]`, `&nodes[i]`), not copies of another pointer (`x = y`, a
+/// cursor starting at a list's head), and their roots.
+fn unbound_element_pointers(
+    vars: &Vars,
+    element_pointers: &[(u32, u32)],
+) -> (HashSet<u32>, HashSet<Root>) {
+    let unbound: HashSet<u32> = element_pointers
+        .iter()
+        .filter(|&&(_, o)| !vars.out[o as usize].is_pointer)
+        .map(|&(l, _)| l)
+        .collect();
+    let element_roots: HashSet<Root> = vars
+        .by_key
+        .iter()
+        .filter(|((_, path), v)| path.is_empty() && unbound.contains(v))
+        .map(|((root, _), _)| *root)
+        .collect();
+    (unbound, element_roots)
+}
+
+/// Per call, the data structures (root variables) it may write and
+/// those it reads through its pointer arguments.
+fn call_roots(vars: &Vars, w: &writes::Writes) -> CallRoots {
+    let mut call_roots: CallRoots = Default::default();
+    for (c, _, targets, may_write) in &w.arg_targets {
+        let roots = targets.iter().map(|&t| root_of(&vars.out, t));
+        call_roots.1.entry(*c).or_default().extend(roots.clone());
+        if *may_write {
+            call_roots.0.entry(*c).or_default().extend(roots);
+        }
+    }
+    call_roots
+}
+
+/// The return value: a variable written by the returns.
+fn add_return_variable(f: &Function, vars: &mut Vars, var_writes: &mut Vec<Vec<u32>>) {
+    vars.out.push(Variable {
+        name: "return".into(),
+        kind: VarKind::Return,
+        type_name: String::new(),
+        line: f.line,
+        parent: None,
+        param_index: None,
+        is_exit: true,
+        is_pointer: false,
+        is_scalar: false,
+        explicit_lines: vec![],
+        implicit_lines: vec![],
+        write_lines: vec![],
+        aliases: vec![],
+        heap_bytes: 0,
+        element_of: None,
+        is_record: false,
+        is_result: false,
+    });
+    let rets: Vec<u32> = f
+        .insts
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i.op, Op::Ret) && !i.args.is_empty())
+        .map(|(n, _)| n as u32)
+        .collect();
+    var_writes.push(rets);
+}
+
+/// Result records: the fields of objects (returning the names of those
+/// read into other data) and the variables that only record numbers or
+/// results.
+fn mark_records(
+    f: &Function,
+    defined: &DefinedFunctions,
+    vars: &mut Vars,
+    var_writes: &[Vec<u32>],
+    w: &writes::Writes,
+    graph: &data_edges::Graph,
+    reach: &reach::Reach,
+) -> Vec<String> {
+    let mut feeds = records::Feeds {
+        other: reach.feeds_other.clone(),
+        roots: reach.fed_roots.clone(),
+    };
+    feeds.other.resize(vars.out.len(), false);
+    feeds.roots.resize(vars.out.len(), Vec::new());
+    for g in records::globals_read_into_data(graph, vars, var_writes) {
+        feeds.other[g as usize] = true;
+        feeds.roots[g as usize].clear();
+    }
+    let fields_feeding_data = records::record_fields(f, defined, vars, var_writes, w, graph);
+    records::result_records(
+        f,
+        defined,
+        &mut vars.out,
+        var_writes,
+        w,
+        graph.first_obj,
+        &feeds,
+    );
+    fields_feeding_data
+}
+
+/// The summary's side effects.
+fn side_effect_list(side: BTreeMap<(u32, String, String, u32, String), bool>) -> Vec<SideEffect> {
+    side.into_iter()
+        .map(
+            |((blamed_param, blamed_path, blamed_type, from_param, from_path), explicit)| {
+                SideEffect {
+                    blamed_param,
+                    from_param,
+                    blamed_path,
+                    blamed_type,
+                    from_path,
+                    implicit: !explicit,
+                }
+            },
+        )
+        .collect()
 }
 
 /// An OpenMP region's private copy of a reduction variable (`sum` of
