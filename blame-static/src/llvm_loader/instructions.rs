@@ -38,6 +38,36 @@ fn strip_casts(mut v: LLVMValueRef) -> LLVMValueRef {
     }
 }
 
+/// The name of the function (or alias) call `v` calls, casts aside;
+/// `None` for an indirect call.
+unsafe fn called_function(v: LLVMValueRef) -> Option<String> {
+    // SAFETY (caller): `v` is a live call instruction; its called value is
+    // one of its operands.
+    unsafe {
+        let callee = LLVMGetCalledValue(v);
+        let stripped = strip_casts(callee);
+        if !LLVMIsAFunction(stripped).is_null() || !LLVMIsAGlobalAlias(stripped).is_null() {
+            Some(value_name(stripped))
+        } else {
+            None
+        }
+    }
+}
+
+/// Line and column of instruction `v` (0 without a debug location).
+unsafe fn debug_loc(v: LLVMValueRef) -> (u32, u32) {
+    // SAFETY (caller): `v` is a live instruction of a block; its debug
+    // location, if any, is owned by the module.
+    unsafe {
+        let loc = LLVMInstructionGetDebugLoc(v);
+        if loc.is_null() {
+            (0, 0)
+        } else {
+            (LLVMDILocationGetLine(loc), LLVMDILocationGetColumn(loc))
+        }
+    }
+}
+
 impl Conv {
     pub(super) unsafe fn value(&mut self, v: LLVMValueRef, cx: &mut FnCx) -> Value {
         // SAFETY (caller): `v` is a live operand of the function being converted.
@@ -114,41 +144,7 @@ impl Conv {
                 },
                 LLVMLoad => Op::Load,
                 LLVMStore => Op::Store,
-                LLVMGetElementPtr => {
-                    let mut steps = Vec::with_capacity(nops.saturating_sub(2) as usize);
-                    let mut cur = LLVMGetGEPSourceElementType(v);
-                    let elem_size = self.size_of(cur);
-                    for k in 2..nops {
-                        let idx = LLVMGetOperand(v, k);
-                        match LLVMGetTypeKind(cur) {
-                            LLVMTypeKind::LLVMStructTypeKind => {
-                                let fi = if LLVMIsAConstantInt(idx).is_null() {
-                                    0
-                                } else {
-                                    LLVMConstIntGetZExtValue(idx) as u32
-                                };
-                                let offset = LLVMOffsetOfElement(self.td, cur, fi);
-                                steps.push(GepStep::Field { index: fi, offset });
-                                cur = LLVMStructGetTypeAtIndex(cur, fi);
-                            }
-                            LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
-                                cur = LLVMGetElementType(cur);
-                                steps.push(GepStep::Index {
-                                    arg: k,
-                                    elem_size: self.size_of(cur),
-                                });
-                            }
-                            _ => steps.push(GepStep::Index {
-                                arg: k,
-                                elem_size: 0,
-                            }),
-                        }
-                        if cur.is_null() {
-                            break;
-                        }
-                    }
-                    Op::Gep { steps, elem_size }
-                }
+                LLVMGetElementPtr => self.gep(v, nops),
                 LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP
                 | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr
                 | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze => Op::Cast,
@@ -171,71 +167,10 @@ impl Conv {
                 },
                 LLVMICmp | LLVMFCmp => Op::Compare,
                 LLVMCall | LLVMInvoke | LLVMCallBr => {
-                    let callee = LLVMGetCalledValue(v);
-                    let stripped = strip_casts(callee);
-                    let name = if !LLVMIsAFunction(stripped).is_null()
-                        || !LLVMIsAGlobalAlias(stripped).is_null()
-                    {
-                        Some(value_name(stripped))
-                    } else {
-                        None
-                    };
+                    let name = called_function(v);
                     let nargs = LLVMGetNumArgOperands(v);
-                    match name.as_deref() {
-                        Some("llvm.dbg.declare")
-                        | Some("llvm.dbg.value")
-                        | Some("llvm.dbg.assign") => {
-                            let declare = name.as_deref() == Some("llvm.dbg.declare");
-                            let a0 = LLVMGetOperand(v, 0);
-                            let a1 = LLVMGetOperand(v, 1);
-                            let var_md = LLVMValueAsMetadata(a1);
-                            let name_md = self.md_ops(var_md).get(1).copied();
-                            if self
-                                .md_string(name_md.unwrap_or(ptr::null_mut()))
-                                .is_empty()
-                            {
-                                // An unnamed parameter (`void f(int)`): nothing the
-                                // source can name, so no variable; its slot is
-                                // tracked like any other memory without debug info.
-                                return Inst {
-                                    op: Op::Other("unnamed variable".into()),
-                                    args: vec![],
-                                    block,
-                                    line: 0,
-                                    col: 0,
-                                    is_pointer: false,
-                                    is_void: true,
-                                };
-                            }
-                            let mut val = self.md_value(a0, cx);
-                            let var = self.local_var(var_md);
-                            // Assignment tracking (clang at -O1 and up, what
-                            // `blame cc`'s capture sees): `dbg.assign(value,
-                            // var, expr, id, address, addr-expr)` names the
-                            // variable's storage as `dbg.declare` does.
-                            let mut declare = declare;
-                            if name.as_deref() == Some("llvm.dbg.assign") && nargs > 4 {
-                                let addr = self.md_value(LLVMGetOperand(v, 4), cx);
-                                if matches!(addr, Value::Inst(_) | Value::Arg(_)) {
-                                    val = addr;
-                                    declare = true;
-                                }
-                            }
-                            return Inst {
-                                op: if declare {
-                                    Op::DbgDeclare { var }
-                                } else {
-                                    Op::DbgValue { var }
-                                },
-                                args: vec![val],
-                                block,
-                                line: 0,
-                                col: 0,
-                                is_pointer: false,
-                                is_void: true,
-                            };
-                        }
-                        _ => {}
+                    if let Some(inst) = self.debug_intrinsic(v, name.as_deref(), nargs, block, cx) {
+                        return inst;
                     }
                     for k in 0..nargs {
                         args.push(self.value(LLVMGetOperand(v, k), cx));
@@ -269,12 +204,7 @@ impl Conv {
             let (line, col) = if block == u32::MAX {
                 (0, 0)
             } else {
-                let loc = LLVMInstructionGetDebugLoc(v);
-                if loc.is_null() {
-                    (0, 0)
-                } else {
-                    (LLVMDILocationGetLine(loc), LLVMDILocationGetColumn(loc))
-                }
+                debug_loc(v)
             };
             Inst {
                 op,
@@ -285,6 +215,118 @@ impl Conv {
                 is_pointer: tk == LLVMTypeKind::LLVMPointerTypeKind,
                 is_void: tk == LLVMTypeKind::LLVMVoidTypeKind,
             }
+        }
+    }
+
+    /// A GEP's steps: struct fields with their offsets, array and vector
+    /// indices with their element sizes, through the types indexed.
+    unsafe fn gep(&mut self, v: LLVMValueRef, nops: u32) -> Op {
+        // SAFETY (caller): `v` is a live GEP instruction or constant
+        // expression of `nops` operands.
+        unsafe {
+            let mut steps = Vec::with_capacity(nops.saturating_sub(2) as usize);
+            let mut cur = LLVMGetGEPSourceElementType(v);
+            let elem_size = self.size_of(cur);
+            for k in 2..nops {
+                let idx = LLVMGetOperand(v, k);
+                match LLVMGetTypeKind(cur) {
+                    LLVMTypeKind::LLVMStructTypeKind => {
+                        let fi = if LLVMIsAConstantInt(idx).is_null() {
+                            0
+                        } else {
+                            LLVMConstIntGetZExtValue(idx) as u32
+                        };
+                        let offset = LLVMOffsetOfElement(self.td, cur, fi);
+                        steps.push(GepStep::Field { index: fi, offset });
+                        cur = LLVMStructGetTypeAtIndex(cur, fi);
+                    }
+                    LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
+                        cur = LLVMGetElementType(cur);
+                        steps.push(GepStep::Index {
+                            arg: k,
+                            elem_size: self.size_of(cur),
+                        });
+                    }
+                    _ => steps.push(GepStep::Index {
+                        arg: k,
+                        elem_size: 0,
+                    }),
+                }
+                if cur.is_null() {
+                    break;
+                }
+            }
+            Op::Gep { steps, elem_size }
+        }
+    }
+
+    /// A debug intrinsic (`llvm.dbg.declare`, `.value`, `.assign`) as the
+    /// model's `DbgDeclare`/`DbgValue` of its variable; `None` for any
+    /// other call.
+    unsafe fn debug_intrinsic(
+        &mut self,
+        v: LLVMValueRef,
+        name: Option<&str>,
+        nargs: u32,
+        block: BlockId,
+        cx: &mut FnCx,
+    ) -> Option<Inst> {
+        // SAFETY (caller): `v` is a live call instruction of `nargs`
+        // arguments calling `name`.
+        unsafe {
+            match name {
+                Some("llvm.dbg.declare") | Some("llvm.dbg.value") | Some("llvm.dbg.assign") => {}
+                _ => return None,
+            }
+            let declare = name == Some("llvm.dbg.declare");
+            let a0 = LLVMGetOperand(v, 0);
+            let a1 = LLVMGetOperand(v, 1);
+            let var_md = LLVMValueAsMetadata(a1);
+            let name_md = self.md_ops(var_md).get(1).copied();
+            if self
+                .md_string(name_md.unwrap_or(ptr::null_mut()))
+                .is_empty()
+            {
+                // An unnamed parameter (`void f(int)`): nothing the
+                // source can name, so no variable; its slot is
+                // tracked like any other memory without debug info.
+                return Some(Inst {
+                    op: Op::Other("unnamed variable".into()),
+                    args: vec![],
+                    block,
+                    line: 0,
+                    col: 0,
+                    is_pointer: false,
+                    is_void: true,
+                });
+            }
+            let mut val = self.md_value(a0, cx);
+            let var = self.local_var(var_md);
+            // Assignment tracking (clang at -O1 and up, what
+            // `blame cc`'s capture sees): `dbg.assign(value,
+            // var, expr, id, address, addr-expr)` names the
+            // variable's storage as `dbg.declare` does.
+            let mut declare = declare;
+            if name == Some("llvm.dbg.assign") && nargs > 4 {
+                let addr = self.md_value(LLVMGetOperand(v, 4), cx);
+                if matches!(addr, Value::Inst(_) | Value::Arg(_)) {
+                    val = addr;
+                    declare = true;
+                }
+            }
+            Some(Inst {
+                op: if declare {
+                    Op::DbgDeclare { var }
+                } else {
+                    Op::DbgValue { var }
+                },
+                args: vec![val],
+                block,
+                line: 0,
+                col: 0,
+                is_pointer: false,
+                is_void: true,
+            })
         }
     }
 
