@@ -22,7 +22,6 @@ impl Run {
             samples,
             no_alloc_log_hint,
         } = input;
-        let nevents = self.events.len();
         let StreamTally {
             mappings,
             parents,
@@ -34,29 +33,99 @@ impl Run {
             stacks,
             lost,
         } = tally;
-        // Samples whose stack lost a node with a skipped chunk, or that name
-        // a stack or event the stream never defines: dropped when
-        // salvaging, an error otherwise.
-        let usable = |stack: u32, event: u16| -> std::result::Result<bool, SampleRefused> {
-            if event as usize >= map_event.len() {
-                return Err(SampleRefused::UndefinedEvent { event });
-            }
-            Ok(stacks.check(stack)?)
-        };
+        self.drop_unusable(&mut counts, &stacks, map_event, path, &mut damage)?;
+        let read_time = started.elapsed();
+        let symbolizing = std::time::Instant::now();
+        let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
+        let symbolizer: &mut Symbolizer = &mut guard;
+        symbolizer.verify_build_ids(&mappings, path)?;
+        let mut frames = StackFrames::new(&parents, &mappings);
+        // Symbolized stacks are kept for the direct pass only.
+        let (by_stack, skid_windows) =
+            self.count_contexts(counts, map_event, &mut frames, symbolizer, with_address > 0);
+        let logs = self.read_allocation_logs(
+            AllocLogsAt {
+                stream: path,
+                pid,
+                memory_events: map_event.iter().any(|&e| self.events[e].memory),
+                with_address,
+                no_alloc_log_hint,
+            },
+            &mappings,
+            symbolizer,
+            &mut warnings,
+        )?;
+        let mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
+        let mut heap_sites = Vec::new();
+        if let Some(heap) = &logs.heap {
+            let mut hits = direct_pass(
+                samples.samples()?,
+                keep,
+                &mappings,
+                heap.as_ref(),
+                symbolizer,
+            )?;
+            hits.retain(|&(stack, event, _), _| {
+                usable(&stacks, map_event, stack, event) == Ok(true)
+            });
+            (by_direct, heap_sites) =
+                direct_contexts(hits, heap.as_ref(), map_event, &mut frames, symbolizer);
+        }
+        let reference = reference_stacks(&by_stack, all, &stacks, &mut frames, symbolizer);
+        warnings.append(&mut symbolizer.warnings);
+        let mut contexts = into_contexts(by_stack, by_direct, skid_windows, frames.table.table());
+        let real = contexts.len();
+        contexts.extend(reference.into_iter().map(|(frames, n)| Context {
+            frames,
+            counts: vec![n],
+            direct: Vec::new(),
+            skid_window: None,
+        }));
+        let frames = frames.table.into_frames(&mut contexts, |c| &mut c.frames);
+        let reference = contexts.split_off(real);
+        Ok(ProcessProfile {
+            index: index as u32,
+            frames,
+            contexts,
+            heap_sites,
+            allocations: logs.allocations,
+            memory: logs.memory,
+            warnings,
+            damage,
+            lost,
+            read_time,
+            symbolize_time: symbolizing.elapsed(),
+            reference,
+        })
+    }
+
+    /// Drops the samples whose stack lost a node with a skipped chunk, or
+    /// that name a stack or event the stream never defines: said when
+    /// salvaging, refused otherwise.
+    fn drop_unusable(
+        &self,
+        counts: &mut StackCounts,
+        stacks: &SalvagedStacks,
+        map_event: &[usize],
+        path: &Path,
+        damage: &mut Vec<String>,
+    ) -> Result<()> {
         let mut dropped = 0.0;
         let mut refused = None;
-        counts.retain(|&(stack, event), n| match usable(stack, event) {
-            Ok(true) => true,
-            Ok(false) => {
-                dropped += *n;
-                false
-            }
-            Err(reason) => {
-                refused.get_or_insert(reason);
-                dropped += *n;
-                false
-            }
-        });
+        counts.retain(
+            |&(stack, event), n| match usable(stacks, map_event, stack, event) {
+                Ok(true) => true,
+                Ok(false) => {
+                    dropped += *n;
+                    false
+                }
+                Err(reason) => {
+                    refused.get_or_insert(reason);
+                    dropped += *n;
+                    false
+                }
+            },
+        );
         if let Some(reason) = refused {
             if self.on_damage == OnDamage::Refuse || !stacks.damaged {
                 return Err(PostError::BadStacks {
@@ -71,34 +140,24 @@ impl Run {
                 path.display()
             ));
         }
-        let read_time = started.elapsed();
-        let symbolizing = std::time::Instant::now();
-        let mut guard = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
-        let symbolizer: &mut Symbolizer = &mut guard;
-        symbolizer.verify_build_ids(&mappings, path)?;
+        Ok(())
+    }
+
+    /// The counts per symbolized stack, and the instruction skid windows of
+    /// the memory samples' stacks. The counts are taken in stack order, so
+    /// each stack is symbolized once and its frames moved, not cloned, into
+    /// the context (a stack of 40 frames is 80 strings).
+    #[allow(clippy::type_complexity)]
+    fn count_contexts(
+        &self,
+        counts: StackCounts,
+        map_event: &[usize],
+        frames_of: &mut StackFrames,
+        symbolizer: &mut Symbolizer,
+        keep_frames: bool,
+    ) -> (FxHashMap<Vec<u32>, Vec<f64>>, HashMap<Vec<u32>, InsnWindow>) {
+        let nevents = self.events.len();
         let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
-        let mut table = StackInterner::default();
-        let mut addresses = Vec::new();
-        // Code the line table gives line 0 (compiler-generated loads,
-        // rotated loop headers) takes the line of the next instruction of
-        // the same function (the interner's leaf line fix).
-        let mut symbolize_uncached =
-            |stack: u32, symbolizer: &mut Symbolizer, table: &mut StackInterner| -> Vec<u32> {
-                addresses.clear();
-                let mut cur = stack;
-                while cur != 0 {
-                    let (parent, address) = parents[cur as usize];
-                    addresses.push(address);
-                    cur = parent;
-                }
-                table.stack(symbolizer, &mappings, &addresses)
-            };
-        // Symbolized stacks are kept for the direct pass only; the counts
-        // are taken in stack order, so each stack is symbolized once and
-        // its frames moved, not cloned, into the context (a stack of 40
-        // frames is 80 strings).
-        let mut frames_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        let keep_frames = with_address > 0;
         let mut counts: Vec<((u32, u16), f64)> = counts.into_iter().collect();
         counts.sort_unstable_by_key(|&(k, _)| k);
         let mut last: Option<(u32, Vec<u32>)> = None;
@@ -107,16 +166,7 @@ impl Run {
         while let Some(((stack, event), n)) = counts.next() {
             let frames = match last.take() {
                 Some((s, f)) if s == stack => f,
-                _ => match frames_of.get(&stack) {
-                    Some(f) => f.clone(),
-                    None => {
-                        let f = symbolize_uncached(stack, symbolizer, &mut table);
-                        if keep_frames {
-                            frames_of.insert(stack, f.clone());
-                        }
-                        f
-                    }
-                },
+                _ => frames_of.frames(stack, symbolizer, keep_frames),
             };
             let run_event = map_event[event as usize];
             if let (Some(model), true, true) = (
@@ -124,9 +174,9 @@ impl Run {
                 self.events[run_event].memory,
                 stack != 0,
             ) {
-                let leaf = parents[stack as usize].1;
-                if let Some(w) =
-                    instruction_window(symbolizer, &mappings, leaf, model).filter(|w| !w.is_empty())
+                let leaf = frames_of.parents[stack as usize].1;
+                if let Some(w) = instruction_window(symbolizer, frames_of.mappings, leaf, model)
+                    .filter(|w| !w.is_empty())
                 {
                     let entry = skid_windows.entry(frames.clone()).or_default();
                     for (l, p) in w.lines {
@@ -153,19 +203,37 @@ impl Run {
                 by_stack.entry(frames).or_insert_with(|| vec![0.0; nevents])[run_event] += n;
             }
         }
-        let mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
-        let mut heap_sites = Vec::new();
-        let dir = path.parent().unwrap_or(Path::new("."));
+        (by_stack, skid_windows)
+    }
+
+    /// The allocation log beside the stream, read for what needs it: the
+    /// footprints of the access-pattern weights (memory events), memory
+    /// blame (whatever the events), the heap blocks of the direct pass
+    /// (samples with data addresses).
+    fn read_allocation_logs(
+        &self,
+        at: AllocLogsAt,
+        mappings: &[Mapping],
+        symbolizer: &mut Symbolizer,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<AllocationLogs> {
+        let AllocLogsAt {
+            stream,
+            pid,
+            memory_events,
+            with_address,
+            no_alloc_log_hint,
+        } = at;
+        let dir = stream.parent().unwrap_or(Path::new("."));
         let alloc_path = run_dir::alloc_log_path(dir, pid);
         // The heap blocks' sizes tell the access-pattern weights which reads
         // through pointers stay in the cache.
-        let memory_events = map_event.iter().any(|&e| self.events[e].memory);
-        let allocations = if memory_events && with_address == 0 && alloc_path.exists() {
+        let mut allocations = if memory_events && with_address == 0 && alloc_path.exists() {
             match AllocLog::read(&alloc_path) {
                 Ok(log) => Some(crate::input::allocations::Allocations::new(
                     HeapBlocks::from_log(&log),
                     symbolizer,
-                    &mappings,
+                    mappings,
                 )),
                 Err(e) => {
                     warnings.push(Warning::AllocLogUnreadable {
@@ -178,13 +246,12 @@ impl Run {
         } else {
             None
         };
-        let mut allocations = allocations;
         // Memory blame reads every log there is, whatever the events.
         let memory = match alloc_path.exists().then(|| AllocLog::read(&alloc_path)) {
             Some(Ok(log)) => {
                 let blocks = HeapBlocks::from_log(&log);
                 let allocations =
-                    crate::input::allocations::Allocations::new(blocks, symbolizer, &mappings);
+                    crate::input::allocations::Allocations::new(blocks, symbolizer, mappings);
                 Some(crate::input::allocations::MemoryInput { log, allocations })
             }
             Some(Err(e)) => {
@@ -198,128 +265,199 @@ impl Run {
             }
             None => None,
         };
-        if with_address > 0 {
-            let heap = if alloc_path.exists() {
-                let log = AllocLog::read(&alloc_path)?;
-                if let Some(at) = log.torn_at {
-                    warnings.push(Warning::AllocLogTorn {
-                        path: alloc_path.clone(),
-                        at,
-                    });
-                }
-                let heap = HeapBlocks::from_log(&log);
-                if memory_events {
-                    allocations = Some(crate::input::allocations::Allocations::new(
-                        heap.clone(),
-                        symbolizer,
-                        &mappings,
-                    ));
-                }
-                Some(heap)
-            } else {
-                warnings.push(Warning::NoAllocLog {
-                    stream: path.to_path_buf(),
-                    log: alloc_path.clone(),
-                    hint: no_alloc_log_hint,
+        let heap = if with_address == 0 {
+            None
+        } else if alloc_path.exists() {
+            let log = AllocLog::read(&alloc_path)?;
+            if let Some(at) = log.torn_at {
+                warnings.push(Warning::AllocLogTorn {
+                    path: alloc_path.clone(),
+                    at,
                 });
-                None
-            };
-            let mut hits = direct_pass(
-                samples.samples()?,
-                keep,
-                &mappings,
-                heap.as_ref(),
-                symbolizer,
-            )?;
-            hits.retain(|&(stack, event, _), _| usable(stack, event) == Ok(true));
-            let mut used_sites: HashMap<u32, u32> = HashMap::new();
-            for ((stack, event, target), n) in hits {
-                let target = match target {
-                    DirectTarget::Heap(site) => {
-                        let next = used_sites.len() as u32;
-                        let id = *used_sites.entry(site).or_insert_with(|| {
-                            let heap = heap.as_ref().expect("heap targets come from a log");
-                            let (function, frames) = &heap.sites[site as usize];
-                            let maps = if heap.maps.is_empty() {
-                                &mappings
-                            } else {
-                                &heap.maps
-                            };
-                            let symbolized: Vec<SymFrame> = frames
-                                .iter()
-                                .flat_map(|&a| symbolizer.frames_for(maps, a, true))
-                                .collect();
-                            heap_sites.push((function.clone(), symbolized));
-                            next
-                        });
-                        DirectTarget::Heap(id)
-                    }
-                    other => other,
-                };
-                let frames = match frames_of.get(&stack) {
-                    Some(f) => f.clone(),
-                    None => {
-                        let f = symbolize_uncached(stack, symbolizer, &mut table);
-                        frames_of.insert(stack, f.clone());
-                        f
-                    }
-                };
-                by_direct.entry(frames).or_default().push((
-                    map_event[event as usize] as u16,
-                    target,
-                    n,
+            }
+            let heap = HeapBlocks::from_log(&log);
+            if memory_events {
+                allocations = Some(crate::input::allocations::Allocations::new(
+                    heap.clone(),
+                    symbolizer,
+                    mappings,
                 ));
             }
-        }
-        // A sample-level shard: the stacks of all the process's samples, so
-        // that the grafts choose alike in every shard.
-        let kept: f64 = by_stack.values().flatten().sum();
-        let total: f64 = all
-            .iter()
-            .filter(|(&s, _)| stacks.check(s) == Ok(true))
-            .map(|(_, n)| n)
-            .sum();
-        let mut reference: Vec<(Vec<u32>, f64)> = Vec::new();
-        if total > kept {
-            let mut all: Vec<(u32, f64)> = all.into_iter().collect();
-            all.sort_unstable_by_key(|&(s, _)| s);
-            for (stack, n) in all {
-                if stacks.check(stack) != Ok(true) {
-                    continue;
-                }
-                let frames = match frames_of.get(&stack) {
-                    Some(f) => f.clone(),
-                    None => symbolize_uncached(stack, symbolizer, &mut table),
-                };
-                reference.push((frames, n));
-            }
-        }
-        warnings.append(&mut symbolizer.warnings);
-        let mut contexts = into_contexts(by_stack, by_direct, skid_windows, table.table());
-        let real = contexts.len();
-        contexts.extend(reference.into_iter().map(|(frames, n)| Context {
-            frames,
-            counts: vec![n],
-            direct: Vec::new(),
-            skid_window: None,
-        }));
-        let frames = table.into_frames(&mut contexts, |c| &mut c.frames);
-        let reference = contexts.split_off(real);
-        Ok(ProcessProfile {
-            index: index as u32,
-            frames,
-            contexts,
-            heap_sites,
+            Some(Some(heap))
+        } else {
+            warnings.push(Warning::NoAllocLog {
+                stream: stream.to_path_buf(),
+                log: alloc_path.clone(),
+                hint: no_alloc_log_hint,
+            });
+            Some(None)
+        };
+        Ok(AllocationLogs {
             allocations,
             memory,
-            warnings,
-            damage,
-            lost,
-            read_time,
-            symbolize_time: symbolizing.elapsed(),
-            reference,
+            heap,
         })
     }
+}
+
+/// Where a process's allocation log is and what it is read for.
+struct AllocLogsAt<'a> {
+    /// The process's stream, beside which the log is.
+    stream: &'a Path,
+    pid: u32,
+    memory_events: bool,
+    /// Selected samples that carry a data address.
+    with_address: u64,
+    no_alloc_log_hint: &'static str,
+}
+
+/// What a process's allocation log gave.
+struct AllocationLogs {
+    /// For the footprints of the access-pattern weights.
+    allocations: Option<crate::input::allocations::Allocations>,
+    /// For memory blame.
+    memory: Option<crate::input::allocations::MemoryInput>,
+    /// With samples that carry data addresses: the heap blocks (`None`
+    /// inside when there is no log).
+    heap: Option<Option<HeapBlocks>>,
+}
+
+/// A sample's stack and event are usable: `Ok(false)` when the stack lost a
+/// node with a skipped chunk; an error when it names a stack or an event
+/// the stream never defines.
+fn usable(
+    stacks: &SalvagedStacks,
+    map_event: &[usize],
+    stack: u32,
+    event: u16,
+) -> std::result::Result<bool, SampleRefused> {
+    if event as usize >= map_event.len() {
+        return Err(SampleRefused::UndefinedEvent { event });
+    }
+    Ok(stacks.check(stack)?)
+}
+
+/// Stack ids of one stream to interned frames. Code the line table gives
+/// line 0 (compiler-generated loads, rotated loop headers) takes the line
+/// of the next instruction of the same function (the interner's leaf line
+/// fix).
+struct StackFrames<'a> {
+    /// Indexed by stack id: (parent, address).
+    parents: &'a [(u32, u64)],
+    mappings: &'a [Mapping],
+    table: StackInterner,
+    addresses: Vec<u64>,
+    /// Stacks symbolized and kept for a later pass.
+    kept: FxHashMap<u32, Vec<u32>>,
+}
+
+impl<'a> StackFrames<'a> {
+    fn new(parents: &'a [(u32, u64)], mappings: &'a [Mapping]) -> Self {
+        StackFrames {
+            parents,
+            mappings,
+            table: StackInterner::default(),
+            addresses: Vec::new(),
+            kept: FxHashMap::default(),
+        }
+    }
+
+    /// The frames of `stack`: kept ones, else symbolized (and kept when `keep`).
+    fn frames(&mut self, stack: u32, symbolizer: &mut Symbolizer, keep: bool) -> Vec<u32> {
+        if let Some(f) = self.kept.get(&stack) {
+            return f.clone();
+        }
+        self.addresses.clear();
+        let mut cur = stack;
+        while cur != 0 {
+            let (parent, address) = self.parents[cur as usize];
+            self.addresses.push(address);
+            cur = parent;
+        }
+        let f = self.table.stack(symbolizer, self.mappings, &self.addresses);
+        if keep {
+            self.kept.insert(stack, f.clone());
+        }
+        f
+    }
+}
+
+/// The direct pass's hits as contexts' direct attributions, their heap
+/// sites (the ones hit, numbered in order of first use) symbolized.
+#[allow(clippy::type_complexity)]
+fn direct_contexts(
+    hits: HashMap<(u32, u16, DirectTarget), f64>,
+    heap: Option<&HeapBlocks>,
+    map_event: &[usize],
+    frames_of: &mut StackFrames,
+    symbolizer: &mut Symbolizer,
+) -> (
+    HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>>,
+    Vec<(String, Vec<SymFrame>)>,
+) {
+    let mut by_direct: HashMap<Vec<u32>, Vec<(u16, DirectTarget, f64)>> = HashMap::new();
+    let mut heap_sites = Vec::new();
+    let mut used_sites: HashMap<u32, u32> = HashMap::new();
+    for ((stack, event, target), n) in hits {
+        let target = match target {
+            DirectTarget::Heap(site) => {
+                let next = used_sites.len() as u32;
+                let id = *used_sites.entry(site).or_insert_with(|| {
+                    let heap = heap.expect("heap targets come from a log");
+                    let (function, frames) = &heap.sites[site as usize];
+                    let maps = if heap.maps.is_empty() {
+                        frames_of.mappings
+                    } else {
+                        &heap.maps
+                    };
+                    let symbolized: Vec<SymFrame> = frames
+                        .iter()
+                        .flat_map(|&a| symbolizer.frames_for(maps, a, true))
+                        .collect();
+                    heap_sites.push((function.clone(), symbolized));
+                    next
+                });
+                DirectTarget::Heap(id)
+            }
+            other => other,
+        };
+        let frames = frames_of.frames(stack, symbolizer, true);
+        by_direct
+            .entry(frames)
+            .or_default()
+            .push((map_event[event as usize] as u16, target, n));
+    }
+    (by_direct, heap_sites)
+}
+
+/// In a sample-level shard: the stacks of all the process's samples, so
+/// that the grafts choose alike in every shard (empty when the shard holds
+/// them all).
+fn reference_stacks(
+    by_stack: &FxHashMap<Vec<u32>, Vec<f64>>,
+    all: FxHashMap<u32, f64>,
+    stacks: &SalvagedStacks,
+    frames_of: &mut StackFrames,
+    symbolizer: &mut Symbolizer,
+) -> Vec<(Vec<u32>, f64)> {
+    let kept: f64 = by_stack.values().flatten().sum();
+    let total: f64 = all
+        .iter()
+        .filter(|(&s, _)| stacks.check(s) == Ok(true))
+        .map(|(_, n)| n)
+        .sum();
+    let mut reference: Vec<(Vec<u32>, f64)> = Vec::new();
+    if total > kept {
+        let mut all: Vec<(u32, f64)> = all.into_iter().collect();
+        all.sort_unstable_by_key(|&(s, _)| s);
+        for (stack, n) in all {
+            if stacks.check(stack) != Ok(true) {
+                continue;
+            }
+            reference.push((frames_of.frames(stack, symbolizer, false), n));
+        }
+    }
+    reference
 }
 
 /// Second pass for samples with data addresses: what each address is in,
