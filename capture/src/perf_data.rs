@@ -14,6 +14,10 @@
 //! files: one file alone has no ranks, several files are ranks 0, 1, ...
 //! in the order given.
 
+mod layout;
+
+use layout::check_layout;
+
 use crate::error::{ImportError, ImportWarning, Result};
 use crate::imported_images::{CaptureFiles, ImportedImages};
 pub use crate::imported_images::{PerfCapture, PerfProcess};
@@ -31,9 +35,6 @@ use std::path::{Path, PathBuf};
 
 /// Kernel addresses start here on x86_64.
 const KERNEL_START: u64 = 0xffff_8000_0000_0000;
-/// `perf_file_header`: magic, size, attr_size, attrs, data, event_types, feature bits.
-const HEADER_SIZE: u64 = 8 + 8 + 8 + 3 * 16 + 32;
-const PERF_RECORD_AUXTRACE: u32 = 71;
 /// The most distinct events an event index (u16) holds.
 const MAX_EVENTS: usize = 1 << 16;
 
@@ -115,25 +116,7 @@ fn read_file(
             "written by `perf stat record`: it holds counts, not samples".into(),
         ));
     }
-    // Events of this file → the capture's events (merged by name across files).
-    let mut event_of_attr = Vec::new();
-    for (i, attr) in perf_file.event_attributes().iter().enumerate() {
-        let desc = event_desc(attr.name(), &attr.attr, i);
-        let index = match capture.events.iter().position(|e| e.name == desc.name) {
-            Some(j) => j,
-            None => {
-                capture.events.push(desc);
-                capture.events.len() - 1
-            }
-        };
-        let index = u16::try_from(index).map_err(|_| {
-            unreadable(
-                path,
-                format!("more than {MAX_EVENTS} distinct events, more than blame can index"),
-            )
-        })?;
-        event_of_attr.push(index);
-    }
+    let event_of_attr = capture_events(path, &perf_file, capture)?;
     let arch = perf_file.arch().ok().flatten().map(str::to_string);
     let build_ids = perf_file
         .build_ids()
@@ -141,15 +124,7 @@ fn read_file(
         .into_iter()
         .map(|(k, v)| (k, v.build_id))
         .collect();
-    let cmdline = perf_file
-        .feature_section_data(Feature::CMDLINE)
-        .map(string_list)
-        .unwrap_or_default();
-    let workload = cmdline
-        .iter()
-        .position(|a| a == "--")
-        .map(|i| cmdline[i + 1..].to_vec())
-        .unwrap_or_default();
+    let workload = workload_of(&perf_file);
     let host = perf_file
         .hostname()
         .ok()
@@ -170,67 +145,14 @@ fn read_file(
         no_user_stack: 0,
     };
     let mut n = 0u64;
-    let read = (|| -> Result<()> {
-        loop {
-            let record = match record_iter.next_record(&mut perf_file) {
-                Ok(Some(r)) => r,
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(unreadable(
-                        path,
-                        format!(
-                            "record {n} cannot be read: {e} (is the file cut short or corrupt?)"
-                        ),
-                    ))
-                }
-            };
-            n += 1;
-            let PerfFileRecord::EventRecord { attr_index, record } = record else {
-                continue;
-            };
-            let parsed = perf_records::parse(&record).map_err(|e| {
-                unreadable(
-                    path,
-                    format!("record {n} ({:?}) is malformed: {e}", record.record_type),
-                )
-            })?;
-            match parsed {
-                PerfRecord::Sample(s) => {
-                    if s.regs.is_some() && arch.as_deref().is_some_and(|a| a != "x86_64") {
-                        return Err(unreadable(
-                            path,
-                            format!(
-                                "recorded on {} with --call-graph dwarf; only x86_64 stacks can be unwound (record with --call-graph fp)",
-                                arch.as_deref().unwrap_or_default()
-                            ),
-                        ));
-                    }
-                    let event = event_of_attr.get(attr_index).copied().unwrap_or(0);
-                    r.sample(&s, event);
-                }
-                PerfRecord::Comm {
-                    pid,
-                    tid,
-                    exec,
-                    name,
-                } => r.comm(pid, tid, &name, exec),
-                PerfRecord::Fork { pid, ppid, tid } => r.fork(pid, ppid, tid),
-                PerfRecord::Mmap {
-                    pid,
-                    start,
-                    len,
-                    pgoff,
-                    executable: true,
-                    build_id,
-                    path,
-                    cpu_mode,
-                } => r.mmap(pid, start, len, pgoff, &path, cpu_mode, build_id),
-                PerfRecord::Lost { count } => r.lost += count,
-                _ => {}
-            }
-        }
-        Ok(())
-    })();
+    let read = r.read_records(
+        path,
+        &mut perf_file,
+        &mut record_iter,
+        &event_of_attr,
+        arch.as_deref(),
+        &mut n,
+    );
     let FileReader {
         table,
         lost,
@@ -247,199 +169,161 @@ fn read_file(
     }
     let (images, refused) = (sink.into_images(), source.refused);
     let samples: usize = images.iter().map(|p| p.samples.len()).sum();
-    if lost > 0 {
-        capture.warnings.push(ImportWarning::Lost {
-            path: path.to_path_buf(),
-            lost,
-        });
-    }
-    if no_user_stack > 0 {
-        capture.warnings.push(ImportWarning::NoUserStack {
-            path: path.to_path_buf(),
-            samples: no_user_stack,
-        });
-    }
     let shallow = stats.shallow_stacks;
-    if shallow * 2 > samples as u64 && samples > 0 {
-        capture.warnings.push(ImportWarning::ShallowStacks {
-            path: path.to_path_buf(),
-            shallow,
-            samples: samples as u64,
-        });
-    }
+    capture
+        .warnings
+        .extend(file_warnings(path, lost, no_user_stack, shallow, samples));
     capture.warnings.extend(refused);
     capture.processes.extend(images);
     Ok(())
 }
 
-/// Checks the file header's sections against the file's length before the
-/// parser trusts them: a cut or corrupt file is refused with a reason
-/// instead of being read past its end (or allocating what a bad length claims).
-fn check_layout<R: Read + Seek>(path: &Path, f: &mut R) -> Result<()> {
-    let len = f.seek(SeekFrom::End(0)).map_err(io(path))?;
-    f.seek(SeekFrom::Start(0)).map_err(io(path))?;
-    let err = |what: String| unreadable(path, what);
-    let mut header = [0u8; HEADER_SIZE as usize];
-    let got = read_up_to(f, &mut header).map_err(io(path))?;
-    if got < 8 || &header[..8] != b"PERFILE2" {
-        return Err(err(if &header[..8.min(got)] == b"2ELIFREP" {
-            "a big-endian perf.data: only little-endian captures are supported".into()
-        } else {
-            "not a perf.data file (no PERFILE2 magic); give the file `perf record -o` wrote".into()
-        }));
-    }
-    let word = |i: usize| u64::from_le_bytes(header[8 * i..8 * i + 8].try_into().unwrap());
-    if got >= 16 && word(1) == 16 {
-        return Err(err("perf.data written to a pipe (`perf record -o -`); convert it with `perf inject -i IN -o OUT.data` first".into()));
-    }
-    if (got as u64) < HEADER_SIZE {
-        return Err(err(format!(
-            "truncated perf.data: {len} bytes, shorter than perf's {HEADER_SIZE}-byte header"
-        )));
-    }
-    let attr_size = word(2);
-    let section = |i: usize| (word(i), word(i + 1));
-    let ((attrs_at, attrs_len), (data_at, data_len), (types_at, types_len)) =
-        (section(3), section(5), section(7));
-    let within = |at: u64, size: u64| at.checked_add(size).is_some_and(|end| end <= len);
-    if !(8..=4096).contains(&attr_size) || !within(attrs_at, attrs_len) {
-        return Err(err(format!(
-            "corrupt perf.data header: attribute section at {attrs_at} of {attrs_len} bytes (size {attr_size} each) in a {len}-byte file"
-        )));
-    }
-    if data_len == 0 {
-        return Err(err("the perf.data header says the data section is empty: was `perf record` stopped before it finished writing the file?".into()));
-    }
-    if !within(data_at, data_len) {
-        return Err(err(format!(
-            "truncated perf.data: the header says the samples run to byte {} but the file has {len} bytes (was the copy cut short, or `perf record` killed?)",
-            data_at.saturating_add(data_len)
-        )));
-    }
-    if types_len != 0 && !within(types_at, types_len) {
-        return Err(err(format!(
-            "corrupt perf.data header: event types at {types_at} of {types_len} bytes in a {len}-byte file"
-        )));
-    }
-    let bits = [word(9), word(10), word(11), word(12)];
-    let features: Vec<u32> = (0..256u32)
-        .filter(|&b| bits[(b / 64) as usize] & (1 << (b % 64)) != 0)
-        .collect();
-    let table_at = data_at + data_len;
-    if !within(table_at, features.len() as u64 * 16) {
-        return Err(err(format!(
-            "truncated perf.data: {len} bytes, but the header's feature sections start at byte {table_at} (was the copy cut short?)"
-        )));
-    }
-    f.seek(SeekFrom::Start(table_at)).map_err(io(path))?;
-    let mut table = vec![0u8; features.len() * 16];
-    f.read_exact(&mut table).map_err(io(path))?;
-    let le = |b: &[u8]| u64::from_le_bytes(b[..8].try_into().unwrap());
-    for (k, &feature) in features.iter().enumerate() {
-        let (at, size) = (le(&table[16 * k..]), le(&table[16 * k + 8..]));
-        if !within(at, size) {
-            return Err(err(format!(
-                "truncated perf.data: header feature {feature} claims bytes {at}..{} of a {len}-byte file (was the copy cut short?)",
-                at.saturating_add(size)
-            )));
-        }
-        if feature == Feature::EVENT_DESC.0 {
-            f.seek(SeekFrom::Start(at)).map_err(io(path))?;
-            let mut desc = vec![0u8; size as usize];
-            f.read_exact(&mut desc).map_err(io(path))?;
-            if !event_desc_fits(&desc) {
-                return Err(err("corrupt perf.data: the event descriptions (HEADER_EVENT_DESC) run past their section".into()));
+/// Events of this file → the capture's events (merged by name across
+/// files): the capture's index of each of the file's attributes.
+fn capture_events(
+    path: &Path,
+    perf_file: &linux_perf_data::PerfFile,
+    capture: &mut PerfCapture,
+) -> Result<Vec<u16>> {
+    let mut event_of_attr = Vec::new();
+    for (i, attr) in perf_file.event_attributes().iter().enumerate() {
+        let desc = event_desc(attr.name(), &attr.attr, i);
+        let index = match capture.events.iter().position(|e| e.name == desc.name) {
+            Some(j) => j,
+            None => {
+                capture.events.push(desc);
+                capture.events.len() - 1
             }
-        }
+        };
+        let index = u16::try_from(index).map_err(|_| {
+            unreadable(
+                path,
+                format!("more than {MAX_EVENTS} distinct events, more than blame can index"),
+            )
+        })?;
+        event_of_attr.push(index);
     }
-    if types_len != 0 {
-        // Old files: (attr, id section) pairs; every id section must lie in the file.
-        let entry = attr_size + 16;
-        f.seek(SeekFrom::Start(types_at)).map_err(io(path))?;
-        let mut types = vec![0u8; types_len as usize];
-        f.read_exact(&mut types).map_err(io(path))?;
-        for e in types.chunks_exact(entry as usize) {
-            let ids = &e[attr_size as usize..];
-            if !within(le(ids), le(&ids[8..])) {
-                return Err(err(
-                    "corrupt perf.data: an event's id list lies outside the file".into(),
-                ));
-            }
-        }
-    }
-    // Records the parser sizes from their contents (AUX trace data) must fit in the data section.
-    f.seek(SeekFrom::Start(data_at)).map_err(io(path))?;
-    let mut records = std::io::BufReader::with_capacity(1 << 16, &mut *f);
-    let (mut at, end) = (data_at, data_at + data_len);
-    let mut head = [0u8; 16];
-    while at + 8 <= end {
-        if read_up_to(&mut records, &mut head[..8]).map_err(io(path))? < 8 {
-            break;
-        }
-        let kind = u32::from_le_bytes(head[..4].try_into().unwrap());
-        let size = u16::from_le_bytes(head[6..8].try_into().unwrap()) as u64;
-        if size < 8 {
-            return Err(err(format!(
-                "corrupt perf.data: the record at byte {at} claims {size} bytes"
-            )));
-        }
-        let mut skip = size - 8;
-        if kind == PERF_RECORD_AUXTRACE && skip >= 8 {
-            if read_up_to(&mut records, &mut head[8..]).map_err(io(path))? < 8 {
-                break;
-            }
-            skip = (skip - 8).saturating_add(le(&head[8..]));
-        }
-        let next = at
-            .saturating_add(8 + 8 * (kind == PERF_RECORD_AUXTRACE && size >= 16) as u64)
-            .saturating_add(skip);
-        if next > end {
-            return Err(err(format!(
-                "truncated perf.data: the record at byte {at} runs past the data section's end at byte {end}"
-            )));
-        }
-        records.seek_relative(skip as i64).map_err(io(path))?;
-        at = next;
-    }
-    Ok(())
+    Ok(event_of_attr)
 }
 
-fn read_up_to<R: Read>(f: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match f.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
+/// perf's own command line after `--`: the workload it ran (empty when
+/// the file does not say).
+fn workload_of(perf_file: &linux_perf_data::PerfFile) -> Vec<String> {
+    let cmdline = perf_file
+        .feature_section_data(Feature::CMDLINE)
+        .map(string_list)
+        .unwrap_or_default();
+    cmdline
+        .iter()
+        .position(|a| a == "--")
+        .map(|i| cmdline[i + 1..].to_vec())
+        .unwrap_or_default()
 }
 
-/// Whether a HEADER_EVENT_DESC section's counts fit in it (the parser allocates by them).
-fn event_desc_fits(s: &[u8]) -> bool {
-    let u32_at = |at: usize| -> Option<u64> {
-        Some(u32::from_le_bytes(s.get(at..at + 4)?.try_into().ok()?) as u64)
-    };
-    let (Some(nr), Some(attr_size)) = (u32_at(0), u32_at(4)) else {
-        return false;
-    };
-    let mut at = 8u64;
-    for _ in 0..nr {
-        // attr, nr_ids, string (u32 length + bytes), ids.
-        let Some(nr_ids) = u32_at((at + attr_size) as usize) else {
-            return false;
-        };
-        let Some(str_len) = u32_at((at + attr_size + 4) as usize) else {
-            return false;
-        };
-        at += attr_size + 8 + str_len + 8 * nr_ids;
-        if at > s.len() as u64 {
-            return false;
-        }
+/// What a read file warns of: samples lost, samples without a user stack,
+/// and most stacks shallow.
+fn file_warnings(
+    path: &Path,
+    lost: u64,
+    no_user_stack: u64,
+    shallow: u64,
+    samples: usize,
+) -> Vec<ImportWarning> {
+    let mut warnings = Vec::new();
+    if lost > 0 {
+        warnings.push(ImportWarning::Lost {
+            path: path.to_path_buf(),
+            lost,
+        });
     }
-    true
+    if no_user_stack > 0 {
+        warnings.push(ImportWarning::NoUserStack {
+            path: path.to_path_buf(),
+            samples: no_user_stack,
+        });
+    }
+    if shallow * 2 > samples as u64 && samples > 0 {
+        warnings.push(ImportWarning::ShallowStacks {
+            path: path.to_path_buf(),
+            shallow,
+            samples: samples as u64,
+        });
+    }
+    warnings
+}
+
+impl FileReader<'_> {
+    /// Feeds the file's records to the process table, counting them in `n`
+    /// (an error names the record that could not be read or parsed).
+    fn read_records<R: Read>(
+        &mut self,
+        path: &Path,
+        perf_file: &mut linux_perf_data::PerfFile,
+        record_iter: &mut linux_perf_data::PerfRecordIter<R>,
+        event_of_attr: &[u16],
+        arch: Option<&str>,
+        n: &mut u64,
+    ) -> Result<()> {
+        loop {
+            let record = match record_iter.next_record(perf_file) {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(unreadable(
+                        path,
+                        format!(
+                            "record {n} cannot be read: {e} (is the file cut short or corrupt?)"
+                        ),
+                    ))
+                }
+            };
+            *n += 1;
+            let PerfFileRecord::EventRecord { attr_index, record } = record else {
+                continue;
+            };
+            let parsed = perf_records::parse(&record).map_err(|e| {
+                unreadable(
+                    path,
+                    format!("record {n} ({:?}) is malformed: {e}", record.record_type),
+                )
+            })?;
+            match parsed {
+                PerfRecord::Sample(s) => {
+                    if s.regs.is_some() && arch.is_some_and(|a| a != "x86_64") {
+                        return Err(unreadable(
+                            path,
+                            format!(
+                                "recorded on {} with --call-graph dwarf; only x86_64 stacks can be unwound (record with --call-graph fp)",
+                                arch.unwrap_or_default()
+                            ),
+                        ));
+                    }
+                    let event = event_of_attr.get(attr_index).copied().unwrap_or(0);
+                    self.sample(&s, event);
+                }
+                PerfRecord::Comm {
+                    pid,
+                    tid,
+                    exec,
+                    name,
+                } => self.comm(pid, tid, &name, exec),
+                PerfRecord::Fork { pid, ppid, tid } => self.fork(pid, ppid, tid),
+                PerfRecord::Mmap {
+                    pid,
+                    start,
+                    len,
+                    pgoff,
+                    executable: true,
+                    build_id,
+                    path,
+                    cpu_mode,
+                } => self.mmap(pid, start, len, pgoff, &path, cpu_mode, build_id),
+                PerfRecord::Lost { count } => self.lost += count,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A perf header string list (`perf_header_string_list`), bounded by its section.
@@ -648,41 +532,5 @@ mod tests {
         s.extend_from_slice(&1000u32.to_le_bytes());
         assert_eq!(string_list(&s), vec!["perf", "--"]);
         assert!(string_list(&[1, 2]).is_empty());
-    }
-
-    #[test]
-    fn event_descriptions_must_fit() {
-        let mut s = Vec::new();
-        s.extend_from_slice(&1u32.to_le_bytes());
-        s.extend_from_slice(&8u32.to_le_bytes());
-        s.extend_from_slice(&[0; 8]);
-        s.extend_from_slice(&u32::MAX.to_le_bytes()); // nr_ids
-        s.extend_from_slice(&0u32.to_le_bytes());
-        assert!(!event_desc_fits(&s));
-        let n = s.len();
-        s[n - 8..n - 4].copy_from_slice(&1u32.to_le_bytes());
-        s.extend_from_slice(&[0; 8]);
-        assert!(event_desc_fits(&s));
-    }
-
-    #[test]
-    fn layout_checks_name_what_is_wrong() {
-        let path = Path::new("x.data");
-        let check = |bytes: &[u8]| {
-            check_layout(path, &mut std::io::Cursor::new(bytes.to_vec()))
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(check(b"hello").contains("not a perf.data file"));
-        assert!(check(b"").contains("not a perf.data file"));
-        assert!(check(b"PERFILE2\0\0\0\0").contains("truncated"));
-        let mut h = vec![0u8; HEADER_SIZE as usize];
-        h[..8].copy_from_slice(b"PERFILE2");
-        h[8..16].copy_from_slice(&HEADER_SIZE.to_le_bytes());
-        h[16..24].copy_from_slice(&136u64.to_le_bytes());
-        assert!(check(&h).contains("data section is empty"));
-        h[40..48].copy_from_slice(&HEADER_SIZE.to_le_bytes());
-        h[48..56].copy_from_slice(&4096u64.to_le_bytes());
-        assert!(check(&h).contains("samples run to byte 4200"));
     }
 }
