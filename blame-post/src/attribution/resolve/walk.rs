@@ -1,0 +1,387 @@
+//! The walk of one calling context in one mode (3.3.3): from the sampled
+//! line of the innermost frame with a summary outwards, frame by frame,
+//! through the call sites' transfer functions (or the library model of
+//! code without IR) until no exit variable is blamed; what each frame
+//! keeps and what it lifts to its caller.
+
+use super::binding::{bind, Reach};
+use super::call_sites::{call_sites_at, library_outputs};
+use super::closure::close;
+use super::exits::{as_outputs, exit_roots};
+use super::unexplained::{is_runtime_lifecycle, Unexplained};
+use super::{DerivedField, Mode, OutputPath, Paths, VarRef};
+use crate::attribution::static_index::StaticIndex;
+use blame_formats::results::SymFrame;
+use blame_formats::static_db::{CallOutput, FunctionSummary, VarKind};
+use std::collections::BTreeSet;
+
+/// What flows from a frame to its caller.
+enum Pending {
+    /// Outputs of a callee with a summary.
+    Outputs {
+        callee: String,
+        outputs: BTreeSet<OutputPath>,
+    },
+    /// The sample is inside (or below) a function without IR, called as `callee`.
+    Library { callee: String },
+    /// Outputs of a callee with a summary reached through functions without
+    /// IR, the outermost called as `fork` (`__kmpc_fork_call` running an
+    /// outlined parallel region).
+    Forked {
+        fork: String,
+        outputs: BTreeSet<OutputPath>,
+    },
+}
+
+/// One mode's answer.
+#[derive(Default)]
+pub(super) struct Walk {
+    pub(super) blamed: BTreeSet<VarRef>,
+    pub(super) derived: BTreeSet<DerivedField>,
+    pub(super) exclusive: Vec<VarRef>,
+    pub(super) exclusive_derived: BTreeSet<DerivedField>,
+    pub(super) code_only: bool,
+    pub(super) unexplained: Option<Unexplained>,
+}
+
+/// The frame-by-frame application of transfer functions (3.3.3) in one mode.
+pub(super) fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
+    let mut out = Walk::default();
+    let mut pending: Option<Pending> = None;
+    let mut seen_known = false;
+    // The previous frame's variables whose blame moved on to this frame: kept
+    // there when this frame cannot take it (no call site found).
+    let mut carried: Vec<VarRef> = Vec::new();
+    let mut carried_derived: Vec<DerivedField> = Vec::new();
+    // The same for the variables the sampled line writes: their outputs,
+    // and where they stay if no caller takes them.
+    let mut exclusive_outputs: BTreeSet<OutputPath> = BTreeSet::new();
+    let mut carried_exclusive: Vec<VarRef> = Vec::new();
+    let mut carried_exclusive_derived: Vec<DerivedField> = Vec::new();
+
+    for (depth, frame) in frames.iter().enumerate() {
+        let Some(fi) = index.lookup(&frame.function, &frame.file) else {
+            if !seen_known || pending.is_some() {
+                // Blame passes through code without IR via the model of the
+                // outermost such function, applied at the next known call site;
+                // an OpenMP runtime passes the outputs of the outlined region
+                // it runs on to the variables the fork call shares.
+                pending = Some(match pending.take() {
+                    Some(Pending::Outputs { outputs, .. })
+                    | Some(Pending::Forked { outputs, .. }) => Pending::Forked {
+                        fork: frame.function.clone(),
+                        outputs,
+                    },
+                    _ => Pending::Library {
+                        callee: frame.function.clone(),
+                    },
+                });
+                continue;
+            }
+            break;
+        };
+        let f = &index.functions[fi];
+        let fi = fi as u32;
+        let mut here: BTreeSet<u32> = BTreeSet::new();
+        let mut derived = Paths::new();
+        let mut written: BTreeSet<u32> = BTreeSet::new();
+        let mut written_derived = Paths::new();
+        // The variables the frame's own line blames (the sampled line of
+        // the innermost known frame).
+        let at_line = |here: &mut BTreeSet<u32>, exclusive: &mut BTreeSet<u32>| {
+            for (vi, v) in f.variables.iter().enumerate() {
+                let hit = v.explicit_lines.binary_search(&frame.line).is_ok()
+                    || (mode == Mode::Total && v.implicit_lines.binary_search(&frame.line).is_ok());
+                if hit {
+                    here.insert(vi as u32);
+                }
+                if depth == 0 && v.write_lines.binary_search(&frame.line).is_ok() {
+                    exclusive.insert(vi as u32);
+                }
+            }
+        };
+        match pending.take() {
+            None if !seen_known => {
+                at_line(&mut here, &mut written);
+                if here.is_empty()
+                    && is_prologue_or_epilogue(f, frame.line)
+                    && caller_can_bind(index, &frames[depth + 1..])
+                {
+                    // The call's own cost (saving registers, loading
+                    // constants, returning): it serves what the call
+                    // computes for its caller, so it needs a caller to
+                    // take it (else it stays unexplained).
+                    here.extend(computed_exits(f, mode));
+                }
+                if here.is_empty() {
+                    out.unexplained = Some(Unexplained::LineBlamesNothing {
+                        function: frame.function.clone(),
+                        line: frame.line,
+                    });
+                }
+            }
+            None => break,
+            Some(Pending::Library { callee })
+                if !seen_known
+                    && call_sites_at(f, frame.line, frame.column, &callee).is_empty() =>
+            {
+                // The binary calls a library routine where the IR has code of
+                // its own (a loop the compiler turned into `memset`, an
+                // inlined template calling into libc): the routine does the
+                // frame's line.
+                at_line(&mut here, &mut written);
+                if here.is_empty() {
+                    out.unexplained = Some(Unexplained::LineBlamesNothing {
+                        function: frame.function.clone(),
+                        line: frame.line,
+                    });
+                }
+            }
+            Some(pending) => {
+                let (callee, outputs) = match pending {
+                    Pending::Outputs { callee, outputs } => (callee, outputs),
+                    Pending::Forked { fork, outputs } if is_fork(&fork) => {
+                        // The outlined function's parameter k (after the
+                        // two thread ids) is the fork's argument k + 1
+                        // (after the location, the count and the function).
+                        let outputs = outputs
+                            .into_iter()
+                            .filter_map(|(o, path, ty, root_ty)| match o {
+                                CallOutput::Arg(k) if k >= 2 => {
+                                    Some((CallOutput::Arg(k + 1), path, ty, root_ty))
+                                }
+                                _ => None,
+                            })
+                            .collect();
+                        (fork, outputs)
+                    }
+                    Pending::Forked { fork: callee, .. } | Pending::Library { callee } => {
+                        let outputs = library_outputs(f, frame.line, frame.column, &callee)
+                            .into_iter()
+                            .map(|o| (o, String::new(), String::new(), String::new()))
+                            .collect();
+                        (callee, outputs)
+                    }
+                };
+                let sites = call_sites_at(f, frame.line, frame.column, &callee);
+                bind(
+                    f,
+                    &sites,
+                    Reach::Blame(mode),
+                    &outputs,
+                    &mut here,
+                    &mut derived,
+                );
+                let taken = std::mem::take(&mut exclusive_outputs);
+                bind(
+                    f,
+                    &sites,
+                    Reach::Memory,
+                    &taken,
+                    &mut written,
+                    &mut written_derived,
+                );
+                if here.is_empty() && derived.is_empty() {
+                    seen_known = true;
+                    out.unexplained = Some(if sites.is_empty() {
+                        Unexplained::CallSiteNotFound {
+                            function: frame.function.clone(),
+                            line: frame.line,
+                            callee: callee.clone(),
+                        }
+                    } else if is_runtime_lifecycle(&callee) {
+                        Unexplained::RuntimeLifecycle {
+                            function: frame.function.clone(),
+                            callee: callee.clone(),
+                        }
+                    } else {
+                        Unexplained::NothingBound {
+                            function: frame.function.clone(),
+                            callee: callee.clone(),
+                        }
+                    });
+                    // The callee's own variables keep the blame.
+                    out.blamed.extend(carried.drain(..));
+                    out.derived.extend(carried_derived.drain(..));
+                    out.exclusive.append(&mut carried_exclusive);
+                    out.exclusive_derived
+                        .extend(carried_exclusive_derived.drain(..));
+                    break;
+                }
+            }
+        }
+        carried.clear();
+        carried_derived.clear();
+        if !written.is_empty() || !written_derived.is_empty() {
+            carried_exclusive.clear();
+            carried_exclusive_derived.clear();
+        }
+        seen_known = true;
+        // The sampled line itself (innermost frame): a pointer it binds
+        // (`const Node &b = nodes[..]`) is blamed for the address, not
+        // for the memory its aliases share.
+        let bound_line = (depth == 0).then_some(frame.line);
+        close(
+            index,
+            f,
+            mode,
+            &mut here,
+            &mut derived,
+            bound_line,
+            frame.line,
+        );
+
+        // A local pointer bound on the sampled line (`const Node &b =
+        // nodes[..]`) is blamed for computing the address: it stays here,
+        // not lifted to the memory it points into.
+        // An element pointer or cursor into a parameter's memory (`for (n =
+        // tree; n; n = n->left)`) is that parameter's, where it is bound too.
+        let binds = |vi: u32| {
+            let v = &f.variables[vi as usize];
+            bound_line.is_some_and(|l| {
+                v.kind == VarKind::Local
+                    && v.is_pointer
+                    && v.write_lines.binary_search(&l).is_ok()
+                    && v.element_of.is_none_or(|o| exit_roots(f, o).is_empty())
+            })
+        };
+        // Exit variables flow on to the caller; find which outputs (and
+        // which field paths below them) they are.
+        let outputs = outputs_of(f, &here, &derived, |vi| !binds(vi));
+        let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
+        let lifted = |vi: u32| caller_binds && !binds(vi) && !exit_roots(f, vi).is_empty();
+        // What the line writes goes where its variables' blame goes.
+        exclusive_outputs = outputs_of(f, &written, &written_derived, lifted);
+        split_lifted(
+            fi,
+            here,
+            derived,
+            lifted,
+            (&mut carried, &mut carried_derived),
+            (&mut out.blamed, &mut out.derived),
+        );
+        split_lifted(
+            fi,
+            written,
+            written_derived,
+            lifted,
+            (&mut carried_exclusive, &mut carried_exclusive_derived),
+            (&mut out.exclusive, &mut out.exclusive_derived),
+        );
+        if outputs.is_empty() {
+            break;
+        }
+        pending = Some(Pending::Outputs {
+            callee: f.linkage_name.clone(),
+            outputs,
+        });
+    }
+    // Outputs no caller took (the stack ended): the callee keeps them.
+    out.blamed.extend(carried);
+    out.derived.extend(carried_derived);
+    out.exclusive.extend(carried_exclusive);
+    out.exclusive_derived.extend(carried_exclusive_derived);
+    out.code_only = !seen_known;
+    if out.code_only {
+        let function = frames
+            .first()
+            .map(|f| f.function.clone())
+            .unwrap_or_default();
+        // A thread started by a library (OpenMP, OpenBLAS) that never
+        // entered the program's code: nothing to rebuild.
+        let runtime_thread = frames.last().is_some_and(|f| {
+            matches!(
+                f.function.as_str(),
+                "start_thread" | "clone" | "clone3" | "__clone" | "__clone3" | "__GI___clone3"
+            )
+        }) && frames.iter().all(|f| f.line == 0);
+        out.unexplained = Some(if runtime_thread {
+            Unexplained::RuntimeThread { function }
+        } else if function.starts_with('[') || function.is_empty() {
+            Unexplained::NoSymbols { function }
+        } else {
+            Unexplained::NoSummary { function }
+        });
+    }
+    out
+}
+
+/// The call outputs that variables `vars` (those `keep` accepts) and the
+/// field paths below them stand for.
+fn outputs_of(
+    f: &FunctionSummary,
+    vars: &BTreeSet<u32>,
+    paths: &Paths,
+    keep: impl Fn(u32) -> bool,
+) -> BTreeSet<OutputPath> {
+    let mut outputs = BTreeSet::new();
+    for &vi in vars.iter().filter(|&&vi| keep(vi)) {
+        outputs.extend(as_outputs(f, vi, "", ""));
+    }
+    for (base, suffix, ty) in paths.iter().filter(|(b, _, _)| keep(*b)) {
+        outputs.extend(as_outputs(f, *base, suffix, ty));
+    }
+    outputs
+}
+
+/// Splits the variables and field paths of frame `fi` into those whose
+/// blame is lifted to the caller (`carried`, kept here only if no caller
+/// takes them) and those the frame keeps.
+fn split_lifted(
+    fi: u32,
+    vars: BTreeSet<u32>,
+    paths: Paths,
+    lifted: impl Fn(u32) -> bool,
+    carried: (&mut Vec<VarRef>, &mut Vec<DerivedField>),
+    kept: (&mut impl Extend<VarRef>, &mut impl Extend<DerivedField>),
+) {
+    for vi in vars {
+        if lifted(vi) {
+            carried.0.push((fi, vi));
+        } else {
+            kept.0.extend([(fi, vi)]);
+        }
+    }
+    for (base, suffix, type_name) in paths {
+        let d = DerivedField {
+            base: (fi, base),
+            suffix,
+            type_name,
+        };
+        if lifted(base) {
+            carried.1.push(d);
+        } else {
+            kept.1.extend([d]);
+        }
+    }
+}
+
+/// True for the lines of a function's prologue and epilogue: its own
+/// declaration line and its last line (the closing brace), when they blame
+/// no variable.
+fn is_prologue_or_epilogue(f: &FunctionSummary, line: u32) -> bool {
+    line != 0 && (line == f.line || f.lines.last() == Some(&line))
+}
+
+/// The exit variables (parameters reached through pointers, their fields,
+/// the return value) that the function computes: what a call of it is for.
+fn computed_exits(f: &FunctionSummary, mode: Mode) -> impl Iterator<Item = u32> + '_ {
+    f.variables.iter().enumerate().filter_map(move |(vi, v)| {
+        let computed =
+            !v.explicit_lines.is_empty() || (mode == Mode::Total && !v.implicit_lines.is_empty());
+        (computed && v.is_exit && !exit_roots(f, vi as u32).is_empty()).then_some(vi as u32)
+    })
+}
+
+/// An OpenMP runtime entry that runs an outlined parallel region with the
+/// shared variables as its trailing arguments (clang's libomp interface).
+fn is_fork(name: &str) -> bool {
+    matches!(name, "__kmpc_fork_call" | "__kmpc_fork_teams")
+}
+
+/// True when some caller frame further up has a summary to take the blame.
+fn caller_can_bind(index: &StaticIndex, callers: &[&SymFrame]) -> bool {
+    callers
+        .iter()
+        .any(|c| index.lookup(&c.function, &c.file).is_some())
+}
