@@ -14,6 +14,7 @@ use crate::attribution::static_index::StaticIndex;
 use blame_formats::results::SymFrame;
 use blame_formats::static_db::{CallOutput, FunctionSummary, VarKind};
 use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 
 /// What flows from a frame to its caller.
 enum Pending {
@@ -46,191 +47,251 @@ pub(super) struct Walk {
 
 /// The frame-by-frame application of transfer functions (3.3.3) in one mode.
 pub(super) fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Walk {
-    let mut out = Walk::default();
-    let mut pending: Option<Pending> = None;
-    let mut seen_known = false;
+    let mut walker = Walker {
+        index,
+        frames,
+        mode,
+        out: Walk::default(),
+        pending: None,
+        seen_known: false,
+        carried: Vec::new(),
+        carried_derived: Vec::new(),
+        exclusive_outputs: BTreeSet::new(),
+        carried_exclusive: Vec::new(),
+        carried_exclusive_derived: Vec::new(),
+    };
+    for (depth, frame) in frames.iter().enumerate() {
+        if walker.frame(depth, frame).is_break() {
+            break;
+        }
+    }
+    walker.finish()
+}
+
+/// A [`walk`] between two frames: its answer so far, what flows on to the
+/// next frame, and what stays where it is if no caller takes it.
+struct Walker<'a> {
+    index: &'a StaticIndex,
+    frames: &'a [&'a SymFrame],
+    mode: Mode,
+    out: Walk,
+    pending: Option<Pending>,
+    seen_known: bool,
     // The previous frame's variables whose blame moved on to this frame: kept
     // there when this frame cannot take it (no call site found).
-    let mut carried: Vec<VarRef> = Vec::new();
-    let mut carried_derived: Vec<DerivedField> = Vec::new();
+    carried: Vec<VarRef>,
+    carried_derived: Vec<DerivedField>,
     // The same for the variables the sampled line writes: their outputs,
     // and where they stay if no caller takes them.
-    let mut exclusive_outputs: BTreeSet<OutputPath> = BTreeSet::new();
-    let mut carried_exclusive: Vec<VarRef> = Vec::new();
-    let mut carried_exclusive_derived: Vec<DerivedField> = Vec::new();
+    exclusive_outputs: BTreeSet<OutputPath>,
+    carried_exclusive: Vec<VarRef>,
+    carried_exclusive_derived: Vec<DerivedField>,
+}
 
-    for (depth, frame) in frames.iter().enumerate() {
-        let Some(fi) = index.lookup(&frame.function, &frame.file) else {
-            if !seen_known || pending.is_some() {
-                // Blame passes through code without IR via the model of the
-                // outermost such function, applied at the next known call site;
-                // an OpenMP runtime passes the outputs of the outlined region
-                // it runs on to the variables the fork call shares.
-                pending = Some(match pending.take() {
-                    Some(Pending::Outputs { outputs, .. })
-                    | Some(Pending::Forked { outputs, .. }) => Pending::Forked {
-                        fork: frame.function.clone(),
-                        outputs,
-                    },
-                    _ => Pending::Library {
-                        callee: frame.function.clone(),
-                    },
-                });
-                continue;
+/// What one frame with a summary blames: the variables and field paths
+/// its blame reaches, and those whose memory it writes.
+#[derive(Default)]
+struct FrameBlame {
+    here: BTreeSet<u32>,
+    derived: Paths,
+    written: BTreeSet<u32>,
+    written_derived: Paths,
+}
+
+impl Walker<'_> {
+    /// One frame of the stack (innermost first): its blame taken from the
+    /// frame below (or its own line), closed, and handed on to its caller.
+    /// `Break` ends the walk.
+    fn frame(&mut self, depth: usize, frame: &SymFrame) -> ControlFlow<()> {
+        let Some(fi) = self.index.lookup(&frame.function, &frame.file) else {
+            if !self.seen_known || self.pending.is_some() {
+                self.pass_through(frame);
+                return ControlFlow::Continue(());
             }
-            break;
+            return ControlFlow::Break(());
         };
-        let f = &index.functions[fi];
+        let f = &self.index.functions[fi];
         let fi = fi as u32;
-        let mut here: BTreeSet<u32> = BTreeSet::new();
-        let mut derived = Paths::new();
-        let mut written: BTreeSet<u32> = BTreeSet::new();
-        let mut written_derived = Paths::new();
-        // The variables the frame's own line blames (the sampled line of
-        // the innermost known frame).
-        let at_line = |here: &mut BTreeSet<u32>, exclusive: &mut BTreeSet<u32>| {
-            for (vi, v) in f.variables.iter().enumerate() {
-                let hit = v.explicit_lines.binary_search(&frame.line).is_ok()
-                    || (mode == Mode::Total && v.implicit_lines.binary_search(&frame.line).is_ok());
-                if hit {
-                    here.insert(vi as u32);
-                }
-                if depth == 0 && v.write_lines.binary_search(&frame.line).is_ok() {
-                    exclusive.insert(vi as u32);
+        let mut blame = FrameBlame::default();
+        self.take(depth, frame, f, &mut blame)?;
+        self.carried.clear();
+        self.carried_derived.clear();
+        if !blame.written.is_empty() || !blame.written_derived.is_empty() {
+            self.carried_exclusive.clear();
+            self.carried_exclusive_derived.clear();
+        }
+        self.seen_known = true;
+        // The sampled line itself (innermost frame): a pointer it binds
+        // (`const Node &b = nodes[..]`) is blamed for the address, not
+        // for the memory its aliases share.
+        let bound_line = (depth == 0).then_some(frame.line);
+        close(
+            self.index,
+            f,
+            self.mode,
+            &mut blame.here,
+            &mut blame.derived,
+            bound_line,
+            frame.line,
+        );
+        self.hand_on(depth, f, fi, blame, bound_line)
+    }
+
+    /// A frame without a summary: blame passes through code without IR via
+    /// the model of the outermost such function, applied at the next known
+    /// call site; an OpenMP runtime passes the outputs of the outlined
+    /// region it runs on to the variables the fork call shares.
+    fn pass_through(&mut self, frame: &SymFrame) {
+        self.pending = Some(match self.pending.take() {
+            Some(Pending::Outputs { outputs, .. }) | Some(Pending::Forked { outputs, .. }) => {
+                Pending::Forked {
+                    fork: frame.function.clone(),
+                    outputs,
                 }
             }
-        };
-        match pending.take() {
-            None if !seen_known => {
-                at_line(&mut here, &mut written);
-                if here.is_empty()
+            _ => Pending::Library {
+                callee: frame.function.clone(),
+            },
+        });
+    }
+
+    /// What frame `f` takes: the blame of its own line (the innermost frame
+    /// with a summary), or what flows from the frame below through the
+    /// call site. `Break` when nothing can flow on (the walk ends).
+    fn take(
+        &mut self,
+        depth: usize,
+        frame: &SymFrame,
+        f: &FunctionSummary,
+        blame: &mut FrameBlame,
+    ) -> ControlFlow<()> {
+        match self.pending.take() {
+            None if !self.seen_known => {
+                line_blames(
+                    f,
+                    frame,
+                    depth,
+                    self.mode,
+                    &mut blame.here,
+                    &mut blame.written,
+                );
+                if blame.here.is_empty()
                     && is_prologue_or_epilogue(f, frame.line)
-                    && caller_can_bind(index, &frames[depth + 1..])
+                    && caller_can_bind(self.index, &self.frames[depth + 1..])
                 {
                     // The call's own cost (saving registers, loading
                     // constants, returning): it serves what the call
                     // computes for its caller, so it needs a caller to
                     // take it (else it stays unexplained).
-                    here.extend(computed_exits(f, mode));
+                    blame.here.extend(computed_exits(f, self.mode));
                 }
-                if here.is_empty() {
-                    out.unexplained = Some(Unexplained::LineBlamesNothing {
+                if blame.here.is_empty() {
+                    self.out.unexplained = Some(Unexplained::LineBlamesNothing {
                         function: frame.function.clone(),
                         line: frame.line,
                     });
                 }
             }
-            None => break,
+            None => return ControlFlow::Break(()),
             Some(Pending::Library { callee })
-                if !seen_known
+                if !self.seen_known
                     && call_sites_at(f, frame.line, frame.column, &callee).is_empty() =>
             {
                 // The binary calls a library routine where the IR has code of
                 // its own (a loop the compiler turned into `memset`, an
                 // inlined template calling into libc): the routine does the
                 // frame's line.
-                at_line(&mut here, &mut written);
-                if here.is_empty() {
-                    out.unexplained = Some(Unexplained::LineBlamesNothing {
+                line_blames(
+                    f,
+                    frame,
+                    depth,
+                    self.mode,
+                    &mut blame.here,
+                    &mut blame.written,
+                );
+                if blame.here.is_empty() {
+                    self.out.unexplained = Some(Unexplained::LineBlamesNothing {
                         function: frame.function.clone(),
                         line: frame.line,
                     });
                 }
             }
-            Some(pending) => {
-                let (callee, outputs) = match pending {
-                    Pending::Outputs { callee, outputs } => (callee, outputs),
-                    Pending::Forked { fork, outputs } if is_fork(&fork) => {
-                        // The outlined function's parameter k (after the
-                        // two thread ids) is the fork's argument k + 1
-                        // (after the location, the count and the function).
-                        let outputs = outputs
-                            .into_iter()
-                            .filter_map(|(o, path, ty, root_ty)| match o {
-                                CallOutput::Arg(k) if k >= 2 => {
-                                    Some((CallOutput::Arg(k + 1), path, ty, root_ty))
-                                }
-                                _ => None,
-                            })
-                            .collect();
-                        (fork, outputs)
-                    }
-                    Pending::Forked { fork: callee, .. } | Pending::Library { callee } => {
-                        let outputs = library_outputs(f, frame.line, frame.column, &callee)
-                            .into_iter()
-                            .map(|o| (o, String::new(), String::new(), String::new()))
-                            .collect();
-                        (callee, outputs)
-                    }
-                };
-                let sites = call_sites_at(f, frame.line, frame.column, &callee);
-                bind(
-                    f,
-                    &sites,
-                    Reach::Blame(mode),
-                    &outputs,
-                    &mut here,
-                    &mut derived,
-                );
-                let taken = std::mem::take(&mut exclusive_outputs);
-                bind(
-                    f,
-                    &sites,
-                    Reach::Memory,
-                    &taken,
-                    &mut written,
-                    &mut written_derived,
-                );
-                if here.is_empty() && derived.is_empty() {
-                    seen_known = true;
-                    out.unexplained = Some(if sites.is_empty() {
-                        Unexplained::CallSiteNotFound {
-                            function: frame.function.clone(),
-                            line: frame.line,
-                            callee: callee.clone(),
-                        }
-                    } else if is_runtime_lifecycle(&callee) {
-                        Unexplained::RuntimeLifecycle {
-                            function: frame.function.clone(),
-                            callee: callee.clone(),
-                        }
-                    } else {
-                        Unexplained::NothingBound {
-                            function: frame.function.clone(),
-                            callee: callee.clone(),
-                        }
-                    });
-                    // The callee's own variables keep the blame.
-                    out.blamed.extend(carried.drain(..));
-                    out.derived.extend(carried_derived.drain(..));
-                    out.exclusive.append(&mut carried_exclusive);
-                    out.exclusive_derived
-                        .extend(carried_exclusive_derived.drain(..));
-                    break;
-                }
-            }
+            Some(pending) => return self.bind_outputs(pending, frame, f, blame),
         }
-        carried.clear();
-        carried_derived.clear();
-        if !written.is_empty() || !written_derived.is_empty() {
-            carried_exclusive.clear();
-            carried_exclusive_derived.clear();
-        }
-        seen_known = true;
-        // The sampled line itself (innermost frame): a pointer it binds
-        // (`const Node &b = nodes[..]`) is blamed for the address, not
-        // for the memory its aliases share.
-        let bound_line = (depth == 0).then_some(frame.line);
-        close(
-            index,
-            f,
-            mode,
-            &mut here,
-            &mut derived,
-            bound_line,
-            frame.line,
-        );
+        ControlFlow::Continue(())
+    }
 
+    /// Binds what flows from the frame below (`pending`) at `f`'s call
+    /// sites; when it reaches no variable, the callee's own variables keep
+    /// the blame and the walk ends (`Break`).
+    fn bind_outputs(
+        &mut self,
+        pending: Pending,
+        frame: &SymFrame,
+        f: &FunctionSummary,
+        blame: &mut FrameBlame,
+    ) -> ControlFlow<()> {
+        let (callee, outputs) = pending_outputs(pending, frame, f);
+        let sites = call_sites_at(f, frame.line, frame.column, &callee);
+        bind(
+            f,
+            &sites,
+            Reach::Blame(self.mode),
+            &outputs,
+            &mut blame.here,
+            &mut blame.derived,
+        );
+        let taken = std::mem::take(&mut self.exclusive_outputs);
+        bind(
+            f,
+            &sites,
+            Reach::Memory,
+            &taken,
+            &mut blame.written,
+            &mut blame.written_derived,
+        );
+        if blame.here.is_empty() && blame.derived.is_empty() {
+            self.seen_known = true;
+            self.out.unexplained = Some(if sites.is_empty() {
+                Unexplained::CallSiteNotFound {
+                    function: frame.function.clone(),
+                    line: frame.line,
+                    callee: callee.clone(),
+                }
+            } else if is_runtime_lifecycle(&callee) {
+                Unexplained::RuntimeLifecycle {
+                    function: frame.function.clone(),
+                    callee: callee.clone(),
+                }
+            } else {
+                Unexplained::NothingBound {
+                    function: frame.function.clone(),
+                    callee: callee.clone(),
+                }
+            });
+            // The callee's own variables keep the blame.
+            self.out.blamed.extend(self.carried.drain(..));
+            self.out.derived.extend(self.carried_derived.drain(..));
+            self.out.exclusive.append(&mut self.carried_exclusive);
+            self.out
+                .exclusive_derived
+                .extend(self.carried_exclusive_derived.drain(..));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Hands frame `fi`'s closed blame on: exit variables flow on to the
+    /// caller as outputs (kept here if no caller takes them), the rest
+    /// stays. `Break` when nothing flows on.
+    fn hand_on(
+        &mut self,
+        depth: usize,
+        f: &FunctionSummary,
+        fi: u32,
+        blame: FrameBlame,
+        bound_line: Option<u32>,
+    ) -> ControlFlow<()> {
         // A local pointer bound on the sampled line (`const Node &b =
         // nodes[..]`) is blamed for computing the address: it stays here,
         // not lifted to the memory it points into.
@@ -247,63 +308,146 @@ pub(super) fn walk(index: &StaticIndex, frames: &[&SymFrame], mode: Mode) -> Wal
         };
         // Exit variables flow on to the caller; find which outputs (and
         // which field paths below them) they are.
-        let outputs = outputs_of(f, &here, &derived, |vi| !binds(vi));
-        let caller_binds = !outputs.is_empty() && caller_can_bind(index, &frames[depth + 1..]);
+        let outputs = outputs_of(f, &blame.here, &blame.derived, |vi| !binds(vi));
+        let caller_binds =
+            !outputs.is_empty() && caller_can_bind(self.index, &self.frames[depth + 1..]);
         let lifted = |vi: u32| caller_binds && !binds(vi) && !exit_roots(f, vi).is_empty();
         // What the line writes goes where its variables' blame goes.
-        exclusive_outputs = outputs_of(f, &written, &written_derived, lifted);
+        self.exclusive_outputs = outputs_of(f, &blame.written, &blame.written_derived, lifted);
         split_lifted(
             fi,
-            here,
-            derived,
+            blame.here,
+            blame.derived,
             lifted,
-            (&mut carried, &mut carried_derived),
-            (&mut out.blamed, &mut out.derived),
+            (&mut self.carried, &mut self.carried_derived),
+            (&mut self.out.blamed, &mut self.out.derived),
         );
         split_lifted(
             fi,
-            written,
-            written_derived,
+            blame.written,
+            blame.written_derived,
             lifted,
-            (&mut carried_exclusive, &mut carried_exclusive_derived),
-            (&mut out.exclusive, &mut out.exclusive_derived),
+            (
+                &mut self.carried_exclusive,
+                &mut self.carried_exclusive_derived,
+            ),
+            (&mut self.out.exclusive, &mut self.out.exclusive_derived),
         );
         if outputs.is_empty() {
-            break;
+            return ControlFlow::Break(());
         }
-        pending = Some(Pending::Outputs {
+        self.pending = Some(Pending::Outputs {
             callee: f.linkage_name.clone(),
             outputs,
         });
+        ControlFlow::Continue(())
     }
-    // Outputs no caller took (the stack ended): the callee keeps them.
-    out.blamed.extend(carried);
-    out.derived.extend(carried_derived);
-    out.exclusive.extend(carried_exclusive);
-    out.exclusive_derived.extend(carried_exclusive_derived);
-    out.code_only = !seen_known;
-    if out.code_only {
-        let function = frames
-            .first()
-            .map(|f| f.function.clone())
-            .unwrap_or_default();
-        // A thread started by a library (OpenMP, OpenBLAS) that never
-        // entered the program's code: nothing to rebuild.
-        let runtime_thread = frames.last().is_some_and(|f| {
-            matches!(
-                f.function.as_str(),
-                "start_thread" | "clone" | "clone3" | "__clone" | "__clone3" | "__GI___clone3"
-            )
-        }) && frames.iter().all(|f| f.line == 0);
-        out.unexplained = Some(if runtime_thread {
-            Unexplained::RuntimeThread { function }
-        } else if function.starts_with('[') || function.is_empty() {
-            Unexplained::NoSymbols { function }
-        } else {
-            Unexplained::NoSummary { function }
-        });
+
+    /// The answer once the walk ends: outputs no caller took (the stack
+    /// ended) stay with the callee; a stack without any summary says why.
+    fn finish(self) -> Walk {
+        let Walker {
+            frames,
+            mut out,
+            seen_known,
+            carried,
+            carried_derived,
+            carried_exclusive,
+            carried_exclusive_derived,
+            ..
+        } = self;
+        // Outputs no caller took (the stack ended): the callee keeps them.
+        out.blamed.extend(carried);
+        out.derived.extend(carried_derived);
+        out.exclusive.extend(carried_exclusive);
+        out.exclusive_derived.extend(carried_exclusive_derived);
+        out.code_only = !seen_known;
+        if out.code_only {
+            out.unexplained = Some(code_only_reason(frames));
+        }
+        out
     }
-    out
+}
+
+/// The variables frame `f`'s own line blames (the sampled line of the
+/// innermost known frame), and at the sampled frame (`depth` 0) those
+/// whose memory it writes.
+fn line_blames(
+    f: &FunctionSummary,
+    frame: &SymFrame,
+    depth: usize,
+    mode: Mode,
+    here: &mut BTreeSet<u32>,
+    exclusive: &mut BTreeSet<u32>,
+) {
+    for (vi, v) in f.variables.iter().enumerate() {
+        let hit = v.explicit_lines.binary_search(&frame.line).is_ok()
+            || (mode == Mode::Total && v.implicit_lines.binary_search(&frame.line).is_ok());
+        if hit {
+            here.insert(vi as u32);
+        }
+        if depth == 0 && v.write_lines.binary_search(&frame.line).is_ok() {
+            exclusive.insert(vi as u32);
+        }
+    }
+}
+
+/// What flows from the frame below as (callee, outputs) at `f`'s call
+/// sites: a callee's outputs; an outlined region's, as its fork call's
+/// arguments; else the library model of the call.
+fn pending_outputs(
+    pending: Pending,
+    frame: &SymFrame,
+    f: &FunctionSummary,
+) -> (String, BTreeSet<OutputPath>) {
+    match pending {
+        Pending::Outputs { callee, outputs } => (callee, outputs),
+        Pending::Forked { fork, outputs } if is_fork(&fork) => {
+            // The outlined function's parameter k (after the
+            // two thread ids) is the fork's argument k + 1
+            // (after the location, the count and the function).
+            let outputs = outputs
+                .into_iter()
+                .filter_map(|(o, path, ty, root_ty)| match o {
+                    CallOutput::Arg(k) if k >= 2 => {
+                        Some((CallOutput::Arg(k + 1), path, ty, root_ty))
+                    }
+                    _ => None,
+                })
+                .collect();
+            (fork, outputs)
+        }
+        Pending::Forked { fork: callee, .. } | Pending::Library { callee } => {
+            let outputs = library_outputs(f, frame.line, frame.column, &callee)
+                .into_iter()
+                .map(|o| (o, String::new(), String::new(), String::new()))
+                .collect();
+            (callee, outputs)
+        }
+    }
+}
+
+/// Why a stack in which no frame has a summary blames no variable.
+fn code_only_reason(frames: &[&SymFrame]) -> Unexplained {
+    let function = frames
+        .first()
+        .map(|f| f.function.clone())
+        .unwrap_or_default();
+    // A thread started by a library (OpenMP, OpenBLAS) that never
+    // entered the program's code: nothing to rebuild.
+    let runtime_thread = frames.last().is_some_and(|f| {
+        matches!(
+            f.function.as_str(),
+            "start_thread" | "clone" | "clone3" | "__clone" | "__clone3" | "__GI___clone3"
+        )
+    }) && frames.iter().all(|f| f.line == 0);
+    if runtime_thread {
+        Unexplained::RuntimeThread { function }
+    } else if function.starts_with('[') || function.is_empty() {
+        Unexplained::NoSymbols { function }
+    } else {
+        Unexplained::NoSummary { function }
+    }
 }
 
 /// The call outputs that variables `vars` (those `keep` accepts) and the
