@@ -6,19 +6,21 @@
 //! of a partial result's records are stacks), and the stacks on a path
 //! share it.
 //! The file layout is [`crate::results`]'; nothing here writes.
+//!
+//! This file holds the flat tables ([`FlatStacks`], [`FlatResults`]) and
+//! their conversions; reading a file record by record is `streaming_read`'s.
 
-use crate::error::{FormatError, RecordRefused, Result};
-use crate::files::open_regular;
+mod streaming_read;
+
+pub use streaming_read::{FlatHead, FlatItem, FlatReader};
+
+use crate::error::{FormatError, Result};
 use crate::results::{
-    open_results_parts, path_after, shared_in_order, ContextBlame, FrameRef, FunctionBlame,
-    FunctionKeyRef, PathHasher, ProcessCounts, ProcessTableBytes, ProcessValue, RecordCheck,
-    Results, ResultsHeader, StackRecord, StackView, SymFrame, VariableBlame, VariableKeyRef,
-    WriteParts,
+    shared_in_order, ContextBlame, FunctionBlame, PathHasher, ProcessCounts, ProcessTableBytes,
+    Results, ResultsHeader, StackRecord, StackView, SymFrame, VariableBlame, WriteParts,
 };
-use bincode::error::{AllowedEnumVariants, DecodeError};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
-use std::io::BufReader;
 use std::path::Path;
 
 /// Stacks as flat tables: stack `i` is its process, a call path (a run of
@@ -393,252 +395,6 @@ impl TryFrom<FlatResults> for Results {
             stacks,
             contexts: r.contexts,
         })
-    }
-}
-
-/// A record of a results file as a streaming read hands it on
-/// ([`FlatReader::read_each`], [`FlatResults::for_each_item`]), in the
-/// file's order: what a record refers to (a variable, frame, path or
-/// stack, by its index among those of its kind before it) comes before it.
-#[derive(Debug)]
-pub enum FlatItem<'a> {
-    /// A variable's key and its values, borrowed.
-    Variable {
-        key: VariableKeyRef<'a>,
-        values: &'a [ProcessValue],
-    },
-    /// A function's key and its values, borrowed.
-    Function {
-        key: FunctionKeyRef<'a>,
-        values: &'a [ProcessValue],
-    },
-    /// A frame, borrowed from the bytes it was read from.
-    Frame(FrameRef<'a>),
-    /// The next call path: its frame ids, innermost first.
-    Path(&'a [u32]),
-    /// The next stack: its process, its call path and its sample counts.
-    Stack {
-        process: u32,
-        path: u32,
-        samples: &'a [f64],
-    },
-    Context(ContextBlame),
-}
-
-/// The header of a results file read flat: the header without processes,
-/// the process table, and the counts of the processes that counted.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FlatHead {
-    pub header: ResultsHeader,
-    pub processes: ProcessTableBytes,
-    pub counts: Vec<ProcessCounts>,
-}
-
-/// A results file whose header is read, its records next
-/// ([`FlatReader::read_each`]).
-pub struct FlatReader {
-    source: Source,
-}
-
-enum Source {
-    Records {
-        path: std::path::PathBuf,
-        reader: crate::container::ContainerReader<BufReader<std::fs::File>>,
-        check: RecordCheck,
-    },
-    /// A file of a version before 4, read whole and converted.
-    Converted(Box<FlatResults>),
-}
-
-impl FlatReader {
-    /// Opens a results file of any readable version and reads its header,
-    /// with the checks [`Results::read`] makes.
-    pub fn open(path: impl AsRef<Path>) -> Result<(FlatHead, FlatReader)> {
-        let path = path.as_ref();
-        let file = open_regular(path).map_err(|e| FormatError::io(path, e))?;
-        // Partial results are small: one read takes most whole.
-        let len = file.metadata().map_or(0, |m| m.len());
-        let buffer = usize::try_from(len.clamp(8 << 10, 1 << 20)).unwrap_or(8 << 10);
-        let (reader, header, processes) =
-            open_results_parts(BufReader::with_capacity(buffer, file), path)?;
-        if reader.version < 4 {
-            let mut old: FlatResults = Results::read(path)?.into();
-            let head = FlatHead {
-                header: std::mem::take(&mut old.header),
-                processes: std::mem::take(&mut old.processes),
-                counts: std::mem::take(&mut old.counts),
-            };
-            let source = Source::Converted(Box::new(old));
-            return Ok((head, FlatReader { source }));
-        }
-        let (processes, counts) = processes.into_table(header.events.len());
-        if let Some(c) = counts
-            .iter()
-            .find(|c| c.process as usize >= processes.len())
-        {
-            return Err(FormatError::CorruptHeader {
-                path: path.to_path_buf(),
-                reason: format!("counts of process {} of {}", c.process, processes.len()),
-            });
-        }
-        let check = RecordCheck::new(processes.len(), &header, reader.version);
-        let head = FlatHead {
-            header,
-            processes,
-            counts,
-        };
-        let source = Source::Records {
-            path: path.to_path_buf(),
-            reader,
-            check,
-        };
-        Ok((head, FlatReader { source }))
-    }
-
-    /// Reads the records, each checked against those before it, and hands
-    /// each to `each` as it is decoded. Call paths and stacks are decoded
-    /// into `stacks` (emptied first); with `keep` they stay there (the
-    /// file's stack table, returned), else each is dropped once `each` has
-    /// seen it (a merge that reduces every record as it is read: `stacks`
-    /// holds one record, in the caches). On an error, `each` has seen the
-    /// records before the damage.
-    pub fn read_each(
-        self,
-        mut stacks: FlatStacks,
-        keep: bool,
-        mut each: impl FnMut(FlatItem<'_>),
-    ) -> Result<FlatStacks> {
-        stacks.clear();
-        let (path, mut r, check) = match self.source {
-            Source::Converted(old) => {
-                let tables = old.for_each_item(&mut each);
-                return Ok(if keep { tables.stacks } else { stacks });
-            }
-            Source::Records {
-                path,
-                reader,
-                check,
-            } => (path, reader, check),
-        };
-        let path = path.as_path();
-        // Records read so far, by kind: what later records may refer to.
-        let (mut variables, mut frames, mut paths, mut stacks_read) = (0, 0, 0u32, 0);
-        // The file's `Path` records: the first paths of the table (they
-        // come before every stack).
-        let mut file_paths = 0;
-        // A variable's or function's values, one record's at a time.
-        let mut values = Vec::new();
-        while let Some(chunk) = r.next_chunk()? {
-            let corrupt = |reason: RecordRefused| chunk.corrupt(path, reason);
-            // Every count takes eight bytes: room for all the chunk may
-            // hold, so its stacks are appended without growing the vector
-            // (frame ids are reserved per path or stack).
-            stacks.samples.reserve(chunk.payload.len() / 8);
-            // Each record as `crate::results::ResultRecord` lays it out:
-            // its variant's index, then its fields.
-            chunk.read_records(path, |rec| {
-                match rec.u32()? {
-                    0 => {
-                        let key = rec.variable_key()?;
-                        values.clear();
-                        rec.values_into(&mut values)?;
-                        check.values(&values).map_err(corrupt)?;
-                        variables += 1;
-                        each(FlatItem::Variable {
-                            key,
-                            values: &values,
-                        })
-                    }
-                    1 => {
-                        let key = rec.function_key()?;
-                        values.clear();
-                        rec.values_into(&mut values)?;
-                        check.values(&values).map_err(corrupt)?;
-                        each(FlatItem::Function {
-                            key,
-                            values: &values,
-                        })
-                    }
-                    2 => {
-                        frames += 1;
-                        each(FlatItem::Frame(rec.frame()?))
-                    }
-                    // A stack with its own frames: process, frame ids,
-                    // sample counts.
-                    3 => {
-                        let process = rec.u32()?;
-                        let largest = rec.u32s_into(&mut stacks.frame_ids)?;
-                        let own = stacks.close_path();
-                        let samples = rec.f64s_into(&mut stacks.samples)?;
-                        let i = stacks.close_stack(process, own, samples) as usize;
-                        check
-                            .stack_of_largest(process, largest, frames)
-                            .map_err(corrupt)?;
-                        each(FlatItem::Path(stacks.path_frames(own)));
-                        each(FlatItem::Stack {
-                            process,
-                            path: paths,
-                            samples: stacks.samples(i),
-                        });
-                        paths += 1;
-                        stacks_read += 1;
-                    }
-                    4 => {
-                        let c = ContextBlame {
-                            variable: rec.u32()?,
-                            process: rec.u32()?,
-                            stack: rec.u32()?,
-                            samples: rec.f64()?,
-                        };
-                        check.context(&c, stacks_read, variables).map_err(corrupt)?;
-                        each(FlatItem::Context(c))
-                    }
-                    // A call path: frame ids.
-                    5 => {
-                        let largest = rec.u32s_into(&mut stacks.frame_ids)?;
-                        let own = stacks.close_path();
-                        check
-                            .path_of_largest(largest, frames, stacks_read)
-                            .map_err(corrupt)?;
-                        file_paths += 1;
-                        each(FlatItem::Path(stacks.path_frames(own)));
-                        paths += 1;
-                    }
-                    // A stack on a path: process, the step from the path
-                    // of the stack on a path before, sample counts. Until
-                    // it is checked, a step to no path names `u32::MAX`.
-                    6 => {
-                        let process = rec.u32()?;
-                        let on = path_after(stacks.named, rec.i64()?);
-                        let samples = rec.f64s_into(&mut stacks.samples)?;
-                        let i =
-                            stacks.close_stack(process, on.unwrap_or(u32::MAX), samples) as usize;
-                        stacks.named = on.unwrap_or(0);
-                        check.path_stack(process, on, file_paths).map_err(corrupt)?;
-                        each(FlatItem::Stack {
-                            process,
-                            path: on.expect("checked: a path"),
-                            samples: stacks.samples(i),
-                        });
-                        stacks_read += 1;
-                    }
-                    found => {
-                        return Err(DecodeError::UnexpectedVariant {
-                            type_name: "ResultRecord",
-                            allowed: &AllowedEnumVariants::Range { min: 0, max: 6 },
-                            found,
-                        }
-                        .into())
-                    }
-                }
-                if !keep {
-                    stacks.clear_records();
-                }
-                Ok(())
-            })?;
-        }
-        r.require_end()?;
-        Ok(stacks)
     }
 }
 
