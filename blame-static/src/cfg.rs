@@ -89,6 +89,157 @@ pub fn idoms(
     idom
 }
 
+/// Per node of `n`, its predecessors (in order of the nodes) given each
+/// node's successors.
+fn reverse_edges<'a>(succs: impl Iterator<Item = &'a Vec<u32>>, n: usize) -> Vec<Vec<u32>> {
+    let mut preds = vec![Vec::new(); n];
+    for (b, ss) in succs.enumerate() {
+        for &s in ss {
+            preds[s as usize].push(b as u32);
+        }
+    }
+    preds
+}
+
+/// Per block, its successors by normal control flow (all of them when
+/// none is). Post-dominance and control dependence follow normal control
+/// flow only: the unwind edge of an `invoke` (to a landing pad) would make
+/// everything after every C++ call control dependent on that call.
+fn normal_successors(f: &Function) -> Vec<Vec<u32>> {
+    let is_pad = |b: u32| {
+        f.blocks[b as usize].insts.first().is_some_and(
+            |&i| matches!(&f.insts[i as usize].op, Op::Other(op) if EH_PADS.contains(&op.as_str())),
+        )
+    };
+    f.blocks
+        .iter()
+        .map(|blk| {
+            let normal: Vec<u32> = blk.succs.iter().copied().filter(|&s| !is_pad(s)).collect();
+            if normal.is_empty() {
+                blk.succs.clone()
+            } else {
+                normal
+            }
+        })
+        .collect()
+}
+
+/// Post-dominators on the reverse graph with a virtual exit (`n`) that
+/// every returning block, and every block stuck in an endless loop, reaches.
+fn post_dominators(n: usize, nsuccs: &[Vec<u32>], npreds: &[Vec<u32>]) -> Vec<u32> {
+    let exit = n as u32;
+    let mut to_exit = vec![false; n];
+    for (b, ss) in nsuccs.iter().enumerate() {
+        if ss.is_empty() {
+            to_exit[b] = true;
+        }
+    }
+    // Blocks that cannot reach a return get an edge to the exit too.
+    let mut reaches = vec![false; n];
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&b| to_exit[b as usize]).collect();
+    for &b in &stack {
+        reaches[b as usize] = true;
+    }
+    while let Some(b) = stack.pop() {
+        for &p in &npreds[b as usize] {
+            if !reaches[p as usize] {
+                reaches[p as usize] = true;
+                stack.push(p);
+            }
+        }
+    }
+    for b in 0..n {
+        if !reaches[b] {
+            to_exit[b] = true;
+        }
+    }
+    let rsucc = |b: u32| -> Vec<u32> {
+        if b == exit {
+            (0..n as u32).filter(|&x| to_exit[x as usize]).collect()
+        } else {
+            npreds[b as usize].clone()
+        }
+    };
+    let rpred = |b: u32| -> Vec<u32> {
+        if b == exit {
+            vec![]
+        } else {
+            let mut v = nsuccs[b as usize].clone();
+            if to_exit[b as usize] {
+                v.push(exit);
+            }
+            v
+        }
+    };
+    idoms(n + 1, exit, &rsucc, &rpred)
+}
+
+/// Direct control dependence: for an edge a->s where s does not
+/// post-dominate a, the blocks from s up the post-dominator tree to
+/// (excluding) ipdom(a) depend on a's terminator.
+fn control_dependences(nsuccs: &[Vec<u32>], ipdom: &[u32]) -> Vec<Vec<u32>> {
+    let n = nsuccs.len();
+    let exit = n as u32;
+    let mut control_deps = vec![Vec::new(); n];
+    for a in 0..n {
+        let succs = &nsuccs[a];
+        if succs.len() < 2 {
+            continue;
+        }
+        let stop = ipdom[a];
+        for &s in succs {
+            let mut r = s;
+            let mut steps = 0;
+            while r != stop && r != exit && r != NONE && steps <= n {
+                let deps = &mut control_deps[r as usize];
+                if deps.last() != Some(&(a as u32)) {
+                    deps.push(a as u32);
+                }
+                r = ipdom[r as usize];
+                steps += 1;
+            }
+        }
+    }
+    for d in &mut control_deps {
+        d.sort_unstable();
+        d.dedup();
+    }
+    control_deps
+}
+
+/// Dominator-tree pre/post numbers for O(1) dominance tests.
+fn dominator_tree_numbers(idom: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let n = idom.len();
+    let mut children = vec![Vec::new(); n];
+    for b in 1..n {
+        if idom[b] != NONE && idom[b] as usize != b {
+            children[idom[b] as usize].push(b as u32);
+        }
+    }
+    let mut pre = vec![0u32; n];
+    let mut post = vec![0u32; n];
+    if n > 0 {
+        let mut clock = 0u32;
+        let mut st: Vec<(u32, usize)> = vec![(0, 0)];
+        pre[0] = clock;
+        clock += 1;
+        while let Some((b, i)) = st.last_mut() {
+            if *i < children[*b as usize].len() {
+                let c = children[*b as usize][*i];
+                *i += 1;
+                pre[c as usize] = clock;
+                clock += 1;
+                st.push((c, 0));
+            } else {
+                post[*b as usize] = clock;
+                clock += 1;
+                st.pop();
+            }
+        }
+    }
+    (pre, post)
+}
+
 pub struct Cfg {
     pub preds: Vec<Vec<u32>>,
     pub idom: Vec<u32>,
@@ -126,12 +277,7 @@ impl Cfg {
 
     pub fn new(f: &Function) -> Cfg {
         let n = f.blocks.len();
-        let mut preds = vec![Vec::new(); n];
-        for (b, blk) in f.blocks.iter().enumerate() {
-            for &s in &blk.succs {
-                preds[s as usize].push(b as u32);
-            }
-        }
+        let preds = reverse_edges(f.blocks.iter().map(|blk| &blk.succs), n);
         let succ = |b: u32| f.blocks[b as usize].succs.clone();
         let pred = |b: u32| preds[b as usize].clone();
         let idom = if n > 0 {
@@ -139,138 +285,11 @@ impl Cfg {
         } else {
             vec![]
         };
-
-        // Post-dominance and control dependence follow normal control flow
-        // only: the unwind edge of an `invoke` (to a landing pad) would make
-        // everything after every C++ call control dependent on that call.
-        let is_pad = |b: u32| {
-            f.blocks[b as usize].insts.first().is_some_and(|&i| {
-                matches!(&f.insts[i as usize].op, Op::Other(op) if EH_PADS.contains(&op.as_str()))
-            })
-        };
-        let nsuccs: Vec<Vec<u32>> = f
-            .blocks
-            .iter()
-            .map(|blk| {
-                let normal: Vec<u32> = blk.succs.iter().copied().filter(|&s| !is_pad(s)).collect();
-                if normal.is_empty() {
-                    blk.succs.clone()
-                } else {
-                    normal
-                }
-            })
-            .collect();
-        let mut npreds = vec![Vec::new(); n];
-        for (b, ss) in nsuccs.iter().enumerate() {
-            for &s in ss {
-                npreds[s as usize].push(b as u32);
-            }
-        }
-
-        // Post-dominators on the reverse graph with a virtual exit that
-        // every returning block, and every block stuck in an endless loop, reaches.
-        let exit = n as u32;
-        let mut to_exit = vec![false; n];
-        for (b, ss) in nsuccs.iter().enumerate() {
-            if ss.is_empty() {
-                to_exit[b] = true;
-            }
-        }
-        // Blocks that cannot reach a return get an edge to the exit too.
-        let mut reaches = vec![false; n];
-        let mut stack: Vec<u32> = (0..n as u32).filter(|&b| to_exit[b as usize]).collect();
-        for &b in &stack {
-            reaches[b as usize] = true;
-        }
-        while let Some(b) = stack.pop() {
-            for &p in &npreds[b as usize] {
-                if !reaches[p as usize] {
-                    reaches[p as usize] = true;
-                    stack.push(p);
-                }
-            }
-        }
-        for b in 0..n {
-            if !reaches[b] {
-                to_exit[b] = true;
-            }
-        }
-        let rsucc = |b: u32| -> Vec<u32> {
-            if b == exit {
-                (0..n as u32).filter(|&x| to_exit[x as usize]).collect()
-            } else {
-                npreds[b as usize].clone()
-            }
-        };
-        let rpred = |b: u32| -> Vec<u32> {
-            if b == exit {
-                vec![]
-            } else {
-                let mut v = nsuccs[b as usize].clone();
-                if to_exit[b as usize] {
-                    v.push(exit);
-                }
-                v
-            }
-        };
-        let ipdom = idoms(n + 1, exit, &rsucc, &rpred);
-
-        // Direct control dependence: for an edge a->s where s does not
-        // post-dominate a, the blocks from s up the post-dominator tree to
-        // (excluding) ipdom(a) depend on a's terminator.
-        let mut control_deps = vec![Vec::new(); n];
-        for a in 0..n {
-            let succs = &nsuccs[a];
-            if succs.len() < 2 {
-                continue;
-            }
-            let stop = ipdom[a];
-            for &s in succs {
-                let mut r = s;
-                let mut steps = 0;
-                while r != stop && r != exit && r != NONE && steps <= n {
-                    let deps = &mut control_deps[r as usize];
-                    if deps.last() != Some(&(a as u32)) {
-                        deps.push(a as u32);
-                    }
-                    r = ipdom[r as usize];
-                    steps += 1;
-                }
-            }
-        }
-        for d in &mut control_deps {
-            d.sort_unstable();
-            d.dedup();
-        }
-
-        // Dominator-tree pre/post numbers for O(1) dominance tests.
-        let mut children = vec![Vec::new(); n];
-        for b in 1..n {
-            if idom[b] != NONE && idom[b] as usize != b {
-                children[idom[b] as usize].push(b as u32);
-            }
-        }
-        let mut pre = vec![0u32; n];
-        let mut post = vec![0u32; n];
-        if n > 0 {
-            let mut clock = 0u32;
-            let mut st: Vec<(u32, usize)> = vec![(0, 0)];
-            pre[0] = clock;
-            clock += 1;
-            while let Some((b, i)) = st.last_mut() {
-                if *i < children[*b as usize].len() {
-                    let c = children[*b as usize][*i];
-                    *i += 1;
-                    pre[c as usize] = clock;
-                    clock += 1;
-                    st.push((c, 0));
-                } else {
-                    post[*b as usize] = clock;
-                    clock += 1;
-                    st.pop();
-                }
-            }
-        }
+        let nsuccs = normal_successors(f);
+        let npreds = reverse_edges(nsuccs.iter(), n);
+        let ipdom = post_dominators(n, &nsuccs, &npreds);
+        let control_deps = control_dependences(&nsuccs, &ipdom);
+        let (pre, post) = dominator_tree_numbers(&idom);
         let mut cfg = Cfg {
             preds,
             idom,
