@@ -245,35 +245,9 @@ impl AllocLog {
                 offset: at as u64,
                 reason,
             };
-            let need = match word & 0xff {
-                4 => 32,
-                1..=5 => 48,
-                6 => {
-                    if have < 16 {
-                        log.torn_at = Some(at as u64);
-                        break;
-                    }
-                    let len = u64_at(bytes, at + 8);
-                    if len > MAX_MAPS_LINE {
-                        return Err(corrupt(format!("maps line of {len} bytes")));
-                    }
-                    16 + len as usize
-                }
-                7 => {
-                    if second > MAX_DEPTH {
-                        return Err(corrupt(format!(
-                            "stack of {second} frames (at most {MAX_DEPTH})"
-                        )));
-                    }
-                    16 + 8 * second as usize
-                }
-                8 => {
-                    if second != 14 {
-                        return Err(corrupt(format!("totals of {second} fields, not 14")));
-                    }
-                    8 + 8 * 14
-                }
-                k => return Err(corrupt(format!("unknown record kind {k}"))),
+            let Some(need) = Self::record_len_v2(bytes, at, word, second, &corrupt)? else {
+                log.torn_at = Some(at as u64);
+                break;
             };
             if word & !0x1ff != 0 || (word & 0x100 != 0 && !matches!(word & 0xff, 1..=5)) {
                 return Err(corrupt(format!("unknown record flags {word:#x}")));
@@ -283,59 +257,117 @@ impl AllocLog {
                 break;
             }
             let r = &bytes[at..at + need];
-            match word & 0xff {
-                6 => log
-                    .maps
-                    .push(String::from_utf8_lossy(&r[16..]).trim_end().to_string()),
-                7 => {
-                    let id = u64_at(r, 8);
-                    let frames = (0..second as usize)
-                        .map(|i| u64_at(r, 16 + 8 * i))
-                        .collect();
-                    site_index.insert(id, log.sites.len() as u32);
-                    log.sites.push(frames);
-                }
-                8 => {
-                    let f = |i: usize| u64_at(r, 8 + 8 * i);
-                    log.totals = Some(AllocTotals {
-                        allocs: f(0),
-                        bytes: f(1),
-                        frees: f(2),
-                        live_bytes: f(3),
-                        live_blocks: f(4),
-                        peak_bytes: f(5),
-                        peak_blocks: f(6),
-                        peak_seq: f(7),
-                        peak_ns: f(8),
-                        seq: f(9),
-                        end_ns: f(10),
-                    });
-                }
-                k => {
-                    let kind = kind_of(k).expect("kinds 1 to 5");
-                    let site = if kind == AllocKind::Free {
-                        NO_SITE
-                    } else {
-                        *site_index.get(&(second as u64)).ok_or_else(|| {
-                            corrupt(format!("allocation of stack {second}, never logged"))
-                        })?
-                    };
-                    let free = kind == AllocKind::Free;
-                    log.events.push(AllocEvent {
-                        kind,
-                        time_ns: u64_at(r, 8),
-                        seq: u64_at(r, 16),
-                        address: u64_at(r, 24),
-                        size: if free { 0 } else { u64_at(r, 32) },
-                        old_address: if free { 0 } else { u64_at(r, 40) },
-                        site,
-                        sampled: word & 0x100 != 0,
-                    });
-                }
-            }
+            log.add_record_v2(word, second, r, &mut site_index, &corrupt)?;
             at += need;
         }
         Ok(log)
+    }
+
+    /// The length of the version 2 record at `at` whose first words are
+    /// `word` (its kind and flags) and `second`, by its kind; `None` when
+    /// the bytes that say it are cut off (a maps line's length).
+    fn record_len_v2(
+        bytes: &[u8],
+        at: usize,
+        word: u32,
+        second: u32,
+        corrupt: &impl Fn(String) -> FormatError,
+    ) -> Result<Option<usize>> {
+        let have = bytes.len() - at;
+        let need = match word & 0xff {
+            4 => 32,
+            1..=5 => 48,
+            6 => {
+                if have < 16 {
+                    return Ok(None);
+                }
+                let len = u64_at(bytes, at + 8);
+                if len > MAX_MAPS_LINE {
+                    return Err(corrupt(format!("maps line of {len} bytes")));
+                }
+                16 + len as usize
+            }
+            7 => {
+                if second > MAX_DEPTH {
+                    return Err(corrupt(format!(
+                        "stack of {second} frames (at most {MAX_DEPTH})"
+                    )));
+                }
+                16 + 8 * second as usize
+            }
+            8 => {
+                if second != 14 {
+                    return Err(corrupt(format!("totals of {second} fields, not 14")));
+                }
+                8 + 8 * 14
+            }
+            k => return Err(corrupt(format!("unknown record kind {k}"))),
+        };
+        Ok(Some(need))
+    }
+
+    /// Adds the version 2 record `r` (whole, its first words `word` and
+    /// `second`) to the log: a maps line, a stack (numbered in
+    /// `site_index`), the tracer's totals, or an allocation event.
+    fn add_record_v2(
+        &mut self,
+        word: u32,
+        second: u32,
+        r: &[u8],
+        site_index: &mut HashMap<u64, u32>,
+        corrupt: &impl Fn(String) -> FormatError,
+    ) -> Result<()> {
+        match word & 0xff {
+            6 => self
+                .maps
+                .push(String::from_utf8_lossy(&r[16..]).trim_end().to_string()),
+            7 => {
+                let id = u64_at(r, 8);
+                let frames = (0..second as usize)
+                    .map(|i| u64_at(r, 16 + 8 * i))
+                    .collect();
+                site_index.insert(id, self.sites.len() as u32);
+                self.sites.push(frames);
+            }
+            8 => {
+                let f = |i: usize| u64_at(r, 8 + 8 * i);
+                self.totals = Some(AllocTotals {
+                    allocs: f(0),
+                    bytes: f(1),
+                    frees: f(2),
+                    live_bytes: f(3),
+                    live_blocks: f(4),
+                    peak_bytes: f(5),
+                    peak_blocks: f(6),
+                    peak_seq: f(7),
+                    peak_ns: f(8),
+                    seq: f(9),
+                    end_ns: f(10),
+                });
+            }
+            k => {
+                let kind = kind_of(k).expect("kinds 1 to 5");
+                let site = if kind == AllocKind::Free {
+                    NO_SITE
+                } else {
+                    *site_index.get(&(second as u64)).ok_or_else(|| {
+                        corrupt(format!("allocation of stack {second}, never logged"))
+                    })?
+                };
+                let free = kind == AllocKind::Free;
+                self.events.push(AllocEvent {
+                    kind,
+                    time_ns: u64_at(r, 8),
+                    seq: u64_at(r, 16),
+                    address: u64_at(r, 24),
+                    size: if free { 0 } else { u64_at(r, 32) },
+                    old_address: if free { 0 } else { u64_at(r, 40) },
+                    site,
+                    sampled: word & 0x100 != 0,
+                });
+            }
+        }
+        Ok(())
     }
 
     fn parse_v1(bytes: &[u8], path: &Path) -> Result<AllocLog> {
