@@ -161,7 +161,7 @@ where
 /// Its variables, functions and per-process sample counts are kept per
 /// process as in any result, so every rank statistic stays exact; its
 /// stacks and contexts of application processes are summed over them
-/// (process [`ALL_RANKS`]), those of launchers kept per process. What needs
+/// (process [`ALL_RANKS`](crate::results::ALL_RANKS)), those of launchers kept per process. What needs
 /// each rank's calling contexts (per-rank profiles, the drill-down of one
 /// rank) reads the results it was merged from instead.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, Encode, Decode)]

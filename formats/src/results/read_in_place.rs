@@ -8,7 +8,7 @@ use super::records::ProcessValue;
 /// The records of results read in place ([`crate::record_bytes`] knows
 /// bincode's layout, this file the schema).
 impl<'a> crate::record_bytes::RecordBytes<'a> {
-    /// A [`SymFrame`], borrowed.
+    /// A [`SymFrame`](crate::results::SymFrame), borrowed.
     pub fn frame(&mut self) -> Result<FrameRef<'a>, bincode::error::DecodeError> {
         Ok(FrameRef {
             function: self.str()?,
@@ -19,7 +19,7 @@ impl<'a> crate::record_bytes::RecordBytes<'a> {
         })
     }
 
-    /// A [`VariableKey`], borrowed.
+    /// A [`VariableKey`](crate::results::VariableKey), borrowed.
     pub fn variable_key(&mut self) -> Result<VariableKeyRef<'a>, bincode::error::DecodeError> {
         Ok(VariableKeyRef {
             name: self.str()?,
@@ -33,7 +33,7 @@ impl<'a> crate::record_bytes::RecordBytes<'a> {
         })
     }
 
-    /// A [`FunctionKey`], borrowed.
+    /// A [`FunctionKey`](crate::results::FunctionKey), borrowed.
     pub fn function_key(&mut self) -> Result<FunctionKeyRef<'a>, bincode::error::DecodeError> {
         Ok(FunctionKeyRef {
             name: self.str()?,

@@ -200,7 +200,7 @@ impl<R: Read> StreamReader<R> {
         self.pending.records_read()
     }
 
-    /// True once the end marker written by [`StreamWriter::finish`] was read:
+    /// True once the end marker written by [`StreamWriter::finish`](crate::stream::StreamWriter::finish) was read:
     /// the recording of this process was closed cleanly.
     pub fn complete(&self) -> bool {
         self.container.saw_end()

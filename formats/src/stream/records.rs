@@ -93,7 +93,7 @@ pub(crate) enum WireRecord {
     End(ProcessEnd),
 }
 
-/// What a salvaging read ([`StreamReader::next_item_salvaging`]) hands out.
+/// What a salvaging read ([`StreamReader::next_item_salvaging`](crate::stream::StreamReader::next_item_salvaging)) hands out.
 #[derive(Debug)]
 pub enum Item {
     Record(Record),
