@@ -157,6 +157,50 @@ pub fn cubex(
         .ok_or(ExportError::NoEvents)?
         .name
         .clone();
+    let Locations {
+        locs,
+        loc_of,
+        program,
+    } = locations(results)?;
+    let n = locs.len();
+    let mut root = CNode {
+        samples: vec![0.0; n],
+        total: vec![0.0; n],
+        explicit: vec![0.0; n],
+        ..Default::default()
+    };
+    add_code_tree(&mut root, results, e, &loc_of);
+    add_data_tree(&mut root, results, e, &event_name, all_variables, &loc_of)?;
+
+    let mut prog = Program {
+        regions: Vec::new(),
+        region_ids: BTreeMap::new(),
+        cnodes: String::new(),
+        rows: Vec::new(),
+    };
+    prog.walk(&program, &root, 0);
+    let class_of = regions::classes(results);
+    let spp = crate::across::scaling::seconds_per_sample(results, &event_name);
+
+    let metrics = metrics(&event_name, spp.is_some());
+    let x = anchor_xml(results, &event_name, &metrics, &prog, &class_of, &locs);
+    let mut files: Vec<(String, Vec<u8>)> = vec![("anchor.xml".into(), x.into_bytes())];
+    metric_files(&mut files, &metrics, &prog, spp);
+    Ok(tar(&files))
+}
+
+/// The system tree's locations, the location of each process index, and
+/// the program's name.
+struct Locations {
+    locs: Vec<Loc>,
+    loc_of: BTreeMap<u32, usize>,
+    program: String,
+}
+
+/// The system tree's locations: the application's processes, by host,
+/// then rank or pid; the location of each process index; and the
+/// program's name (of the first location's command).
+fn locations(results: &Results) -> Result<Locations, ExportError> {
     let procs = &results.header.processes;
     let any_app = procs.iter().any(|p| !p.launcher);
     // Locations: the application's processes, by host, then rank or pid.
@@ -192,19 +236,23 @@ pub fn cubex(
     if locs.is_empty() {
         return Err(ExportError::NoProcesses);
     }
-    let n = locs.len();
     let program = procs
         .get(chosen.first().copied().unwrap_or(0))
         .and_then(|p| p.command.first())
         .map(|c| c.rsplit('/').next().unwrap_or(c).to_string())
         .filter(|c| !c.is_empty())
         .unwrap_or_else(|| "program".into());
-    let mut root = CNode {
-        samples: vec![0.0; n],
-        total: vec![0.0; n],
-        explicit: vec![0.0; n],
-        ..Default::default()
-    };
+    Ok(Locations {
+        locs,
+        loc_of,
+        program,
+    })
+}
+
+/// The code tree under `root`: each stack's samples of event `e` on its
+/// calling context, per location.
+fn add_code_tree(root: &mut CNode, results: &Results, e: usize, loc_of: &BTreeMap<u32, usize>) {
+    let n = root.samples.len();
     // The code tree.
     for s in results.stacks.iter() {
         let w = s.samples.get(e).copied().unwrap_or(0.0);
@@ -214,7 +262,7 @@ pub fn cubex(
         if w <= 0.0 || s.frames.is_empty() {
             continue;
         }
-        let mut node = &mut root;
+        let mut node = &mut *root;
         // Frames are innermost first; a frame's line is its call site, so
         // the region's file is the frame's.
         for f in results.frames_of(s).rev() {
@@ -224,11 +272,25 @@ pub fn cubex(
         }
         node.samples[l] += w;
     }
+}
+
+/// The data tree `[variables]` under `root`, from the by-variable view's
+/// variables: each variable's blame per location on its node, then each
+/// node's own value (its blame minus its fields').
+fn add_data_tree(
+    root: &mut CNode,
+    results: &Results,
+    e: usize,
+    event_name: &str,
+    all_variables: bool,
+    loc_of: &BTreeMap<u32, usize>,
+) -> Result<(), ExportError> {
+    let n = root.samples.len();
     // The data tree, from the by-variable view's variables.
     let view = views::by_variable(
         results,
         &Filters {
-            event: Some(event_name.clone()),
+            event: Some(event_name.to_string()),
             all_variables,
             ..Default::default()
         },
@@ -286,17 +348,57 @@ pub fn cubex(
         node.children.values_mut().for_each(own);
     }
     vars.children.values_mut().for_each(own);
+    Ok(())
+}
 
-    let mut prog = Program {
-        regions: Vec::new(),
-        region_ids: BTreeMap::new(),
-        cnodes: String::new(),
-        rows: Vec::new(),
-    };
-    prog.walk(&program, &root, 0);
-    let class_of = regions::classes(results);
-    let spp = crate::across::scaling::seconds_per_sample(results, &event_name);
+/// A metric: unique name, display name, unit, description.
+type Metric<'a> = (&'a str, &'a str, &'a str, String);
 
+/// The metrics, in id order: samples, the two blames, and time when the
+/// event is sampled in time.
+fn metrics(event_name: &str, timed: bool) -> Vec<Metric<'static>> {
+    let mut m = vec![
+        (
+            "samples",
+            "Samples",
+            "occ",
+            format!("Samples of {event_name} on the call path (code tree)"),
+        ),
+        (
+            "blame_total",
+            "Total blame",
+            "occ",
+            format!(
+                "Samples of {event_name} whose data flow or control reaches the variable (data tree)"
+            ),
+        ),
+        (
+            "blame_explicit",
+            "Explicit blame",
+            "occ",
+            format!("Samples of {event_name} whose data flow reaches the variable (data tree)"),
+        ),
+    ];
+    if timed {
+        m.push((
+            "time",
+            "Time",
+            "sec",
+            format!("Samples of {event_name} times the sampling period"),
+        ));
+    }
+    m
+}
+
+/// `anchor.xml`: the attributes, metrics, regions, call tree and system tree.
+fn anchor_xml(
+    results: &Results,
+    event_name: &str,
+    metrics: &[Metric],
+    prog: &Program,
+    class_of: &std::collections::HashMap<String, RegionClass>,
+    locs: &[Loc],
+) -> String {
     // anchor.xml
     let mut x = String::new();
     x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.0\">\n");
@@ -305,42 +407,9 @@ pub fn cubex(
         x,
         "  <attr key=\"blame::producer\" value=\"{}\"/>\n  <attr key=\"blame::event\" value=\"{}\"/>",
         esc(&results.header.producer),
-        esc(&event_name)
+        esc(event_name)
     );
     x.push_str("  <doc>\n    <mirrors>\n    </mirrors>\n  </doc>\n  <metrics>\n");
-    let metrics: Vec<(&str, &str, &str, String)> = {
-        let mut m = vec![
-            (
-                "samples",
-                "Samples",
-                "occ",
-                format!("Samples of {event_name} on the call path (code tree)"),
-            ),
-            (
-                "blame_total",
-                "Total blame",
-                "occ",
-                format!(
-                    "Samples of {event_name} whose data flow or control reaches the variable (data tree)"
-                ),
-            ),
-            (
-                "blame_explicit",
-                "Explicit blame",
-                "occ",
-                format!("Samples of {event_name} whose data flow reaches the variable (data tree)"),
-            ),
-        ];
-        if spp.is_some() {
-            m.push((
-                "time",
-                "Time",
-                "sec",
-                format!("Samples of {event_name} times the sampling period"),
-            ));
-        }
-        m
-    };
     for (id, (uniq, disp, uom, descr)) in metrics.iter().enumerate() {
         let _ = writeln!(
             x,
@@ -352,6 +421,20 @@ pub fn cubex(
         );
     }
     x.push_str("  </metrics>\n  <program>\n");
+    regions_xml(&mut x, prog, class_of);
+    x.push_str(&prog.cnodes);
+    x.push_str("  </program>\n  <system>\n");
+    system_xml(&mut x, locs);
+    x.push_str("</cube>\n");
+    x
+}
+
+/// The program's regions, each with its paradigm and class.
+fn regions_xml(
+    x: &mut String,
+    prog: &Program,
+    class_of: &std::collections::HashMap<String, RegionClass>,
+) {
     for (id, (name, file, line, kind)) in prog.regions.iter().enumerate() {
         let (paradigm, descr) = match kind {
             Kind::Data => ("user", "variable (blame data tree)".to_string()),
@@ -370,8 +453,11 @@ pub fn cubex(
             esc(&descr)
         );
     }
-    x.push_str(&prog.cnodes);
-    x.push_str("  </program>\n  <system>\n");
+}
+
+/// The system tree: machine → host → a location group per process, each
+/// with one location.
+fn system_xml(x: &mut String, locs: &[Loc]) {
     x.push_str(
         "    <systemtreenode Id=\"0\">\n      <name>machine</name>\n      <class>machine</class>\n",
     );
@@ -397,9 +483,16 @@ pub fn cubex(
         }
         x.push_str("      </systemtreenode>\n");
     }
-    x.push_str("    </systemtreenode>\n  </system>\n</cube>\n");
+    x.push_str("    </systemtreenode>\n  </system>\n");
+}
 
-    let mut files: Vec<(String, Vec<u8>)> = vec![("anchor.xml".into(), x.into_bytes())];
+/// Each metric's `N.index` and `N.data`, appended to `files`.
+fn metric_files(
+    files: &mut Vec<(String, Vec<u8>)>,
+    metrics: &[Metric],
+    prog: &Program,
+    spp: Option<f64>,
+) {
     for (id, (uniq, ..)) in metrics.iter().enumerate() {
         let pick = |r: &[Vec<f64>; 3]| -> Vec<f64> {
             match *uniq {
@@ -433,7 +526,6 @@ pub fn cubex(
         files.push((format!("{id}.index"), index));
         files.push((format!("{id}.data"), data));
     }
-    Ok(tar(&files))
 }
 
 /// A POSIX ustar archive of regular files.
