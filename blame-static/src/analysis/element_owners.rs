@@ -122,8 +122,32 @@ pub(super) fn unbind_element_pointers(
 /// `++it` adds nothing; a const method (`it != end`) writes nothing.
 /// (Element pointers proper are `element_owners`'.)
 pub(super) fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars: &mut Vars) {
-    let n = vars.out.len();
-    let candidate: Vec<bool> = (0..n)
+    let candidate = iterator_candidates(m, vars);
+    if !candidate.iter().any(|&c| c) {
+        return;
+    }
+    let mut found = IteratorSources {
+        f,
+        res,
+        vars,
+        candidate,
+        sources: BTreeMap::new(),
+    };
+    for inst in &f.insts {
+        match &inst.op {
+            Op::Store => found.store(inst),
+            Op::Call { callee: Some(c) } if c.starts_with("_Z") => found.method_call(inst, c),
+            _ => {}
+        }
+    }
+    let sources = found.sources;
+    settle_owners(vars, &sources);
+}
+
+/// Per variable, whether it may be an iterator, a view or an element copy:
+/// a local of an iterator class or of a view type.
+fn iterator_candidates(m: &Module, vars: &Vars) -> Vec<bool> {
+    (0..vars.out.len())
         .map(|t| {
             let tv = &vars.out[t];
             if tv.kind != VarKind::Local || tv.parent.is_some() || tv.is_pointer || tv.is_exit {
@@ -135,131 +159,145 @@ pub(super) fn iterator_owners(m: &Module, f: &Function, res: &mut Resolver, vars
             let lower = class.to_ascii_lowercase();
             lower.ends_with("iterator") || is_view_type(m, vars.decl_ty.get(t).copied().flatten())
         })
-        .collect();
-    if !candidate.iter().any(|&c| c) {
-        return;
-    }
-    // The candidate whose own storage address `a` is (one location, no
-    // dereference).
-    let own_storage = |res: &mut Resolver, vars: &mut Vars, a: &Value| -> Option<u32> {
-        let locs = res.locs(a);
+        .collect()
+}
+
+/// Per candidate, the variables its writes are made from (`None`: a
+/// write from something else), found instruction by instruction.
+struct IteratorSources<'a, 'r, 'm, 'v> {
+    f: &'a Function,
+    res: &'r mut Resolver<'m>,
+    vars: &'r mut Vars<'v>,
+    candidate: Vec<bool>,
+    sources: BTreeMap<u32, BTreeSet<Option<u32>>>,
+}
+
+impl IteratorSources<'_, '_, '_, '_> {
+    /// The candidate whose own storage address `a` is (one location, no
+    /// dereference).
+    fn own_storage(&mut self, a: &Value) -> Option<u32> {
+        let locs = self.res.locs(a);
         let [l] = locs.as_slice() else { return None };
         let t = (l.deref == 0)
-            .then(|| vars.get(l.root, &[], None))
+            .then(|| self.vars.get(l.root, &[], None))
             .flatten()?;
-        candidate
+        self.candidate
             .get(t as usize)
             .copied()
             .unwrap_or(false)
             .then_some(t)
-    };
-    // Per candidate, the variables its writes are made from (`None`: a
-    // write from something else).
-    let mut sources: BTreeMap<u32, BTreeSet<Option<u32>>> = BTreeMap::new();
-    // The variables a value points into: the member it names when the
-    // summary has one (`this->r_` of `auto r = r_;`), else its root.
-    let roots_of = |res: &mut Resolver, vars: &mut Vars, v: &Value| -> BTreeSet<u32> {
+    }
+
+    /// The variables a value points into: the member it names when the
+    /// summary has one (`this->r_` of `auto r = r_;`), else its root.
+    fn roots_of(&mut self, v: &Value) -> BTreeSet<u32> {
         let mut out = BTreeSet::new();
-        for l in res.locs(v) {
+        for l in self.res.locs(v) {
             let member = (!l.path.is_empty())
-                .then(|| vars.get(l.root, &l.path, None))
+                .then(|| self.vars.get(l.root, &l.path, None))
                 .flatten();
-            if let Some(x) = member.or_else(|| vars.get(l.root, &[], None)) {
+            if let Some(x) = member.or_else(|| self.vars.get(l.root, &[], None)) {
                 out.insert(x);
             }
         }
         out
-    };
-    for inst in &f.insts {
-        match &inst.op {
-            Op::Store => {
-                // Into its own storage (not through it: `it->f = ..`
-                // writes the element).
-                let Some(t) = own_storage(res, vars, &inst.args[1]) else {
-                    continue;
-                };
-                // The stored value: a call's result (through casts).
-                // The stored value: what a method returned of its object
-                // (`*it`, `parts.begin()`), through casts.
-                let mut v = inst.args[0].clone();
-                let mut object = None;
-                for _ in 0..4 {
-                    let Value::Inst(i) = v else { break };
-                    let src = &f.insts[i as usize];
-                    match &src.op {
-                        // A class returned in registers is stored a field at
-                        // a time (`extractvalue`).
-                        Op::Cast => v = src.args[0].clone(),
-                        Op::Other(op) if op.contains("ExtractValue") && !src.args.is_empty() => {
-                            v = src.args[0].clone()
-                        }
-                        Op::Call { callee: Some(c) } => {
-                            if library::this_argument(c, src.args.len()) == Some(0) {
-                                object = Some(src.args[0].clone());
-                            }
-                            break;
-                        }
-                        _ => break,
+    }
+
+    /// A store into a candidate's own storage (not through it: `it->f =
+    /// ..` writes the element).
+    fn store(&mut self, inst: &Inst) {
+        let f = self.f;
+        let Some(t) = self.own_storage(&inst.args[1]) else {
+            return;
+        };
+        // The stored value: a call's result (through casts).
+        // The stored value: what a method returned of its object
+        // (`*it`, `parts.begin()`), through casts.
+        let mut v = inst.args[0].clone();
+        let mut object = None;
+        for _ in 0..4 {
+            let Value::Inst(i) = v else { break };
+            let src = &f.insts[i as usize];
+            match &src.op {
+                // A class returned in registers is stored a field at
+                // a time (`extractvalue`).
+                Op::Cast => v = src.args[0].clone(),
+                Op::Other(op) if op.contains("ExtractValue") && !src.args.is_empty() => {
+                    v = src.args[0].clone()
+                }
+                Op::Call { callee: Some(c) } => {
+                    if library::this_argument(c, src.args.len()) == Some(0) {
+                        object = Some(src.args[0].clone());
                     }
+                    break;
                 }
-                let mut given = match &object {
-                    Some(o) => roots_of(res, vars, o),
-                    None => BTreeSet::new(),
-                };
-                given.remove(&t);
-                let e = sources.entry(t).or_default();
-                if given.is_empty() {
-                    e.insert(None);
-                }
-                e.extend(given.into_iter().map(Some));
+                _ => break,
             }
-            Op::Call { callee: Some(c) } if c.starts_with("_Z") => {
-                let Some(t) = inst.args.first().and_then(|a| own_storage(res, vars, a)) else {
-                    continue;
-                };
-                let mut given: BTreeSet<u32> = BTreeSet::new();
-                match library::this_argument(c, inst.args.len()) {
-                    // Returned into it by a method of another object
-                    // (`Row r = A.row(i)`).
-                    Some(1) => given.extend(roots_of(res, vars, &inst.args[1])),
-                    // Its own method: a const one (`it != end`) writes
-                    // nothing; a constructor or an update is made from the
-                    // memory it is given (`RowIterator(col_, val_)`).
-                    _ if crate::demangle(c).ends_with(" const") => continue,
-                    _ => {
-                        for a in inst.args[1..].iter().filter(|a| is_ptr_value(f, a)) {
-                            given.extend(roots_of(res, vars, a));
-                        }
-                    }
+        }
+        let mut given = match &object {
+            Some(o) => self.roots_of(o),
+            None => BTreeSet::new(),
+        };
+        given.remove(&t);
+        let e = self.sources.entry(t).or_default();
+        if given.is_empty() {
+            e.insert(None);
+        }
+        e.extend(given.into_iter().map(Some));
+    }
+
+    /// A call of C++ method `c` given a candidate's own storage.
+    fn method_call(&mut self, inst: &Inst, c: &str) {
+        let f = self.f;
+        let Some(t) = inst.args.first().and_then(|a| self.own_storage(a)) else {
+            return;
+        };
+        let mut given: BTreeSet<u32> = BTreeSet::new();
+        match library::this_argument(c, inst.args.len()) {
+            // Returned into it by a method of another object
+            // (`Row r = A.row(i)`).
+            Some(1) => given.extend(self.roots_of(&inst.args[1])),
+            // Its own method: a const one (`it != end`) writes
+            // nothing; a constructor or an update is made from the
+            // memory it is given (`RowIterator(col_, val_)`).
+            _ if crate::demangle(c).ends_with(" const") => return,
+            _ => {
+                for a in inst.args[1..].iter().filter(|a| is_ptr_value(f, a)) {
+                    given.extend(self.roots_of(a));
                 }
-                given.remove(&t);
-                // `++it`: nothing new.
-                sources
-                    .entry(t)
-                    .or_default()
-                    .extend(given.into_iter().map(Some));
             }
-            _ => {}
+        }
+        given.remove(&t);
+        // `++it`: nothing new.
+        self.sources
+            .entry(t)
+            .or_default()
+            .extend(given.into_iter().map(Some));
+    }
+}
+
+/// An owner that is itself a view of another is that one's (`end` of
+/// the row `it` walks).
+/// (The member itself when its root is no view: `this.reg_` of
+/// `reg_.get(name)`, so that the view is the registry's, not the whole
+/// object's.)
+fn owner_root(out: &[Variable], mut v: u32) -> u32 {
+    for _ in 0..8 {
+        let r = root_of(out, v);
+        match out[r as usize].element_of {
+            Some(o) if root_of(out, o) != r => v = o,
+            _ => return v,
         }
     }
-    // An owner that is itself a view of another is that one's (`end` of
-    // the row `it` walks): settled over a few rounds.
-    // (The member itself when its root is no view: `this.reg_` of
-    // `reg_.get(name)`, so that the view is the registry's, not the whole
-    // object's.)
-    let owner_root = |out: &[Variable], mut v: u32| -> u32 {
-        for _ in 0..8 {
-            let r = root_of(out, v);
-            match out[r as usize].element_of {
-                Some(o) if root_of(out, o) != r => v = o,
-                _ => return v,
-            }
-        }
-        v
-    };
+    v
+}
+
+/// Each candidate made from one variable's memory only is `element_of`
+/// it (its owner root): settled over a few rounds.
+fn settle_owners(vars: &mut Vars, sources: &BTreeMap<u32, BTreeSet<Option<u32>>>) {
     for _ in 0..3 {
         let mut changed = false;
-        for (&t, os) in &sources {
+        for (&t, os) in sources {
             if vars.out[t as usize].element_of.is_some() || os.is_empty() || os.contains(&None) {
                 continue;
             }
