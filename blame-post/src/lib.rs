@@ -105,22 +105,7 @@ pub fn post_with_progress(
     memory: aggregation::aggregate::MemoryOptions,
     progress: &dyn Fn(usize, usize),
 ) -> Result<PostOutput> {
-    let nevents = run.events.len();
-    let mut acc = aggregation::aggregate::Accumulator {
-        memory_events: run.events.iter().map(|e| e.memory).collect(),
-        memory,
-        ..Default::default()
-    };
-    let mut warnings = run.warnings.clone();
-    let mut damage = run.damage.clone();
-    let mut lost = vec![0u64; run.processes.len()];
-    let mut times = StageTimes {
-        read: run.open_time,
-        ..Default::default()
-    };
-    let mut contexts = 0;
-    let mut memory = Vec::new();
-    let mut lines = attribution::db_check::LineCheck::default();
+    let mut pass = ShardPass::new(run, memory);
     let nproc = run.processes.len();
     let load = |i: usize| -> Result<input::ProcessProfile> {
         let mut profile = run.load_process(i, shard)?;
@@ -163,21 +148,7 @@ pub fn post_with_progress(
             },
             || -> Result<()> {
                 for (i, profile) in (start..).zip(profiles) {
-                    let profile = profile?;
-                    times.read += profile.read_time;
-                    times.symbolize += profile.symbolize_time;
-                    contexts += profile.contexts.len();
-                    warnings.extend(profile.warnings.iter().cloned());
-                    damage.extend(profile.damage.iter().cloned());
-                    lost[i] += profile.lost;
-                    if !run.processes[i].launcher {
-                        lines.add(index, &profile);
-                    }
-                    if let Some(m) = &profile.memory {
-                        let info = &run.processes[i];
-                        memory.push(attribution::memory::profile(index, m, info.pid, info.rank));
-                    }
-                    acc.add_process(index, &profile, nevents);
+                    pass.add(run, index, i, profile?);
                 }
                 Ok(())
             },
@@ -187,92 +158,165 @@ pub fn post_with_progress(
         next = loaded;
         start = following;
     }
-    warnings.extend(lines.warnings(index));
-    times.resolve = acc.resolve_time;
-    if acc.direct_unattributed > 0.0 {
-        warnings.push(Warning::DirectUnattributed {
-            samples: acc.direct_unattributed,
-        });
-    }
-    if acc.skid_truncated > 0.0 {
-        warnings.push(Warning::SkidTruncated {
-            samples: acc.skid_truncated,
-        });
-    }
-    let reduce_started = std::time::Instant::now();
-    let mut processes = run.processes.clone();
-    for (i, p) in processes.iter_mut().enumerate() {
-        p.samples = acc
-            .totals
-            .get(&(i as u32))
-            .cloned()
-            .unwrap_or_else(|| vec![0.0; nevents]);
-    }
-    let samples: f64 = acc.totals.values().flatten().sum();
-    if !samples.is_finite() {
-        return Err(PostError::WeightOverflow(samples));
-    }
-    for (p, n) in processes.iter_mut().zip(&lost) {
-        p.lost = *n;
-    }
-    let lost_total: u64 = lost.iter().sum();
-    if lost_total > 0 {
-        let by_process: Vec<String> = processes
-            .iter()
-            .filter(|p| p.lost > 0)
-            .map(|p| match p.rank {
-                Some(r) => format!("rank {r}: {}", p.lost),
-                None => format!("pid {}: {}", p.pid, p.lost),
-            })
-            .collect();
-        warnings.push(Warning::Lost {
-            total: lost_total,
-            by_process: by_process.join(", "),
-            kept: samples,
-        });
-    }
-    // Coverage of the application's processes (launchers such as mpirun are
-    // recorded, but are no part of the program).
-    let mut coverage: Vec<blame_formats::results::Coverage> = Vec::new();
-    for (&(p, _), c) in &acc.coverage {
-        if processes.get(p as usize).is_some_and(|info| info.launcher) {
-            continue;
-        }
-        blame_formats::results::Coverage::add_to(&mut coverage, c);
-    }
-    let reduce_before = acc.reduce_time;
-    let (variables, functions, frames, stacks, context_records) = acc.into_records();
-    let blame_points = implicit_blame_points(index, &functions);
-    times.reduce = reduce_before + reduce_started.elapsed();
-    Ok(PostOutput {
-        results: FlatResults::of(
-            ResultsHeader {
-                producer: format!("blame {}", env!("CARGO_PKG_VERSION")),
-                events: run.events.clone(),
-                processes,
-                shard: (!shard.is_whole()).then_some(Shard {
-                    index: shard.index,
-                    count: shard.count,
-                }),
-                blame_points,
-                coverage,
-                provenance: None,
-                damage: damage.clone(),
-                summed: None,
+    pass.finish(run, index, shard)
+}
+
+/// What one shard's pass over its processes has summed so far.
+struct ShardPass {
+    acc: aggregation::aggregate::Accumulator,
+    warnings: Vec<Warning>,
+    damage: Vec<String>,
+    /// Per process: samples lost while recording.
+    lost: Vec<u64>,
+    times: StageTimes,
+    contexts: usize,
+    memory: Vec<blame_formats::memory_profile::MemoryProfile>,
+    lines: attribution::db_check::LineCheck,
+}
+
+impl ShardPass {
+    fn new(run: &Run, memory: aggregation::aggregate::MemoryOptions) -> ShardPass {
+        ShardPass {
+            acc: aggregation::aggregate::Accumulator {
+                memory_events: run.events.iter().map(|e| e.memory).collect(),
+                memory,
+                ..Default::default()
             },
-            variables,
-            functions,
-            frames,
-            stacks,
-            context_records,
-        ),
-        warnings,
-        damage,
-        lost: lost_total,
-        times,
-        samples,
-        contexts,
-        memory,
+            warnings: run.warnings.clone(),
+            damage: run.damage.clone(),
+            lost: vec![0u64; run.processes.len()],
+            times: StageTimes {
+                read: run.open_time,
+                ..Default::default()
+            },
+            contexts: 0,
+            memory: Vec::new(),
+            lines: attribution::db_check::LineCheck::default(),
+        }
+    }
+
+    /// Resolves and adds process `i`'s profile (in order of the processes).
+    fn add(&mut self, run: &Run, index: &StaticIndex, i: usize, profile: input::ProcessProfile) {
+        self.times.read += profile.read_time;
+        self.times.symbolize += profile.symbolize_time;
+        self.contexts += profile.contexts.len();
+        self.warnings.extend(profile.warnings.iter().cloned());
+        self.damage.extend(profile.damage.iter().cloned());
+        self.lost[i] += profile.lost;
+        if !run.processes[i].launcher {
+            self.lines.add(index, &profile);
+        }
+        if let Some(m) = &profile.memory {
+            let info = &run.processes[i];
+            self.memory
+                .push(attribution::memory::profile(index, m, info.pid, info.rank));
+        }
+        self.acc.add_process(index, &profile, run.events.len());
+    }
+
+    /// The shard's results, with what the pass warns about.
+    fn finish(mut self, run: &Run, index: &StaticIndex, shard: ShardSpec) -> Result<PostOutput> {
+        let nevents = run.events.len();
+        let acc = &mut self.acc;
+        self.warnings.extend(self.lines.warnings(index));
+        self.times.resolve = acc.resolve_time;
+        if acc.direct_unattributed > 0.0 {
+            self.warnings.push(Warning::DirectUnattributed {
+                samples: acc.direct_unattributed,
+            });
+        }
+        if acc.skid_truncated > 0.0 {
+            self.warnings.push(Warning::SkidTruncated {
+                samples: acc.skid_truncated,
+            });
+        }
+        let reduce_started = std::time::Instant::now();
+        let mut processes = run.processes.clone();
+        for (i, p) in processes.iter_mut().enumerate() {
+            p.samples = acc
+                .totals
+                .get(&(i as u32))
+                .cloned()
+                .unwrap_or_else(|| vec![0.0; nevents]);
+        }
+        let samples: f64 = acc.totals.values().flatten().sum();
+        if !samples.is_finite() {
+            return Err(PostError::WeightOverflow(samples));
+        }
+        for (p, n) in processes.iter_mut().zip(&self.lost) {
+            p.lost = *n;
+        }
+        let lost_total: u64 = self.lost.iter().sum();
+        if let Some(w) = lost_warning(&processes, lost_total, samples) {
+            self.warnings.push(w);
+        }
+        // Coverage of the application's processes (launchers such as mpirun are
+        // recorded, but are no part of the program).
+        let mut coverage: Vec<blame_formats::results::Coverage> = Vec::new();
+        for (&(p, _), c) in &acc.coverage {
+            if processes.get(p as usize).is_some_and(|info| info.launcher) {
+                continue;
+            }
+            blame_formats::results::Coverage::add_to(&mut coverage, c);
+        }
+        let reduce_before = acc.reduce_time;
+        let (variables, functions, frames, stacks, context_records) = self.acc.into_records();
+        let blame_points = implicit_blame_points(index, &functions);
+        self.times.reduce = reduce_before + reduce_started.elapsed();
+        Ok(PostOutput {
+            results: FlatResults::of(
+                ResultsHeader {
+                    producer: format!("blame {}", env!("CARGO_PKG_VERSION")),
+                    events: run.events.clone(),
+                    processes,
+                    shard: (!shard.is_whole()).then_some(Shard {
+                        index: shard.index,
+                        count: shard.count,
+                    }),
+                    blame_points,
+                    coverage,
+                    provenance: None,
+                    damage: self.damage.clone(),
+                    summed: None,
+                },
+                variables,
+                functions,
+                frames,
+                stacks,
+                context_records,
+            ),
+            warnings: self.warnings,
+            damage: self.damage,
+            lost: lost_total,
+            times: self.times,
+            samples,
+            contexts: self.contexts,
+            memory: self.memory,
+        })
+    }
+}
+
+/// The warning of samples lost while recording, by process.
+fn lost_warning(
+    processes: &[blame_formats::results::ProcessInfo],
+    total: u64,
+    kept: f64,
+) -> Option<Warning> {
+    if total == 0 {
+        return None;
+    }
+    let by_process: Vec<String> = processes
+        .iter()
+        .filter(|p| p.lost > 0)
+        .map(|p| match p.rank {
+            Some(r) => format!("rank {r}: {}", p.lost),
+            None => format!("pid {}: {}", p.pid, p.lost),
+        })
+        .collect();
+    Some(Warning::Lost {
+        total,
+        by_process: by_process.join(", "),
+        kept,
     })
 }
 

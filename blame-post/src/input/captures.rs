@@ -105,7 +105,7 @@ impl Run {
 }
 
 /// The tally of a decoded perf.data process: what [`tally_stream`] collects from a stream.
-pub(super) fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> StreamTally {
+fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> StreamTally {
     let mut stacks = SalvagedStacks::default();
     for (id, &(parent, address)) in p.stacks.iter().enumerate().skip(1) {
         // perf.data stack tables are built in order (see blame_capture::imported_images).
@@ -134,4 +134,89 @@ pub(super) fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Syn
         }
     }
     t
+}
+
+impl Run {
+    /// The samples of JSON-lines process `index` (`group`: its samples'
+    /// indices into `samples`) that `keep` selects, counted per stack.
+    pub(super) fn load_json(
+        &self,
+        index: usize,
+        samples: &[JsonSample],
+        group: &[usize],
+        keep: &(dyn Fn(usize) -> bool + Sync),
+        whole_process: bool,
+        started: std::time::Instant,
+    ) -> ProcessProfile {
+        let nevents = self.events.len();
+        let mut table = FrameTable::default();
+        let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
+        let event_ids: HashMap<&str, usize> = self
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.name.as_str(), i))
+            .collect();
+        for (seq, &i) in group.iter().enumerate() {
+            if !keep(seq) {
+                continue;
+            }
+            let s = &samples[i];
+            let e = event_ids[s.event.as_str()];
+            by_stack
+                .entry(table.intern_stack(s.stack.clone()))
+                .or_insert_with(|| vec![0.0; nevents])[e] += s.weight;
+        }
+        // A sample-level shard: every sample's stack, for the grafts.
+        let mut all: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
+        if !whole_process {
+            for &i in group {
+                let s = &samples[i];
+                all.entry(table.intern_stack(s.stack.clone()))
+                    .or_insert_with(|| vec![0.0; nevents])[event_ids[s.event.as_str()]] += s.weight;
+            }
+        }
+        let reference = into_contexts(all, HashMap::new(), HashMap::new(), &table);
+        let contexts = into_contexts(by_stack, HashMap::new(), HashMap::new(), &table);
+        ProcessProfile {
+            index: index as u32,
+            frames: table.into_frames(),
+            contexts,
+            heap_sites: Vec::new(),
+            allocations: None,
+            memory: None,
+            warnings: Vec::new(),
+            damage: Vec::new(),
+            lost: 0,
+            read_time: started.elapsed(),
+            symbolize_time: Default::default(),
+            reference,
+        }
+    }
+
+    /// The samples of perf.data process `p` that `keep` selects.
+    pub(super) fn load_perf(
+        &self,
+        index: usize,
+        p: &PerfProcess,
+        keep: &(dyn Fn(usize) -> bool + Sync),
+        started: std::time::Instant,
+    ) -> Result<ProcessProfile> {
+        let nevents = self.events.len();
+        let tally = tally_samples(p, keep);
+        let map_event: Vec<usize> = (0..nevents).collect();
+        self.profile(
+            index,
+            ProfileInput {
+                path: &p.file,
+                pid: p.info.pid,
+                map_event: &map_event,
+                samples: SampleSource::Memory(&p.samples),
+                no_alloc_log_hint: "perf does not trace allocations; blame's allocation tracer can write one beside the capture",
+            },
+            tally,
+            keep,
+            started,
+        )
+    }
 }

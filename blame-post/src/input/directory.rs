@@ -143,88 +143,29 @@ impl Run {
                 dir: dir.to_path_buf(),
             });
         }
-        let mut damage = Vec::new();
-        let mut unreadable = Vec::new();
-        let mut note = |what: String, unreadable_too: bool| -> Result<()> {
-            if on_damage == OnDamage::Refuse {
-                return Err(PostError::Refused {
-                    what,
-                    instead: USES_OTHER_STREAMS,
-                });
-            }
-            damage.push(format!("{what}: stream skipped"));
-            if unreadable_too {
-                unreadable.push(what);
-            }
-            Ok(())
+        let mut found_in = FoundStreams {
+            on_damage,
+            ..Default::default()
         };
-        // (name, where, header) of every readable stream.
-        let mut found_streams: Vec<(String, StreamAt, StreamHeader)> = Vec::new();
-        let mut indexes = HashMap::new();
         let listed = listed_node_files(dir);
         for path in &found {
             if let Some(sections) = listed_sections(&listed, path) {
                 // The manifest lists the closed file's processes: the file
                 // is walked only by a shard that reads one of them.
-                found_streams.extend(sections);
-                continue;
-            }
-            if is_node_file(path) {
-                let index = match NodeIndex::open(path) {
-                    Ok(index) => index,
-                    Err(e) => {
-                        note(unreadable_stream(path, &e), true)?;
-                        continue;
-                    }
-                };
-                for skip in &index.damage {
-                    note(describe_skip(path, skip), false)?;
-                }
-                if index.sections.is_empty() && !index.complete {
-                    note(
-                        format!(
-                            "{}: cut before its first process's section ({})",
-                            path.display(),
-                            index.describe()
-                        ),
-                        true,
-                    )?;
-                }
-                for (i, s) in index.sections.iter().enumerate() {
-                    match &s.header {
-                        Some(h) => found_streams.push((
-                            s.label(),
-                            StreamAt::Section {
-                                file: path.clone(),
-                                section: s.section,
-                            },
-                            h.clone(),
-                        )),
-                        None => note(
-                            format!(
-                                "{}: the open chunk of section {} is damaged: its process is unknown and its {} chunks cannot be read",
-                                index.section_path(i).display(),
-                                s.section,
-                                s.chunks.len()
-                            ),
-                            true,
-                        )?,
-                    }
-                }
-                indexes.insert(path.clone(), Arc::new(index));
+                found_in.streams.extend(sections);
+            } else if is_node_file(path) {
+                found_in.add_node_file(path)?;
             } else {
-                match StreamReader::open(path) {
-                    Ok((_, header)) => found_streams.push((
-                        path.file_stem()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_default(),
-                        StreamAt::File(path.clone()),
-                        header,
-                    )),
-                    Err(e) => note(unreadable_stream(path, &e), true)?,
-                }
+                found_in.add_stream_file(path)?;
             }
         }
+        let FoundStreams {
+            damage,
+            unreadable,
+            streams: mut found_streams,
+            indexes,
+            ..
+        } = found_in;
         if found_streams.is_empty() {
             return Err(PostError::NoneReadable {
                 dir: dir.to_path_buf(),
@@ -233,25 +174,7 @@ impl Run {
             });
         }
         found_streams.sort_by(|a, b| (&a.0, a.1.key()).cmp(&(&b.0, b.1.key())));
-        let mut events = Vec::new();
-        let mut processes = Vec::new();
-        let mut streams = Vec::new();
-        for (_, at, header) in found_streams {
-            check_event_count(header.events.len(), &at.describe())?;
-            for e in &header.events {
-                event_index(&mut events, e);
-            }
-            processes.push(ProcessInfo {
-                rank: header.rank,
-                pid: header.pid,
-                host: header.host.clone().into(),
-                launcher: is_launcher(&header.command),
-                command: header.command.clone().into(),
-                samples: Vec::new(),
-                lost: 0,
-            });
-            streams.push(at);
-        }
+        let (events, processes, streams) = processes_of(found_streams)?;
         check_event_count(events.len(), &dir.display().to_string())?;
         Ok(Run {
             events,
@@ -370,6 +293,125 @@ impl Run {
     }
 }
 
+/// The readable streams of a run directory found so far, and what could
+/// not be read (said, or refused with [`OnDamage::Refuse`]).
+#[derive(Default)]
+struct FoundStreams {
+    on_damage: OnDamage,
+    /// (name, where, header) of every readable stream.
+    streams: Vec<(String, StreamAt, StreamHeader)>,
+    /// The node files walked, by path.
+    indexes: HashMap<PathBuf, Arc<NodeIndex>>,
+    damage: Vec<String>,
+    /// Streams that could not be read at all.
+    unreadable: Vec<String>,
+}
+
+impl FoundStreams {
+    /// A stream (or part of a node file) skipped: said, or refused.
+    fn note(&mut self, what: String, unreadable_too: bool) -> Result<()> {
+        if self.on_damage == OnDamage::Refuse {
+            return Err(PostError::Refused {
+                what,
+                instead: USES_OTHER_STREAMS,
+            });
+        }
+        self.damage.push(format!("{what}: stream skipped"));
+        if unreadable_too {
+            self.unreadable.push(what);
+        }
+        Ok(())
+    }
+
+    /// The sections of a node file no manifest lists, walked.
+    fn add_node_file(&mut self, path: &PathBuf) -> Result<()> {
+        let index = match NodeIndex::open(path) {
+            Ok(index) => index,
+            Err(e) => return self.note(unreadable_stream(path, &e), true),
+        };
+        for skip in &index.damage {
+            self.note(describe_skip(path, skip), false)?;
+        }
+        if index.sections.is_empty() && !index.complete {
+            self.note(
+                format!(
+                    "{}: cut before its first process's section ({})",
+                    path.display(),
+                    index.describe()
+                ),
+                true,
+            )?;
+        }
+        for (i, s) in index.sections.iter().enumerate() {
+            match &s.header {
+                Some(h) => self.streams.push((
+                    s.label(),
+                    StreamAt::Section {
+                        file: path.clone(),
+                        section: s.section,
+                    },
+                    h.clone(),
+                )),
+                None => self.note(
+                    format!(
+                        "{}: the open chunk of section {} is damaged: its process is unknown and its {} chunks cannot be read",
+                        index.section_path(i).display(),
+                        s.section,
+                        s.chunks.len()
+                    ),
+                    true,
+                )?,
+            }
+        }
+        self.indexes.insert(path.clone(), Arc::new(index));
+        Ok(())
+    }
+
+    /// A stream file of one process, by its header.
+    fn add_stream_file(&mut self, path: &PathBuf) -> Result<()> {
+        match StreamReader::open(path) {
+            Ok((_, header)) => {
+                self.streams.push((
+                    path.file_stem()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    StreamAt::File(path.clone()),
+                    header,
+                ));
+                Ok(())
+            }
+            Err(e) => self.note(unreadable_stream(path, &e), true),
+        }
+    }
+}
+
+/// The run's events and processes from its streams' headers, in order.
+#[allow(clippy::type_complexity)]
+fn processes_of(
+    found: Vec<(String, StreamAt, StreamHeader)>,
+) -> Result<(Vec<EventDesc>, Vec<ProcessInfo>, Vec<StreamAt>)> {
+    let mut events = Vec::new();
+    let mut processes = Vec::new();
+    let mut streams = Vec::new();
+    for (_, at, header) in found {
+        check_event_count(header.events.len(), &at.describe())?;
+        for e in &header.events {
+            event_index(&mut events, e);
+        }
+        processes.push(ProcessInfo {
+            rank: header.rank,
+            pid: header.pid,
+            host: header.host.clone().into(),
+            launcher: is_launcher(&header.command),
+            command: header.command.clone().into(),
+            samples: Vec::new(),
+            lost: 0,
+        });
+        streams.push(at);
+    }
+    Ok((events, processes, streams))
+}
+
 /// Why a stream's header cannot be read, for users.
 pub(super) fn unreadable_stream(path: &Path, e: &FormatError) -> String {
     match std::fs::metadata(path) {
@@ -398,5 +440,89 @@ pub(super) fn describe_skip(path: &Path, skip: &Skipped) -> String {
             path.display(),
             skip.offset,
         ),
+    }
+}
+
+impl Run {
+    /// The samples of the process stored at `at` that `keep` selects:
+    /// its stream read and counted, then profiled; damage said or refused.
+    pub(super) fn load_stream(
+        &self,
+        index: usize,
+        at: &StreamAt,
+        keep: &(dyn Fn(usize) -> bool + Sync),
+        whole_process: bool,
+        started: std::time::Instant,
+    ) -> Result<ProcessProfile> {
+        let opened = self.open_stream(at).and_then(|(reader, header)| {
+            self.check_listed(index, at, &header)?;
+            Ok((reader, header))
+        });
+        let late: Vec<String> =
+            std::mem::take(&mut *self.late_damage.lock().unwrap_or_else(|e| e.into_inner()));
+        let refuse = |what: &str| PostError::Refused {
+            what: what.to_string(),
+            instead: USES_OTHER_STREAMS,
+        };
+        if let (Some(first), OnDamage::Refuse) = (late.first(), self.on_damage) {
+            return Err(refuse(first));
+        }
+        let (mut reader, header) = match opened {
+            Ok(x) => x,
+            // A section the manifest lists that the file does not hold whole.
+            Err(
+                e @ (PostError::Format(_)
+                | PostError::NoSuchSection { .. }
+                | PostError::ManifestMismatch { .. }),
+            ) if matches!(at, StreamAt::Section { .. }) => {
+                let what = format!("{}: {e}", at.describe());
+                if self.on_damage == OnDamage::Refuse {
+                    return Err(refuse(&what));
+                }
+                let mut empty = ProcessProfile::empty(index);
+                empty.damage = late;
+                empty.damage.push(format!("{what}: stream skipped"));
+                return Ok(empty);
+            }
+            Err(e) => return Err(e),
+        };
+        let path = &reader.path().to_path_buf();
+        let map_event: Vec<usize> = header
+            .events
+            .iter()
+            .map(|e| {
+                self.events
+                    .iter()
+                    .position(|x| x.name == e.name)
+                    .expect("event indexed at open")
+            })
+            .collect();
+        // The binaries' debug info is opened while the samples are counted.
+        let (tally, ()) = rayon::join(
+            || tally_stream(reader.as_mut(), keep, whole_process, self.on_damage),
+            || self.preload_symbols(at),
+        );
+        let mut tally = tally?;
+        if !keep(0) {
+            // Sample-level shards all read this stream: one counts its losses.
+            tally.lost = 0;
+        }
+        self.profile(
+            index,
+            ProfileInput {
+                path,
+                pid: header.pid,
+                map_event: &map_event,
+                samples: SampleSource::Stream(self, at),
+                no_alloc_log_hint: "record with --track-allocations",
+            },
+            tally,
+            keep,
+            started,
+        )
+        .map(|mut profile| {
+            profile.damage.splice(0..0, late);
+            profile
+        })
     }
 }

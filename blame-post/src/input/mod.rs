@@ -53,7 +53,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use blame_formats::stream::{is_launcher, is_memory_event};
-use captures::tally_samples;
 use directory::describe_skip;
 pub use directory::StreamAt;
 use profile::{into_contexts, ProfileInput, SampleSource};
@@ -237,147 +236,20 @@ impl Run {
             return Ok(ProcessProfile::empty(index));
         }
         let keep = |seq: usize| whole_process || shard.owns_unit(seq);
-        let nevents = self.events.len();
         let started = std::time::Instant::now();
         match &self.source {
-            Source::Json { samples, groups } => {
-                let mut table = FrameTable::default();
-                let mut by_stack: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
-                let event_ids: HashMap<&str, usize> = self
-                    .events
-                    .iter()
-                    .enumerate()
-                    .map(|(i, e)| (e.name.as_str(), i))
-                    .collect();
-                for (seq, &i) in groups[index].iter().enumerate() {
-                    if !keep(seq) {
-                        continue;
-                    }
-                    let s = &samples[i];
-                    let e = event_ids[s.event.as_str()];
-                    by_stack
-                        .entry(table.intern_stack(s.stack.clone()))
-                        .or_insert_with(|| vec![0.0; nevents])[e] += s.weight;
-                }
-                // A sample-level shard: every sample's stack, for the grafts.
-                let mut all: FxHashMap<Vec<u32>, Vec<f64>> = FxHashMap::default();
-                if !whole_process {
-                    for &i in &groups[index] {
-                        let s = &samples[i];
-                        all.entry(table.intern_stack(s.stack.clone()))
-                            .or_insert_with(|| vec![0.0; nevents])[event_ids[s.event.as_str()]] +=
-                            s.weight;
-                    }
-                }
-                let reference = into_contexts(all, HashMap::new(), HashMap::new(), &table);
-                let contexts = into_contexts(by_stack, HashMap::new(), HashMap::new(), &table);
-                Ok(ProcessProfile {
-                    index: index as u32,
-                    frames: table.into_frames(),
-                    contexts,
-                    heap_sites: Vec::new(),
-                    allocations: None,
-                    memory: None,
-                    warnings: Vec::new(),
-                    damage: Vec::new(),
-                    lost: 0,
-                    read_time: started.elapsed(),
-                    symbolize_time: Default::default(),
-                    reference,
-                })
-            }
+            Source::Json { samples, groups } => Ok(self.load_json(
+                index,
+                samples,
+                &groups[index],
+                &keep,
+                whole_process,
+                started,
+            )),
             Source::RunDir { streams, .. } => {
-                let at = &streams[index];
-                let opened = self.open_stream(at).and_then(|(reader, header)| {
-                    self.check_listed(index, at, &header)?;
-                    Ok((reader, header))
-                });
-                let late: Vec<String> = std::mem::take(
-                    &mut *self.late_damage.lock().unwrap_or_else(|e| e.into_inner()),
-                );
-                let refuse = |what: &str| PostError::Refused {
-                    what: what.to_string(),
-                    instead: USES_OTHER_STREAMS,
-                };
-                if let (Some(first), OnDamage::Refuse) = (late.first(), self.on_damage) {
-                    return Err(refuse(first));
-                }
-                let (mut reader, header) = match opened {
-                    Ok(x) => x,
-                    // A section the manifest lists that the file does not hold whole.
-                    Err(
-                        e @ (PostError::Format(_)
-                        | PostError::NoSuchSection { .. }
-                        | PostError::ManifestMismatch { .. }),
-                    ) if matches!(at, StreamAt::Section { .. }) => {
-                        let what = format!("{}: {e}", at.describe());
-                        if self.on_damage == OnDamage::Refuse {
-                            return Err(refuse(&what));
-                        }
-                        let mut empty = ProcessProfile::empty(index);
-                        empty.damage = late;
-                        empty.damage.push(format!("{what}: stream skipped"));
-                        return Ok(empty);
-                    }
-                    Err(e) => return Err(e),
-                };
-                let path = &reader.path().to_path_buf();
-                let map_event: Vec<usize> = header
-                    .events
-                    .iter()
-                    .map(|e| {
-                        self.events
-                            .iter()
-                            .position(|x| x.name == e.name)
-                            .expect("event indexed at open")
-                    })
-                    .collect();
-                // The binaries' debug info is opened while the samples are counted.
-                let (tally, ()) = rayon::join(
-                    || tally_stream(reader.as_mut(), &keep, whole_process, self.on_damage),
-                    || self.preload_symbols(at),
-                );
-                let mut tally = tally?;
-                if !keep(0) {
-                    // Sample-level shards all read this stream: one counts its losses.
-                    tally.lost = 0;
-                }
-                self.profile(
-                    index,
-                    ProfileInput {
-                        path,
-                        pid: header.pid,
-                        map_event: &map_event,
-                        samples: SampleSource::Stream(self, at),
-                        no_alloc_log_hint: "record with --track-allocations",
-                    },
-                    tally,
-                    &keep,
-                    started,
-                )
-                .map(|mut profile| {
-                    profile.damage.splice(0..0, late);
-                    profile
-                })
+                self.load_stream(index, &streams[index], &keep, whole_process, started)
             }
-            Source::Perf { processes } => {
-                let p = &processes[index];
-                let tally = tally_samples(p, &keep);
-                let map_event: Vec<usize> = (0..nevents).collect();
-                self.profile(
-                    index,
-                    ProfileInput {
-                        path: &p.file,
-                        pid: p.info.pid,
-                        map_event: &map_event,
-                        samples: SampleSource::Memory(&p.samples),
-                        no_alloc_log_hint: "perf does not trace allocations; blame's allocation tracer can write one beside the capture",
-                    },
-                    tally,
-                    &keep,
-                    started,
-                )
-            }
+            Source::Perf { processes } => self.load_perf(index, &processes[index], &keep, started),
         }
     }
 }
