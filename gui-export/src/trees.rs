@@ -93,15 +93,41 @@ pub fn data_stacks_with(
     event: usize,
     all_variables: bool,
 ) -> Vec<WeightedStack> {
-    // (process, path) → (blame, file, line)
-    let mut nodes: BTreeMap<(u32, Vec<String>), (f64, String, u32)> = BTreeMap::new();
-    // Paths of derived scalars (the report's rule, over the whole run).
-    let mut derived: BTreeMap<Vec<String>, bool> = BTreeMap::new();
     let shown = |key: &blame_formats::results::VariableKey| {
         key.event as usize == event
             && !key.name.is_empty()
             && (all_variables || !crate::views::is_internal_name(&key.name))
     };
+    let (mut nodes, derived) = blamed_nodes(results, &shown);
+    add_implied(&mut nodes);
+    let children = children_of(&nodes);
+    // Bottom-up: an implied node weighs its children's sum.
+    let mut by_depth: Vec<NodeKey> = nodes.keys().cloned().collect();
+    by_depth.sort_by_key(|(_, path)| std::cmp::Reverse(path.len()));
+    weigh_implied(&mut nodes, &children, &by_depth);
+    by_depth.reverse();
+    let weight = shared_weights(results, &shown, &nodes, &children, &derived, &by_depth);
+    own_stacks(&nodes, &children, &weight)
+}
+
+/// A data-tree node: (process, path).
+type NodeKey = (u32, Vec<String>);
+/// Each node's blame (NaN until an implied node is weighed), file and line.
+type Nodes = BTreeMap<NodeKey, (f64, String, u32)>;
+/// Each node's children's paths.
+type Children = BTreeMap<NodeKey, Vec<Vec<String>>>;
+
+/// The nodes of the variables shown, each with its explicit blame per
+/// process, and which paths are derived scalars (the report's rule, over
+/// the whole run).
+fn blamed_nodes(
+    results: &Results,
+    shown: &dyn Fn(&blame_formats::results::VariableKey) -> bool,
+) -> (Nodes, BTreeMap<Vec<String>, bool>) {
+    // (process, path) → (blame, file, line)
+    let mut nodes: Nodes = BTreeMap::new();
+    // Paths of derived scalars (the report's rule, over the whole run).
+    let mut derived: BTreeMap<Vec<String>, bool> = BTreeMap::new();
     for v in results.variables.iter().filter(|v| shown(&v.key)) {
         let parts = data_path(&v.key);
         let sum = |f: fn(&blame_formats::results::ProcessValue) -> f64| -> f64 {
@@ -123,9 +149,15 @@ pub fn data_stacks_with(
             e.0 += pv.explicit;
         }
     }
+    (nodes, derived)
+}
+
+/// Paths a field implies but no variable names (a struct never blamed
+/// itself), added unweighed (NaN).
+fn add_implied(nodes: &mut Nodes) {
     // Paths a field implies but no variable names (a struct never blamed
     // itself) weigh what their children do.
-    let implied: Vec<(u32, Vec<String>)> = nodes
+    let implied: Vec<NodeKey> = nodes
         .keys()
         .flat_map(|(p, path)| (1..path.len()).map(move |n| (*p, path[..n].to_vec())))
         .filter(|k| !nodes.contains_key(k))
@@ -133,7 +165,11 @@ pub fn data_stacks_with(
     for k in implied {
         nodes.insert(k, (f64::NAN, String::new(), 0));
     }
-    let mut children: BTreeMap<(u32, Vec<String>), Vec<Vec<String>>> = BTreeMap::new();
+}
+
+/// Each node's children.
+fn children_of(nodes: &Nodes) -> Children {
+    let mut children: Children = BTreeMap::new();
     for (p, path) in nodes.keys() {
         if path.len() > 1 {
             children
@@ -142,10 +178,13 @@ pub fn data_stacks_with(
                 .push(path.clone());
         }
     }
-    // Bottom-up: an implied node weighs its children's sum.
-    let mut by_depth: Vec<(u32, Vec<String>)> = nodes.keys().cloned().collect();
-    by_depth.sort_by_key(|(_, path)| std::cmp::Reverse(path.len()));
-    for key in &by_depth {
+    children
+}
+
+/// Bottom-up (`by_depth`, deepest first): an implied node weighs its
+/// children's sum.
+fn weigh_implied(nodes: &mut Nodes, children: &Children, by_depth: &[NodeKey]) {
+    for key in by_depth {
         if nodes[key].0.is_nan() {
             let sum = children.get(key).map_or(0.0, |kids| {
                 kids.iter()
@@ -155,14 +194,26 @@ pub fn data_stacks_with(
             nodes.get_mut(key).expect("a node").0 = sum;
         }
     }
+}
+
+/// Top-down (`by_depth`, roots first): each node's width, children that
+/// add up to more than their parent sharing it; data structures first,
+/// derived scalars what they leave.
+fn shared_weights(
+    results: &Results,
+    shown: &dyn Fn(&blame_formats::results::VariableKey) -> bool,
+    nodes: &Nodes,
+    children: &Children,
+    derived: &BTreeMap<Vec<String>, bool>,
+    by_depth: &[NodeKey],
+) -> BTreeMap<NodeKey, f64> {
     // Top-down: children that add up to more than their parent share it.
     // Whole samples stay whole (largest remainders), so a time event's tree
     // keeps integer weights.
     let whole = nodes.values().all(|(w, _, _)| w.fract() == 0.0);
     let mut contexts: Option<ContextsByProcess> = None;
-    let mut weight: BTreeMap<(u32, Vec<String>), f64> = BTreeMap::new();
-    by_depth.reverse();
-    for key in &by_depth {
+    let mut weight: BTreeMap<NodeKey, f64> = BTreeMap::new();
+    for key in by_depth {
         let w = *weight.entry(key.clone()).or_insert(nodes[key].0);
         if let Some(kids) = children.get(key) {
             // Data structures first; derived scalars (whose blame is mostly
@@ -180,7 +231,7 @@ pub fn data_stacks_with(
                 // context by context, where the run's contexts say which.
                 if raw.iter().sum::<f64>() > left {
                     let contexts =
-                        contexts.get_or_insert_with(|| contexts_by_process(results, &shown));
+                        contexts.get_or_insert_with(|| contexts_by_process(results, shown));
                     for (x, f) in raw
                         .iter_mut()
                         .zip(split_factors(contexts, key.0, &key.1, &group))
@@ -198,6 +249,15 @@ pub fn data_stacks_with(
             }
         }
     }
+    weight
+}
+
+/// A stack per node with an own weight (its weight minus its children's).
+fn own_stacks(
+    nodes: &Nodes,
+    children: &Children,
+    weight: &BTreeMap<NodeKey, f64>,
+) -> Vec<WeightedStack> {
     nodes
         .iter()
         .filter_map(|((p, path), (_, file, line))| {
