@@ -19,6 +19,9 @@ pub(super) struct Vars<'a> {
 }
 
 impl Vars<'_> {
+    /// The variable at `root` and field `path` below it (`ty`: the
+    /// location's type), made on first use with the fields above it;
+    /// `None` for memory no variable names.
     pub(super) fn get(&mut self, root: Root, path: &[String], ty: Option<TypeId>) -> Option<u32> {
         if matches!(root, Root::Hidden(_)) {
             return None;
@@ -30,137 +33,15 @@ impl Vars<'_> {
         let mut decl_field_ty = None;
         let var = if path.is_empty() {
             match root {
-                Root::Var(v) => {
-                    let lv = &self.f.vars[v as usize];
-                    let param = self.param_of.get(&v).copied();
-                    let ir_ptr = param
-                        .and_then(|k| self.f.params.get(k as usize))
-                        .is_some_and(|p| p.is_pointer);
-                    let ptr = self.m.is_pointer(lv.ty) || (lv.ty.is_none() && ir_ptr);
-                    Variable {
-                        name: lv.name.clone(),
-                        kind: if param.is_some() {
-                            VarKind::Param
-                        } else {
-                            VarKind::Local
-                        },
-                        type_name: self.m.type_name_opt(lv.ty),
-                        line: lv.line,
-                        parent: None,
-                        param_index: param,
-                        // A handle to shared storage passed by value (a
-                        // `View<T>`, in memory the caller copied it to): what
-                        // is written through it is the caller's data.
-                        is_exit: param.is_some()
-                            && (ptr
-                                || (ir_ptr && super::view_types::is_handle_type(self.m, lv.ty))),
-                        is_pointer: ptr,
-                        is_scalar: (!ptr && self.m.is_scalar(lv.ty)) || self.m.is_mpi_handle(lv.ty),
-                        explicit_lines: vec![],
-                        implicit_lines: vec![],
-                        write_lines: vec![],
-                        aliases: vec![],
-                        heap_bytes: 0,
-                        element_of: None,
-                        is_record: false,
-                        is_result: false,
-                    }
-                }
-                Root::Global(g) => {
-                    let gl = &self.m.globals[g as usize];
-                    // String literals and other compiler-made globals: tracked, never reported.
-                    if gl.artificial || is_runtime_global(gl) {
-                        return None;
-                    }
-                    Variable {
-                        name: gl.source_name.clone().unwrap_or_else(|| gl.name.clone()),
-                        // A function-static local is its function's variable.
-                        kind: if gl.function.is_some() {
-                            VarKind::Local
-                        } else {
-                            VarKind::Global
-                        },
-                        // An `extern` declaration has no debug type here: its
-                        // IR type names it, never `void`.
-                        type_name: match gl.ty {
-                            Some(_) => self.m.type_name_opt(gl.ty),
-                            None => crate::ir::c_type_of_ir(&gl.ir_type),
-                        },
-                        line: gl.line,
-                        parent: None,
-                        param_index: None,
-                        is_exit: true,
-                        is_pointer: self.m.is_pointer(gl.ty),
-                        is_scalar: self.m.is_scalar(gl.ty) || self.m.is_mpi_handle(gl.ty),
-                        explicit_lines: vec![],
-                        implicit_lines: vec![],
-                        write_lines: vec![],
-                        aliases: vec![],
-                        heap_bytes: 0,
-                        element_of: None,
-                        is_record: false,
-                        is_result: false,
-                    }
-                }
-                Root::RawArg(k) => Variable {
-                    name: format!("arg{k}"),
-                    kind: VarKind::Param,
-                    type_name: String::new(),
-                    line: 0,
-                    parent: None,
-                    param_index: Some(k),
-                    is_exit: true,
-                    is_pointer: true,
-                    is_scalar: false,
-                    explicit_lines: vec![],
-                    implicit_lines: vec![],
-                    write_lines: vec![],
-                    aliases: vec![],
-                    heap_bytes: 0,
-                    element_of: None,
-                    is_record: false,
-                    is_result: false,
-                },
+                Root::Var(v) => self.local_variable(v),
+                Root::Global(g) => self.global_variable(g)?,
+                Root::RawArg(k) => raw_argument(k),
                 Root::Hidden(_) => return None,
             }
         } else {
-            let parent = self.get(root, &path[..path.len() - 1], None)?;
-            let p = &self.out[parent as usize];
-            let last = &path[path.len() - 1];
-            // The member's declared type, found through the parent's type
-            // (the location's type is the pointee once dereferenced).
-            let mut pt = self.decl_ty.get(parent as usize).copied().flatten();
-            for _ in 0..8 {
-                if self.m.is_struct(pt) {
-                    break;
-                }
-                match self.m.pointee(pt) {
-                    Some(t) => pt = Some(t),
-                    None => break,
-                }
-            }
-            let member = self.m.member_named(pt, last).map(|mm| mm.ty);
-            let ty = member.unwrap_or(ty);
-            decl_field_ty = ty;
-            Variable {
-                name: format!("{}.{}", p.name, last),
-                kind: VarKind::Field,
-                type_name: self.m.type_name_opt(ty),
-                line: p.line,
-                parent: Some(parent),
-                param_index: None,
-                is_exit: p.is_exit,
-                is_pointer: self.m.is_pointer(ty),
-                is_scalar: self.m.is_scalar(ty) || self.m.is_mpi_handle(ty),
-                explicit_lines: vec![],
-                implicit_lines: vec![],
-                write_lines: vec![],
-                aliases: vec![],
-                heap_bytes: 0,
-                element_of: None,
-                is_record: false,
-                is_result: false,
-            }
+            let (var, field_ty) = self.field_variable(root, path, ty)?;
+            decl_field_ty = field_ty;
+            var
         };
         let idx = self.out.len() as u32;
         let decl = match (root, path.is_empty()) {
@@ -172,6 +53,153 @@ impl Vars<'_> {
         self.out.push(var);
         self.by_key.insert(key, idx);
         Some(idx)
+    }
+
+    /// The variable of local or parameter `v` of the function.
+    fn local_variable(&self, v: u32) -> Variable {
+        let lv = &self.f.vars[v as usize];
+        let param = self.param_of.get(&v).copied();
+        let ir_ptr = param
+            .and_then(|k| self.f.params.get(k as usize))
+            .is_some_and(|p| p.is_pointer);
+        let ptr = self.m.is_pointer(lv.ty) || (lv.ty.is_none() && ir_ptr);
+        Variable {
+            name: lv.name.clone(),
+            kind: if param.is_some() {
+                VarKind::Param
+            } else {
+                VarKind::Local
+            },
+            type_name: self.m.type_name_opt(lv.ty),
+            line: lv.line,
+            parent: None,
+            param_index: param,
+            // A handle to shared storage passed by value (a
+            // `View<T>`, in memory the caller copied it to): what
+            // is written through it is the caller's data.
+            is_exit: param.is_some()
+                && (ptr || (ir_ptr && super::view_types::is_handle_type(self.m, lv.ty))),
+            is_pointer: ptr,
+            is_scalar: (!ptr && self.m.is_scalar(lv.ty)) || self.m.is_mpi_handle(lv.ty),
+            explicit_lines: vec![],
+            implicit_lines: vec![],
+            write_lines: vec![],
+            aliases: vec![],
+            heap_bytes: 0,
+            element_of: None,
+            is_record: false,
+            is_result: false,
+        }
+    }
+
+    /// The variable of global `g` of the module, if it is one the program
+    /// declares.
+    fn global_variable(&self, g: u32) -> Option<Variable> {
+        let gl = &self.m.globals[g as usize];
+        // String literals and other compiler-made globals: tracked, never reported.
+        if gl.artificial || is_runtime_global(gl) {
+            return None;
+        }
+        Some(Variable {
+            name: gl.source_name.clone().unwrap_or_else(|| gl.name.clone()),
+            // A function-static local is its function's variable.
+            kind: if gl.function.is_some() {
+                VarKind::Local
+            } else {
+                VarKind::Global
+            },
+            // An `extern` declaration has no debug type here: its
+            // IR type names it, never `void`.
+            type_name: match gl.ty {
+                Some(_) => self.m.type_name_opt(gl.ty),
+                None => crate::ir::c_type_of_ir(&gl.ir_type),
+            },
+            line: gl.line,
+            parent: None,
+            param_index: None,
+            is_exit: true,
+            is_pointer: self.m.is_pointer(gl.ty),
+            is_scalar: self.m.is_scalar(gl.ty) || self.m.is_mpi_handle(gl.ty),
+            explicit_lines: vec![],
+            implicit_lines: vec![],
+            write_lines: vec![],
+            aliases: vec![],
+            heap_bytes: 0,
+            element_of: None,
+            is_record: false,
+            is_result: false,
+        })
+    }
+
+    /// The variable of field `path` below `root` (its parent made first),
+    /// with the member's declared type.
+    fn field_variable(
+        &mut self,
+        root: Root,
+        path: &[String],
+        ty: Option<TypeId>,
+    ) -> Option<(Variable, Option<TypeId>)> {
+        let parent = self.get(root, &path[..path.len() - 1], None)?;
+        let p = &self.out[parent as usize];
+        let last = &path[path.len() - 1];
+        // The member's declared type, found through the parent's type
+        // (the location's type is the pointee once dereferenced).
+        let mut pt = self.decl_ty.get(parent as usize).copied().flatten();
+        for _ in 0..8 {
+            if self.m.is_struct(pt) {
+                break;
+            }
+            match self.m.pointee(pt) {
+                Some(t) => pt = Some(t),
+                None => break,
+            }
+        }
+        let member = self.m.member_named(pt, last).map(|mm| mm.ty);
+        let ty = member.unwrap_or(ty);
+        let var = Variable {
+            name: format!("{}.{}", p.name, last),
+            kind: VarKind::Field,
+            type_name: self.m.type_name_opt(ty),
+            line: p.line,
+            parent: Some(parent),
+            param_index: None,
+            is_exit: p.is_exit,
+            is_pointer: self.m.is_pointer(ty),
+            is_scalar: self.m.is_scalar(ty) || self.m.is_mpi_handle(ty),
+            explicit_lines: vec![],
+            implicit_lines: vec![],
+            write_lines: vec![],
+            aliases: vec![],
+            heap_bytes: 0,
+            element_of: None,
+            is_record: false,
+            is_result: false,
+        };
+        Some((var, ty))
+    }
+}
+
+/// The variable of pointer parameter `k` used without a declared variable
+/// (optimized IR).
+fn raw_argument(k: u32) -> Variable {
+    Variable {
+        name: format!("arg{k}"),
+        kind: VarKind::Param,
+        type_name: String::new(),
+        line: 0,
+        parent: None,
+        param_index: Some(k),
+        is_exit: true,
+        is_pointer: true,
+        is_scalar: false,
+        explicit_lines: vec![],
+        implicit_lines: vec![],
+        write_lines: vec![],
+        aliases: vec![],
+        heap_bytes: 0,
+        element_of: None,
+        is_record: false,
+        is_result: false,
     }
 }
 
