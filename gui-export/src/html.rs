@@ -105,9 +105,58 @@ pub fn html_with_memory(
     )?;
     let e = crate::views::event_index(results, Some(&view.event))?;
     let memory = results.header.events.get(e).is_some_and(|x| x.memory);
+    let (variables, index_of) = page_variables(results, e, &view);
+    let page = PageContexts::new(results, e, &index_of, sources);
+    let points = views::blame_points(results, &filters, None)?;
+    let methods: Vec<&str> = views::MEMORY_METHODS
+        .into_iter()
+        .filter(|m| view.variables.iter().any(|v| v.methods.contains_key(*m)))
+        .collect();
+    let data = json!({
+        "title": results.header.processes.iter().find(|p| !p.launcher).map(|p| p.command.join(" ")).unwrap_or_default(),
+        "event": view.event,
+        "memory": memory,
+        "method": view.method,
+        "methods": methods,
+        "total": view.total_samples,
+        "coverage": view.coverage,
+        "processes": results.header.processes.iter().enumerate().map(|(i, p)| json!({
+            "label": crate::trees::process_label(results, i as u32),
+            "rank": p.rank, "samples": p.samples.get(e).copied().unwrap_or(0.0), "launcher": p.launcher,
+        })).collect::<Vec<_>>(),
+        "variables": variables,
+        "contexts": page.contexts,
+        "stacks": page.stacks,
+        "frames": page.frames,
+        "sources": page.sources,
+        "sources_left_out": sources.left_out(),
+        "fnames": page.fnames,
+        "tree": page.tree,
+        "code": page.code,
+        "blame_points": points.blame_points.iter().map(|p| json!({"function": p.function, "reason": p.reason})).collect::<Vec<_>>(),
+        "all_variables": all_variables,
+        "paths_shown": views::DRILL_PATHS,
+        "paths_kept": PATHS_KEPT,
+        "heap": heap.filter(|p| !p.is_empty()).map(heap_json),
+    });
+    let embedded =
+        escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));
+    Ok(TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1))
+}
+
+/// A variable as results key it: (name, function, file, line).
+type VariableAt = (String, String, String, u32);
+
+/// The page's variables (the view's rows, with per-process values for the
+/// rank filter), and the page index of each.
+fn page_variables(
+    results: &Results,
+    e: usize,
+    view: &views::VariableView,
+) -> (Vec<serde_json::Value>, HashMap<VariableAt, usize>) {
     // Variables of the view, with per-process values for the rank filter.
     let nproc = results.header.processes.len();
-    let mut index_of: HashMap<(String, String, String, u32), usize> = HashMap::new();
+    let mut index_of: HashMap<VariableAt, usize> = HashMap::new();
     let mut variables = Vec::new();
     let by_key: HashMap<(&str, &str, &str, u32), usize> = results
         .variables
@@ -170,42 +219,7 @@ pub fn html_with_memory(
             "internal": views::is_internal_name(&row.name),
         }));
     }
-    let page = PageContexts::new(results, e, &index_of, sources);
-    let points = views::blame_points(results, &filters, None)?;
-    let methods: Vec<&str> = views::MEMORY_METHODS
-        .into_iter()
-        .filter(|m| view.variables.iter().any(|v| v.methods.contains_key(*m)))
-        .collect();
-    let data = json!({
-        "title": results.header.processes.iter().find(|p| !p.launcher).map(|p| p.command.join(" ")).unwrap_or_default(),
-        "event": view.event,
-        "memory": memory,
-        "method": view.method,
-        "methods": methods,
-        "total": view.total_samples,
-        "coverage": view.coverage,
-        "processes": results.header.processes.iter().enumerate().map(|(i, p)| json!({
-            "label": crate::trees::process_label(results, i as u32),
-            "rank": p.rank, "samples": p.samples.get(e).copied().unwrap_or(0.0), "launcher": p.launcher,
-        })).collect::<Vec<_>>(),
-        "variables": variables,
-        "contexts": page.contexts,
-        "stacks": page.stacks,
-        "frames": page.frames,
-        "sources": page.sources,
-        "sources_left_out": sources.left_out(),
-        "fnames": page.fnames,
-        "tree": page.tree,
-        "code": page.code,
-        "blame_points": points.blame_points.iter().map(|p| json!({"function": p.function, "reason": p.reason})).collect::<Vec<_>>(),
-        "all_variables": all_variables,
-        "paths_shown": views::DRILL_PATHS,
-        "paths_kept": PATHS_KEPT,
-        "heap": heap.filter(|p| !p.is_empty()).map(heap_json),
-    });
-    let embedded =
-        escape_json_for_html(&serde_json::to_string(&data).expect("json values serialize"));
-    Ok(TEMPLATE.replacen("__BLAME_DATA__", &embedded, 1))
+    (variables, index_of)
 }
 
 /// Call paths of one variable the page holds (the heaviest); the rest are
@@ -242,9 +256,36 @@ impl PageContexts {
     fn new(
         results: &Results,
         event: usize,
-        index_of: &HashMap<(String, String, String, u32), usize>,
+        index_of: &HashMap<VariableAt, usize>,
         sources: &mut SourceCache,
     ) -> PageContexts {
+        let paths = CallPaths::of(results);
+        let code = code_weights(results, event, &paths.node_of);
+        let by_variable = variable_groups(results, event, index_of, &paths.node_of);
+        let shown = ShownContexts::of(results, by_variable, sources);
+        PageContexts {
+            frames: shown.frames,
+            sources: shown.sources,
+            stacks: shown.stacks,
+            fnames: paths.fnames,
+            tree: paths.tree,
+            code,
+            contexts: shown.contexts,
+        }
+    }
+}
+
+/// The call path of every stack: a node of the prefix tree of function
+/// names (see [`PageContexts::tree`]).
+struct CallPaths {
+    fnames: Vec<String>,
+    tree: Vec<u32>,
+    /// Per stack of the results: its node.
+    node_of: Vec<u32>,
+}
+
+impl CallPaths {
+    fn of(results: &Results) -> CallPaths {
         // Call path of every stack: a node of the prefix tree of function names.
         let mut fname_ids: HashMap<&str, u32> = HashMap::new();
         let mut fnames: Vec<String> = Vec::new();
@@ -277,45 +318,87 @@ impl PageContexts {
             })
             .collect();
         drop(children);
-        // Code tree: samples per (call path, process).
-        let mut code_sums: BTreeMap<(u32, u32), f64> = BTreeMap::new();
-        for (i, st) in results.stacks.iter().enumerate() {
-            let w = st.samples.get(event).copied().unwrap_or(0.0);
-            if w > 0.0 {
-                *code_sums.entry((node_of[i], st.process)).or_default() += w;
+        CallPaths {
+            fnames,
+            tree,
+            node_of,
+        }
+    }
+}
+
+/// The code tree: samples per (call path, process), as flattened
+/// (node, process, samples) triples.
+fn code_weights(results: &Results, event: usize, node_of: &[u32]) -> Vec<serde_json::Value> {
+    // Code tree: samples per (call path, process).
+    let mut code_sums: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    for (i, st) in results.stacks.iter().enumerate() {
+        let w = st.samples.get(event).copied().unwrap_or(0.0);
+        if w > 0.0 {
+            *code_sums.entry((node_of[i], st.process)).or_default() += w;
+        }
+    }
+    let mut code = Vec::with_capacity(code_sums.len() * 3);
+    for ((node, process), w) in code_sums {
+        code.push(json!(node));
+        code.push(json!(process));
+        code.push(json!(w));
+    }
+    code
+}
+
+/// Per variable of the page (by its index): its contexts counted, and
+/// grouped by call path (by node).
+type VariableGroups = BTreeMap<usize, (usize, HashMap<u32, PathGroup>)>;
+
+fn variable_groups(
+    results: &Results,
+    event: usize,
+    index_of: &HashMap<VariableAt, usize>,
+    node_of: &[u32],
+) -> VariableGroups {
+    // Per variable of the page: its contexts, and its call paths (by node).
+    let mut by_variable: VariableGroups = BTreeMap::new();
+    let mut page_var: HashMap<u32, Option<usize>> = HashMap::new();
+    for c in &results.contexts {
+        let vi = *page_var.entry(c.variable).or_insert_with(|| {
+            let k = results.context_key(c);
+            if k.event as usize != event {
+                return None;
             }
-        }
-        let mut code = Vec::with_capacity(code_sums.len() * 3);
-        for ((node, process), w) in code_sums {
-            code.push(json!(node));
-            code.push(json!(process));
-            code.push(json!(w));
-        }
-        // Per variable of the page: its contexts, and its call paths (by node).
-        let mut by_variable: BTreeMap<usize, (usize, HashMap<u32, PathGroup>)> = BTreeMap::new();
-        let mut page_var: HashMap<u32, Option<usize>> = HashMap::new();
-        for c in &results.contexts {
-            let vi = *page_var.entry(c.variable).or_insert_with(|| {
-                let k = results.context_key(c);
-                if k.event as usize != event {
-                    return None;
-                }
-                index_of
-                    .get(&(k.name.clone(), k.function.clone(), k.file.clone(), k.line))
-                    .copied()
-            });
-            let Some(vi) = vi else { continue };
-            let (n, groups) = by_variable.entry(vi).or_default();
-            *n += 1;
-            groups
-                .entry(node_of[c.stack as usize])
-                .or_insert_with(|| PathGroup::new(c.stack))
-                .add(
-                    c.samples,
-                    results.header.processes[c.process as usize].rank,
-                    c.stack,
-                );
-        }
+            index_of
+                .get(&(k.name.clone(), k.function.clone(), k.file.clone(), k.line))
+                .copied()
+        });
+        let Some(vi) = vi else { continue };
+        let (n, groups) = by_variable.entry(vi).or_default();
+        *n += 1;
+        groups
+            .entry(node_of[c.stack as usize])
+            .or_insert_with(|| PathGroup::new(c.stack))
+            .add(
+                c.samples,
+                results.header.processes[c.process as usize].rank,
+                c.stack,
+            );
+    }
+    by_variable
+}
+
+/// Per variable, its heaviest `PATHS_KEPT` call paths and the rest summed;
+/// the stacks they show (each once), their frames and source lines.
+struct ShownContexts {
+    frames: Vec<serde_json::Value>,
+    sources: BTreeMap<String, String>,
+    stacks: Vec<Vec<u32>>,
+    contexts: serde_json::Map<String, serde_json::Value>,
+}
+
+impl ShownContexts {
+    fn of(
+        results: &Results,
+        by_variable: VariableGroups,
+        sources: &mut SourceCache,
+    ) -> ShownContexts {
         let mut frame_ids: HashMap<(&str, &str, u32), u32> = HashMap::new();
         let mut frames = Vec::new();
         let mut source_lines: BTreeMap<String, String> = BTreeMap::new();
@@ -369,13 +452,10 @@ impl PageContexts {
                 json!({"n": n, "groups": kept, "more": more}),
             );
         }
-        PageContexts {
+        ShownContexts {
             frames,
             sources: source_lines,
             stacks,
-            fnames,
-            tree,
-            code,
             contexts,
         }
     }
