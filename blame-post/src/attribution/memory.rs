@@ -19,7 +19,7 @@ use crate::attribution::keys::{derived_keys, heap_site_key, variable_key};
 use crate::attribution::resolve::with_containers;
 use crate::attribution::static_index::StaticIndex;
 use crate::input::allocations::MemoryInput;
-use blame_formats::alloc_log::AllocKind;
+use blame_formats::alloc_log::{AllocKind, AllocLog};
 use blame_formats::memory_profile::{
     MemoryProfile, MemoryTotals, SiteMemory, Timeline, VariableMemory, VariableMemoryRest, VERSION,
 };
@@ -165,6 +165,54 @@ pub fn profile(
 ) -> MemoryProfile {
     let log = &input.log;
     let heap = &input.allocations.blocks;
+    let (keys, owners) = site_owners(index, input);
+    // Sites whose name is a heap key (no variable) are the unattributed rest.
+    let unattributed_key: Vec<bool> = keys.iter().map(|k| k.kind == "heap").collect();
+    let site_of: HashMap<(AllocKind, u32), usize> = heap
+        .site_keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i))
+        .collect();
+
+    let totals_logged = log.totals;
+    let start_ns = log.start_ns;
+    let end_ns = totals_logged
+        .map(|t| t.end_ns)
+        .or_else(|| log.events.last().map(|e| e.time_ns))
+        .unwrap_or(start_ns)
+        .max(start_ns);
+    let peak_seq = totals_logged.map(|t| t.peak_seq);
+
+    let mut sweep = Sweep::new(input, &owners, keys.len(), start_ns, end_ns);
+    sweep.sweep(log, &site_of);
+    // The process's peak: the tracer's (every block counted), else the
+    // logged blocks'.
+    let peak_seq = peak_seq.unwrap_or(sweep.logged_peak.1);
+    sweep.settle(peak_seq, end_ns);
+    let (unattributed, variables, row_of_key) = rows(
+        &keys,
+        &unattributed_key,
+        &owners,
+        &sweep.sums,
+        &sweep.site_sums,
+    );
+    let timeline = sweep.timeline(keys.len(), &row_of_key);
+    let totals = sweep.totals(log, start_ns, end_ns);
+    MemoryProfile {
+        version: VERSION,
+        pid,
+        rank,
+        totals,
+        unattributed,
+        variables,
+        timeline,
+    }
+}
+
+/// The keys every site's blocks count for (interned, each once) and the
+/// owner of each site of `heap.sites`.
+fn site_owners(index: &StaticIndex, input: &MemoryInput) -> (Vec<VariableKey>, Vec<Owner>) {
     let mut keys: Vec<VariableKey> = Vec::new();
     let mut key_ids: HashMap<VariableKey, usize> = HashMap::new();
     let mut intern = |k: VariableKey, keys: &mut Vec<VariableKey>| -> usize {
@@ -216,152 +264,281 @@ pub fn profile(
             },
         )
         .collect();
-    // Sites whose name is a heap key (no variable) are the unattributed rest.
-    let unattributed_key: Vec<bool> = keys.iter().map(|k| k.kind == "heap").collect();
-    let site_of: HashMap<(AllocKind, u32), usize> = heap
-        .site_keys
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| (k, i))
-        .collect();
+    (keys, owners)
+}
 
-    let totals_logged = log.totals;
-    let start_ns = log.start_ns;
-    let end_ns = totals_logged
-        .map(|t| t.end_ns)
-        .or_else(|| log.events.last().map(|e| e.time_ns))
-        .unwrap_or(start_ns)
-        .max(start_ns);
-    let peak_seq = totals_logged.map(|t| t.peak_seq);
+/// A block as logged.
+struct Block {
+    site: usize,
+    size: f64,
+    weight: f64,
+    alloc_seq: u64,
+    alloc_ns: u64,
+    /// (seq, ns) of its free, if it was freed.
+    free: Option<(u64, u64)>,
+}
 
-    // Blocks as logged: (site, size, weight, alloc seq, alloc ns, free (seq, ns)).
-    struct Block {
-        site: usize,
-        size: f64,
-        weight: f64,
-        alloc_seq: u64,
-        alloc_ns: u64,
-        free: Option<(u64, u64)>,
+/// The sweep of a process's allocation log in log order: its blocks,
+/// live bytes per key, own peaks, the timeline, then what each block
+/// counts at the peak, as a leak and for lifetimes.
+struct Sweep<'a> {
+    owners: &'a [Owner],
+    start_ns: u64,
+    times: Vec<u64>,
+    blocks: Vec<Block>,
+    live: HashMap<u64, usize>,
+    sums: Vec<Sums>,
+    site_sums: Vec<SiteMemory>,
+    snapshots: Vec<Vec<f64>>,
+    total_line: Vec<f64>,
+    total_live: f64,
+    logged_peak: (f64, u64),
+    logged_blocks: u64,
+    sampled_blocks: u64,
+}
+
+impl<'a> Sweep<'a> {
+    /// Nothing swept yet: `nkeys` keys, each site's sums at zero, the
+    /// timeline's times between `start_ns` and `end_ns`.
+    fn new(
+        input: &MemoryInput,
+        owners: &'a [Owner],
+        nkeys: usize,
+        start_ns: u64,
+        end_ns: u64,
+    ) -> Self {
+        let sums = vec![Sums::default(); nkeys];
+        let site_sums: Vec<SiteMemory> = input
+            .allocations
+            .sites
+            .iter()
+            .map(|(function, frames)| SiteMemory {
+                function: function.clone(),
+                frames: frames.clone(),
+                allocs: 0.0,
+                bytes: 0.0,
+                at_peak: 0.0,
+                leaked_bytes: 0.0,
+            })
+            .collect();
+        // The sweep in log order: live bytes per key, own peaks, the timeline.
+        let span = (end_ns - start_ns).max(1);
+        let times: Vec<u64> = (1..=TIMELINE_POINTS as u64)
+            .map(|i| span * i / TIMELINE_POINTS as u64)
+            .collect();
+        Sweep {
+            owners,
+            start_ns,
+            times,
+            blocks: Vec::new(),
+            live: HashMap::new(),
+            sums,
+            site_sums,
+            snapshots: Vec::with_capacity(TIMELINE_POINTS),
+            total_line: Vec::with_capacity(TIMELINE_POINTS),
+            total_live: 0.0,
+            logged_peak: (0.0f64, 0u64),
+            logged_blocks: 0,
+            sampled_blocks: 0,
+        }
     }
-    let mut blocks: Vec<Block> = Vec::new();
-    let mut live: HashMap<u64, usize> = HashMap::new();
-    let mut sums = vec![Sums::default(); keys.len()];
-    let mut site_sums: Vec<SiteMemory> = input
-        .allocations
-        .sites
-        .iter()
-        .map(|(function, frames)| SiteMemory {
-            function: function.clone(),
-            frames: frames.clone(),
-            allocs: 0.0,
-            bytes: 0.0,
-            at_peak: 0.0,
-            leaked_bytes: 0.0,
-        })
-        .collect();
-    // The sweep in log order: live bytes per key, own peaks, the timeline.
-    let span = (end_ns - start_ns).max(1);
-    let times: Vec<u64> = (1..=TIMELINE_POINTS as u64)
-        .map(|i| span * i / TIMELINE_POINTS as u64)
-        .collect();
-    let mut snapshots: Vec<Vec<f64>> = Vec::with_capacity(TIMELINE_POINTS);
-    let mut total_line: Vec<f64> = Vec::with_capacity(TIMELINE_POINTS);
-    let mut total_live = 0.0;
-    let mut logged_peak = (0.0f64, 0u64);
-    let (mut logged_blocks, mut sampled_blocks) = (0u64, 0u64);
-    let mut snapshot_until = |t: u64, sums: &[Sums], total_live: f64, snaps: &mut Vec<Vec<f64>>| {
-        while snaps.len() < TIMELINE_POINTS && start_ns + times[snaps.len()] < t {
-            snaps.push(sums.iter().map(|s| s.live).collect());
-            total_line.push(total_live);
+
+    /// Takes the timeline's snapshots due before time `t`.
+    fn snapshot_until(&mut self, t: u64) {
+        while self.snapshots.len() < TIMELINE_POINTS
+            && self.start_ns + self.times[self.snapshots.len()] < t
+        {
+            self.snapshots
+                .push(self.sums.iter().map(|s| s.live).collect());
+            self.total_line.push(self.total_live);
         }
-    };
-    let release = |b: &Block, sums: &mut [Sums], total_live: &mut f64| {
+    }
+
+    /// Ends live block `i` at event (`seq`, `ns`): its bytes are no longer live.
+    fn end_block(&mut self, i: usize, seq: u64, ns: u64) {
+        self.blocks[i].free = Some((seq, ns));
+        let b = &self.blocks[i];
         let bytes = b.size * b.weight;
-        *total_live -= bytes;
-        for &k in &owners[b.site].keys {
-            sums[k].live -= bytes;
+        self.total_live -= bytes;
+        for &k in &self.owners[b.site].keys {
+            self.sums[k].live -= bytes;
         }
-    };
-    for e in &log.events {
-        snapshot_until(e.time_ns, &sums, total_live, &mut snapshots);
-        if e.kind == AllocKind::Free || (e.kind == AllocKind::Realloc && e.old_address != 0) {
-            let addr = if e.kind == AllocKind::Free {
-                e.address
-            } else {
-                e.old_address
-            };
-            if let Some(i) = live.remove(&addr) {
-                blocks[i].free = Some((e.seq, e.time_ns));
-                release(&blocks[i], &mut sums, &mut total_live);
+    }
+
+    /// Sweeps the log's events in order (`site_of`: the site of each
+    /// (kind, log site)): blocks made and freed, live bytes, own peaks,
+    /// the process's logged peak and the timeline.
+    fn sweep(&mut self, log: &AllocLog, site_of: &HashMap<(AllocKind, u32), usize>) {
+        for e in &log.events {
+            self.snapshot_until(e.time_ns);
+            if e.kind == AllocKind::Free || (e.kind == AllocKind::Realloc && e.old_address != 0) {
+                let addr = if e.kind == AllocKind::Free {
+                    e.address
+                } else {
+                    e.old_address
+                };
+                if let Some(i) = self.live.remove(&addr) {
+                    self.end_block(i, e.seq, e.time_ns);
+                }
+                if e.kind == AllocKind::Free {
+                    continue;
+                }
             }
-            if e.kind == AllocKind::Free {
+            let Some(&site) = site_of.get(&(e.kind, e.site)) else {
                 continue;
+            };
+            // An address reused without a logged free (a torn log): the old block ends.
+            if let Some(i) = self.live.remove(&e.address) {
+                self.end_block(i, e.seq, e.time_ns);
             }
+            let weight = log.weight(e);
+            self.logged_blocks += 1;
+            self.sampled_blocks += e.sampled as u64;
+            let b = Block {
+                site,
+                size: e.size as f64,
+                weight,
+                alloc_seq: e.seq,
+                alloc_ns: e.time_ns,
+                free: None,
+            };
+            let bytes = b.size * weight;
+            self.total_live += bytes;
+            if self.total_live > self.logged_peak.0 {
+                self.logged_peak = (self.total_live, e.seq);
+            }
+            for &k in &self.owners[site].keys {
+                let s = &mut self.sums[k];
+                s.allocs += weight;
+                s.bytes += bytes;
+                s.live += bytes;
+                s.peak = s.peak.max(s.live);
+            }
+            let sm = &mut self.site_sums[site];
+            sm.allocs += weight;
+            sm.bytes += bytes;
+            self.live.insert(e.address, self.blocks.len());
+            self.blocks.push(b);
         }
-        let Some(&site) = site_of.get(&(e.kind, e.site)) else {
-            continue;
-        };
-        // An address reused without a logged free (a torn log): the old block ends.
-        if let Some(i) = live.remove(&e.address) {
-            blocks[i].free = Some((e.seq, e.time_ns));
-            release(&blocks[i], &mut sums, &mut total_live);
-        }
-        let weight = log.weight(e);
-        logged_blocks += 1;
-        sampled_blocks += e.sampled as u64;
-        let b = Block {
-            site,
-            size: e.size as f64,
-            weight,
-            alloc_seq: e.seq,
-            alloc_ns: e.time_ns,
-            free: None,
-        };
-        let bytes = b.size * weight;
-        total_live += bytes;
-        if total_live > logged_peak.0 {
-            logged_peak = (total_live, e.seq);
-        }
-        for &k in &owners[site].keys {
-            let s = &mut sums[k];
-            s.allocs += weight;
-            s.bytes += bytes;
-            s.live += bytes;
-            s.peak = s.peak.max(s.live);
-        }
-        let sm = &mut site_sums[site];
-        sm.allocs += weight;
-        sm.bytes += bytes;
-        live.insert(e.address, blocks.len());
-        blocks.push(b);
+        self.snapshot_until(u64::MAX);
     }
-    snapshot_until(u64::MAX, &sums, total_live, &mut snapshots);
-    // The process's peak: the tracer's (every block counted), else the
-    // logged blocks'.
-    let peak_seq = peak_seq.unwrap_or(logged_peak.1);
-    for b in &blocks {
-        let bytes = b.size * b.weight;
-        let end = b.free.map_or(end_ns, |(_, ns)| ns);
-        let at_peak = b.alloc_seq <= peak_seq && b.free.is_none_or(|(seq, _)| seq > peak_seq);
-        for &k in &owners[b.site].keys {
-            let s = &mut sums[k];
-            s.lifetime += b.weight * end.saturating_sub(b.alloc_ns) as f64;
+
+    /// What each block counts once the log is swept: its lifetime (to
+    /// `end_ns` when never freed), its bytes at the process's peak (event
+    /// `peak_seq`), and as a leak.
+    fn settle(&mut self, peak_seq: u64, end_ns: u64) {
+        for b in &self.blocks {
+            let bytes = b.size * b.weight;
+            let end = b.free.map_or(end_ns, |(_, ns)| ns);
+            let at_peak = b.alloc_seq <= peak_seq && b.free.is_none_or(|(seq, _)| seq > peak_seq);
+            for &k in &self.owners[b.site].keys {
+                let s = &mut self.sums[k];
+                s.lifetime += b.weight * end.saturating_sub(b.alloc_ns) as f64;
+                if at_peak {
+                    s.at_peak += bytes;
+                }
+                if b.free.is_none() {
+                    s.leaked_bytes += bytes;
+                    s.leaked_blocks += b.weight;
+                }
+            }
+            let sm = &mut self.site_sums[b.site];
             if at_peak {
-                s.at_peak += bytes;
+                sm.at_peak += bytes;
             }
             if b.free.is_none() {
-                s.leaked_bytes += bytes;
-                s.leaked_blocks += b.weight;
+                sm.leaked_bytes += bytes;
             }
         }
-        let sm = &mut site_sums[b.site];
-        if at_peak {
-            sm.at_peak += bytes;
-        }
-        if b.free.is_none() {
-            sm.leaked_bytes += bytes;
+    }
+
+    /// The timeline: the process's live bytes, and those of the variables
+    /// that held the most at once (of `nkeys` keys, those with a row).
+    fn timeline(&mut self, nkeys: usize, row_of_key: &[Option<u32>]) -> Timeline {
+        let sums = &self.sums;
+        let snapshots = &self.snapshots;
+        // The timeline follows the variables that held the most at once.
+        let mut top: Vec<usize> = (0..nkeys).filter(|&k| row_of_key[k].is_some()).collect();
+        top.sort_by(|&a, &b| sums[b].peak.total_cmp(&sums[a].peak).then(a.cmp(&b)));
+        top.truncate(TIMELINE_VARIABLES);
+        Timeline {
+            times_ns: std::mem::take(&mut self.times),
+            total: std::mem::take(&mut self.total_line),
+            series: top
+                .iter()
+                .map(|&k| {
+                    let row = row_of_key[k].expect("a row");
+                    (row, snapshots.iter().map(|s| s[k].max(0.0)).collect())
+                })
+                .collect(),
         }
     }
+
+    /// The process's totals: the tracer's exact counters, else the logged
+    /// blocks' (estimates).
+    fn totals(&self, log: &AllocLog, start_ns: u64, end_ns: u64) -> MemoryTotals {
+        let (blocks, logged_peak) = (&self.blocks, self.logged_peak);
+        let (logged_blocks, sampled_blocks) = (self.logged_blocks, self.sampled_blocks);
+        match log.totals {
+            Some(t) => MemoryTotals {
+                allocs: t.allocs,
+                bytes: t.bytes,
+                frees: t.frees,
+                peak_bytes: t.peak_bytes,
+                peak_blocks: t.peak_blocks,
+                leaked_bytes: t.live_bytes,
+                leaked_blocks: t.live_blocks,
+                start_ns,
+                end_ns,
+                peak_ns: t.peak_ns,
+                exact: true,
+                logged_blocks,
+                sampled_blocks,
+            },
+            None => {
+                let leaked: Vec<&Block> = blocks.iter().filter(|b| b.free.is_none()).collect();
+                MemoryTotals {
+                    allocs: blocks.iter().map(|b| b.weight).sum::<f64>().round() as u64,
+                    bytes: blocks
+                        .iter()
+                        .map(|b| b.weight * b.size)
+                        .sum::<f64>()
+                        .round() as u64,
+                    frees: blocks.iter().filter(|b| b.free.is_some()).count() as u64,
+                    peak_bytes: logged_peak.0.round() as u64,
+                    peak_blocks: 0,
+                    leaked_bytes: leaked
+                        .iter()
+                        .map(|b| b.weight * b.size)
+                        .sum::<f64>()
+                        .round() as u64,
+                    leaked_blocks: leaked.iter().map(|b| b.weight).sum::<f64>().round() as u64,
+                    start_ns,
+                    end_ns,
+                    peak_ns: log
+                        .events
+                        .iter()
+                        .find(|e| e.seq == logged_peak.1)
+                        .map_or(0, |e| e.time_ns),
+                    exact: false,
+                    logged_blocks,
+                    sampled_blocks,
+                }
+            }
+        }
+    }
+}
+
+/// The unattributed rest (the sums of keys `unattributed_key` marks), a
+/// row per variable that allocated (with the sites it received itself),
+/// and the row of each key (`None`: no row).
+fn rows(
+    keys: &[VariableKey],
+    unattributed_key: &[bool],
+    owners: &[Owner],
+    sums: &[Sums],
+    site_sums: &[SiteMemory],
+) -> (VariableMemoryRest, Vec<VariableMemory>, Vec<Option<u32>>) {
     let mut unattributed = VariableMemoryRest::default();
     let mut variables: Vec<VariableMemory> = Vec::new();
     let mut row_of_key: Vec<Option<u32>> = vec![None; keys.len()];
@@ -397,79 +574,7 @@ pub fn profile(
             sites,
         });
     }
-    // The timeline follows the variables that held the most at once.
-    let mut top: Vec<usize> = (0..keys.len())
-        .filter(|&k| row_of_key[k].is_some())
-        .collect();
-    top.sort_by(|&a, &b| sums[b].peak.total_cmp(&sums[a].peak).then(a.cmp(&b)));
-    top.truncate(TIMELINE_VARIABLES);
-    let timeline = Timeline {
-        times_ns: times,
-        total: total_line,
-        series: top
-            .iter()
-            .map(|&k| {
-                let row = row_of_key[k].expect("a row");
-                (row, snapshots.iter().map(|s| s[k].max(0.0)).collect())
-            })
-            .collect(),
-    };
-    let totals = match totals_logged {
-        Some(t) => MemoryTotals {
-            allocs: t.allocs,
-            bytes: t.bytes,
-            frees: t.frees,
-            peak_bytes: t.peak_bytes,
-            peak_blocks: t.peak_blocks,
-            leaked_bytes: t.live_bytes,
-            leaked_blocks: t.live_blocks,
-            start_ns,
-            end_ns,
-            peak_ns: t.peak_ns,
-            exact: true,
-            logged_blocks,
-            sampled_blocks,
-        },
-        None => {
-            let leaked: Vec<&Block> = blocks.iter().filter(|b| b.free.is_none()).collect();
-            MemoryTotals {
-                allocs: blocks.iter().map(|b| b.weight).sum::<f64>().round() as u64,
-                bytes: blocks
-                    .iter()
-                    .map(|b| b.weight * b.size)
-                    .sum::<f64>()
-                    .round() as u64,
-                frees: blocks.iter().filter(|b| b.free.is_some()).count() as u64,
-                peak_bytes: logged_peak.0.round() as u64,
-                peak_blocks: 0,
-                leaked_bytes: leaked
-                    .iter()
-                    .map(|b| b.weight * b.size)
-                    .sum::<f64>()
-                    .round() as u64,
-                leaked_blocks: leaked.iter().map(|b| b.weight).sum::<f64>().round() as u64,
-                start_ns,
-                end_ns,
-                peak_ns: log
-                    .events
-                    .iter()
-                    .find(|e| e.seq == logged_peak.1)
-                    .map_or(0, |e| e.time_ns),
-                exact: false,
-                logged_blocks,
-                sampled_blocks,
-            }
-        }
-    };
-    MemoryProfile {
-        version: VERSION,
-        pid,
-        rank,
-        totals,
-        unattributed,
-        variables,
-        timeline,
-    }
+    (unattributed, variables, row_of_key)
 }
 
 #[cfg(test)]
@@ -477,8 +582,8 @@ mod tests {
     use super::*;
     use crate::input::allocations::Allocations;
     use crate::input::heap_blocks::HeapBlocks;
-    use blame_formats::alloc_log::AllocLog;
     use crate::tests_fig3_14::{func, var};
+    use blame_formats::alloc_log::AllocLog;
     use blame_formats::alloc_log::{AllocEvent, AllocTotals, NO_SITE};
     use blame_formats::static_db::{CallOutput, CallSite, OutputBinding, StaticDb, VarKind};
 
