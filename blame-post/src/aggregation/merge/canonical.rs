@@ -102,39 +102,85 @@ pub(crate) fn canonical(
     frames: Vec<SymFrame>,
     stacks: FlatStacks,
     keys: Vec<VariableKey>,
-    mut contexts: Vec<RawContext>,
+    contexts: Vec<RawContext>,
     variables: &mut Vec<VariableBlame>,
 ) -> (Vec<SymFrame>, FlatStacks, Vec<ContextBlame>) {
     // Frames: the distinct frames, sorted; ids mapped to ranks.
-    let (rank_of, frames) = {
-        let (frame_rank, sorted) = rank_distinct(frames.par_iter().map(FrameKey));
-        let rank_of: Vec<u32> = frames.iter().map(|f| frame_rank[&FrameKey(f)]).collect();
-        let sorted: Vec<SymFrame> = sorted.into_iter().map(|f| f.0.clone()).collect();
-        (rank_of, sorted)
-    };
-    // Call paths: frame ranks, sorted; equal ones ranked once.
-    let ranked: Vec<Vec<u32>> = (0..stacks.paths() as u32)
-        .into_par_iter()
-        .map(|p| {
-            stacks
-                .path_frames(p)
-                .iter()
-                .map(|&f| rank_of[f as usize])
-                .collect()
-        })
-        .collect();
-    drop(rank_of);
-    let mut by_frames: Vec<u32> = (0..ranked.len() as u32).collect();
-    by_frames.par_sort_unstable_by(|&a, &b| ranked[a as usize].cmp(&ranked[b as usize]));
-    let mut path_rank = vec![0u32; ranked.len()];
-    let mut distinct_paths = 0u32;
-    for (i, &p) in by_frames.iter().enumerate() {
-        let new = i == 0 || ranked[by_frames[i - 1] as usize] != ranked[p as usize];
-        if new {
-            distinct_paths += 1;
+    let (rank_of, frames) = rank_frames(frames);
+    let paths = RankedPaths::of(&stacks, rank_of);
+    let (order, mut out) = sorted_stacks(&stacks, paths);
+    let remap = sum_stacks(&stacks, order, &mut out);
+    drop(stacks);
+    let contexts = canonical_contexts(keys, contexts, remap, variables);
+    (frames, out, contexts)
+}
+
+/// The distinct frames of `frames`, sorted, and the rank of each frame given.
+fn rank_frames(frames: Vec<SymFrame>) -> (Vec<u32>, Vec<SymFrame>) {
+    let (frame_rank, sorted) = rank_distinct(frames.par_iter().map(FrameKey));
+    let rank_of: Vec<u32> = frames.iter().map(|f| frame_rank[&FrameKey(f)]).collect();
+    let sorted: Vec<SymFrame> = sorted.into_iter().map(|f| f.0.clone()).collect();
+    (rank_of, sorted)
+}
+
+/// The call paths of a part's stacks as frame ranks, sorted, equal ones
+/// ranked once.
+struct RankedPaths {
+    /// Each path's frames as frame ranks.
+    ranked: Vec<Vec<u32>>,
+    /// The paths in the order of their frames.
+    by_frames: Vec<u32>,
+    /// The rank of each path among the distinct ones.
+    path_rank: Vec<u32>,
+    distinct_paths: u32,
+}
+
+impl RankedPaths {
+    /// The paths of `stacks`, their frames ranked by `rank_of` (dropped
+    /// once they are).
+    fn of(stacks: &FlatStacks, rank_of: Vec<u32>) -> RankedPaths {
+        // Call paths: frame ranks, sorted; equal ones ranked once.
+        let ranked: Vec<Vec<u32>> = (0..stacks.paths() as u32)
+            .into_par_iter()
+            .map(|p| {
+                stacks
+                    .path_frames(p)
+                    .iter()
+                    .map(|&f| rank_of[f as usize])
+                    .collect()
+            })
+            .collect();
+        drop(rank_of);
+        let mut by_frames: Vec<u32> = (0..ranked.len() as u32).collect();
+        by_frames.par_sort_unstable_by(|&a, &b| ranked[a as usize].cmp(&ranked[b as usize]));
+        let mut path_rank = vec![0u32; ranked.len()];
+        let mut distinct_paths = 0u32;
+        for (i, &p) in by_frames.iter().enumerate() {
+            let new = i == 0 || ranked[by_frames[i - 1] as usize] != ranked[p as usize];
+            if new {
+                distinct_paths += 1;
+            }
+            path_rank[p as usize] = distinct_paths - 1;
         }
-        path_rank[p as usize] = distinct_paths - 1;
+        RankedPaths {
+            ranked,
+            by_frames,
+            path_rank,
+            distinct_paths,
+        }
     }
+}
+
+/// The stacks given as (process, path rank, index), sorted, and the
+/// output's stacks holding each distinct call path once, in sorted order
+/// (the ranked paths dropped once they are).
+fn sorted_stacks(stacks: &FlatStacks, paths: RankedPaths) -> (Vec<(u32, u32, u32)>, FlatStacks) {
+    let RankedPaths {
+        ranked,
+        by_frames,
+        path_rank,
+        distinct_paths,
+    } = paths;
     // Stacks: (process, path rank) sorts like (process, frames).
     let mut order: Vec<(u32, u32, u32)> = (0..stacks.len())
         .into_par_iter()
@@ -163,6 +209,13 @@ pub(crate) fn canonical(
     drop(ranked);
     drop(by_frames);
     drop(path_rank);
+    (order, out)
+}
+
+/// Pushes onto `out` a stack per distinct (process, path) of `order`, the
+/// samples of its members summed in order; the new stack id of each stack
+/// given.
+fn sum_stacks(stacks: &FlatStacks, order: Vec<(u32, u32, u32)>, out: &mut FlatStacks) -> Vec<u32> {
     // New stack id of each stack given; the members of each new stack summed in order.
     let mut remap: Vec<u32> = vec![0; stacks.len()];
     let mut sums: Vec<f64> = Vec::new();
@@ -190,34 +243,23 @@ pub(crate) fn canonical(
         start = end;
     }
     drop(order);
-    drop(stacks);
+    remap
+}
 
+/// The contexts sorted by (variable rank, process, new stack `remap`),
+/// then position, and summed per (variable, process, stack); their
+/// variables as indices into `variables` (a key it lacks added). Contexts
+/// of stacks that are not there are dropped.
+fn canonical_contexts(
+    keys: Vec<VariableKey>,
+    mut contexts: Vec<RawContext>,
+    remap: Vec<u32>,
+    variables: &mut Vec<VariableBlame>,
+) -> Vec<ContextBlame> {
     // Contexts: (variable rank, process, new stack), then position.
     let (key_rank, distinct_keys) = rank_distinct(keys.par_iter());
     let key_rank: Vec<u32> = keys.par_iter().map(|k| key_rank[k]).collect();
-    let missing: Vec<VariableKey> = distinct_keys
-        .iter()
-        .filter(|k| variables.binary_search_by(|v| v.key.cmp(k)).is_err())
-        .map(|k| (*k).clone())
-        .collect();
-    for key in missing {
-        let at = variables.partition_point(|v| v.key < key);
-        variables.insert(
-            at,
-            VariableBlame {
-                key,
-                values: Vec::new(),
-            },
-        );
-    }
-    let variable_of: Vec<u32> = distinct_keys
-        .iter()
-        .map(|k| {
-            variables
-                .binary_search_by(|v| v.key.cmp(k))
-                .expect("added above") as u32
-        })
-        .collect();
+    let variable_of = variables_of(&distinct_keys, variables);
     // Contexts of stacks that are not there are dropped.
     let mut position = 0u32;
     contexts.retain_mut(|c| {
@@ -252,7 +294,7 @@ pub(crate) fn canonical(
         kept += 1;
     }
     contexts.truncate(kept);
-    let contexts = contexts
+    contexts
         .into_iter()
         .map(|c| ContextBlame {
             variable: variable_of[c.variable as usize],
@@ -260,6 +302,33 @@ pub(crate) fn canonical(
             stack: c.stack,
             samples: c.samples,
         })
+        .collect()
+}
+
+/// The index in `variables` (sorted by key) of each of `distinct_keys`,
+/// a key it lacks added there with no values.
+fn variables_of(distinct_keys: &[&VariableKey], variables: &mut Vec<VariableBlame>) -> Vec<u32> {
+    let missing: Vec<VariableKey> = distinct_keys
+        .iter()
+        .filter(|k| variables.binary_search_by(|v| v.key.cmp(k)).is_err())
+        .map(|k| (*k).clone())
         .collect();
-    (frames, out, contexts)
+    for key in missing {
+        let at = variables.partition_point(|v| v.key < key);
+        variables.insert(
+            at,
+            VariableBlame {
+                key,
+                values: Vec::new(),
+            },
+        );
+    }
+    distinct_keys
+        .iter()
+        .map(|k| {
+            variables
+                .binary_search_by(|v| v.key.cmp(k))
+                .expect("added above") as u32
+        })
+        .collect()
 }
