@@ -375,121 +375,193 @@ fn function_writes(
     let np = f.params.len();
     let bases = param_bases(f, &mut res);
     let slot_stores = slot_stores(f, &mut res);
-    let mut out: Vec<BTreeSet<ParamWrite>> = vec![BTreeSet::new(); np];
-    // A function writes (or reads) the same locations on many lines: each
-    // location is followed to the parameters once (the resolver keeps what
-    // it resolved, so a second walk would find the same).
-    let mut seen: HashMap<Loc, Vec<(u32, ParamWrite)>> = HashMap::default();
-    let mut written = |res: &mut Resolver, l: Loc, out: &mut Vec<BTreeSet<ParamWrite>>| {
-        let found = match seen.get(&l) {
-            Some(found) => found,
-            None => {
-                let found = to_params(res, &param_of, &bases, &slot_stores, l.clone(), 0);
-                seen.entry(l).or_insert(found)
-            }
-        };
-        for (k, w) in found {
-            out[*k as usize].insert(w.clone());
-        }
+    let mut fw = FunctionWrites {
+        m,
+        f,
+        names,
+        const_params,
+        sets,
+        access,
+        external,
+        res,
+        param_of: &param_of,
+        bases,
+        slot_stores,
+        seen: HashMap::default(),
+        out: vec![BTreeSet::new(); np],
     };
     for inst in &f.insts {
         match &inst.op {
             Op::Store if access == Access::Write => {
-                for l in res.locs(&inst.args[1]) {
-                    written(&mut res, l, &mut out);
+                for l in fw.res.locs(&inst.args[1]) {
+                    fw.written(l);
                 }
             }
             Op::Load if access == Access::Read => {
-                for l in res.locs(&inst.args[0]) {
-                    written(&mut res, l, &mut out);
+                for l in fw.res.locs(&inst.args[0]) {
+                    fw.written(l);
                 }
             }
-            Op::Call { callee } => {
-                let name = match callee.as_deref() {
-                    Some(c) if c.starts_with("llvm.") => match library::intrinsic_as_libc(c) {
-                        Some(n) => Some(n),
-                        None => continue,
-                    },
-                    other => other,
-                };
-                let has_body = name.is_some_and(|n| names.get(n).copied().unwrap_or(false));
-                let model = match name {
-                    Some(n) if !has_body => library::known(n)
-                        .or_else(|| {
-                            let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
-                                if !names.get(r).copied().unwrap_or(false) {
-                                    return None;
-                                }
-                                Some(
-                                    sets.get(r)
-                                        .and_then(|ws| ws.get(k as usize))
-                                        .is_some_and(|w| !w.is_empty()),
-                                )
-                            })?;
-                            Some(library::LibModel::new(outputs, false))
-                        })
-                        .or_else(|| library::omp_fork(n, inst.args.len() as u32)),
-                    _ => None,
-                };
-                for (j, a) in inst.args.iter().enumerate() {
-                    let j = j as u32;
-                    if !is_pointer(f, a) {
-                        continue;
-                    }
-                    let through: Vec<ParamWrite> = match (name, &model) {
-                        (Some(n), _) if has_body => {
-                            if const_params.get(n).is_some_and(|ks| ks.contains(&j)) {
-                                continue;
-                            }
-                            // Not computed yet (this round): nothing so far.
-                            sets.get(n)
-                                .and_then(|ws| ws.get(j as usize))
-                                .cloned()
-                                .unwrap_or_default()
-                        }
-                        // A function of another unit: its stored set.
-                        (Some(n), _) if external.contains_key(n) => external
-                            .get(n)
-                            .and_then(|ws| ws.get(j as usize))
-                            .cloned()
-                            .unwrap_or_else(|| vec![ParamWrite::whole()]),
-                        // A library routine may read anything its pointer
-                        // arguments reach.
-                        (_, Some(_)) if access == Access::Read => vec![ParamWrite::whole()],
-                        (_, Some(md)) => {
-                            if md.may_write(j) {
-                                vec![ParamWrite::whole()]
-                            } else {
-                                continue;
-                            }
-                        }
-                        // A routine without a model, or a call through a
-                        // pointer: anything below a writable argument.
-                        _ => {
-                            let locs = res.locs(a);
-                            let mangled_const = name
-                                .and_then(|n| library::const_pointer_params(n, inst.args.len()))
-                                .is_some_and(|c| c[j as usize]);
-                            if access == Access::Write
-                                && (mangled_const
-                                    || (!locs.is_empty() && locs.iter().all(|l| m.is_const(l.ty))))
-                            {
-                                continue;
-                            }
-                            vec![ParamWrite::whole()]
-                        }
-                    };
-                    for l in res.locs(a) {
-                        for w in &through {
-                            written(&mut res, l.below(&w.path, w.deref), &mut out);
-                        }
-                    }
-                }
-            }
+            Op::Call { callee } => fw.call(inst, callee.as_deref()),
             _ => {}
         }
     }
-    out.into_iter().map(normalize).collect()
+    fw.out.into_iter().map(normalize).collect()
+}
+
+/// One function's round: the facts its accesses are mapped to its
+/// parameters with, and the sets found so far.
+struct FunctionWrites<'a, 'p> {
+    m: &'a Module,
+    f: &'a Function,
+    names: &'p HashMap<&'p str, bool>,
+    const_params: &'p HashMap<&'p str, Vec<u32>>,
+    sets: &'p WriteSets,
+    access: Access,
+    external: &'p WriteSets,
+    res: Resolver<'a>,
+    param_of: &'p HashMap<u32, u32>,
+    bases: Vec<Option<Loc>>,
+    slot_stores: Vec<(Loc, Value)>,
+    /// A function writes (or reads) the same locations on many lines: each
+    /// location is followed to the parameters once (the resolver keeps what
+    /// it resolved, so a second walk would find the same).
+    seen: HashMap<Loc, Vec<(u32, ParamWrite)>>,
+    out: Vec<BTreeSet<ParamWrite>>,
+}
+
+impl FunctionWrites<'_, '_> {
+    /// Location `l` is accessed: what it is below each parameter joins
+    /// that parameter's set.
+    fn written(&mut self, l: Loc) {
+        let found = match self.seen.get(&l) {
+            Some(found) => found,
+            None => {
+                let found = to_params(
+                    &mut self.res,
+                    self.param_of,
+                    &self.bases,
+                    &self.slot_stores,
+                    l.clone(),
+                    0,
+                );
+                self.seen.entry(l).or_insert(found)
+            }
+        };
+        for (k, w) in found {
+            self.out[*k as usize].insert(w.clone());
+        }
+    }
+
+    /// A call: what it accesses below each pointer argument, through the
+    /// callee's current sets or its model.
+    fn call(&mut self, inst: &Inst, callee: Option<&str>) {
+        let (f, names) = (self.f, self.names);
+        let name = match callee {
+            Some(c) if c.starts_with("llvm.") => match library::intrinsic_as_libc(c) {
+                Some(n) => Some(n),
+                None => return,
+            },
+            other => other,
+        };
+        let has_body = name.is_some_and(|n| names.get(n).copied().unwrap_or(false));
+        let model = match name {
+            Some(n) if !has_body => self.library_model(n, inst),
+            _ => None,
+        };
+        for (j, a) in inst.args.iter().enumerate() {
+            let j = j as u32;
+            if !is_pointer(f, a) {
+                continue;
+            }
+            let Some(through) = self.through(inst, a, j, name, has_body, model.as_ref()) else {
+                continue;
+            };
+            for l in self.res.locs(a) {
+                for w in &through {
+                    self.written(l.below(&w.path, w.deref));
+                }
+            }
+        }
+    }
+
+    /// The model of a call to `n`, which has no body in the module.
+    fn library_model(&self, n: &str, inst: &Inst) -> Option<library::LibModel> {
+        let (names, sets) = (self.names, self.sets);
+        library::known(n)
+            .or_else(|| {
+                let outputs = library::omp_fork_written(n, &inst.args, |r, k| {
+                    if !names.get(r).copied().unwrap_or(false) {
+                        return None;
+                    }
+                    Some(
+                        sets.get(r)
+                            .and_then(|ws| ws.get(k as usize))
+                            .is_some_and(|w| !w.is_empty()),
+                    )
+                })?;
+                Some(library::LibModel::new(outputs, false))
+            })
+            .or_else(|| library::omp_fork(n, inst.args.len() as u32))
+    }
+
+    /// What a call accesses below pointer argument `j` (`a`); `None`:
+    /// nothing.
+    fn through(
+        &mut self,
+        inst: &Inst,
+        a: &Value,
+        j: u32,
+        name: Option<&str>,
+        has_body: bool,
+        model: Option<&library::LibModel>,
+    ) -> Option<Vec<ParamWrite>> {
+        let (m, access, external) = (self.m, self.access, self.external);
+        Some(match (name, model) {
+            (Some(n), _) if has_body => {
+                if self.const_params.get(n).is_some_and(|ks| ks.contains(&j)) {
+                    return None;
+                }
+                // Not computed yet (this round): nothing so far.
+                self.sets
+                    .get(n)
+                    .and_then(|ws| ws.get(j as usize))
+                    .cloned()
+                    .unwrap_or_default()
+            }
+            // A function of another unit: its stored set.
+            (Some(n), _) if external.contains_key(n) => external
+                .get(n)
+                .and_then(|ws| ws.get(j as usize))
+                .cloned()
+                .unwrap_or_else(|| vec![ParamWrite::whole()]),
+            // A library routine may read anything its pointer
+            // arguments reach.
+            (_, Some(_)) if access == Access::Read => vec![ParamWrite::whole()],
+            (_, Some(md)) => {
+                if md.may_write(j) {
+                    vec![ParamWrite::whole()]
+                } else {
+                    return None;
+                }
+            }
+            // A routine without a model, or a call through a
+            // pointer: anything below a writable argument.
+            _ => {
+                let locs = self.res.locs(a);
+                let mangled_const = name
+                    .and_then(|n| library::const_pointer_params(n, inst.args.len()))
+                    .is_some_and(|c| c[j as usize]);
+                if access == Access::Write
+                    && (mangled_const
+                        || (!locs.is_empty() && locs.iter().all(|l| m.is_const(l.ty))))
+                {
+                    return None;
+                }
+                vec![ParamWrite::whole()]
+            }
+        })
+    }
 }
 
 /// Pointer-valued stores into the function's own storage (locals, spilled
