@@ -9,9 +9,9 @@
 //!   stack resolved through the static db like a sample inside `malloc`.
 //! - Globals and statics come from the objects' symbol tables.
 
+use crate::attribution::footprints::HeapFootprints;
 use crate::attribution::resolve::{resolve, DerivedField, Resolution, VarRef};
 use crate::attribution::static_index::StaticIndex;
-use crate::attribution::footprints::HeapFootprints;
 use crate::input::allocations::Allocations;
 use crate::input::heap_blocks::{DirectTarget, HeapBlocks};
 use crate::input::symbolize::Symbolizer;
