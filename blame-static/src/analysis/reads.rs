@@ -1,7 +1,7 @@
 //! The read table of chapter 5: the distinct memory reads of each line,
 //! with copies of elements held in scalars resolved to the element.
 
-use super::locations::{strip_casts, Resolver, Root};
+use super::locations::{strip_casts, Loc, Resolver, Root};
 use super::variables::Vars;
 use crate::access::AccessPatterns;
 use crate::cfg::Cfg;
@@ -19,8 +19,58 @@ pub(super) fn loops_and_reads(
     res: &mut Resolver,
     vars: &mut Vars,
 ) -> (Vec<LoopInfo>, Vec<LineReads>) {
-    let ni = f.insts.len();
     // Chapter 5: loops and the distinct reads of each line.
+    let loops = loop_infos(f, cfg);
+    let address_only = address_only_values(f);
+    let copies = element_copies(f, cfg);
+    let statements = statement_lines(f);
+    let access = AccessPatterns::new(m, f, cfg);
+    let line_loop = innermost_loops_of_lines(&loops);
+    let mut reads: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
+    for (i, inst) in f.insts.iter().enumerate() {
+        if !matches!(inst.op, Op::Load) || inst.line == 0 {
+            continue;
+        }
+        if inst.is_pointer && address_only[i] {
+            continue;
+        }
+        let mut addr = strip_casts(f, &inst.args[0]);
+        let mut at = i as InstId;
+        // Reading a scalar that holds a copy of an element reads the element.
+        if let Value::Inst(a) = addr {
+            if let Some(&source) = copies.get(&a) {
+                addr = strip_casts(f, &f.insts[source as usize].args[0]);
+                at = source;
+            }
+        }
+        let index = read_index(f, res, vars, &addr);
+        let cost = access.cost(&addr, at, line_loop.get(&inst.line).copied());
+        for l in res.locs(&addr) {
+            if let Some(v) = variable_holding(vars, &l) {
+                let read = MemRead {
+                    variable: v,
+                    index: index.clone(),
+                };
+                let lines = statements.get(&(i as InstId));
+                add_read(&mut reads, inst.line, lines, read, cost);
+            }
+        }
+    }
+    let reads = reads
+        .into_iter()
+        .map(|(line, r)| LineReads {
+            line,
+            costs: r.values().copied().collect(),
+            reads: r.into_keys().collect(),
+        })
+        .collect();
+
+    (loops, reads)
+}
+
+/// The natural loops of `f`: the source lines of each, its header's line
+/// and the loop it is nested in.
+fn loop_infos(f: &Function, cfg: &Cfg) -> Vec<LoopInfo> {
     let mut loops = Vec::new();
     for l in &cfg.loops {
         let mut lines: Vec<u32> = l
@@ -48,7 +98,13 @@ pub(super) fn loops_and_reads(
             parent: l.parent.map(|p| p as u32),
         });
     }
-    let mut address_only = vec![true; ni];
+    loops
+}
+
+/// Per instruction, true when it is used only as an address (loaded from,
+/// stored to, stepped from or cast).
+fn address_only_values(f: &Function) -> Vec<bool> {
+    let mut address_only = vec![true; f.insts.len()];
     for inst in &f.insts {
         for (pos, a) in inst.args.iter().enumerate() {
             if let Value::Inst(j) = a {
@@ -62,11 +118,12 @@ pub(super) fn loops_and_reads(
             }
         }
     }
-    let copies = element_copies(f, cfg);
-    let statements = statement_lines(f);
-    let access = AccessPatterns::new(m, f, cfg);
-    // The innermost loop of each line, as post-processing finds it: the
-    // loop with the fewest lines among those containing the line.
+    address_only
+}
+
+/// The innermost loop of each line, as post-processing finds it: the
+/// loop with the fewest lines among those containing the line.
+fn innermost_loops_of_lines(loops: &[LoopInfo]) -> HashMap<u32, usize> {
     let mut line_loop: HashMap<u32, usize> = HashMap::default();
     for (li, l) in loops.iter().enumerate() {
         for &line in &l.lines {
@@ -76,71 +133,45 @@ pub(super) fn loops_and_reads(
             }
         }
     }
-    let mut reads: BTreeMap<u32, BTreeMap<MemRead, ReadCost>> = BTreeMap::new();
-    for (i, inst) in f.insts.iter().enumerate() {
-        if !matches!(inst.op, Op::Load) || inst.line == 0 {
-            continue;
-        }
-        if inst.is_pointer && address_only[i] {
-            continue;
-        }
-        let mut addr = strip_casts(f, &inst.args[0]);
-        let mut at = i as InstId;
-        // Reading a scalar that holds a copy of an element reads the element.
-        if let Value::Inst(a) = addr {
-            if let Some(&source) = copies.get(&a) {
-                addr = strip_casts(f, &f.insts[source as usize].args[0]);
-                at = source;
-            }
-        }
-        let index = read_index(f, res, vars, &addr);
-        let cost = access.cost(&addr, at, line_loop.get(&inst.line).copied());
-        for l in res.locs(&addr) {
-            // The variable whose memory holds the location: the location's own
-            // variable, else the nearest container on its path (a field that
-            // is only read, `a->x` or `atoms[i].x`, has no variable of its
-            // own but is memory of `a`, `atoms`), else, for a global only
-            // read in this function (no variable made for it yet), the global.
-            let own = (0..=l.path.len())
-                .rev()
-                .find_map(|n| vars.by_key.get(&(l.root, l.path[..n].to_vec())).copied());
-            let v = own.or_else(|| match l.root {
-                Root::Global(_) => vars.get(l.root, &[], None),
-                _ => None,
-            });
-            if let Some(v) = v {
-                let read = MemRead {
-                    variable: v,
-                    index: index.clone(),
-                };
-                // A statement over several lines: the optimized code may
-                // put the load on any of them, so every line of the
-                // statement reads it.
-                let lines = statements.get(&(i as InstId));
-                for &line in std::iter::once(&inst.line).chain(lines.into_iter().flatten()) {
-                    // The same read on a line twice: the pattern likelier to miss.
-                    let slot = reads
-                        .entry(line)
-                        .or_default()
-                        .entry(read.clone())
-                        .or_insert(cost);
-                    if misses(&cost) > misses(slot) {
-                        *slot = cost;
-                    }
-                }
-            }
+    line_loop
+}
+
+/// The variable whose memory holds the location: the location's own
+/// variable, else the nearest container on its path (a field that
+/// is only read, `a->x` or `atoms[i].x`, has no variable of its
+/// own but is memory of `a`, `atoms`), else, for a global only
+/// read in this function (no variable made for it yet), the global.
+fn variable_holding(vars: &mut Vars, l: &Loc) -> Option<u32> {
+    let own = (0..=l.path.len())
+        .rev()
+        .find_map(|n| vars.by_key.get(&(l.root, l.path[..n].to_vec())).copied());
+    own.or_else(|| match l.root {
+        Root::Global(_) => vars.get(l.root, &[], None),
+        _ => None,
+    })
+}
+
+/// Read `read` of cost `cost` on `line`. A statement over several lines
+/// (`lines`): the optimized code may put the load on any of them, so
+/// every line of the statement reads it.
+fn add_read(
+    reads: &mut BTreeMap<u32, BTreeMap<MemRead, ReadCost>>,
+    line: u32,
+    lines: Option<&Vec<u32>>,
+    read: MemRead,
+    cost: ReadCost,
+) {
+    for &line in std::iter::once(&line).chain(lines.into_iter().flatten()) {
+        // The same read on a line twice: the pattern likelier to miss.
+        let slot = reads
+            .entry(line)
+            .or_default()
+            .entry(read.clone())
+            .or_insert(cost);
+        if misses(&cost) > misses(slot) {
+            *slot = cost;
         }
     }
-    let reads = reads
-        .into_iter()
-        .map(|(line, r)| LineReads {
-            line,
-            costs: r.values().copied().collect(),
-            reads: r.into_keys().collect(),
-        })
-        .collect();
-
-    (loops, reads)
 }
 
 /// Sets each variable's `heap_bytes`: the size of the heap blocks it
