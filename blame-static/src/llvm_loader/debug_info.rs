@@ -127,98 +127,10 @@ impl Conv {
             let ty = match kind {
                 LLVMMetadataKind::LLVMDIBasicTypeMetadataKind => DiType::Basic { name },
                 LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind => {
-                    let tag = LLVMGetDINodeTag(md);
-                    let base = self.di_type(op(3));
-                    match tag {
-                        DW_TAG_POINTER | DW_TAG_PTR_TO_MEMBER => DiType::Pointer { base },
-                        DW_TAG_REFERENCE | DW_TAG_RVALUE_REF => DiType::Reference { base },
-                        DW_TAG_TYPEDEF => DiType::Typedef { name, base },
-                        DW_TAG_CONST => DiType::Qualified {
-                            qualifier: "const".into(),
-                            base,
-                        },
-                        DW_TAG_VOLATILE => DiType::Qualified {
-                            qualifier: "volatile".into(),
-                            base,
-                        },
-                        DW_TAG_RESTRICT => DiType::Qualified {
-                            qualifier: "restrict".into(),
-                            base,
-                        },
-                        DW_TAG_ATOMIC => DiType::Qualified {
-                            qualifier: "_Atomic".into(),
-                            base,
-                        },
-                        _ => DiType::Other { name },
-                    }
+                    self.derived_type(md, name, op(3))
                 }
                 LLVMMetadataKind::LLVMDICompositeTypeMetadataKind => {
-                    let tag = LLVMGetDINodeTag(md);
-                    match tag {
-                        DW_TAG_ARRAY => DiType::Array {
-                            base: self.di_type(op(3)),
-                        },
-                        DW_TAG_STRUCT | DW_TAG_CLASS | DW_TAG_UNION => {
-                            let keyword = match tag {
-                                DW_TAG_STRUCT => "struct",
-                                DW_TAG_CLASS => "class",
-                                _ => "union",
-                            }
-                            .to_string();
-                            let mut members = Vec::new();
-                            for m in self.md_ops(op(4)) {
-                                if m.is_null()
-                                    || !matches!(
-                                        LLVMGetMetadataKind(m),
-                                        LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind
-                                    )
-                                {
-                                    continue;
-                                }
-                                let tag = LLVMGetDINodeTag(m);
-                                // Members and base classes (inheritance, 0x1c) have offsets.
-                                if tag != DW_TAG_MEMBER && tag != 0x1c {
-                                    continue;
-                                }
-                                // Static members have no offset in the object.
-                                if LLVMDITypeGetFlags(m) & (1 << 12) != 0 {
-                                    continue;
-                                }
-                                let mut len = 0usize;
-                                let mut mname = cstr(LLVMDITypeGetName(m, &mut len), len);
-                                let mops = self.md_ops(m);
-                                let mty =
-                                    self.di_type(mops.get(3).copied().unwrap_or(ptr::null_mut()));
-                                if tag == 0x1c {
-                                    mname = mty.map(|t| self.out.type_name(t)).unwrap_or_default();
-                                }
-                                members.push(Member {
-                                    name: mname,
-                                    offset: LLVMDITypeGetOffsetInBits(m) / 8,
-                                    ty: mty,
-                                    is_base: tag == 0x1c,
-                                });
-                            }
-                            // A forward declaration (DIFlagFwdDecl) has no members
-                            // here; `Module::complete_declarations` gives it those of
-                            // the definition found elsewhere in the module.
-                            DiType::Struct {
-                                keyword,
-                                name,
-                                members,
-                                declaration: LLVMDITypeGetFlags(md) & LLVMDIFlagFwdDecl != 0,
-                                identifier: self.md_string(op(7)),
-                            }
-                        }
-                        DW_TAG_ENUM => DiType::Basic {
-                            name: if name.is_empty() {
-                                "enum".into()
-                            } else {
-                                format!("enum {name}")
-                            },
-                        },
-                        _ => DiType::Other { name },
-                    }
+                    self.composite_type(md, name, &ops)
                 }
                 LLVMMetadataKind::LLVMDISubroutineTypeMetadataKind => DiType::Other {
                     name: "function".into(),
@@ -227,6 +139,135 @@ impl Conv {
             };
             self.out.types[id as usize] = ty;
             Some(id)
+        }
+    }
+
+    /// A DIDerivedType named `name` whose base type is `base_md`: pointers,
+    /// references, typedefs and qualifiers.
+    unsafe fn derived_type(
+        &mut self,
+        md: LLVMMetadataRef,
+        name: String,
+        base_md: LLVMMetadataRef,
+    ) -> DiType {
+        // SAFETY (caller): `md` is a live DIDerivedType of `self.ctx`, and
+        // `base_md` null or its base type.
+        unsafe {
+            let tag = LLVMGetDINodeTag(md);
+            let base = self.di_type(base_md);
+            match tag {
+                DW_TAG_POINTER | DW_TAG_PTR_TO_MEMBER => DiType::Pointer { base },
+                DW_TAG_REFERENCE | DW_TAG_RVALUE_REF => DiType::Reference { base },
+                DW_TAG_TYPEDEF => DiType::Typedef { name, base },
+                DW_TAG_CONST => DiType::Qualified {
+                    qualifier: "const".into(),
+                    base,
+                },
+                DW_TAG_VOLATILE => DiType::Qualified {
+                    qualifier: "volatile".into(),
+                    base,
+                },
+                DW_TAG_RESTRICT => DiType::Qualified {
+                    qualifier: "restrict".into(),
+                    base,
+                },
+                DW_TAG_ATOMIC => DiType::Qualified {
+                    qualifier: "_Atomic".into(),
+                    base,
+                },
+                _ => DiType::Other { name },
+            }
+        }
+    }
+
+    /// A DICompositeType named `name` of operands `ops`: arrays, structs,
+    /// classes and unions with their members, enums.
+    unsafe fn composite_type(
+        &mut self,
+        md: LLVMMetadataRef,
+        name: String,
+        ops: &[LLVMMetadataRef],
+    ) -> DiType {
+        // SAFETY (caller): `md` is a live DICompositeType of `self.ctx` and
+        // `ops` its operands.
+        unsafe {
+            let op = |i: usize| ops.get(i).copied().unwrap_or(ptr::null_mut());
+            let tag = LLVMGetDINodeTag(md);
+            match tag {
+                DW_TAG_ARRAY => DiType::Array {
+                    base: self.di_type(op(3)),
+                },
+                DW_TAG_STRUCT | DW_TAG_CLASS | DW_TAG_UNION => {
+                    let keyword = match tag {
+                        DW_TAG_STRUCT => "struct",
+                        DW_TAG_CLASS => "class",
+                        _ => "union",
+                    }
+                    .to_string();
+                    let members = self.members(op(4));
+                    // A forward declaration (DIFlagFwdDecl) has no members
+                    // here; `Module::complete_declarations` gives it those of
+                    // the definition found elsewhere in the module.
+                    DiType::Struct {
+                        keyword,
+                        name,
+                        members,
+                        declaration: LLVMDITypeGetFlags(md) & LLVMDIFlagFwdDecl != 0,
+                        identifier: self.md_string(op(7)),
+                    }
+                }
+                DW_TAG_ENUM => DiType::Basic {
+                    name: if name.is_empty() {
+                        "enum".into()
+                    } else {
+                        format!("enum {name}")
+                    },
+                },
+                _ => DiType::Other { name },
+            }
+        }
+    }
+
+    /// The members and base classes of a composite type's `elements` that
+    /// have offsets in the object.
+    unsafe fn members(&mut self, elements: LLVMMetadataRef) -> Vec<Member> {
+        // SAFETY (caller): `elements` is null or the live elements node of
+        // a DICompositeType of `self.ctx`.
+        unsafe {
+            let mut members = Vec::new();
+            for m in self.md_ops(elements) {
+                if m.is_null()
+                    || !matches!(
+                        LLVMGetMetadataKind(m),
+                        LLVMMetadataKind::LLVMDIDerivedTypeMetadataKind
+                    )
+                {
+                    continue;
+                }
+                let tag = LLVMGetDINodeTag(m);
+                // Members and base classes (inheritance, 0x1c) have offsets.
+                if tag != DW_TAG_MEMBER && tag != 0x1c {
+                    continue;
+                }
+                // Static members have no offset in the object.
+                if LLVMDITypeGetFlags(m) & (1 << 12) != 0 {
+                    continue;
+                }
+                let mut len = 0usize;
+                let mut mname = cstr(LLVMDITypeGetName(m, &mut len), len);
+                let mops = self.md_ops(m);
+                let mty = self.di_type(mops.get(3).copied().unwrap_or(ptr::null_mut()));
+                if tag == 0x1c {
+                    mname = mty.map(|t| self.out.type_name(t)).unwrap_or_default();
+                }
+                members.push(Member {
+                    name: mname,
+                    offset: LLVMDITypeGetOffsetInBits(m) / 8,
+                    ty: mty,
+                    is_base: tag == 0x1c,
+                });
+            }
+            members
         }
     }
 
