@@ -136,22 +136,7 @@ impl Resolver<'_> {
         self.busy[i as usize] = true;
         let inst = &self.f.insts[i as usize];
         let mut out: Vec<Loc> = match &inst.op {
-            Op::Alloca { .. } => match self.alloca_var.get(&i) {
-                Some(&var) => vec![Loc {
-                    root: Root::Var(var),
-                    path: vec![],
-                    deref: 0,
-                    ty: self.f.vars[var as usize].ty,
-                    exact: true,
-                }],
-                None => vec![Loc {
-                    root: Root::Hidden(i),
-                    path: vec![],
-                    deref: 0,
-                    ty: None,
-                    exact: true,
-                }],
-            },
+            Op::Alloca { .. } => self.alloca_locs(i),
             Op::Load if inst.is_pointer => {
                 let a = inst.args[0].clone();
                 self.locs(&a)
@@ -164,39 +149,7 @@ impl Resolver<'_> {
                     })
                     .collect()
             }
-            Op::Gep { steps, .. } => {
-                let base = inst.args[0].clone();
-                let first_zero = matches!(inst.args.get(1), Some(Value::ConstInt(0)));
-                let steps = steps.clone();
-                self.locs(&base)
-                    .into_iter()
-                    .map(|mut l| {
-                        if !first_zero {
-                            l.exact = false;
-                        }
-                        for s in &steps {
-                            match s {
-                                GepStep::Field { index, offset } => {
-                                    let member = self.m.member_at(l.ty, *offset, *index);
-                                    if let Some(name) = member.and_then(path_component) {
-                                        l.path.push(name.to_string());
-                                    }
-                                    l.ty = member.and_then(|mem| mem.ty);
-                                }
-                                GepStep::Index { .. } => {
-                                    l.exact = false;
-                                    if let Some(DiType::Array { base }) =
-                                        self.m.resolve(l.ty).map(|t| self.m.ty(t))
-                                    {
-                                        l.ty = *base;
-                                    }
-                                }
-                            }
-                        }
-                        l
-                    })
-                    .collect()
-            }
+            Op::Gep { .. } => self.gep_locs(i),
             Op::Cast => {
                 let a = inst.args[0].clone();
                 self.locs(&a)
@@ -208,44 +161,113 @@ impl Resolver<'_> {
                 self.fresh_locs(i)
             }
             Op::Call { callee: None } if inst.is_pointer => self.fresh_locs(i),
-            Op::Call { callee: Some(name) } if inst.is_pointer => {
-                let into = self.rets.get(name).cloned().unwrap_or_default();
-                let mut v = Vec::new();
-                for r in into {
-                    let Some(a) = inst.args.get(r.arg as usize).cloned() else {
-                        continue;
-                    };
-                    for l in self.locs(&a) {
-                        let loc = l.below(&r.path, r.deref);
-                        if !v.contains(&loc) {
-                            v.push(loc);
-                        }
-                    }
-                }
-                v
-            }
-            Op::Phi | Op::Select => {
-                let args: Vec<Value> = if matches!(inst.op, Op::Select) {
-                    inst.args.iter().skip(1).cloned().collect()
-                } else {
-                    inst.args.clone()
-                };
-                let mut v = Vec::new();
-                for a in &args {
-                    for l in self.locs(a) {
-                        if !v.contains(&l) {
-                            v.push(l);
-                        }
-                    }
-                }
-                v
-            }
+            Op::Call { callee: Some(name) } if inst.is_pointer => self.returned_locs(i, name),
+            Op::Phi | Op::Select => self.merged_locs(i),
             _ => vec![],
         };
         out.truncate(MAX_LOCS);
         self.busy[i as usize] = false;
         self.memo[i as usize] = Some(out.clone());
         out
+    }
+
+    /// The storage of alloca `i`: its variable's, else hidden memory.
+    fn alloca_locs(&self, i: InstId) -> Vec<Loc> {
+        match self.alloca_var.get(&i) {
+            Some(&var) => vec![Loc {
+                root: Root::Var(var),
+                path: vec![],
+                deref: 0,
+                ty: self.f.vars[var as usize].ty,
+                exact: true,
+            }],
+            None => vec![Loc {
+                root: Root::Hidden(i),
+                path: vec![],
+                deref: 0,
+                ty: None,
+                exact: true,
+            }],
+        }
+    }
+
+    /// GEP `i`'s locations: its base's, down its steps (fields named on
+    /// the path, indices making them inexact).
+    fn gep_locs(&mut self, i: InstId) -> Vec<Loc> {
+        let inst = &self.f.insts[i as usize];
+        let Op::Gep { steps, .. } = &inst.op else {
+            return vec![];
+        };
+        let base = inst.args[0].clone();
+        let first_zero = matches!(inst.args.get(1), Some(Value::ConstInt(0)));
+        let steps = steps.clone();
+        self.locs(&base)
+            .into_iter()
+            .map(|mut l| {
+                if !first_zero {
+                    l.exact = false;
+                }
+                for s in &steps {
+                    match s {
+                        GepStep::Field { index, offset } => {
+                            let member = self.m.member_at(l.ty, *offset, *index);
+                            if let Some(name) = member.and_then(path_component) {
+                                l.path.push(name.to_string());
+                            }
+                            l.ty = member.and_then(|mem| mem.ty);
+                        }
+                        GepStep::Index { .. } => {
+                            l.exact = false;
+                            if let Some(DiType::Array { base }) =
+                                self.m.resolve(l.ty).map(|t| self.m.ty(t))
+                            {
+                                l.ty = *base;
+                            }
+                        }
+                    }
+                }
+                l
+            })
+            .collect()
+    }
+
+    /// Where the pointer call `i` to `name` returns points: below the
+    /// arguments it returns pointers into.
+    fn returned_locs(&mut self, i: InstId, name: &str) -> Vec<Loc> {
+        let inst = &self.f.insts[i as usize];
+        let into = self.rets.get(name).cloned().unwrap_or_default();
+        let mut v = Vec::new();
+        for r in into {
+            let Some(a) = inst.args.get(r.arg as usize).cloned() else {
+                continue;
+            };
+            for l in self.locs(&a) {
+                let loc = l.below(&r.path, r.deref);
+                if !v.contains(&loc) {
+                    v.push(loc);
+                }
+            }
+        }
+        v
+    }
+
+    /// The locations of any of phi or select `i`'s values.
+    fn merged_locs(&mut self, i: InstId) -> Vec<Loc> {
+        let inst = &self.f.insts[i as usize];
+        let args: Vec<Value> = if matches!(inst.op, Op::Select) {
+            inst.args.iter().skip(1).cloned().collect()
+        } else {
+            inst.args.clone()
+        };
+        let mut v = Vec::new();
+        for a in &args {
+            for l in self.locs(a) {
+                if !v.contains(&l) {
+                    v.push(l);
+                }
+            }
+        }
+        v
     }
 }
 
