@@ -348,5 +348,9 @@ fn blame_post_stages_import_only_earlier_stages() {
             }
         }
     }
-    assert!(wrong.is_empty(), "a stage imports a later one:\n  {}", wrong.join("\n  "));
+    assert!(
+        wrong.is_empty(),
+        "a stage imports a later one:\n  {}",
+        wrong.join("\n  ")
+    );
 }

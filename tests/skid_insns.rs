@@ -3,8 +3,8 @@
 
 mod e2e_support;
 use blame_formats::stream::Mapping;
-use blame_post::input::skid_model::LineSkid;
 use blame_post::input::skid_insns::instruction_window;
+use blame_post::input::skid_model::LineSkid;
 use blame_post::input::symbolize::Symbolizer;
 use e2e_support::*;
 use object::{Object, ObjectSegment, ObjectSymbol};

@@ -43,14 +43,14 @@ use blame_formats::static_db::StaticDb;
 use blame_formats::stream::Mapping;
 use blame_post::attribution::by_address::{global_variable, name_allocation, Named};
 use blame_post::attribution::footprints::HeapFootprints;
-use blame_post::input::allocations::Allocations;
-use blame_post::input::heap_blocks::HeapBlocks;
-use blame_post::input::skid_model::{LineSkid, SkidModel, SkidWindow};
 use blame_post::attribution::resolve::{
     resolve_memory, VarRef, METHOD_LOOP, METHOD_LOOP_ACCESS, METHOD_RAW, METHOD_SKID_LOOP,
     METHOD_SKID_LOOP_ACCESS,
 };
+use blame_post::input::allocations::Allocations;
+use blame_post::input::heap_blocks::HeapBlocks;
 use blame_post::input::skid_insns::{instruction_window, resolve_leaf_line};
+use blame_post::input::skid_model::{LineSkid, SkidModel, SkidWindow};
 use blame_post::input::symbolize::Symbolizer;
 use blame_post::StaticIndex;
 use object::{Object, ObjectSegment};
