@@ -91,11 +91,11 @@ done
 same "demo-mem: report --memory" "$work/demo-mem/old.memory.txt" "$work/demo-mem/new.memory.txt"
 
 corpus=$root/tests/programs/corpus
-for prog in mdlink:mpicc:c hydrocxx:clang++-19:cpp pcgvec:clang++-19:cpp; do
+for prog in mdlink:mpicc:c hydrocxx:mpicxx:cc pcgvec:clang++-19:cpp; do
   IFS=: read -r name cc ext <<<"$prog"
   [[ -d $corpus/$name ]] || continue
   build "$name" "$cc" "$corpus/$name"/*."$ext"
-  if [[ $cc == mpicc ]]; then
+  if [[ $cc == mpic* ]]; then
     "$new" record -F 2000 -o "$work/$name/run" -- mpirun "${mpirun_flags[@]}" "$work/$name/prog" >/dev/null
   else
     "$new" record -F 2000 -o "$work/$name/run" -- "$work/$name/prog" >/dev/null
