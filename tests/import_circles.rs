@@ -9,24 +9,20 @@
 //! so the list shrinks as they are broken and never grows.
 
 use std::collections::{BTreeMap, BTreeSet};
+mod source_tree;
+use source_tree::{rust_files, Files, CRATES};
 use std::path::{Path, PathBuf};
 
 /// Circles not yet broken, each as its files (relative to the workspace
 /// root) in sorted order, joined by " ".
 const KNOWN: &[&str] = &[];
 
-/// The crates' source folders.
-const CRATES: &[&str] = &[
-    "formats/src",
-    "capture/src",
-    "sampler/src",
-    "blame-static/src",
-    "blame-post/src",
-    "gui-export/src",
-    "bitcode-capture/src",
-    "daemon/src",
-    "src",
-];
+/// Every file of a crate's tree, tests too (they import as the rest do);
+/// another binary's tree (`src/bin/`) is a crate of its own.
+const ALL: Files = Files {
+    skip_bin: true,
+    skip_test_files: false,
+};
 
 /// The module path of a source file below `src` (`a/b.rs` and `a/b/mod.rs`
 /// are `a::b`; `lib.rs`, `main.rs` are the root).
@@ -42,24 +38,6 @@ fn module_of(src: &Path, file: &Path) -> Vec<String> {
         parts.push(stem.to_string());
     }
     parts
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            // Another binary's tree is a crate of its own.
-            if p.file_name().is_some_and(|n| n == "bin") {
-                continue;
-            }
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The code of `text` without comments, string literals and `#[cfg(test)]`
@@ -224,8 +202,7 @@ impl Tarjan<'_> {
 /// Circles of one crate: strongly connected groups of two or more files.
 fn circles(root: &Path, src: &str) -> Vec<String> {
     let dir = root.join(src);
-    let mut files = Vec::new();
-    rust_files(&dir, &mut files);
+    let files = rust_files(&dir, ALL);
     let modules: BTreeMap<Vec<String>, PathBuf> = files
         .iter()
         .map(|f| (module_of(&dir, f), f.clone()))
@@ -337,9 +314,7 @@ fn blame_post_stages_import_only_earlier_stages() {
     let stages = ["input", "attribution", "aggregation"];
     let mut wrong = Vec::new();
     for (k, stage) in stages.iter().enumerate() {
-        let mut files = Vec::new();
-        rust_files(&root.join(stage), &mut files);
-        for file in files {
+        for file in rust_files(&root.join(stage), ALL) {
             let text = std::fs::read_to_string(&file).unwrap();
             for later in &stages[k + 1..] {
                 if text.contains(&format!("crate::{later}")) {

@@ -4,64 +4,15 @@
 //! only a `String`. Test modules (`#[cfg(test)] mod … { }`, `tests_*.rs`)
 //! are not library code.
 
-use std::path::{Path, PathBuf};
+mod source_tree;
+use source_tree::{library_lines, rust_files, Files, CRATES};
+use std::path::Path;
 
-/// The crates' source folders.
-const CRATES: &[&str] = &[
-    "formats/src",
-    "capture/src",
-    "sampler/src",
-    "blame-static/src",
-    "blame-post/src",
-    "gui-export/src",
-    "bitcode-capture/src",
-    "daemon/src",
-    "src",
-];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs")
-            && !p
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("tests_"))
-        {
-            out.push(p);
-        }
-    }
-}
-
-/// The lines of `text` outside `#[cfg(test)] mod name { … }` blocks, with
-/// their numbers (from 1).
-fn library_lines(text: &str) -> Vec<(usize, &str)> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let next = lines.get(i + 1).map(|l| l.trim_start()).unwrap_or("");
-        let opens_mod = (next.starts_with("mod ") || next.starts_with("pub mod "))
-            && next.trim_end().ends_with('{');
-        if lines[i].trim() == "#[cfg(test)]" && opens_mod {
-            let indent = &lines[i + 1][..lines[i + 1].len() - next.len()];
-            let close = format!("{indent}}}");
-            i += 2;
-            while i < lines.len() && lines[i] != close {
-                i += 1;
-            }
-            i += 1;
-            continue;
-        }
-        out.push((i + 1, lines[i]));
-        i += 1;
-    }
-    out
-}
+/// Library files: test-only files left out.
+const LIBRARY: Files = Files {
+    skip_bin: false,
+    skip_test_files: true,
+};
 
 /// `Result<T, String>` for any `T` (nested generics included).
 fn returns_string_error(line: &str) -> bool {
@@ -135,10 +86,7 @@ fn library_code_has_typed_errors() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
     for krate in CRATES {
-        let mut files = Vec::new();
-        rust_files(&root.join(krate), &mut files);
-        files.sort();
-        for file in files {
+        for file in rust_files(&root.join(krate), LIBRARY) {
             let text = std::fs::read_to_string(&file).unwrap();
             let name = file.strip_prefix(root).unwrap().display().to_string();
             found.extend(string_errors(&name, &text));

@@ -115,17 +115,7 @@ fn tally_samples(p: &PerfProcess, keep: &(dyn Fn(usize) -> bool + Sync)) -> Stre
             address,
         });
     }
-    let mut t = StreamTally {
-        mappings: p.mappings.clone(),
-        parents: p.stacks.clone(),
-        stacks,
-        counts: StackCounts::default(),
-        all: FxHashMap::default(),
-        warnings: Vec::new(),
-        damage: Vec::new(),
-        with_address: 0,
-        lost: 0,
-    };
+    let mut t = StreamTally::of_table(p.mappings.clone(), p.stacks.clone(), stacks);
     for (seq, s) in p.samples.iter().enumerate() {
         *t.all.entry(s.stack).or_insert(0.0) += 1.0;
         if keep(seq) {
@@ -179,18 +169,11 @@ impl Run {
         let reference = into_contexts(all, HashMap::new(), HashMap::new(), &table);
         let contexts = into_contexts(by_stack, HashMap::new(), HashMap::new(), &table);
         ProcessProfile {
-            index: index as u32,
             frames: table.into_frames(),
             contexts,
-            heap_sites: Vec::new(),
-            allocations: None,
-            memory: None,
-            warnings: Vec::new(),
-            damage: Vec::new(),
-            lost: 0,
             read_time: started.elapsed(),
-            symbolize_time: Default::default(),
             reference,
+            ..ProcessProfile::empty(index)
         }
     }
 

@@ -65,17 +65,7 @@ pub(super) fn tally_stream(
     on_damage: OnDamage,
 ) -> Result<StreamTally> {
     let path = reader.path().to_path_buf();
-    let mut t = StreamTally {
-        mappings: Vec::new(),
-        parents: vec![(0, 0)],
-        stacks: SalvagedStacks::default(),
-        counts: StackCounts::default(),
-        all: FxHashMap::default(),
-        warnings: Vec::new(),
-        damage: Vec::new(),
-        with_address: 0,
-        lost: 0,
-    };
+    let mut t = StreamTally::of_table(Vec::new(), vec![(0, 0)], SalvagedStacks::default());
     let mut seq = 0usize;
     let mut end = None;
     while end.is_none() {
@@ -247,6 +237,25 @@ fn tally_chunks(
 }
 
 impl StreamTally {
+    /// No samples counted yet, over these mappings and stack table.
+    pub(super) fn of_table(
+        mappings: Vec<Mapping>,
+        parents: Vec<(u32, u64)>,
+        stacks: SalvagedStacks,
+    ) -> StreamTally {
+        StreamTally {
+            mappings,
+            parents,
+            stacks,
+            counts: StackCounts::default(),
+            all: FxHashMap::default(),
+            warnings: Vec::new(),
+            damage: Vec::new(),
+            with_address: 0,
+            lost: 0,
+        }
+    }
+
     /// A damaged stretch skipped: said, or refused (`--strict`).
     fn skipped(&mut self, path: &Path, skip: &Skipped, on_damage: OnDamage) -> Result<()> {
         if on_damage == OnDamage::Refuse {
