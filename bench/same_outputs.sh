@@ -8,7 +8,8 @@
 #   bench/same_outputs.sh OLD/blame NEW/blame [WORKDIR]
 #
 # Programs: the demo's MPI solver (2 ranks, with and without allocation
-# tracing) and corpus programs in C, C++ and MPI. Prints one line per output
+# tracing) and corpus programs in C, C++ and MPI (CORPUS="name:compiler:ext ..."
+# picks others). Prints one line per output
 # and exits 1 when any differs.
 set -euo pipefail
 old=$1
@@ -91,7 +92,7 @@ done
 same "demo-mem: report --memory" "$work/demo-mem/old.memory.txt" "$work/demo-mem/new.memory.txt"
 
 corpus=$root/tests/programs/corpus
-for prog in mdlink:mpicc:c hydrocxx:mpicxx:cc pcgvec:clang++-19:cpp; do
+for prog in ${CORPUS:-mdlink:mpicc:c hydrocxx:mpicxx:cc pcgvec:clang++-19:cpp}; do
   IFS=: read -r name cc ext <<<"$prog"
   [[ -d $corpus/$name ]] || continue
   build "$name" "$cc" "$corpus/$name"/*."$ext"

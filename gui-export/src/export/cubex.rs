@@ -186,7 +186,7 @@ pub fn cubex(
     let x = anchor_xml(results, &event_name, &metrics, &prog, &class_of, &locs);
     let mut files: Vec<(String, Vec<u8>)> = vec![("anchor.xml".into(), x.into_bytes())];
     metric_files(&mut files, &metrics, &prog, spp);
-    Ok(tar(&files))
+    tar(&files).map_err(ExportError::Archive)
 }
 
 /// The system tree's locations, the location of each process index, and
@@ -528,31 +528,21 @@ fn metric_files(
     }
 }
 
-/// A POSIX ustar archive of regular files.
-fn tar(files: &[(String, Vec<u8>)]) -> Vec<u8> {
-    let mut out = Vec::new();
+/// A POSIX ustar archive of regular files (mode 0644, owner and time 0),
+/// as Cube's readers take a `.cubex`.
+fn tar(files: &[(String, Vec<u8>)]) -> std::io::Result<Vec<u8>> {
+    let mut archive = tar::Builder::new(Vec::new());
     for (name, data) in files {
-        let mut h = [0u8; 512];
-        h[..name.len()].copy_from_slice(name.as_bytes());
-        let octal = |h: &mut [u8; 512], at: usize, width: usize, v: u64| {
-            let s = format!("{v:0w$o}\0", w = width - 1);
-            h[at..at + width].copy_from_slice(s.as_bytes());
-        };
-        octal(&mut h, 100, 8, 0o644);
-        octal(&mut h, 108, 8, 0);
-        octal(&mut h, 116, 8, 0);
-        octal(&mut h, 124, 12, data.len() as u64);
-        octal(&mut h, 136, 12, 0);
-        h[156] = b'0';
-        h[257..263].copy_from_slice(b"ustar\0");
-        h[263..265].copy_from_slice(b"00");
-        h[148..156].copy_from_slice(b"        ");
-        let sum: u32 = h.iter().map(|&b| b as u32).sum();
-        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
-        out.extend_from_slice(&h);
-        out.extend_from_slice(data);
-        out.resize(out.len().div_ceil(512) * 512, 0);
+        let mut h = tar::Header::new_ustar();
+        h.set_path(name)?;
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_uid(0);
+        h.set_gid(0);
+        h.set_mtime(0);
+        h.set_entry_type(tar::EntryType::Regular);
+        h.set_cksum();
+        archive.append(&h, data.as_slice())?;
     }
-    out.resize(out.len() + 1024, 0);
-    out
+    archive.into_inner()
 }

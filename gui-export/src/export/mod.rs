@@ -36,6 +36,8 @@ pub enum ExportError {
     FlameGraph(#[source] std::io::Error),
     #[error("firefox profile: {0}")]
     Firefox(#[source] serde_json::Error),
+    #[error("Cube archive: {0}")]
+    Archive(#[source] std::io::Error),
 }
 
 /// What `blame export` writes.
