@@ -226,72 +226,57 @@ impl Run {
         } = at;
         let dir = stream.parent().unwrap_or(Path::new("."));
         let alloc_path = run_dir::alloc_log_path(dir, pid);
-        // The heap blocks' sizes tell the access-pattern weights which reads
-        // through pointers stay in the cache.
-        let mut allocations = if memory_events && with_address == 0 && alloc_path.exists() {
-            match AllocLog::read(&alloc_path) {
-                Ok(log) => Some(crate::input::allocations::Allocations::new(
-                    HeapBlocks::from_log(&log),
-                    symbolizer,
-                    mappings,
-                )),
-                Err(e) => {
-                    warnings.push(Warning::AllocLogUnreadable {
-                        path: alloc_path.clone(),
-                        error: e.to_string(),
-                    });
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        // Memory blame reads every log there is, whatever the events.
-        let memory = match alloc_path.exists().then(|| AllocLog::read(&alloc_path)) {
-            Some(Ok(log)) => {
-                let blocks = HeapBlocks::from_log(&log);
-                let allocations =
-                    crate::input::allocations::Allocations::new(blocks, symbolizer, mappings);
-                Some(crate::input::allocations::MemoryInput { log, allocations })
-            }
+        // Read once, for everything that needs it. Without data addresses a
+        // log that cannot be read is said and left out; with them the direct
+        // pass cannot do without it.
+        let log = match alloc_path.exists().then(|| AllocLog::read(&alloc_path)) {
+            None => None,
+            Some(Ok(log)) => Some(log),
+            Some(Err(e)) if with_address > 0 => return Err(e.into()),
             Some(Err(e)) => {
-                if !memory_events && with_address == 0 {
-                    warnings.push(Warning::AllocLogUnreadable {
-                        path: alloc_path.clone(),
-                        error: e.to_string(),
-                    });
-                }
+                warnings.push(Warning::AllocLogUnreadable {
+                    path: alloc_path.clone(),
+                    error: e.to_string(),
+                });
                 None
             }
-            None => None,
         };
-        let heap = if with_address == 0 {
-            None
-        } else if alloc_path.exists() {
-            let log = AllocLog::read(&alloc_path)?;
+        let Some(log) = log else {
+            let heap = (with_address > 0).then(|| {
+                warnings.push(Warning::NoAllocLog {
+                    stream: stream.to_path_buf(),
+                    log: alloc_path.clone(),
+                    hint: no_alloc_log_hint,
+                });
+                None
+            });
+            return Ok(AllocationLogs {
+                allocations: None,
+                memory: None,
+                heap,
+            });
+        };
+        if with_address > 0 {
             if let Some(at) = log.torn_at {
                 warnings.push(Warning::AllocLogTorn {
                     path: alloc_path.clone(),
                     at,
                 });
             }
-            let heap = HeapBlocks::from_log(&log);
-            if memory_events {
-                allocations = Some(crate::input::allocations::Allocations::new(
-                    heap.clone(),
-                    symbolizer,
-                    mappings,
-                ));
-            }
-            Some(Some(heap))
-        } else {
-            warnings.push(Warning::NoAllocLog {
-                stream: stream.to_path_buf(),
-                log: alloc_path.clone(),
-                hint: no_alloc_log_hint,
-            });
-            Some(None)
-        };
+        }
+        let blocks = HeapBlocks::from_log(&log);
+        // The heap blocks of the direct pass.
+        let heap = (with_address > 0).then(|| Some(blocks.clone()));
+        // The sites symbolized once: memory blame reads every log there is,
+        // whatever the events; the heap blocks' sizes tell the access-pattern
+        // weights of memory events which reads through pointers stay in the
+        // cache.
+        let sites = crate::input::allocations::Allocations::new(blocks, symbolizer, mappings);
+        let allocations = memory_events.then(|| sites.clone());
+        let memory = Some(crate::input::allocations::MemoryInput {
+            log,
+            allocations: sites,
+        });
         Ok(AllocationLogs {
             allocations,
             memory,
