@@ -4,17 +4,10 @@
 //! function that grows past them is split by responsibility, not by count.
 
 mod source_tree;
-use source_tree::{library_lines, rust_files, Files, CRATES};
-use std::path::Path;
+use source_tree::{library_lines, library_sources};
 
 const MAX_FILE_LINES: usize = 800;
 const MAX_FUNCTION_LINES: usize = 120;
-
-/// Library files: test-only files left out.
-const LIBRARY: Files = Files {
-    skip_bin: false,
-    skip_test_files: true,
-};
 
 /// The name of the function a line declares with a body (`fn f(` at any
 /// indentation, with its qualifiers), if it does.
@@ -64,19 +57,14 @@ fn long_functions(lines: &[(usize, &str)]) -> Vec<(String, usize, usize)> {
 
 #[test]
 fn no_file_over_800_lines_and_no_function_over_120() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
-    for krate in CRATES {
-        for file in rust_files(&root.join(krate), LIBRARY) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            let name = file.strip_prefix(root).unwrap().display().to_string();
-            let lines = library_lines(&text);
-            if lines.len() > MAX_FILE_LINES {
-                found.push(format!("{name}: {} lines", lines.len()));
-            }
-            for (f, at, length) in long_functions(&lines) {
-                found.push(format!("{name}:{at}: fn {f} is {length} lines"));
-            }
+    for (name, text) in library_sources() {
+        let lines = library_lines(&text);
+        if lines.len() > MAX_FILE_LINES {
+            found.push(format!("{name}: {} lines", lines.len()));
+        }
+        for (f, at, length) in long_functions(&lines) {
+            found.push(format!("{name}:{at}: fn {f} is {length} lines"));
         }
     }
     assert!(

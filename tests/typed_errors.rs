@@ -5,14 +5,7 @@
 //! are not library code.
 
 mod source_tree;
-use source_tree::{library_lines, rust_files, Files, CRATES};
-use std::path::Path;
-
-/// Library files: test-only files left out.
-const LIBRARY: Files = Files {
-    skip_bin: false,
-    skip_test_files: true,
-};
+use source_tree::{library_lines, library_sources};
 
 /// `Result<T, String>` for any `T` (nested generics included).
 fn returns_string_error(line: &str) -> bool {
@@ -83,14 +76,9 @@ fn string_errors(name: &str, text: &str) -> Vec<String> {
 
 #[test]
 fn library_code_has_typed_errors() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
-    for krate in CRATES {
-        for file in rust_files(&root.join(krate), LIBRARY) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            let name = file.strip_prefix(root).unwrap().display().to_string();
-            found.extend(string_errors(&name, &text));
-        }
+    for (name, text) in library_sources() {
+        found.extend(string_errors(&name, &text));
     }
     assert!(
         found.is_empty(),

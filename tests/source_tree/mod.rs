@@ -83,3 +83,25 @@ pub fn library_lines(text: &str) -> Vec<(usize, &str)> {
     }
     out
 }
+
+/// Every library file of every crate (test-only files left out): its path
+/// relative to the workspace root, and its text.
+pub fn library_sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let which = Files {
+        skip_bin: false,
+        skip_test_files: true,
+    };
+    let sources: Vec<(String, String)> = CRATES
+        .iter()
+        .flat_map(|krate| rust_files(&root.join(krate), which))
+        .map(|file| {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let name = file.strip_prefix(root).unwrap().display().to_string();
+            (name, text)
+        })
+        .collect();
+    // A check over no files would pass whatever the code is.
+    assert!(sources.len() > 100, "only {} source files found", sources.len());
+    sources
+}
