@@ -203,6 +203,7 @@ impl Tarjan<'_> {
 fn circles(root: &Path, src: &str) -> Vec<String> {
     let dir = root.join(src);
     let files = rust_files(&dir, ALL);
+    assert!(!files.is_empty(), "{src}: no source files found");
     let modules: BTreeMap<Vec<String>, PathBuf> = files
         .iter()
         .map(|f| (module_of(&dir, f), f.clone()))
