@@ -50,15 +50,51 @@ fn callers_units(db: &StaticDb, changed: &BTreeSet<String>) -> BTreeSet<String> 
         .filter(|s| changed.contains(&s.linkage_name))
         .map(|s| (s.linkage_name.as_str(), s.unit.as_str()))
         .collect();
+    // A virtual call is named by the method its class declares; it takes
+    // the sets of the overrides (`virtual_methods`), so a unit calling a
+    // method that no unit defines (a pure virtual one) is a caller of
+    // every changed function of its signature.
+    let signatures: HashMap<String, Vec<&str>> = {
+        let mut out: HashMap<String, Vec<&str>> = HashMap::default();
+        for (n, u) in &unit_of {
+            if let Some(sig) = crate::virtual_methods::method_signature(n) {
+                out.entry(sig).or_default().push(u);
+            }
+        }
+        out
+    };
+    let mut overridden: HashMap<&str, Vec<&str>> = HashMap::default();
+    let overrides_in = |n: &str| -> Vec<&str> {
+        if signatures.is_empty()
+            || !n.starts_with("_ZN")
+            || db
+                .functions
+                .range((n.to_string(), String::new())..)
+                .next()
+                .is_some_and(|((k, _), _)| k == n)
+        {
+            return Vec::new();
+        }
+        crate::virtual_methods::method_signature(n)
+            .and_then(|sig| signatures.get(&sig).cloned())
+            .unwrap_or_default()
+    };
     db.functions
         .values()
         .filter(|s| !s.unit.is_empty())
         .filter(|s| {
             s.call_sites.iter().any(|c| {
-                c.callee
-                    .as_deref()
-                    .and_then(|n| unit_of.get(n))
-                    .is_some_and(|u| *u != s.unit)
+                let Some(n) = c.callee.as_deref() else {
+                    return false;
+                };
+                if unit_of.get(n).is_some_and(|u| *u != s.unit) {
+                    return true;
+                }
+                overridden
+                    .entry(n)
+                    .or_insert_with(|| overrides_in(n))
+                    .iter()
+                    .any(|u| *u != s.unit)
             })
         })
         .map(|s| s.unit.clone())

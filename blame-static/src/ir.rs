@@ -309,6 +309,9 @@ pub struct Module {
     pub globals: Vec<Global>,
     pub types: Vec<DiType>,
     pub is_cxx: bool,
+    /// Methods the module's calls through vtable slots are named by
+    /// (`llvm_loader::virtual_calls`): their sets are their overrides'.
+    pub virtual_callees: std::collections::BTreeSet<String>,
 }
 
 impl Module {

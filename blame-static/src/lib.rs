@@ -21,6 +21,7 @@ pub mod library_models;
 #[allow(unsafe_code)]
 pub mod llvm_loader;
 pub mod queue_drain;
+pub mod virtual_methods;
 
 use across_units::{analyze_modules_into, complete_declarations, reanalyze_callers};
 use blame_formats::static_db::{FunctionSummary, StaticDb};

@@ -102,6 +102,10 @@ pub fn library_sources() -> Vec<(String, String)> {
         })
         .collect();
     // A check over no files would pass whatever the code is.
-    assert!(sources.len() > 100, "only {} source files found", sources.len());
+    assert!(
+        sources.len() > 100,
+        "only {} source files found",
+        sources.len()
+    );
     sources
 }

@@ -11,6 +11,10 @@ pub type VarRef = (u32, u32);
 pub struct StaticIndex {
     pub functions: Vec<FunctionSummary>,
     by_name: HashMap<String, Vec<usize>>,
+    /// C++ methods by their signature without the class (`apply(pcg::Vector
+    /// const&, pcg::Vector&) const`): the overrides a virtual call named by
+    /// the method its class declares may reach (`callee`).
+    by_signature: HashMap<String, Vec<usize>>,
     /// Type names only scalar variables have (`double`, `PetscReal`,
     /// `Real_t`, `MPI_Comm`): what a field path carried over from a callee
     /// with only its type name is.
@@ -294,9 +298,18 @@ impl StaticIndex {
                 );
             }
         }
+        let mut by_signature: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, f) in functions.iter().enumerate() {
+            if f.linkage_name.starts_with("_ZN") {
+                if let Some(sig) = blame_formats::names::method_signature(&f.name) {
+                    by_signature.entry(sig).or_default().push(i);
+                }
+            }
+        }
         let mut index = StaticIndex {
             functions,
             by_name,
+            by_signature,
             scalar_types,
             global_defs,
             field_types,
@@ -538,10 +551,23 @@ impl StaticIndex {
     }
 
     /// The summary of a callee named at a call site (linkage name).
+    /// A C++ method of the program with no summary of its own (a pure
+    /// virtual method a virtual call is named by) answers with an
+    /// override's summary, the first of its signature.
     pub fn callee(&self, linkage_name: &str) -> Option<usize> {
-        self.by_name
-            .get(linkage_name)
-            .and_then(|c| c.first().copied())
+        if let Some(c) = self.by_name.get(linkage_name) {
+            return c.first().copied();
+        }
+        if !linkage_name.starts_with("_ZN")
+            || linkage_name.starts_with("_ZNSt")
+            || linkage_name.starts_with("_ZNKSt")
+        {
+            return None;
+        }
+        let sig = blame_formats::names::method_signature(&crate::input::symbolize::demangle(
+            linkage_name,
+        ))?;
+        self.by_signature.get(&sig)?.first().copied()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -552,6 +578,23 @@ impl StaticIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A virtual call is named by the method its object's class declares
+    /// (`Op::apply`, pure virtual: no summary); an override answers for it,
+    /// a library method of the same signature does not.
+    #[test]
+    fn an_override_answers_for_the_virtual_method_it_overrides() {
+        let mut jacobi = crate::tests_fig3_14::func("_ZNK6Jacobi5applyERK3VecRS0_", vec![], vec![]);
+        jacobi.name = "Jacobi::apply(Vec const&, Vec&) const".into();
+        let mut db = StaticDb::default();
+        db.insert(jacobi);
+        let index = StaticIndex::new(db);
+        assert_eq!(index.callee("_ZNK2Op5applyERK3VecRS0_"), Some(0));
+        assert_eq!(index.callee("_ZNK6Jacobi5applyERK3VecRS0_"), Some(0));
+        // Another method, and the same one of a std class: no summary.
+        assert_eq!(index.callee("_ZN2Op5applyERK3VecRS0_"), None);
+        assert_eq!(index.callee("_ZNKSt6vectorIdSaIdEE4sizeEv"), None);
+    }
 
     #[test]
     fn base_object_constructors_answer_for_the_complete_object() {

@@ -175,7 +175,56 @@ impl AccessSets {
             }
             out.flows.insert(name.to_string(), summary_flows(s));
         }
+        for v in &m.virtual_callees {
+            out.virtual_from_db(v, db, &defined);
+        }
         out
+    }
+
+    /// The sets of virtual call name `v`: the union of those of its
+    /// overrides of other units that `db` holds (none when one of them has
+    /// no stored sets: it may write anything its arguments reach).
+    fn virtual_from_db(
+        &mut self,
+        v: &str,
+        db: &blame_formats::static_db::StaticDb,
+        defined: &BTreeSet<&str>,
+    ) {
+        let Some(sig) = crate::virtual_methods::method_signature(v) else {
+            return;
+        };
+        let method = crate::virtual_methods::method_name(&sig);
+        let convert = |sets: &[Vec<blame_formats::static_db::ParamAccess>]| {
+            sets.iter()
+                .map(|ws| {
+                    ws.iter()
+                        .map(|w| ParamWrite {
+                            path: w.path.clone(),
+                            deref: w.deref,
+                        })
+                        .collect()
+                })
+                .collect::<Vec<Vec<ParamWrite>>>()
+        };
+        let (mut writes, mut reads) = (Vec::new(), Vec::new());
+        for s in db.functions.values() {
+            let n = s.linkage_name.as_str();
+            if defined.contains(n)
+                || !crate::virtual_methods::may_override(n, method)
+                || crate::virtual_methods::method_signature(n).as_deref() != Some(&sig)
+            {
+                continue;
+            }
+            let (Some(ws), Some(rs)) = (&s.param_writes, &s.param_reads) else {
+                return;
+            };
+            writes.push(convert(ws));
+            reads.push(convert(rs));
+        }
+        if !writes.is_empty() {
+            self.writes.insert(v.to_string(), union_of(writes));
+            self.reads.insert(v.to_string(), union_of(reads));
+        }
     }
 
     /// `name`'s sets as the static db stores them.
@@ -240,7 +289,59 @@ pub(super) fn access_sets(
             sets.reads.insert(n.clone(), rs.clone());
         }
     }
+    // A virtual call writes and reads what any override of the module may,
+    // besides those of other units.
+    let signatures: Vec<(Option<String>, &str)> = if m.virtual_callees.is_empty() {
+        Vec::new()
+    } else {
+        m.functions
+            .iter()
+            .filter(|f| !f.is_declaration)
+            .map(|f| {
+                (
+                    crate::virtual_methods::method_signature(&f.name),
+                    f.name.as_str(),
+                )
+            })
+            .collect()
+    };
+    for v in &m.virtual_callees {
+        let Some(sig) = crate::virtual_methods::method_signature(v) else {
+            continue;
+        };
+        let overrides: Vec<&str> = signatures
+            .iter()
+            .filter(|(s, n)| *n != v && s.as_deref() == Some(&sig))
+            .map(|&(_, n)| n)
+            .collect();
+        for table in [&mut sets.writes, &mut sets.reads] {
+            let found: Vec<Vec<Vec<ParamWrite>>> = overrides
+                .iter()
+                .chain(std::iter::once(&v.as_str()))
+                .filter_map(|n| table.get(*n).cloned())
+                .collect();
+            if !overrides.is_empty() && !found.is_empty() {
+                table.insert(v.clone(), union_of(found));
+            }
+        }
+    }
     sets
+}
+
+/// Per parameter, the union of several functions' sets.
+fn union_of(sets: Vec<Vec<Vec<ParamWrite>>>) -> Vec<Vec<ParamWrite>> {
+    let params = sets.iter().map(Vec::len).max().unwrap_or(0);
+    (0..params)
+        .map(|k| {
+            normalize(
+                sets.iter()
+                    .filter_map(|s| s.get(k))
+                    .flatten()
+                    .cloned()
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 /// What one fixed point computes: which accesses, with the sets of the

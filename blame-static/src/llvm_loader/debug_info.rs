@@ -236,6 +236,16 @@ impl Conv {
         unsafe {
             let mut members = Vec::new();
             for m in self.md_ops(elements) {
+                // Methods: kept for naming virtual calls by their slot.
+                if !m.is_null()
+                    && matches!(
+                        LLVMGetMetadataKind(m),
+                        LLVMMetadataKind::LLVMDISubprogramMetadataKind
+                    )
+                {
+                    self.methods.note(m);
+                    continue;
+                }
                 if m.is_null()
                     || !matches!(
                         LLVMGetMetadataKind(m),

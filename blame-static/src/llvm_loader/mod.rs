@@ -6,6 +6,7 @@
 
 mod debug_info;
 mod instructions;
+mod virtual_calls;
 
 use instructions::FnCx;
 
@@ -118,6 +119,7 @@ pub fn load_bytes(bytes: &[u8], name: &str) -> Result<Module, LoadError> {
             globals: HashMap::default(),
             pending_vars: Vec::new(),
             var_ids: HashMap::default(),
+            methods: Default::default(),
         };
         let result = conv.module(module);
         LLVMDisposeModule(module);
@@ -145,6 +147,9 @@ struct Conv {
     /// DILocalVariables of the function being converted.
     pending_vars: Vec<LocalVar>,
     var_ids: HashMap<usize, u32>,
+    /// Classes' methods and the calls through vtable slots, named once
+    /// every function is converted.
+    methods: virtual_calls::VirtualCalls,
 }
 
 fn cstr(p: *const std::os::raw::c_char, len: usize) -> String {
@@ -277,6 +282,7 @@ impl Conv {
             if defined == 0 {
                 return None;
             }
+            self.name_virtual_calls(m);
             self.out.complete_declarations(&[]);
             Some(std::mem::take(&mut self.out))
         }
@@ -349,6 +355,10 @@ impl Conv {
                     let id = out.insts.len() as InstId;
                     block.insts.push(id);
                     let inst = self.inst(i, bi, &mut cx);
+                    if matches!(inst.op, Op::Call { callee: None }) {
+                        let f = self.out.functions.len() as u32;
+                        self.methods.call(i, f, id, self.td);
+                    }
                     out.insts.push(inst);
                     i = LLVMGetNextInstruction(i);
                 }
