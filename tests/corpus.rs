@@ -2850,3 +2850,451 @@ fn iluvirt_held_out_blames_the_gmres_solver_not_the_factors_read_or_its_timer_ma
     );
     r.finish_held_out();
 }
+
+// ---- Round 8 (issue 30): programs held out of tuning, written by a
+// developer who did not read blame's source; expectations in their top
+// comments, from code-centric profiles, before blame was run on them by
+// variable (tests/programs/corpus/EXPECTED_ROUND8.md). ----
+
+#[test]
+fn physpkg_held_out_blames_the_state_and_the_packages_behind_unique_ptrs_not_timers_or_histories() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "physpkg", "clang++-19", "cpp");
+    let r = record_and_report("physpkg", b, &[exe.display().to_string()], false);
+    // The packages are called through the virtual advance; the stacks name
+    // the concrete methods (mangled `...9Diffusion7advance...`).
+    let diffusion = r.share(|f| is_method_frame(f, "Diffusion", "advance"));
+    let cg = r.share(|f| is_method_frame(f, "Diffusion", "solve"));
+    let advection = r.share(|f| is_method_frame(f, "Advection", "advance"));
+    let reaction = r.share(|f| is_method_frame(f, "Reaction", "advance"));
+    let eos = r.share(|f| is_method_frame(f, "Eos", "advance"));
+    let packages = diffusion + advection + reaction + eos;
+    assert!(
+        cg > 30.0,
+        "the CG of the diffusion package is the run: {cg:.1}%"
+    );
+    // 1. the driver owns everything the packages compute
+    r.gets(
+        "main",
+        "driver",
+        COVERED,
+        packages,
+        "every package writes fields of driver.state_ or members of driver.packages_",
+    );
+    for name in ["driver", "driver.state_"] {
+        if r.row("main", name).is_some_and(|v| v["derived"] == true) {
+            r.fail(format!("main::{name} is a data structure, not derived"));
+        }
+    }
+    // 2. the state: every package writes some of its fields
+    r.gets(
+        "main",
+        "driver.state_",
+        COVERED,
+        packages,
+        "advection writes rho, e, Y; eos T, p, cs; reaction Y, e, T; diffusion T and e",
+    );
+    r.gets(
+        "main",
+        "driver.state_.T",
+        COVERED,
+        cg + eos + reaction,
+        "the CG's solution x is state_.T; the Eos and the Reaction (its tracked T) write it too",
+    );
+    r.gets(
+        "main",
+        "driver.state_.e",
+        COVERED,
+        reaction + diffusion,
+        "the reaction adds its heat release to e; the diffusion sets e = e(T) from the CG's T",
+    );
+    r.gets(
+        "main",
+        "driver.state_.Y",
+        COVERED,
+        reaction,
+        "the reaction integrates the mass fractions cell by cell (through references to Y's rows)",
+    );
+    r.at_least_as("main", "driver", "driver.state_");
+    r.at_least_as("main", "driver.state_", "driver.state_.T");
+    // 3. the packages, owned by the vector through unique_ptrs
+    r.gets(
+        "main",
+        "driver.packages_",
+        COVERED,
+        cg + advection,
+        "the CG computes the Diffusion's r_, p_, q_; the advection its fluxes fx_, fy_ and stages u0_, u1_",
+    );
+    r.at_least_as("main", "driver", "driver.packages_");
+    // 4. fields computed by cheap code rank below the temperature
+    for cheap in ["driver.state_.rho", "driver.state_.p", "driver.state_.cs"] {
+        r.above(
+            "main",
+            "driver.state_.T",
+            cheap,
+            0.0,
+            "rho is only advected (part of the advection), p and cs come from the Eos (~6%); \
+             T is the CG's solution",
+        );
+    }
+    let driver = r.ranked("main", "driver");
+    for read_only in ["driver.state_.u", "driver.state_.v", "driver.mesh_"] {
+        r.ranked_below(
+            "main",
+            read_only,
+            (0.5 * driver).min(5.0),
+            "the velocity is set once by initialize and the mesh at construction, then only read",
+        );
+    }
+    // main's first data structure is the driver
+    let key = r.rank_key();
+    let first = r
+        .variables()
+        .iter()
+        .filter(|v| {
+            v["derived"] != true
+                && is_function(v["function"].as_str().unwrap_or(""), "main")
+                && !v["name"].as_str().unwrap_or("").contains('.')
+        })
+        .max_by(|a, b| {
+            a[key]
+                .as_f64()
+                .unwrap_or(0.0)
+                .total_cmp(&b[key].as_f64().unwrap_or(0.0))
+        })
+        .and_then(|v| v["name"].as_str());
+    if first != Some("driver") {
+        r.fail(format!(
+            "main's first data structure is {first:?}, expected driver"
+        ));
+    }
+    // results and bookkeeping
+    r.bookkeeping_below(
+        "main",
+        &[
+            "driver.timers_",
+            "driver.diag_",
+            "driver.diag_.time",
+            "driver.diag_.dt",
+            "driver.diag_.mass",
+            "driver.diag_.energy",
+            "driver.diag_.fuel",
+            "driver.diag_.max_T",
+            "driver.time_",
+            "driver.step_",
+            "driver.cfl_",
+            "driver.mesh_",
+            "n",
+            "steps",
+            "cfl",
+            "names",
+            "mesh",
+            "a",
+        ],
+        &["driver", "driver.state_"],
+    );
+    r.derived_or_below(
+        "pp::Driver::run",
+        "dt",
+        0.5 * reaction,
+        "the CFL minimum over the cells (stableDt, <1% of the run) is read by every package",
+    );
+    r.low_anywhere(
+        &[
+            "t",
+            "timers_",
+            "diag_",
+            "time_",
+            "step_",
+            "dt",
+            "iterations_",
+            "solves_",
+            "max_iterations_seen_",
+            "it",
+        ],
+        0.5 * driver,
+        "the ScopedTimers, the timer map, the diagnostics, dt and the iteration counters only record",
+    );
+    // handles and references: no rows of their own
+    r.no_rows_in(
+        "pp::Driver::run",
+        &["this", "p"],
+        "main's driver, and a reference to an element of driver.packages_",
+    );
+    for (f, names) in [
+        ("pp::Diffusion::advance", &["this", "s"][..]),
+        ("pp::Diffusion::assemble", &["this", "s"][..]),
+        ("pp::Diffusion::solve", &["this", "x"][..]),
+        ("pp::Diffusion::apply", &["this", "x", "y"][..]),
+        ("pp::Advection::advance", &["this", "s"][..]),
+        ("pp::Advection::faceVelocities", &["this", "s"][..]),
+        ("pp::Advection::computeFluxes", &["this", "q"][..]),
+        ("pp::Advection::update", &["this", "q", "base", "out"][..]),
+        (
+            "pp::Reaction::advance",
+            &["this", "s", "yf_field", "yo_field", "yp_field"][..],
+        ),
+        ("pp::Eos::advance", &["this", "s"][..]),
+        ("pp::Diagnostics::record", &["this", "s", "mesh"][..]),
+        ("pp::initialize", &["s", "mesh"][..]),
+        ("pp::(anonymous namespace)::dot", &["a", "b"][..]),
+    ] {
+        r.no_rows_in(
+            f,
+            names,
+            "a package is an element of driver.packages_, the state driver.state_; solve's x is \
+             state_.T, Y's rows are state_.Y, the kernels' vectors are the packages' members",
+        );
+    }
+    r.no_cut_stacks();
+    r.finish_held_out();
+}
+
+#[test]
+#[ignore = "held-out shortfall (round 8): the residual callback's row pointers, the \
+            problem behind the solver's `void *user_data` and the timing records \
+            (EXPECTED_ROUND8.md)"]
+fn nkops_held_out_blames_the_newton_solver_behind_its_handle_not_its_norm_history() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "nkops", "mpicc", "c");
+    let r = record_and_report("nkops", b, &mpirun_np2(&exe), true);
+    let newton = r.share_of("NewtonSolve");
+    let gmres = r.share_of("GmresSolve");
+    let jtimes = r.share_of("newton_jtimes");
+    let orth = r.share_of("orthogonalize");
+    let kcell = r.share_of("update_conductivity");
+    let ghosts = r.share_of("exchange_ghosts");
+    let rows = r.share_within(
+        |f| is_frame_of(f, "newton_jtimes"),
+        |f| is_frame_of(f, "residual_row"),
+    );
+    assert!(gmres > 30.0, "GMRES is the run: {gmres:.1}%");
+    let reasons = r.report["coverage"]["reasons"].to_string();
+    for call in ["MPI_Allreduce", "MPI_Sendrecv"] {
+        if reasons.contains(&format!("call to {call} "))
+            || reasons.contains(&format!("call to P{call} "))
+        {
+            r.fail(format!("time in {call} reaches no variable: {reasons}"));
+        }
+    }
+    // 1. the Newton solver behind its void * handle: its work vectors and
+    // the GMRES workspace are what the iteration computes
+    r.gets(
+        "main",
+        "nls",
+        COVERED,
+        newton,
+        "J v into nls->Fpert and V[k+1], Gram-Schmidt into gw.H and gw.V, the line search's F, \
+         the preconditioner nls->pdiag: every vector NewtonSolve writes is the solver's",
+    );
+    if r.row("main", "nls").is_some_and(|v| v["derived"] == true) {
+        r.fail("the solver behind its void * handle is a data structure, not derived".into());
+    }
+    r.gets(
+        "main",
+        "nls.gw.V",
+        COVERED,
+        jtimes + orth,
+        "newton_jtimes writes J v into V[k+1], orthogonalize subtracts the projections from it",
+    );
+    r.gets(
+        "main",
+        "nls.Fpert",
+        COVERED,
+        rows,
+        "the residual rows of F(u + sigma v) are written into nls->Fpert",
+    );
+    let key = r.rank_key();
+    let nls = r.ranked("main", "nls");
+    if let Some(top) = r
+        .variables()
+        .iter()
+        .filter(|v| {
+            v["derived"] != true
+                && is_function(v["function"].as_str().unwrap_or(""), "main")
+                && !v["name"].as_str().unwrap_or("").contains('.')
+        })
+        .max_by(|a, b| {
+            let pa = a[key].as_f64().unwrap_or(0.0);
+            let pb = b[key].as_f64().unwrap_or(0.0);
+            pa.total_cmp(&pb)
+        })
+    {
+        let (name, p) = (
+            top["name"].as_str().unwrap_or(""),
+            top[key].as_f64().unwrap_or(0.0),
+        );
+        if name != "nls" && p > nls + 0.05 {
+            r.fail(format!(
+                "main's first data structure is {name} ({p:.1}%), expected nls ({nls:.1}%)"
+            ));
+        }
+    }
+    // 2. the problem behind the void * user_data: the conductivities and the
+    // ghost rows the residual writes
+    r.gets(
+        "main",
+        "prob.kcell",
+        COVERED,
+        kcell,
+        "update_conductivity writes prob->kcell = (1 + u)^2.5 in every residual",
+    );
+    let ghost_rows = r.total("main", "prob.ghost_lo") + r.total("main", "prob.ghost_hi");
+    if ghost_rows < COVERED * ghosts {
+        r.fail(format!(
+            "prob.ghost_lo and prob.ghost_hi are blamed {ghost_rows:.1}% together, expected >= \
+             {:.1}% (exchange_ghosts: the MPI_Sendrecv receives into them)",
+            COVERED * ghosts
+        ));
+    }
+    r.gets(
+        "main",
+        "prob",
+        COVERED,
+        kcell + ghosts,
+        "the conductivities and the ghost rows are fields of the problem",
+    );
+    if r.row("main", "prob").is_some_and(|v| v["derived"] == true) {
+        r.fail("the problem struct is a data structure, not derived".into());
+    }
+    r.at_least_as("main", "nls", "prob");
+    // 3. the solution
+    match r.row("main", "u") {
+        None => r.fail("the solution u is not listed".into()),
+        Some(v) if v["derived"] == true => {
+            r.fail("the solution vector u is a data structure, not derived".into())
+        }
+        Some(_) => {}
+    }
+    r.at_least_as("main", "nls", "u");
+    // set once, copied once a step, or one residual evaluation
+    for once in ["prob.fsrc", "prob.uold", "res"] {
+        r.ranked_below(
+            "main",
+            once,
+            (0.5 * nls).min(5.0),
+            "the forcing is set once, u_old copied once a step, res is the final check's residual",
+        );
+    }
+    r.bookkeeping_below(
+        "main",
+        &[
+            "timing",
+            "tmax",
+            "rec",
+            "st",
+            "hist",
+            "nhist",
+            "total_nli",
+            "total_nfe",
+            "failures",
+            "check",
+            "opt",
+            "t_start",
+            "t0",
+            "t1",
+            "flag",
+            "step",
+            "nls.norm_hist",
+            "nls.nhist",
+            "nls.stats",
+            "nls.stats.fnorm",
+            "nls.stats.nli",
+            "nls.stats.nfe",
+            "nls.stats.t_linear",
+            "nls.stats.t_resid",
+            "prob.nexchange",
+        ],
+        &["nls", "prob"],
+    );
+    r.low_anywhere(
+        &[
+            "i",
+            "j",
+            "r",
+            "tries",
+            "k",
+            "norm_hist",
+            "nhist",
+            "stats",
+            "timing",
+            "rec",
+            "hist",
+        ],
+        0.5 * nls,
+        "loop indices, the norm history, statistics, timings and step records are no data",
+    );
+    r.no_rows(
+        &["nls.u"],
+        "the solver's copy of the caller's vector is main's u",
+    );
+    for (f, names) in [
+        ("NewtonSolve", &["nm", "nls", "u", "st"][..]),
+        ("newton_jtimes", &["nm", "data", "v", "Jv"][..]),
+        ("newton_psolve", &["data", "r", "z"][..]),
+        ("newton_eval", &["nm", "u", "F"][..]),
+        ("newton_linesearch", &["nm"][..]),
+        ("GmresSolve", &["gw", "V", "A_data", "b", "x"][..]),
+        ("orthogonalize", &["gw", "V", "c", "h"][..]),
+        (
+            "BratuResidual",
+            &["p", "user_data", "ud", "Fd", "u", "F"][..],
+        ),
+        (
+            "BratuJacDiag",
+            &["p", "user_data", "ud", "dd", "u", "d"][..],
+        ),
+        ("update_conductivity", &["p", "ud", "src", "k"][..]),
+        ("exchange_ghosts", &["p", "ud", "last"][..]),
+        (
+            "residual_row",
+            &[
+                "c", "dn", "row", "up", "kdn", "krow", "kup", "old", "f", "F",
+            ][..],
+        ),
+    ] {
+        r.no_rows_in(
+            f,
+            names,
+            "casts of the handles, the vectors passed to callbacks and rows of the problem's \
+             arrays add to main's nls, prob and u",
+        );
+    }
+    for f in [
+        "par_linear_sum",
+        "par_constant",
+        "par_prod",
+        "par_inv",
+        "par_scale",
+        "par_dot",
+        "par_wrms_norm",
+        "par_max_norm",
+        "par_linear_combination",
+        "par_dot_multi",
+        "N_VLinearSum",
+        "N_VProd",
+        "N_VScale",
+        "N_VDotProd",
+        "N_VL2Norm",
+        "N_VWrmsNorm",
+        "N_VLinearCombination",
+        "N_VDotProdMulti",
+    ] {
+        r.no_rows_in(
+            f,
+            &[
+                "x", "y", "z", "w", "X", "Y", "c", "dots", "xd", "yd", "zd", "wd",
+            ],
+            "the vectors and coefficient arrays a kernel is passed are its callers'",
+        );
+    }
+    r.finish_held_out();
+}

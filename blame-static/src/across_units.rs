@@ -18,8 +18,9 @@ const MAX_UNIT_ROUNDS: usize = 16;
 
 /// The sets the db stores per linkage name (a name with several summaries,
 /// a `static` function of many files, is not looked up across units).
-/// A function's stored write and read sets and its per-parameter flows.
-type StoredAccess = (analysis::StoredSets, Vec<Vec<u32>>);
+/// A function's stored write and read sets, its per-parameter flows and
+/// the parameters it only records numbers through.
+type StoredAccess = (analysis::StoredSets, Vec<Vec<u32>>, Vec<u32>);
 
 fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Option<StoredAccess>> {
     names
@@ -33,6 +34,7 @@ fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Optio
                 (Some((_, s)), None) => Some((
                     (s.param_writes.clone(), s.param_reads.clone()),
                     analysis::summary_flows(s),
+                    analysis::summary_record_params(s),
                 )),
                 _ => None,
             };

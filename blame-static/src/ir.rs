@@ -123,6 +123,10 @@ pub struct LocalVar {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Param {
     pub is_pointer: bool,
+    /// The hidden result pointer (`sret`) of a function returning a class
+    /// by value: the caller's object, which a named return value (`T A;
+    /// ...; return A;`) lives in.
+    pub sret: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]

@@ -475,6 +475,33 @@ pub fn moves_values(linkage: &str) -> bool {
     name.contains("operator") || member(&name).is_some_and(|m| m.method == m.class)
 }
 
+/// True for the standard library's container operations that store what
+/// they are given in their object (`v.push_back(x)`, `insert`, `assign`,
+/// `resize`, `emplace_back`, `append`): a call to one writes the
+/// container from its arguments, as the program's own methods do, so a
+/// method filling a member through one (`values_.push_back(value)`)
+/// computes the member from its parameter.
+pub fn stores_values(linkage: &str) -> bool {
+    const STORES: &[&str] = &[
+        "push_back",
+        "emplace_back",
+        "push_front",
+        "emplace_front",
+        "insert",
+        "emplace",
+        "emplace_hint",
+        "assign",
+        "resize",
+        "append",
+        "push",
+    ];
+    let Some(name) = cxx_name(linkage) else {
+        return false;
+    };
+    (name.starts_with("std::") || name.starts_with("__gnu_cxx::"))
+        && member(&name).is_some_and(|m| STORES.contains(&m.method.as_str()))
+}
+
 /// How a call of C++ member function `linkage` with `nargs` arguments
 /// passes its object: `Some(0)` when `this` is the first argument,
 /// `Some(1)` when a hidden result pointer comes first (a class returned by
@@ -611,6 +638,9 @@ mod const_param_tests {
         assert!(moves_values("_ZmiRK7double2S1_")); // operator-
         assert!(moves_values("_ZN7double2C2Edd")); // double2::double2(double, double)
         assert!(moves_values("_ZN4GridIdEC2Ev")); // Grid<double>::Grid()
+        assert!(stores_values("_ZNSt6vectorIdSaIdEE9push_backERKd"));
+        assert!(!stores_values("_ZNSt6vectorIdSaIdEEixEm")); // operator[]
+        assert!(!stores_values("_ZN1B3addEid")); // the program's own
         assert!(!moves_values("_ZN6Driver3runEv"));
         assert!(!moves_values("dot"));
     }

@@ -207,6 +207,21 @@ pub struct ParamAccess {
     pub deref: u32,
 }
 
+/// A member as `FunctionSummary::fields_feeding_data` names it: its name
+/// and declared type, apart (`diag_\tvector<double, ...>`); a bare name
+/// (no type known) stands for the member of that name of every type.
+pub fn field_with_type(name: &str, type_name: &str) -> String {
+    format!("{name}\t{type_name}")
+}
+
+/// The name and, when given, the type of a `fields_feeding_data` entry.
+pub fn field_and_type(entry: &str) -> (&str, Option<&str>) {
+    match entry.split_once('\t') {
+        Some((name, ty)) => (name, Some(ty)),
+        None => (entry, None),
+    }
+}
+
 /// One call instruction of a function.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 pub struct CallSite {
@@ -500,11 +515,12 @@ pub struct FunctionSummary {
     /// name): what names a global used elsewhere only through `extern`.
     #[serde(default)]
     pub unit_globals: Vec<GlobalDecl>,
-    /// The names of the fields (of any object) whose values, read here,
-    /// flow into other data (`hist` and `stats` of `s->stats.hist[0]` read
-    /// into a vector): a veto on their being result records. Post takes a
-    /// field for a record when a function judged it one
-    /// (`Variable::is_record` of a field) and no function names it here.
+    /// The fields (of any object) whose values, read here, flow into other
+    /// data (`hist` and `stats` of `s->stats.hist[0]` read into a vector),
+    /// each by name and declared type (`field_with_type`): a veto on their
+    /// being result records. Post takes a field for a record when a
+    /// function judged it one (`Variable::is_record` of a field) and no
+    /// function names it (of its type) here.
     #[serde(default)]
     pub fields_feeding_data: Vec<String>,
 }

@@ -46,6 +46,19 @@ pub fn derived_keys(
     d: &crate::attribution::resolve::DerivedField,
     event: u16,
 ) -> Vec<VariableKey> {
+    derived_keys_and_records(index, d, event)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// [`derived_keys`], each key with whether a result record is on its path
+/// (`driver.diag_` of a driver's diagnostics, and the histories below it).
+pub fn derived_keys_and_records(
+    index: &StaticIndex,
+    d: &crate::attribution::resolve::DerivedField,
+    event: u16,
+) -> Vec<(VariableKey, bool)> {
     let f = &index.functions[d.base.0 as usize];
     // A path that holds another variable of the function (`solver.reg_`,
     // bound to `reg` by the constructor): that variable's, one data
@@ -58,14 +71,14 @@ pub fn derived_keys(
         .and_then(|l| index.member_alias(d.base.0, l))
     {
         if v != d.base.1 {
-            let mut keys = vec![variable_key(index, (d.base.0, v), event)];
+            let mut keys = vec![(variable_key(index, (d.base.0, v), event), false)];
             if !rest.is_empty() {
                 let below = crate::attribution::resolve::DerivedField {
                     base: (d.base.0, v),
                     suffix: rest.to_string(),
                     type_name: d.type_name.clone(),
                 };
-                keys.extend(derived_keys(index, &below, event));
+                keys.extend(derived_keys_and_records(index, &below, event));
             }
             return keys;
         }
@@ -73,6 +86,23 @@ pub fn derived_keys(
     let base = variable_key(index, d.base, event);
     let base_type = &f.variables[d.base.1 as usize].type_name;
     let parts: Vec<&str> = d.suffix.split('.').filter(|p| !p.is_empty()).collect();
+    // Each member's declared type on the way down (the leaf's is the
+    // path's): `diag_` of a `Driver` is its `Diagnostics`, whatever other
+    // class has a `diag_`.
+    let mut parent = base_type.clone();
+    let types: Vec<Option<String>> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let t = if i + 1 == parts.len() {
+                Some(d.type_name.clone())
+            } else {
+                index.field_type(&parent, p).map(str::to_string)
+            };
+            parent = t.clone().unwrap_or_default();
+            t
+        })
+        .collect();
     let mut seen: Vec<String> = vec![base.name.clone()];
     (1..=parts.len())
         .filter_map(|n| {
@@ -89,11 +119,9 @@ pub fn derived_keys(
             seen.push(name.clone());
             // A result record on the path (`solver.stats_`, and below it
             // `solver.stats_.residual_history`) ranks with the derived.
-            let record = (1..=n).any(|m| {
-                let ty = (m == parts.len()).then_some(d.type_name.as_str());
-                index.is_record_field(parts[m - 1], ty)
-            });
-            Some(VariableKey {
+            let record =
+                (1..=n).any(|m| index.is_record_field(parts[m - 1], types[m - 1].as_deref()));
+            let key = VariableKey {
                 name,
                 type_name: if leaf {
                     d.type_name.clone()
@@ -111,7 +139,8 @@ pub fn derived_keys(
                     || is_result(index, d.base)
                     || base.scalar,
                 ..base.clone()
-            })
+            };
+            Some((key, record))
         })
         .collect()
 }

@@ -132,7 +132,7 @@ pub fn plain_struct(t: &str) -> String {
 }
 
 /// True for C's and C++'s number and character types (`unsigned long`).
-fn is_basic_type(t: &str) -> bool {
+pub(crate) fn is_basic_type(t: &str) -> bool {
     t.split_whitespace().all(|w| {
         matches!(
             w,
@@ -324,6 +324,14 @@ impl StaticIndex {
         index
     }
 
+    /// The declared type of member `field` of a struct of type
+    /// `parent_type`, as the summaries name it.
+    pub fn field_type(&self, parent_type: &str, field: &str) -> Option<&str> {
+        self.field_types
+            .get(&(plain_struct(parent_type), field.to_string()))
+            .map(String::as_str)
+    }
+
     /// A field path below a variable of type `root_type` with the links of
     /// a linked structure folded away: a field pointing to the same struct
     /// as its container (`next`, `left`, `child`) leads to more of the same
@@ -397,10 +405,16 @@ impl StaticIndex {
     fn judge_record_fields(&mut self) {
         use std::collections::HashSet;
         let mut record: HashSet<(String, String)> = HashSet::new();
-        let mut feeding: HashSet<&str> = HashSet::new();
+        // Members read into other data: by name and type, or by name
+        // alone where the type was not known.
+        let mut feeding: HashSet<(&str, Option<&str>)> = HashSet::new();
         let mut types: HashMap<String, Vec<String>> = HashMap::new();
         for f in &self.functions {
-            feeding.extend(f.fields_feeding_data.iter().map(String::as_str));
+            feeding.extend(
+                f.fields_feeding_data
+                    .iter()
+                    .map(|e| blame_formats::static_db::field_and_type(e)),
+            );
             let special = is_special_member(&f.name);
             for v in &f.variables {
                 if v.kind != blame_formats::static_db::VarKind::Field {
@@ -418,7 +432,10 @@ impl StaticIndex {
         }
         self.record_fields = record
             .into_iter()
-            .filter(|(name, _)| !feeding.contains(name.as_str()))
+            .filter(|(name, ty)| {
+                !feeding.contains(&(name.as_str(), None))
+                    && !feeding.contains(&(name.as_str(), Some(ty.as_str())))
+            })
             .collect();
         self.field_name_types = types;
     }

@@ -177,6 +177,22 @@ impl<'a> DefinedFunctions<'a> {
         self.access.flows.extend(flows);
     }
 
+    /// Sets the parameters this module's functions only record numbers
+    /// through, from their summaries (`summary_record_params`).
+    pub fn set_records(&mut self, records: HashMap<String, Vec<u32>>) {
+        self.access.records.extend(records);
+    }
+
+    /// The parameters through which `name` only records numbers (a history,
+    /// a timing vector it fills), when its summary is known.
+    pub fn record_params(&self, name: &str) -> &[u32] {
+        self.access
+            .records
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
     /// What `name`'s body may read through its parameter `k` (below what
     /// the argument points to); `None` when not known: anything.
     pub fn param_reads(&self, name: &str, k: u32) -> Option<&[ParamWrite]> {

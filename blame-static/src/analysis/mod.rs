@@ -44,7 +44,7 @@ pub use defined::{DefinedFunctions, FieldAlias};
 pub use locations::ReturnsInto;
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
-pub use write_sets::{summary_flows, AccessSets, ParamWrite, StoredSets};
+pub use write_sets::{summary_flows, summary_record_params, AccessSets, ParamWrite, StoredSets};
 
 use crate::cfg::Cfg;
 use crate::ir::*;
@@ -301,6 +301,7 @@ fn mark_records(
         graph.first_obj,
         &feeds,
     );
+    records::record_params(f, defined, &mut vars.out, var_writes, w, graph.first_obj);
     fields_feeding_data
 }
 

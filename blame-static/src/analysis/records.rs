@@ -124,7 +124,10 @@ pub(super) fn result_records(
             let records = writes
                 .iter()
                 .all(|&n| records_write(f, defined, w, first_obj, n as usize, false));
-            if records && pass == 0 {
+            // (Judged again for feeding only records, a variable that only
+            // records numbers is a record too: energies summed for a
+            // printout and kept in a history.)
+            if records {
                 vars[v].is_record = true;
             } else if !global && !records && !holds_an_address(&vars[v]) {
                 // Computed from data but feeding nothing back (`residual = b -
@@ -133,6 +136,55 @@ pub(super) fn result_records(
                 // when its blame is mostly inherited from its function's data.
                 vars[v].is_result = true;
             }
+        }
+    }
+}
+
+/// The exit parameters through which the function only records numbers:
+/// every write into what one points to (its own stores, and the calls that
+/// may write it) records a number (`hist[it] = sqrt(rr)`,
+/// `history.push_back(norm / bnorm)`). Marked records, so a caller handing
+/// it a history or a timing vector writes a record there
+/// (`DefinedFunctions::record_params`); whether that feeds anything is the
+/// caller's to judge.
+pub(super) fn record_params(
+    f: &Function,
+    defined: &DefinedFunctions,
+    vars: &mut [Variable],
+    var_writes: &[Vec<u32>],
+    w: &Writes,
+    first_obj: usize,
+) {
+    for v in 0..vars.len() {
+        let var = &vars[v];
+        if var.parent.is_some() || !var.is_exit_param() || var.is_scalar {
+            continue;
+        }
+        // (The parameter's own value stored in its slot is no write of
+        // what it points to.)
+        let binds_itself = |n: &u32| {
+            f.insts.get(*n as usize).is_some_and(|i| {
+                matches!(i.op, Op::Store) && matches!(i.args.first(), Some(Value::Arg(_)))
+            })
+        };
+        let mut writes: Vec<u32> = var_writes
+            .get(v)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|n| !binds_itself(n))
+            .collect();
+        for (n, ts) in &w.may_write_nodes {
+            if ts.iter().any(|&t| root_of(vars, t) == v as u32) {
+                writes.push(*n);
+            }
+        }
+        if !writes.is_empty()
+            && writes
+                .iter()
+                .all(|&n| records_write(f, defined, w, first_obj, n as usize, false))
+        {
+            vars[v].is_record = true;
         }
     }
 }
@@ -188,6 +240,11 @@ fn records_write(
         if own_method && !fields {
             return false;
         }
+        // A callee that only records numbers through that parameter (a
+        // solver appending its residual norms to the history it is given).
+        if defined.record_params(name).contains(&k) {
+            return true;
+        }
         // A number written through a pointer to a scalar
         // (`force(.., &stats.npairs)`), or a struct's scalar fields
         // written by a function that keeps statistics in them
@@ -216,9 +273,11 @@ fn records_write(
         let through_members = defined
             .param_writes(name, k)
             .is_some_and(|ws| ws.iter().any(|w| !w.path.is_empty() && w.deref >= 1));
+        // (A container's own store, `history.push_back(norm)`, writes its
+        // elements through its members from what it is given.)
         return matches!(name.as_str(), "memset" | "bzero")
             || name.starts_with("llvm.memset")
-            || (!through_members
+            || ((!through_members || library::stores_values(name))
                 && from.iter().all(|&j| {
                     args.get(j as usize).is_some_and(|a| !is_ptr_value(f, a))
                         || !w.data_args.contains(&(c, j))
@@ -390,10 +449,24 @@ pub(super) fn record_fields(
         keys,
     };
     let fed = fields.fed(&read_groups);
-    let names = fields.vetoed_names(&fed);
+    let vetoed = fields.vetoed_names(&fed);
     let records = fields.records(&candidates, &fed);
     for v in records {
         vars.out[v as usize].is_record = true;
+    }
+    // Each vetoed member by its name and declared type (`diag_` the matrix
+    // diagonal of one class is not `diag_` the diagnostics of another).
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for key in vetoed {
+        let Some(name) = key.1.last() else {
+            continue;
+        };
+        names.insert(match vars.by_key.get(&key) {
+            Some(&v) if !vars.out[v as usize].type_name.is_empty() => {
+                blame_formats::static_db::field_with_type(name, &vars.out[v as usize].type_name)
+            }
+            _ => name.clone(),
+        });
     }
     names.into_iter().collect()
 }
@@ -549,8 +622,8 @@ impl<'k> FieldRecords<'_, 'k> {
     /// from the path of what it feeds (`x` of `s->x` read into `s->y`;
     /// `nh` of `s->stats.nh` indexing `s->stats.hist`; `stats` and `hist`
     /// of `s->stats.hist[0]` read into `out`).
-    fn vetoed_names(&self, fed: &Fed) -> BTreeSet<String> {
-        let mut names: BTreeSet<String> = BTreeSet::new();
+    fn vetoed_names(&self, fed: &Fed) -> BTreeSet<Key> {
+        let mut names: BTreeSet<Key> = BTreeSet::new();
         for (k, hits) in fed {
             let common = match hits {
                 None => 0,
@@ -565,7 +638,9 @@ impl<'k> FieldRecords<'_, 'k> {
                     .min()
                     .unwrap_or(0),
             };
-            names.extend(k.1[common.min(k.1.len())..].iter().cloned());
+            for end in common.min(k.1.len())..k.1.len() {
+                names.insert((k.0, k.1[..=end].to_vec()));
+            }
         }
         names
     }

@@ -62,6 +62,13 @@ impl Vars<'_> {
         let ir_ptr = param
             .and_then(|k| self.f.params.get(k as usize))
             .is_some_and(|p| p.is_pointer);
+        // A named return value (`CsrMatrix A; ...; return A;`) lives in the
+        // caller's object the hidden result pointer points to: what is
+        // written to it leaves the function, as a pointer parameter's
+        // pointee does.
+        let in_result = param
+            .and_then(|k| self.f.params.get(k as usize))
+            .is_some_and(|p| p.sret);
         let ptr = self.m.is_pointer(lv.ty) || (lv.ty.is_none() && ir_ptr);
         Variable {
             name: lv.name.clone(),
@@ -78,7 +85,9 @@ impl Vars<'_> {
             // `View<T>`, in memory the caller copied it to): what
             // is written through it is the caller's data.
             is_exit: param.is_some()
-                && (ptr || (ir_ptr && super::view_types::is_handle_type(self.m, lv.ty))),
+                && (ptr
+                    || in_result
+                    || (ir_ptr && super::view_types::is_handle_type(self.m, lv.ty))),
             is_pointer: ptr,
             is_scalar: (!ptr && self.m.is_scalar(lv.ty)) || self.m.is_mpi_handle(lv.ty),
             explicit_lines: vec![],

@@ -74,6 +74,25 @@ pub struct AccessSets {
     /// computed from (explicit side effects): a per-output transfer
     /// function, so a call's outputs do not all depend on all its inputs.
     pub flows: HashMap<String, Vec<Vec<u32>>>,
+    /// Per function whose summary is known, the parameters through which
+    /// it only records numbers (`summary_record_params`): a call writing a
+    /// history or a timing vector through one writes a record.
+    pub records: HashMap<String, Vec<u32>>,
+}
+
+/// The parameters of a summary through which its function only records
+/// numbers: its exit parameters judged records (`hist[it] = norm(r)`,
+/// `history.push_back(sqrt(rr))`).
+pub fn summary_record_params(s: &blame_formats::static_db::FunctionSummary) -> Vec<u32> {
+    let mut out: Vec<u32> = s
+        .variables
+        .iter()
+        .filter(|v| v.parent.is_none() && v.is_exit_param() && v.is_record)
+        .filter_map(|v| v.param_index)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// The per-parameter flows of a summary (`AccessSets::flows`): from its
@@ -174,6 +193,8 @@ impl AccessSets {
                 out.reads.insert(name.to_string(), convert(rs));
             }
             out.flows.insert(name.to_string(), summary_flows(s));
+            out.records
+                .insert(name.to_string(), summary_record_params(s));
         }
         for v in &m.virtual_callees {
             out.virtual_from_db(v, db, &defined);
@@ -277,6 +298,7 @@ pub(super) fn access_sets(
             Access::Read,
         ),
         flows: external.flows.clone(),
+        records: external.records.clone(),
     };
     let own = |n: &str| names.get(n).copied().unwrap_or(false);
     for (n, ws) in &external.writes {

@@ -481,7 +481,9 @@ impl WriteCollector<'_, '_, '_, '_> {
             || (may_write
                 && through.is_some_and(|ws| !ws.is_empty())
                 && name.is_some_and(|n| {
-                    library::moves_values(n) || library::is_cxx_method_of_program(n)
+                    library::moves_values(n)
+                        || library::is_cxx_method_of_program(n)
+                        || library::stores_values(n)
                 }));
         let w = &mut self.w;
         if targets

@@ -300,11 +300,14 @@ impl Conv {
                 LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMTypeKind::LLVMVoidTypeKind;
             let nparams = LLVMCountParams(f);
             let mut args = HashMap::default();
+            let sret = LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4);
             for i in 0..nparams {
                 let p = LLVMGetParam(f, i);
                 args.insert(p as usize, i);
                 out.params.push(Param {
                     is_pointer: LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMTypeKind::LLVMPointerTypeKind,
+                    // Attribute index i + 1 is parameter i's.
+                    sret: !LLVMGetEnumAttributeAtIndex(f, i + 1, sret).is_null(),
                 });
             }
             let sp = LLVMGetSubprogram(f);

@@ -172,7 +172,10 @@ impl Conv {
                     name: name.clone(),
                     params: pointers
                         .iter()
-                        .map(|&is_pointer| Param { is_pointer })
+                        .map(|&is_pointer| Param {
+                            is_pointer,
+                            sret: false,
+                        })
                         .collect(),
                     is_declaration: true,
                     ..Default::default()

@@ -6,7 +6,9 @@
 
 use super::Sums;
 use crate::attribution::by_address::{global_variable, name_allocation, Named};
-use crate::attribution::keys::{derived_keys, heap_site_key, is_result, variable_key};
+use crate::attribution::keys::{
+    derived_keys, derived_keys_and_records, heap_site_key, is_result, variable_key,
+};
 use crate::attribution::resolve::{with_containers, MemoryResolution, Resolution, VarRef};
 use crate::attribution::static_index::StaticIndex;
 use crate::input::heap_blocks::DirectTarget;
@@ -306,7 +308,7 @@ impl<'a> ProcessTally<'a> {
             into.clear();
             into.extend(blamed.iter().map(|&v| vars.intern(v, e16)));
             for d in derived {
-                for key in derived_keys(index, d, e16) {
+                for (key, record) in derived_keys_and_records(index, d, e16) {
                     // One row per path: an intermediate path reached without
                     // a type takes the type another context knows.
                     let path = (key.function.clone(), key.name.clone(), key.event);
@@ -320,8 +322,11 @@ impl<'a> ProcessTally<'a> {
                         None => {
                             let leaf_scalar = index.is_scalar_type(&key.type_name);
                             vars.keys.push(key);
+                            // A record's blame is inherited wherever the
+                            // sample blames a data structure or a result
+                            // (the state beside a driver's diagnostics).
                             vars.sums.push(Sums {
-                                result: is_result(index, d.base) && !leaf_scalar,
+                                result: is_result(index, d.base) && !leaf_scalar && !record,
                                 ..Sums::default()
                             });
                             vars.derived_ids.insert(path, vars.keys.len() - 1);

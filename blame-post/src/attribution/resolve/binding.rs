@@ -184,10 +184,17 @@ fn passed_variables(
     } else {
         &binding.pointees
     };
+    // (Nor an array of numbers: `double *energy_hist` has no `.kinetic`.)
+    let numbers = |t: u32| {
+        let ty = plain_type(&f.variables[t as usize].type_name);
+        let elem = ty.split('[').next().unwrap_or("").replace(['*', '&'], "");
+        let elem = elem.trim();
+        !elem.is_empty() && crate::attribution::static_index::is_basic_type(elem)
+    };
     let blamed: Vec<u32> = pool
         .iter()
         .copied()
-        .filter(|&t| !f.variables[t as usize].is_scalar)
+        .filter(|&t| !f.variables[t as usize].is_scalar && !numbers(t))
         .collect();
     let param = plain_type(param_type);
     if !param.is_empty() {

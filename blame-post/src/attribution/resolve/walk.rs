@@ -347,6 +347,7 @@ impl Walker<'_> {
     /// ended) stay with the callee; a stack without any summary says why.
     fn finish(self) -> Walk {
         let Walker {
+            index,
             frames,
             mut out,
             seen_known,
@@ -361,12 +362,28 @@ impl Walker<'_> {
         out.derived.extend(carried_derived);
         out.exclusive.extend(carried_exclusive);
         out.exclusive_derived.extend(carried_exclusive_derived);
+        // The return value of `main` is the process's exit status, no data
+        // of the program (its blame came from every line the status
+        // depends on).
+        let status = |&(fi, vi): &VarRef| exit_status(index, fi, vi);
+        out.blamed.retain(|v| !status(v));
+        out.exclusive.retain(|v| !status(v));
+        out.derived.retain(|d| !status(&d.base));
+        out.exclusive_derived.retain(|d| !status(&d.base));
         out.code_only = !seen_known;
         if out.code_only {
             out.unexplained = Some(code_only_reason(frames));
         }
         out
     }
+}
+
+/// True for `main`'s return value (and paths below it): the exit status.
+fn exit_status(index: &StaticIndex, fi: u32, vi: u32) -> bool {
+    let f = &index.functions[fi as usize];
+    f.linkage_name == "main"
+        && f.variables[crate::attribution::static_index::root_of(f, vi) as usize].kind
+            == blame_formats::static_db::VarKind::Return
 }
 
 /// The variables frame `f`'s own line blames (the sampled line of the

@@ -1,0 +1,147 @@
+//! A result built by the program's own builder, on real clang-19 output:
+//! values stored through a standard container's `push_back` come from the
+//! method's parameter (a side effect), and a named return value (`Matrix
+//! m; ...; return m;`, living in the caller's object) leaves its function,
+//! so the numbers assembled in a loop reach the matrix the caller gets.
+
+mod common;
+
+use blame_formats::static_db::*;
+use blame_static::analyze_into_db;
+use common::bitcode;
+
+const MATRIX_H: &str = r#"#pragma once
+#include <vector>
+class Matrix {
+public:
+  class Builder {
+  public:
+    void add(int col, double value);
+    Matrix build();
+  private:
+    std::vector<int> cols_;
+    std::vector<double> values_;
+  };
+  std::vector<int> cols;
+  std::vector<double> values;
+};
+Matrix assemble(int n);
+"#;
+
+const MATRIX_CPP: &str = r#"#include "matrix.h"
+void Matrix::Builder::add(int col, double value) {
+  cols_.push_back(col);
+  values_.push_back(value);
+}
+Matrix Matrix::Builder::build() {
+  Matrix m;
+  m.cols = std::move(cols_);
+  m.values = std::move(values_);
+  return m;
+}
+"#;
+
+const ASSEMBLE_CPP: &str = r#"#include "matrix.h"
+#include <cmath>
+Matrix assemble(int n) {
+  Matrix::Builder b;
+  for (int i = 0; i < n; i++) {
+    double c = std::exp(0.1 * i) / (1.0 + i);
+    b.add(i, c);
+  }
+  return b.build();
+}
+"#;
+
+fn summary<'a>(db: &'a StaticDb, name: &str) -> &'a FunctionSummary {
+    db.functions
+        .values()
+        .find(|f| f.name.starts_with(name))
+        .unwrap_or_else(|| panic!("no function {name}"))
+}
+
+fn var<'a>(f: &'a FunctionSummary, name: &str) -> &'a Variable {
+    f.variables
+        .iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("no variable {name} in {}: {:#?}", f.name, f.variables))
+}
+
+#[test]
+fn assembled_values_reach_the_matrix_a_builder_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("matrix.h"), MATRIX_H).unwrap();
+    let flags = ["-fstandalone-debug"];
+    let matrix = bitcode(dir.path(), "matrix.cpp", MATRIX_CPP, &flags);
+    let assemble = bitcode(dir.path(), "assemble.cpp", ASSEMBLE_CPP, &flags);
+    let db = dir.path().join("static.db");
+    let up = analyze_into_db(&[matrix, assemble], &db).unwrap();
+    let add = summary(&up.db, "Matrix::Builder::add");
+    assert!(
+        add.side_effects.iter().any(|e| e.blamed_param == 0
+            && e.blamed_path == ".values_"
+            && e.from_param == 2
+            && !e.implicit),
+        "push_back stores the value in values_: {:?}",
+        add.side_effects
+    );
+    let build = summary(&up.db, "Matrix::Builder::build");
+    let m = var(build, "m");
+    assert!(m.is_exit, "the named return value is the caller's object");
+    assert_eq!(m.param_index, Some(0));
+    let assemble = summary(&up.db, "assemble");
+    let result = assemble
+        .variables
+        .iter()
+        .find(|v| v.kind == VarKind::Param && v.param_index == Some(0) && v.is_exit)
+        .expect("assemble's hidden result pointer");
+    assert!(
+        result.explicit_lines.contains(&6),
+        "the value computed on line 6 reaches the returned matrix: {:?}",
+        result.explicit_lines
+    );
+}
+
+const HISTORY_C: &str = r#"#include <math.h>
+void solve(int n, double *x, const double *b, double *hist, int iters) {
+  for (int it = 0; it < iters; it++) {
+    double rr = 0;
+    for (int i = 0; i < n; i++) { x[i] = 0.5 * (x[i] + b[i]); rr += x[i] * x[i]; }
+    hist[it] = sqrt(rr);
+  }
+}
+"#;
+
+const HISTORY_CPP: &str = r#"#include <cmath>
+#include <vector>
+void solve(int n, double *x, const double *b, std::vector<double> &hist, int iters) {
+  for (int it = 0; it < iters; it++) {
+    double rr = 0;
+    for (int i = 0; i < n; i++) { x[i] = 0.5 * (x[i] + b[i]); rr += x[i] * x[i]; }
+    hist.push_back(std::sqrt(rr));
+  }
+}
+"#;
+
+/// A solver storing its residual norms in the history it is handed (an
+/// array or a `std::vector` it appends to) only records numbers through
+/// that parameter, so a caller handing it a history writes a record
+/// there; the solution it computes from the data is no record.
+#[test]
+fn a_history_a_callee_fills_is_a_record_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [("history.c", HISTORY_C), ("history.cpp", HISTORY_CPP)] {
+        let bc = bitcode(dir.path(), name, text, &[]);
+        let db = dir.path().join(format!("{name}.db"));
+        let up = analyze_into_db(&[bc], &db).unwrap();
+        let solve = summary(&up.db, "solve");
+        assert!(
+            var(solve, "hist").is_record,
+            "{name}: only norms go into hist"
+        );
+        assert!(
+            !var(solve, "x").is_record,
+            "{name}: x is computed from x and b"
+        );
+    }
+}
