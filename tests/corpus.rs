@@ -3298,3 +3298,261 @@ fn nkops_held_out_blames_the_newton_solver_behind_its_handle_not_its_norm_histor
     }
     r.finish_held_out();
 }
+
+#[test]
+fn seis3d_held_out_blames_the_wavefield_not_the_model_read_or_the_seismograms() {
+    if !sampling_allowed() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Build::new();
+    let exe = build_all(&b, "seis3d", "mpicc", "c");
+    let r = record_and_report("seis3d", b, &mpirun_np2(&exe), true);
+    let stress = r.share_of("update_stress");
+    let velocity = r.share_of("update_velocity");
+    let sponge = r.share_of("sponge_apply");
+    let halo = r.share_of("halo_exchange");
+    let pack = r.share_of("pack_planes");
+    let unpack = r.share_of("unpack_planes");
+    let diag = r.share_of("energy_norm");
+    let build = r.share_of("model_build");
+    assert!(
+        stress + velocity > 30.0,
+        "the velocity and stress updates are the run: {:.1}%",
+        stress + velocity
+    );
+    let reasons = r.report["coverage"]["reasons"].to_string();
+    for call in ["MPI_Waitall", "MPI_Allreduce", "MPI_Reduce"] {
+        if reasons.contains(&format!("call to {call} "))
+            || reasons.contains(&format!("call to P{call} "))
+        {
+            r.fail(format!("time in {call} reaches no variable: {reasons}"));
+        }
+    }
+    // 1. the wavefield: both updates, the sponge, the source and the unpack write it
+    r.gets(
+        "main",
+        "wf",
+        COVERED,
+        stress + velocity + sponge,
+        "update_velocity, update_stress and sponge_apply write the nine fields of wf",
+    );
+    if r.row("main", "wf").is_some_and(|v| v["derived"] == true) {
+        r.fail("the wavefield is a data structure, not derived".into());
+    }
+    let min_rank = r
+        .row("main", "wf")
+        .and_then(|v| v["ranks"]["min"].as_f64())
+        .unwrap_or(0.0);
+    if min_rank < 0.5 * COVERED * (stress + velocity) {
+        r.fail(format!(
+            "main::wf on its least blamed rank: {min_rank:.1}%, both ranks run the updates ({:.1}%)",
+            stress + velocity
+        ));
+    }
+    let wf = r.ranked("main", "wf");
+    for other in ["model", "sponge", "rec", "energy", "src", "g"] {
+        r.above(
+            "main",
+            "wf",
+            other,
+            0.0,
+            "the wavefield is what the time steps compute",
+        );
+    }
+    for buf in ["sendbuf", "recvbuf"] {
+        let p = r.ranked("", buf);
+        if p >= wf {
+            r.fail(format!(
+                "{buf} ({p:.1}%) ranks above main::wf ({wf:.1}%): it only carries ghost planes"
+            ));
+        }
+    }
+    // 2. the fields: stresses from update_stress, velocities from update_velocity
+    let stresses = ["wf.sxx", "wf.syy", "wf.szz", "wf.sxy", "wf.sxz", "wf.syz"];
+    let velocities = ["wf.vx", "wf.vy", "wf.vz"];
+    for f in stresses {
+        r.gets(
+            "main",
+            f,
+            0.5,
+            stress / 6.0,
+            "its lines of update_stress (half an even sixth)",
+        );
+        r.at_least_as("main", "wf", f);
+    }
+    for f in velocities {
+        r.gets(
+            "main",
+            f,
+            0.5,
+            velocity / 3.0,
+            "its line of update_velocity (half an even third)",
+        );
+        r.at_least_as("main", "wf", f);
+    }
+    let total_of = |names: &[&str]| names.iter().map(|n| r.total("main", n)).sum::<f64>();
+    let ranked_of = |names: &[&str]| names.iter().map(|n| r.ranked("main", n)).sum::<f64>();
+    let (st, vt) = (total_of(&stresses), total_of(&velocities));
+    if st < COVERED * stress {
+        r.fail(format!(
+            "the six stresses are blamed {st:.1}% together, expected >= {:.1}% (update_stress)",
+            COVERED * stress
+        ));
+    }
+    if vt < COVERED * velocity {
+        r.fail(format!(
+            "the three velocities are blamed {vt:.1}% together, expected >= {:.1}% (update_velocity)",
+            COVERED * velocity
+        ));
+    }
+    let (sr, vr) = (ranked_of(&stresses), ranked_of(&velocities));
+    if stress > velocity + 2.0 && sr <= vr {
+        r.fail(format!(
+            "the stresses rank {sr:.1}% together, the velocities {vr:.1}%: update_stress \
+             ({stress:.1}%) outweighs update_velocity ({velocity:.1}%)"
+        ));
+    }
+    // 3. the halo buffers: the pack writes sendbuf, the waits complete the
+    // receives into recvbuf; the unpack's time is the wavefield's
+    r.gets(
+        "",
+        "sendbuf",
+        COVERED,
+        pack,
+        "pack_planes copies wf's boundary planes into sendbuf",
+    );
+    let bufs = r.total("", "sendbuf") + r.total("", "recvbuf");
+    if bufs < COVERED * (halo - unpack) {
+        r.fail(format!(
+            "sendbuf and recvbuf are blamed {bufs:.1}% together, expected >= {:.1}% \
+             (the exchange, {halo:.1}%, less the unpack into wf, {unpack:.1}%)",
+            COVERED * (halo - unpack)
+        ));
+    }
+    r.at_least_as("", "recvbuf", "sendbuf");
+    if let Some(v) = r.row("halo_exchange", "req") {
+        let (pq, pr) = (r.ranked("halo_exchange", "req"), r.ranked("", "recvbuf"));
+        if v["derived"] != true && pq >= pr {
+            r.fail(format!(
+                "halo_exchange::req ({pq:.1}%) ranks above recvbuf ({pr:.1}%): \
+                 the waits are for the planes received, not the request handles"
+            ));
+        }
+    }
+    // 4. the energy diagnostic: a result of energy_norm, well below the data
+    r.gets(
+        "main",
+        "energy",
+        COVERED,
+        diag,
+        "energy_norm sums the energies and MPI_Allreduce fills energy",
+    );
+    r.derived_or_below(
+        "main",
+        "energy",
+        0.5 * wf,
+        "the energy norm is a diagnostic of the wavefield",
+    );
+    // the model and the sponge profiles: built once, then only read
+    for m in ["model", "model.lam", "model.mu", "model.rho_inv"] {
+        r.ranked_below(
+            "main",
+            m,
+            (build + 5.0).min(0.5 * wf),
+            "the model is written once by model_build, then only read by the kernels",
+        );
+    }
+    for s in ["sponge", "sponge.px", "sponge.py", "sponge.pz"] {
+        r.ranked_below(
+            "main",
+            s,
+            (0.5 * wf).min(5.0),
+            "the damping profiles are built once, then only read by sponge_apply",
+        );
+    }
+    r.ranked_below(
+        "",
+        "layers",
+        build + 2.0,
+        "the layer table is a constant read by model_build",
+    );
+    for x in ["bytes_sent", "plane_len", "side_len"] {
+        r.derived_or_below("", x, 2.0, "halo sizes and traffic counts are bookkeeping");
+    }
+    // the results and the bookkeeping
+    r.bookkeeping_below(
+        "main",
+        &[
+            "rec",
+            "rec.traces",
+            "all",
+            "energy_hist",
+            "t_phase",
+            "t_start",
+            "t_loop",
+            "t_total",
+            "it",
+            "t",
+            "tp",
+            "ndiag",
+            "cfg",
+            "g",
+            "src",
+            "dt",
+        ],
+        &["wf", "wf.vx", "wf.sxy"],
+    );
+    r.derived_or_below(
+        "main",
+        "t_phase",
+        0.5 * wf,
+        "the timers only record differences",
+    );
+    r.low_anywhere(
+        &[
+            "i", "j", "k", "c", "row", "it", "req", "nreq", "r", "p", "l",
+        ],
+        0.5 * wf,
+        "loop indices, cell offsets and requests are no data",
+    );
+    // no rows for copies of handles: the restrict locals, the pointer
+    // parameters, the tables of field pointers, the buffer cursors
+    let fields = ["vx", "vy", "vz", "sxx", "syy", "szz", "sxy", "sxz", "syz"];
+    let why = "a restrict local or a pointer parameter adds to main's wf, model or sponge";
+    let mut names: Vec<&str> = fields.to_vec();
+    names.extend(["rho_inv", "wf", "m", "g"]);
+    r.no_rows_in("update_velocity", &names, why);
+    let mut names: Vec<&str> = fields.to_vec();
+    names.extend(["lam", "mu", "wf", "m", "g"]);
+    r.no_rows_in("update_stress", &names, why);
+    let mut names: Vec<&str> = fields.to_vec();
+    names.extend(["px", "py", "pz", "wf", "sp", "g"]);
+    r.no_rows_in("sponge_apply", &names, why);
+    r.no_rows_in("energy_norm", &["wf", "m", "g", "e"], why);
+    r.no_rows_in("source_inject", &["wf", "src", "g"], why);
+    r.no_rows_in("receivers_record", &["rec", "wf"], why);
+    r.no_rows_in(
+        "halo_exchange",
+        &[
+            "fld",
+            "send_up",
+            "send_down",
+            "recv_up",
+            "recv_down",
+            "wf",
+            "g",
+        ],
+        "pointers into wf and into the halo buffers add to what they point at",
+    );
+    for f in ["pack_planes", "unpack_planes"] {
+        r.no_rows_in(
+            f,
+            &["fld", "buf", "g"],
+            "the field table and the buffer cursor add to wf and the halo buffers",
+        );
+    }
+    r.no_rows_in("lap", &["acc"], "lap's acc points at main's t_phase");
+    r.no_rows(&[], "MPI's own globals are no program variables");
+    r.finish_held_out();
+}

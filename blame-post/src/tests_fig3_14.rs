@@ -496,10 +496,19 @@ fn field_paths_continue_below_the_variables_passed() {
         vec![var("out", VarKind::Param, None, Some(0), true, &[3])],
         vec![],
     ));
+    // (Typed as the program declares them: a path continues below a
+    // struct, never below an array of numbers.)
+    let typed = |mut v: Variable, t: &str| {
+        v.type_name = t.into();
+        v
+    };
     db.insert(func(
         "advance",
         vec![
-            var("f", VarKind::Param, None, Some(0), true, &[]),
+            typed(
+                var("f", VarKind::Param, None, Some(0), true, &[]),
+                "Fields *",
+            ),
             temperature,
         ],
         vec![call(10, "diffuse", vec![1, 0])],
@@ -507,14 +516,23 @@ fn field_paths_continue_below_the_variables_passed() {
     db.insert(func(
         "simulate",
         vec![
-            var("sim", VarKind::Param, None, Some(0), true, &[]),
-            var("sim.fields", VarKind::Field, Some(0), None, true, &[]),
+            typed(
+                var("sim", VarKind::Param, None, Some(0), true, &[]),
+                "Simulation *",
+            ),
+            typed(
+                var("sim.fields", VarKind::Field, Some(0), None, true, &[]),
+                "Fields",
+            ),
         ],
         vec![call(20, "advance", vec![1])],
     ));
     db.insert(func(
         "main",
-        vec![var("sim", VarKind::Local, None, None, false, &[])],
+        vec![typed(
+            var("sim", VarKind::Local, None, None, false, &[]),
+            "Simulation",
+        )],
         vec![call(30, "simulate", vec![0])],
     ));
     let index = StaticIndex::new(db);
@@ -561,8 +579,12 @@ fn field_paths_continue_below_the_variables_passed() {
     assert_eq!(
         got,
         vec![
-            ("main".to_string(), "sim".to_string(), "int *".to_string()),
-            ("main".into(), "sim.fields".into(), "int *".into()),
+            (
+                "main".to_string(),
+                "sim".to_string(),
+                "Simulation".to_string()
+            ),
+            ("main".into(), "sim.fields".into(), "Fields".into()),
             (
                 "main".into(),
                 "sim.fields.temperature".into(),
@@ -858,7 +880,12 @@ fn side_effects_fire_on_the_paths_they_read_and_blame_the_paths_they_write() {
             var("dom.f", VarKind::Field, Some(0), None, true, &[20]),
             var("dom.x", VarKind::Field, Some(0), None, true, &[21]),
             var("xl", VarKind::Local, None, None, false, &[]),
-            var("app", VarKind::Param, None, Some(1), true, &[]),
+            {
+                // (A struct: a path continues below it.)
+                let mut app = var("app", VarKind::Param, None, Some(1), true, &[]);
+                app.type_name = "App *".into();
+                app
+            },
             var("a", VarKind::Local, None, None, false, &[22]),
         ],
         vec![

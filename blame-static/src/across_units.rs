@@ -20,7 +20,7 @@ const MAX_UNIT_ROUNDS: usize = 16;
 /// a `static` function of many files, is not looked up across units).
 /// A function's stored write and read sets, its per-parameter flows and
 /// the parameters it only records numbers through.
-type StoredAccess = (analysis::StoredSets, Vec<Vec<u32>>, Vec<u32>);
+type StoredAccess = (analysis::StoredSets, Vec<Vec<u32>>, Vec<(u32, bool)>);
 
 fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Option<StoredAccess>> {
     names

@@ -414,6 +414,21 @@ impl Module {
         )
     }
 
+    /// True for a struct whose every member is a number (a grid's sizes
+    /// and spacing, a run's options): no data of the program's, only
+    /// numbers kept together.
+    pub fn is_struct_of_scalars(&self, t: Option<TypeId>) -> bool {
+        match self.resolve(t).map(|t| self.ty(t)) {
+            Some(DiType::Struct { members, .. }) => {
+                !members.is_empty()
+                    && members
+                        .iter()
+                        .all(|m| !m.is_base && (self.is_scalar(m.ty) || self.is_mpi_handle(m.ty)))
+            }
+            _ => false,
+        }
+    }
+
     /// The type a pointer, reference or array points to / holds.
     pub fn pointee(&self, t: Option<TypeId>) -> Option<TypeId> {
         match self.resolve(t).map(|t| self.ty(t)) {

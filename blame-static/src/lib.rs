@@ -198,7 +198,7 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
             .map(|(s, _)| (s.linkage_name.clone(), analysis::summary_flows(s)))
             .collect();
         defined.set_flows(flows);
-        let records: HashMap<String, Vec<u32>> = results
+        let records: HashMap<String, Vec<(u32, bool)>> = results
             .iter()
             .map(|(s, _)| (s.linkage_name.clone(), analysis::summary_record_params(s)))
             .collect();

@@ -476,11 +476,12 @@ pub fn moves_values(linkage: &str) -> bool {
 }
 
 /// True for the standard library's container operations that store what
-/// they are given in their object (`v.push_back(x)`, `insert`, `assign`,
-/// `resize`, `emplace_back`, `append`): a call to one writes the
-/// container from its arguments, as the program's own methods do, so a
-/// method filling a member through one (`values_.push_back(value)`)
-/// computes the member from its parameter.
+/// they are given in their object (`v.push_back(x)`, `insert`,
+/// `emplace_back`, `append`): a call to one writes the container from its
+/// arguments, as the program's own methods do, so a method filling a
+/// member through one (`values_.push_back(value)`) computes the member
+/// from its parameter. (Sizing it, `assign(n, 0.0)` or `resize(n)`, is
+/// not computing it, as a constructor's size is not.)
 pub fn stores_values(linkage: &str) -> bool {
     const STORES: &[&str] = &[
         "push_back",
@@ -490,8 +491,6 @@ pub fn stores_values(linkage: &str) -> bool {
         "insert",
         "emplace",
         "emplace_hint",
-        "assign",
-        "resize",
         "append",
         "push",
     ];

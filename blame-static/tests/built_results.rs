@@ -145,3 +145,36 @@ fn a_history_a_callee_fills_is_a_record_parameter() {
         );
     }
 }
+
+const PROBES_C: &str = r#"#include <stdlib.h>
+typedef struct { int nx, ny; double h; } Grid;
+typedef struct { int nrec, nt; long *cell; float *traces; } Receivers;
+void receivers_init(const Grid *g, Receivers *rec, int n, int nt) {
+  rec->nrec = n;
+  rec->nt = nt;
+  rec->cell = malloc(n * sizeof *rec->cell);
+  rec->traces = calloc((size_t)n * nt, sizeof *rec->traces);
+  for (int r = 0; r < n; r++) rec->cell[r] = (long)r * g->nx + g->ny / 2;
+}
+void receivers_record(Receivers *rec, const float *vz, int it) {
+  for (int r = 0; r < rec->nrec; r++)
+    rec->traces[(size_t)r * rec->nt + it] = vz[rec->cell[r]];
+}
+void smooth(int n, float *out, const float *in) {
+  for (int i = 1; i < n - 1; i++) out[i] = 0.5f * in[i] + 0.25f * (in[i - 1] + in[i + 1]);
+}
+"#;
+
+/// Samples of the data at stations read from an index array (a
+/// seismogram, a probe list) are numbers taken from it: the receivers a
+/// function fills that way are a record parameter; a kernel computing its
+/// output from neighbours is not.
+#[test]
+fn seismograms_sampled_at_stations_are_a_record_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = bitcode(dir.path(), "probes.c", PROBES_C, &[]);
+    let db = dir.path().join("probes.db");
+    let up = analyze_into_db(&[bc], &db).unwrap();
+    assert!(var(summary(&up.db, "receivers_record"), "rec").is_record);
+    assert!(!var(summary(&up.db, "smooth"), "out").is_record);
+}

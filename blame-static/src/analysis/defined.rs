@@ -179,13 +179,14 @@ impl<'a> DefinedFunctions<'a> {
 
     /// Sets the parameters this module's functions only record numbers
     /// through, from their summaries (`summary_record_params`).
-    pub fn set_records(&mut self, records: HashMap<String, Vec<u32>>) {
+    pub fn set_records(&mut self, records: HashMap<String, Vec<(u32, bool)>>) {
         self.access.records.extend(records);
     }
 
     /// The parameters through which `name` only records numbers (a history,
-    /// a timing vector it fills), when its summary is known.
-    pub fn record_params(&self, name: &str) -> &[u32] {
+    /// a timing vector it fills), when its summary is known, each with
+    /// whether it is the object returned by value.
+    pub fn record_params(&self, name: &str) -> &[(u32, bool)] {
         self.access
             .records
             .get(name)

@@ -41,15 +41,7 @@ pub(super) fn result_records(
     // Computed once for every candidate: each variable's root, the calls
     // that may write each root, and each call's pointer arguments.
     let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
-    let mut call_writes_of: HashMap<u32, Vec<u32>> = HashMap::default();
-    for (n, ts) in &w.may_write_nodes {
-        let mut rs: Vec<u32> = ts.iter().map(|&t| roots[t as usize]).collect();
-        rs.sort_unstable();
-        rs.dedup();
-        for r in rs {
-            call_writes_of.entry(r).or_default().push(*n);
-        }
-    }
+    let call_writes_of = call_writes_by_root(w, &roots);
     let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
     for a in &w.arg_targets {
         args_of_call.entry(a.0).or_default().push(a);
@@ -65,9 +57,10 @@ pub(super) fn result_records(
             std::mem::take(&mut second)
                 .into_iter()
                 .filter(|&v| {
-                    fed_roots[v]
-                        .iter()
-                        .all(|&t| vars.get(t as usize).is_some_and(|t| t.is_record))
+                    fed_roots[v].iter().all(|&t| {
+                        vars.get(t as usize)
+                            .is_some_and(|t| t.is_record || t.is_result)
+                    })
                 })
                 .collect()
         };
@@ -121,15 +114,27 @@ pub(super) fn result_records(
             if feeds_through_call {
                 continue;
             }
-            let records = writes
-                .iter()
-                .all(|&n| records_write(f, defined, w, first_obj, n as usize, false));
-            // (Judged again for feeding only records, a variable that only
-            // records numbers is a record too: energies summed for a
-            // printout and kept in a history.)
-            if records {
+            let judge = |strict: bool| {
+                writes
+                    .iter()
+                    .all(|&n| records_write(f, defined, w, first_obj, n as usize, false, strict))
+            };
+            let records = judge(false);
+            // Feeding a result (not only records), a variable is judged
+            // a record or nothing: the seismograms a rank keeps, summed
+            // into the traces gathered for a printout, are records; the
+            // solution a check is computed from stays data.
+            let feeds_a_result = pass == 1
+                && fed_roots[v]
+                    .iter()
+                    .any(|&t| vars.get(t as usize).is_some_and(|t| !t.is_record));
+            if records && (pass == 0 || judge(true)) {
                 vars[v].is_record = true;
-            } else if !global && !records && !holds_an_address(&vars[v]) {
+            } else if feeds_a_result {
+            } else if !global
+                && !records
+                && (!holds_an_address(&vars[v]) || receives_returned_pointer(f, &writes))
+            {
                 // Computed from data but feeding nothing back (`residual = b -
                 // A * x` checked and printed; the grid's min, max and mean
                 // kept to print): a result, which post lists with the derived
@@ -138,6 +143,20 @@ pub(super) fn result_records(
             }
         }
     }
+}
+
+/// Per root variable, the calls that may write it.
+fn call_writes_by_root(w: &Writes, roots: &[u32]) -> HashMap<u32, Vec<u32>> {
+    let mut out: HashMap<u32, Vec<u32>> = HashMap::default();
+    for (n, ts) in &w.may_write_nodes {
+        let mut rs: Vec<u32> = ts.iter().map(|&t| roots[t as usize]).collect();
+        rs.sort_unstable();
+        rs.dedup();
+        for r in rs {
+            out.entry(r).or_default().push(*n);
+        }
+    }
+    out
 }
 
 /// The exit parameters through which the function only records numbers:
@@ -167,11 +186,10 @@ pub(super) fn record_params(
                 matches!(i.op, Op::Store) && matches!(i.args.first(), Some(Value::Arg(_)))
             })
         };
-        let mut writes: Vec<u32> = var_writes
-            .get(v)
-            .into_iter()
-            .flatten()
-            .copied()
+        // Its own writes and those of its fields (`rec->traces[..] = ..`).
+        let mut writes: Vec<u32> = (0..vars.len())
+            .filter(|&t| root_of(vars, t as u32) == v as u32)
+            .flat_map(|t| var_writes.get(t).into_iter().flatten().copied())
             .filter(|n| !binds_itself(n))
             .collect();
         for (n, ts) in &w.may_write_nodes {
@@ -182,7 +200,7 @@ pub(super) fn record_params(
         if !writes.is_empty()
             && writes
                 .iter()
-                .all(|&n| records_write(f, defined, w, first_obj, n as usize, false))
+                .all(|&n| records_write(f, defined, w, first_obj, n as usize, false, false))
         {
             vars[v].is_record = true;
         }
@@ -204,6 +222,19 @@ fn holds_an_address(v: &Variable) -> bool {
     v.is_pointer && v.heap_bytes == 0
 }
 
+/// True when a write of the variable stores the pointer a call of the
+/// program returns (`all = receivers_gather(&rec, 0)`, memory the callee
+/// allocated): it owns what it points to, as an allocation of its own.
+fn receives_returned_pointer(f: &Function, writes: &[u32]) -> bool {
+    writes.iter().any(|&n| {
+        f.insts.get(n as usize).is_some_and(|i| {
+            matches!(i.op, Op::Store)
+                && matches!(i.args.first(), Some(Value::Inst(c))
+                    if matches!(f.insts.get(*c as usize).map(|c| &c.op), Some(Op::Call { callee: Some(_) })))
+        })
+    })
+}
+
 /// Whether write node `n` (a store or a call's output) records a number:
 /// a store of a number (or of its own fresh buffer), or a call that computes
 /// what it writes through that argument from nothing else the call is
@@ -216,6 +247,7 @@ fn records_write(
     first_obj: usize,
     n: usize,
     fields: bool,
+    strict: bool,
 ) -> bool {
     let (ni, np) = (f.insts.len(), f.params.len());
     if n < ni {
@@ -241,8 +273,19 @@ fn records_write(
             return false;
         }
         // A callee that only records numbers through that parameter (a
-        // solver appending its residual norms to the history it is given).
-        if defined.record_params(name).contains(&k) {
+        // solver appending its residual norms to the history member it is
+        // given). Only for members, which post also vetoes by every read
+        // into data: a kernel's output (`y[i] = sum`) records numbers in
+        // the same way, and a local it fills is judged by its own blame
+        // (`is_result`).
+        // A callee that writes nothing there (`print_trace_summary(all,
+        // &rec)` only reads), or only records numbers (a solver appending
+        // its residual norms to the history it is given).
+        if defined
+            .param_writes(name, k)
+            .is_some_and(|ws| ws.is_empty())
+            || defined.record_params(name).iter().any(|(p, _)| *p == k)
+        {
             return true;
         }
         // A number written through a pointer to a scalar
@@ -267,6 +310,18 @@ fn records_write(
         }
         let every: Vec<u32> = (0..args.len() as u32).filter(|&j| j != k).collect();
         let from = defined.param_flows(name, k).unwrap_or(&every);
+        // `strict`: a callee said to write the output from none of its
+        // arguments while it is handed data (`cg_solve(A, data, b, x)`,
+        // whose writes into `x` go through its own callees) is not known
+        // to write numbers.
+        let data_given = (0..args.len() as u32).any(|j| {
+            j != k
+                && w.data_args.contains(&(c, j))
+                && args.get(j as usize).is_some_and(|a| is_ptr_value(f, a))
+        });
+        if strict && from.is_empty() && data_given {
+            return false;
+        }
         // A callee writing through a pointer member of it (`solve(&s,
         // comm)` computing `s->grid.u[..]` from `s` itself) computes
         // a data structure, whatever else it is given.
@@ -698,7 +753,15 @@ impl<'k> FieldRecords<'_, 'k> {
             );
             if !writes.is_empty()
                 && writes.iter().all(|&node| {
-                    records_write(f, defined, w, self.graph.first_obj, node as usize, true)
+                    records_write(
+                        f,
+                        defined,
+                        w,
+                        self.graph.first_obj,
+                        node as usize,
+                        true,
+                        false,
+                    )
                 })
             {
                 records.push(v);

@@ -77,18 +77,19 @@ pub struct AccessSets {
     /// Per function whose summary is known, the parameters through which
     /// it only records numbers (`summary_record_params`): a call writing a
     /// history or a timing vector through one writes a record.
-    pub records: HashMap<String, Vec<u32>>,
+    pub records: HashMap<String, Vec<(u32, bool)>>,
 }
 
 /// The parameters of a summary through which its function only records
 /// numbers: its exit parameters judged records (`hist[it] = norm(r)`,
-/// `history.push_back(sqrt(rr))`).
-pub fn summary_record_params(s: &blame_formats::static_db::FunctionSummary) -> Vec<u32> {
-    let mut out: Vec<u32> = s
+/// `history.push_back(sqrt(rr))`), each with whether it is the object
+/// the function returns by value (a named return value, not a pointer).
+pub fn summary_record_params(s: &blame_formats::static_db::FunctionSummary) -> Vec<(u32, bool)> {
+    let mut out: Vec<(u32, bool)> = s
         .variables
         .iter()
         .filter(|v| v.parent.is_none() && v.is_exit_param() && v.is_record)
-        .filter_map(|v| v.param_index)
+        .filter_map(|v| v.param_index.map(|k| (k, !v.is_pointer)))
         .collect();
     out.sort_unstable();
     out.dedup();

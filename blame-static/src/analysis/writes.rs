@@ -37,7 +37,7 @@ fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst)
                 // One fixed element of a data structure (`hist[k] =
                 // work[NX + 1]`, a probe of the solution) is a number taken
                 // from it; an element chosen by a loop's index is data.
-                if fixed_element(f, &inst.args[0]) {
+                if fixed_element(f, &inst.args[0]) || probed_element(f, &inst.args[0]) {
                     continue;
                 }
                 for l in res.locs(&inst.args[0]) {
@@ -65,6 +65,42 @@ fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst)
         }
     }
     true
+}
+
+/// True when address `a` is an element at an index read from an array
+/// (`wf->vz[rec->cell[r]]`: a station's sample of the wavefield, a probe
+/// list): the value is taken from the data at a chosen point, as a fixed
+/// element is. (Whether the copies feed anything is judged apart: a halo's
+/// packed buffer, filled the same way, is read back into the data.)
+fn probed_element(f: &Function, a: &Value) -> bool {
+    let strip = |v: &Value| -> Value {
+        let mut v = v.clone();
+        for _ in 0..8 {
+            match v {
+                Value::Inst(i) if matches!(f.insts[i as usize].op, Op::Cast) => {
+                    v = f.insts[i as usize].args[0].clone();
+                }
+                _ => break,
+            }
+        }
+        v
+    };
+    let Value::Inst(g) = strip(a) else {
+        return false;
+    };
+    let gep = &f.insts[g as usize];
+    if !matches!(gep.op, Op::Gep { .. }) {
+        return false;
+    }
+    gep.args.iter().skip(1).any(|idx| {
+        let Value::Inst(l) = strip(idx) else {
+            return false;
+        };
+        let load = &f.insts[l as usize];
+        matches!(load.op, Op::Load)
+            && matches!(strip(&load.args[0]), Value::Inst(p)
+                if matches!(f.insts[p as usize].op, Op::Gep { .. }))
+    })
 }
 
 /// True when address `a` is one element of a variable at constant indices
@@ -486,10 +522,17 @@ impl WriteCollector<'_, '_, '_, '_> {
                         || library::stores_values(n)
                 }));
         let w = &mut self.w;
-        if targets
-            .iter()
-            .any(|&t| !self.vars.out[t as usize].is_scalar)
-        {
+        // (A struct of numbers handed by address, `receivers_init(&g, ..)`
+        // with a grid's sizes, passes numbers, not data.)
+        let (m, vars) = (self.m, &*self.vars);
+        let numbers = |t: u32| {
+            let v = &vars.out[t as usize];
+            v.is_scalar
+                || (v.parent.is_none()
+                    && !v.is_pointer
+                    && m.is_struct_of_scalars(vars.decl_ty.get(t as usize).copied().flatten()))
+        };
+        if targets.iter().any(|&t| !numbers(t)) {
             w.data_args.insert((i, k));
         }
         if may_write {

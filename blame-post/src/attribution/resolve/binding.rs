@@ -111,7 +111,9 @@ pub(super) fn blame_path(
     // An element object (a view, an iterator): the blame is its, and
     // through it its owner's; its own fields are no paths of that data.
     let tv = &f.variables[t as usize];
-    if tv.parent.is_none() && crate::attribution::static_index::is_element_object(tv) {
+    if (tv.parent.is_none() && crate::attribution::static_index::is_element_object(tv))
+        || holds_numbers(tv)
+    {
         here.insert(t);
         return;
     }
@@ -184,17 +186,10 @@ fn passed_variables(
     } else {
         &binding.pointees
     };
-    // (Nor an array of numbers: `double *energy_hist` has no `.kinetic`.)
-    let numbers = |t: u32| {
-        let ty = plain_type(&f.variables[t as usize].type_name);
-        let elem = ty.split('[').next().unwrap_or("").replace(['*', '&'], "");
-        let elem = elem.trim();
-        !elem.is_empty() && crate::attribution::static_index::is_basic_type(elem)
-    };
     let blamed: Vec<u32> = pool
         .iter()
         .copied()
-        .filter(|&t| !f.variables[t as usize].is_scalar && !numbers(t))
+        .filter(|&t| !f.variables[t as usize].is_scalar && !holds_numbers(&f.variables[t as usize]))
         .collect();
     let param = plain_type(param_type);
     if !param.is_empty() {
@@ -240,4 +235,13 @@ fn passed_variables(
         .copied()
         .filter(|t| !containers.contains(t))
         .collect()
+}
+
+/// True for a pointer to or an array of numbers (`double *energy_hist`):
+/// it has no fields for a path to continue below.
+fn holds_numbers(v: &blame_formats::static_db::Variable) -> bool {
+    let ty = plain_type(&v.type_name);
+    let elem = ty.split('[').next().unwrap_or("").replace(['*', '&'], "");
+    let elem = elem.trim();
+    !elem.is_empty() && crate::attribution::static_index::is_basic_type(elem)
 }

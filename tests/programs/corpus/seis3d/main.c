@@ -22,15 +22,15 @@
  *
  * Expected ranking, from a code-centric profile (blame record -F 2000 of
  * an mpicc -g -O2 build, OMPI_CC=clang-19, --by-function and the line
- * frames of blame dump; 10,694 samples of the 2 ranks, alike on both):
- *   update_stress    40.3%  normal 14.0 (exx.. shared), edge moduli 9.3
- *                           (hmean4 8.3), sxy/sxz/syz lines 16.9
- *   update_velocity  36.4%  vx 12.2, vy 11.2, vz 10.3, buoyancy 2.6
- *   sponge_apply     11.7%   halo_exchange 7.7% (MPI_Waitall 5.3, of it
- *                           the receive's copy 2.5; pack 1.2; unpack 1.2)
- *   energy_norm 2.4% (+ MPI_Allreduce 0.3), model_build 1.0%, MPI_Init
- *   0.2%; source_inject, receivers_record, receivers_gather ~0.
- * 1. wf >= the updates and the sponge (88%), first of the data, not
+ * frames of blame dump; 10,670 samples of the 2 ranks, alike on both):
+ *   update_stress    41.1%  normal 15.4 (exx.. shared), edge moduli 9.5
+ *                           (hmean4 8.6), sxy/sxz/syz lines 16.1
+ *   update_velocity  35.1%  vx 11.0, vy 10.8, vz 10.5, buoyancy 2.7
+ *   sponge_apply     11.2%   halo_exchange 8.8% (MPI_Waitall 6.5, of it
+ *                           the receive's copy 2.8; pack 1.4; unpack 0.9)
+ *   energy_norm 2.4% (+ MPI_Allreduce 0.2), model_build 0.7%, MPI_Init
+ *   0.1%; source_inject, receivers_record, receivers_gather ~0.
+ * 1. wf >= the updates and the sponge (87%), first of the data, not
  *    derived, on both ranks.
  * 2. Its fields: the six stresses together >= update_stress, the three
  *    velocities >= update_velocity, each field at least half its even
