@@ -272,19 +272,17 @@ fn records_write(
         if own_method && !fields {
             return false;
         }
-        // A callee that only records numbers through that parameter (a
-        // solver appending its residual norms to the history member it is
-        // given). Only for members, which post also vetoes by every read
-        // into data: a kernel's output (`y[i] = sum`) records numbers in
-        // the same way, and a local it fills is judged by its own blame
-        // (`is_result`).
-        // A callee that writes nothing there (`print_trace_summary(all,
-        // &rec)` only reads), or only records numbers (a solver appending
-        // its residual norms to the history it is given).
-        if defined
-            .param_writes(name, k)
-            .is_some_and(|ws| ws.is_empty())
-            || defined.record_params(name).iter().any(|(p, _)| *p == k)
+        // A callee that only records numbers there (a solver appending its
+        // residual norms to the history it is given), or, judged `strict`,
+        // whose write set there is empty (`print_trace_summary(all, &rec)`
+        // only reads; a write set can miss what an OpenMP region writes,
+        // so only a variable already found to feed nothing but records and
+        // results is judged so).
+        if defined.record_params(name).iter().any(|(p, _)| *p == k)
+            || (strict
+                && defined
+                    .param_writes(name, k)
+                    .is_some_and(|ws| ws.is_empty()))
         {
             return true;
         }

@@ -189,7 +189,7 @@ fn passed_variables(
     let blamed: Vec<u32> = pool
         .iter()
         .copied()
-        .filter(|&t| !f.variables[t as usize].is_scalar && !holds_numbers(&f.variables[t as usize]))
+        .filter(|&t| !f.variables[t as usize].is_scalar)
         .collect();
     let param = plain_type(param_type);
     if !param.is_empty() {
