@@ -130,8 +130,8 @@ pub(super) fn result_records(
                     .any(|&t| vars.get(t as usize).is_some_and(|t| !t.is_record));
             if records && (pass == 0 || judge(true)) {
                 vars[v].is_record = true;
-            } else if feeds_a_result {
-            } else if !global
+            } else if !feeds_a_result
+                && !global
                 && !records
                 && (!holds_an_address(&vars[v]) || receives_returned_pointer(f, &writes))
             {
@@ -174,29 +174,32 @@ pub(super) fn record_params(
     w: &Writes,
     first_obj: usize,
 ) {
-    for v in 0..vars.len() {
-        let var = &vars[v];
-        if var.parent.is_some() || !var.is_exit_param() || var.is_scalar {
-            continue;
-        }
-        // (The parameter's own value stored in its slot is no write of
-        // what it points to.)
-        let binds_itself = |n: &u32| {
-            f.insts.get(*n as usize).is_some_and(|i| {
-                matches!(i.op, Op::Store) && matches!(i.args.first(), Some(Value::Arg(_)))
-            })
-        };
-        // Its own writes and those of its fields (`rec->traces[..] = ..`).
-        let mut writes: Vec<u32> = (0..vars.len())
-            .filter(|&t| root_of(vars, t as u32) == v as u32)
-            .flat_map(|t| var_writes.get(t).into_iter().flatten().copied())
-            .filter(|n| !binds_itself(n))
-            .collect();
-        for (n, ts) in &w.may_write_nodes {
-            if ts.iter().any(|&t| root_of(vars, t) == v as u32) {
-                writes.push(*n);
-            }
-        }
+    let params: Vec<usize> = (0..vars.len())
+        .filter(|&v| vars[v].parent.is_none() && vars[v].is_exit_param() && !vars[v].is_scalar)
+        .collect();
+    if params.is_empty() {
+        return;
+    }
+    // (The parameter's own value stored in its slot is no write of what it
+    // points to.)
+    let binds_itself = |n: &u32| {
+        f.insts.get(*n as usize).is_some_and(|i| {
+            matches!(i.op, Op::Store) && matches!(i.args.first(), Some(Value::Arg(_)))
+        })
+    };
+    // Per root, its own writes and those of its fields (`rec->traces[..] =
+    // ..`), and the calls that may write it.
+    let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
+    let mut writes_of: HashMap<u32, Vec<u32>> = call_writes_by_root(w, &roots);
+    for (t, ws) in var_writes.iter().enumerate() {
+        let Some(&r) = roots.get(t) else { continue };
+        writes_of
+            .entry(r)
+            .or_default()
+            .extend(ws.iter().copied().filter(|n| !binds_itself(n)));
+    }
+    for v in params {
+        let writes = writes_of.get(&(v as u32)).map(Vec::as_slice).unwrap_or(&[]);
         if !writes.is_empty()
             && writes
                 .iter()
