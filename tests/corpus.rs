@@ -3055,9 +3055,9 @@ fn physpkg_held_out_blames_the_state_and_the_packages_behind_unique_ptrs_not_tim
 }
 
 #[test]
-#[ignore = "held-out shortfall (round 8): the residual callback's row pointers, the \
-            problem behind the solver's `void *user_data` and the timing records \
-            (EXPECTED_ROUND8.md)"]
+#[ignore = "held-out shortfall (round 8): calls through the NVectorOps table of \
+            another unit (the residual callback's row pointers, prob.kcell) and the timing \
+            records (EXPECTED_ROUND8.md)"]
 fn nkops_held_out_blames_the_newton_solver_behind_its_handle_not_its_norm_history() {
     if !sampling_allowed() {
         return;

@@ -124,6 +124,40 @@ fn is_special_member(name: &str) -> bool {
     }
 }
 
+/// The members of the object a function returns that hold one of its
+/// pointer parameters (`nm->user_data = user_data; return nm;`): each
+/// member's path below the returned object (`.user_data`) and the
+/// parameter's index.
+fn returned_members(f: &FunctionSummary) -> Vec<(String, u32)> {
+    use blame_formats::static_db::VarKind;
+    let returned = |r: &blame_formats::static_db::Variable| {
+        r.kind == VarKind::Return
+            || r.aliases
+                .iter()
+                .any(|&a| f.variables[a as usize].kind == VarKind::Return)
+    };
+    let mut out = Vec::new();
+    for (vi, v) in f.variables.iter().enumerate() {
+        if v.parent.is_none() {
+            continue;
+        }
+        let root = &f.variables[root_of(f, vi as u32) as usize];
+        if !returned(root) {
+            continue;
+        }
+        let path = v.name.strip_prefix(root.name.as_str()).unwrap_or("");
+        for &a in &v.aliases {
+            let p = &f.variables[a as usize];
+            if p.parent.is_none() && p.kind == VarKind::Param && p.is_pointer {
+                if let Some(k) = p.param_index {
+                    out.push((path.to_string(), k));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The struct a type names or points to, without qualifiers, tag
 /// keywords, pointers and references: `const struct particle *` and
 /// `particle *` are `particle`.
@@ -482,6 +516,28 @@ impl StaticIndex {
                         }
                     }
                 }
+                // A factory's object holding a parameter (`nm->user_data =
+                // user_data; return nm;`): the returned object's path holds
+                // the variable passed there (`nls.user_data` is `prob`).
+                let held = |o: blame_formats::static_db::CallOutput| -> Vec<u32> {
+                    c.outputs
+                        .iter()
+                        .filter(|b| b.output == o)
+                        .flat_map(|b| b.pointees.iter().copied())
+                        .collect()
+                };
+                for (path, k) in returned_members(callee) {
+                    let (xs, ys) = (
+                        held(blame_formats::static_db::CallOutput::Return),
+                        held(blame_formats::static_db::CallOutput::Arg(k)),
+                    );
+                    if let ([xv], [yv]) = (xs.as_slice(), ys.as_slice()) {
+                        if xv != yv {
+                            let name = format!("{}{path}", f.variables[*xv as usize].name);
+                            out.entry(fi as u32).or_default().insert(name, *yv);
+                        }
+                    }
+                }
             }
         }
         out
@@ -611,6 +667,58 @@ mod tests {
         // Another method, and the same one of a std class: no summary.
         assert_eq!(index.callee("_ZN2Op5applyERK3VecRS0_"), None);
         assert_eq!(index.callee("_ZNKSt6vectorIdSaIdEE4sizeEv"), None);
+    }
+
+    /// `void *nls = NewtonCreate(u, .., prob)` whose body stores its
+    /// `user_data` parameter in the object it returns: `nls.user_data` is
+    /// main's `prob`.
+    #[test]
+    fn a_factorys_member_holding_a_parameter_is_the_variable_passed() {
+        use crate::tests_fig3_14::{func, var};
+        use blame_formats::static_db::{CallOutput, CallSite, OutputBinding, VarKind};
+        let mut user_data = var("user_data", VarKind::Param, None, Some(3), true, &[]);
+        user_data.is_pointer = true;
+        user_data.aliases = vec![3];
+        let mut nm = var("nm", VarKind::Local, None, None, false, &[]);
+        nm.aliases = vec![2];
+        let ret = var("return", VarKind::Return, None, None, true, &[]);
+        let mut held = var("nm.user_data", VarKind::Field, Some(1), None, false, &[]);
+        held.aliases = vec![0];
+        let create = func("NewtonCreate", vec![user_data, nm, ret, held], vec![]);
+        let binding = |output, pointees: Vec<u32>| OutputBinding {
+            output,
+            blamed: pointees.clone(),
+            explicit: pointees.clone(),
+            pointees,
+            field: String::new(),
+        };
+        let main = func(
+            "main",
+            vec![
+                var("nls", VarKind::Local, None, None, false, &[]),
+                var("prob", VarKind::Local, None, None, false, &[]),
+            ],
+            vec![CallSite {
+                line: 10,
+                column: 1,
+                callee: Some("NewtonCreate".into()),
+                arg_count: 4,
+                outputs: vec![
+                    binding(CallOutput::Return, vec![0]),
+                    binding(CallOutput::Arg(3), vec![1]),
+                ],
+                model: None,
+            }],
+        );
+        let mut db = StaticDb::default();
+        db.insert(create);
+        db.insert(main);
+        let index = StaticIndex::new(db);
+        let fi = index.lookup("main", "fig3_14.c").unwrap() as u32;
+        assert_eq!(
+            index.member_alias(fi, "nls.user_data.kcell"),
+            Some((1, ".kcell"))
+        );
     }
 
     #[test]

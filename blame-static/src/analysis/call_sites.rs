@@ -130,11 +130,24 @@ impl CallSites<'_, '_, '_> {
         let mut outputs = Vec::new();
         if !inst.is_void {
             if let Some((b, x)) = self.reach.ret_bind.get(&i) {
+                // A returned pointer's holders: the variables it is stored
+                // in (`void *nls = NewtonCreate(..)`), as an argument's
+                // pointees are the variables it points into.
+                let pointees: Vec<u32> = if inst.is_pointer {
+                    let slots = self.res.stored_to.get(&i).cloned().unwrap_or_default();
+                    let mut held: Vec<u32> =
+                        slots.iter().flat_map(|s| self.targets_of(s)).collect();
+                    held.sort_unstable();
+                    held.dedup();
+                    held
+                } else {
+                    Vec::new()
+                };
                 outputs.push(OutputBinding {
                     output: CallOutput::Return,
                     blamed: b.clone(),
                     explicit: x.clone(),
-                    pointees: vec![],
+                    pointees,
                     field: String::new(),
                 });
             }
