@@ -8,7 +8,7 @@ mod common;
 
 use blame_formats::static_db::*;
 use blame_static::analyze_into_db;
-use common::bitcode;
+use common::{bitcode, summary, var};
 
 const MATRIX_H: &str = r#"#pragma once
 #include <vector>
@@ -52,20 +52,6 @@ Matrix assemble(int n) {
   return b.build();
 }
 "#;
-
-fn summary<'a>(db: &'a StaticDb, name: &str) -> &'a FunctionSummary {
-    db.functions
-        .values()
-        .find(|f| f.name.starts_with(name))
-        .unwrap_or_else(|| panic!("no function {name}"))
-}
-
-fn var<'a>(f: &'a FunctionSummary, name: &str) -> &'a Variable {
-    f.variables
-        .iter()
-        .find(|v| v.name == name)
-        .unwrap_or_else(|| panic!("no variable {name} in {}: {:#?}", f.name, f.variables))
-}
 
 #[test]
 fn assembled_values_reach_the_matrix_a_builder_returns() {

@@ -10,7 +10,7 @@ use blame_formats::static_db::*;
 use blame_static::{analyze_into_db, analyze_module, load_file};
 use std::path::Path;
 
-use common::bitcode;
+use common::{bitcode, var};
 
 fn summaries(bc: &Path) -> Vec<FunctionSummary> {
     analyze_module(&load_file(bc).unwrap(), None).summaries
@@ -20,13 +20,6 @@ fn function<'a>(s: &'a [FunctionSummary], name: &str) -> &'a FunctionSummary {
     s.iter()
         .find(|f| f.name == name || f.name.starts_with(&format!("{name}(")))
         .unwrap_or_else(|| panic!("no function {name}"))
-}
-
-fn var<'a>(f: &'a FunctionSummary, name: &str) -> &'a Variable {
-    f.variables
-        .iter()
-        .find(|v| v.name == name)
-        .unwrap_or_else(|| panic!("no variable {name} in {}: {:#?}", f.name, f.variables))
 }
 
 const C_PROGRAM: &str = r#"#include <stdio.h>

@@ -8,9 +8,8 @@
 
 mod common;
 
-use blame_formats::static_db::*;
 use blame_static::analyze_into_db;
-use common::bitcode;
+use common::{bitcode, summary};
 
 const IFACE_H: &str = r#"#pragma once
 #include <memory>
@@ -51,13 +50,6 @@ public:
 };
 std::unique_ptr<Op> make_op() { return std::make_unique<Jacobi>(); }
 "#;
-
-fn summary<'a>(db: &'a StaticDb, name: &str) -> &'a FunctionSummary {
-    db.functions
-        .values()
-        .find(|f| f.name.starts_with(name))
-        .unwrap_or_else(|| panic!("no function {name}"))
-}
 
 #[test]
 fn virtual_calls_are_named_by_the_method_of_the_objects_class() {

@@ -166,19 +166,7 @@ impl AccessSets {
             .filter(|f| !f.is_declaration)
             .map(|f| f.name.as_str())
             .collect();
-        let convert =
-            |sets: &[Vec<blame_formats::static_db::ParamAccess>]| -> Vec<Vec<ParamWrite>> {
-                sets.iter()
-                    .map(|ws| {
-                        ws.iter()
-                            .map(|w| ParamWrite {
-                                path: w.path.clone(),
-                                deref: w.deref,
-                            })
-                            .collect()
-                    })
-                    .collect()
-            };
+        let convert = from_stored;
         for name in declared.difference(&defined) {
             let mut found = db
                 .functions
@@ -216,18 +204,7 @@ impl AccessSets {
             return;
         };
         let method = crate::virtual_methods::method_name(&sig);
-        let convert = |sets: &[Vec<blame_formats::static_db::ParamAccess>]| {
-            sets.iter()
-                .map(|ws| {
-                    ws.iter()
-                        .map(|w| ParamWrite {
-                            path: w.path.clone(),
-                            deref: w.deref,
-                        })
-                        .collect()
-                })
-                .collect::<Vec<Vec<ParamWrite>>>()
-        };
+        let convert = from_stored;
         let (mut writes, mut reads) = (Vec::new(), Vec::new());
         for s in db.functions.values() {
             let n = s.linkage_name.as_str();
@@ -349,6 +326,20 @@ pub(super) fn access_sets(
         }
     }
     sets
+}
+
+/// A function's sets as the static db stores them, per parameter.
+fn from_stored(sets: &[Vec<blame_formats::static_db::ParamAccess>]) -> Vec<Vec<ParamWrite>> {
+    sets.iter()
+        .map(|ws| {
+            ws.iter()
+                .map(|w| ParamWrite {
+                    path: w.path.clone(),
+                    deref: w.deref,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Per parameter, the union of several functions' sets.

@@ -35,3 +35,26 @@ pub fn bitcode(dir: &Path, name: &str, text: &str, extra: &[&str]) -> PathBuf {
     compile_file(&src, &bc, &flags);
     bc
 }
+
+/// The summary in `db` of the function whose (demangled) name starts with
+/// `name`.
+pub fn summary<'a>(
+    db: &'a blame_formats::static_db::StaticDb,
+    name: &str,
+) -> &'a blame_formats::static_db::FunctionSummary {
+    db.functions
+        .values()
+        .find(|f| f.name.starts_with(name))
+        .unwrap_or_else(|| panic!("no function {name}"))
+}
+
+/// Variable `name` of summary `f`.
+pub fn var<'a>(
+    f: &'a blame_formats::static_db::FunctionSummary,
+    name: &str,
+) -> &'a blame_formats::static_db::Variable {
+    f.variables
+        .iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("no variable {name} in {}: {:#?}", f.name, f.variables))
+}
