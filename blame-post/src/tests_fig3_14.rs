@@ -17,23 +17,13 @@ pub(crate) fn var(
     lines: &[u32],
 ) -> Variable {
     Variable {
-        name: name.into(),
-        kind,
         type_name: "int *".into(),
-        line: 0,
         parent,
         param_index: param,
         is_exit: exit,
         is_pointer: exit,
         explicit_lines: lines.to_vec(),
-        implicit_lines: vec![],
-        write_lines: vec![],
-        aliases: vec![],
-        heap_bytes: 0,
-        element_of: None,
-        is_record: false,
-        is_result: false,
-        is_scalar: false,
+        ..Variable::new(name, kind)
     }
 }
 

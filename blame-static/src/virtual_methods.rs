@@ -18,10 +18,16 @@ pub fn method_signature(linkage: &str) -> Option<String> {
     blame_formats::names::method_signature(&crate::demangle(linkage))
 }
 
-/// True when mangled `name` may be an override of the method named by
-/// `signature` (a cheap test before demangling: the method's name is in it).
-pub fn may_override(name: &str, method: &str) -> bool {
-    name.starts_with("_ZN") && name.contains(&format!("{}{method}", method.len()))
+/// The method's name as mangled names spell it (`5apply`), for
+/// [`may_override`].
+pub fn mangled_method(method: &str) -> String {
+    format!("{}{method}", method.len())
+}
+
+/// True when mangled `name` may be an override of the method whose
+/// mangled name part is `mangled` (a cheap test before demangling).
+pub fn may_override(name: &str, mangled: &str) -> bool {
+    name.starts_with("_ZN") && name.contains(mangled)
 }
 
 /// The method's own name of a signature (`apply` of `apply(..) const`).
@@ -56,7 +62,7 @@ mod tests {
         );
         assert_eq!(method_name("operator()(int)"), "operator()");
         assert_eq!(method_name("apply(pcg::Vector const&) const"), "apply");
-        assert!(may_override(ilu, "apply"));
-        assert!(!may_override(ilu, "name"));
+        assert!(may_override(ilu, &mangled_method("apply")));
+        assert!(!may_override(ilu, &mangled_method("name")));
     }
 }

@@ -133,13 +133,35 @@ pub struct Variable {
 }
 
 impl Variable {
+    /// Variable `name` of `kind`, with no type, line, parent, lines or
+    /// aliases yet, and every flag off: what the analysis fills in.
+    pub fn new(name: impl Into<String>, kind: VarKind) -> Variable {
+        Variable {
+            name: name.into(),
+            kind,
+            type_name: String::new(),
+            line: 0,
+            parent: None,
+            param_index: None,
+            is_exit: false,
+            is_pointer: false,
+            is_scalar: false,
+            explicit_lines: vec![],
+            implicit_lines: vec![],
+            write_lines: vec![],
+            aliases: vec![],
+            heap_bytes: 0,
+            element_of: None,
+            is_record: false,
+            is_result: false,
+        }
+    }
+
     /// True for a parameter through which blame flows to the caller.
     pub fn is_exit_param(&self) -> bool {
         self.kind == VarKind::Param && self.is_exit
     }
-}
 
-impl Variable {
     /// All blamed lines, explicit and implicit, sorted and unique.
     pub fn lines(&self) -> Vec<u32> {
         let mut v: Vec<u32> = self

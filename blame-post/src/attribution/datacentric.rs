@@ -675,8 +675,6 @@ mod tests {
         CallOutput, CallSite, LineReads, OutputBinding, ReadIndex, Reuse,
     };
 
-    /// `sum += val[k] * x[col[k]]` in a loop of two lines: loop
-    /// compensation leaves the four reads equal (each on one of two lines);
     /// Reuse across the enclosing loop: a repeated sweep of an array known
     /// to fit in half the L1 weighs ~0 beside a read that moves on; one of
     /// unknown size (a heap block behind a pointer) keeps its weight, and so

@@ -11,10 +11,11 @@ pub type VarRef = (u32, u32);
 pub struct StaticIndex {
     pub functions: Vec<FunctionSummary>,
     by_name: HashMap<String, Vec<usize>>,
-    /// C++ methods by their signature without the class (`apply(pcg::Vector
-    /// const&, pcg::Vector&) const`): the overrides a virtual call named by
-    /// the method its class declares may reach (`callee`).
-    by_signature: HashMap<String, Vec<usize>>,
+    /// Callees named at call sites that have no summary of their own, a
+    /// C++ method of the program (a pure virtual method a virtual call is
+    /// named by): the summary of an override, the first of its signature
+    /// without the class (`apply(pcg::Vector const&, pcg::Vector&) const`).
+    overrides: HashMap<String, usize>,
     /// Type names only scalar variables have (`double`, `PetscReal`,
     /// `Real_t`, `MPI_Comm`): what a field path carried over from a callee
     /// with only its type name is.
@@ -122,6 +123,47 @@ fn is_special_member(name: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// For each callee named at a call site without a summary of its own that
+/// is a C++ method of the program (not the standard library's), the first
+/// function of its signature without the class: an override answers for
+/// the pure virtual method a virtual call is named by. Found once, so
+/// looking a callee up stays one map lookup.
+fn overrides_of_unknown_callees(
+    functions: &[FunctionSummary],
+    by_name: &HashMap<String, Vec<usize>>,
+) -> HashMap<String, usize> {
+    let unknown: std::collections::BTreeSet<&str> = functions
+        .iter()
+        .flat_map(|f| &f.call_sites)
+        .filter_map(|c| c.callee.as_deref())
+        .filter(|n| {
+            n.starts_with("_ZN")
+                && !n.starts_with("_ZNSt")
+                && !n.starts_with("_ZNKSt")
+                && !by_name.contains_key(*n)
+        })
+        .collect();
+    if unknown.is_empty() {
+        return HashMap::new();
+    }
+    let mut by_signature: HashMap<String, usize> = HashMap::new();
+    for (i, f) in functions.iter().enumerate() {
+        if f.linkage_name.starts_with("_ZN") {
+            if let Some(sig) = blame_formats::names::method_signature(&f.name) {
+                by_signature.entry(sig).or_insert(i);
+            }
+        }
+    }
+    unknown
+        .into_iter()
+        .filter_map(|n| {
+            let sig =
+                blame_formats::names::method_signature(&crate::input::symbolize::demangle(n))?;
+            Some((n.to_string(), *by_signature.get(&sig)?))
+        })
+        .collect()
 }
 
 /// The members of the object a function returns that hold one of its
@@ -332,18 +374,11 @@ impl StaticIndex {
                 );
             }
         }
-        let mut by_signature: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, f) in functions.iter().enumerate() {
-            if f.linkage_name.starts_with("_ZN") {
-                if let Some(sig) = blame_formats::names::method_signature(&f.name) {
-                    by_signature.entry(sig).or_default().push(i);
-                }
-            }
-        }
+        let overrides = overrides_of_unknown_callees(&functions, &by_name);
         let mut index = StaticIndex {
             functions,
             by_name,
-            by_signature,
+            overrides,
             scalar_types,
             global_defs,
             field_types,
@@ -479,12 +514,14 @@ impl StaticIndex {
     /// constructor storing `&reg` in `this->reg_`): `member_aliases`.
     fn find_member_aliases(&self) -> HashMap<u32, HashMap<String, u32>> {
         let mut out: HashMap<u32, HashMap<String, u32>> = HashMap::new();
+        // Each callee's returned members, found once.
+        let mut members_of: HashMap<usize, Vec<(String, u32)>> = HashMap::new();
         for (fi, f) in self.functions.iter().enumerate() {
             for c in &f.call_sites {
-                let Some(callee) = c.callee.as_deref().and_then(|n| self.callee(n)) else {
+                let Some(ci) = c.callee.as_deref().and_then(|n| self.callee(n)) else {
                     continue;
                 };
-                let callee = &self.functions[callee];
+                let callee = &self.functions[ci];
                 let passed = |k: u32| -> Vec<u32> {
                     c.outputs
                         .iter()
@@ -526,7 +563,11 @@ impl StaticIndex {
                         .flat_map(|b| b.pointees.iter().copied())
                         .collect()
                 };
-                for (path, k) in returned_members(callee) {
+                let returned = members_of
+                    .entry(ci)
+                    .or_insert_with(|| returned_members(callee));
+                for (path, k) in returned.iter() {
+                    let (path, k) = (path.as_str(), *k);
                     let (xs, ys) = (
                         held(blame_formats::static_db::CallOutput::Return),
                         held(blame_formats::static_db::CallOutput::Arg(k)),
@@ -628,19 +669,10 @@ impl StaticIndex {
     /// virtual method a virtual call is named by) answers with an
     /// override's summary, the first of its signature.
     pub fn callee(&self, linkage_name: &str) -> Option<usize> {
-        if let Some(c) = self.by_name.get(linkage_name) {
-            return c.first().copied();
+        match self.by_name.get(linkage_name) {
+            Some(c) => c.first().copied(),
+            None => self.overrides.get(linkage_name).copied(),
         }
-        if !linkage_name.starts_with("_ZN")
-            || linkage_name.starts_with("_ZNSt")
-            || linkage_name.starts_with("_ZNKSt")
-        {
-            return None;
-        }
-        let sig = blame_formats::names::method_signature(&crate::input::symbolize::demangle(
-            linkage_name,
-        ))?;
-        self.by_signature.get(&sig)?.first().copied()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -657,13 +689,35 @@ mod tests {
     /// a library method of the same signature does not.
     #[test]
     fn an_override_answers_for_the_virtual_method_it_overrides() {
+        use blame_formats::static_db::CallSite;
         let mut jacobi = crate::tests_fig3_14::func("_ZNK6Jacobi5applyERK3VecRS0_", vec![], vec![]);
         jacobi.name = "Jacobi::apply(Vec const&, Vec&) const".into();
+        // A caller naming the three at its call sites.
+        let call = |callee: &str| CallSite {
+            line: 1,
+            column: 1,
+            callee: Some(callee.into()),
+            arg_count: 3,
+            outputs: vec![],
+            model: None,
+        };
+        let run = crate::tests_fig3_14::func(
+            "run",
+            vec![],
+            vec![
+                call("_ZNK2Op5applyERK3VecRS0_"),
+                call("_ZN2Op5applyERK3VecRS0_"),
+                call("_ZNKSt6vectorIdSaIdEE4sizeEv"),
+            ],
+        );
         let mut db = StaticDb::default();
         db.insert(jacobi);
+        db.insert(run);
         let index = StaticIndex::new(db);
-        assert_eq!(index.callee("_ZNK2Op5applyERK3VecRS0_"), Some(0));
-        assert_eq!(index.callee("_ZNK6Jacobi5applyERK3VecRS0_"), Some(0));
+        let jacobi = index.lookup("_ZNK6Jacobi5applyERK3VecRS0_", "fig3_14.c");
+        assert!(jacobi.is_some());
+        assert_eq!(index.callee("_ZNK2Op5applyERK3VecRS0_"), jacobi);
+        assert_eq!(index.callee("_ZNK6Jacobi5applyERK3VecRS0_"), jacobi);
         // Another method, and the same one of a std class: no summary.
         assert_eq!(index.callee("_ZN2Op5applyERK3VecRS0_"), None);
         assert_eq!(index.callee("_ZNKSt6vectorIdSaIdEE4sizeEv"), None);

@@ -241,23 +241,9 @@ fn call_roots(vars: &Vars, w: &writes::Writes) -> CallRoots {
 /// The return value: a variable written by the returns.
 fn add_return_variable(f: &Function, vars: &mut Vars, var_writes: &mut Vec<Vec<u32>>) {
     vars.out.push(Variable {
-        name: "return".into(),
-        kind: VarKind::Return,
-        type_name: String::new(),
         line: f.line,
-        parent: None,
-        param_index: None,
         is_exit: true,
-        is_pointer: false,
-        is_scalar: false,
-        explicit_lines: vec![],
-        implicit_lines: vec![],
-        write_lines: vec![],
-        aliases: vec![],
-        heap_bytes: 0,
-        element_of: None,
-        is_record: false,
-        is_result: false,
+        ..Variable::new("return", VarKind::Return)
     });
     let rets: Vec<u32> = f
         .insts

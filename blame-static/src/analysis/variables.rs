@@ -59,27 +59,22 @@ impl Vars<'_> {
     fn local_variable(&self, v: u32) -> Variable {
         let lv = &self.f.vars[v as usize];
         let param = self.param_of.get(&v).copied();
-        let ir_ptr = param
-            .and_then(|k| self.f.params.get(k as usize))
-            .is_some_and(|p| p.is_pointer);
+        let ir_param = param.and_then(|k| self.f.params.get(k as usize));
+        let ir_ptr = ir_param.is_some_and(|p| p.is_pointer);
         // A named return value (`CsrMatrix A; ...; return A;`) lives in the
         // caller's object the hidden result pointer points to: what is
         // written to it leaves the function, as a pointer parameter's
         // pointee does.
-        let in_result = param
-            .and_then(|k| self.f.params.get(k as usize))
-            .is_some_and(|p| p.sret);
+        let in_result = ir_param.is_some_and(|p| p.sret);
         let ptr = self.m.is_pointer(lv.ty) || (lv.ty.is_none() && ir_ptr);
+        let kind = if param.is_some() {
+            VarKind::Param
+        } else {
+            VarKind::Local
+        };
         Variable {
-            name: lv.name.clone(),
-            kind: if param.is_some() {
-                VarKind::Param
-            } else {
-                VarKind::Local
-            },
             type_name: self.m.type_name_opt(lv.ty),
             line: lv.line,
-            parent: None,
             param_index: param,
             // A handle to shared storage passed by value (a
             // `View<T>`, in memory the caller copied it to): what
@@ -90,14 +85,7 @@ impl Vars<'_> {
                     || (ir_ptr && super::view_types::is_handle_type(self.m, lv.ty))),
             is_pointer: ptr,
             is_scalar: (!ptr && self.m.is_scalar(lv.ty)) || self.m.is_mpi_handle(lv.ty),
-            explicit_lines: vec![],
-            implicit_lines: vec![],
-            write_lines: vec![],
-            aliases: vec![],
-            heap_bytes: 0,
-            element_of: None,
-            is_record: false,
-            is_result: false,
+            ..Variable::new(lv.name.clone(), kind)
         }
     }
 
@@ -109,14 +97,14 @@ impl Vars<'_> {
         if gl.artificial || is_runtime_global(gl) {
             return None;
         }
+        // A function-static local is its function's variable.
+        let kind = if gl.function.is_some() {
+            VarKind::Local
+        } else {
+            VarKind::Global
+        };
+        let name = gl.source_name.clone().unwrap_or_else(|| gl.name.clone());
         Some(Variable {
-            name: gl.source_name.clone().unwrap_or_else(|| gl.name.clone()),
-            // A function-static local is its function's variable.
-            kind: if gl.function.is_some() {
-                VarKind::Local
-            } else {
-                VarKind::Global
-            },
             // An `extern` declaration has no debug type here: its
             // IR type names it, never `void`.
             type_name: match gl.ty {
@@ -124,19 +112,10 @@ impl Vars<'_> {
                 None => crate::ir::c_type_of_ir(&gl.ir_type),
             },
             line: gl.line,
-            parent: None,
-            param_index: None,
             is_exit: true,
             is_pointer: self.m.is_pointer(gl.ty),
             is_scalar: self.m.is_scalar(gl.ty) || self.m.is_mpi_handle(gl.ty),
-            explicit_lines: vec![],
-            implicit_lines: vec![],
-            write_lines: vec![],
-            aliases: vec![],
-            heap_bytes: 0,
-            element_of: None,
-            is_record: false,
-            is_result: false,
+            ..Variable::new(name, kind)
         })
     }
 
@@ -166,23 +145,13 @@ impl Vars<'_> {
         let member = self.m.member_named(pt, last).map(|mm| mm.ty);
         let ty = member.unwrap_or(ty);
         let var = Variable {
-            name: format!("{}.{}", p.name, last),
-            kind: VarKind::Field,
             type_name: self.m.type_name_opt(ty),
             line: p.line,
             parent: Some(parent),
-            param_index: None,
             is_exit: p.is_exit,
             is_pointer: self.m.is_pointer(ty),
             is_scalar: self.m.is_scalar(ty) || self.m.is_mpi_handle(ty),
-            explicit_lines: vec![],
-            implicit_lines: vec![],
-            write_lines: vec![],
-            aliases: vec![],
-            heap_bytes: 0,
-            element_of: None,
-            is_record: false,
-            is_result: false,
+            ..Variable::new(format!("{}.{}", p.name, last), VarKind::Field)
         };
         Some((var, ty))
     }
@@ -192,23 +161,10 @@ impl Vars<'_> {
 /// (optimized IR).
 fn raw_argument(k: u32) -> Variable {
     Variable {
-        name: format!("arg{k}"),
-        kind: VarKind::Param,
-        type_name: String::new(),
-        line: 0,
-        parent: None,
         param_index: Some(k),
         is_exit: true,
         is_pointer: true,
-        is_scalar: false,
-        explicit_lines: vec![],
-        implicit_lines: vec![],
-        write_lines: vec![],
-        aliases: vec![],
-        heap_bytes: 0,
-        element_of: None,
-        is_record: false,
-        is_result: false,
+        ..Variable::new(format!("arg{k}"), VarKind::Param)
     }
 }
 

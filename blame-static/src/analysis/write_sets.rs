@@ -166,7 +166,6 @@ impl AccessSets {
             .filter(|f| !f.is_declaration)
             .map(|f| f.name.as_str())
             .collect();
-        let convert = from_stored;
         for name in declared.difference(&defined) {
             let mut found = db
                 .functions
@@ -176,10 +175,10 @@ impl AccessSets {
                 continue;
             };
             if let Some(ws) = &s.param_writes {
-                out.writes.insert(name.to_string(), convert(ws));
+                out.writes.insert(name.to_string(), from_stored(ws));
             }
             if let Some(rs) = &s.param_reads {
-                out.reads.insert(name.to_string(), convert(rs));
+                out.reads.insert(name.to_string(), from_stored(rs));
             }
             out.flows.insert(name.to_string(), summary_flows(s));
             out.records
@@ -203,13 +202,13 @@ impl AccessSets {
         let Some(sig) = crate::virtual_methods::method_signature(v) else {
             return;
         };
-        let method = crate::virtual_methods::method_name(&sig);
-        let convert = from_stored;
+        let method =
+            crate::virtual_methods::mangled_method(crate::virtual_methods::method_name(&sig));
         let (mut writes, mut reads) = (Vec::new(), Vec::new());
         for s in db.functions.values() {
             let n = s.linkage_name.as_str();
             if defined.contains(n)
-                || !crate::virtual_methods::may_override(n, method)
+                || !crate::virtual_methods::may_override(n, &method)
                 || crate::virtual_methods::method_signature(n).as_deref() != Some(&sig)
             {
                 continue;
@@ -217,8 +216,8 @@ impl AccessSets {
             let (Some(ws), Some(rs)) = (&s.param_writes, &s.param_reads) else {
                 return;
             };
-            writes.push(convert(ws));
-            reads.push(convert(rs));
+            writes.push(from_stored(ws));
+            reads.push(from_stored(rs));
         }
         if !writes.is_empty() {
             self.writes.insert(v.to_string(), union_of(writes));

@@ -132,6 +132,7 @@ impl Conv {
         let mut declared: BTreeSet<String> =
             self.out.functions.iter().map(|f| f.name.clone()).collect();
         let calls = std::mem::take(&mut self.methods.calls);
+        let mut declared_of: HashMap<u32, HashMap<InstId, u32>> = HashMap::default();
         for (f, id, slot, pointers) in calls {
             let Some(func) = self.out.functions.get(f as usize) else {
                 continue;
@@ -140,7 +141,10 @@ impl Conv {
             let nargs = inst.args.len();
             // The classes the object may be: its static class and its bases.
             let classes: Option<BTreeSet<&str>> = (0..nargs.min(2))
-                .find_map(|k| object_class(&self.out, func, &inst.args[k], &returns, 0))
+                .find_map(|k| {
+                    let declared = declared_of.entry(f).or_insert_with(|| declared_slots(func));
+                    object_class(&self.out, func, &inst.args[k], &returns, declared, 0)
+                })
                 .map(|c| class_and_bases(&self.out, c));
             let fits: Vec<&String> = virtuals
                 .iter()
@@ -266,6 +270,7 @@ fn object_class(
     f: &Function,
     v: &Value,
     returns: &HashMap<String, TypeId>,
+    declared: &HashMap<InstId, u32>,
     depth: u32,
 ) -> Option<TypeId> {
     if depth > 8 {
@@ -276,9 +281,12 @@ fn object_class(
     };
     let inst = &f.insts[*i as usize];
     match &inst.op {
-        Op::Load => pointee(m, slot_type(m, f, &inst.args[0], returns, depth + 1)),
+        Op::Load => pointee(
+            m,
+            slot_type(m, f, &inst.args[0], returns, declared, depth + 1),
+        ),
         Op::Call { callee: Some(c) } => pointee(m, returns.get(c).copied()),
-        Op::Cast => object_class(m, f, &inst.args[0], returns, depth + 1),
+        Op::Cast => object_class(m, f, &inst.args[0], returns, declared, depth + 1),
         _ => None,
     }
 }
@@ -289,6 +297,7 @@ fn slot_type(
     f: &Function,
     v: &Value,
     returns: &HashMap<String, TypeId>,
+    declared: &HashMap<InstId, u32>,
     depth: u32,
 ) -> Option<TypeId> {
     match v {
@@ -296,14 +305,9 @@ fn slot_type(
         Value::Inst(i) => {
             let inst = &f.insts[*i as usize];
             match &inst.op {
-                Op::Alloca { .. } => f.insts.iter().find_map(|d| match d.op {
-                    Op::DbgDeclare { var } if d.args.first() == Some(v) => {
-                        f.vars.get(var as usize)?.ty
-                    }
-                    _ => None,
-                }),
+                Op::Alloca { .. } => f.vars.get(*declared.get(i)? as usize)?.ty,
                 Op::Gep { steps, .. } => {
-                    let mut t = object_class(m, f, &inst.args[0], returns, depth + 1)?;
+                    let mut t = object_class(m, f, &inst.args[0], returns, declared, depth + 1)?;
                     for step in steps {
                         let GepStep::Field { index, offset } = step else {
                             return None;
@@ -317,6 +321,19 @@ fn slot_type(
         }
         _ => None,
     }
+}
+
+/// The local variable each stack slot of `f` holds (`llvm.dbg.declare`),
+/// once per function.
+fn declared_slots(f: &Function) -> HashMap<InstId, u32> {
+    let mut out = HashMap::default();
+    for d in &f.insts {
+        if let (Op::DbgDeclare { var }, Some(Value::Inst(slot))) = (&d.op, d.args.first()) {
+            // The first declaration of a slot names it.
+            out.entry(*slot).or_insert(*var);
+        }
+    }
+    out
 }
 
 /// What a pointer or reference type points to.
