@@ -586,12 +586,7 @@ pub fn omp_fork_written(
     args: &[crate::ir::Value],
     writes: impl Fn(&str, u32) -> Option<bool>,
 ) -> Option<Vec<CallOutput>> {
-    if name != "__kmpc_fork_call" && name != "__kmpc_fork_teams" {
-        return None;
-    }
-    let crate::ir::Value::Func(region) = args.get(2)? else {
-        return None;
-    };
+    let region = omp_fork_region(name, args)?;
     let mut outputs = Vec::new();
     for k in 3..args.len() as u32 {
         // Unknown (`None`): it may write.
@@ -600,6 +595,19 @@ pub fn omp_fork_written(
         }
     }
     Some(outputs)
+}
+
+/// The outlined region an OpenMP fork (`__kmpc_fork_call(loc, argc,
+/// microtask, shared...)`) runs; its parameter `k` (after the two thread
+/// ids) is the fork's argument `k + 1`.
+pub fn omp_fork_region<'a>(name: &str, args: &'a [crate::ir::Value]) -> Option<&'a str> {
+    if name != "__kmpc_fork_call" && name != "__kmpc_fork_teams" {
+        return None;
+    }
+    match args.get(2)? {
+        crate::ir::Value::Func(region) => Some(region),
+        _ => None,
+    }
 }
 
 /// The prototype heuristic (3.3.1.1): pointer parameters share the blame;

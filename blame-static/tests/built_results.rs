@@ -164,3 +164,26 @@ fn seismograms_sampled_at_stations_are_a_record_parameter() {
     assert!(var(summary(&up.db, "receivers_record"), "rec").is_record);
     assert!(!var(summary(&up.db, "smooth"), "out").is_record);
 }
+
+const OMP_C: &str = r#"void relax(double *u, const double *f, int n) {
+#pragma omp parallel for
+  for (int i = 1; i < n - 1; i++) u[i] = 0.5 * (u[i - 1] + u[i + 1]) + f[i];
+}
+"#;
+
+/// A function whose loop is an OpenMP region writes what the region
+/// writes through the shared arguments it hands the fork: `relax` writes
+/// below `u` (the region's `(*u)[i]`), not below `f`.
+#[test]
+fn a_function_forking_a_region_writes_what_the_region_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = bitcode(dir.path(), "relax.c", OMP_C, &["-fopenmp"]);
+    let db = dir.path().join("relax.db");
+    let up = analyze_into_db(&[bc], &db).unwrap();
+    let writes = summary(&up.db, "relax")
+        .param_writes
+        .clone()
+        .expect("relax's write sets");
+    assert!(!writes[0].is_empty(), "u is written: {writes:?}");
+    assert!(writes[1].is_empty(), "f is only read: {writes:?}");
+}

@@ -631,6 +631,21 @@ impl FunctionWrites<'_, '_> {
         model: Option<&library::LibModel>,
     ) -> Option<Vec<ParamWrite>> {
         let (m, access, external) = (self.m, self.access, self.external);
+        // An OpenMP fork of a region of the module accesses below each
+        // shared argument what the region does below its parameter (the
+        // region writes `(*u)[i]` through the `double **` it is handed).
+        let region = name
+            .and_then(|n| library::omp_fork_region(n, &inst.args))
+            .filter(|r| self.names.get(*r).copied().unwrap_or(false));
+        if let (Some(r), true) = (region, j >= 3) {
+            let ws = self
+                .sets
+                .get(r)
+                .and_then(|ws| ws.get(j as usize - 1))
+                .cloned()
+                .unwrap_or_default();
+            return (!ws.is_empty()).then_some(ws);
+        }
         Some(match (name, model) {
             (Some(n), _) if has_body => {
                 if self.const_params.get(n).is_some_and(|ks| ks.contains(&j)) {
