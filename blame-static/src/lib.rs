@@ -131,7 +131,11 @@ pub struct ModuleResult {
 /// reach"); each summary stores its own sets for callers analyzed later.
 pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult {
     let external = cache
-        .map(|db| analysis::AccessSets::external(m, db))
+        .map(|db| {
+            let mut sets = analysis::AccessSets::external(m, db);
+            analysis::add_override_sets_from_db(m, db, &mut sets);
+            sets
+        })
         .unwrap_or_default();
     let mut defined = analysis::DefinedFunctions::with_external(m, &external);
     let unit = unit_name(m);

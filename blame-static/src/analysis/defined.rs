@@ -85,7 +85,8 @@ impl<'a> DefinedFunctions<'a> {
                 const_params.entry(g.name.as_str()).or_insert(ks);
             }
         }
-        let access = super::write_sets::access_sets(m, &rets, &names, &const_params, external);
+        let mut access = super::write_sets::access_sets(m, &rets, &names, &const_params, external);
+        super::override_sets::of_module(m, &mut access);
         let globals = super::global_writes::module_global_writes(m);
         DefinedFunctions {
             names,

@@ -30,6 +30,7 @@ mod global_writes;
 mod graph;
 mod index_cursors;
 mod locations;
+mod override_sets;
 mod reach;
 mod reads;
 mod records;
@@ -42,6 +43,7 @@ mod writes;
 
 pub use defined::{DefinedFunctions, FieldAlias};
 pub use locations::ReturnsInto;
+pub use override_sets::add_from_db as add_override_sets_from_db;
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
 pub use write_sets::{summary_flows, summary_record_params, AccessSets, ParamWrite, StoredSets};

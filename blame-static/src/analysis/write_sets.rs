@@ -121,7 +121,7 @@ pub fn summary_flows(s: &blame_formats::static_db::FunctionSummary) -> Vec<Vec<u
 }
 
 /// Removes writes covered by others and bounds the set.
-fn normalize(ws: BTreeSet<ParamWrite>) -> Vec<ParamWrite> {
+pub(super) fn normalize(ws: BTreeSet<ParamWrite>) -> Vec<ParamWrite> {
     let ws: Vec<ParamWrite> = ws
         .into_iter()
         .map(|mut w| {
@@ -184,45 +184,7 @@ impl AccessSets {
             out.records
                 .insert(name.to_string(), summary_record_params(s));
         }
-        for v in &m.virtual_callees {
-            out.virtual_from_db(v, db, &defined);
-        }
         out
-    }
-
-    /// The sets of virtual call name `v`: the union of those of its
-    /// overrides of other units that `db` holds (none when one of them has
-    /// no stored sets: it may write anything its arguments reach).
-    fn virtual_from_db(
-        &mut self,
-        v: &str,
-        db: &blame_formats::static_db::StaticDb,
-        defined: &BTreeSet<&str>,
-    ) {
-        let Some(sig) = crate::virtual_methods::method_signature(v) else {
-            return;
-        };
-        let method =
-            crate::virtual_methods::mangled_method(crate::virtual_methods::method_name(&sig));
-        let (mut writes, mut reads) = (Vec::new(), Vec::new());
-        for s in db.functions.values() {
-            let n = s.linkage_name.as_str();
-            if defined.contains(n)
-                || !crate::virtual_methods::may_override(n, &method)
-                || crate::virtual_methods::method_signature(n).as_deref() != Some(&sig)
-            {
-                continue;
-            }
-            let (Some(ws), Some(rs)) = (&s.param_writes, &s.param_reads) else {
-                return;
-            };
-            writes.push(from_stored(ws));
-            reads.push(from_stored(rs));
-        }
-        if !writes.is_empty() {
-            self.writes.insert(v.to_string(), union_of(writes));
-            self.reads.insert(v.to_string(), union_of(reads));
-        }
     }
 
     /// `name`'s sets as the static db stores them.
@@ -288,47 +250,13 @@ pub(super) fn access_sets(
             sets.reads.insert(n.clone(), rs.clone());
         }
     }
-    // A virtual call writes and reads what any override of the module may,
-    // besides those of other units.
-    let signatures: Vec<(Option<String>, &str)> = if m.virtual_callees.is_empty() {
-        Vec::new()
-    } else {
-        m.functions
-            .iter()
-            .filter(|f| !f.is_declaration)
-            .map(|f| {
-                (
-                    crate::virtual_methods::method_signature(&f.name),
-                    f.name.as_str(),
-                )
-            })
-            .collect()
-    };
-    for v in &m.virtual_callees {
-        let Some(sig) = crate::virtual_methods::method_signature(v) else {
-            continue;
-        };
-        let overrides: Vec<&str> = signatures
-            .iter()
-            .filter(|(s, n)| *n != v && s.as_deref() == Some(&sig))
-            .map(|&(_, n)| n)
-            .collect();
-        for table in [&mut sets.writes, &mut sets.reads] {
-            let found: Vec<Vec<Vec<ParamWrite>>> = overrides
-                .iter()
-                .chain(std::iter::once(&v.as_str()))
-                .filter_map(|n| table.get(*n).cloned())
-                .collect();
-            if !overrides.is_empty() && !found.is_empty() {
-                table.insert(v.clone(), union_of(found));
-            }
-        }
-    }
     sets
 }
 
 /// A function's sets as the static db stores them, per parameter.
-fn from_stored(sets: &[Vec<blame_formats::static_db::ParamAccess>]) -> Vec<Vec<ParamWrite>> {
+pub(super) fn from_stored(
+    sets: &[Vec<blame_formats::static_db::ParamAccess>],
+) -> Vec<Vec<ParamWrite>> {
     sets.iter()
         .map(|ws| {
             ws.iter()
@@ -337,22 +265,6 @@ fn from_stored(sets: &[Vec<blame_formats::static_db::ParamAccess>]) -> Vec<Vec<P
                     deref: w.deref,
                 })
                 .collect()
-        })
-        .collect()
-}
-
-/// Per parameter, the union of several functions' sets.
-fn union_of(sets: Vec<Vec<Vec<ParamWrite>>>) -> Vec<Vec<ParamWrite>> {
-    let params = sets.iter().map(Vec::len).max().unwrap_or(0);
-    (0..params)
-        .map(|k| {
-            normalize(
-                sets.iter()
-                    .filter_map(|s| s.get(k))
-                    .flatten()
-                    .cloned()
-                    .collect(),
-            )
         })
         .collect()
 }
