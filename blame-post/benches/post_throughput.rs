@@ -225,6 +225,8 @@ fn main() {
                     unit: String::new(),
                     unit_globals: vec![],
                     fields_feeding_data: vec![],
+                    returns_into: vec![],
+                    unit_function_pointers: vec![],
                 });
             }
         }

@@ -52,6 +52,8 @@ pub(crate) fn func(
         unit: String::new(),
         unit_globals: vec![],
         fields_feeding_data: vec![],
+        returns_into: vec![],
+        unit_function_pointers: vec![],
     }
 }
 

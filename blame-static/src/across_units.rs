@@ -43,6 +43,26 @@ fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Optio
         .collect()
 }
 
+/// The functions each function-pointer slot called in `db` may call
+/// (`None`: not all known), from every unit's facts.
+fn slot_targets(db: &StaticDb) -> HashMap<String, Option<BTreeSet<String>>> {
+    let called: BTreeSet<&str> = db
+        .functions
+        .values()
+        .flat_map(|s| &s.call_sites)
+        .filter_map(|c| c.callee.as_deref())
+        .filter(|n| crate::function_pointers::is_slot(n))
+        .collect();
+    if called.is_empty() {
+        return HashMap::default();
+    }
+    let facts = crate::function_pointers::SlotFacts::of_db(db, "");
+    called
+        .into_iter()
+        .map(|n| (n.to_string(), facts.targets(n)))
+        .collect()
+}
+
 /// The units with a function calling one of `changed` defined in another
 /// unit (a unit's calls to its own functions are closed over already).
 fn callers_units(db: &StaticDb, changed: &BTreeSet<String>) -> BTreeSet<String> {
@@ -89,6 +109,10 @@ fn callers_units(db: &StaticDb, changed: &BTreeSet<String>) -> BTreeSet<String> 
                 let Some(n) = c.callee.as_deref() else {
                     return false;
                 };
+                // A slot's functions (or their sets) changed.
+                if crate::function_pointers::is_slot(n) {
+                    return changed.contains(n);
+                }
                 if unit_of.get(n).is_some_and(|u| *u != s.unit) {
                     return true;
                 }
@@ -177,6 +201,7 @@ pub(crate) fn analyze_modules_into(
             .map(|f| f.name.clone())
             .collect();
         let before = stored_sets(db, &names);
+        let slots_before = slot_targets(db);
         let t = Instant::now();
         let r = analyze_module(m, Some(db));
         up.analysis_time += t.elapsed();
@@ -193,10 +218,23 @@ pub(crate) fn analyze_modules_into(
             db.insert(s);
         }
         let after = stored_sets(db, &names);
-        let changed = names
+        let mut changed: BTreeSet<String> = names
             .into_iter()
             .filter(|n| before.get(n) != after.get(n))
             .collect();
+        // A slot whose functions changed (this unit stores another in it),
+        // or one of whose functions' sets changed, changes its callers.
+        let slots_after = slot_targets(db);
+        for (slot, targets) in &slots_after {
+            if slots_before.get(slot) != Some(targets)
+                || targets
+                    .iter()
+                    .flatten()
+                    .any(|t| changed.contains(t.as_str()))
+            {
+                changed.insert(slot.clone());
+            }
+        }
         out.push((unit_name(m), changed));
     }
     out

@@ -316,6 +316,10 @@ pub struct Module {
     /// Methods the module's calls through vtable slots are named by
     /// (`llvm_loader::virtual_calls`): their sets are their overrides'.
     pub virtual_callees: std::collections::BTreeSet<String>,
+    /// What the module stores in function-pointer slots: (slot, function,
+    /// slot or `?`), `crate::function_pointers`. Calls through a slot are
+    /// calls of a declared function named by the slot.
+    pub function_pointers: Vec<(String, String)>,
 }
 
 impl Module {

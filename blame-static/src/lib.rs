@@ -16,6 +16,7 @@ mod across_units;
 pub mod analysis;
 pub mod cfg;
 mod dump;
+pub mod function_pointers;
 pub mod ir;
 pub mod library_models;
 #[allow(unsafe_code)]
@@ -130,15 +131,26 @@ pub struct ModuleResult {
 /// their stored write and read sets (instead of "anything the arguments
 /// reach"); each summary stores its own sets for callers analyzed later.
 pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult {
-    let external = cache
+    let unit = unit_name(m);
+    let mut external = cache
         .map(|db| {
             let mut sets = analysis::AccessSets::external(m, db);
             analysis::add_override_sets_from_db(m, db, &mut sets);
             sets
         })
         .unwrap_or_default();
+    // Calls through function pointers call what the whole program stores
+    // in their slots: the other units' facts and this module's.
+    let mut facts = cache
+        .map(|db| function_pointers::SlotFacts::of_db(db, &unit))
+        .unwrap_or_default();
+    facts.extend(
+        m.function_pointers
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str())),
+    );
+    analysis::add_pointer_sets_from_db(m, cache, &facts, &mut external);
     let mut defined = analysis::DefinedFunctions::with_external(m, &external);
-    let unit = unit_name(m);
     let analyze = |defined: &analysis::DefinedFunctions,
                    f: &ir::Function|
      -> (FunctionSummary, Option<Duration>) {
@@ -149,10 +161,20 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
         };
         let hash = summary_hash(m, defined, f);
         let (param_writes, param_reads) = defined.stored_sets(&f.name);
+        let returns_into: Vec<blame_formats::static_db::ReturnedPointer> = defined
+            .returns_into(&f.name)
+            .iter()
+            .map(|r| blame_formats::static_db::ReturnedPointer {
+                arg: r.arg,
+                path: r.path.clone(),
+                deref: r.deref,
+            })
+            .collect();
         if let Some(c) = cache.and_then(|c| c.cached(&f.name, &file, hash)) {
             let mut c = c.clone();
             c.param_writes = param_writes;
             c.param_reads = param_reads;
+            c.returns_into = returns_into;
             c.unit = unit.clone();
             return (c, None);
         }
@@ -163,6 +185,7 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
         s.ir_hash = hash;
         s.param_writes = param_writes;
         s.param_reads = param_reads;
+        s.returns_into = returns_into;
         s.unit = unit.clone();
         (s, Some(t.elapsed()))
     };
@@ -213,13 +236,20 @@ pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult 
         .map(|f| analyze(&defined, f))
         .collect();
     results.extend(rest);
-    // The unit's defined globals, on its first function by linkage name
-    // (set on cached summaries too: another function's edit may have
-    // added a global).
+    // The unit's defined globals and function-pointer facts, on its first
+    // function by linkage name (set on cached summaries too: another
+    // function's edit may have added one).
     if let Some(first) = (0..results.len())
         .min_by(|&a, &b| results[a].0.linkage_name.cmp(&results[b].0.linkage_name))
     {
-        results[first].0.unit_globals = unit_globals(m);
+        for (i, (s, _)) in results.iter_mut().enumerate() {
+            // A cached summary may have been the first before an edit.
+            (s.unit_globals, s.unit_function_pointers) = if i == first {
+                (unit_globals(m), m.function_pointers.clone())
+            } else {
+                (Vec::new(), Vec::new())
+            };
+        }
     }
     let mut out = ModuleResult::default();
     for (s, t) in results {

@@ -200,6 +200,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         unit: String::new(),
         unit_globals: vec![],
         fields_feeding_data: vec![],
+        returns_into: vec![],
+        unit_function_pointers: vec![],
     });
     let tmp = tempfile::tempdir()?;
     let p = tmp.path().join("db");

@@ -35,8 +35,11 @@ pub const STATIC_DB: Kind = Kind {
     // over the same addresses in the same iteration). 9: `FunctionSummary`
     // gained `fields_feeding_data`, `Variable::is_record` is given for
     // fields too, and `OutputBinding` gained the closure member `field`.
-    // 10: `Variable` gained `is_result`.
-    version: 10,
+    // 10: `Variable` gained `is_result`. 11: `FunctionSummary` gained
+    // `returns_into` (where a returned pointer points, for callers in
+    // other units) and `unit_function_pointers` (what the unit stores in
+    // function-pointer slots, for calls through them in other units).
+    version: 11,
 };
 
 /// What a variable is, as the reports show it.
@@ -545,6 +548,31 @@ pub struct FunctionSummary {
     /// function names it (of its type) here.
     #[serde(default)]
     pub fields_feeding_data: Vec<String>,
+    /// Where the pointer the function returns points below its pointer
+    /// parameters (an accessor `double *data(Vec v)` returning
+    /// `v->content->data`): callers in other units bind what it returns
+    /// to their argument's variable.
+    #[serde(default)]
+    pub returns_into: Vec<ReturnedPointer>,
+    /// What the unit stores in function-pointer slots, held by one summary
+    /// of each unit (the first by linkage name, as `unit_globals`): pairs
+    /// of a slot (`*NVectorOps+16`: a struct's field; `*GmresSolve#2`: a
+    /// parameter) and a function name, another slot it takes its values
+    /// from, or `?` (a value not followed). A call through a slot calls
+    /// what the slots of the whole program store there.
+    #[serde(default)]
+    pub unit_function_pointers: Vec<(String, String)>,
+}
+
+/// Where a returned pointer points: `path` below what parameter `arg`
+/// points to, `deref` loads further.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Encode, Decode,
+)]
+pub struct ReturnedPointer {
+    pub arg: u32,
+    pub path: Vec<String>,
+    pub deref: u32,
 }
 
 /// A global a unit defines, as its debug info declares it.
@@ -798,14 +826,14 @@ mod cache_geometry_tests {
 mod version_tests {
     use super::*;
 
-    /// `Variable` gained `is_result` after version 9, which a version-9
-    /// reader cannot decode (bincode has no optional fields): this build
-    /// writes version 10 and refuses a version-9 db with the version error
+    /// `FunctionSummary` gained `returns_into` after version 10, which a
+    /// version-10 reader cannot decode (bincode has no optional fields):
+    /// this build writes version 11 and refuses a version-10 db with the version error
     /// (not a decode error halfway through), so `blame analyze` can say to
     /// remove it.
     #[test]
-    fn dbs_with_results_are_version_10_and_v9_is_refused() {
-        assert_eq!(STATIC_DB.version, 10);
+    fn dbs_with_returned_pointers_are_version_11_and_v10_is_refused() {
+        assert_eq!(STATIC_DB.version, 11);
         let dir = std::env::temp_dir().join(format!("blame-sdb-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("static.db");
@@ -815,14 +843,14 @@ mod version_tests {
         };
         StaticDb::default().write(&path, &header).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 10);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 11);
         assert!(StaticDb::read_bytes(&bytes).is_ok());
-        bytes[8..12].copy_from_slice(&9u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&10u32.to_le_bytes());
         assert!(matches!(
             StaticDb::read_bytes(&bytes),
             Err(FormatError::UnsupportedVersion {
-                found: 9,
-                supported: 10,
+                found: 10,
+                supported: 11,
                 ..
             })
         ));

@@ -60,7 +60,8 @@ impl<'a> DefinedFunctions<'a> {
             // The first function of a name decides, as a linear search would.
             names.entry(g.name.as_str()).or_insert(!g.is_declaration);
         }
-        let rets = returns_into(m);
+        let mut rets = returns_into(m, &external.returns);
+        super::pointer_sets::returns_of_module(&external.slots, &mut rets);
         let fields = field_aliases(m, &rets);
         let mut const_params: HashMap<&str, Vec<u32>> = HashMap::default();
         let mut param_types: HashMap<&str, Vec<(u32, Option<TypeId>)>> = HashMap::default();
@@ -87,6 +88,7 @@ impl<'a> DefinedFunctions<'a> {
         }
         let mut access = super::write_sets::access_sets(m, &rets, &names, &const_params, external);
         super::override_sets::of_module(m, &mut access);
+        super::pointer_sets::of_module(&external.slots, &mut access);
         let globals = super::global_writes::module_global_writes(m);
         DefinedFunctions {
             names,
@@ -285,8 +287,13 @@ fn field_aliases(
 /// For every defined function of `m` that returns a pointer, where it
 /// points relative to its pointer arguments, to a fixed point over calls
 /// (an accessor returning `m_x[i]` through `std::vector::operator[]`).
-fn returns_into(m: &Module) -> HashMap<String, Vec<ReturnsInto>> {
-    let mut rets: HashMap<String, Vec<ReturnsInto>> = HashMap::default();
+fn returns_into(
+    m: &Module,
+    external: &HashMap<String, Vec<ReturnsInto>>,
+) -> HashMap<String, Vec<ReturnsInto>> {
+    // Functions of other units, and slots called through, return what
+    // their stored summaries say.
+    let mut rets: HashMap<String, Vec<ReturnsInto>> = external.clone();
     let candidates: Vec<&Function> = m
         .functions
         .iter()

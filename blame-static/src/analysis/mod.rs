@@ -31,6 +31,7 @@ mod graph;
 mod index_cursors;
 mod locations;
 mod override_sets;
+mod pointer_sets;
 mod reach;
 mod reads;
 mod records;
@@ -44,6 +45,7 @@ mod writes;
 pub use defined::{DefinedFunctions, FieldAlias};
 pub use locations::ReturnsInto;
 pub use override_sets::add_from_db as add_override_sets_from_db;
+pub use pointer_sets::add_from_db as add_pointer_sets_from_db;
 #[cfg(test)]
 pub(crate) use reads::read_table_tests;
 pub use write_sets::{summary_flows, summary_record_params, AccessSets, ParamWrite, StoredSets};
@@ -170,6 +172,8 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
         unit: String::new(),
         unit_globals: vec![],
         fields_feeding_data,
+        returns_into: vec![],
+        unit_function_pointers: vec![],
     }
 }
 

@@ -100,7 +100,7 @@ pub(super) fn of_module(m: &Module, sets: &mut AccessSets) {
 }
 
 /// Per parameter, the union of several functions' sets.
-fn union_of(sets: Vec<Vec<Vec<ParamWrite>>>) -> Vec<Vec<ParamWrite>> {
+pub(super) fn union_of(sets: Vec<Vec<Vec<ParamWrite>>>) -> Vec<Vec<ParamWrite>> {
     let params = sets.iter().map(Vec::len).max().unwrap_or(0);
     (0..params)
         .map(|k| {

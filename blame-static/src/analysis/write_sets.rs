@@ -78,6 +78,13 @@ pub struct AccessSets {
     /// it only records numbers (`summary_record_params`): a call writing a
     /// history or a timing vector through one writes a record.
     pub records: HashMap<String, Vec<(u32, bool)>>,
+    /// Per function of another unit, where the pointer it returns points
+    /// (`FunctionSummary::returns_into`), and per slot called through
+    /// whose targets are all of other units, the union of theirs.
+    pub returns: HashMap<String, Vec<ReturnsInto>>,
+    /// Per function-pointer slot the module calls through, the functions
+    /// it may call, when all are known (`pointer_sets`).
+    pub slots: HashMap<String, BTreeSet<String>>,
 }
 
 /// The parameters of a summary through which its function only records
@@ -183,6 +190,10 @@ impl AccessSets {
             out.flows.insert(name.to_string(), summary_flows(s));
             out.records
                 .insert(name.to_string(), summary_record_params(s));
+            if !s.returns_into.is_empty() {
+                out.returns
+                    .insert(name.to_string(), super::pointer_sets::stored_returns(s));
+            }
         }
         out
     }
@@ -238,6 +249,8 @@ pub(super) fn access_sets(
         ),
         flows: external.flows.clone(),
         records: external.records.clone(),
+        returns: external.returns.clone(),
+        slots: external.slots.clone(),
     };
     let own = |n: &str| names.get(n).copied().unwrap_or(false);
     for (n, ws) in &external.writes {

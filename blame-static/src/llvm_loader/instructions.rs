@@ -22,7 +22,7 @@ pub(super) struct FnCx {
     pub(super) base: u32,
 }
 
-fn strip_casts(mut v: LLVMValueRef) -> LLVMValueRef {
+pub(super) fn strip_casts(mut v: LLVMValueRef) -> LLVMValueRef {
     // SAFETY: `v` is a live value; we only follow operands of constant casts.
     unsafe {
         for _ in 0..8 {

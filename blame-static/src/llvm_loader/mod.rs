@@ -5,6 +5,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod debug_info;
+mod function_pointers;
 mod instructions;
 mod virtual_calls;
 
@@ -120,6 +121,7 @@ pub fn load_bytes(bytes: &[u8], name: &str) -> Result<Module, LoadError> {
             pending_vars: Vec::new(),
             var_ids: HashMap::default(),
             methods: Default::default(),
+            pointers: Default::default(),
         };
         let result = conv.module(module);
         LLVMDisposeModule(module);
@@ -150,6 +152,8 @@ struct Conv {
     /// Classes' methods and the calls through vtable slots, named once
     /// every function is converted.
     methods: virtual_calls::VirtualCalls,
+    /// Calls through function pointers and what is stored in their slots.
+    pointers: function_pointers::FunctionPointers,
 }
 
 fn cstr(p: *const std::os::raw::c_char, len: usize) -> String {
@@ -264,6 +268,7 @@ impl Conv {
                     global.source_name = Some(crate::demangle(&global.name));
                 }
                 self.out.globals.push(global);
+                self.note_initializer(g);
                 g = LLVMGetNextGlobal(g);
             }
             let mut f = LLVMGetFirstFunction(m);
@@ -283,6 +288,7 @@ impl Conv {
                 return None;
             }
             self.name_virtual_calls(m);
+            self.name_pointer_calls();
             self.out.complete_declarations(&[]);
             Some(std::mem::take(&mut self.out))
         }
@@ -358,9 +364,12 @@ impl Conv {
                     let id = out.insts.len() as InstId;
                     block.insts.push(id);
                     let inst = self.inst(i, bi, &mut cx);
+                    let fi = self.out.functions.len() as u32;
                     if matches!(inst.op, Op::Call { callee: None }) {
-                        let f = self.out.functions.len() as u32;
-                        self.methods.call(i, f, id, self.td);
+                        self.methods.call(i, fi, id, self.td);
+                    }
+                    if matches!(inst.op, Op::Call { .. } | Op::Store) {
+                        self.note_function_pointers(i, &out.name, fi, id, &cx.args);
                     }
                     out.insts.push(inst);
                     i = LLVMGetNextInstruction(i);

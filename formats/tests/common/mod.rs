@@ -351,6 +351,8 @@ pub fn function(i: usize, rng: &mut Rng) -> FunctionSummary {
         unit: "/src/unit.c".into(),
         unit_globals: vec![],
         fields_feeding_data: vec![],
+        returns_into: vec![],
+        unit_function_pointers: vec![],
     }
 }
 

@@ -238,10 +238,13 @@ fn passed_variables(
 }
 
 /// True for a pointer to or an array of numbers (`double *energy_hist`):
-/// it has no fields for a path to continue below.
+/// it has no fields for a path to continue below. A `void *` is a handle
+/// to an object of any type (`void *nls` from a factory): paths continue.
 fn holds_numbers(v: &blame_formats::static_db::Variable) -> bool {
     let ty = plain_type(&v.type_name);
     let elem = ty.split('[').next().unwrap_or("").replace(['*', '&'], "");
     let elem = elem.trim();
-    !elem.is_empty() && crate::attribution::static_index::is_basic_type(elem)
+    !elem.is_empty()
+        && !elem.split_whitespace().any(|w| w == "void")
+        && crate::attribution::static_index::is_basic_type(elem)
 }

@@ -1,0 +1,143 @@
+//! The write and read sets of a call through a function-pointer slot
+//! (`crate::function_pointers`), and where the pointer it returns points:
+//! the union of those of the functions the program stores in the slot,
+//! whether they are defined in the module or in other units (from the
+//! static db).
+
+use super::locations::ReturnsInto;
+use super::override_sets::union_of;
+use super::write_sets::{from_stored, AccessSets};
+use crate::function_pointers::{is_slot, SlotFacts};
+use crate::ir::Module;
+use crate::HashMap;
+use blame_formats::static_db::{FunctionSummary, StaticDb};
+use std::collections::BTreeSet;
+
+/// The summary `db` holds for `name` when it holds exactly one.
+fn only_summary<'a>(db: &'a StaticDb, name: &str) -> Option<&'a FunctionSummary> {
+    let mut found = db
+        .functions
+        .range((name.to_string(), String::new())..)
+        .take_while(|((n, _), _)| n == name);
+    match (found.next(), found.next()) {
+        (Some((_, s)), None) => Some(s),
+        _ => None,
+    }
+}
+
+/// Where a stored summary says its returned pointer points.
+pub(super) fn stored_returns(s: &FunctionSummary) -> Vec<ReturnsInto> {
+    s.returns_into
+        .iter()
+        .map(|r| ReturnsInto {
+            arg: r.arg,
+            path: r.path.clone(),
+            deref: r.deref,
+        })
+        .collect()
+}
+
+/// For each slot the module calls through whose targets are all known
+/// (defined in the module, or in `db` with stored sets): its targets in
+/// `out.slots`; each target of another unit's sets and returned pointers
+/// under its own name, and, when every target is of another unit, their
+/// union under the slot's name (the module's targets are added by
+/// [`of_module`] once their sets are computed).
+pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &mut AccessSets) {
+    let defined: BTreeSet<&str> = m
+        .functions
+        .iter()
+        .filter(|f| !f.is_declaration)
+        .map(|f| f.name.as_str())
+        .collect();
+    for slot in m
+        .functions
+        .iter()
+        .filter(|f| f.is_declaration && is_slot(&f.name))
+        .map(|f| f.name.as_str())
+    {
+        let Some(targets) = facts.targets(slot) else {
+            continue;
+        };
+        let mut external = Vec::new();
+        let complete = targets.iter().all(|t| {
+            if defined.contains(t.as_str()) {
+                return true;
+            }
+            let Some(s) = db.and_then(|db| only_summary(db, t)) else {
+                return false;
+            };
+            let (Some(ws), Some(rs)) = (&s.param_writes, &s.param_reads) else {
+                return false;
+            };
+            external.push((
+                t.as_str(),
+                from_stored(ws),
+                from_stored(rs),
+                stored_returns(s),
+            ));
+            true
+        });
+        if !complete {
+            continue;
+        }
+        let local = targets.iter().any(|t| defined.contains(t.as_str()));
+        if !local {
+            let writes = external.iter().map(|(_, w, _, _)| w.clone()).collect();
+            let reads = external.iter().map(|(_, _, r, _)| r.clone()).collect();
+            out.writes.insert(slot.to_string(), union_of(writes));
+            out.reads.insert(slot.to_string(), union_of(reads));
+            let returns: BTreeSet<ReturnsInto> =
+                external.iter().flat_map(|(_, _, _, r)| r.clone()).collect();
+            if !returns.is_empty() {
+                out.returns
+                    .insert(slot.to_string(), returns.into_iter().collect());
+            }
+        }
+        for (t, w, r, ret) in external {
+            out.writes.entry(t.to_string()).or_insert(w);
+            out.reads.entry(t.to_string()).or_insert(r);
+            if !ret.is_empty() {
+                out.returns.entry(t.to_string()).or_insert(ret);
+            }
+        }
+        out.slots.insert(slot.to_string(), targets);
+    }
+}
+
+/// The sets of each slot with a target in the module: the union of its
+/// targets' (the module's own, computed in `sets`, and other units', put
+/// there by [`add_from_db`]).
+pub(super) fn of_module(slots: &HashMap<String, BTreeSet<String>>, sets: &mut AccessSets) {
+    for (slot, targets) in slots {
+        if sets.writes.contains_key(slot) {
+            // Every target of another unit: their union is there already.
+            continue;
+        }
+        for table in [&mut sets.writes, &mut sets.reads] {
+            let found: Option<Vec<_>> = targets.iter().map(|t| table.get(t).cloned()).collect();
+            if let Some(found) = found {
+                table.insert(slot.clone(), union_of(found));
+            }
+        }
+    }
+}
+
+/// Where each slot with a target in the module returns pointers into: the
+/// union of its targets' (`rets`, the module's and other units').
+pub(super) fn returns_of_module(
+    slots: &HashMap<String, BTreeSet<String>>,
+    rets: &mut HashMap<String, Vec<ReturnsInto>>,
+) {
+    for (slot, targets) in slots {
+        let found: BTreeSet<ReturnsInto> = targets
+            .iter()
+            .filter_map(|t| rets.get(t))
+            .flatten()
+            .cloned()
+            .collect();
+        if !found.is_empty() {
+            rets.insert(slot.clone(), found.into_iter().collect());
+        }
+    }
+}
