@@ -307,8 +307,16 @@ pub fn known(name: &str) -> Option<LibModel> {
         "fread" | "read" | "pread" | "recv" => w(&[if n == "fread" { 0 } else { 1 }]),
         "sscanf" | "fscanf" | "scanf" => none(),
         "printf" | "fprintf" | "vprintf" | "vfprintf" | "puts" | "putchar" | "fputs" | "fputc"
-        | "putc" | "fwrite" | "fflush" | "write" | "perror" | "free" | "fclose" | "exit"
-        | "abort" | "assert_fail" => none(),
+        | "putc" | "fwrite" | "fflush" | "write" | "perror" | "fclose" | "exit" | "abort"
+        | "assert_fail" => none(),
+        // Releasing memory is spent on the variable it held (LULESH's
+        // `Release(&sigxx)` of its per-step temporaries), as a send is on
+        // the buffer sent: blamed, not written.
+        "free" | "cfree" => Some(LibModel {
+            outputs: args(&[0]),
+            writes: true,
+            read_only: vec![0],
+        }),
         n if is_allocator(n) => ret(),
         "strdup" | "strndup" | "fopen" => ret(),
         "posix_memalign" => w(&[0]),
@@ -620,6 +628,15 @@ pub fn heuristic(pointer_args: &[u32], returns_value: bool) -> LibModel {
     } else {
         LibModel::new(vec![], false)
     }
+}
+
+/// True for a copy or a fill of memory (`memcpy`, `memmove`, `memset` and
+/// their intrinsics): it computes nothing of what it writes.
+pub fn is_memory_copy_or_fill(name: &str) -> bool {
+    matches!(
+        intrinsic_as_libc(name).unwrap_or(name),
+        "memcpy" | "memmove" | "memset"
+    )
 }
 
 /// Intrinsics that are calls to libc in the binary.

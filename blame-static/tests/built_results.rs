@@ -187,3 +187,58 @@ fn a_function_forking_a_region_writes_what_the_region_writes() {
     assert!(!writes[0].is_empty(), "u is written: {writes:?}");
     assert!(writes[1].is_empty(), "f is only read: {writes:?}");
 }
+
+const STEPS_C: &str = r#"typedef struct { double time, seconds, norm; int iters; } StepRecord;
+double wtime(void);
+int advance(double *u, int n);
+void reduce_max(const double *in, double *out, int n) {
+  for (int i = 0; i < n; i++) out[i] = in[i];
+}
+void print4(const double *t);
+void show(double v);
+void run(double *u, int n, int nsteps) {
+  double timing[2] = {0.0, 0.0}, tmax[2];
+  StepRecord rec[64];
+  double a[64], b[64];
+  for (int step = 0; step < nsteps && step < 64; step++) {
+    double t0 = wtime();
+    int it = advance(u, n);
+    rec[step] = (StepRecord){0.1 * (step + 1), wtime() - t0, u[0], it};
+    timing[0] += rec[step].seconds;
+  }
+  timing[1] = wtime();
+  reduce_max(timing, tmax, 2);
+  print4(tmax);
+  for (int i = 0; i < nsteps && i < 64; i++) show(rec[i].seconds);
+  for (int i = 0; i < 64; i++) a[i] = u[i % n];
+  for (int k = 0; k < 10; k++) {
+    for (int i = 1; i < 63; i++) b[i] = 0.5 * (a[i - 1] + a[i + 1]);
+    for (int i = 1; i < 63; i++) a[i] = b[i];
+  }
+  u[0] = a[1];
+}
+"#;
+
+/// Step records whose times are summed into a timing array that is
+/// reduced into the maxima printed are records, each judged once what it
+/// feeds is (`rec` -> `timing` -> `tmax`); a Jacobi pair copying elements
+/// of each other (`b[i] = f(a)`, `a[i] = b[i]`) and feeding the solution
+/// is data.
+#[test]
+fn a_chain_of_records_is_judged_one_link_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = bitcode(dir.path(), "steps.c", STEPS_C, &[]);
+    let db = dir.path().join("steps.db");
+    let up = analyze_into_db(&[bc], &db).unwrap();
+    let run = summary(&up.db, "run");
+    for name in ["tmax", "timing", "rec"] {
+        let v = var(run, name);
+        assert!(
+            v.is_record || v.is_result,
+            "{name} only records numbers: {v:?}"
+        );
+    }
+    for name in ["a", "b"] {
+        assert!(!var(run, name).is_record, "{name} feeds the solution");
+    }
+}

@@ -162,9 +162,15 @@ pub fn resolve(index: &StaticIndex, frames: &[SymFrame]) -> Resolution {
 pub fn resolve_stack(index: &StaticIndex, frames: &[&SymFrame]) -> Resolution {
     let total = walk(index, frames, Mode::Total);
     let explicit = walk(index, frames, Mode::Explicit);
+    // Exclusive blame is part of the total: a variable whose memory the
+    // line writes but that the walk handed on (a `const &` parameter the
+    // caller's temporary backs) keeps none.
     let mut exclusive = total.exclusive;
+    exclusive.retain(|v| total.blamed.contains(v));
     exclusive.sort_unstable();
     exclusive.dedup();
+    let mut exclusive_derived = total.exclusive_derived;
+    exclusive_derived.retain(|d| total.derived.contains(d));
     let unexplained = if total.blamed.is_empty() && total.derived.is_empty() {
         total.unexplained
     } else {
@@ -176,7 +182,7 @@ pub fn resolve_stack(index: &StaticIndex, frames: &[&SymFrame]) -> Resolution {
         explicit: explicit.blamed.into_iter().collect(),
         explicit_derived: explicit.derived.into_iter().collect(),
         exclusive,
-        exclusive_derived: total.exclusive_derived.into_iter().collect(),
+        exclusive_derived: exclusive_derived.into_iter().collect(),
         code_only: total.code_only,
         unexplained,
     }

@@ -346,6 +346,20 @@ pub struct ReturnsInto {
     pub deref: u32,
 }
 
+impl ReturnsInto {
+    /// Where a stored summary says its returned pointer points.
+    pub fn stored(s: &blame_formats::static_db::FunctionSummary) -> Vec<ReturnsInto> {
+        s.returns_into
+            .iter()
+            .map(|r| ReturnsInto {
+                arg: r.arg,
+                path: r.path.clone(),
+                deref: r.deref,
+            })
+            .collect()
+    }
+}
+
 /// Variables of allocas and arguments of `f`: (alloca → variable,
 /// argument → (variable, declared on the argument itself), variable →
 /// parameter position, variable → declaration line of allocas).

@@ -25,18 +25,6 @@ fn only_summary<'a>(db: &'a StaticDb, name: &str) -> Option<&'a FunctionSummary>
     }
 }
 
-/// Where a stored summary says its returned pointer points.
-pub(super) fn stored_returns(s: &FunctionSummary) -> Vec<ReturnsInto> {
-    s.returns_into
-        .iter()
-        .map(|r| ReturnsInto {
-            arg: r.arg,
-            path: r.path.clone(),
-            deref: r.deref,
-        })
-        .collect()
-}
-
 /// For each slot the module calls through whose targets are all known
 /// (defined in the module, or in `db` with stored sets): its targets in
 /// `out.slots`; each target of another unit's sets and returned pointers
@@ -74,7 +62,7 @@ pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &m
                 t.as_str(),
                 from_stored(ws),
                 from_stored(rs),
-                stored_returns(s),
+                ReturnsInto::stored(s),
             ));
             true
         });

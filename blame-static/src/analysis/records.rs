@@ -28,6 +28,10 @@ use std::collections::BTreeMap;
 /// accumulates into itself). A vector written by a kernel from the matrix
 /// and the vectors it is given is no record, nor is anything read later to
 /// compute something else.
+/// Passes of the record judgement: the first judges every variable, each
+/// further one those feeding only variables judged records by then.
+const MAX_RECORD_PASSES: usize = 4;
+
 pub(super) fn result_records(
     f: &Function,
     defined: &DefinedFunctions,
@@ -48,22 +52,46 @@ pub(super) fn result_records(
     }
     // A variable judged a record lets what feeds only it (and other
     // records) be judged again: a residual whose norm is kept in a history
-    // (`hist[it] = norm(r)`) feeds nothing back either.
+    // (`hist[it] = norm(r)`) feeds nothing back either; nor do the step
+    // records whose times are summed into a timing array that is reduced
+    // into the maxima printed (`rec` -> `timing` -> `tmax`), a pass each.
+    // Variables feeding each other (a Jacobi pair) are never judged again.
+    // Written by a call other than a copy or a fill (`rec[step] =
+    // (StepRecord){..}` copies a temporary).
+    let ni_np = f.insts.len() + f.params.len();
+    let computed_by_calls = |v: u32| {
+        call_writes_of.get(&v).is_some_and(|ns| {
+            ns.iter().any(|&n| {
+                let Some(&(c, _)) = (n as usize)
+                    .checked_sub(ni_np)
+                    .and_then(|o| w.out_node_info.get(o))
+                else {
+                    return true;
+                };
+                !matches!(&f.insts[c as usize].op, Op::Call { callee: Some(name) }
+                    if library::is_memory_copy_or_fill(name))
+            })
+        })
+    };
     let mut second: Vec<usize> = Vec::new();
-    for pass in 0..2 {
+    let mut assumptions: Vec<(usize, BTreeSet<u32>, bool)> = Vec::new();
+    for pass in 0..MAX_RECORD_PASSES {
         let order: Vec<usize> = if pass == 0 {
             (0..vars.len()).collect()
         } else {
-            std::mem::take(&mut second)
-                .into_iter()
-                .filter(|&v| {
+            let (ready, waiting): (Vec<usize>, Vec<usize>) =
+                std::mem::take(&mut second).into_iter().partition(|&v| {
                     fed_roots[v].iter().all(|&t| {
                         vars.get(t as usize)
                             .is_some_and(|t| t.is_record || t.is_result)
                     })
-                })
-                .collect()
+                });
+            second = waiting;
+            ready
         };
+        if pass > 0 && order.is_empty() {
+            break;
+        }
         for v in order {
             let var = &vars[v];
             // A global is written and read by many functions, each of which
@@ -78,7 +106,12 @@ pub(super) fn result_records(
             && !var.is_scalar
             && !var.is_exit_param()
             && var.element_of.is_none()
-            && (pass == 1 || !feeds_other.get(v).copied().unwrap_or(true))
+            && (pass > 0 || !feeds_other.get(v).copied().unwrap_or(true))
+            // Past the second pass, only what its own stores fill (a step
+            // record, a timing array): what calls write (particles a push
+            // moves, whose other outputs are globals the callees write) may
+            // feed data this function does not see.
+            && (pass < 2 || !computed_by_calls(v as u32))
             // (A global only read here may be named after the writes were
             // numbered.)
             && (var_writes.get(v).map_or(global, |ws| global || !ws.is_empty())
@@ -107,40 +140,91 @@ pub(super) fn result_records(
                 &args_of_call,
                 |t| root_of(t) == v as u32,
                 |t| {
+                    // (Or, once judged, a record: `MPI_Reduce(timing,
+                    // tmax, ..)` fills the maxima printed.)
                     let tv = &vars[root_of(t) as usize];
-                    tv.is_scalar && tv.kind == VarKind::Local
+                    (tv.is_scalar && tv.kind == VarKind::Local)
+                        || (pass > 0 && (tv.is_record || tv.is_result))
                 },
             );
             if feeds_through_call {
+                // Written by its own stores only (a timing array), judged
+                // again once what the call fills is judged (the maxima
+                // `MPI_Reduce(timing, tmax, ..)` fills): a variable calls
+                // write (particles a push moves) stays data.
+                if pass == 0 && !computed_by_calls(v as u32) {
+                    second.push(v);
+                }
                 continue;
             }
-            let judge = |strict: bool| {
-                writes
-                    .iter()
-                    .all(|&n| records_write(f, defined, w, first_obj, n as usize, false, strict))
+            // A store copying an element of another local (`timing[1] +=
+            // rec[step].seconds`) records a number if that local is a
+            // record: assumed for one still waiting to be judged (checked
+            // once every pass is done), as for itself.
+            let mut assumed: BTreeSet<u32> = BTreeSet::new();
+            let mut judge = |strict: bool| {
+                writes.iter().all(|&n| {
+                    if records_write(f, defined, w, first_obj, n as usize, false, strict) {
+                        return true;
+                    }
+                    let Some(from) = w.numeric_from.get(&n) else {
+                        return false;
+                    };
+                    from.iter().all(|&t| {
+                        let ok = t == v as u32
+                            || vars[t as usize].is_record
+                            || second.contains(&(t as usize));
+                        if ok && t != v as u32 && !vars[t as usize].is_record {
+                            assumed.insert(t);
+                        }
+                        ok
+                    })
+                })
             };
             let records = judge(false);
             // Feeding a result (not only records), a variable is judged
             // a record or nothing: the seismograms a rank keeps, summed
             // into the traces gathered for a printout, are records; the
             // solution a check is computed from stays data.
-            let feeds_a_result = pass == 1
+            let feeds_a_result = pass > 0
                 && fed_roots[v]
                     .iter()
                     .any(|&t| vars.get(t as usize).is_some_and(|t| !t.is_record));
+            let may_be_result = !feeds_a_result
+                && !global
+                && (!holds_an_address(&vars[v]) || receives_returned_pointer(f, &writes));
             if records && (pass == 0 || judge(true)) {
                 vars[v].is_record = true;
-            } else if !feeds_a_result
-                && !global
-                && !records
-                && (!holds_an_address(&vars[v]) || receives_returned_pointer(f, &writes))
-            {
+                if !assumed.is_empty() {
+                    assumptions.push((v, assumed, may_be_result));
+                }
+            } else if may_be_result && !records {
                 // Computed from data but feeding nothing back (`residual = b -
                 // A * x` checked and printed; the grid's min, max and mean
                 // kept to print): a result, which post lists with the derived
                 // when its blame is mostly inherited from its function's data.
                 vars[v].is_result = true;
             }
+        }
+    }
+    // An assumption that did not hold (the local copied from was no
+    // record after all) undoes the records judged on it, transitively.
+    // Computed from data after all (`z[i] = 2 * y[i]`, `y` no record), it
+    // may be a result.
+    loop {
+        let undone: Vec<(usize, bool)> = assumptions
+            .iter()
+            .filter(|(v, from, _)| {
+                vars[*v].is_record && from.iter().any(|&t| !vars[t as usize].is_record)
+            })
+            .map(|&(v, _, result)| (v, result))
+            .collect();
+        if undone.is_empty() {
+            break;
+        }
+        for (v, result) in undone {
+            vars[v].is_record = false;
+            vars[v].is_result = result;
         }
     }
 }

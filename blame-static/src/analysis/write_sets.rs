@@ -191,8 +191,7 @@ impl AccessSets {
             out.records
                 .insert(name.to_string(), summary_record_params(s));
             if !s.returns_into.is_empty() {
-                out.returns
-                    .insert(name.to_string(), super::pointer_sets::stored_returns(s));
+                out.returns.insert(name.to_string(), ReturnsInto::stored(s));
             }
         }
         out

@@ -19,7 +19,16 @@ use std::collections::{BTreeMap, BTreeSet};
 /// variables and the stored location itself (an accumulation `times[0] +=
 /// t`), and loads no other memory of a data structure (`a[i] = a[i - 1] *
 /// 2` or `y[i] = b[i]` compute data, they do not record it).
-fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst) -> bool {
+/// `Some` of a nonempty set when it would record a number if those local
+/// arrays or structs it copies an element of (`timing[1] +=
+/// rec[step].seconds`) are records themselves; `None` when it computes data.
+fn records_a_number(
+    f: &Function,
+    res: &mut Resolver,
+    vars: &Vars,
+    store: &Inst,
+) -> Option<BTreeSet<u32>> {
+    let mut from: BTreeSet<u32> = BTreeSet::new();
     let addr = &store.args[1];
     let mut stack = vec![store.args[0].clone()];
     let mut seen: BTreeSet<InstId> = BTreeSet::new();
@@ -46,9 +55,21 @@ fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst)
                             .by_key
                             .get(&(l.root, l.path.clone()))
                             .is_some_and(|&v| vars.out[v as usize].is_scalar);
-                    if !scalar {
-                        return false;
+                    if scalar {
+                        continue;
                     }
+                    // An element of a local array or struct (no pointer
+                    // on the way): a number if that local is a record.
+                    let local = match l.root {
+                        Root::Var(_) if l.deref == 0 => {
+                            vars.by_key.get(&(l.root, Vec::new())).filter(|&&v| {
+                                vars.out[v as usize].kind
+                                    == blame_formats::static_db::VarKind::Local
+                            })
+                        }
+                        _ => None,
+                    };
+                    from.insert(*local?);
                 }
             }
             // Arithmetic in a call's clothes (`llvm.fmuladd` of `y[i] +=
@@ -61,10 +82,10 @@ fn records_a_number(f: &Function, res: &mut Resolver, vars: &Vars, store: &Inst)
             Op::Binary { .. } | Op::Cast | Op::Select | Op::Phi | Op::Other(_) => {
                 stack.extend(inst.args.iter().cloned());
             }
-            _ => return false,
+            _ => return None,
         }
     }
-    true
+    Some(from)
 }
 
 /// True when address `a` is an element at an index read from an array
@@ -205,6 +226,9 @@ pub(super) struct Writes {
     /// call results and the stored location itself (`times[0] += t`,
     /// `norms[it] = solve(..)`), not from other memory of data structures.
     pub(super) numeric_stores: BTreeSet<InstId>,
+    /// Stores that record a number if the local arrays or structs it is
+    /// copied from are records (`timing[1] += rec[step].seconds`).
+    pub(super) numeric_from: BTreeMap<InstId, BTreeSet<u32>>,
     /// Call outputs that may write what their argument points to, with
     /// the argument's target variables (writes or not).
     pub(super) may_write_nodes: Vec<(u32, Vec<u32>)>,
@@ -308,8 +332,12 @@ impl WriteCollector<'_, '_, '_, '_> {
         if is_ptr_value(f, &inst.args[0]) {
             self.pointer_copy(inst, &locs, &targets);
             self.w.pointer_stores.insert(self.w.writes.len());
-        } else if records_a_number(f, self.res, self.vars, inst) {
-            self.w.numeric_stores.insert(i);
+        } else if let Some(from) = records_a_number(f, self.res, self.vars, inst) {
+            if from.is_empty() {
+                self.w.numeric_stores.insert(i);
+            } else {
+                self.w.numeric_from.insert(i, from);
+            }
         }
         self.w.writes.push((i, targets));
     }
