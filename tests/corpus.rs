@@ -555,6 +555,14 @@ impl Run {
                     "{function}::{name} has exclusive blame {excl:.1}% above its inclusive {incl:.1}%"
                 ));
             }
+            // (f) a row counts a sample once, however many of the
+            // sample's variables or field paths it stands for (a member
+            // holding main's `x` is `x`'s row)
+            if incl > 100.05 {
+                self.fail(format!(
+                    "{function}::{name} is blamed {incl:.1}% of the samples"
+                ));
+            }
         }
     }
 

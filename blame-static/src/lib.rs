@@ -124,6 +124,30 @@ pub struct ModuleResult {
     pub timings: Vec<(String, Duration)>,
 }
 
+/// The sets of what `m` calls in other units (`cache`): functions, virtual
+/// calls by their overrides, and calls through function pointers by what
+/// the whole program stores in their slots (the other units' facts and
+/// this module's).
+fn external_sets(m: &ir::Module, cache: Option<&StaticDb>, unit: &str) -> analysis::AccessSets {
+    let mut external = cache
+        .map(|db| {
+            let mut sets = analysis::AccessSets::external(m, db);
+            analysis::add_override_sets_from_db(m, db, &mut sets);
+            sets
+        })
+        .unwrap_or_default();
+    let mut facts = cache
+        .map(|db| function_pointers::SlotFacts::of_db(db, unit))
+        .unwrap_or_default();
+    facts.extend(
+        m.function_pointers
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str())),
+    );
+    analysis::add_pointer_sets_from_db(m, cache, &facts, &mut external);
+    external
+}
+
 /// Analyzes every defined function of `m` in parallel; summaries in `cache`
 /// with the same (name, file, IR hash) are reused instead.
 ///
@@ -132,24 +156,7 @@ pub struct ModuleResult {
 /// reach"); each summary stores its own sets for callers analyzed later.
 pub fn analyze_module(m: &ir::Module, cache: Option<&StaticDb>) -> ModuleResult {
     let unit = unit_name(m);
-    let mut external = cache
-        .map(|db| {
-            let mut sets = analysis::AccessSets::external(m, db);
-            analysis::add_override_sets_from_db(m, db, &mut sets);
-            sets
-        })
-        .unwrap_or_default();
-    // Calls through function pointers call what the whole program stores
-    // in their slots: the other units' facts and this module's.
-    let mut facts = cache
-        .map(|db| function_pointers::SlotFacts::of_db(db, &unit))
-        .unwrap_or_default();
-    facts.extend(
-        m.function_pointers
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str())),
-    );
-    analysis::add_pointer_sets_from_db(m, cache, &facts, &mut external);
+    let external = external_sets(m, cache, &unit);
     let mut defined = analysis::DefinedFunctions::with_external(m, &external);
     let analyze = |defined: &analysis::DefinedFunctions,
                    f: &ir::Function|

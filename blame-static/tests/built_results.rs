@@ -242,3 +242,40 @@ fn a_chain_of_records_is_judged_one_link_at_a_time() {
         assert!(!var(run, name).is_record, "{name} feeds the solution");
     }
 }
+
+const HANDLE_C: &str = r#"typedef struct { double *u; double *work; double **levels; int n; } Mem;
+int solve(void *h, double *u) {
+  Mem *m = (Mem *)h;
+  m->u = u;
+  m->levels[0] = u;
+  for (int i = 0; i < m->n; i++) m->u[i] += m->work[i];
+  return 0;
+}
+"#;
+
+/// A solver behind a `void *` handle storing the caller's vector in its
+/// memory (`m->u = u` through `Mem *m = (Mem *)h`): the handle's `.u` is
+/// the vector, a parameter alias as if the handle were typed; a slot of a
+/// per-level array holding it (`levels[0] = u`) is not the vector.
+#[test]
+fn a_handles_member_set_through_a_cast_holds_the_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = bitcode(dir.path(), "handle.c", HANDLE_C, &[]);
+    let db = dir.path().join("handle.db");
+    let up = analyze_into_db(&[bc], &db).unwrap();
+    let solve = summary(&up.db, "solve");
+    let pairs: Vec<((u32, u32), (String, String))> = solve
+        .param_aliases
+        .iter()
+        .copied()
+        .zip(solve.param_alias_paths.iter().cloned())
+        .collect();
+    assert!(
+        pairs.contains(&((0, 1), (".u".into(), String::new()))),
+        "{pairs:?}"
+    );
+    assert!(
+        !pairs.iter().any(|(_, (a, _))| a.starts_with(".levels")),
+        "{pairs:?}"
+    );
+}

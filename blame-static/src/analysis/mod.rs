@@ -35,6 +35,7 @@ mod pointer_sets;
 mod reach;
 mod reads;
 mod records;
+mod result_records;
 mod side_effects;
 mod slots;
 mod variables;
@@ -284,7 +285,7 @@ fn mark_records(
         feeds.roots[g as usize].clear();
     }
     let fields_feeding_data = records::record_fields(f, defined, vars, var_writes, w, graph);
-    records::result_records(
+    result_records::result_records(
         f,
         defined,
         &mut vars.out,

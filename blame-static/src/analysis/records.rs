@@ -2,10 +2,11 @@
 //! globals and fields of objects that only record numbers computed
 //! elsewhere (norm histories, timing arrays, a solver's statistics) and
 //! feed nothing back. Stage of the per-function analysis, after the
-//! reaching and side-effect passes: it marks `Variable::is_record`, which
-//! post ranks with the derived scalars, and `Variable::is_result` (locals
-//! computed from data that feed nothing back), which post ranks with them
-//! when their blame is inherited.
+//! reaching and side-effect passes: what each write records, the record
+//! parameters and fields, and what feeds data; `result_records` marks
+//! `Variable::is_record`, which post ranks with the derived scalars, and
+//! `Variable::is_result` (locals computed from data that feed nothing
+//! back), which post ranks with them when their blame is inherited.
 
 use super::data_edges::Graph;
 use super::locations::{Key, Loc};
@@ -14,223 +15,8 @@ use super::*;
 use crate::library_models as library;
 use std::collections::BTreeMap;
 
-/// Result records (3.1's derived variables, beyond scalars): a local,
-/// whatever its type (an array of norms, a timing vector, a struct
-/// of statistics), that only records numbers computed elsewhere and feeds
-/// nothing back. Every write into it stores a number (never a pointer: a
-/// record holds no links; only its own freshly allocated buffer), or is a call that computes what it writes
-/// through that argument from nothing else the call is given but numbers
-/// (`solve(.., times)` adding its own timer differences, a constructor
-/// sizing it from a count and an allocator temporary, `memset`), or that
-/// writes a number through a pointer to one of its scalars, or only scalar
-/// fields of it (statistics kept by a `thermo(atoms, .., &stats)`); and nothing
-/// stored in it flows into another variable (it is only printed, or
-/// accumulates into itself). A vector written by a kernel from the matrix
-/// and the vectors it is given is no record, nor is anything read later to
-/// compute something else.
-/// Passes of the record judgement: the first judges every variable, each
-/// further one those feeding only variables judged records by then.
-const MAX_RECORD_PASSES: usize = 4;
-
-pub(super) fn result_records(
-    f: &Function,
-    defined: &DefinedFunctions,
-    vars: &mut [Variable],
-    var_writes: &[Vec<u32>],
-    w: &Writes,
-    first_obj: usize,
-    feeds: &Feeds,
-) {
-    let (feeds_other, fed_roots) = (&feeds.other, &feeds.roots);
-    // Computed once for every candidate: each variable's root, the calls
-    // that may write each root, and each call's pointer arguments.
-    let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
-    let call_writes_of = call_writes_by_root(w, &roots);
-    let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
-    for a in &w.arg_targets {
-        args_of_call.entry(a.0).or_default().push(a);
-    }
-    // A variable judged a record lets what feeds only it (and other
-    // records) be judged again: a residual whose norm is kept in a history
-    // (`hist[it] = norm(r)`) feeds nothing back either; nor do the step
-    // records whose times are summed into a timing array that is reduced
-    // into the maxima printed (`rec` -> `timing` -> `tmax`), a pass each.
-    // Variables feeding each other (a Jacobi pair) are never judged again.
-    // Written by a call other than a copy or a fill (`rec[step] =
-    // (StepRecord){..}` copies a temporary).
-    let ni_np = f.insts.len() + f.params.len();
-    let computed_by_calls = |v: u32| {
-        call_writes_of.get(&v).is_some_and(|ns| {
-            ns.iter().any(|&n| {
-                let Some(&(c, _)) = (n as usize)
-                    .checked_sub(ni_np)
-                    .and_then(|o| w.out_node_info.get(o))
-                else {
-                    return true;
-                };
-                !matches!(&f.insts[c as usize].op, Op::Call { callee: Some(name) }
-                    if library::is_memory_copy_or_fill(name))
-            })
-        })
-    };
-    let mut second: Vec<usize> = Vec::new();
-    let mut assumptions: Vec<(usize, BTreeSet<u32>, bool)> = Vec::new();
-    for pass in 0..MAX_RECORD_PASSES {
-        let order: Vec<usize> = if pass == 0 {
-            (0..vars.len()).collect()
-        } else {
-            let (ready, waiting): (Vec<usize>, Vec<usize>) =
-                std::mem::take(&mut second).into_iter().partition(|&v| {
-                    fed_roots[v].iter().all(|&t| {
-                        vars.get(t as usize)
-                            .is_some_and(|t| t.is_record || t.is_result)
-                    })
-                });
-            second = waiting;
-            ready
-        };
-        if pass > 0 && order.is_empty() {
-            break;
-        }
-        for v in order {
-            let var = &vars[v];
-            // A global is written and read by many functions, each of which
-            // sees only its own part: each function gives its verdict (its
-            // writes, if any, record numbers; nothing it reads of the global
-            // flows into other data), and post takes a global for a record
-            // when every function that names it agrees and one writes it
-            // (`StaticIndex::is_global_record`).
-            let global = var.kind == VarKind::Global;
-            let candidate = (var.kind == VarKind::Local || global)
-            && var.parent.is_none()
-            && !var.is_scalar
-            && !var.is_exit_param()
-            && var.element_of.is_none()
-            && (pass > 0 || !feeds_other.get(v).copied().unwrap_or(true))
-            // Past the second pass, only what its own stores fill (a step
-            // record, a timing array): what calls write (particles a push
-            // moves, whose other outputs are globals the callees write) may
-            // feed data this function does not see.
-            && (pass < 2 || !computed_by_calls(v as u32))
-            // (A global only read here may be named after the writes were
-            // numbered.)
-            && (var_writes.get(v).map_or(global, |ws| global || !ws.is_empty())
-                // (Or written only by calls that may write it:
-                // `compute_diagnostics(&grid, &diag)`.)
-                || call_writes_of.contains_key(&(v as u32)));
-            if !candidate {
-                if pass == 0 && !global && fed_roots.get(v).is_some_and(|t| !t.is_empty()) {
-                    second.push(v);
-                }
-                continue;
-            }
-            // Every call that may write it counts, whether or not the caller
-            // takes it for a write (an OpenMP region computing it).
-            let root_of = |t: u32| roots[t as usize];
-            let mut writes: Vec<u32> = var_writes.get(v).cloned().unwrap_or_default();
-            writes.extend(call_writes_of.get(&(v as u32)).into_iter().flatten());
-            // Handed to a call that may write something else from it (an
-            // OpenMP region reading it into another array; a callee whose
-            // flows are unknown), it feeds that: no record. Writes into local
-            // scalars (a reduction's result to print) do not count.
-            let feeds_through_call = feeds_through_call(
-                f,
-                defined,
-                w,
-                &args_of_call,
-                |t| root_of(t) == v as u32,
-                |t| {
-                    // (Or, once judged, a record: `MPI_Reduce(timing,
-                    // tmax, ..)` fills the maxima printed.)
-                    let tv = &vars[root_of(t) as usize];
-                    (tv.is_scalar && tv.kind == VarKind::Local)
-                        || (pass > 0 && (tv.is_record || tv.is_result))
-                },
-            );
-            if feeds_through_call {
-                // Written by its own stores only (a timing array), judged
-                // again once what the call fills is judged (the maxima
-                // `MPI_Reduce(timing, tmax, ..)` fills): a variable calls
-                // write (particles a push moves) stays data.
-                if pass == 0 && !computed_by_calls(v as u32) {
-                    second.push(v);
-                }
-                continue;
-            }
-            // A store copying an element of another local (`timing[1] +=
-            // rec[step].seconds`) records a number if that local is a
-            // record: assumed for one still waiting to be judged (checked
-            // once every pass is done), as for itself.
-            let mut assumed: BTreeSet<u32> = BTreeSet::new();
-            let mut judge = |strict: bool| {
-                writes.iter().all(|&n| {
-                    if records_write(f, defined, w, first_obj, n as usize, false, strict) {
-                        return true;
-                    }
-                    let Some(from) = w.numeric_from.get(&n) else {
-                        return false;
-                    };
-                    from.iter().all(|&t| {
-                        let ok = t == v as u32
-                            || vars[t as usize].is_record
-                            || second.contains(&(t as usize));
-                        if ok && t != v as u32 && !vars[t as usize].is_record {
-                            assumed.insert(t);
-                        }
-                        ok
-                    })
-                })
-            };
-            let records = judge(false);
-            // Feeding a result (not only records), a variable is judged
-            // a record or nothing: the seismograms a rank keeps, summed
-            // into the traces gathered for a printout, are records; the
-            // solution a check is computed from stays data.
-            let feeds_a_result = pass > 0
-                && fed_roots[v]
-                    .iter()
-                    .any(|&t| vars.get(t as usize).is_some_and(|t| !t.is_record));
-            let may_be_result = !feeds_a_result
-                && !global
-                && (!holds_an_address(&vars[v]) || receives_returned_pointer(f, &writes));
-            if records && (pass == 0 || judge(true)) {
-                vars[v].is_record = true;
-                if !assumed.is_empty() {
-                    assumptions.push((v, assumed, may_be_result));
-                }
-            } else if may_be_result && !records {
-                // Computed from data but feeding nothing back (`residual = b -
-                // A * x` checked and printed; the grid's min, max and mean
-                // kept to print): a result, which post lists with the derived
-                // when its blame is mostly inherited from its function's data.
-                vars[v].is_result = true;
-            }
-        }
-    }
-    // An assumption that did not hold (the local copied from was no
-    // record after all) undoes the records judged on it, transitively.
-    // Computed from data after all (`z[i] = 2 * y[i]`, `y` no record), it
-    // may be a result.
-    loop {
-        let undone: Vec<(usize, bool)> = assumptions
-            .iter()
-            .filter(|(v, from, _)| {
-                vars[*v].is_record && from.iter().any(|&t| !vars[t as usize].is_record)
-            })
-            .map(|&(v, _, result)| (v, result))
-            .collect();
-        if undone.is_empty() {
-            break;
-        }
-        for (v, result) in undone {
-            vars[v].is_record = false;
-            vars[v].is_result = result;
-        }
-    }
-}
-
 /// Per root variable, the calls that may write it.
-fn call_writes_by_root(w: &Writes, roots: &[u32]) -> HashMap<u32, Vec<u32>> {
+pub(super) fn call_writes_by_root(w: &Writes, roots: &[u32]) -> HashMap<u32, Vec<u32>> {
     let mut out: HashMap<u32, Vec<u32>> = HashMap::default();
     for (n, ts) in &w.may_write_nodes {
         let mut rs: Vec<u32> = ts.iter().map(|&t| roots[t as usize]).collect();
@@ -305,14 +91,14 @@ pub(super) struct Feeds {
 
 /// A pointer that owns no allocation: it holds an address, not results (a
 /// cursor walking a tree, `n = n->left`).
-fn holds_an_address(v: &Variable) -> bool {
+pub(super) fn holds_an_address(v: &Variable) -> bool {
     v.is_pointer && v.heap_bytes == 0
 }
 
 /// True when a write of the variable stores the pointer a call of the
 /// program returns (`all = receivers_gather(&rec, 0)`, memory the callee
 /// allocated): it owns what it points to, as an allocation of its own.
-fn receives_returned_pointer(f: &Function, writes: &[u32]) -> bool {
+pub(super) fn receives_returned_pointer(f: &Function, writes: &[u32]) -> bool {
     writes.iter().any(|&n| {
         f.insts.get(n as usize).is_some_and(|i| {
             matches!(i.op, Op::Store)
@@ -327,7 +113,7 @@ fn receives_returned_pointer(f: &Function, writes: &[u32]) -> bool {
 /// what it writes through that argument from nothing else the call is
 /// given but numbers. `fields`: the written object is a field of another,
 /// whose own methods may be handed the numbers it keeps.
-fn records_write(
+pub(super) fn records_write(
     f: &Function,
     defined: &DefinedFunctions,
     w: &Writes,
@@ -431,7 +217,7 @@ fn records_write(
 /// unknown), the subject (the variables `inside` says are it) feeds that.
 /// Writes into what `harmless` says (local scalars: a reduction's result to
 /// print) do not count.
-fn feeds_through_call(
+pub(super) fn feeds_through_call(
     f: &Function,
     defined: &DefinedFunctions,
     w: &Writes,

@@ -119,6 +119,31 @@ fn root_param(vars: &[Variable], v: u32) -> Option<u32> {
     }
 }
 
+/// The parameter whose memory variable `v` is, with `v`'s field path below
+/// it: through `v`'s containers, and through a local pointer holding the
+/// parameter or one of its fields (`NewtonMem *nm = (NewtonMem *)nls`
+/// makes `nm.u` the parameter's `.u`).
+/// The third value says whether a local copy was on the way.
+fn param_path(vars: &[Variable], v: u32, depth: u32) -> Option<(u32, String, bool)> {
+    let r = root_of(vars, v);
+    let root = &vars[r as usize];
+    let rest = vars[v as usize]
+        .name
+        .strip_prefix(root.name.as_str())
+        .unwrap_or("");
+    if root.kind == VarKind::Param {
+        return Some((root.param_index?, rest.to_string(), false));
+    }
+    if depth == 0 || root.kind != VarKind::Local || root.element_of.is_none() {
+        return None;
+    }
+    root.aliases
+        .iter()
+        .filter(|&&a| a != r)
+        .find_map(|&a| param_path(vars, a, depth - 1))
+        .map(|(p, path, _)| (p, format!("{path}{rest}"), true))
+}
+
 /// The parameter alias pairs of the alias classes `classes`.
 fn param_alias_pairs(
     vars: &[Variable],
@@ -128,23 +153,23 @@ fn param_alias_pairs(
     // holds what `mesh` points to: `(".mesh_", "")`).
     let mut param_aliases: BTreeSet<(u32, String, u32, String)> = BTreeSet::new();
     for members in classes {
-        let ps: BTreeSet<(u32, String)> = members
+        // (parameter, path, reached through a local copy of a parameter,
+        // the member's type)
+        let ps: BTreeSet<(u32, String, bool, &str)> = members
             .iter()
             .filter_map(|&m| {
-                let p = root_param(vars, m)?;
-                let root_name = &vars[root_of(vars, m) as usize].name;
-                let path = vars[m as usize]
-                    .name
-                    .strip_prefix(root_name.as_str())
-                    .unwrap_or("")
-                    .to_string();
-                Some((p, path))
+                let (p, path, through) = param_path(vars, m, 4)?;
+                Some((p, path, through, vars[m as usize].type_name.as_str()))
             })
             .collect();
-        let ps: Vec<(u32, String)> = ps.into_iter().collect();
+        let ps: Vec<(u32, String, bool, &str)> = ps.into_iter().collect();
         for a in 0..ps.len() {
             for b in a + 1..ps.len() {
-                if ps[a].0 != ps[b].0 {
+                // Through a local copy (`nm.u` of `nm = (NewtonMem *)nls`),
+                // a member holding the other parameter has its type (not
+                // a per-level array with it in one slot: `x_l[0] = x`).
+                let through = ps[a].2 || ps[b].2;
+                if ps[a].0 != ps[b].0 && (!through || ps[a].3 == ps[b].3) {
                     param_aliases.insert((ps[a].0, ps[a].1.clone(), ps[b].0, ps[b].1.clone()));
                 }
             }

@@ -145,7 +145,10 @@ impl Vars<'_> {
         let member = self.m.member_named(pt, last).map(|mm| mm.ty);
         let ty = member.unwrap_or(ty);
         let var = Variable {
-            type_name: self.m.type_name_opt(ty),
+            // A member of a struct this unit only declares (`ode.stats`
+            // of an opaque `OdeIntegrator *`, reached through an accessor
+            // of another unit) has no type known here.
+            type_name: ty.map(|t| self.m.type_name(t)).unwrap_or_default(),
             line: p.line,
             parent: Some(parent),
             is_exit: p.is_exit,

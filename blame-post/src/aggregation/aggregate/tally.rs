@@ -311,6 +311,22 @@ impl<'a> ProcessTally<'a> {
                 for (key, record) in derived_keys_and_records(index, d, e16) {
                     // One row per path: an intermediate path reached without
                     // a type takes the type another context knows.
+                    // A path that holds another variable (a member alias:
+                    // `solver.x` is main's `x`) is that variable's row, the
+                    // same id as where the sample blames it directly.
+                    if key.kind != "field" {
+                        let id = match vars.key_ids.get(&key) {
+                            Some(&id) => id,
+                            None => {
+                                vars.keys.push(key.clone());
+                                vars.sums.push(Sums::default());
+                                vars.key_ids.insert(key, vars.keys.len() - 1);
+                                vars.keys.len() - 1
+                            }
+                        };
+                        into.push(id);
+                        continue;
+                    }
                     let path = (key.function.clone(), key.name.clone(), key.event);
                     let id = match vars.derived_ids.get(&path) {
                         Some(&id) => {
@@ -386,6 +402,8 @@ impl<'a> ProcessTally<'a> {
             for key in derived_keys(index, d, e16) {
                 let path = (key.function.clone(), key.name.clone(), key.event);
                 if let Some(&id) = vars.derived_ids.get(&path) {
+                    ids.push(id);
+                } else if let Some(&id) = vars.key_ids.get(&key) {
                     ids.push(id);
                 }
             }
