@@ -43,26 +43,6 @@ fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Optio
         .collect()
 }
 
-/// The functions each function-pointer slot called in `db` may call
-/// (`None`: not all known), from every unit's facts.
-fn slot_targets(db: &StaticDb) -> HashMap<String, Option<BTreeSet<String>>> {
-    let called: BTreeSet<&str> = db
-        .functions
-        .values()
-        .flat_map(|s| &s.call_sites)
-        .filter_map(|c| c.callee.as_deref())
-        .filter(|n| crate::function_pointers::is_slot(n))
-        .collect();
-    if called.is_empty() {
-        return HashMap::default();
-    }
-    let facts = crate::function_pointers::SlotFacts::of_db(db, "");
-    called
-        .into_iter()
-        .map(|n| (n.to_string(), facts.targets(n)))
-        .collect()
-}
-
 /// The units with a function calling one of `changed` defined in another
 /// unit (a unit's calls to its own functions are closed over already).
 fn callers_units(db: &StaticDb, changed: &BTreeSet<String>) -> BTreeSet<String> {
@@ -192,6 +172,7 @@ pub(crate) fn analyze_modules_into(
     record: bool,
 ) -> Vec<(String, BTreeSet<String>)> {
     let mut out = Vec::with_capacity(modules.len());
+    let mut slots = crate::function_pointers::SlotIndex::of_db(db);
     for i in callees_first(modules) {
         let m = &modules[i];
         let names: BTreeSet<String> = m
@@ -201,7 +182,6 @@ pub(crate) fn analyze_modules_into(
             .map(|f| f.name.clone())
             .collect();
         let before = stored_sets(db, &names);
-        let slots_before = slot_targets(db);
         let t = Instant::now();
         let r = analyze_module(m, Some(db));
         up.analysis_time += t.elapsed();
@@ -224,18 +204,16 @@ pub(crate) fn analyze_modules_into(
             .collect();
         // A slot whose functions changed (this unit stores another in it),
         // or one of whose functions' sets changed, changes its callers.
-        let slots_after = slot_targets(db);
-        for (slot, targets) in &slots_after {
-            if slots_before.get(slot) != Some(targets)
-                || targets
-                    .iter()
-                    .flatten()
-                    .any(|t| changed.contains(t.as_str()))
-            {
-                changed.insert(slot.clone());
-            }
-        }
-        out.push((unit_name(m), changed));
+        let calls: Vec<&str> = m
+            .functions
+            .iter()
+            .filter(|f| f.is_declaration)
+            .map(|f| f.name.as_str())
+            .collect();
+        let unit = unit_name(m);
+        changed.extend(slots.update(&unit, &m.function_pointers, calls));
+        changed.extend(slots.calling_any(&changed));
+        out.push((unit, changed));
     }
     out
 }

@@ -11,7 +11,7 @@
 //! as are the places its returned pointer points.
 
 use crate::HashMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A slot's source that is not followed (a pointer returned by a call, a
 /// load through a pointer of no known field): the slot may hold anything.
@@ -93,6 +93,94 @@ impl SlotFacts {
     }
 }
 
+/// The functions each slot called in the static db may call, kept up to
+/// date as units are analyzed: rebuilt from every unit's facts only when a
+/// unit's facts or the slots called change (most units store no function
+/// pointer), so tracking slots costs no scan of the db per unit.
+#[derive(Debug, Default)]
+pub struct SlotIndex {
+    by_unit: BTreeMap<String, Vec<(String, String)>>,
+    called: BTreeSet<String>,
+    targets: HashMap<String, Option<BTreeSet<String>>>,
+}
+
+impl SlotIndex {
+    /// The index of what `db` holds.
+    pub fn of_db(db: &blame_formats::static_db::StaticDb) -> Self {
+        let mut out = SlotIndex::default();
+        for s in db.functions.values() {
+            if !s.unit_function_pointers.is_empty() {
+                out.by_unit
+                    .entry(s.unit.clone())
+                    .or_default()
+                    .extend(s.unit_function_pointers.iter().cloned());
+            }
+            out.called.extend(
+                s.call_sites
+                    .iter()
+                    .filter_map(|c| c.callee.as_deref())
+                    .filter(|n| is_slot(n))
+                    .map(str::to_string),
+            );
+        }
+        out.rebuild();
+        out
+    }
+
+    fn rebuild(&mut self) {
+        let facts = SlotFacts::new(
+            self.by_unit
+                .values()
+                .flatten()
+                .map(|(a, b)| (a.as_str(), b.as_str())),
+        );
+        self.targets = self
+            .called
+            .iter()
+            .map(|n| (n.clone(), facts.targets(n)))
+            .collect();
+    }
+
+    /// Takes unit `unit`'s facts and the slots its summaries call; returns
+    /// the called slots whose functions changed.
+    pub fn update<'a>(
+        &mut self,
+        unit: &str,
+        facts: &[(String, String)],
+        calls: impl IntoIterator<Item = &'a str>,
+    ) -> BTreeSet<String> {
+        let before_called = self.called.len();
+        self.called
+            .extend(calls.into_iter().filter(|n| is_slot(n)).map(str::to_string));
+        let old = self.by_unit.get(unit).map(Vec::as_slice).unwrap_or(&[]);
+        if old == facts && self.called.len() == before_called {
+            return BTreeSet::new();
+        }
+        if facts.is_empty() {
+            self.by_unit.remove(unit);
+        } else {
+            self.by_unit.insert(unit.to_string(), facts.to_vec());
+        }
+        let before = std::mem::take(&mut self.targets);
+        self.rebuild();
+        self.targets
+            .iter()
+            // (A slot newly called with no function known is no change.)
+            .filter(|(n, t)| before.get(*n).map_or(t.is_some(), |b| b != *t))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// The called slots one of whose functions is in `names`.
+    pub fn calling_any(&self, names: &BTreeSet<String>) -> Vec<String> {
+        self.targets
+            .iter()
+            .filter(|(_, t)| t.iter().flatten().any(|f| names.contains(f)))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +203,28 @@ mod tests {
         assert_eq!(facts.targets("*Open+8"), None);
         assert_eq!(facts.targets("*Unknown+0"), None);
         assert!(is_slot(&param_slot("f", 1)));
+    }
+
+    #[test]
+    fn the_index_says_which_called_slots_a_unit_changes() {
+        let mut index = SlotIndex::default();
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        // A unit calling through a slot nothing is stored in yet.
+        assert_eq!(
+            index.update("solver.c", &[pair("*S+0", "*set#1")], ["*S+0", "lib"]),
+            BTreeSet::new(),
+            "still no function: no change"
+        );
+        // The unit installing a callback changes the slot.
+        let changed = index.update("main.c", &[pair("*set#1", "cb")], []);
+        assert_eq!(changed, BTreeSet::from(["*S+0".to_string()]));
+        // The same facts again change nothing.
+        assert!(index
+            .update("main.c", &[pair("*set#1", "cb")], [])
+            .is_empty());
+        assert_eq!(
+            index.calling_any(&BTreeSet::from(["cb".to_string()])),
+            vec!["*S+0".to_string()]
+        );
     }
 }

@@ -6,7 +6,7 @@
 
 use super::locations::ReturnsInto;
 use super::override_sets::union_of;
-use super::write_sets::{from_stored, AccessSets};
+use super::write_sets::{from_stored, summary_flows, AccessSets};
 use crate::function_pointers::{is_slot, SlotFacts};
 use crate::ir::Module;
 use crate::HashMap;
@@ -48,6 +48,7 @@ pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &m
             continue;
         };
         let mut external = Vec::new();
+        let mut flows: Vec<Vec<Vec<u32>>> = Vec::new();
         let complete = targets.iter().all(|t| {
             if defined.contains(t.as_str()) {
                 return true;
@@ -64,6 +65,7 @@ pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &m
                 from_stored(rs),
                 ReturnsInto::stored(s),
             ));
+            flows.push(summary_flows(s));
             true
         });
         if !complete {
@@ -75,6 +77,20 @@ pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &m
             let reads = external.iter().map(|(_, _, r, _)| r.clone()).collect();
             out.writes.insert(slot.to_string(), union_of(writes));
             out.reads.insert(slot.to_string(), union_of(reads));
+            // Each output computed from what any of them computes it from.
+            let params = flows.iter().map(Vec::len).max().unwrap_or(0);
+            let union: Vec<Vec<u32>> = (0..params)
+                .map(|k| {
+                    let from: BTreeSet<u32> = flows
+                        .iter()
+                        .filter_map(|f| f.get(k))
+                        .flatten()
+                        .copied()
+                        .collect();
+                    from.into_iter().collect()
+                })
+                .collect();
+            out.flows.insert(slot.to_string(), union);
             let returns: BTreeSet<ReturnsInto> =
                 external.iter().flat_map(|(_, _, _, r)| r.clone()).collect();
             if !returns.is_empty() {
