@@ -2,8 +2,9 @@
 //! by its slot (a struct's field, a parameter), calls what the program
 //! stores there (a table of another unit, a callback installed through a
 //! setter from yet another unit), writes and reads what those functions do,
-//! and returns what they return; the unit calling through a slot is
-//! analyzed again when a unit storing a function there arrives after it.
+//! and returns what they return, and a wrapper forwarding its parameters
+//! to a slot computes what they compute; the unit calling through a slot
+//! is analyzed again when a unit storing a function there arrives after it.
 
 mod common;
 
@@ -16,6 +17,7 @@ struct Vec;
 typedef struct Ops {
   double *(*data)(struct Vec *v);
   void (*scale)(double a, struct Vec *v);
+  void (*axpy)(double a, struct Vec *x, struct Vec *z);
 } Ops;
 typedef struct Vec { double *d; int n; const Ops *ops; double norm; } Vec;
 extern const Ops vec_ops;
@@ -30,7 +32,10 @@ static double *vec_data(Vec *v) { return v->d; }
 static void vec_scale(double a, Vec *v) {
   for (int i = 0; i < v->n; i++) v->d[i] *= a;
 }
-const Ops vec_ops = {vec_data, vec_scale};
+static void vec_axpy(double a, Vec *x, Vec *z) {
+  for (int i = 0; i < z->n; i++) z->d[i] += a * x->d[i];
+}
+const Ops vec_ops = {vec_data, vec_scale, vec_axpy};
 "#;
 
 const SOLVER: &str = r#"#include "vec.h"
@@ -38,6 +43,7 @@ void solver_set(Solver *s, ApplyFn f, void *ctx) { s->apply = f; s->ctx = ctx; }
 int solver_run(Solver *s, Vec *x, Vec *y) { return s->apply(x, y, s->ctx); }
 void scale_all(Vec *v) { v->ops->scale(2.0, v); }
 double *data_of(Vec *v) { return v->ops->data(v); }
+void axpy(double a, Vec *x, Vec *z) { z->ops->axpy(a, x, z); }
 "#;
 
 const MAIN: &str = r#"#include "vec.h"
@@ -98,6 +104,16 @@ fn calls_through_slots_call_what_the_program_stores_there() {
             deref: 1
         }],
         "returns what vec_data returns: below its argument"
+    );
+    // A wrapper forwarding its parameters to the slot computes `z` from
+    // `x` as vec_axpy does: a caller blaming its `x` blames its `z`.
+    let axpy = summary(&db_now, "axpy");
+    assert!(
+        axpy.side_effects
+            .iter()
+            .any(|e| e.blamed_param == 2 && e.from_param == 1 && !e.implicit),
+        "{:?}",
+        axpy.side_effects
     );
     let run = summary(&db_now, "solver_run");
     assert_eq!(run.call_sites[0].callee.as_deref(), Some("*Solver+0"));

@@ -174,6 +174,15 @@ impl<'a> DefinedFunctions<'a> {
             .map(|fs| fs.get(k as usize).map(Vec::as_slice).unwrap_or(&[]))
     }
 
+    /// Per parameter `k` of a call through slot `name`, the parameters the
+    /// functions stored there compute their writes through `k` from.
+    pub fn slot_flows(&self, name: &str, k: u32) -> Option<&[u32]> {
+        self.access
+            .slot_flows
+            .get(name)
+            .map(|fs| fs.get(k as usize).map(Vec::as_slice).unwrap_or(&[]))
+    }
+
     /// Sets the flows of this module's functions from their summaries
     /// (`summary_flows`), for a second analysis of their callers.
     pub fn set_flows(&mut self, flows: HashMap<String, Vec<Vec<u32>>>) {

@@ -123,8 +123,9 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     );
     let t_reach = t0.elapsed();
     alias_classes::set_aliases(f, &mut res, &mut vars, &classes);
-    let (side, param_aliases) = side_effects::side_effects(&vars, &classes, &reach);
+    let (mut side, param_aliases) = side_effects::side_effects(&vars, &classes, &reach);
     let call_sites = call_sites::call_sites(f, defined, &mut res, &vars, &classes, &w, &reach);
+    side_effects::forwarded(defined, &vars.out, &call_sites, &mut side);
     let (loops, reads) = reads::loops_and_reads(m, f, &cfg, &mut res, &mut vars);
     name_private_copies(f, &mut vars.out);
     reads::allocation_sizes(f, &mut res, &mut vars);

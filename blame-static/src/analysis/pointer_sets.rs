@@ -77,7 +77,8 @@ pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &m
             let reads = external.iter().map(|(_, _, r, _)| r.clone()).collect();
             out.writes.insert(slot.to_string(), union_of(writes));
             out.reads.insert(slot.to_string(), union_of(reads));
-            // Each output computed from what any of them computes it from.
+            // Each output computed from what any of them computes it from
+            // (for the wrappers forwarding to the slot: `side_effects::forwarded`).
             let params = flows.iter().map(Vec::len).max().unwrap_or(0);
             let union: Vec<Vec<u32>> = (0..params)
                 .map(|k| {
@@ -90,7 +91,7 @@ pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &m
                     from.into_iter().collect()
                 })
                 .collect();
-            out.flows.insert(slot.to_string(), union);
+            out.slot_flows.insert(slot.to_string(), union);
             let returns: BTreeSet<ReturnsInto> =
                 external.iter().flat_map(|(_, _, _, r)| r.clone()).collect();
             if !returns.is_empty() {

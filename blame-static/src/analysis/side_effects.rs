@@ -124,7 +124,7 @@ fn root_param(vars: &[Variable], v: u32) -> Option<u32> {
 /// parameter or one of its fields (`NewtonMem *nm = (NewtonMem *)nls`
 /// makes `nm.u` the parameter's `.u`).
 /// The third value says whether a local copy was on the way.
-fn param_path(vars: &[Variable], v: u32, depth: u32) -> Option<(u32, String, bool)> {
+fn param_path(vars: &[Variable], v: u32) -> Option<(u32, String, bool)> {
     let r = root_of(vars, v);
     let root = &vars[r as usize];
     let rest = vars[v as usize]
@@ -134,14 +134,19 @@ fn param_path(vars: &[Variable], v: u32, depth: u32) -> Option<(u32, String, boo
     if root.kind == VarKind::Param {
         return Some((root.param_index?, rest.to_string(), false));
     }
-    if depth == 0 || root.kind != VarKind::Local || root.element_of.is_none() {
+    if root.kind != VarKind::Local || root.element_of.is_none() {
         return None;
     }
+    // Only a copy of the whole parameter: a local pointing into an
+    // element of one of its arrays (`fine = mg->levels[0]`) names one
+    // element of many, whose members are not the parameter's.
     root.aliases
         .iter()
         .filter(|&&a| a != r)
-        .find_map(|&a| param_path(vars, a, depth - 1))
-        .map(|(p, path, _)| (p, format!("{path}{rest}"), true))
+        .map(|&a| &vars[a as usize])
+        .find(|a| a.kind == VarKind::Param && a.parent.is_none())
+        .and_then(|a| a.param_index)
+        .map(|p| (p, rest.to_string(), true))
 }
 
 /// The parameter alias pairs of the alias classes `classes`.
@@ -158,7 +163,7 @@ fn param_alias_pairs(
         let ps: BTreeSet<(u32, String, bool, &str)> = members
             .iter()
             .filter_map(|&m| {
-                let (p, path, through) = param_path(vars, m, 4)?;
+                let (p, path, through) = param_path(vars, m)?;
                 Some((p, path, through, vars[m as usize].type_name.as_str()))
             })
             .collect();
@@ -176,4 +181,66 @@ fn param_alias_pairs(
         }
     }
     param_aliases
+}
+
+/// Side effects a function passes on from a call through a function
+/// pointer handed its own parameters: a wrapper (`N_VLinearSum(a, x, b,
+/// y, z)` calling `z->ops->linear_sum(a, x, b, y, z)`, a static inline
+/// function of a header) writes through `z` what the functions stored in
+/// the slot compute there from `x` and `y` (their flows,
+/// `DefinedFunctions::slot_flows`), so a caller blaming its `x` blames its
+/// `z` too, as it would for the function called. (A direct call passes
+/// blame through its own transfer function at post time, as chapter 3
+/// has it; a call through a slot has no summary there.)
+pub(super) fn forwarded(
+    defined: &super::DefinedFunctions,
+    vars: &[Variable],
+    call_sites: &[CallSite],
+    side: &mut BTreeMap<(u32, String, String, u32, String), bool>,
+) {
+    // The parameter an argument is, when it is one whole parameter.
+    let param = |b: &OutputBinding| -> Option<u32> {
+        match b.pointees.as_slice() {
+            [v] => {
+                let v = &vars[*v as usize];
+                (v.kind == VarKind::Param && v.parent.is_none())
+                    .then_some(v.param_index)
+                    .flatten()
+            }
+            _ => None,
+        }
+    };
+    for c in call_sites {
+        let Some(name) = c
+            .callee
+            .as_deref()
+            .filter(|n| crate::function_pointers::is_slot(n))
+        else {
+            continue;
+        };
+        let arg = |k: u32| {
+            c.outputs
+                .iter()
+                .find(|b| b.output == CallOutput::Arg(k) && b.field.is_empty())
+        };
+        for b in &c.outputs {
+            let (CallOutput::Arg(k), Some(to)) = (b.output, param(b)) else {
+                continue;
+            };
+            if !vars
+                .iter()
+                .any(|v| v.param_index == Some(to) && v.parent.is_none() && v.is_pointer)
+            {
+                continue;
+            }
+            for &j in defined.slot_flows(name, k).unwrap_or(&[]) {
+                if let Some(from) = arg(j).and_then(param).filter(|&p| p != to) {
+                    side.insert(
+                        (to, String::new(), String::new(), from, String::new()),
+                        true,
+                    );
+                }
+            }
+        }
+    }
 }

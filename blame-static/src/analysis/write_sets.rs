@@ -85,6 +85,12 @@ pub struct AccessSets {
     /// Per function-pointer slot the module calls through, the functions
     /// it may call, when all are known (`pointer_sets`).
     pub slots: HashMap<String, BTreeSet<String>>,
+    /// Per slot whose functions are all of other units, per parameter, the
+    /// parameters any of them computes its writes through it from: what a
+    /// wrapper forwarding its parameters to the slot passes on
+    /// (`side_effects::forwarded`). Not the call's transfer function: a
+    /// function's flows are its explicit side effects, not its callees'.
+    pub slot_flows: HashMap<String, Vec<Vec<u32>>>,
 }
 
 /// The parameters of a summary through which its function only records
@@ -250,6 +256,7 @@ pub(super) fn access_sets(
         records: external.records.clone(),
         returns: external.returns.clone(),
         slots: external.slots.clone(),
+        slot_flows: external.slot_flows.clone(),
     };
     let own = |n: &str| names.get(n).copied().unwrap_or(false);
     for (n, ws) in &external.writes {
