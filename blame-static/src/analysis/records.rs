@@ -15,6 +15,25 @@ use super::*;
 use crate::library_models as library;
 use std::collections::BTreeMap;
 
+/// True when write node `n` is a call that writes nothing through that
+/// argument: a release (`free`, blamed on the memory as a send is on its
+/// buffer) or a function whose write set there is empty.
+fn writes_nothing(f: &Function, defined: &DefinedFunctions, w: &Writes, n: u32) -> bool {
+    let Some(&(c, k)) = (n as usize)
+        .checked_sub(f.insts.len() + f.params.len())
+        .and_then(|o| w.out_node_info.get(o))
+    else {
+        return false;
+    };
+    let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
+        return false;
+    };
+    matches!(name.as_str(), "free" | "cfree")
+        || defined
+            .param_writes(name, k)
+            .is_some_and(|ws| ws.is_empty())
+}
+
 /// Per root variable, the calls that may write it.
 pub(super) fn call_writes_by_root(w: &Writes, roots: &[u32]) -> HashMap<u32, Vec<u32>> {
     let mut out: HashMap<u32, Vec<u32>> = HashMap::default();
@@ -67,6 +86,13 @@ pub(super) fn record_params(
             .entry(r)
             .or_default()
             .extend(ws.iter().copied().filter(|n| !binds_itself(n)));
+    }
+    // A call that writes nothing there (`free(gw->H)`, a destructor of a
+    // member that only releases it) records nothing: a function that only
+    // releases what its parameter holds (`GmresWorkFree(gw)`) has no
+    // verdict on it.
+    for ws in writes_of.values_mut() {
+        ws.retain(|&n| !writes_nothing(f, defined, w, n));
     }
     for v in params {
         let writes = writes_of.get(&(v as u32)).map(Vec::as_slice).unwrap_or(&[]);
@@ -622,6 +648,7 @@ impl<'k> FieldRecords<'_, 'k> {
                     .filter(|(_, ts)| ts.iter().any(|&t| self.under(t, v)))
                     .map(|(node, _)| *node),
             );
+            writes.retain(|&n| !writes_nothing(f, defined, w, n));
             if !writes.is_empty()
                 && writes.iter().all(|&node| {
                     records_write(
