@@ -279,3 +279,40 @@ fn a_handles_member_set_through_a_cast_holds_the_parameter() {
         "{pairs:?}"
     );
 }
+
+const WORK_C: &str = r#"#include <stdlib.h>
+typedef struct { double *v; double *h; int n; } Work;
+void work_init(Work *w, int n) {
+  w->n = n;
+  w->v = calloc((size_t)n, sizeof(double));
+  w->h = calloc((size_t)n, sizeof(double));
+}
+void work_free(Work *w) {
+  free(w->v);
+  free(w->h);
+}
+typedef struct { Work gw; double norms[8]; } Mem;
+void mem_create(Mem *m) { work_init(&m->gw, 4); }
+void mem_free(Mem *m) { work_free(&m->gw); }
+"#;
+
+/// A workspace a setup function links to its buffers and a destructor
+/// releases is a data structure, not a record: releasing writes nothing
+/// (`work_free` has no verdict on its parameter), and a call storing
+/// pointers into a member links it (`mem_create`'s `m.gw` is no record).
+#[test]
+fn a_workspace_set_up_and_released_is_no_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = bitcode(dir.path(), "work.c", WORK_C, &[]);
+    let db = dir.path().join("work.db");
+    let up = analyze_into_db(&[bc], &db).unwrap();
+    assert!(!var(summary(&up.db, "work_free"), "w").is_record);
+    for f in ["mem_create", "mem_free"] {
+        let s = summary(&up.db, f);
+        assert!(
+            s.variables.iter().all(|v| v.name != "m.gw" || !v.is_record),
+            "{f}: {:?}",
+            s.variables
+        );
+    }
+}

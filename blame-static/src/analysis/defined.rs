@@ -183,6 +183,23 @@ impl<'a> DefinedFunctions<'a> {
             .map(|fs| fs.get(k as usize).map(Vec::as_slice).unwrap_or(&[]))
     }
 
+    /// True when a call of `name` writes, through argument `k` pointing to
+    /// an object of type `ty`, one of its pointer members (`gw->V =
+    /// clone_array(..)` in `GmresWorkInit(&nm->gw, ..)`): it links the
+    /// object to memory, building a data structure, not recording numbers.
+    pub fn writes_links(&self, name: &str, k: u32, ty: Option<TypeId>) -> bool {
+        self.param_writes(name, k).is_some_and(|ws| {
+            ws.iter().any(|w| {
+                w.deref == 0
+                    && w.path.first().is_some_and(|m| {
+                        self.module
+                            .member_named(ty, m)
+                            .is_some_and(|mm| self.module.is_pointer(mm.ty))
+                    })
+            })
+        })
+    }
+
     /// Sets the flows of this module's functions from their summaries
     /// (`summary_flows`), for a second analysis of their callers.
     pub fn set_flows(&mut self, flows: HashMap<String, Vec<Vec<u32>>>) {

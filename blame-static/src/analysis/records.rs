@@ -399,6 +399,7 @@ pub(super) fn record_fields(
         graph,
         roots: (0..out.len() as u32).map(|t| root_of(out, t)).collect(),
         keys,
+        decl_ty: &vars.decl_ty,
     };
     let fed = fields.fed(&read_groups);
     let vetoed = fields.vetoed_names(&fed);
@@ -471,9 +472,28 @@ struct FieldRecords<'a, 'k> {
     roots: Vec<u32>,
     /// Per variable, its location.
     keys: HashMap<u32, &'k Key>,
+    /// Per variable, its declared type.
+    decl_ty: &'a [Option<TypeId>],
 }
 
 impl<'k> FieldRecords<'_, 'k> {
+    /// True when write node `n` is a call linking field `v`'s object to
+    /// memory (`DefinedFunctions::writes_links`).
+    fn links(&self, n: u32, v: u32) -> bool {
+        let f = self.f;
+        let Some(&(c, k)) = (n as usize)
+            .checked_sub(f.insts.len() + f.params.len())
+            .and_then(|o| self.w.out_node_info.get(o))
+        else {
+            return false;
+        };
+        let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
+            return false;
+        };
+        let ty = self.decl_ty.get(v as usize).copied().flatten();
+        self.defined.writes_links(name, k, ty)
+    }
+
     /// Is variable `t` at location `k` or below it?
     fn below(&self, t: u32, k: &Key) -> bool {
         self.keys
@@ -649,6 +669,9 @@ impl<'k> FieldRecords<'_, 'k> {
                     .map(|(node, _)| *node),
             );
             writes.retain(|&n| !writes_nothing(f, defined, w, n));
+            if writes.iter().any(|&n| self.links(n, v)) {
+                continue;
+            }
             if !writes.is_empty()
                 && writes.iter().all(|&node| {
                     records_write(
