@@ -204,14 +204,8 @@ pub(crate) fn analyze_modules_into(
             .collect();
         // A slot whose functions changed (this unit stores another in it),
         // or one of whose functions' sets changed, changes its callers.
-        let calls: Vec<&str> = m
-            .functions
-            .iter()
-            .filter(|f| f.is_declaration)
-            .map(|f| f.name.as_str())
-            .collect();
         let unit = unit_name(m);
-        changed.extend(slots.update(&unit, &m.function_pointers, calls));
+        changed.extend(slots.update(&unit, &m.function_pointers, m.function_names(true)));
         changed.extend(slots.calling_any(&changed));
         out.push((unit, changed));
     }

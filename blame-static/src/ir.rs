@@ -587,6 +587,16 @@ impl Module {
     /// `others` (types copied over), so that a member is named the same
     /// wherever its type is known. A name defined differently in several
     /// places (two C units' own `struct node`) is left alone.
+    /// The names of the functions the module declares without a body
+    /// (`declared`) or defines (`!declared`).
+    pub fn function_names(&self, declared: bool) -> std::collections::BTreeSet<&str> {
+        self.functions
+            .iter()
+            .filter(|f| f.is_declaration == declared)
+            .map(|f| f.name.as_str())
+            .collect()
+    }
+
     pub fn complete_declarations(&mut self, others: &[&Module]) {
         // key → definitions: (None: this module | Some(k): others[k], type).
         let mut defs: HashMap<String, Vec<(Option<usize>, TypeId)>> = Default::default();

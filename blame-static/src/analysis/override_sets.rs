@@ -13,12 +13,7 @@ pub fn add_from_db(m: &Module, db: &blame_formats::static_db::StaticDb, out: &mu
     if m.virtual_callees.is_empty() {
         return;
     }
-    let defined: BTreeSet<&str> = m
-        .functions
-        .iter()
-        .filter(|f| !f.is_declaration)
-        .map(|f| f.name.as_str())
-        .collect();
+    let defined = m.function_names(false);
     for v in &m.virtual_callees {
         from_db(out, v, db, &defined);
     }

@@ -32,12 +32,7 @@ fn only_summary<'a>(db: &'a StaticDb, name: &str) -> Option<&'a FunctionSummary>
 /// union under the slot's name (the module's targets are added by
 /// [`of_module`] once their sets are computed).
 pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &mut AccessSets) {
-    let defined: BTreeSet<&str> = m
-        .functions
-        .iter()
-        .filter(|f| !f.is_declaration)
-        .map(|f| f.name.as_str())
-        .collect();
+    let defined = m.function_names(false);
     for slot in m
         .functions
         .iter()

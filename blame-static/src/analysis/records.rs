@@ -622,10 +622,7 @@ impl<'k> FieldRecords<'_, 'k> {
     /// them records numbers.
     fn records(&self, candidates: &[u32], fed: &Fed) -> Vec<u32> {
         let (f, defined, w) = (self.f, self.defined, self.w);
-        let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
-        for a in &w.arg_targets {
-            args_of_call.entry(a.0).or_default().push(a);
-        }
+        let args_of_call = w.args_by_call();
         let mut records = Vec::new();
         for &v in candidates {
             let Some(&kv) = self.keys.get(&v) else {

@@ -41,10 +41,7 @@ pub(super) fn result_records(
 ) {
     let roots: Vec<u32> = (0..vars.len() as u32).map(|t| root_of(vars, t)).collect();
     let call_writes_of = call_writes_by_root(w, &roots);
-    let mut args_of_call: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
-    for a in &w.arg_targets {
-        args_of_call.entry(a.0).or_default().push(a);
-    }
+    let args_of_call = w.args_by_call();
     let mut judge = Judge {
         f,
         defined,

@@ -167,18 +167,7 @@ impl AccessSets {
     /// one a call reaches is not known.
     pub fn external(m: &Module, db: &blame_formats::static_db::StaticDb) -> AccessSets {
         let mut out = AccessSets::default();
-        let declared: BTreeSet<&str> = m
-            .functions
-            .iter()
-            .filter(|f| f.is_declaration)
-            .map(|f| f.name.as_str())
-            .collect();
-        let defined: BTreeSet<&str> = m
-            .functions
-            .iter()
-            .filter(|f| !f.is_declaration)
-            .map(|f| f.name.as_str())
-            .collect();
+        let (declared, defined) = (m.function_names(true), m.function_names(false));
         for name in declared.difference(&defined) {
             let mut found = db
                 .functions

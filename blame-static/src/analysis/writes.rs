@@ -271,6 +271,15 @@ pub(super) fn collect_writes(
 }
 
 impl Writes {
+    /// Each call's pointer arguments, by call.
+    pub(super) fn args_by_call(&self) -> BTreeMap<InstId, Vec<&ArgTarget>> {
+        let mut out: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();
+        for a in &self.arg_targets {
+            out.entry(a.0).or_default().push(a);
+        }
+        out
+    }
+
     /// No writes yet. Node numbering: instructions, parameters, call
     /// outputs (added as the calls are met).
     fn numbered(f: &Function) -> Writes {

@@ -328,20 +328,7 @@ impl Conv {
             inst.op = Op::Call {
                 callee: Some(slot.clone()),
             };
-            if declared.insert(slot.clone()) {
-                self.out.functions.push(Function {
-                    name: slot,
-                    params: pointers
-                        .iter()
-                        .map(|&is_pointer| Param {
-                            is_pointer,
-                            sret: false,
-                        })
-                        .collect(),
-                    is_declaration: true,
-                    ..Default::default()
-                });
-            }
+            self.declare_callee(&mut declared, &slot, &pointers);
         }
         self.out.function_pointers = std::mem::take(&mut self.pointers.facts)
             .into_iter()

@@ -19,6 +19,7 @@ use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::*;
 use llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout, LLVMTargetDataRef};
 use llvm_sys::LLVMTypeKind;
+use std::collections::BTreeSet;
 use std::ffi::{CStr, CString};
 use std::path::Path;
 use std::ptr;
@@ -173,6 +174,26 @@ fn value_name(v: LLVMValueRef) -> String {
 }
 
 impl Conv {
+    /// Declares `name`, a callee a call is named by (a virtual method, a
+    /// function-pointer slot), once: a function without a body whose
+    /// parameters are pointers where `pointers` says.
+    fn declare_callee(&mut self, declared: &mut BTreeSet<String>, name: &str, pointers: &[bool]) {
+        if declared.insert(name.to_string()) {
+            self.out.functions.push(Function {
+                name: name.to_string(),
+                params: pointers
+                    .iter()
+                    .map(|&is_pointer| Param {
+                        is_pointer,
+                        sret: false,
+                    })
+                    .collect(),
+                is_declaration: true,
+                ..Default::default()
+            });
+        }
+    }
+
     /// Bytes one value of `ty` occupies in memory (stride in an array), 0
     /// for unsized types.
     unsafe fn size_of(&self, ty: LLVMTypeRef) -> u64 {

@@ -171,20 +171,7 @@ impl Conv {
             self.out.functions[f as usize].insts[id as usize].op = Op::Call {
                 callee: Some(name.clone()),
             };
-            if declared.insert(name.clone()) {
-                self.out.functions.push(Function {
-                    name: name.clone(),
-                    params: pointers
-                        .iter()
-                        .map(|&is_pointer| Param {
-                            is_pointer,
-                            sret: false,
-                        })
-                        .collect(),
-                    is_declaration: true,
-                    ..Default::default()
-                });
-            }
+            self.declare_callee(&mut declared, &name, &pointers);
             self.out.virtual_callees.insert(name);
         }
     }

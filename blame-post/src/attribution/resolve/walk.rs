@@ -297,6 +297,14 @@ impl Walker<'_> {
         // not lifted to the memory it points into.
         // An element pointer or cursor into a parameter's memory (`for (n =
         // tree; n; n = n->left)`) is that parameter's, where it is bound too.
+        // So is one pointing into one of several parameters' memory (`src
+        // = r == 0 ? p->ghost_lo : ud + r * nx`): every variable it may
+        // alias has exit roots.
+        let into_params = |v: &blame_formats::static_db::Variable| {
+            v.element_of.is_none()
+                && !v.aliases.is_empty()
+                && v.aliases.iter().all(|&a| !exit_roots(f, a).is_empty())
+        };
         let binds = |vi: u32| {
             let v = &f.variables[vi as usize];
             bound_line.is_some_and(|l| {
@@ -304,6 +312,7 @@ impl Walker<'_> {
                     && v.is_pointer
                     && v.write_lines.binary_search(&l).is_ok()
                     && v.element_of.is_none_or(|o| exit_roots(f, o).is_empty())
+                    && !into_params(v)
             })
         };
         // Exit variables flow on to the caller; find which outputs (and
