@@ -299,11 +299,20 @@ impl Walker<'_> {
         // tree; n; n = n->left)`) is that parameter's, where it is bound too.
         // So is one pointing into one of several parameters' memory (`src
         // = r == 0 ? p->ghost_lo : ud + r * nx`): every variable it may
-        // alias has exit roots.
+        // alias has exit roots, of two or more parameters (one owner's
+        // reference, `const Node &b = nodes[..]`, computes an address).
         let into_params = |v: &blame_formats::static_db::Variable| {
-            v.element_of.is_none()
-                && !v.aliases.is_empty()
-                && v.aliases.iter().all(|&a| !exit_roots(f, a).is_empty())
+            let mut roots: Vec<u32> = Vec::new();
+            for &a in &v.aliases {
+                let r = exit_roots(f, a);
+                if r.is_empty() {
+                    return false;
+                }
+                roots.extend(r.into_iter().map(|(root, _, _)| root));
+            }
+            roots.sort_unstable();
+            roots.dedup();
+            v.element_of.is_none() && roots.len() >= 2
         };
         let binds = |vi: u32| {
             let v = &f.variables[vi as usize];
