@@ -26,18 +26,13 @@ fn stored_sets(db: &StaticDb, names: &BTreeSet<String>) -> HashMap<String, Optio
     names
         .iter()
         .map(|n| {
-            let mut found = db
-                .functions
-                .range((n.clone(), String::new())..)
-                .take_while(|((k, _), _)| k == n);
-            let sets = match (found.next(), found.next()) {
-                (Some((_, s)), None) => Some((
+            let sets = db.only(n).map(|s| {
+                (
                     (s.param_writes.clone(), s.param_reads.clone()),
                     analysis::summary_flows(s),
                     analysis::summary_record_params(s),
-                )),
-                _ => None,
-            };
+                )
+            });
             (n.clone(), sets)
         })
         .collect()

@@ -136,15 +136,22 @@ fn external_sets(m: &ir::Module, cache: Option<&StaticDb>, unit: &str) -> analys
             sets
         })
         .unwrap_or_default();
-    let mut facts = cache
-        .map(|db| function_pointers::SlotFacts::of_db(db, unit))
-        .unwrap_or_default();
-    facts.extend(
-        m.function_pointers
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str())),
-    );
-    analysis::add_pointer_sets_from_db(m, cache, &facts, &mut external);
+    // (Only a module calling through a slot needs them: no scan of the db
+    // for the others.)
+    if m.functions
+        .iter()
+        .any(|f| f.is_declaration && function_pointers::is_slot(&f.name))
+    {
+        let mut facts = cache
+            .map(|db| function_pointers::SlotFacts::of_db(db, unit))
+            .unwrap_or_default();
+        facts.extend(
+            m.function_pointers
+                .iter()
+                .map(|(a, b)| (a.as_str(), b.as_str())),
+        );
+        analysis::add_pointer_sets_from_db(m, cache, &facts, &mut external);
+    }
     external
 }
 

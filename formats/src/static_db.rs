@@ -701,6 +701,20 @@ impl StaticDb {
         self.functions.extend(other.functions);
     }
 
+    /// The one summary of linkage name `name`, when there is exactly one
+    /// (a `static` function of several files has several: which one a
+    /// call by that name reaches is not known).
+    pub fn only(&self, name: &str) -> Option<&FunctionSummary> {
+        let mut found = self
+            .functions
+            .range((name.to_string(), String::new())..)
+            .take_while(|((n, _), _)| n == name);
+        match (found.next(), found.next()) {
+            (Some((_, s)), None) => Some(s),
+            _ => None,
+        }
+    }
+
     /// The summary for `key` if its IR hash is still `ir_hash`.
     pub fn cached(&self, linkage_name: &str, file: &str, ir_hash: u64) -> Option<&FunctionSummary> {
         self.functions

@@ -10,20 +10,8 @@ use super::write_sets::{from_stored, summary_flows, AccessSets};
 use crate::function_pointers::{is_slot, SlotFacts};
 use crate::ir::Module;
 use crate::HashMap;
-use blame_formats::static_db::{FunctionSummary, StaticDb};
+use blame_formats::static_db::StaticDb;
 use std::collections::BTreeSet;
-
-/// The summary `db` holds for `name` when it holds exactly one.
-fn only_summary<'a>(db: &'a StaticDb, name: &str) -> Option<&'a FunctionSummary> {
-    let mut found = db
-        .functions
-        .range((name.to_string(), String::new())..)
-        .take_while(|((n, _), _)| n == name);
-    match (found.next(), found.next()) {
-        (Some((_, s)), None) => Some(s),
-        _ => None,
-    }
-}
 
 /// For each slot the module calls through whose targets are all known
 /// (defined in the module, or in `db` with stored sets): its targets in
@@ -48,7 +36,7 @@ pub fn add_from_db(m: &Module, db: Option<&StaticDb>, facts: &SlotFacts, out: &m
             if defined.contains(t.as_str()) {
                 return true;
             }
-            let Some(s) = db.and_then(|db| only_summary(db, t)) else {
+            let Some(s) = db.and_then(|db| db.only(t)) else {
                 return false;
             };
             let (Some(ws), Some(rs)) = (&s.param_writes, &s.param_reads) else {

@@ -19,10 +19,7 @@ use std::collections::BTreeMap;
 /// argument: a release (`free`, blamed on the memory as a send is on its
 /// buffer) or a function whose write set there is empty.
 fn writes_nothing(f: &Function, defined: &DefinedFunctions, w: &Writes, n: u32) -> bool {
-    let Some(&(c, k)) = (n as usize)
-        .checked_sub(f.insts.len() + f.params.len())
-        .and_then(|o| w.out_node_info.get(o))
-    else {
+    let Some((c, k)) = w.call_of(f, n) else {
         return false;
     };
     let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
@@ -480,14 +477,10 @@ impl<'k> FieldRecords<'_, 'k> {
     /// True when write node `n` is a call linking field `v`'s object to
     /// memory (`DefinedFunctions::writes_links`).
     fn links(&self, n: u32, v: u32) -> bool {
-        let f = self.f;
-        let Some(&(c, k)) = (n as usize)
-            .checked_sub(f.insts.len() + f.params.len())
-            .and_then(|o| self.w.out_node_info.get(o))
-        else {
+        let Some((c, k)) = self.w.call_of(self.f, n) else {
             return false;
         };
-        let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
+        let Op::Call { callee: Some(name) } = &self.f.insts[c as usize].op else {
             return false;
         };
         let ty = self.decl_ty.get(v as usize).copied().flatten();

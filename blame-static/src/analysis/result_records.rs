@@ -115,13 +115,9 @@ impl Judge<'_> {
     /// True when a call other than a copy or a fill writes `v`
     /// (`rec[step] = (StepRecord){..}` copies a temporary).
     fn computed_by_calls(&self, v: u32) -> bool {
-        let ni_np = self.f.insts.len() + self.f.params.len();
         self.call_writes_of.get(&v).is_some_and(|ns| {
             ns.iter().any(|&n| {
-                let Some(&(c, _)) = (n as usize)
-                    .checked_sub(ni_np)
-                    .and_then(|o| self.w.out_node_info.get(o))
-                else {
+                let Some((c, _)) = self.w.call_of(self.f, n) else {
                     return true;
                 };
                 !matches!(&self.f.insts[c as usize].op, Op::Call { callee: Some(name) }

@@ -169,11 +169,7 @@ impl AccessSets {
         let mut out = AccessSets::default();
         let (declared, defined) = (m.function_names(true), m.function_names(false));
         for name in declared.difference(&defined) {
-            let mut found = db
-                .functions
-                .range((name.to_string(), String::new())..)
-                .take_while(|((n, _), _)| n == name);
-            let (Some((_, s)), None) = (found.next(), found.next()) else {
+            let Some(s) = db.only(name) else {
                 continue;
             };
             if let Some(ws) = &s.param_writes {

@@ -271,6 +271,15 @@ pub(super) fn collect_writes(
 }
 
 impl Writes {
+    /// The call and argument whose output write node `n` is (`None` for a
+    /// store, a parameter, or an object node).
+    pub(super) fn call_of(&self, f: &Function, n: u32) -> Option<(InstId, u32)> {
+        (n as usize)
+            .checked_sub(f.insts.len() + f.params.len())
+            .and_then(|o| self.out_node_info.get(o))
+            .copied()
+    }
+
     /// Each call's pointer arguments, by call.
     pub(super) fn args_by_call(&self) -> BTreeMap<InstId, Vec<&ArgTarget>> {
         let mut out: BTreeMap<InstId, Vec<&ArgTarget>> = BTreeMap::new();

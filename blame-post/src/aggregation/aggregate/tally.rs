@@ -153,16 +153,28 @@ impl Variables<'_> {
             }
             // Globals seen through several summaries, and element
             // pointers of their owner, share one key.
-            match key_ids.get(&key) {
-                Some(&i) => i,
-                None => {
-                    keys.push(key.clone());
-                    sums.push(sums_of_key());
-                    key_ids.insert(key, keys.len() - 1);
-                    keys.len() - 1
-                }
-            }
+            id_of_key(keys, sums, key_ids, key, sums_of_key)
         })
+    }
+}
+
+/// The id of a variable's key (not a field path's), added with the sums
+/// `new_sums` makes when new.
+fn id_of_key(
+    keys: &mut Vec<VariableKey>,
+    sums: &mut Vec<Sums>,
+    key_ids: &mut FxHashMap<VariableKey, usize>,
+    key: VariableKey,
+    new_sums: impl FnOnce() -> Sums,
+) -> usize {
+    match key_ids.get(&key) {
+        Some(&i) => i,
+        None => {
+            keys.push(key.clone());
+            sums.push(new_sums());
+            key_ids.insert(key, keys.len() - 1);
+            keys.len() - 1
+        }
     }
 }
 
@@ -315,16 +327,13 @@ impl<'a> ProcessTally<'a> {
                     // `solver.x` is main's `x`) is that variable's row, the
                     // same id as where the sample blames it directly.
                     if key.kind != "field" {
-                        let id = match vars.key_ids.get(&key) {
-                            Some(&id) => id,
-                            None => {
-                                vars.keys.push(key.clone());
-                                vars.sums.push(Sums::default());
-                                vars.key_ids.insert(key, vars.keys.len() - 1);
-                                vars.keys.len() - 1
-                            }
-                        };
-                        into.push(id);
+                        into.push(id_of_key(
+                            &mut vars.keys,
+                            &mut vars.sums,
+                            &mut vars.key_ids,
+                            key,
+                            Sums::default,
+                        ));
                         continue;
                     }
                     let path = (key.function.clone(), key.name.clone(), key.event);
