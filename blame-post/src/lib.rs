@@ -115,6 +115,11 @@ pub fn post_with_progress(
             &mut profile.contexts,
             &profile.reference,
         );
+        input::truncated::graft_cut_program_stacks(
+            &profile.frames,
+            &mut profile.contexts,
+            &profile.reference,
+        );
         profile.reference = Vec::new();
         Ok(profile)
     };

@@ -12,10 +12,19 @@
 //! routine the program called outward (`LAPACKE_dgetrf_work <- main <-
 //! ..`). The entry taken is the most sampled one whose library frames hold
 //! the cut stack's innermost routine, else the most sampled of all.
+//!
+//! A stack can also be cut above the program's own frames: a deep call
+//! into MPI's progress engine (no frame pointers, `rbp` used for data)
+//! fills the stack copy and breaks the kernel's frame-pointer chain, and
+//! the walk stops in the solver that called `MPI_Allreduce`. Its outermost
+//! frame is a call site the process's complete stacks pass through; it is
+//! completed with their callers of that call site, so its variables are
+//! carried up to `main` as every other sample's are.
 
 use crate::input::frame_table::cmp_stacks;
 use crate::input::Context;
 use blame_formats::results::SymFrame;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashMap;
 
 /// Frames a complete stack ends in (the process's and threads' entries).
@@ -154,6 +163,95 @@ pub fn graft_cut_stacks(
     grafted
 }
 
+/// A stack that stops short of its thread's entry but holds none of the
+/// frames [`graft_cut_stacks`] replaces: cut above the program's own
+/// frames (a deep call into a library without frame pointers, such as
+/// MPI's progress engine, used the whole stack copy and broke the frame
+/// pointer chain at the sample).
+fn cut_in_program(frames: &[SymFrame], c: &Context) -> bool {
+    c.frames
+        .last()
+        .is_some_and(|&l| !is_root(&frames[l as usize]))
+        && !c.frames.iter().any(|&f| is_garbage(&frames[f as usize]))
+        && c.frames.iter().any(|&f| is_program(&frames[f as usize]))
+}
+
+/// Completes stacks cut short above program frames with the callers their
+/// outermost frame has in the process's complete stacks: the frames from
+/// that same call site (function, file and line) outward, from `reference`
+/// (all the process's stacks, so that every shard chooses alike) or else
+/// from `contexts`. A call site reached by several ways takes the most
+/// sampled one; a stack whose outermost call site no complete stack
+/// passes through is left as it is. Returns how many contexts were
+/// completed.
+pub fn graft_cut_program_stacks(
+    frames: &[SymFrame],
+    contexts: &mut [Context],
+    reference: &[Context],
+) -> usize {
+    let wanted: FxHashSet<u32> = contexts
+        .iter()
+        .filter(|c| cut_in_program(frames, c))
+        .filter_map(|c| c.frames.last().copied())
+        .collect();
+    if wanted.is_empty() {
+        return 0;
+    }
+    let sources: &[Context] = if reference.is_empty() {
+        contexts
+    } else {
+        reference
+    };
+    // The complete stacks' ways out of each wanted frame, with their samples.
+    let mut ways: FxHashMap<&[u32], f64> = FxHashMap::default();
+    for c in sources {
+        let complete = c
+            .frames
+            .last()
+            .is_some_and(|&l| is_root(&frames[l as usize]))
+            && !c.frames.iter().any(|&f| is_garbage(&frames[f as usize]));
+        if !complete {
+            continue;
+        }
+        let weight: f64 = c.counts.iter().sum();
+        let mut seen = FxHashSet::default();
+        for (i, f) in c.frames.iter().enumerate() {
+            // Recursion: the innermost activation's way out, once per stack.
+            if wanted.contains(f) && seen.insert(*f) {
+                *ways.entry(&c.frames[i..]).or_insert(0.0) += weight;
+            }
+        }
+    }
+    let mut best: FxHashMap<u32, (&[u32], f64)> = FxHashMap::default();
+    for (&way, &w) in &ways {
+        let e = best.entry(way[0]).or_insert((way, w));
+        let heavier = w
+            .total_cmp(&e.1)
+            .then_with(|| cmp_stacks(frames, e.0, way))
+            .is_gt();
+        if heavier {
+            *e = (way, w);
+        }
+    }
+    let best: FxHashMap<u32, Vec<u32>> = best
+        .into_iter()
+        .map(|(f, (way, _))| (f, way.to_vec()))
+        .collect();
+    let mut grafted = 0;
+    for c in contexts.iter_mut() {
+        if !cut_in_program(frames, c) {
+            continue;
+        }
+        let Some(way) = c.frames.last().and_then(|l| best.get(l)) else {
+            continue;
+        };
+        c.frames.pop();
+        c.frames.extend(way.iter().copied());
+        grafted += 1;
+    }
+    grafted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +346,51 @@ mod tests {
         assert_eq!(graft_cut_stacks(&frames, &mut shard, &[]), 0);
         assert_eq!(graft_cut_stacks(&frames, &mut shard, &reference), 1);
         assert_eq!(shard[0].frames.len(), 4);
+    }
+
+    /// MPI's progress engine cut the stack in the solver's call of
+    /// MPI_Allreduce: it takes main's way into that call site (the most
+    /// sampled of two), and a cut stack through a call site no complete
+    /// stack passes is left alone.
+    #[test]
+    fn stacks_cut_above_program_frames_take_the_callers_of_their_call_site() {
+        let mut t = FrameTable::default();
+        let way = |main_line| {
+            [
+                ("par_dot", "v.c", 87),
+                ("gmres", "g.c", 104),
+                ("newton", "n.c", 161),
+                ("main", "m.c", main_line),
+                ("__libc_start_main", "", 0),
+            ]
+        };
+        let cut = [
+            ("opal_progress", "", 0),
+            ("MPI_Allreduce", "", 0),
+            ("par_allreduce", "v.c", 77),
+            ("par_dot", "v.c", 87),
+            ("gmres", "g.c", 104),
+            ("newton", "n.c", 161),
+        ];
+        let elsewhere = [("par_dot", "v.c", 87), ("setup", "s.c", 9)];
+        let mut cs = vec![
+            ctx(&mut t, &way(30), 50.0),
+            ctx(&mut t, &way(31), 2.0),
+            ctx(&mut t, &cut, 1.0),
+            ctx(&mut t, &elsewhere, 1.0),
+        ];
+        let frames = t.into_frames();
+        assert_eq!(graft_cut_stacks(&frames, &mut cs, &[]), 0);
+        assert_eq!(graft_cut_program_stacks(&frames, &mut cs, &[]), 1);
+        let names = |c: &Context| -> Vec<(String, u32)> {
+            c.frames
+                .iter()
+                .map(|&f| (frames[f as usize].function.clone(), frames[f as usize].line))
+                .collect()
+        };
+        let grafted = names(&cs[2]);
+        assert_eq!(grafted.len(), 8, "{grafted:?}");
+        assert_eq!(grafted[6], ("main".to_string(), 30), "{grafted:?}");
+        assert_eq!(names(&cs[3]).len(), 2);
     }
 }
