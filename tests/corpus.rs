@@ -3063,8 +3063,6 @@ fn physpkg_held_out_blames_the_state_and_the_packages_behind_unique_ptrs_not_tim
 }
 
 #[test]
-#[ignore = "held out (round 8): passes in nine runs of ten; in the tenth a stack the \
-            walk cannot carry up to main lists a callee's rows, EXPECTED_ROUND8.md"]
 fn nkops_held_out_blames_the_newton_solver_behind_its_handle_not_its_norm_history() {
     if !sampling_allowed() {
         return;
