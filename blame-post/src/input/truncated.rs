@@ -44,6 +44,12 @@ fn is_root(f: &SymFrame) -> bool {
     )
 }
 
+/// A stack that reaches its thread's entry through named frames only.
+fn is_complete(frames: &[SymFrame], stack: &[u32]) -> bool {
+    stack.last().is_some_and(|&l| is_root(&frames[l as usize]))
+        && !stack.iter().any(|&f| is_garbage(&frames[f as usize]))
+}
+
 /// A frame of the program's own code (with debug line information).
 fn is_program(f: &SymFrame) -> bool {
     !f.file.is_empty() && f.line > 0
@@ -73,12 +79,7 @@ pub fn graft_cut_stacks(
         reference
     };
     for c in sources.iter() {
-        let Some(last) = c.frames.last() else {
-            continue;
-        };
-        if !is_root(&frames[*last as usize])
-            || c.frames.iter().any(|&f| is_garbage(&frames[f as usize]))
-        {
+        if !is_complete(frames, &c.frames) {
             continue;
         }
         let Some(k) = c
@@ -133,12 +134,9 @@ pub fn graft_cut_stacks(
     }
     let mut grafted = 0;
     for c in contexts.iter_mut() {
-        let cut = c
-            .frames
-            .last()
-            .is_some_and(|&l| !is_root(&frames[l as usize]))
-            || c.frames.iter().any(|&f| is_garbage(&frames[f as usize]));
-        if !cut || c.frames.iter().any(|&f| is_program(&frames[f as usize])) {
+        if is_complete(frames, &c.frames)
+            || c.frames.iter().any(|&f| is_program(&frames[f as usize]))
+        {
             continue;
         }
         // The named frames before the cut.
@@ -169,9 +167,8 @@ pub fn graft_cut_stacks(
 /// MPI's progress engine, used the whole stack copy and broke the frame
 /// pointer chain at the sample).
 fn cut_in_program(frames: &[SymFrame], c: &Context) -> bool {
-    c.frames
-        .last()
-        .is_some_and(|&l| !is_root(&frames[l as usize]))
+    !c.frames.is_empty()
+        && !is_complete(frames, &c.frames)
         && !c.frames.iter().any(|&f| is_garbage(&frames[f as usize]))
         && c.frames.iter().any(|&f| is_program(&frames[f as usize]))
 }
@@ -205,12 +202,7 @@ pub fn graft_cut_program_stacks(
     // The complete stacks' ways out of each wanted frame, with their samples.
     let mut ways: FxHashMap<&[u32], f64> = FxHashMap::default();
     for c in sources {
-        let complete = c
-            .frames
-            .last()
-            .is_some_and(|&l| is_root(&frames[l as usize]))
-            && !c.frames.iter().any(|&f| is_garbage(&frames[f as usize]));
-        if !complete {
+        if !is_complete(frames, &c.frames) {
             continue;
         }
         let weight: f64 = c.counts.iter().sum();
