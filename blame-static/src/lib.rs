@@ -37,7 +37,7 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHash
 pub type HashSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 9;
+pub const ANALYSIS_VERSION: u64 = 10;
 
 pub use dump::dump_json;
 pub use llvm_loader::{load_file, LoadError};
@@ -724,6 +724,84 @@ mod across_units_tests {
         assert_eq!(owner.as_deref(), Some("blocks"));
         assert!(var("norms").is_record);
         assert!(!var("blocks").is_record);
+    }
+
+    /// Double buffers made by a factory of another unit and swapped
+    /// through `tmp` (a lattice-Boltzmann time loop) are two owners, as
+    /// buffers from `malloc` are; `tmp` is an element of one of them.
+    #[test]
+    fn buffers_from_a_factory_swapped_through_a_temporary_are_two_owners() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "lbm",
+            "typedef struct { int n; double *f; } Lat;\n\
+             Lat *lat_create(int n);\n\
+             void step(const Lat *a, Lat *b);\n\
+             double run(int steps) {\n\
+             \x20 Lat *src = lat_create(100), *dst = lat_create(100);\n\
+             \x20 for (int s = 0; s < steps; s++) {\n\
+             \x20   step(src, dst);\n\
+             \x20   Lat *tmp = src; src = dst; dst = tmp;\n\
+             \x20 }\n\
+             \x20 return src->f[0];\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let run = function(&db, "run");
+        assert_eq!(variable(&run, "src").element_of, None);
+        assert_eq!(variable(&run, "dst").element_of, None);
+        assert!(variable(&run, "tmp").element_of.is_some());
+    }
+
+    /// MPI calls move data by their prototypes: a halo exchange's
+    /// communicator and datatype (handles kept in a struct) are no input of
+    /// the ghost cells received, nor the data sent an input of the
+    /// requests; a reduction's result is computed from what it sends.
+    #[test]
+    fn mpi_handles_carry_no_data_and_a_reduction_computes_from_what_it_sends() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "halo",
+            "typedef struct comm_s *Comm; typedef struct type_s *Type; typedef struct req_s *Req;\n\
+             int MPI_Irecv(void *b, int n, Type t, int src, int tag, Comm c, Req *r);\n\
+             int MPI_Isend(const void *b, int n, Type t, int dst, int tag, Comm c, Req *r);\n\
+             int MPI_Waitall(int n, Req *r, void *st);\n\
+             int MPI_Allreduce(const void *s, void *r, int n, Type t, void *op, Comm c);\n\
+             typedef struct { Type col; Req req[2]; Comm comm; } Halo;\n\
+             void exchange(Halo *h, double *u, int n) {\n\
+             \x20 MPI_Irecv(u, 1, h->col, 0, 1, h->comm, &h->req[0]);\n\
+             \x20 MPI_Isend(u + n, 1, h->col, 0, 1, h->comm, &h->req[1]);\n\
+             \x20 MPI_Waitall(2, h->req, 0);\n\
+             }\n\
+             void total(Halo *h, const double *u, int n, double *out, Type t) {\n\
+             \x20 double local = 0, global;\n\
+             \x20 for (int i = 0; i < n; i++) local += u[i];\n\
+             \x20 MPI_Allreduce(&local, &global, 1, t, 0, h->comm);\n\
+             \x20 *out = global;\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let exchange = function(&db, "exchange");
+        let across: Vec<_> = exchange
+            .side_effects
+            .iter()
+            .filter(|e| !e.implicit && e.blamed_param != e.from_param)
+            .collect();
+        assert!(across.is_empty(), "{across:?}");
+        // The sum of u flows into out through the reduction, h's handles not.
+        let total = function(&db, "total");
+        let from: Vec<(u32, String)> = total
+            .side_effects
+            .iter()
+            .filter(|e| !e.implicit && e.blamed_param == 3)
+            .map(|e| (e.from_param, e.from_path.clone()))
+            .collect();
+        assert!(from.iter().any(|(k, _)| *k == 1), "{from:?}");
+        assert!(from.iter().all(|(k, _)| *k != 0), "{from:?}");
     }
 
     /// A linked-cell list kept in index arrays: the cursor `k` walks

@@ -217,6 +217,81 @@ fn mpi_model(m: &str) -> Option<LibModel> {
     })
 }
 
+/// The per-output transfer functions of an MPI routine called by linkage
+/// name (`AccessSets::flows`): per argument `k`, the arguments what the
+/// routine writes through `k` is computed from. A buffer received by a
+/// collective is computed from the buffer sent (`MPI_Allreduce(local,
+/// global, ..)`: `global` from `local`); a point-to-point receive from
+/// another rank's data, none of this call's; a request, a status, a new
+/// communicator's handle from no data. Communicators, datatypes and
+/// reduction operations are handles: nothing written is computed from
+/// what they point to (a struct keeping its `MPI_Comm` is no input of
+/// every buffer sent over it). `None` for other names.
+pub fn mpi_flows(name: &str) -> Option<Vec<Vec<u32>>> {
+    let m = mpi_routine(name).or_else(|| {
+        let n = name.strip_prefix("__").unwrap_or(name);
+        mpi_routine(n)
+    })?;
+    let model = mpi_model(&m)?;
+    let request = mpi_request_buffers(&m).map(|(_, r)| r);
+    let sends: Vec<u32> = model
+        .read_only
+        .iter()
+        .copied()
+        .filter(|&k| is_mpi_buffer_sent(&m, k))
+        .collect();
+    let written: Vec<u32> = model
+        .outputs
+        .iter()
+        .filter_map(|o| match o {
+            CallOutput::Arg(k) if model.may_write(*k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let n = written.iter().max().map_or(0, |&k| k as usize + 1);
+    let mut flows = vec![Vec::new(); n];
+    for k in written {
+        let data = Some(k) != request && is_mpi_buffer_received(&m, k);
+        if data {
+            flows[k as usize] = sends.clone();
+        }
+    }
+    Some(flows)
+}
+
+/// Argument `k` of MPI routine `m` is a buffer of data it sends.
+fn is_mpi_buffer_sent(m: &str, k: u32) -> bool {
+    k == 0
+        && !matches!(m, "Barrier" | "Ibarrier")
+        && !m.starts_with("Comm_")
+        && !m.starts_with("Cart_")
+}
+
+/// Argument `k` of MPI routine `m` is a buffer of data it receives (a
+/// collective's or a point-to-point call's), not a handle or a count.
+fn is_mpi_buffer_received(m: &str, k: u32) -> bool {
+    match m {
+        "Recv" | "Irecv" | "Recv_init" | "Mrecv" | "Bcast" | "Ibcast" | "Sendrecv_replace" => {
+            k == 0
+        }
+        "Sendrecv" => k == 5,
+        "Reduce"
+        | "Allreduce"
+        | "Scan"
+        | "Exscan"
+        | "Reduce_scatter"
+        | "Reduce_scatter_block"
+        | "Iallreduce"
+        | "Iscan"
+        | "Iexscan"
+        | "Ireduce" => k == 1,
+        "Gather" | "Scatter" | "Allgather" | "Alltoall" | "Igather" | "Iscatter" | "Iallgather"
+        | "Ialltoall" | "Gatherv" | "Allgatherv" => k == 3,
+        "Scatterv" | "Alltoallv" => k == 4,
+        _ => false,
+    }
+}
+
 /// For a nonblocking MPI routine (`Isend`, `Irecv`, `Iallreduce`): the
 /// arguments that are its buffers and the argument that is its request.
 pub fn mpi_request_buffers(m: &str) -> Option<(Vec<u32>, u32)> {

@@ -295,6 +295,22 @@ impl Resolver<'_> {
     /// A pointer to memory of its own (`new`, `malloc`, a factory): the
     /// memory of the variables it is stored into (`Dom *dom = new Dom(n)`
     /// constructs `dom`'s object through the call's result).
+    /// True when `v` (casts aside) is a pointer returned by a call that
+    /// points into none of the call's arguments as far as the module
+    /// knows (a factory, `Lattice *src = lattice_create(..)`): memory of
+    /// its own, which the pointer it is stored to owns (`fresh_locs`).
+    pub(super) fn returns_fresh(&self, v: &Value) -> bool {
+        let Value::Inst(i) = strip_casts(self.f, v) else {
+            return false;
+        };
+        let inst = &self.f.insts[i as usize];
+        match &inst.op {
+            Op::Call { callee: Some(name) } => inst.is_pointer && !self.rets.contains_key(name),
+            Op::Call { callee: None } => inst.is_pointer,
+            _ => false,
+        }
+    }
+
     fn fresh_locs(&mut self, i: InstId) -> Vec<Loc> {
         let slots = self.stored_to.get(&i).cloned().unwrap_or_default();
         let mut v = Vec::new();

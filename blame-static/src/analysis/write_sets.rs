@@ -243,6 +243,15 @@ pub(super) fn access_sets(
         slots: external.slots.clone(),
         slot_flows: external.slot_flows.clone(),
     };
+    // MPI routines move data by their prototypes: a received buffer from
+    // the buffer sent, requests and handles from no data.
+    for g in m.functions.iter().filter(|g| g.is_declaration) {
+        if !sets.flows.contains_key(&g.name) {
+            if let Some(fl) = crate::library_models::mpi_flows(&g.name) {
+                sets.flows.insert(g.name.clone(), fl);
+            }
+        }
+    }
     let own = |n: &str| names.get(n).copied().unwrap_or(false);
     for (n, ws) in &external.writes {
         if !own(n) {

@@ -413,9 +413,13 @@ impl WriteCollector<'_, '_, '_, '_> {
         if let Some(t) = own_slot {
             let entry = self.w.pointer_sources.entry(t).or_default();
             // A fresh allocation makes it an owner of memory,
-            // never an element pointer (`u = calloc(..)`, then
-            // swapped with `unew` through `tmp`).
-            if srcs.is_empty() || is_fresh_allocation(f, &inst.args[0]) {
+            // never an element pointer (`u = calloc(..)`, or a
+            // factory's `src = lattice_create(..)`, then swapped
+            // with `unew` through `tmp`).
+            if srcs.is_empty()
+                || is_fresh_allocation(f, &inst.args[0])
+                || self.res.returns_fresh(&inst.args[0])
+            {
                 entry.insert(None);
             }
         }
