@@ -1,3 +1,66 @@
+/* lbmflow: D2Q9 lattice Boltzmann (BGK) flow past a cylinder in a channel,
+ * split in x-slabs over MPI ranks. The distributions are structure of arrays
+ * in one allocation per lattice (lbm.h: F(l, q, x, y), one ghost column at
+ * each end of the slab); main owns two lattices, `src` and `dst`, made by
+ * lattice_create and swapped by pointer after every step (`tmp`). A step:
+ * apply_boundaries(src) (inlet equilibrium / outlet copy into the physical
+ * ghost columns), halo_exchange(&halo, src) (MPI_Irecv/MPI_Isend of the
+ * crossing populations of a column, an MPI_Type_vector per population in an
+ * hindexed block, into src's ghost columns; MPI_Waitall on halo.req), then
+ * collide_stream(src, dst, solid): per fluid cell, gather pulls f_q from
+ * src at x - c_q (half-way bounce-back when the mask `solid` says that cell
+ * is a wall or the cylinder), the moments rho, ux, uy go into local scalars
+ * and the relaxed distributions are written to dst. Every -out steps the
+ * fields of `mac` (rho, ux, uy) are computed from src, summed (mass, energy,
+ * max |u|) and the force on the cylinder (momentum exchange) is reduced with
+ * MPI_Allreduce into force_hist[]; timers t_collide, t_halo, t_io and the
+ * FlowStats `stats` record results. The configuration is the global
+ * `Domain g_dom` (domain.c), set once by domain_setup, read through extern.
+ *   usage: mpirun -np 2 lbmflow [-nx 400 -ny 160 -steps 2400 -out 200
+ *                                -re 100 -u 0.1]
+ * Held out of tuning (issue 30, round 9). Expected ranking, from a
+ * code-centric profile (blame record -F 2000, mpicc -g -O2, clang-19;
+ * report --by-function and blame dump: 7,010 samples of 2 ranks,
+ * quiet machine, 1.74 s a rank):
+ *   main 99.5%: collide_stream 93.6% (its own lines 73.2%: the moments,
+ *   the BGK relaxation and the stores into dst; gather, inlined, 20.4%: the
+ *   pulls from src and the mask tests); halo_exchange 4.4% (MPI_Waitall
+ *   4.2%; rank 0 / rank 1: 6.0 / 2.5%: rank 0 holds the cylinder, has fewer
+ *   fluid cells and waits); lattice_init 0.7% (both lattices, at setup);
+ *   apply_boundaries 0.2%; the output (compute_macro, obstacle_force,
+ *   macro_sums, MPI_Allreduce) 0.3%; MPI_Init 0.2%. A second run (6,992
+ *   samples): collide_stream 94.0%, gather 20.5%, halo_exchange 4.0% (7.2
+ *   / 0.7%), lattice_init 1.0%. Loaded machine: waits 13%, kernel 85%.
+ *  1. src + dst >= 0.8 x collide_stream: the kernel writes every fluid cell
+ *     of the lattice dst points to, from the lattice src points to; the
+ *     swap hands each lattice to the other name every step, so the blame is
+ *     split between the two names (evenly, by allocation) or lies on dst
+ *     (by name): the larger of them >= 0.45 x collide_stream and main's
+ *     first row; both data structures, not derived.
+ *  2. The smaller of src and dst >= 0.8 x halo_exchange: src's ghost
+ *     columns are the receive buffers the MPI_Waitall completes (at least
+ *     src + halo >= 0.8 x halo_exchange: halo.req may share it); the MPI
+ *     time never "reaches no variable". halo ranks below src and dst;
+ *     halo.nexchange is a counter (derived).
+ *  3. Read-only after setup, explicit blame below 2% each: solid (written
+ *     by obstacle_create only; its total may be large, the kernel's
+ *     branches test it) and the global g_dom (domain_setup); opt too.
+ *  4. mac (mac.rho, mac.ux, mac.uy) below 2% (compute_macro ~0.1%): a
+ *     result of src, printed through sums; below src and dst.
+ * Low (records, derived or below 1%): force_hist, stats, t_collide, t_halo,
+ * t_io, timing, tmax, local, global, umax, force, diameter, u_mean, fscale,
+ * t_start, t0..t3, rank, nranks; loop indices step, k, first, i (and x, y, q anywhere);
+ * collide_stream's rho, inv, ux, uy, usq, cu, feq (per-cell scalars) and
+ * fin (the cell's nine incoming values, kept in registers: a row at most
+ * derived or far below dst); compute_macro's rho, jx, jy, fq; macro_sums'
+ * mass, energy, umax; obstacle_force's fx, fy.
+ * No rows: tmp (the swap temporary); the callees' pointers to main's data:
+ * collide_stream's src, dst, solid; gather's src, solid and fin
+ * (collide_stream's); apply_boundaries', halo_exchange's,
+ * compute_macro's and obstacle_force's lat (src); halo_exchange's h
+ * (halo); compute_macro's and macro_sums' m (mac); domain_setup's d
+ * (g_dom); lattice_create's and lattice_init's lat (src, dst);
+ * crossing_type's column and type (halo.east, halo.west); MPI globals. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
