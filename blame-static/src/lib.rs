@@ -37,7 +37,7 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHash
 pub type HashSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 10;
+pub const ANALYSIS_VERSION: u64 = 11;
 
 pub use dump::dump_json;
 pub use llvm_loader::{load_file, LoadError};
@@ -802,6 +802,70 @@ mod across_units_tests {
             .collect();
         assert!(from.iter().any(|(k, _)| *k == 1), "{from:?}");
         assert!(from.iter().all(|(k, _)| *k != 0), "{from:?}");
+    }
+
+    /// Output diagnostics: forces measured from the field, reduced by
+    /// `MPI_Allreduce` into a history whose slot a statistics struct's
+    /// counter picks, the history summed back into the statistics. The
+    /// history and the statistics wait for each other's verdict; judged
+    /// together, both are records, and so are the forces; the field is not.
+    #[test]
+    fn records_waiting_for_each_other_and_reductions_into_them_are_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let kern = source_unit(
+            dir.path(),
+            "kern",
+            "void measure(const double *u, int n, double *force) {\n\
+             \x20 force[0] = 0; force[1] = 0;\n\
+             \x20 for (int i = 0; i < n; i++) { force[0] += u[i]; force[1] -= u[i] * i; }\n\
+             }\n\
+             void step(double *u, int n) { for (int i = 1; i < n; i++) u[i] += 0.5 * u[i - 1]; }\n\
+             void sweep(const double *a, double *b, int n) {\n\
+             \x20 for (int i = 1; i + 1 < n; i++) b[i] = 0.5 * (a[i - 1] + a[i + 1]);\n\
+             }\n",
+        );
+        let main = source_unit(
+            dir.path(),
+            "main",
+            "typedef struct comm_s *Comm; typedef struct type_s *Type;\n\
+             int MPI_Allreduce(const void *s, void *r, int n, Type t, void *op, Comm c);\n\
+             typedef struct { double cd; int nout; } Stats;\n\
+             void measure(const double *u, int n, double *force);\n\
+             void step(double *u, int n);\n\
+             void show(double x);\n\
+             void run(double *u, int n, int steps, Comm c, Type t) {\n\
+             \x20 double hist[64]; Stats st = {0, 0};\n\
+             \x20 for (int s = 0; s < steps; s++) {\n\
+             \x20   step(u, n);\n\
+             \x20   double force[2];\n\
+             \x20   measure(u, n, force);\n\
+             \x20   int k = st.nout < 31 ? st.nout : 31;\n\
+             \x20   MPI_Allreduce(force, &hist[2 * k], 2, t, 0, c);\n\
+             \x20   st.cd += hist[2 * k];\n\
+             \x20   st.nout = k + 1;\n\
+             \x20 }\n\
+             \x20 show(st.cd);\n\
+             }\n\
+             void sweep(const double *a, double *b, int n);\n\
+             void pair(int steps) {\n\
+             \x20 double u[100] = {0}, w[100] = {0};\n\
+             \x20 for (int s = 0; s < steps; s++) { sweep(u, w, 100); sweep(w, u, 100); }\n\
+             \x20 show(u[1]);\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(&[kern, main], &db).unwrap();
+        let run = function(&db, "run");
+        for v in ["hist", "st"] {
+            assert!(variable(&run, v).is_record, "{v}: {:?}", run.variables);
+        }
+        let force = variable(&run, "force");
+        assert!(force.is_record || force.is_result, "{force:?}");
+        // A Jacobi pair waits for each other too, and computes data.
+        let pair = function(&db, "pair");
+        for v in ["u", "w"] {
+            assert!(!variable(&pair, v).is_record, "{v}: {:?}", pair.variables);
+        }
     }
 
     /// A linked-cell list kept in index arrays: the cursor `k` walks

@@ -64,7 +64,13 @@ pub(super) fn result_records(
     for pass in 0..MAX_RECORD_PASSES {
         let order = judge.order(vars, pass);
         if pass > 0 && order.is_empty() {
-            break;
+            // Variables waiting for each other's verdicts (a statistics
+            // struct whose counter indexes the force history summed into
+            // it) and for nothing else are judged together.
+            if !judge.judge_group(vars, pass) {
+                break;
+            }
+            continue;
         }
         for v in order {
             judge.one(vars, v, pass);
@@ -154,6 +160,132 @@ impl Judge<'_> {
                 || self.call_writes_of.contains_key(&(v as u32)))
     }
 
+    /// The largest group of the waiting variables that wait for nothing
+    /// but each other (and records and results): each is judged, those
+    /// it copies from or reduces taken for records while they wait (an
+    /// assumption checked at the end), in rounds until no verdict changes.
+    /// False when there is no such group.
+    fn judge_group(&mut self, vars: &mut [Variable], pass: usize) -> bool {
+        let mut group: BTreeSet<usize> = self.second.iter().copied().collect();
+        loop {
+            let outside: Vec<usize> = group
+                .iter()
+                .copied()
+                .filter(|&v| {
+                    self.feeds.roots[v].iter().any(|&t| {
+                        let t = t as usize;
+                        !group.contains(&t) && !vars[t].is_record && !vars[t].is_result
+                    })
+                })
+                .collect();
+            if outside.is_empty() {
+                break;
+            }
+            for v in outside {
+                group.remove(&v);
+            }
+        }
+        if group.is_empty() {
+            return false;
+        }
+        for _ in 0..group.len().min(MAX_RECORD_PASSES) {
+            let open: Vec<usize> = group
+                .iter()
+                .copied()
+                .filter(|&v| !vars[v].is_record && !vars[v].is_result)
+                .collect();
+            let before = open.len();
+            // (As in the second pass: a group may be reached later, and
+            // what calls write is judged by their known flows.)
+            for v in open {
+                self.one(vars, v, pass.min(1));
+            }
+            let after = group
+                .iter()
+                .filter(|&&v| !vars[v].is_record && !vars[v].is_result)
+                .count();
+            if after == before {
+                break;
+            }
+        }
+        self.second.retain(|v| !group.contains(v));
+        true
+    }
+
+    /// True when write `n` of `v` is a call's output computed (by the
+    /// callee's known flows) from numbers and from variables that are
+    /// records or results, or wait to be judged (`assumed`) without `v`
+    /// feeding them: `MPI_Allreduce(force, &force_hist[2 * k], ..)` records
+    /// the reduction of a result. A callee writing through pointer members
+    /// there builds a data structure.
+    fn records_reduction(
+        &self,
+        vars: &[Variable],
+        v: usize,
+        n: u32,
+        assumed: &mut BTreeSet<u32>,
+    ) -> bool {
+        let f = self.f;
+        let Some((c, k)) = self.w.call_of(f, n) else {
+            return false;
+        };
+        let Op::Call { callee: Some(name) } = &f.insts[c as usize].op else {
+            return false;
+        };
+        let Some(from) = self.defined.param_flows(name, k) else {
+            return false;
+        };
+        let through_members = self
+            .defined
+            .param_writes(name, k)
+            .is_some_and(|ws| ws.iter().any(|w| !w.path.is_empty() && w.deref >= 1));
+        if through_members {
+            return false;
+        }
+        let args = &f.insts[c as usize].args;
+        let fed_by_v = |t: usize| {
+            let fed = &self.feeds.roots[v];
+            fed.contains(&(t as u32)) || (fed.is_empty() && self.feeds.other[v])
+        };
+        let mut waits: Vec<u32> = Vec::new();
+        // (A reduction of something: at least one buffer it reads.)
+        let reads_data = from
+            .iter()
+            .any(|&j| j != k && args.get(j as usize).is_some_and(|a| is_ptr_value(f, a)));
+        let judged = reads_data
+            && from.iter().filter(|&&j| j != k).all(|&j| {
+                let Some(a) = args.get(j as usize) else {
+                    return false;
+                };
+                if !is_ptr_value(f, a) {
+                    return true;
+                }
+                let Some(targets) = self
+                    .args_of_call
+                    .get(&c)
+                    .and_then(|ts| ts.iter().find(|t| t.1 == j).map(|t| &t.2))
+                else {
+                    return false;
+                };
+                !targets.is_empty()
+                    && targets.iter().all(|&t| {
+                        let r = self.roots[t as usize] as usize;
+                        if r == v || vars[r].is_record || vars[r].is_result {
+                            return true;
+                        }
+                        let ok = self.second.contains(&r) && !fed_by_v(r);
+                        if ok {
+                            waits.push(r as u32);
+                        }
+                        ok
+                    })
+            });
+        if judged {
+            assumed.extend(waits);
+        }
+        judged
+    }
+
     /// Judges variable `v` in pass `pass`.
     fn one(&mut self, vars: &mut [Variable], v: usize, pass: usize) {
         let global = vars[v].kind == VarKind::Global;
@@ -179,6 +311,7 @@ impl Judge<'_> {
         }
         let mut assumed: BTreeSet<u32> = BTreeSet::new();
         let records = self.records_all(vars, v, &writes, false, &mut assumed);
+
         // Feeding a result (not only records), a variable is judged
         // a record or nothing: the seismograms a rank keeps, summed
         // into the traces gathered for a printout, are records; the
@@ -252,13 +385,12 @@ impl Judge<'_> {
                 return true;
             }
             let Some(from) = w.numeric_from.get(&n) else {
-                return false;
+                return self.records_reduction(vars, v, n, assumed);
             };
             from.iter().all(|&t| {
-                let ok = t == v as u32
-                    || vars[t as usize].is_record
-                    || self.second.contains(&(t as usize));
-                if ok && t != v as u32 && !vars[t as usize].is_record {
+                let judged = vars[t as usize].is_record || vars[t as usize].is_result;
+                let ok = t == v as u32 || judged || self.second.contains(&(t as usize));
+                if ok && t != v as u32 && !judged {
                     assumed.insert(t);
                 }
                 ok
@@ -276,7 +408,11 @@ impl Judge<'_> {
                 .assumptions
                 .iter()
                 .filter(|(v, from, _)| {
-                    vars[*v].is_record && from.iter().any(|&t| !vars[t as usize].is_record)
+                    vars[*v].is_record
+                        && from.iter().any(|&t| {
+                            let t = &vars[t as usize];
+                            !t.is_record && !t.is_result
+                        })
                 })
                 .map(|&(v, _, result)| (v, result))
                 .collect();
