@@ -256,6 +256,12 @@ fn is_scalar_type(ty: &str) -> bool {
         for q in [" const", " volatile", " restrict", "*", "&", "[]"] {
             t = t.strip_suffix(q).unwrap_or(t).trim();
         }
+        // An array's dimension (`double [9]`).
+        if let Some(open) = t.strip_suffix(']').and_then(|r| r.rfind('[')) {
+            if t[open + 1..t.len() - 1].bytes().all(|b| b.is_ascii_digit()) {
+                t = t[..open].trim();
+            }
+        }
         if t == before {
             break;
         }
@@ -1324,7 +1330,10 @@ fn ftnstyle_blames_common_block_arrays_with_their_types() {
     );
     // The units that use the common blocks only declare them (`extern`):
     // their types come from the IR, never `void`.
-    for (name, want) in [("field_u", "double []"), ("cells", "struct cell []")] {
+    for (name, want) in [
+        ("field_u", "double [192][192]"),
+        ("cells", "struct cell [36864]"),
+    ] {
         match r.row("", name).and_then(|v| v["type"].as_str()) {
             Some(ty) if ty == want => {}
             other => r.fail(format!(

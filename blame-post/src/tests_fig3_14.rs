@@ -1110,3 +1110,20 @@ fn a_derived_path_to_a_scalar_field_is_a_scalar() {
     let got: Vec<(&str, bool)> = keys.iter().map(|k| (k.name.as_str(), k.scalar)).collect();
     assert_eq!(got, vec![("app.ksp", false), ("app.ksp.rnorm", true)]);
 }
+
+/// A local array of a few numbers (`double fin[9]`, a cell's populations;
+/// a 3 x 3 tensor) ranks as a scalar does; a larger one, or one of
+/// structs, holds data.
+#[test]
+fn small_local_arrays_of_numbers_rank_as_scalars() {
+    let mut x = var("x", VarKind::Local, None, None, false, &[]);
+    x.type_name = "double".into();
+    x.is_scalar = true;
+    let mut db = StaticDb::default();
+    db.insert(func("main", vec![x], vec![]));
+    let index = StaticIndex::new(db);
+    let small = |t: &str| crate::attribution::keys::small_scalar_array(&index, t);
+    assert!(small("double [9]") && small("const double [3][3]"));
+    assert!(!small("double [64]") && !small("double") && !small("Cell [4]"));
+    assert!(!small("double [n]"));
+}

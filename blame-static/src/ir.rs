@@ -194,17 +194,20 @@ pub struct Global {
 }
 
 /// A C spelling of an IR type as debug types are spelled (`[4 x [8 x
-/// double]]` is `double []`,
+/// double]]` is `double [4][8]`,
 /// `%struct.cell` is `struct cell`, `%class.ns::Domain` is `ns::Domain`);
 /// empty when it has none (opaque `ptr`, vectors, literal structs).
 pub fn c_type_of_ir(ir: &str) -> String {
     let mut t = ir.trim();
-    let mut array = false;
+    let mut shape = String::new();
     while let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        let Some((_, elem)) = inner.split_once(" x ") else {
+        let Some((count, elem)) = inner.split_once(" x ") else {
             return String::new();
         };
-        array = true;
+        match count.trim().parse::<u64>() {
+            Ok(n) if n > 0 => shape.push_str(&format!("[{n}]")),
+            _ => shape.push_str("[]"),
+        }
         t = elem.trim();
     }
     let base = if let Some(name) = t.strip_prefix('%') {
@@ -234,8 +237,8 @@ pub fn c_type_of_ir(ir: &str) -> String {
             _ => return String::new(),
         }
     };
-    if array {
-        format!("{base} []")
+    if !shape.is_empty() {
+        format!("{base} {shape}")
     } else {
         base
     }
@@ -247,8 +250,11 @@ mod c_type_tests {
 
     #[test]
     fn ir_types_are_spelled_as_c_declares_them() {
-        assert_eq!(c_type_of_ir("[192 x [192 x double]]"), "double []");
-        assert_eq!(c_type_of_ir("[36864 x %struct.cell]"), "struct cell []");
+        assert_eq!(c_type_of_ir("[192 x [192 x double]]"), "double [192][192]");
+        assert_eq!(
+            c_type_of_ir("[36864 x %struct.cell]"),
+            "struct cell [36864]"
+        );
         assert_eq!(c_type_of_ir("%struct.cell.3"), "struct cell");
         assert_eq!(c_type_of_ir("%class.ns::Domain"), "ns::Domain");
         assert_eq!(c_type_of_ir("i32"), "int");
@@ -300,6 +306,9 @@ pub enum DiType {
     },
     Array {
         base: Option<TypeId>,
+        /// Elements per dimension, outermost first (`double [3][3]`); 0
+        /// where the count is not a constant (`extern double u[]`, a VLA).
+        dims: Vec<u64>,
     },
     Other {
         name: String,
@@ -438,7 +447,7 @@ impl Module {
         match self.resolve(t).map(|t| self.ty(t)) {
             Some(DiType::Pointer { base })
             | Some(DiType::Reference { base })
-            | Some(DiType::Array { base }) => *base,
+            | Some(DiType::Array { base, .. }) => *base,
             _ => None,
         }
     }
@@ -565,7 +574,22 @@ impl Module {
                     format!("{keyword} {name}")
                 }
             }
-            DiType::Array { base } => format!("{} []", self.type_name_depth(*base, d)),
+            DiType::Array { base, dims } => {
+                let shape: String = if dims.is_empty() {
+                    "[]".into()
+                } else {
+                    dims.iter()
+                        .map(|&n| {
+                            if n == 0 {
+                                "[]".into()
+                            } else {
+                                format!("[{n}]")
+                            }
+                        })
+                        .collect()
+                };
+                format!("{} {shape}", self.type_name_depth(*base, d))
+            }
         }
     }
 
@@ -690,7 +714,7 @@ impl Module {
             | DiType::Reference { base }
             | DiType::Typedef { base, .. }
             | DiType::Qualified { base, .. }
-            | DiType::Array { base } => {
+            | DiType::Array { base, .. } => {
                 *base = base.map(|b| self.copy_type(types, b, memo));
             }
             DiType::Struct { members, .. } => {

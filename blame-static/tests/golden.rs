@@ -364,7 +364,7 @@ fn value_arguments_name_their_sources() {
     assert!(a.pointees.contains(&idx(f, "alpha")), "{a:?}");
     let n = c.outputs.iter().find(|o| o.output == CallOutput::Arg(3));
     assert!(n.is_none_or(|o| o.pointees.contains(&idx(f, "n"))), "{n:?}");
-    assert_eq!(var(f, "grid").type_name, "double []");
+    assert_eq!(var(f, "grid").type_name, "double [64][64]");
     assert_eq!(var(f, "grid").kind, VarKind::Global);
     // sum3(const double *v) cannot write loc: out, copied from loc after
     // the call, is not computed by it; *s is.

@@ -44,8 +44,8 @@ impl Run {
 
 #[test]
 #[ignore = "held-out shortfall (round 9): mac (the macroscopic fields computed from the \
-            lattice for output) is a record but its explicit blame is the lattice's 92%, \
-            and collide_stream's fin[9] is listed (EXPECTED_ROUND9.md)"]
+            lattice for output) is a record, listed with the derived, but its explicit \
+            blame is the lattice's 92% (EXPECTED_ROUND9.md)"]
 fn lbmflow_held_out_blames_the_swapped_lattices_not_the_diagnostics() {
     if !sampling_allowed() {
         return;

@@ -145,6 +145,35 @@ pub fn derived_keys_and_records(
         .collect()
 }
 
+/// Elements of a local array of a basic type that count as scalars: a
+/// cell's populations (`double fin[9]`), a 3 x 3 tensor, a few values
+/// kept together. Larger arrays hold data.
+const SMALL_ARRAY: u64 = 32;
+
+/// True when `type_name` is a fixed-size array of at most [`SMALL_ARRAY`]
+/// elements of a scalar type (`double [9]`, `const double [3][3]`): a
+/// local of that type ranks as a scalar does, with the derived variables
+/// when its blame is mostly inherited.
+pub(crate) fn small_scalar_array(index: &StaticIndex, type_name: &str) -> bool {
+    let mut rest = type_name.trim_end();
+    let mut elements: u64 = 1;
+    let mut dims = 0;
+    while let Some(open) = rest
+        .strip_suffix(']')
+        .and_then(|r| r.rfind('[').map(|i| (r, i)))
+    {
+        let (r, i) = open;
+        let Ok(n) = r[i + 1..].trim().parse::<u64>() else {
+            return false;
+        };
+        elements = elements.saturating_mul(n);
+        dims += 1;
+        rest = r[..i].trim_end();
+    }
+    let base = rest.strip_prefix("const ").unwrap_or(rest);
+    dims > 0 && elements <= SMALL_ARRAY && index.is_scalar_type(base)
+}
+
 /// True when `vi` or a field it is below is a result record
 /// (`StaticIndex::is_record_field`): `this.stats_.t_solve`.
 fn record_field_on_path(
@@ -229,8 +258,13 @@ fn owned_key(index: &StaticIndex, (fi, vi): VarRef, event: u16, depth: usize) ->
     let global = root.kind == VarKind::Global;
     // A result record (and its fields) ranks as derived scalars do: the
     // report's `scalar` says "a scalar or a record of results".
-    let scalar =
-        v.is_scalar || root.is_record || root.is_result || record_field_on_path(index, f, vi);
+    let scalar = v.is_scalar
+        || root.is_record
+        || root.is_result
+        || record_field_on_path(index, f, vi)
+        || (v.kind == VarKind::Local
+            && v.parent.is_none()
+            && small_scalar_array(index, &v.type_name));
     let kind = match v.kind {
         VarKind::Global => "global",
         VarKind::Field => "field",

@@ -218,7 +218,7 @@ impl Resolver<'_> {
                         }
                         GepStep::Index { .. } => {
                             l.exact = false;
-                            if let Some(DiType::Array { base }) =
+                            if let Some(DiType::Array { base, .. }) =
                                 self.m.resolve(l.ty).map(|t| self.m.ty(t))
                             {
                                 l.ty = *base;

@@ -196,6 +196,7 @@ impl Conv {
             match tag {
                 DW_TAG_ARRAY => DiType::Array {
                     base: self.di_type(op(3)),
+                    dims: self.subrange_counts(op(4)),
                 },
                 DW_TAG_STRUCT | DW_TAG_CLASS | DW_TAG_UNION => {
                     let keyword = match tag {
@@ -230,6 +231,41 @@ impl Conv {
 
     /// The members and base classes of a composite type's `elements` that
     /// have offsets in the object.
+    /// The constant element counts of an array type's subranges
+    /// (`!DISubrange(count: 9)`), outermost first; 0 for a count that is
+    /// not a constant.
+    unsafe fn subrange_counts(&self, elements: LLVMMetadataRef) -> Vec<u64> {
+        // SAFETY (caller): `elements` is null or the live elements node of
+        // a DICompositeType of `self.ctx`; a subrange is an MDNode, whose
+        // constant operands come back as the constants they wrap.
+        unsafe {
+            let mut dims = Vec::new();
+            for sr in self.md_ops(elements) {
+                if sr.is_null()
+                    || !matches!(
+                        LLVMGetMetadataKind(sr),
+                        LLVMMetadataKind::LLVMDISubrangeMetadataKind
+                    )
+                {
+                    continue;
+                }
+                let v = LLVMMetadataAsValue(self.ctx, sr);
+                let n = LLVMGetMDNodeNumOperands(v) as usize;
+                let mut vals: Vec<LLVMValueRef> = vec![ptr::null_mut(); n];
+                LLVMGetMDNodeOperands(v, vals.as_mut_ptr());
+                let count = vals
+                    .first()
+                    .copied()
+                    .filter(|c| !c.is_null() && !LLVMIsAConstantInt(*c).is_null())
+                    .map(|c| LLVMConstIntGetSExtValue(c))
+                    .filter(|&c| c > 0)
+                    .map_or(0, |c| c as u64);
+                dims.push(count);
+            }
+            dims
+        }
+    }
+
     unsafe fn members(&mut self, elements: LLVMMetadataRef) -> Vec<Member> {
         // SAFETY (caller): `elements` is null or the live elements node of
         // a DICompositeType of `self.ctx`.
