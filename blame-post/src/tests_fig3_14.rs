@@ -1127,3 +1127,82 @@ fn small_local_arrays_of_numbers_rank_as_scalars() {
     assert!(!small("double [64]") && !small("double") && !small("Cell [4]"));
     assert!(!small("double [n]"));
 }
+
+/// A call to a library routine whose frame the unwinder did not see (a
+/// tail call into `free`, the PLT stub): a sample on the call's own line,
+/// which writes nothing, is the call's, blamed by its model (`operator
+/// delete` on the node it releases).
+fn release_index() -> StaticIndex {
+    let mut db = StaticDb::default();
+    let mut p = var("p", VarKind::Param, None, Some(0), false, &[]);
+    p.is_pointer = true;
+    db.insert(func(
+        "deallocate",
+        vec![p],
+        vec![CallSite {
+            line: 158,
+            column: 1,
+            callee: Some("_ZdlPvm".into()),
+            arg_count: 2,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+                pointees: vec![0],
+                field: String::new(),
+                explicit: vec![0],
+            }],
+            model: Some(vec![CallOutput::Arg(0)]),
+        }],
+    ));
+    StaticIndex::new(db)
+}
+
+#[test]
+fn a_sample_on_a_line_that_only_calls_a_library_routine_is_the_calls() {
+    let index = release_index();
+    let r = resolve(&index, &[frame("deallocate", 158)]);
+    assert_eq!(r.blamed, vec![(0, 0)], "{r:?}");
+    assert!(r.unexplained.is_none(), "{r:?}");
+}
+
+/// Optimized code the line table gives to the caller a function was
+/// inlined into (a sort's comparator at `stl_algo.h:1870`): the line is
+/// not the function's, so its caller's call takes the sample, and the db
+/// check does not count it as a line the db lacks.
+#[test]
+fn a_line_of_another_file_is_the_callers() {
+    let mut db = StaticDb::default();
+    let mut lambda = func("cmp", vec![], vec![]);
+    lambda.file = "Sparse.cpp".into();
+    lambda.lines = vec![30, 31];
+    db.insert(lambda);
+    db.insert(func(
+        "partition",
+        vec![var("first", VarKind::Local, None, None, false, &[1870])],
+        vec![CallSite {
+            line: 1870,
+            column: 1,
+            callee: Some("cmp".into()),
+            arg_count: 2,
+            outputs: vec![OutputBinding {
+                output: CallOutput::Arg(0),
+                blamed: vec![0],
+                pointees: vec![],
+                field: String::new(),
+                explicit: vec![0],
+            }],
+            model: None,
+        }],
+    ));
+    let index = StaticIndex::new(db);
+    let inner = SymFrame {
+        function: "cmp".into(),
+        file: "stl_algo.h".into(),
+        line: 1870,
+        column: 0,
+        inlined: true,
+    };
+    let r = resolve(&index, &[inner, frame("partition", 1870)]);
+    let partition = index.lookup("partition", "fig3_14.c").unwrap() as u32;
+    assert_eq!(r.blamed, vec![(partition, 0)], "{r:?}");
+}

@@ -37,7 +37,7 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHash
 pub type HashSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 12;
+pub const ANALYSIS_VERSION: u64 = 13;
 
 pub use dump::dump_json;
 pub use llvm_loader::{load_file, LoadError};
@@ -866,6 +866,54 @@ mod across_units_tests {
         for v in ["u", "w"] {
             assert!(!variable(&pair, v).is_record, "{v}: {:?}", pair.variables);
         }
+    }
+
+    /// A container member read through its methods feeds what they
+    /// return into (a hash map of matrix entries copied into the sorted
+    /// vector a CSR matrix is built from: no record), but a number an
+    /// accessor returns is its callers' to judge (`history.back()`).
+    #[test]
+    fn members_read_through_methods_feed_data_unless_handed_to_the_caller() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("builder.cpp");
+        std::fs::write(
+            &src,
+            "#include <unordered_map>\n#include <vector>\n\
+             struct Builder {\n\
+             \x20 std::unordered_map<long long, double> entries;\n\
+             \x20 std::vector<double> history;\n\
+             \x20 void add(long long k, double v) { entries[k] += v; }\n\
+             \x20 void note(double r) { history.push_back(r); }\n\
+             \x20 double last() const { return history.empty() ? 0.0 : history.back(); }\n\
+             \x20 std::vector<double> compress() const {\n\
+             \x20   std::vector<std::pair<long long, double>> sorted(entries.begin(), entries.end());\n\
+             \x20   std::vector<double> out;\n\
+             \x20   for (const auto &e : sorted) out.push_back(e.second);\n\
+             \x20   return out;\n\
+             \x20 }\n\
+             };\n\
+             double use(Builder &b) { b.add(1, 2.0); b.note(0.5); return b.last() + b.compress()[0]; }\n",
+        )
+        .unwrap();
+        let bc = dir.path().join("builder.bc");
+        crate::test_clang::bitcode(&src, &bc, &["-O0", "-std=c++17"]);
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&bc), &db).unwrap();
+        let feeding = |name: &str| -> Vec<String> {
+            let (db, _) = StaticDb::read(&db).unwrap();
+            db.functions
+                .values()
+                .find(|s| s.name.starts_with(name))
+                .map(|s| {
+                    s.fields_feeding_data
+                        .iter()
+                        .map(|e| e.split('\t').next().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        assert!(feeding("Builder::compress").contains(&"entries".to_string()));
+        assert!(!feeding("Builder::last").contains(&"history".to_string()));
     }
 
     /// A linked-cell list kept in index arrays: the cursor `k` walks

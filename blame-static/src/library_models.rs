@@ -385,9 +385,19 @@ pub fn known(name: &str) -> Option<LibModel> {
         | "putc" | "fwrite" | "fflush" | "write" | "perror" | "fclose" | "exit" | "abort"
         | "assert_fail" => none(),
         // Releasing memory is spent on the variable it held (LULESH's
-        // `Release(&sigxx)` of its per-step temporaries), as a send is on
-        // the buffer sent: blamed, not written.
-        "free" | "cfree" => Some(LibModel {
+        // `Release(&sigxx)` of its per-step temporaries, the nodes of a
+        // hash map a container's `clear` gives back to `operator delete`),
+        // as a send is on the buffer sent: blamed, not written.
+        "free"
+        | "cfree"
+        | "_ZdlPv"
+        | "_ZdlPvm"
+        | "_ZdaPv"
+        | "_ZdaPvm"
+        | "_ZdlPvSt11align_val_t"
+        | "_ZdlPvmSt11align_val_t"
+        | "_ZdaPvSt11align_val_t"
+        | "_ZdaPvmSt11align_val_t" => Some(LibModel {
             outputs: args(&[0]),
             writes: true,
             read_only: vec![0],
@@ -810,6 +820,13 @@ mod const_param_tests {
             !isend.may_write(0) && isend.writes_arg(6),
             "the request is written"
         );
+        for release in ["free", "_ZdlPv", "_ZdlPvm", "_ZdaPv"] {
+            let m = known(release).unwrap();
+            assert!(
+                m.outputs == vec![CallOutput::Arg(0)] && !m.may_write(0),
+                "{release}"
+            );
+        }
         let recv = known("mpi_recv_").unwrap();
         assert!(recv.writes_arg(0));
         let allreduce = known("MPI_Allreduce").unwrap();

@@ -374,7 +374,7 @@ pub(super) fn record_fields(
 ) -> Vec<String> {
     let out = &vars.out;
     let keys: HashMap<u32, &Key> = vars.by_key.iter().map(|(k, &v)| (v, k)).collect();
-    let read_groups = field_reads(vars, &keys, graph);
+    let (read_groups, call_groups) = field_reads(vars, &keys, graph, w);
     let candidates: Vec<u32> = (0..out.len() as u32)
         .filter(|&v| {
             let var = &out[v as usize];
@@ -384,7 +384,7 @@ pub(super) fn record_fields(
                 && var.element_of.is_none()
         })
         .collect();
-    if read_groups.is_empty() && candidates.is_empty() {
+    if read_groups.is_empty() && call_groups.is_empty() && candidates.is_empty() {
         return Vec::new();
     }
     let fields = FieldRecords {
@@ -398,7 +398,15 @@ pub(super) fn record_fields(
         keys,
         decl_ty: &vars.decl_ty,
     };
-    let fed = fields.fed(&read_groups);
+    let mut fed = fields.fed(&read_groups, false);
+    for (k, hits) in fields.fed(&call_groups, true) {
+        match (fed.entry(k).or_insert_with(|| Some(BTreeSet::new())), hits) {
+            (Some(all), Some(hits)) => all.extend(hits),
+            (all, None) => *all = None,
+            (None, _) => {}
+        }
+    }
+    fed.retain(|_, hits| hits.as_ref().is_none_or(|h| !h.is_empty()));
     let vetoed = fields.vetoed_names(&fed);
     let records = fields.records(&candidates, &fed);
     for v in records {
@@ -422,8 +430,16 @@ pub(super) fn record_fields(
 }
 
 /// Locations read: the loads of each field path (directly, or through
-/// a local pointing into a field: `xs = x.data_.data(); .. xs[i]`).
-fn field_reads(vars: &Vars, keys: &HashMap<u32, &Key>, graph: &Graph) -> BTreeMap<Key, Vec<u32>> {
+/// a local pointing into a field: `xs = x.data_.data(); .. xs[i]`), and
+/// the calls handed a field's address, whose results are what they read
+/// of it (a container member read through its methods: `sorted(entries.
+/// begin(), entries.end())`).
+fn field_reads(
+    vars: &Vars,
+    keys: &HashMap<u32, &Key>,
+    graph: &Graph,
+    w: &Writes,
+) -> (BTreeMap<Key, Vec<u32>>, BTreeMap<Key, Vec<u32>>) {
     let out = &vars.out;
     let field_key = |l: &Loc| -> Option<Key> {
         if !l.path.is_empty() {
@@ -447,11 +463,19 @@ fn field_reads(vars: &Vars, keys: &HashMap<u32, &Key>, graph: &Graph) -> BTreeMa
             }
         }
     }
-    for g in read_groups.values_mut() {
+    let mut call_groups: BTreeMap<Key, Vec<u32>> = BTreeMap::new();
+    for (c, _, targets, _) in &w.arg_targets {
+        for t in targets {
+            if let Some(k) = keys.get(t).filter(|k| !k.1.is_empty()) {
+                call_groups.entry((*k).clone()).or_default().push(*c);
+            }
+        }
+    }
+    for g in read_groups.values_mut().chain(call_groups.values_mut()) {
         g.sort_unstable();
         g.dedup();
     }
-    read_groups
+    (read_groups, call_groups)
 }
 
 /// What each read field feeds (`None`: unknown, anything).
@@ -514,6 +538,14 @@ impl<'k> FieldRecords<'_, 'k> {
         r.is_scalar && r.kind == VarKind::Local && !r.is_exit
     }
 
+    /// What the function hands its caller: its return value, or what it
+    /// writes through a parameter (a copy of a history into the caller's
+    /// array).
+    fn handed_to_caller(&self, t: u32) -> bool {
+        let r = &self.out[self.roots[t as usize] as usize];
+        (r.kind == VarKind::Return && !r.is_pointer) || (r.kind == VarKind::Param && r.is_exit)
+    }
+
     /// A local of the function, not its exit (see `harmless`).
     fn local(&self, t: u32) -> bool {
         let r = &self.out[self.roots[t as usize] as usize];
@@ -539,7 +571,12 @@ impl<'k> FieldRecords<'_, 'k> {
     /// which the same write names, and local scalars). Past a bound on the
     /// walks, every location read is taken to feed data unknown (no record,
     /// and a veto on one elsewhere): that costs precision only.
-    fn fed<'g>(&self, read_groups: &'g BTreeMap<Key, Vec<u32>>) -> Fed<'g> {
+    ///
+    /// From calls handed the field (`calls`), what the function hands its
+    /// caller is not counted: an accessor (`history.back()` returned by
+    /// `final_residual()`, a history copied out by `memcpy`) gives it to
+    /// its callers, who judge it.
+    fn fed<'g>(&self, read_groups: &'g BTreeMap<Key, Vec<u32>>, calls: bool) -> Fed<'g> {
         let writers = self.writers();
         let nn = self.graph.data.len();
         // `None`: unknown, anything.
@@ -569,7 +606,10 @@ impl<'k> FieldRecords<'_, 'k> {
                     visited.push(m);
                     if let Some(ts) = writers.get(&m) {
                         hits.extend(ts.iter().filter(|&&t| {
-                            !self.below(t, k) && !self.above(t, k) && !self.harmless(t)
+                            !self.below(t, k)
+                                && !self.above(t, k)
+                                && !self.harmless(t)
+                                && !(calls && self.handed_to_caller(t))
                         }));
                     }
                     let next = &succ[start[m as usize]..start[m as usize + 1]];

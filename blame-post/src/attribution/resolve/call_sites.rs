@@ -54,6 +54,22 @@ pub(super) fn call_sites_at<'a>(
     f.call_sites.iter().filter(|c| names_match(c)).collect()
 }
 
+/// The library routine a sample on `line` itself is spent calling, when
+/// the line blames no variable of its own: the line's calls into code
+/// without IR that have a model with outputs, all to one routine (a
+/// `free` or `operator delete` whose frame the unwinder did not see: a
+/// tail call, the PLT stub).
+pub(super) fn library_call_on_line(f: &FunctionSummary, line: u32) -> Option<String> {
+    let mut callees = f
+        .call_sites
+        .iter()
+        .filter(|c| line > 0 && c.line == line)
+        .filter(|c| c.model.as_ref().is_some_and(|m| !m.is_empty()))
+        .filter_map(|c| c.callee.as_deref());
+    let first = callees.next()?;
+    callees.all(|c| c == first).then(|| first.to_string())
+}
+
 /// Outputs a sample inside a library function `callee` called from `line` blames.
 pub(super) fn library_outputs(
     f: &FunctionSummary,

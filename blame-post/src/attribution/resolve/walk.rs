@@ -5,7 +5,7 @@
 //! keeps and what it lifts to its caller.
 
 use super::binding::{bind, Reach};
-use super::call_sites::{call_sites_at, library_outputs};
+use super::call_sites::{call_sites_at, library_call_on_line, library_outputs};
 use super::closure::close;
 use super::exits::{as_outputs, exit_roots};
 use super::unexplained::{is_runtime_lifecycle, Unexplained};
@@ -111,6 +111,18 @@ impl Walker<'_> {
             return ControlFlow::Break(());
         };
         let f = &self.index.functions[fi];
+        // The sampled line in another file than its function's: optimized
+        // code the line table gives to the caller it was inlined into (a
+        // sort's comparator lambda at `stl_algo.h:1870`). The line is not
+        // the function's, so its caller's call takes the sample.
+        if !self.seen_known
+            && self.pending.is_none()
+            && f.has_line_info
+            && !crate::attribution::static_index::same_file(&f.file, &frame.file)
+        {
+            self.pass_through(frame);
+            return ControlFlow::Continue(());
+        }
         let fi = fi as u32;
         let mut blame = FrameBlame::default();
         self.take(depth, frame, f, &mut blame)?;
@@ -186,6 +198,10 @@ impl Walker<'_> {
                     blame.here.extend(computed_exits(f, self.mode));
                 }
                 if blame.here.is_empty() {
+                    // On a call into a library and nothing else: the call's.
+                    if let Some(callee) = library_call_on_line(f, frame.line) {
+                        return self.bind_outputs(Pending::Library { callee }, frame, f, blame);
+                    }
                     self.out.unexplained = Some(Unexplained::LineBlamesNothing {
                         function: frame.function.clone(),
                         line: frame.line,
