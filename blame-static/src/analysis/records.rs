@@ -605,11 +605,9 @@ impl<'k> FieldRecords<'_, 'k> {
                     }
                     visited.push(m);
                     if let Some(ts) = writers.get(&m) {
+                        let handed = |t: u32| calls && self.handed_to_caller(t);
                         hits.extend(ts.iter().filter(|&&t| {
-                            !self.below(t, k)
-                                && !self.above(t, k)
-                                && !self.harmless(t)
-                                && !(calls && self.handed_to_caller(t))
+                            !(self.below(t, k) || self.above(t, k) || self.harmless(t) || handed(t))
                         }));
                     }
                     let next = &succ[start[m as usize]..start[m as usize + 1]];
