@@ -1206,3 +1206,43 @@ fn a_line_of_another_file_is_the_callers() {
     let partition = index.lookup("partition", "fig3_14.c").unwrap() as u32;
     assert_eq!(r.blamed, vec![(partition, 0)], "{r:?}");
 }
+
+/// A recursive tree walk: samples in its prologue (a signature over two
+/// lines, the second declaring the output parameter) and on the line of
+/// its recursive call are what the walk computes, `acc`.
+#[test]
+fn a_walks_prologue_and_its_recursive_call_line_blame_what_it_computes() {
+    let mut db = StaticDb::default();
+    let mut acc = var("acc", VarKind::Param, None, Some(0), true, &[18]);
+    acc.line = 31;
+    let walk_call = |line: u32| CallSite {
+        line,
+        column: 1,
+        callee: Some("walk".into()),
+        arg_count: 1,
+        outputs: vec![OutputBinding {
+            output: CallOutput::Arg(0),
+            blamed: vec![0],
+            pointees: vec![0],
+            field: String::new(),
+            explicit: vec![0],
+        }],
+        model: None,
+    };
+    let mut walk = func("walk", vec![acc], vec![walk_call(51)]);
+    walk.line = 30;
+    walk.lines = vec![30, 31, 18, 51, 52];
+    walk.lines.sort_unstable();
+    db.insert(walk);
+    db.insert(func(
+        "main",
+        vec![var("bodies", VarKind::Local, None, None, false, &[])],
+        vec![walk_call(10)],
+    ));
+    let index = StaticIndex::new(db);
+    let main = index.lookup("main", "fig3_14.c").unwrap() as u32;
+    for line in [31, 51] {
+        let r = resolve(&index, &[frame("walk", line), frame("main", 10)]);
+        assert_eq!(r.blamed, vec![(main, 0)], "line {line}: {r:?}");
+    }
+}

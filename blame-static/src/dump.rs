@@ -67,6 +67,7 @@ pub fn dump_json(db: &StaticDb) -> serde_json::Value {
                 "param_writes": f.param_writes,
                 "param_reads": f.param_reads,
                 "fields_feeding_data": f.fields_feeding_data,
+                "returns_into": f.returns_into.iter().map(|r| json!({"arg": r.arg, "path": r.path, "deref": r.deref})).collect::<Vec<_>>(),
                 "unit": f.unit,
                 "loops": f.loops.iter().map(|l| json!({"header_line": l.header_line, "lines": l.lines, "parent": l.parent})).collect::<Vec<_>>(),
                 "reads": f.reads.iter().map(|lr| json!({

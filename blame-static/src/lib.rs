@@ -37,7 +37,7 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHash
 pub type HashSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 13;
+pub const ANALYSIS_VERSION: u64 = 14;
 
 pub use dump::dump_json;
 pub use llvm_loader::{load_file, LoadError};
@@ -914,6 +914,52 @@ mod across_units_tests {
         };
         assert!(feeding("Builder::compress").contains(&"entries".to_string()));
         assert!(!feeding("Builder::last").contains(&"history".to_string()));
+    }
+
+    /// A node pool: `pool_alloc` returns an element of the pool's arena,
+    /// `new_node` and `tree_build` return what it gave them through a
+    /// local pointer; the tree's root in the caller is an element of the
+    /// pool, not a row of its own.
+    #[test]
+    fn a_pointer_returned_through_a_local_is_an_element_of_its_pool() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = source_unit(
+            dir.path(),
+            "tree",
+            "typedef struct Node { struct Node *child[8]; double mass; } Node;\n\
+             typedef struct { Node *nodes; int next_free; } Pool;\n\
+             Node *pool_alloc(Pool *p) { return &p->nodes[p->next_free++]; }\n\
+             static Node *new_node(Pool *p, double m) {\n\
+             \x20 Node *n = pool_alloc(p);\n\
+             \x20 for (int k = 0; k < 8; k++) n->child[k] = 0;\n\
+             \x20 n->mass = m;\n\
+             \x20 return n;\n\
+             }\n\
+             Node *tree_build(Pool *p, const double *m, int n) {\n\
+             \x20 Node *root = new_node(p, m[0]);\n\
+             \x20 for (int i = 1; i < n && i < 9; i++) root->child[i - 1] = new_node(p, m[i]);\n\
+             \x20 return root;\n\
+             }\n",
+        );
+        let main = source_unit(
+            dir.path(),
+            "main",
+            "typedef struct Node { struct Node *child[8]; double mass; } Node;\n\
+             typedef struct { Node *nodes; int next_free; } Pool;\n\
+             Node *tree_build(Pool *p, const double *m, int n);\n\
+             double walk(const Node *r);\n\
+             double run(Pool *pool, const double *m, int n) {\n\
+             \x20 Node *root = tree_build(pool, m, n);\n\
+             \x20 return walk(root);\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(&[tree, main], &db).unwrap();
+        let run = function(&db, "run");
+        let owner = variable(&run, "root")
+            .element_of
+            .map(|o| run.variables[o as usize].name.clone());
+        assert_eq!(owner.as_deref(), Some("pool.nodes"), "{:?}", run.variables);
     }
 
     /// A linked-cell list kept in index arrays: the cursor `k` walks

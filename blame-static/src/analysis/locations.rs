@@ -435,7 +435,11 @@ pub(super) fn returned_values(f: &Function, alloca_var: &HashMap<InstId, u32>) -
         if let Value::Inst(l) = strip_casts(f, a) {
             let load = &f.insts[l as usize];
             if let (Op::Load, Some(Value::Inst(slot))) = (&load.op, load.args.first()) {
-                if !alloca_var.contains_key(slot) {
+                // The compiler's return slot, or a local pointer returned
+                // (`Node *n = pool_alloc(p); ..; return n;`): what is
+                // stored there is what is returned.
+                let local_pointer = alloca_var.contains_key(slot) && load.is_pointer;
+                if !alloca_var.contains_key(slot) || local_pointer {
                     values.extend(
                         f.insts
                             .iter()

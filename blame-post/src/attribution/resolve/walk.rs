@@ -202,6 +202,12 @@ impl Walker<'_> {
                     if let Some(callee) = library_call_on_line(f, frame.line) {
                         return self.bind_outputs(Pending::Library { callee }, frame, f, blame);
                     }
+                    // On a call of the program's and nothing else (its
+                    // arguments set up, a recursive walk's descent): what
+                    // the callee computes, as a sample in its prologue.
+                    if let Some(pending) = self.call_of_line(f, frame.line) {
+                        return self.bind_outputs(pending, frame, f, blame);
+                    }
                     self.out.unexplained = Some(Unexplained::LineBlamesNothing {
                         function: frame.function.clone(),
                         line: frame.line,
@@ -235,6 +241,28 @@ impl Walker<'_> {
             Some(pending) => return self.bind_outputs(pending, frame, f, blame),
         }
         ControlFlow::Continue(())
+    }
+
+    /// The one function with a summary that `line` of `f` calls (every
+    /// call on the line is to it), as the outputs it computes for its
+    /// caller; `None` when there is none or it computes none.
+    fn call_of_line(&self, f: &FunctionSummary, line: u32) -> Option<Pending> {
+        let mut callees = f
+            .call_sites
+            .iter()
+            .filter(|c| line > 0 && c.line == line)
+            .map(|c| c.callee.as_deref());
+        let name = callees.next()??;
+        if !callees.all(|c| c == Some(name)) {
+            return None;
+        }
+        let callee = &self.index.functions[self.index.callee(name)?];
+        let exits: BTreeSet<u32> = computed_exits(callee, self.mode).collect();
+        let outputs = outputs_of(callee, &exits, &Paths::new(), |_| true);
+        (!outputs.is_empty()).then(|| Pending::Outputs {
+            callee: name.to_string(),
+            outputs,
+        })
     }
 
     /// Binds what flows from the frame below (`pending`) at `f`'s call
@@ -555,7 +583,14 @@ fn split_lifted(
 /// declaration line and its last line (the closing brace), when they blame
 /// no variable.
 fn is_prologue_or_epilogue(f: &FunctionSummary, line: u32) -> bool {
-    line != 0 && (line == f.line || f.lines.last() == Some(&line))
+    // (A signature over several lines: the line of the parameters the
+    // prologue spills.)
+    let declares_a_parameter = || {
+        f.variables
+            .iter()
+            .any(|v| v.kind == VarKind::Param && v.line == line)
+    };
+    line != 0 && (line == f.line || f.lines.last() == Some(&line) || declares_a_parameter())
 }
 
 /// The exit variables (parameters reached through pointers, their fields,
