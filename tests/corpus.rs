@@ -29,6 +29,8 @@
 //! and reported together, with the report's table.
 
 mod e2e_support;
+#[path = "corpus/round10.rs"]
+mod round10;
 #[path = "corpus/round9.rs"]
 mod round9;
 use e2e_support::*;

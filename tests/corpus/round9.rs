@@ -7,7 +7,7 @@ use super::*;
 
 impl Run {
     /// The first row the report lists among the data structures (not derived).
-    fn first_data_row(&self) -> Option<(String, String)> {
+    pub(super) fn first_data_row(&self) -> Option<(String, String)> {
         self.variables()
             .iter()
             .find(|v| v["derived"] != true)
@@ -20,7 +20,7 @@ impl Run {
     }
 
     /// `function::name` is derived or not listed.
-    fn derived_or_absent(&self, function: &str, name: &str, why: &str) {
+    pub(super) fn derived_or_absent(&self, function: &str, name: &str, why: &str) {
         if self
             .row(function, name)
             .is_some_and(|v| v["derived"] != true)
@@ -30,7 +30,7 @@ impl Run {
     }
 
     /// The samples under `call` never reach "no variable".
-    fn mpi_reaches_data(&self, calls: &[&str]) {
+    pub(super) fn mpi_reaches_data(&self, calls: &[&str]) {
         let reasons = self.report["coverage"]["reasons"].to_string();
         for call in calls {
             if reasons.contains(&format!("call to {call} "))
