@@ -60,14 +60,24 @@ pub(super) fn call_sites_at<'a>(
 /// `free` or `operator delete` whose frame the unwinder did not see: a
 /// tail call, the PLT stub).
 pub(super) fn library_call_on_line(f: &FunctionSummary, line: u32) -> Option<String> {
+    only_callee_on_line(f, line, |c| c.model.as_ref().is_some_and(|m| !m.is_empty()))
+        .map(str::to_string)
+}
+
+/// The one callee of the calls on `line` that `keep` accepts, when they
+/// all call it (by name).
+pub(super) fn only_callee_on_line<'a>(
+    f: &'a FunctionSummary,
+    line: u32,
+    keep: impl Fn(&CallSite) -> bool,
+) -> Option<&'a str> {
     let mut callees = f
         .call_sites
         .iter()
-        .filter(|c| line > 0 && c.line == line)
-        .filter(|c| c.model.as_ref().is_some_and(|m| !m.is_empty()))
-        .filter_map(|c| c.callee.as_deref());
-    let first = callees.next()?;
-    callees.all(|c| c == first).then(|| first.to_string())
+        .filter(|c| line > 0 && c.line == line && keep(c))
+        .map(|c| c.callee.as_deref());
+    let first = callees.next()??;
+    callees.all(|c| c == Some(first)).then_some(first)
 }
 
 /// Outputs a sample inside a library function `callee` called from `line` blames.

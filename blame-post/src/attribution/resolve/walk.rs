@@ -5,7 +5,9 @@
 //! keeps and what it lifts to its caller.
 
 use super::binding::{bind, Reach};
-use super::call_sites::{call_sites_at, library_call_on_line, library_outputs};
+use super::call_sites::{
+    call_sites_at, library_call_on_line, library_outputs, only_callee_on_line,
+};
 use super::closure::close;
 use super::exits::{as_outputs, exit_roots};
 use super::unexplained::{is_runtime_lifecycle, Unexplained};
@@ -247,15 +249,7 @@ impl Walker<'_> {
     /// call on the line is to it), as the outputs it computes for its
     /// caller; `None` when there is none or it computes none.
     fn call_of_line(&self, f: &FunctionSummary, line: u32) -> Option<Pending> {
-        let mut callees = f
-            .call_sites
-            .iter()
-            .filter(|c| line > 0 && c.line == line)
-            .map(|c| c.callee.as_deref());
-        let name = callees.next()??;
-        if !callees.all(|c| c == Some(name)) {
-            return None;
-        }
+        let name = only_callee_on_line(f, line, |_| true)?;
         let callee = &self.index.functions[self.index.callee(name)?];
         let exits: BTreeSet<u32> = computed_exits(callee, self.mode).collect();
         let outputs = outputs_of(callee, &exits, &Paths::new(), |_| true);
