@@ -66,11 +66,11 @@ pub(super) fn library_call_on_line(f: &FunctionSummary, line: u32) -> Option<Str
 
 /// The one callee of the calls on `line` that `keep` accepts, when they
 /// all call it (by name).
-pub(super) fn only_callee_on_line<'a>(
-    f: &'a FunctionSummary,
+pub(super) fn only_callee_on_line(
+    f: &FunctionSummary,
     line: u32,
     keep: impl Fn(&CallSite) -> bool,
-) -> Option<&'a str> {
+) -> Option<&str> {
     let mut callees = f
         .call_sites
         .iter()
