@@ -69,8 +69,10 @@ impl LineCheck {
                 // gives to an inlined caller's line) says nothing of the db.
                 let checked = f.has_line_info
                     && !f.lines.is_empty()
-                    && crate::attribution::static_index::same_file(&f.file, &frame.file);
-                let off = checked && f.lines.binary_search(&frame.line).is_err();
+                    && crate::attribution::static_index::same_file_name(&f.file, &frame.file);
+                let off = checked
+                    && (!crate::attribution::static_index::same_file(&f.file, &frame.file)
+                        || f.lines.binary_search(&frame.line).is_err());
                 Found::Matched {
                     function: i,
                     checked,

@@ -272,6 +272,14 @@ fn strip_params(name: &str) -> &str {
 
 /// True when two paths plausibly name the same source file (one may be
 /// relative to a build directory, the other absolute).
+/// `a` and `b` name files of the same name, wherever they are (a source
+/// built in another directory, or moved, is still that file; an inlined
+/// header's line is not).
+pub fn same_file_name(a: &str, b: &str) -> bool {
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    a.is_empty() || b.is_empty() || base(a) == base(b)
+}
+
 pub fn same_file(a: &str, b: &str) -> bool {
     if a.is_empty() || b.is_empty() {
         return true;

@@ -120,7 +120,7 @@ impl Walker<'_> {
         if !self.seen_known
             && self.pending.is_none()
             && f.has_line_info
-            && !crate::attribution::static_index::same_file(&f.file, &frame.file)
+            && !crate::attribution::static_index::same_file_name(&f.file, &frame.file)
         {
             self.pass_through(frame);
             return ControlFlow::Continue(());
