@@ -37,7 +37,7 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHash
 pub type HashSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 
 /// Bumped whenever the analysis changes, so cached summaries are recomputed.
-pub const ANALYSIS_VERSION: u64 = 14;
+pub const ANALYSIS_VERSION: u64 = 15;
 
 pub use dump::dump_json;
 pub use llvm_loader::{load_file, LoadError};

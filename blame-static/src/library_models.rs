@@ -554,6 +554,12 @@ pub fn is_own_method_call(linkage: &str, nargs: usize) -> bool {
     !structor && mangled_params(linkage).is_some_and(|(_, params, _)| params.len() + 1 == nargs)
 }
 
+/// True for a constructor of one of the program's classes (`Record::
+/// Record()`, the members' default initializers).
+pub fn is_program_constructor(linkage: &str) -> bool {
+    program_member(linkage).is_some_and(|m| m.method == m.class)
+}
+
 /// True for the C++ operations through which a value type's data moves:
 /// constructors (copy constructors included), assignment operators and
 /// every other operator function (`operator+` returning through a hidden
@@ -632,7 +638,9 @@ fn cxx_name(linkage: &str) -> Option<String> {
     if !linkage.starts_with("_Z") {
         return None;
     }
-    let d = blame_formats::names::demangle(linkage);
+    // (A class of an anonymous namespace is `(anonymous namespace)::T`:
+    // its parentheses open no parameter list.)
+    let d = blame_formats::names::demangle(linkage).replace("(anonymous namespace)", "{anonymous}");
     let open = d.find('(')?;
     Some(d[..open].to_string())
 }
@@ -760,6 +768,9 @@ mod const_param_tests {
         assert!(is_own_method_call("_ZN6Driver3runEv", 1));
         // Driver::Driver(int)
         assert!(!is_own_method_call("_ZN6DriverC2Ei", 2));
+        assert!(is_program_constructor("_ZN12_GLOBAL__N_110StepRecordC2Ev"));
+        assert!(is_program_constructor("_ZN6DriverC2Ei"));
+        assert!(!is_program_constructor("_ZN6Driver3runEv"));
         // std::vector<double>::push_back(double const&)
         assert!(!is_own_method_call("_ZNSt6vectorIdSaIdEE9push_backERKd", 2));
         // a free function

@@ -119,15 +119,23 @@ impl Judge<'_> {
     }
 
     /// True when a call other than a copy or a fill writes `v`
-    /// (`rec[step] = (StepRecord){..}` copies a temporary).
+    /// (`rec[step] = (StepRecord){..}` copies a temporary), nor a
+    /// constructor given only numbers (`StepRecord rec;` setting its
+    /// members' defaults).
     fn computed_by_calls(&self, v: u32) -> bool {
+        let f = self.f;
         self.call_writes_of.get(&v).is_some_and(|ns| {
             ns.iter().any(|&n| {
-                let Some((c, _)) = self.w.call_of(self.f, n) else {
+                let Some((c, _)) = self.w.call_of(f, n) else {
                     return true;
                 };
-                !matches!(&self.f.insts[c as usize].op, Op::Call { callee: Some(name) }
-                    if library::is_memory_copy_or_fill(name))
+                let inst = &f.insts[c as usize];
+                let Op::Call { callee: Some(name) } = &inst.op else {
+                    return true;
+                };
+                let numbers_only = || inst.args.iter().skip(1).all(|a| !is_ptr_value(f, a));
+                !library::is_memory_copy_or_fill(name)
+                    && !(library::is_program_constructor(name) && numbers_only())
             })
         })
     }
