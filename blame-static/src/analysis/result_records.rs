@@ -134,8 +134,8 @@ impl Judge<'_> {
                     return true;
                 };
                 let numbers_only = || inst.args.iter().skip(1).all(|a| !is_ptr_value(f, a));
-                !library::is_memory_copy_or_fill(name)
-                    && !(library::is_program_constructor(name) && numbers_only())
+                let sets_defaults = library::is_program_constructor(name) && numbers_only();
+                !(library::is_memory_copy_or_fill(name) || sets_defaults)
             })
         })
     }
