@@ -57,6 +57,30 @@ pub(crate) fn func(
     }
 }
 
+/// A call on `line` to `callee` whose argument 0 binds variable `var`.
+fn call_binding_arg0(
+    line: u32,
+    callee: &str,
+    arg_count: u32,
+    var: u32,
+    model: Option<Vec<CallOutput>>,
+) -> CallSite {
+    CallSite {
+        line,
+        column: 1,
+        callee: Some(callee.into()),
+        arg_count,
+        outputs: vec![OutputBinding {
+            output: CallOutput::Arg(0),
+            blamed: vec![var],
+            pointees: vec![var],
+            field: String::new(),
+            explicit: vec![var],
+        }],
+        model,
+    }
+}
+
 pub(crate) fn fig3_14_index() -> StaticIndex {
     let bar = func(
         "bar",
@@ -1139,20 +1163,13 @@ fn release_index() -> StaticIndex {
     db.insert(func(
         "deallocate",
         vec![p],
-        vec![CallSite {
-            line: 158,
-            column: 1,
-            callee: Some("_ZdlPvm".into()),
-            arg_count: 2,
-            outputs: vec![OutputBinding {
-                output: CallOutput::Arg(0),
-                blamed: vec![0],
-                pointees: vec![0],
-                field: String::new(),
-                explicit: vec![0],
-            }],
-            model: Some(vec![CallOutput::Arg(0)]),
-        }],
+        vec![call_binding_arg0(
+            158,
+            "_ZdlPvm",
+            2,
+            0,
+            Some(vec![CallOutput::Arg(0)]),
+        )],
     ));
     StaticIndex::new(db)
 }
@@ -1179,20 +1196,7 @@ fn a_line_of_another_file_is_the_callers() {
     db.insert(func(
         "partition",
         vec![var("first", VarKind::Local, None, None, false, &[1870])],
-        vec![CallSite {
-            line: 1870,
-            column: 1,
-            callee: Some("cmp".into()),
-            arg_count: 2,
-            outputs: vec![OutputBinding {
-                output: CallOutput::Arg(0),
-                blamed: vec![0],
-                pointees: vec![],
-                field: String::new(),
-                explicit: vec![0],
-            }],
-            model: None,
-        }],
+        vec![call_binding_arg0(1870, "cmp", 2, 0, None)],
     ));
     let index = StaticIndex::new(db);
     let inner = SymFrame {
@@ -1215,20 +1219,7 @@ fn a_walks_prologue_and_its_recursive_call_line_blame_what_it_computes() {
     let mut db = StaticDb::default();
     let mut acc = var("acc", VarKind::Param, None, Some(0), true, &[18]);
     acc.line = 31;
-    let walk_call = |line: u32| CallSite {
-        line,
-        column: 1,
-        callee: Some("walk".into()),
-        arg_count: 1,
-        outputs: vec![OutputBinding {
-            output: CallOutput::Arg(0),
-            blamed: vec![0],
-            pointees: vec![0],
-            field: String::new(),
-            explicit: vec![0],
-        }],
-        model: None,
-    };
+    let walk_call = |line: u32| call_binding_arg0(line, "walk", 1, 0, None);
     let mut walk = func("walk", vec![acc], vec![walk_call(51)]);
     walk.line = 30;
     walk.lines = vec![30, 31, 18, 51, 52];

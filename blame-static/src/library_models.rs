@@ -228,18 +228,11 @@ fn mpi_model(m: &str) -> Option<LibModel> {
 /// what they point to (a struct keeping its `MPI_Comm` is no input of
 /// every buffer sent over it). `None` for other names.
 pub fn mpi_flows(name: &str) -> Option<Vec<Vec<u32>>> {
-    let m = mpi_routine(name).or_else(|| {
-        let n = name.strip_prefix("__").unwrap_or(name);
-        mpi_routine(n)
-    })?;
+    let m = mpi_routine_called(name)?;
     let model = mpi_model(&m)?;
     let request = mpi_request_buffers(&m).map(|(_, r)| r);
-    let sends: Vec<u32> = model
-        .read_only
-        .iter()
-        .copied()
-        .filter(|&k| is_mpi_buffer_sent(&m, k))
-        .collect();
+    // (Every routine that receives a buffer only reads its send buffer.)
+    let sends = &model.read_only;
     let written: Vec<u32> = model
         .outputs
         .iter()
@@ -253,18 +246,10 @@ pub fn mpi_flows(name: &str) -> Option<Vec<Vec<u32>>> {
     for k in written {
         let data = Some(k) != request && is_mpi_buffer_received(&m, k);
         if data {
-            flows[k as usize] = sends.clone();
+            flows[k as usize] = sends.to_vec();
         }
     }
     Some(flows)
-}
-
-/// Argument `k` of MPI routine `m` is a buffer of data it sends.
-fn is_mpi_buffer_sent(m: &str, k: u32) -> bool {
-    k == 0
-        && !matches!(m, "Barrier" | "Ibarrier")
-        && !m.starts_with("Comm_")
-        && !m.starts_with("Cart_")
 }
 
 /// Argument `k` of MPI routine `m` is a buffer of data it receives (a
@@ -360,10 +345,22 @@ pub fn is_allocator(name: &str) -> bool {
 }
 
 /// The model of a known library function, by linkage name.
-pub fn known(name: &str) -> Option<LibModel> {
+/// The MPI routine a call of linkage name `name` reaches: its own name,
+/// or the name a builtin or reserved prefix hides.
+fn mpi_routine_called(name: &str) -> Option<String> {
+    mpi_routine(name).or_else(|| mpi_routine(bare_name(name)))
+}
+
+/// `name` without a builtin or reserved prefix or a checking suffix
+/// (`__builtin_memcpy_chk` is `memcpy`).
+fn bare_name(name: &str) -> &str {
     let n = name.strip_prefix("__builtin_").unwrap_or(name);
     let n = n.strip_suffix("_chk").unwrap_or(n);
-    let n = n.strip_prefix("__").unwrap_or(n);
+    n.strip_prefix("__").unwrap_or(n)
+}
+
+pub fn known(name: &str) -> Option<LibModel> {
+    let n = bare_name(name);
     let w = |v: &[u32]| Some(LibModel::new(args(v), true));
     let none = || Some(LibModel::new(vec![], false));
     let ret = || Some(LibModel::new(vec![CallOutput::Return], false));
@@ -372,7 +369,7 @@ pub fn known(name: &str) -> Option<LibModel> {
     }
     // MPI (and the profiling interface names, and the Fortran-style
     // `mpi_send_` entry points, which take the same arguments by reference).
-    if let Some(m) = mpi_routine(name).or_else(|| mpi_routine(n)) {
+    if let Some(m) = mpi_routine_called(name) {
         return mpi_model(&m);
     }
     match n {
@@ -831,6 +828,12 @@ mod const_param_tests {
             !isend.may_write(0) && isend.writes_arg(6),
             "the request is written"
         );
+        let flows = |n: &str, k: usize| mpi_flows(n).unwrap().get(k).cloned().unwrap_or_default();
+        assert_eq!(flows("MPI_Allreduce", 1), vec![0]);
+        assert_eq!(flows("PMPI_Sendrecv", 5), vec![0]);
+        assert!(flows("MPI_Irecv", 0).is_empty() && flows("MPI_Irecv", 6).is_empty());
+        assert!(flows("MPI_Isend", 6).is_empty() && flows("mpi_comm_rank_", 1).is_empty());
+        assert!(mpi_flows("memcpy").is_none());
         for release in ["free", "_ZdlPv", "_ZdlPvm", "_ZdaPv"] {
             let m = known(release).unwrap();
             assert!(
