@@ -29,6 +29,7 @@ mod element_owners;
 mod global_writes;
 mod graph;
 mod index_cursors;
+mod later_writes;
 mod locations;
 mod override_sets;
 mod pointer_sets;
@@ -278,6 +279,7 @@ fn mark_records(
     let mut feeds = records::Feeds {
         other: reach.feeds_other.clone(),
         roots: reach.fed_roots.clone(),
+        split: Default::default(),
     };
     feeds.other.resize(vars.out.len(), false);
     feeds.roots.resize(vars.out.len(), Vec::new());
@@ -286,6 +288,11 @@ fn mark_records(
         feeds.roots[g as usize].clear();
     }
     let fields_feeding_data = records::record_fields(f, defined, vars, var_writes, w, graph);
+    // A local left without a verdict whose writes computed from data feed
+    // only records, while only its writes of numbers feed data, is a
+    // result (`later_writes`).
+    feeds.split =
+        later_writes::split_feeds(f, defined, &vars.out, var_writes, w, graph, &feeds.other);
     result_records::result_records(
         f,
         defined,

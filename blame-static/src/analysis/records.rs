@@ -9,6 +9,7 @@
 //! back), which post ranks with them when their blame is inherited.
 
 use super::data_edges::Graph;
+use super::later_writes::SplitFeeds;
 use super::locations::{Key, Loc};
 use super::writes::{is_fresh_allocation, ArgTarget, Writes};
 use super::*;
@@ -110,6 +111,9 @@ pub(super) struct Feeds {
     pub(super) other: Vec<bool>,
     /// The roots it feeds, when they are few (empty: more, or not known).
     pub(super) roots: Vec<Vec<u32>>,
+    /// The locals whose writes computed from data feed apart from their
+    /// writes of numbers (`later_writes`), with what those feed.
+    pub(super) split: BTreeMap<u32, SplitFeeds>,
 }
 
 /// A pointer that owns no allocation: it holds an address, not results (a
@@ -238,6 +242,7 @@ pub(super) fn records_write(
 /// Handed to a call that may write something else from it (an OpenMP
 /// region reading it into another array; a callee whose flows are
 /// unknown), the subject (the variables `inside` says are it) feeds that.
+/// Only the calls `call_counts` says count.
 /// Writes into what `harmless` says (local scalars: a reduction's result to
 /// print) do not count.
 pub(super) fn feeds_through_call(
@@ -245,12 +250,13 @@ pub(super) fn feeds_through_call(
     defined: &DefinedFunctions,
     w: &Writes,
     args_of_call: &BTreeMap<InstId, Vec<&ArgTarget>>,
+    call_counts: impl Fn(InstId) -> bool,
     inside: impl Fn(u32) -> bool,
     harmless: impl Fn(u32) -> bool,
 ) -> bool {
     w.arg_targets
         .iter()
-        .filter(|(_, _, ts, _)| ts.iter().any(|&t| inside(t)))
+        .filter(|(c, _, ts, _)| call_counts(*c) && ts.iter().any(|&t| inside(t)))
         .any(|&(c, j, _, _)| {
             let callee = match &f.insts[c as usize].op {
                 Op::Call { callee } => callee.as_deref(),
@@ -674,6 +680,7 @@ impl<'k> FieldRecords<'_, 'k> {
                     defined,
                     w,
                     &args_of_call,
+                    |_| true,
                     |t| self.under(t, v),
                     |t| self.local(t),
                 )

@@ -77,6 +77,7 @@ pub(super) fn result_records(
         }
     }
     judge.undo_assumptions(vars);
+    judge.split_results(vars);
 }
 
 /// What every judgement of one function shares: each variable's root, the
@@ -351,12 +352,24 @@ impl Judge<'_> {
     /// reduction's result to print) do not count, nor, once judged, into
     /// records (`MPI_Reduce(timing, tmax, ..)` fills the maxima printed).
     fn feeds_through_call(&self, vars: &[Variable], v: usize, pass: usize) -> bool {
+        self.feeds_through_calls(vars, v, pass, |_| true)
+    }
+
+    /// `feeds_through_call` over the calls `counts` says count.
+    fn feeds_through_calls(
+        &self,
+        vars: &[Variable],
+        v: usize,
+        pass: usize,
+        counts: impl Fn(InstId) -> bool,
+    ) -> bool {
         let roots = &self.roots;
         feeds_through_call(
             self.f,
             self.defined,
             self.w,
             &self.args_of_call,
+            counts,
             |t| roots[t as usize] == v as u32,
             |t| {
                 let tv = &vars[roots[t as usize] as usize];
@@ -404,6 +417,27 @@ impl Judge<'_> {
                 ok
             })
         })
+    }
+
+    /// The locals left without a verdict that are results by the feeds of
+    /// their writes computed from data alone (`later_writes`): those
+    /// feed nothing but records and local numbers, also through the calls
+    /// after them; only their writes of numbers feed data.
+    fn split_results(&self, vars: &mut [Variable]) {
+        for (&v, split) in &self.feeds.split {
+            let v = v as usize;
+            let var = &vars[v];
+            if var.is_record
+                || var.is_result
+                || (holds_an_address(var)
+                    && !receives_returned_pointer(self.f, &self.var_writes[v]))
+                || !split.fed.iter().all(|&t| vars[t as usize].is_record)
+                || self.feeds_through_calls(vars, v, 1, |c| split.later_calls.contains(&c))
+            {
+                continue;
+            }
+            vars[v].is_result = true;
+        }
     }
 
     /// An assumption that did not hold (the local copied from was no
