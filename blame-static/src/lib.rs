@@ -1187,6 +1187,82 @@ mod across_units_tests {
         );
     }
 
+    /// A call that writes a parameter's memory by its write set
+    /// (`interact(.., acc)` under a tree walk's opening test) writes it
+    /// under the branches that decide whether it runs: the test's lines are
+    /// the parameter's implicit blame. A call handed it that writes nothing
+    /// there (`look(acc)`) is no write.
+    #[test]
+    fn a_call_writing_a_parameter_under_a_branch_blames_the_branch_on_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "walk",
+            "void interact(const double *c, double *acc) {\n\
+             \x20 acc[0] += c[0];\n\
+             }\n\
+             double look(const double *acc) { return acc[0]; }\n\
+             void walk(const double *c, const double *pos, double theta, double *acc,\n\
+             \x20         double *seen) {\n\
+             \x20 double dx = c[0] - pos[0];\n\
+             \x20 double r2 = dx * dx;\n\
+             \x20 if (r2 > theta)\n\
+             \x20   interact(c, acc);\n\
+             \x20 if (dx > 0.5)\n\
+             \x20   seen[0] = look(acc);\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let walk = function(&db, "walk");
+        let acc = variable(&walk, "acc");
+        for line in [7, 8, 9] {
+            assert!(acc.implicit_lines.contains(&line), "{line}: {acc:?}");
+        }
+        assert!(acc.explicit_lines.is_empty(), "{acc:?}");
+        // `look` only reads `acc`: the second test is `seen`'s, not acc's.
+        assert!(!acc.implicit_lines.contains(&11), "{acc:?}");
+        assert!(variable(&walk, "seen").implicit_lines.contains(&11));
+    }
+
+    /// A pointer bound only to the element addresses a call returns into
+    /// its owner (`root = tree_build(&pool, ..)`, `&pool->nodes[k]`) is an
+    /// element pointer of the owner: its binding computes an address, not
+    /// the owner's data, so what flows into the call's return (the
+    /// positions the tree is built from) is not the pool's.
+    #[test]
+    fn a_returned_element_address_binds_no_data_of_its_owner() {
+        let dir = tempfile::tempdir().unwrap();
+        let unit = source_unit(
+            dir.path(),
+            "tree",
+            "typedef struct { double com; int used; } Node;\n\
+             typedef struct { Node *nodes; int next; } Pool;\n\
+             Node *node_new(Pool *p) { return &p->nodes[p->next++]; }\n\
+             Node *build(Pool *p, const double *x, int n) {\n\
+             \x20 p->next = 0;\n\
+             \x20 Node *r = node_new(p);\n\
+             \x20 for (int i = 0; i < n; i++) r->com += x[i];\n\
+             \x20 return r;\n\
+             }\n\
+             void use(const Node *r, double *out);\n\
+             void run(Pool *pool, double *x, double *out, int n, int steps) {\n\
+             \x20 for (int s = 0; s < steps; s++) {\n\
+             \x20   for (int i = 0; i < n; i++) x[i] = out[i] * 0.5;\n\
+             \x20   Node *root = build(pool, x, n);\n\
+             \x20   use(root, out);\n\
+             \x20 }\n\
+             }\n",
+        );
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&unit), &db).unwrap();
+        let run = function(&db, "run");
+        let root = variable(&run, "root");
+        assert!(root.element_of.is_some(), "{root:?}");
+        // The line computing `x` flows into the returned address only.
+        assert!(!root.explicit_lines.contains(&13), "{root:?}");
+    }
+
     /// An element reference's binding (`const Node *a = &m->nodes[i]`)
     /// computes an address, not the mesh: it is blamed on what is read
     /// through it (the returned length), and the pointer has no lines of

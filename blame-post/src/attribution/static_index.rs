@@ -207,6 +207,20 @@ pub fn plain_struct(t: &str) -> String {
     plain_type(t).replace(['*', '&'], "").trim().to_string()
 }
 
+/// True when a field of type `t` links to more of struct `ty`: a pointer
+/// to it (`Node *next`), or an array of them (`Node *child[8]`, named
+/// `Node * [8]`).
+fn links_to(t: &str, ty: &str) -> bool {
+    let mut rest = t.trim_end();
+    while let Some(r) = rest
+        .strip_suffix(']')
+        .and_then(|r| r.rfind('[').map(|i| r[..i].trim_end()))
+    {
+        rest = r;
+    }
+    rest.strip_suffix('*').map(str::trim_end) == Some(ty)
+}
+
 /// True for C's and C++'s number and character types (`unsigned long`).
 pub(crate) fn is_basic_type(t: &str) -> bool {
     t.split_whitespace().all(|w| {
@@ -426,7 +440,7 @@ impl StaticIndex {
         for field in rest.split('.').filter(|p| !p.is_empty()) {
             if known {
                 match self.field_types.get(&(ty.clone(), field.to_string())) {
-                    Some(t) if t.strip_suffix(" *") == Some(ty.as_str()) => continue,
+                    Some(t) if links_to(t, &ty) => continue,
                     Some(t) => ty = plain_struct(t),
                     None => known = false,
                 }
@@ -810,5 +824,15 @@ mod tests {
     fn parameter_lists_are_ignored_for_lookup() {
         assert_eq!(strip_params("Solver::step(double) const"), "Solver::step");
         assert_eq!(strip_params("main"), "main");
+    }
+
+    #[test]
+    fn pointers_and_arrays_of_pointers_to_the_same_struct_are_links() {
+        assert!(links_to("Node *", "Node"));
+        assert!(links_to("Node * [8]", "Node"));
+        assert!(links_to("struct cell *[2][2]", "struct cell"));
+        assert!(!links_to("Node", "Node"));
+        assert!(!links_to("double [3]", "Node"));
+        assert!(!links_to("Body *", "Node"));
     }
 }

@@ -14,7 +14,6 @@
 //! its inherited blame comes through writes that feed nothing back.
 
 use super::data_edges::Graph;
-use super::records::records_write;
 use super::writes::Writes;
 use super::*;
 use std::collections::BTreeMap;
@@ -101,9 +100,12 @@ pub(super) struct SplitFeeds {
 }
 
 /// Per candidate root (a local that is no scalar and feeds other
-/// variables, by the reaching pass, or is handed to calls), the feeds of its writes computed from
+/// variables, by the reaching pass, or is handed to calls), whose writes
+/// `records_a_number` splits into writes of numbers and writes computed
+/// from data, the feeds of its writes computed from
 /// data, when some of its other writes (computed from numbers) are what
 /// feeds: see the module's documentation.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn split_feeds(
     f: &Function,
     defined: &DefinedFunctions,
@@ -112,6 +114,7 @@ pub(super) fn split_feeds(
     w: &Writes,
     graph: &Graph,
     feeds_other: &[bool],
+    records_a_number: impl Fn(u32) -> bool,
 ) -> BTreeMap<u32, SplitFeeds> {
     let mut out = BTreeMap::new();
     let roots: Vec<u32> = (0..vars.len() as u32)
@@ -147,39 +150,14 @@ pub(super) fn split_feeds(
     if candidates.is_empty() {
         return out;
     }
-    // Per write node, the roots it writes.
-    let mut writes_roots: HashMap<u32, Vec<u32>> = HashMap::default();
-    for (v, ws) in var_writes.iter().enumerate() {
-        for &n in ws {
-            let e = writes_roots.entry(n).or_default();
-            if !e.contains(&roots[v]) {
-                e.push(roots[v]);
-            }
-        }
-    }
-    for (n, ts) in &w.may_write_nodes {
-        let e = writes_roots.entry(*n).or_default();
-        for &t in ts {
-            if !e.contains(&roots[t as usize]) {
-                e.push(roots[t as usize]);
-            }
-        }
-    }
+    let writes_roots = roots_written(var_writes, w, &roots);
     let mut writes_of: HashMap<u32, Vec<u32>> = HashMap::default();
     for (&n, rs) in &writes_roots {
         for &r in rs {
             writes_of.entry(r).or_default().push(n);
         }
     }
-    let nn = graph.data.len();
-    let mut users: Vec<Vec<u32>> = vec![Vec::new(); nn];
-    for n in 0..nn {
-        for &p in &graph.data[n] {
-            if let Some(u) = users.get_mut(p as usize) {
-                u.push(n as u32);
-            }
-        }
-    }
+    let users = users_of(&graph.data);
     let order = BlockOrder::new(f);
     let walk = FeedWalk {
         f,
@@ -201,9 +179,7 @@ pub(super) fn split_feeds(
             continue;
         }
         ws.sort_unstable();
-        let (data, numbers): (Vec<u32>, Vec<u32>) = ws.iter().partition(|&&n| {
-            !records_write(f, defined, w, graph.first_obj, n as usize, false, false)
-        });
+        let (data, numbers): (Vec<u32>, Vec<u32>) = ws.iter().partition(|&&n| !records_a_number(n));
         // A write that updates v from itself (`run(&atm, ..)` advancing
         // the state it is handed, `x[i] += ..`) is v's own computation:
         // v is a state, not a result.
@@ -227,6 +203,42 @@ pub(super) fn split_feeds(
         out.insert(v, s);
     }
     out
+}
+
+/// Per write node, the roots it writes (its own writes' and the calls'
+/// that may write them).
+fn roots_written(var_writes: &[Vec<u32>], w: &Writes, roots: &[u32]) -> HashMap<u32, Vec<u32>> {
+    let mut writes_roots: HashMap<u32, Vec<u32>> = HashMap::default();
+    let written = var_writes
+        .iter()
+        .enumerate()
+        .flat_map(|(v, ws)| ws.iter().map(move |&n| (n, v as u32)))
+        .chain(
+            w.may_write_nodes
+                .iter()
+                .flat_map(|(n, ts)| ts.iter().map(move |&t| (*n, t))),
+        );
+    for (n, t) in written {
+        let e = writes_roots.entry(n).or_default();
+        if !e.contains(&roots[t as usize]) {
+            e.push(roots[t as usize]);
+        }
+    }
+    writes_roots
+}
+
+/// Per node of the data graph, the nodes that depend on it.
+fn users_of(data: &super::graph::Edges) -> Vec<Vec<u32>> {
+    let nn = data.len();
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); nn];
+    for n in 0..nn {
+        for &p in &data[n] {
+            if let Some(u) = users.get_mut(p as usize) {
+                u.push(n as u32);
+            }
+        }
+    }
+    users
 }
 
 /// The instruction of node `n`: itself, or the call of a call output; none

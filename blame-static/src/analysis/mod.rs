@@ -85,7 +85,7 @@ pub fn analyze_with(m: &Module, defined: &DefinedFunctions, f: &Function) -> Fun
     // Element pointers are known from their bindings alone: reads through
     // one depend on its binding (`data_edges`).
     let element_pointers = element_owners::element_owners(&vars.out, &w.pointer_sources);
-    let (unbound, element_roots) = unbound_element_pointers(&vars, &element_pointers);
+    let (unbound, element_roots) = unbound_element_pointers(f, &w, &vars, &element_pointers);
     let call_roots = call_roots(&vars, &w);
     let graph = data_edges::data_edges(
         f,
@@ -213,15 +213,35 @@ fn declared_variables<'a>(
 }
 
 /// The element pointers holding addresses inside an array or object
-/// (`&blocks[n]`, `&nodes[i]`), not copies of another pointer (`x = y`, a
-/// cursor starting at a list's head), and their roots.
+/// (`&blocks[n]`, `&nodes[i]`, an element a call returns), not copies of
+/// another pointer (`x = y`, a cursor starting at a list's head), and
+/// their roots.
 fn unbound_element_pointers(
+    f: &Function,
+    w: &writes::Writes,
     vars: &Vars,
     element_pointers: &[(u32, u32)],
 ) -> (HashSet<u32>, HashSet<Root>) {
+    // A pointer bound only to addresses calls return into its owner
+    // (`root = tree_build(&pool, ..)` handing out `&pool->nodes[k]`) holds
+    // an element's address too, whatever the owner's type.
+    let mut bindings: HashMap<u32, (usize, usize)> = HashMap::default();
+    for &wi in &w.pointer_stores {
+        let (node, targets) = &w.writes[wi];
+        let returned = f.insts.get(*node as usize).is_some_and(|i| {
+            matches!(i.args.first(), Some(Value::Inst(c))
+                if matches!(f.insts[*c as usize].op, Op::Call { callee: Some(_) }))
+        });
+        for &t in targets {
+            let e = bindings.entry(t).or_default();
+            e.0 += 1;
+            e.1 += usize::from(returned);
+        }
+    }
+    let returned_only = |l: u32| bindings.get(&l).is_some_and(|&(n, r)| n > 0 && n == r);
     let unbound: HashSet<u32> = element_pointers
         .iter()
-        .filter(|&&(_, o)| !vars.out[o as usize].is_pointer)
+        .filter(|&&(l, o)| !vars.out[o as usize].is_pointer || returned_only(l))
         .map(|&(l, _)| l)
         .collect();
     let element_roots: HashSet<Root> = vars
@@ -291,8 +311,16 @@ fn mark_records(
     // A local left without a verdict whose writes computed from data feed
     // only records, while only its writes of numbers feed data, is a
     // result (`later_writes`).
-    feeds.split =
-        later_writes::split_feeds(f, defined, &vars.out, var_writes, w, graph, &feeds.other);
+    feeds.split = later_writes::split_feeds(
+        f,
+        defined,
+        &vars.out,
+        var_writes,
+        w,
+        graph,
+        &feeds.other,
+        |n| records::records_write(f, defined, w, graph.first_obj, n as usize, false, false),
+    );
     result_records::result_records(
         f,
         defined,

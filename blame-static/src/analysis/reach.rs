@@ -141,11 +141,29 @@ pub(super) fn reach(
     // variables x graph): the writers, control edges, lines and hits of
     // each component, found by component.
     let mut feeds = RootFeeds::new(&vars.out, var_writes, w, &data_comp);
+    // Per variable, the output nodes of the calls that write it (by their
+    // write sets or models; not every call it is handed to).
+    let mut call_writes: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    for (n, ts) in &w.known_write_nodes {
+        for &t in ts {
+            if let Some(cw) = call_writes.get_mut(t as usize) {
+                cw.push(*n);
+            }
+        }
+    }
     for base in (0..nv).step_by(64) {
         let batch = (nv - base).min(64);
         masks.explicit(base, batch, var_writes, data, &data_comp);
         feeds.batch(base, &masks.touched1, &masks.m1);
-        masks.implicit(data, &ctrl, &data_comp, &all_comp);
+        masks.implicit(
+            base,
+            batch,
+            &call_writes,
+            data,
+            &ctrl,
+            &data_comp,
+            &all_comp,
+        );
         // Lines, in ascending order per variable.
         lines.collect(base, &data_comp, &masks.m1, &masks.touched1, &mut explicit);
         lines.collect(base, &all_comp, &masks.m2, &masks.touched2, &mut implicit);
@@ -315,14 +333,35 @@ impl BatchMasks {
     }
 
     /// Phase 2: from the terminators phase-1 nodes are control dependent
-    /// on, over data and control edges.
+    /// on, and those the calls that may write the batch's variables are
+    /// (`call_writes`), over data and control edges.
+    #[allow(clippy::too_many_arguments)]
     fn implicit(
         &mut self,
+        base: usize,
+        batch: usize,
+        call_writes: &[Vec<u32>],
         data: &Edges,
         ctrl: &ControlEdges,
         data_comp: &Components,
         all_comp: &Components,
     ) {
+        // A call writing a variable through a pointer (`interact(.., acc,
+        // pot)` under the opening test of a tree walk) is a write of it
+        // under the branches that decide whether the call runs, though
+        // what the call computes reaches it through its transfer function.
+        for (b, v) in (base..base + batch).enumerate() {
+            for &n in call_writes.get(v).into_iter().flatten() {
+                for &t in ctrl.of(n) {
+                    let c2 = all_comp.of(t);
+                    self.m2[c2] |= 1 << b;
+                    if !self.queued2[c2] {
+                        self.queued2[c2] = true;
+                        self.touched2.push(c2);
+                    }
+                }
+            }
+        }
         for &c in &self.touched1 {
             let bits = self.m1[c];
             if bits == 0 {

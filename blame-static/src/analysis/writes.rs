@@ -232,6 +232,9 @@ pub(super) struct Writes {
     /// Call outputs that may write what their argument points to, with
     /// the argument's target variables (writes or not).
     pub(super) may_write_nodes: Vec<(u32, Vec<u32>)>,
+    /// Call outputs that do write there, by the callee's write set or its
+    /// library model, with the variables they write.
+    pub(super) known_write_nodes: Vec<(u32, Vec<u32>)>,
     /// Every pointer argument of a call.
     pub(super) arg_targets: Vec<ArgTarget>,
 }
@@ -587,6 +590,10 @@ impl WriteCollector<'_, '_, '_, '_> {
         }
         if may_write {
             w.may_write_nodes.push((node, targets.clone()));
+            if model.is_some_and(|md| md.writes_arg(k)) || through.is_some_and(|ws| !ws.is_empty())
+            {
+                w.known_write_nodes.push((node, targets.clone()));
+            }
         }
         w.arg_targets.push((i, k, targets.clone(), may_write));
         if written {

@@ -372,14 +372,17 @@ impl<'a> ProcessTally<'a> {
         let (var_keys, var_sums) = (&self.vars.keys, &mut self.vars.sums);
         let explicit_ids = &self.explicit_ids;
         // A scalar's explicit blame is inherited where the same
-        // sample blames a data structure: the loop index of the loop
-        // that fills an array, the norm of a vector being computed.
+        // sample blames a data structure, explicitly or through control
+        // flow: the loop index of the loop that fills an array, the norm
+        // of a vector being computed, the distance a tree walk's opening
+        // test computes before it adds into the accelerations.
         // A result's, where the sample blames a data structure of
         // its own function or a global: the vector `x` that
         // `residual = b - A * x` checks, the grid whose min, max and
         // mean are kept to print.
         // (A result is a data structure unless found derived.)
-        let structure = explicit_ids
+        let structure = self
+            .ids
             .iter()
             .any(|&o| !var_keys[o].scalar || var_sums[o].result);
         for &id in explicit_ids {
