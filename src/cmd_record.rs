@@ -99,9 +99,16 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, Failure> {
             return Err(usage(&msg));
         }
     }
+    // Hybrid's copy by what runs: a program's own leaves, or MPI's
+    // progress engine (`stack_copy`).
     let stack_size = args
         .stack_size
-        .unwrap_or_else(|| args.call_graph.default_stack_size().max(1024));
+        .unwrap_or_else(|| match (args.call_graph, &target) {
+            (CallGraph::Hybrid, Target::Command(command)) => {
+                blame_sampler::stack_copy::hybrid_default(command)
+            }
+            (call_graph, _) => call_graph.default_stack_size().max(1024),
+        });
     if !(256..=65528).contains(&stack_size) || !stack_size.is_multiple_of(8) {
         return Err(usage(
             "--stack-size must be a multiple of 8 between 256 and 65528",

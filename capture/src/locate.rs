@@ -86,6 +86,23 @@ pub fn build_id_of(path: &Path) -> Option<Vec<u8>> {
     .flatten()
 }
 
+/// True when the object at `path` imports a symbol whose name starts with
+/// one of `prefixes` (an executable calling `MPI_Init` through its dynamic
+/// symbols). False when it is unreadable or imports none.
+pub fn imports_any(path: &Path, prefixes: &[&str]) -> bool {
+    with_object(path, |file| {
+        file.imports().is_ok_and(|imports| {
+            imports.into_iter().flatten().any(|i| match i.name() {
+                object::NameOrOrdinal::Name(n) => {
+                    std::str::from_utf8(n).is_ok_and(|n| prefixes.iter().any(|p| n.starts_with(p)))
+                }
+                object::NameOrOrdinal::Ordinal(_) => false,
+            })
+        })
+    })
+    .unwrap_or(false)
+}
+
 /// The separate debug file of the object at `path`: by build-id under
 /// `/usr/lib/debug/.build-id`, else by its `.gnu_debuglink` next to it, in
 /// its `.debug` directory or under `/usr/lib/debug` (gdb's search order).

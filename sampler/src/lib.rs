@@ -32,6 +32,7 @@ pub mod recording;
 mod session;
 pub mod sink;
 pub mod slurm;
+pub mod stack_copy;
 mod stop;
 #[allow(unsafe_code)]
 mod sys;
@@ -56,7 +57,8 @@ pub enum CallGraph {
     Fp,
 }
 
-/// Bytes of user stack copied per sample in hybrid mode.
+/// Bytes of user stack copied per sample in hybrid mode, at most (an MPI
+/// launch's; a program's own is less: `stack_copy`).
 pub const HYBRID_STACK_SIZE: u32 = 2048;
 /// Bytes of user stack copied per sample in dwarf mode (as `perf --call-graph dwarf`).
 pub const DWARF_STACK_SIZE: u32 = 8192;

@@ -169,11 +169,10 @@ fn femhash_held_out_blames_the_solver_and_the_hash_map_assembly() {
 }
 
 #[test]
-#[ignore = "held-out shortfall (round 10): the pool (the tree built from the positions every \
-            step) inherits the walk through the time-stepping recurrence and ranks above the \
-            bodies, whose explicit blame misses the walk's opening tests (they blame its \
-            scalars, r2 listed); MPI_Allgatherv's send buffer takes its time as the receive \
-            buffer does (EXPECTED_ROUND10.md)"]
+#[ignore = "held-out shortfall (round 10): bodies' explicit blame misses the walk's opening \
+            tests, which reach it through control flow only (its total has them); \
+            MPI_Allgatherv's send buffer takes its time as the receive buffer does \
+            (EXPECTED_ROUND10.md)"]
 fn bhtree_held_out_blames_the_bodies_the_walk_writes_and_the_node_pool() {
     if !sampling_allowed() {
         return;

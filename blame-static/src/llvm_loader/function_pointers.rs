@@ -32,6 +32,10 @@ pub(super) struct FunctionPointers {
     /// arguments are pointers).
     calls: Vec<(u32, InstId, String, Vec<bool>)>,
     tbaa_kind: Option<u32>,
+    /// Per stack slot asked about, the parameter spilled to it: a slot is
+    /// loaded once per use (`this.addr` before each of thousands of method
+    /// calls), and its uses are walked once.
+    spilled: HashMap<usize, Option<u32>>,
 }
 
 /// The name of a struct as clang's IR types spell it, without the kind
@@ -177,6 +181,18 @@ impl Conv {
         }
     }
 
+    /// `spilled_param` of `alloca`, each slot's uses walked once.
+    unsafe fn spilled(&mut self, alloca: LLVMValueRef, args: &HashMap<usize, u32>) -> Option<u32> {
+        if let Some(&k) = self.pointers.spilled.get(&(alloca as usize)) {
+            return k;
+        }
+        // SAFETY (caller): `alloca` is a live alloca of the function being
+        // converted (the module outlives the loader's maps).
+        let k = unsafe { spilled_param(alloca, args) };
+        self.pointers.spilled.insert(alloca as usize, k);
+        k
+    }
+
     /// The slot a called pointer comes from: a parameter, a field, or (at
     /// `-O0`) the stack slot a parameter was spilled to.
     unsafe fn callee_slot(
@@ -195,7 +211,7 @@ impl Conv {
             }
             let address = LLVMGetOperand(callee, 0);
             if !LLVMIsAAllocaInst(address).is_null() {
-                return spilled_param(address, args).map(|k| param_slot(fname, k));
+                return self.spilled(address, args).map(|k| param_slot(fname, k));
             }
             self.field_slot(callee, address)
         }
@@ -225,7 +241,7 @@ impl Conv {
             if !LLVMIsALoadInst(v).is_null() {
                 let address = LLVMGetOperand(v, 0);
                 if !LLVMIsAAllocaInst(address).is_null() {
-                    if let Some(k) = spilled_param(address, args) {
+                    if let Some(k) = self.spilled(address, args) {
                         return vec![param_slot(fname, k)];
                     }
                 }

@@ -1,0 +1,140 @@
+//! How many bytes of the user stack hybrid mode copies with each sample
+//! when `--stack-size` is not given. The copy covers the innermost frames
+//! built without frame pointers (libc, libm, BLAS); what the kernel copies
+//! is most of hybrid's cost per sample in the target. A program's own
+//! leaves need 1 KiB (on every serial program of the corpus the stacks
+//! reach `main` as often as with 2 KiB); Open MPI's progress engine, under
+//! every blocking call, has deep frames and needs 2 KiB, so an MPI launch
+//! (a launcher, a rank's environment, or an executable that imports MPI)
+//! gets 2 KiB.
+
+use std::path::{Path, PathBuf};
+
+/// The copy for a program that is no MPI launch.
+pub const PROGRAM_STACK_SIZE: u32 = 1024;
+
+/// The copy for an MPI launch or a process of one (and for a process
+/// attached by pid, whatever it runs).
+pub const MPI_STACK_SIZE: u32 = crate::HYBRID_STACK_SIZE;
+
+/// Launchers whose command line starts an MPI job.
+const LAUNCHERS: &[&str] = &[
+    "mpirun", "mpiexec", "orterun", "prterun", "srun", "aprun", "jsrun",
+];
+
+/// The default copy for recording `command` (hybrid mode).
+pub fn hybrid_default(command: &[String]) -> u32 {
+    let in_a_rank = crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
+        .0
+        .is_some();
+    let Some(program) = command.first() else {
+        return MPI_STACK_SIZE;
+    };
+    let name = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let launcher = LAUNCHERS.iter().any(|l| name.starts_with(l));
+    let imports_mpi = resolve(program).is_some_and(|p| {
+        blame_capture::locate::imports_any(&p, &["MPI_", "PMPI_", "mpi_init", "MPI_INIT"])
+    });
+    if in_a_rank || launcher || imports_mpi {
+        MPI_STACK_SIZE
+    } else {
+        PROGRAM_STACK_SIZE
+    }
+}
+
+/// `program` as `execvp` finds it: a path if it names one, else the first
+/// executable file of that name in `PATH`.
+fn resolve(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program));
+    }
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn a_launcher_gets_the_mpi_copy_and_a_program_the_small_one() {
+        if crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
+            .0
+            .is_some()
+        {
+            return; // (run inside an MPI rank: everything gets the MPI copy)
+        }
+        assert_eq!(
+            hybrid_default(&command(&["mpirun", "-np", "2", "./a"])),
+            MPI_STACK_SIZE
+        );
+        assert_eq!(
+            hybrid_default(&command(&["/usr/bin/mpiexec", "./a"])),
+            MPI_STACK_SIZE
+        );
+        assert_eq!(
+            hybrid_default(&command(&["srun", "-n", "4", "./a"])),
+            MPI_STACK_SIZE
+        );
+        assert_eq!(hybrid_default(&command(&["true"])), PROGRAM_STACK_SIZE);
+        assert_eq!(
+            hybrid_default(&command(&["/bin/sh", "-c", "exit 0"])),
+            PROGRAM_STACK_SIZE
+        );
+        assert_eq!(hybrid_default(&[]), MPI_STACK_SIZE);
+    }
+
+    /// An executable that calls MPI, started without a launcher (a
+    /// singleton), gets the MPI copy; the same program without MPI the
+    /// small one.
+    #[test]
+    fn an_executable_importing_mpi_gets_the_mpi_copy() {
+        if crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
+            .0
+            .is_some()
+        {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("t.c");
+        std::fs::write(
+            &src,
+            "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n",
+        )
+        .unwrap();
+        let exe = dir.path().join("t");
+        let built = std::process::Command::new("mpicc")
+            .env("OMPI_CC", "clang-19")
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(built, "mpicc (Open MPI) builds the test program");
+        let exe = exe.to_str().unwrap().to_string();
+        assert_eq!(hybrid_default(&[exe]), MPI_STACK_SIZE);
+        let plain = dir.path().join("p");
+        std::fs::write(dir.path().join("p.c"), "int main(void) { return 0; }\n").unwrap();
+        let built = std::process::Command::new("clang-19")
+            .arg(dir.path().join("p.c"))
+            .arg("-o")
+            .arg(&plain)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(built);
+        assert_eq!(
+            hybrid_default(&[plain.to_str().unwrap().to_string()]),
+            PROGRAM_STACK_SIZE
+        );
+    }
+}
