@@ -3,19 +3,26 @@
 //! built without frame pointers (libc, libm, BLAS); what the kernel copies
 //! is most of hybrid's cost per sample in the target. A program's own
 //! leaves need 1 KiB (on every serial program of the corpus the stacks
-//! reach `main` as often as with 2 KiB); Open MPI's progress engine, under
-//! every blocking call, has deep frames and needs 2 KiB, so an MPI launch
-//! (a launcher, a rank's environment, or an executable that imports MPI)
-//! gets 2 KiB.
+//! reach `main` as often as with 2 KiB). Open MPI's progress engine, under
+//! every blocking call, and the OpenMP runtime, under every worker's
+//! region (whose stack is completed with the master's at the fork), have
+//! deep frames and need 2 KiB: an MPI launch (a launcher, a rank's
+//! environment) or an executable that imports MPI or an OpenMP runtime gets
+//! 2 KiB.
 
 use std::path::{Path, PathBuf};
 
 /// The copy for a program that is no MPI launch.
 pub const PROGRAM_STACK_SIZE: u32 = 1024;
 
-/// The copy for an MPI launch or a process of one (and for a process
-/// attached by pid, whatever it runs).
-pub const MPI_STACK_SIZE: u32 = crate::HYBRID_STACK_SIZE;
+/// The copy for an MPI launch or a process of one, or an OpenMP program
+/// (and for a process attached by pid, whatever it runs).
+pub const RUNTIME_STACK_SIZE: u32 = crate::HYBRID_STACK_SIZE;
+
+/// Symbols whose import makes an executable an MPI or OpenMP program.
+const RUNTIME_IMPORTS: &[&str] = &[
+    "MPI_", "PMPI_", "mpi_init", "MPI_INIT", "__kmpc_", "GOMP_", "omp_",
+];
 
 /// Launchers whose command line starts an MPI job.
 const LAUNCHERS: &[&str] = &[
@@ -28,18 +35,17 @@ pub fn hybrid_default(command: &[String]) -> u32 {
         .0
         .is_some();
     let Some(program) = command.first() else {
-        return MPI_STACK_SIZE;
+        return RUNTIME_STACK_SIZE;
     };
     let name = Path::new(program)
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("");
     let launcher = LAUNCHERS.iter().any(|l| name.starts_with(l));
-    let imports_mpi = resolve(program).is_some_and(|p| {
-        blame_capture::locate::imports_any(&p, &["MPI_", "PMPI_", "mpi_init", "MPI_INIT"])
-    });
-    if in_a_rank || launcher || imports_mpi {
-        MPI_STACK_SIZE
+    let runtime =
+        resolve(program).is_some_and(|p| blame_capture::locate::imports_any(&p, RUNTIME_IMPORTS));
+    if in_a_rank || launcher || runtime {
+        RUNTIME_STACK_SIZE
     } else {
         PROGRAM_STACK_SIZE
     }
@@ -76,29 +82,29 @@ mod tests {
         }
         assert_eq!(
             hybrid_default(&command(&["mpirun", "-np", "2", "./a"])),
-            MPI_STACK_SIZE
+            RUNTIME_STACK_SIZE
         );
         assert_eq!(
             hybrid_default(&command(&["/usr/bin/mpiexec", "./a"])),
-            MPI_STACK_SIZE
+            RUNTIME_STACK_SIZE
         );
         assert_eq!(
             hybrid_default(&command(&["srun", "-n", "4", "./a"])),
-            MPI_STACK_SIZE
+            RUNTIME_STACK_SIZE
         );
         assert_eq!(hybrid_default(&command(&["true"])), PROGRAM_STACK_SIZE);
         assert_eq!(
             hybrid_default(&command(&["/bin/sh", "-c", "exit 0"])),
             PROGRAM_STACK_SIZE
         );
-        assert_eq!(hybrid_default(&[]), MPI_STACK_SIZE);
+        assert_eq!(hybrid_default(&[]), RUNTIME_STACK_SIZE);
     }
 
     /// An executable that calls MPI, started without a launcher (a
-    /// singleton), gets the MPI copy; the same program without MPI the
-    /// small one.
+    /// singleton), or an OpenMP program gets the runtime's copy; a program
+    /// with neither the small one.
     #[test]
-    fn an_executable_importing_mpi_gets_the_mpi_copy() {
+    fn an_executable_importing_mpi_or_openmp_gets_the_runtime_copy() {
         if crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
             .0
             .is_some()
@@ -122,7 +128,25 @@ mod tests {
             .is_ok_and(|s| s.success());
         assert!(built, "mpicc (Open MPI) builds the test program");
         let exe = exe.to_str().unwrap().to_string();
-        assert_eq!(hybrid_default(&[exe]), MPI_STACK_SIZE);
+        assert_eq!(hybrid_default(&[exe]), RUNTIME_STACK_SIZE);
+        let omp = dir.path().join("o");
+        std::fs::write(
+            dir.path().join("o.c"),
+            "int main(void) { double s = 0;\n#pragma omp parallel for reduction(+ : s)\nfor (int i = 0; i < 8; i++) s += i;\nreturn s > 100; }\n",
+        )
+        .unwrap();
+        let built = std::process::Command::new("clang-19")
+            .arg("-fopenmp")
+            .arg(dir.path().join("o.c"))
+            .arg("-o")
+            .arg(&omp)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(built, "clang-19 -fopenmp builds the test program");
+        assert_eq!(
+            hybrid_default(&[omp.to_str().unwrap().to_string()]),
+            RUNTIME_STACK_SIZE
+        );
         let plain = dir.path().join("p");
         std::fs::write(dir.path().join("p.c"), "int main(void) { return 0; }\n").unwrap();
         let built = std::process::Command::new("clang-19")
