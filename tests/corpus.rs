@@ -31,6 +31,8 @@
 mod e2e_support;
 #[path = "corpus/round10.rs"]
 mod round10;
+#[path = "corpus/round11.rs"]
+mod round11;
 #[path = "corpus/round9.rs"]
 mod round9;
 use e2e_support::*;
