@@ -868,6 +868,62 @@ mod across_units_tests {
         }
     }
 
+    /// A copy of the solution kept to measure the change of an iteration
+    /// (`u_prev = u`, a vector's copy assignment), read only into the
+    /// change that a step record keeps (itself kept in a vector of records,
+    /// so the copy is judged in a later pass, where only what no call
+    /// computes is), is a result: the assignment, the vector's constructor
+    /// and its destructor compute nothing of the data.
+    #[test]
+    fn a_copy_assigned_to_measure_a_change_is_a_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("picard.cpp");
+        std::fs::write(
+            &src,
+            "#include <vector>\n#include <cmath>\n\
+             struct Rec { double change = 0; int it = 0; };\n\
+             void solve(std::vector<double> &u) { for (auto &x : u) x = 0.5 * x + 1.0; }\n\
+             double change_of(const std::vector<double> &a, const std::vector<double> &b) {\n\
+             \x20 double s = 0; for (size_t i = 0; i < a.size(); i++) s += std::fabs(a[i] - b[i]);\n\
+             \x20 return s;\n\
+             }\n\
+             void keep(const std::vector<Rec> &r);\n\
+             void run(int n) {\n\
+             \x20 std::vector<double> u(n, 0.0);\n\
+             \x20 std::vector<double> u_prev;\n\
+             \x20 std::vector<Rec> recs;\n\
+             \x20 for (int it = 0; it < 50; it++) {\n\
+             \x20   Rec rec;\n\
+             \x20   u_prev = u;\n\
+             \x20   solve(u);\n\
+             \x20   const double c = change_of(u, u_prev);\n\
+             \x20   rec.change = c;\n\
+             \x20   rec.it = it;\n\
+             \x20   recs.push_back(rec);\n\
+             \x20   if (c < 1e-9) break;\n\
+             \x20 }\n\
+             \x20 keep(recs);\n\
+             }\n",
+        )
+        .unwrap();
+        let bc = dir.path().join("picard.bc");
+        crate::test_clang::bitcode(&src, &bc, &["-O0", "-std=c++17"]);
+        let db = dir.path().join("static.db");
+        analyze_into_db(std::slice::from_ref(&bc), &db).unwrap();
+        let (db, _) = StaticDb::read(&db).unwrap();
+        let run = db
+            .functions
+            .values()
+            .find(|s| s.linkage_name == "_Z3runi")
+            .cloned()
+            .unwrap();
+        let u_prev = variable(&run, "u_prev");
+        assert!(u_prev.is_result && !u_prev.is_record, "{u_prev:?}");
+        // `u` feeds the solve of the next iteration: data.
+        let u = variable(&run, "u");
+        assert!(!u.is_result && !u.is_record, "{u:?}");
+    }
+
     /// A container member read through its methods feeds what they
     /// return into (a hash map of matrix entries copied into the sorted
     /// vector a CSR matrix is built from: no record), but a number an

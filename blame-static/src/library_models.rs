@@ -551,12 +551,6 @@ pub fn is_own_method_call(linkage: &str, nargs: usize) -> bool {
     !structor && mangled_params(linkage).is_some_and(|(_, params, _)| params.len() + 1 == nargs)
 }
 
-/// True for a constructor of one of the program's classes (`Record::
-/// Record()`, the members' default initializers).
-pub fn is_program_constructor(linkage: &str) -> bool {
-    program_member(linkage).is_some_and(|m| m.method == m.class)
-}
-
 /// True for the C++ operations through which a value type's data moves:
 /// constructors (copy constructors included), assignment operators and
 /// every other operator function (`operator+` returning through a hidden
@@ -569,6 +563,31 @@ pub fn moves_values(linkage: &str) -> bool {
         return false;
     };
     name.contains("operator") || member(&name).is_some_and(|m| m.method == m.class)
+}
+
+/// What a C++ special member does to its object, for any class (the
+/// standard library's too): `Assigns` (`operator=`: copies or moves what it
+/// is given into it, `u_prev = u`), `Constructs`, `Destroys`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecialMember {
+    Assigns,
+    Constructs,
+    Destroys,
+}
+
+/// The special member `linkage` is, if any.
+pub fn special_member(linkage: &str) -> Option<SpecialMember> {
+    let name = cxx_name(linkage)?;
+    let m = member(&name)?;
+    if m.method == "operator=" {
+        Some(SpecialMember::Assigns)
+    } else if m.method == m.class {
+        Some(SpecialMember::Constructs)
+    } else if m.method.starts_with('~') {
+        Some(SpecialMember::Destroys)
+    } else {
+        None
+    }
 }
 
 /// True for the standard library's container operations that store what
@@ -765,9 +784,26 @@ mod const_param_tests {
         assert!(is_own_method_call("_ZN6Driver3runEv", 1));
         // Driver::Driver(int)
         assert!(!is_own_method_call("_ZN6DriverC2Ei", 2));
-        assert!(is_program_constructor("_ZN12_GLOBAL__N_110StepRecordC2Ev"));
-        assert!(is_program_constructor("_ZN6DriverC2Ei"));
-        assert!(!is_program_constructor("_ZN6Driver3runEv"));
+        let special = special_member;
+        assert_eq!(
+            special("_ZN12_GLOBAL__N_110StepRecordC2Ev"),
+            Some(SpecialMember::Constructs)
+        );
+        assert_eq!(special("_ZN6DriverC2Ei"), Some(SpecialMember::Constructs));
+        assert_eq!(special("_ZN6Driver3runEv"), None);
+        // std::vector<double>: operator=(const vector&), ~vector(), vector()
+        assert_eq!(
+            special("_ZNSt6vectorIdSaIdEEaSERKS1_"),
+            Some(SpecialMember::Assigns)
+        );
+        assert_eq!(
+            special("_ZNSt6vectorIdSaIdEED2Ev"),
+            Some(SpecialMember::Destroys)
+        );
+        assert_eq!(
+            special("_ZNSt6vectorIdSaIdEEC2Ev"),
+            Some(SpecialMember::Constructs)
+        );
         // std::vector<double>::push_back(double const&)
         assert!(!is_own_method_call("_ZNSt6vectorIdSaIdEE9push_backERKd", 2));
         // a free function

@@ -120,9 +120,10 @@ impl Judge<'_> {
     }
 
     /// True when a call other than a copy or a fill writes `v`
-    /// (`rec[step] = (StepRecord){..}` copies a temporary), nor a
-    /// constructor given only numbers (`StepRecord rec;` setting its
-    /// members' defaults).
+    /// (`rec[step] = (StepRecord){..}` copies a temporary; `u_prev = u`
+    /// assigns a vector), nor a destructor, nor a constructor given only
+    /// numbers (`StepRecord rec;` setting its members' defaults, a vector
+    /// sized).
     fn computed_by_calls(&self, v: u32) -> bool {
         let f = self.f;
         self.call_writes_of.get(&v).is_some_and(|ns| {
@@ -135,8 +136,17 @@ impl Judge<'_> {
                     return true;
                 };
                 let numbers_only = || inst.args.iter().skip(1).all(|a| !is_ptr_value(f, a));
-                let sets_defaults = library::is_program_constructor(name) && numbers_only();
-                !(library::is_memory_copy_or_fill(name) || sets_defaults)
+                // A copy, a destructor, or a constructor given only numbers
+                // (sizing a vector, setting a struct's defaults) computes
+                // nothing of the data.
+                let copies_or_sizes = match library::special_member(name) {
+                    Some(library::SpecialMember::Assigns | library::SpecialMember::Destroys) => {
+                        true
+                    }
+                    Some(library::SpecialMember::Constructs) => numbers_only(),
+                    None => false,
+                };
+                !(library::is_memory_copy_or_fill(name) || copies_or_sizes)
             })
         })
     }
@@ -215,6 +225,28 @@ impl Judge<'_> {
                 .count();
             if after == before {
                 break;
+            }
+        }
+        // Each was judged taking the others for records: one that feeds a
+        // member found to be data after all is no record either (a
+        // builder feeding the solution and the matrix of a recurrence).
+        loop {
+            let undone: Vec<usize> = group
+                .iter()
+                .copied()
+                .filter(|&v| {
+                    vars[v].is_record
+                        && self.feeds.roots[v].iter().any(|&t| {
+                            let t = t as usize;
+                            group.contains(&t) && !vars[t].is_record && !vars[t].is_result
+                        })
+                })
+                .collect();
+            if undone.is_empty() {
+                break;
+            }
+            for v in undone {
+                vars[v].is_record = false;
             }
         }
         self.second.retain(|v| !group.contains(v));
