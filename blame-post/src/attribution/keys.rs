@@ -7,7 +7,7 @@
 use crate::attribution::resolve::VarRef;
 use crate::attribution::static_index::{root_of, StaticIndex};
 use blame_formats::results::VariableKey;
-use blame_formats::static_db::VarKind;
+use blame_formats::static_db::{VarKind, SMALL_ARRAY};
 
 /// True when `v`'s root is a result (`Variable::is_result`): a local
 /// computed from data that feeds nothing back. (A scalar field of it, the
@@ -145,33 +145,14 @@ pub fn derived_keys_and_records(
         .collect()
 }
 
-/// Elements of a local array of a basic type that count as scalars: a
-/// cell's populations (`double fin[9]`), a 3 x 3 tensor, a few values
-/// kept together. Larger arrays hold data.
-const SMALL_ARRAY: u64 = 32;
-
 /// True when `type_name` is a fixed-size array of at most [`SMALL_ARRAY`]
+/// (`blame_formats::static_db::SMALL_ARRAY`)
 /// elements of a scalar type (`double [9]`, `const double [3][3]`): a
 /// local of that type ranks as a scalar does, with the derived variables
 /// when its blame is mostly inherited.
 pub(crate) fn small_scalar_array(index: &StaticIndex, type_name: &str) -> bool {
-    let mut rest = type_name.trim_end();
-    let mut elements: u64 = 1;
-    let mut dims = 0;
-    while let Some(open) = rest
-        .strip_suffix(']')
-        .and_then(|r| r.rfind('[').map(|i| (r, i)))
-    {
-        let (r, i) = open;
-        let Ok(n) = r[i + 1..].trim().parse::<u64>() else {
-            return false;
-        };
-        elements = elements.saturating_mul(n);
-        dims += 1;
-        rest = r[..i].trim_end();
-    }
-    let base = rest.strip_prefix("const ").unwrap_or(rest);
-    dims > 0 && elements <= SMALL_ARRAY && index.is_scalar_type(base)
+    blame_formats::static_db::array_elements(type_name)
+        .is_some_and(|(base, n)| n <= SMALL_ARRAY && index.is_scalar_type(base))
 }
 
 /// True when `vi` or a field it is below is a result record

@@ -211,14 +211,8 @@ pub fn plain_struct(t: &str) -> String {
 /// to it (`Node *next`), or an array of them (`Node *child[8]`, named
 /// `Node * [8]`).
 fn links_to(t: &str, ty: &str) -> bool {
-    let mut rest = t.trim_end();
-    while let Some(r) = rest
-        .strip_suffix(']')
-        .and_then(|r| r.rfind('[').map(|i| r[..i].trim_end()))
-    {
-        rest = r;
-    }
-    rest.strip_suffix('*').map(str::trim_end) == Some(ty)
+    let element = blame_formats::static_db::array_elements(t).map_or(t.trim_end(), |(e, _)| e);
+    element.strip_suffix('*').map(str::trim_end) == Some(ty)
 }
 
 /// True for C's and C++'s number and character types (`unsigned long`).

@@ -26,11 +26,6 @@ const MAX_SPLIT_VARIABLES: usize = 32;
 /// result has a few; each costs a walk of the blocks).
 const MAX_WRITES: usize = 32;
 
-/// The elements a local array of numbers may have and still count as
-/// scalars (`double local[2]`, a reduction's operands; post's
-/// `small_scalar_array` ranks them so).
-const SMALL_ARRAY: u64 = 32;
-
 /// The numeric base types a small array counts as scalars of.
 const NUMBER_TYPES: &[&str] = &[
     "double",
@@ -68,22 +63,9 @@ pub(super) fn only_local_numbers(v: &Variable) -> bool {
 /// True for the type name of an array of at most `SMALL_ARRAY` numbers
 /// (`double [2]`, `int [3][3]`).
 fn small_number_array(type_name: &str) -> bool {
-    let mut rest = type_name.trim_end();
-    let mut elements: u64 = 1;
-    let mut dims = 0;
-    while let Some((r, i)) = rest
-        .strip_suffix(']')
-        .and_then(|r| r.rfind('[').map(|i| (r, i)))
-    {
-        let Ok(n) = r[i + 1..].trim().parse::<u64>() else {
-            return false;
-        };
-        elements = elements.saturating_mul(n);
-        dims += 1;
-        rest = r[..i].trim_end();
-    }
-    let base = rest.strip_prefix("const ").unwrap_or(rest);
-    dims > 0 && elements <= SMALL_ARRAY && NUMBER_TYPES.contains(&base)
+    blame_formats::static_db::array_elements(type_name).is_some_and(|(base, n)| {
+        n <= blame_formats::static_db::SMALL_ARRAY && NUMBER_TYPES.contains(&base)
+    })
 }
 
 /// A variable whose feeds are narrowed to its writes computed from data.
