@@ -100,6 +100,24 @@ mod tests {
         assert_eq!(hybrid_default(&[]), RUNTIME_STACK_SIZE);
     }
 
+    /// `text` built by `compiler` (with `flags`) into `dir/name`, the
+    /// executable's path.
+    fn built(dir: &Path, name: &str, compiler: &str, flags: &[&str], text: &str) -> String {
+        let src = dir.join(format!("{name}.c"));
+        std::fs::write(&src, text).unwrap();
+        let exe = dir.join(name);
+        let ok = std::process::Command::new(compiler)
+            .env("OMPI_CC", "clang-19")
+            .args(flags)
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "{compiler} builds {name}.c");
+        exe.to_str().unwrap().to_string()
+    }
+
     /// An executable that calls MPI, started without a launcher (a
     /// singleton), or an OpenMP program gets the runtime's copy; a program
     /// with neither the small one.
@@ -112,53 +130,29 @@ mod tests {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("t.c");
-        std::fs::write(
-            &src,
+        let mpi = built(
+            dir.path(),
+            "t",
+            "mpicc",
+            &[],
             "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n",
-        )
-        .unwrap();
-        let exe = dir.path().join("t");
-        let built = std::process::Command::new("mpicc")
-            .env("OMPI_CC", "clang-19")
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(built, "mpicc (Open MPI) builds the test program");
-        let exe = exe.to_str().unwrap().to_string();
-        assert_eq!(hybrid_default(&[exe]), RUNTIME_STACK_SIZE);
-        let omp = dir.path().join("o");
-        std::fs::write(
-            dir.path().join("o.c"),
+        );
+        assert_eq!(hybrid_default(&[mpi]), RUNTIME_STACK_SIZE);
+        let omp = built(
+            dir.path(),
+            "o",
+            "clang-19",
+            &["-fopenmp"],
             "int main(void) { double s = 0;\n#pragma omp parallel for reduction(+ : s)\nfor (int i = 0; i < 8; i++) s += i;\nreturn s > 100; }\n",
-        )
-        .unwrap();
-        let built = std::process::Command::new("clang-19")
-            .arg("-fopenmp")
-            .arg(dir.path().join("o.c"))
-            .arg("-o")
-            .arg(&omp)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(built, "clang-19 -fopenmp builds the test program");
-        assert_eq!(
-            hybrid_default(&[omp.to_str().unwrap().to_string()]),
-            RUNTIME_STACK_SIZE
         );
-        let plain = dir.path().join("p");
-        std::fs::write(dir.path().join("p.c"), "int main(void) { return 0; }\n").unwrap();
-        let built = std::process::Command::new("clang-19")
-            .arg(dir.path().join("p.c"))
-            .arg("-o")
-            .arg(&plain)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(built);
-        assert_eq!(
-            hybrid_default(&[plain.to_str().unwrap().to_string()]),
-            PROGRAM_STACK_SIZE
+        assert_eq!(hybrid_default(&[omp]), RUNTIME_STACK_SIZE);
+        let plain = built(
+            dir.path(),
+            "p",
+            "clang-19",
+            &[],
+            "int main(void) { return 0; }\n",
         );
+        assert_eq!(hybrid_default(&[plain]), PROGRAM_STACK_SIZE);
     }
 }
