@@ -70,9 +70,12 @@ impl LineCheck {
                 let checked = f.has_line_info
                     && !f.lines.is_empty()
                     && crate::attribution::static_index::same_file_name(&f.file, &frame.file);
+                // (The function's own line is its prologue: at -O2 the
+                // frame's setup and the parameters' copies sit there, while
+                // the IR's code for it may carry no location.)
                 let off = checked
                     && (!crate::attribution::static_index::same_file(&f.file, &frame.file)
-                        || f.lines.binary_search(&frame.line).is_err());
+                        || (frame.line != f.line && f.lines.binary_search(&frame.line).is_err()));
                 Found::Matched {
                     function: i,
                     checked,
