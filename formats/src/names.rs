@@ -1,6 +1,7 @@
 //! Names as every stage shows them: one demangler, so the static db's keys
 //! (written by the analysis) and the names post-processing and the reports
-//! look up are the same.
+//! look up are the same; and one reading of array type names (`double
+//! [2]`).
 
 /// Demangles a C++ (Itanium) linkage name; other names (C, Fortran) are
 /// returned unchanged.
@@ -70,12 +71,47 @@ fn last_scope_separator(qualified: &str) -> Option<usize> {
     last
 }
 
+/// The elements a local array of numbers may have and still count as
+/// scalars (a cell's populations `double fin[9]`, a 3 x 3 tensor, a
+/// reduction's operands `double local[2]`).
+pub const SMALL_ARRAY: u64 = 32;
+
+/// The element type and element count of an array type name as the
+/// static db writes it (`double [2]`, `int [3][3]`: `("int", 9)`); `None`
+/// for a type that is no array or a dimension that is no number.
+pub fn array_elements(type_name: &str) -> Option<(&str, u64)> {
+    let mut rest = type_name.trim_end();
+    let mut elements: u64 = 1;
+    let mut dims = 0;
+    while let Some((r, i)) = rest
+        .strip_suffix(']')
+        .and_then(|r| r.rfind('[').map(|i| (r, i)))
+    {
+        elements = elements.saturating_mul(r[i + 1..].trim().parse::<u64>().ok()?);
+        dims += 1;
+        rest = r[..i].trim_end();
+    }
+    (dims > 0).then(|| (rest.strip_prefix("const ").unwrap_or(rest), elements))
+}
+
 #[cfg(test)]
 mod tests {
+    use super::array_elements;
+
     #[test]
     fn cxx_names_demangle_and_c_names_stay() {
         assert_eq!(super::demangle("_Z3fooi"), "foo(int)");
         assert_eq!(super::demangle("main"), "main");
         assert_eq!(super::demangle("_Znot-valid"), "_Znot-valid");
+    }
+
+    #[test]
+    fn array_type_names_give_their_element_type_and_count() {
+        assert_eq!(array_elements("double [2]"), Some(("double", 2)));
+        assert_eq!(array_elements("const int [3][3]"), Some(("int", 9)));
+        assert_eq!(array_elements("Node * [8]"), Some(("Node *", 8)));
+        assert_eq!(array_elements("double [] *"), None);
+        assert_eq!(array_elements("double"), None);
+        assert_eq!(array_elements("double [n]"), None);
     }
 }

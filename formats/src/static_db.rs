@@ -232,29 +232,6 @@ pub struct ParamAccess {
     pub deref: u32,
 }
 
-/// The elements a local array of numbers may have and still count as
-/// scalars (a cell's populations `double fin[9]`, a 3 x 3 tensor, a
-/// reduction's operands `double local[2]`).
-pub const SMALL_ARRAY: u64 = 32;
-
-/// The element type and element count of an array type name as the
-/// static db writes it (`double [2]`, `int [3][3]`: `("int", 9)`); `None`
-/// for a type that is no array or a dimension that is no number.
-pub fn array_elements(type_name: &str) -> Option<(&str, u64)> {
-    let mut rest = type_name.trim_end();
-    let mut elements: u64 = 1;
-    let mut dims = 0;
-    while let Some((r, i)) = rest
-        .strip_suffix(']')
-        .and_then(|r| r.rfind('[').map(|i| (r, i)))
-    {
-        elements = elements.saturating_mul(r[i + 1..].trim().parse::<u64>().ok()?);
-        dims += 1;
-        rest = r[..i].trim_end();
-    }
-    (dims > 0).then(|| (rest.strip_prefix("const ").unwrap_or(rest), elements))
-}
-
 /// A member as `FunctionSummary::fields_feeding_data` names it: its name
 /// and declared type, apart (`diag_\tvector<double, ...>`); a bare name
 /// (no type known) stands for the member of that name of every type.

@@ -6,8 +6,9 @@
 
 use crate::attribution::resolve::VarRef;
 use crate::attribution::static_index::{root_of, StaticIndex};
+use blame_formats::names::SMALL_ARRAY;
 use blame_formats::results::VariableKey;
-use blame_formats::static_db::{VarKind, SMALL_ARRAY};
+use blame_formats::static_db::VarKind;
 
 /// True when `v`'s root is a result (`Variable::is_result`): a local
 /// computed from data that feeds nothing back. (A scalar field of it, the
@@ -146,12 +147,12 @@ pub fn derived_keys_and_records(
 }
 
 /// True when `type_name` is a fixed-size array of at most [`SMALL_ARRAY`]
-/// (`blame_formats::static_db::SMALL_ARRAY`)
+/// (`blame_formats::names::SMALL_ARRAY`)
 /// elements of a scalar type (`double [9]`, `const double [3][3]`): a
 /// local of that type ranks as a scalar does, with the derived variables
 /// when its blame is mostly inherited.
 pub(crate) fn small_scalar_array(index: &StaticIndex, type_name: &str) -> bool {
-    blame_formats::static_db::array_elements(type_name)
+    blame_formats::names::array_elements(type_name)
         .is_some_and(|(base, n)| n <= SMALL_ARRAY && index.is_scalar_type(base))
 }
 

@@ -211,7 +211,7 @@ pub fn plain_struct(t: &str) -> String {
 /// to it (`Node *next`), or an array of them (`Node *child[8]`, named
 /// `Node * [8]`).
 fn links_to(t: &str, ty: &str) -> bool {
-    let element = blame_formats::static_db::array_elements(t).map_or(t.trim_end(), |(e, _)| e);
+    let element = blame_formats::names::array_elements(t).map_or(t.trim_end(), |(e, _)| e);
     element.strip_suffix('*').map(str::trim_end) == Some(ty)
 }
 

@@ -63,8 +63,8 @@ pub(super) fn only_local_numbers(v: &Variable) -> bool {
 /// True for the type name of an array of at most `SMALL_ARRAY` numbers
 /// (`double [2]`, `int [3][3]`).
 fn small_number_array(type_name: &str) -> bool {
-    blame_formats::static_db::array_elements(type_name).is_some_and(|(base, n)| {
-        n <= blame_formats::static_db::SMALL_ARRAY && NUMBER_TYPES.contains(&base)
+    blame_formats::names::array_elements(type_name).is_some_and(|(base, n)| {
+        n <= blame_formats::names::SMALL_ARRAY && NUMBER_TYPES.contains(&base)
     })
 }
 
