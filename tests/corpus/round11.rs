@@ -8,7 +8,11 @@
 use super::*;
 
 #[test]
-#[ignore = "held-out (round 11): measured last, not tuned"]
+#[ignore = "held-out shortfall (round 11): contrib and incoming are judged records, \
+            pagerank_run's flows into them being implicit only (the rank vectors arrive \
+            through double ** and swap through local pointers); incoming ranks below the \
+            rank vectors of the recurrence; exchange_create's returned ex is a row of its \
+            own (EXPECTED_ROUND11.md)"]
 fn prgraph_held_out_blames_the_exchange_buffers_and_the_graph_not_the_stats_or_config() {
     if !sampling_allowed() {
         return;
