@@ -333,8 +333,9 @@ impl BatchMasks {
     }
 
     /// Phase 2: from the terminators phase-1 nodes are control dependent
-    /// on, and those the calls that may write the batch's variables are
-    /// (`call_writes`), over data and control edges.
+    /// on, and those of the calls that write the batch's variables by
+    /// their write sets or models (`call_writes`), over data and control
+    /// edges.
     #[allow(clippy::too_many_arguments)]
     fn implicit(
         &mut self,
