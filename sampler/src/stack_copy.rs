@@ -31,9 +31,7 @@ const LAUNCHERS: &[&str] = &[
 
 /// The default copy for recording `command` (hybrid mode).
 pub fn hybrid_default(command: &[String]) -> u32 {
-    let in_a_rank = crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
-        .0
-        .is_some();
+    let in_a_rank = in_an_mpi_rank();
     let Some(program) = command.first() else {
         return RUNTIME_STACK_SIZE;
     };
@@ -49,6 +47,14 @@ pub fn hybrid_default(command: &[String]) -> u32 {
     } else {
         PROGRAM_STACK_SIZE
     }
+}
+
+/// True when this process runs as an MPI rank (a launcher's rank variable
+/// is set).
+fn in_an_mpi_rank() -> bool {
+    crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
+        .0
+        .is_some()
 }
 
 /// `program` as `execvp` finds it: a path if it names one, else the first
@@ -74,10 +80,7 @@ mod tests {
 
     #[test]
     fn a_launcher_gets_the_mpi_copy_and_a_program_the_small_one() {
-        if crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
-            .0
-            .is_some()
-        {
+        if in_an_mpi_rank() {
             return; // (run inside an MPI rank: everything gets the MPI copy)
         }
         assert_eq!(
@@ -123,10 +126,7 @@ mod tests {
     /// with neither the small one.
     #[test]
     fn an_executable_importing_mpi_or_openmp_gets_the_runtime_copy() {
-        if crate::procfs::rank_from_vars(|k| std::env::var(k).ok()?.parse().ok())
-            .0
-            .is_some()
-        {
+        if in_an_mpi_rank() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();

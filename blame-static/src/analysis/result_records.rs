@@ -361,9 +361,7 @@ impl Judge<'_> {
             && self.feeds.roots[v]
                 .iter()
                 .any(|&t| vars.get(t as usize).is_some_and(|t| !t.is_record));
-        let may_be_result = !feeds_a_result
-            && !global
-            && (!holds_an_address(&vars[v]) || receives_returned_pointer(self.f, &writes));
+        let may_be_result = !feeds_a_result && !global && self.may_hold_results(&vars[v], v);
         if records && (pass == 0 || self.records_all(vars, v, &writes, true, &mut assumed)) {
             vars[v].is_record = true;
             if !assumed.is_empty() {
@@ -451,6 +449,14 @@ impl Judge<'_> {
         })
     }
 
+    /// True when `var` (number `v`) may hold results: not a pointer that
+    /// only holds an address, unless it receives a pointer a call returns
+    /// (memory the callee allocated).
+    fn may_hold_results(&self, var: &Variable, v: usize) -> bool {
+        let stores = self.var_writes.get(v).map_or(&[][..], Vec::as_slice);
+        !holds_an_address(var) || receives_returned_pointer(self.f, stores)
+    }
+
     /// The locals left without a verdict that are results by the feeds of
     /// their writes computed from data alone (`later_writes`): those
     /// feed nothing but records and local numbers, also through the calls
@@ -461,8 +467,7 @@ impl Judge<'_> {
             let var = &vars[v];
             if var.is_record
                 || var.is_result
-                || (holds_an_address(var)
-                    && !receives_returned_pointer(self.f, &self.var_writes[v]))
+                || !self.may_hold_results(var, v)
                 || !split.fed.iter().all(|&t| vars[t as usize].is_record)
                 || self.feeds_through_calls(vars, v, 1, |c| split.later_calls.contains(&c))
             {
